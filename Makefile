@@ -1,0 +1,150 @@
+# vnperf: one x86_64 image (PVH ELF + UEFI app), host tools and tests.
+# Out of tree: everything lands in $(BUILD). V=1 shows full commands.
+
+BUILD  ?= build
+V      ?= 0
+PYTHON ?= /usr/bin/python3
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+CC      := gcc
+LD      := ld
+OBJCOPY := objcopy
+
+.DEFAULT_GOAL := all
+.PHONY: all deps run test unit integration clean distclean format format-check bench
+
+# ---- Debian dependencies (tools/deps.sh is idempotent and fast when done)
+deps:
+	$(Q)tools/deps.sh
+
+# ---- newlib from Debian's newlib-source, built for x86_64-elf
+NEWLIB_TAR    := /usr/src/newlib/newlib-3.3.0.tar.xz
+NEWLIB_DIR    := $(BUILD)/newlib
+NEWLIB_PREFIX := $(NEWLIB_DIR)/install
+NEWLIB_SYS    := $(NEWLIB_PREFIX)/x86_64-elf
+NEWLIB_STAMP  := $(NEWLIB_DIR)/.installed
+NEWLIB_CFLAGS := -O2 -g -ffreestanding -fno-stack-protector -mno-red-zone -fno-pic -fno-pie \
+                 -fno-asynchronous-unwind-tables
+
+$(NEWLIB_STAMP): | deps
+	@echo "  NEWLIB  $(NEWLIB_TAR) -> $(NEWLIB_PREFIX) (about 40 s)"
+	$(Q)rm -rf $(NEWLIB_DIR) && mkdir -p $(NEWLIB_DIR)/obj
+	$(Q)tar -C $(NEWLIB_DIR) -xf $(NEWLIB_TAR)
+	$(Q)cd $(NEWLIB_DIR)/obj && CC_FOR_TARGET=gcc AR_FOR_TARGET=ar AS_FOR_TARGET=as \
+	    LD_FOR_TARGET=ld RANLIB_FOR_TARGET=ranlib NM_FOR_TARGET=nm OBJCOPY_FOR_TARGET=objcopy \
+	    STRIP_FOR_TARGET=strip CFLAGS_FOR_TARGET="$(NEWLIB_CFLAGS)" \
+	    ../newlib-salsa/configure --target=x86_64-elf --prefix=$(abspath $(NEWLIB_PREFIX)) \
+	    --disable-multilib --disable-newlib-supplied-syscalls --enable-newlib-reent-small \
+	    --disable-nls > ../configure.log 2>&1 || { tail -20 ../configure.log; exit 1; }
+	$(Q)$(MAKE) -s -C $(NEWLIB_DIR)/obj -j$$(nproc) all-target-newlib > $(NEWLIB_DIR)/build.log 2>&1 \
+	    || { tail -30 $(NEWLIB_DIR)/build.log; exit 1; }
+	$(Q)$(MAKE) -s -C $(NEWLIB_DIR)/obj install-target-newlib > $(NEWLIB_DIR)/install.log 2>&1 \
+	    || { tail -30 $(NEWLIB_DIR)/install.log; exit 1; }
+	$(Q)touch $@
+
+# ---- lwIP from Debian's lwip source package (tools/fetch-lwip.sh)
+LWIP_DIR   := $(BUILD)/lwip
+LWIP_SRC   := $(LWIP_DIR)/src
+LWIP_STAMP := $(LWIP_DIR)/.unpacked
+$(LWIP_STAMP): tools/fetch-lwip.sh | deps
+	@echo "  LWIP    apt-get source lwip -> $(LWIP_SRC)"
+	$(Q)tools/fetch-lwip.sh $(LWIP_DIR)
+	$(Q)touch $@
+
+# ---- kernel image
+GCC_INC := $(shell $(CC) -print-file-name=include)
+LIBGCC  := $(shell $(CC) -print-libgcc-file-name)
+
+KINC := -I. -Inet/include -isystem $(LWIP_SRC)/src/include -nostdinc \
+        -isystem $(NEWLIB_SYS)/include -isystem $(GCC_INC)
+KFLAGS_BASE := -std=gnu11 -O2 -g -ffreestanding -fno-stack-protector -fno-pic -fno-pie \
+        -mno-red-zone -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+        -fno-strict-aliasing -MMD -MP
+KCFLAGS := $(KFLAGS_BASE) -Wall -Wextra -Werror $(KINC)
+KASFLAGS := -MMD -MP -I.
+
+KSRCS := $(wildcard boot/*.S boot/*.c kernel/*.c drivers/virtio/*.c net/*.c apps/*.c)
+KOBJS := $(patsubst %,$(BUILD)/obj/%.o,$(basename $(KSRCS)))
+
+LWIP_CORE := core/init.c core/def.c core/dns.c core/inet_chksum.c core/ip.c core/mem.c \
+    core/memp.c core/netif.c core/pbuf.c core/raw.c core/stats.c core/sys.c core/tcp.c \
+    core/tcp_in.c core/tcp_out.c core/timeouts.c core/udp.c core/ipv4/autoip.c \
+    core/ipv4/dhcp.c core/ipv4/etharp.c core/ipv4/icmp.c core/ipv4/igmp.c \
+    core/ipv4/ip4_frag.c core/ipv4/ip4.c core/ipv4/ip4_addr.c netif/ethernet.c \
+    apps/lwiperf/lwiperf.c
+LWIP_OBJS := $(patsubst %.c,$(BUILD)/lwip-obj/%.o,$(LWIP_CORE))
+LWIP_LIB  := $(BUILD)/liblwip.a
+# Third-party code: our flags and headers, but its warnings are not ours.
+LWIP_CFLAGS := $(KFLAGS_BASE) -w $(KINC)
+
+KERNEL_ELF := $(BUILD)/vnperf.elf
+
+all: deps $(KERNEL_ELF) host-tools
+
+$(BUILD)/obj/%.o: %.c | $(NEWLIB_STAMP) $(LWIP_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AS      $<")
+	$(Q)$(CC) $(KASFLAGS) -c $< -o $@
+
+$(LWIP_SRC)/src/%.c: $(LWIP_STAMP) ;
+
+$(BUILD)/lwip-obj/%.o: $(LWIP_SRC)/src/%.c net/include/lwipopts.h | $(NEWLIB_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      lwip/$*.c")
+	$(Q)$(CC) $(LWIP_CFLAGS) -c $< -o $@
+
+$(LWIP_LIB): $(LWIP_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(KERNEL_ELF): $(KOBJS) $(LWIP_LIB) linker.ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) -nostdlib -static -z max-page-size=4096 -T linker.ld -o $@ $(KOBJS) \
+	    --start-group $(LWIP_LIB) $(NEWLIB_SYS)/lib/libc.a $(NEWLIB_SYS)/lib/libm.a $(LIBGCC) --end-group
+	@size $@ | awk 'NR==2 {printf "  IMAGE   %s: %d bytes loaded (text %d, data %d, bss %d), file %d bytes\n", \
+	    "$@", $$1+$$2+$$3, $$1, $$2, $$3, '"$$(stat -c %s $@)"'}'
+
+# ---- host tools, unit tests, EFI: rules kept next to their code
+HOSTCC     := gcc
+HOSTCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -MMD -MP
+host-tools:
+.PHONY: host-tools
+-include tools/peer/peer.mk
+-include boot/efi/efi.mk
+-include tests/unit/unit.mk
+
+# ---- the README's two commands
+run: all
+	$(Q)$(PYTHON) tools/vnperf run --make-run
+
+test: all unit
+	$(Q)tools/run-integration.sh
+
+integration: all
+	$(Q)tools/run-integration.sh
+
+bench: all
+	$(Q)$(PYTHON) bench/run_all.py
+
+FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+format:
+	$(Q)clang-format -i $(FORMAT_SRCS)
+format-check:
+	$(Q)clang-format --dry-run --Werror $(FORMAT_SRCS)
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/lwip-obj $(LWIP_LIB) $(KERNEL_ELF) $(BUILD)/tests $(BUILD)/tools $(BUILD)/efi
+
+distclean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj $(BUILD)/lwip-obj $(BUILD)/tests $(BUILD)/tools $(BUILD)/efi -name '*.d' 2>/dev/null)

@@ -1,0 +1,92 @@
+/* virtio-net driver: the interface apps and the lwIP port use.
+ *
+ * One RX and one TX queue per device, polled. Frames are handed over
+ * without copying: RX frames stay owned by the caller until released, TX
+ * frames stay owned by the driver until the device has used them, then the
+ * tx_done callback gives the cookie back.
+ *
+ * Every frame (RX and TX) has VNET_HDR_ROOM writable bytes in front of it:
+ * the driver writes the virtio-net header there on TX, and an RX frame can
+ * therefore be sent on another device with no copy (zero-copy forwarding). */
+#ifndef VN_VNET_H
+#define VN_VNET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VNET_HDR_ROOM  12 /* sizeof(struct virtio_net_hdr_mrg_rxbuf), virtio 1.2 s5.1.6 */
+#define VNET_MAX_DEVS  4
+
+enum vnet_txfull { VNET_TXFULL_WAIT = 0, VNET_TXFULL_DROP = 1 };
+
+/* Knobs from the config line (ring=, kick_batch=, rx_refill=, txfull=, features=). */
+struct vnet_params {
+    uint16_t ring_size;    /* 0: the device's maximum (capped at 1024) */
+    uint16_t kick_batch;   /* frames per kick inside a burst; 0: one kick per burst */
+    uint16_t rx_refill;    /* buffers re-posted per refill (one kick each) */
+    uint8_t txfull;        /* enum vnet_txfull */
+    uint64_t features_off; /* feature bits the user switched off */
+};
+
+struct vnet_dev;
+
+/* Finds virtio-net devices on every transport (PCI modern, PCI legacy,
+ * MMIO), brings each up to DRIVER_OK with both queues ready and the RX ring
+ * full. Returns how many were found (0 is not an error) or -errno. */
+int vnet_probe(struct vnet_dev **devs, int max, const struct vnet_params *p);
+
+const uint8_t *vnet_mac(const struct vnet_dev *d);
+uint32_t vnet_mtu(const struct vnet_dev *d); /* payload MTU, 1500 unless negotiated */
+const char *vnet_name(const struct vnet_dev *d); /* "pci0:3.0 modern" ... */
+int vnet_link_up(struct vnet_dev *d);
+
+/* --- TX --- */
+typedef void (*vnet_tx_done_fn)(void *ctx, void *cookie);
+void vnet_set_tx_done(struct vnet_dev *d, vnet_tx_done_fn fn, void *ctx);
+
+struct vnet_tx {
+    void *frame;  /* Ethernet header; VNET_HDR_ROOM bytes before it are ours */
+    uint32_t len; /* Ethernet frame length, no virtio-net header */
+    void *cookie; /* handed to tx_done once the device is done with frame */
+};
+
+/* Queues up to n frames, kicking every kick_batch frames and once at the
+ * end (kicks the device suppresses are counted, not made). On a full ring:
+ * txfull=wait reclaims and retries (cycles spent counted), txfull=drop stops
+ * and counts the rest as dropped. Returns the number queued; frames not
+ * queued stay the caller's. -EIO once the queue is broken. */
+int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n);
+
+/* Polls TX completions, calling tx_done for each. Returns how many, or -EIO. */
+int vnet_tx_reclaim(struct vnet_dev *d);
+
+/* Free TX descriptors right now (after the last reclaim). */
+int vnet_tx_space(const struct vnet_dev *d);
+
+/* --- RX --- */
+struct vnet_rx {
+    void *frame;  /* Ethernet header, VNET_HDR_ROOM bytes of headroom */
+    uint32_t len; /* frame length without the virtio-net header */
+    uint32_t buf; /* handle for vnet_rx_release */
+};
+
+/* Takes up to max received frames. Returns the count or -EIO. */
+int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max);
+
+/* Gives a buffer back; the ring is refilled rx_refill buffers at a time. */
+void vnet_rx_release(struct vnet_dev *d, uint32_t buf);
+
+/* --- state and counters --- */
+
+/* 1 once the device broke a rule (the queue is then dead), else 0. */
+int vnet_broken(const struct vnet_dev *d);
+
+struct json;
+/* Counters, parameters and negotiated features as JSON members of the
+ * currently open object; on a broken device also the violation. */
+void vnet_stats_json(const struct vnet_dev *d, struct json *j);
+
+/* Prints the violation as a result line and exits with VN_EXIT_DEVICE. */
+void vnet_die_broken(const struct vnet_dev *d) __attribute__((noreturn));
+
+#endif

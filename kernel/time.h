@@ -1,0 +1,31 @@
+#ifndef VN_TIME_H
+#define VN_TIME_H
+
+#include <stdint.h>
+#include "kernel/io.h"
+
+extern uint64_t time_tsc_hz;    /* TSC ticks per second, set by time_init() */
+extern uint64_t time_tsc_start; /* TSC when the kernel started */
+
+/* Finds the TSC frequency (CPUID 0x15/0x16, hypervisor leaf, else a
+ * calibration against the ACPI PM timer or the PIT); returns the method. */
+const char *time_init(uint64_t acpi_pm_port);
+
+static inline uint64_t time_cycles(void) { return rdtsc(); }
+
+static inline uint64_t time_cycles_to_ns(uint64_t c)
+{
+    return (uint64_t)((unsigned __int128)c * 1000000000u / time_tsc_hz);
+}
+
+/* Nanoseconds since the kernel started. */
+static inline uint64_t time_ns(void) { return time_cycles_to_ns(rdtsc() - time_tsc_start); }
+
+static inline uint64_t time_ns_to_cycles(uint64_t ns)
+{
+    return (uint64_t)((unsigned __int128)ns * time_tsc_hz / 1000000000u);
+}
+
+void time_delay_us(uint64_t us);
+
+#endif
