@@ -1,0 +1,38 @@
+# Host unit tests (cmocka, ASan + UBSan). One line pair per test:
+#   UNIT_TESTS += test_foo
+#   test_foo_SRCS := tests/unit/test_foo.c kernel/foo.c
+# Kernel sources are compiled for the host with -DVN_HOST_TEST.
+
+UNIT_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -Itests/unit -DVN_HOST_TEST \
+                -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -MMD -MP
+UNIT_LDFLAGS := -fsanitize=address,undefined -lcmocka
+
+UNIT_TESTS :=
+
+UNIT_TESTS += test_config
+test_config_SRCS := tests/unit/test_config.c kernel/config.c kernel/config_keys.c tests/unit/stub_apps.c
+
+UNIT_TESTS += test_json
+test_json_SRCS := tests/unit/test_json.c kernel/json.c
+
+UNIT_TESTS += test_mem_arena
+test_mem_arena_SRCS := tests/unit/test_mem_arena.c kernel/mem_arena.c
+
+define unit_test_rule
+$(BUILD)/tests/unit/$(1): $$(patsubst %.c,$(BUILD)/tests/unit-obj/%.o,$$($(1)_SRCS))
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  LINK    $$@")
+	$$(Q)$$(HOSTCC) -o $$@ $$^ $$(UNIT_LDFLAGS)
+endef
+$(foreach t,$(UNIT_TESTS),$(eval $(call unit_test_rule,$(t))))
+
+$(BUILD)/tests/unit-obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $<")
+	$(Q)$(HOSTCC) $(UNIT_CFLAGS) -c $< -o $@
+
+UNIT_BINS := $(addprefix $(BUILD)/tests/unit/,$(UNIT_TESTS))
+
+unit: deps $(UNIT_BINS)
+	$(Q)fail=0; for t in $(UNIT_BINS); do $$t || fail=1; done; exit $$fail
+.PHONY: unit
