@@ -18,6 +18,21 @@ test_json_SRCS := tests/unit/test_json.c kernel/json.c
 UNIT_TESTS += test_mem_arena
 test_mem_arena_SRCS := tests/unit/test_mem_arena.c kernel/mem_arena.c
 
+UNIT_TESTS += test_pkt
+test_pkt_SRCS := tests/unit/test_pkt.c net/pkt.c
+
+UNIT_TESTS += test_hist
+test_hist_SRCS := tests/unit/test_hist.c apps/hist.c
+
+UNIT_TESTS += test_rate
+test_rate_SRCS := tests/unit/test_rate.c apps/rate.c
+
+UNIT_TESTS += test_seqtrack
+test_seqtrack_SRCS := tests/unit/test_seqtrack.c apps/seqtrack.c
+
+UNIT_TESTS += test_imix
+test_imix_SRCS := tests/unit/test_imix.c apps/imix.c apps/flows.c
+
 define unit_test_rule
 $(BUILD)/tests/unit/$(1): $$(patsubst %.c,$(BUILD)/tests/unit-obj/%.o,$$($(1)_SRCS))
 	@mkdir -p $$(dir $$@)

@@ -1,0 +1,126 @@
+#include "apps/flows.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *parse_ip(const char *p, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        uint32_t o = 0;
+        if (*p < '0' || *p > '9')
+            return NULL;
+        for (int d = 0; *p >= '0' && *p <= '9'; p++, d++) {
+            o = o * 10 + (uint32_t)(*p - '0');
+            if (o > 255 || d > 2)
+                return NULL;
+        }
+        v = v << 8 | o;
+        if (i < 3 && *p++ != '.')
+            return NULL;
+    }
+    *out = v;
+    return p;
+}
+
+static const char *parse_port(const char *p, uint32_t *out)
+{
+    uint32_t v = 0;
+    if (*p < '0' || *p > '9')
+        return NULL;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        v = v * 10 + (uint32_t)(*p - '0');
+        if (v > 65535)
+            return NULL;
+    }
+    *out = v;
+    return p;
+}
+
+/* "A" or "A-B" into lo and n. */
+static const char *parse_range(const char *p, bool ip, uint32_t *lo, uint32_t *n)
+{
+    uint32_t a, b;
+    p = ip ? parse_ip(p, &a) : parse_port(p, &a);
+    if (!p)
+        return NULL;
+    b = a;
+    if (*p == '-') {
+        p = ip ? parse_ip(p + 1, &b) : parse_port(p + 1, &b);
+        if (!p || b < a)
+            return NULL;
+    }
+    if ((uint64_t)b - a + 1 > FLOWS_MAX)
+        return NULL;
+    *lo = a;
+    *n = b - a + 1;
+    return p;
+}
+
+int flows_parse(const char *s, struct flows_spec *fs, char *why, size_t whylen)
+{
+    memset(fs, 0, sizeof(*fs));
+    const char *p = s;
+    while (*p) {
+        const char *q = NULL;
+        if (strncmp(p, "sip:", 4) == 0)
+            q = parse_range(p + 4, true, &fs->sip_lo, &fs->sip_n);
+        else if (strncmp(p, "dip:", 4) == 0)
+            q = parse_range(p + 4, true, &fs->dip_lo, &fs->dip_n);
+        else if (strncmp(p, "sport:", 6) == 0)
+            q = parse_range(p + 6, false, &fs->sport_lo, &fs->sport_n);
+        else if (strncmp(p, "dport:", 6) == 0)
+            q = parse_range(p + 6, false, &fs->dport_lo, &fs->dport_n);
+        else if (strncmp(p, "random", 6) == 0) {
+            fs->random = true;
+            q = p + 6;
+        } else if (strncmp(p, "seq", 3) == 0) {
+            fs->random = false;
+            q = p + 3;
+        }
+        if (!q || (*q != ',' && *q != 0) || (*q == ',' && q[1] == 0)) {
+            snprintf(why, whylen,
+                     "flows %s: expected sip:A[-B],dip:A[-B],sport:P[-Q],dport:P[-Q],seq|random "
+                     "(ranges ascending, at most %d values each)",
+                     s, FLOWS_MAX);
+            return -EINVAL;
+        }
+        p = *q == ',' ? q + 1 : q;
+    }
+    uint64_t total = (uint64_t)(fs->sip_n ? fs->sip_n : 1) * (fs->dip_n ? fs->dip_n : 1) *
+                     (fs->sport_n ? fs->sport_n : 1) * (fs->dport_n ? fs->dport_n : 1);
+    if (total > FLOWS_MAX) {
+        snprintf(why, whylen, "flows %s: %llu combinations, at most %d", s,
+                 (unsigned long long)total, FLOWS_MAX);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int flows_check(const char *val, char *why, size_t whylen)
+{
+    struct flows_spec fs;
+    return flows_parse(val, &fs, why, whylen);
+}
+
+unsigned flows_expand(const struct flows_spec *fs, const struct pkt_flow *base,
+                      struct pkt_flow *out)
+{
+    uint32_t sip_n = fs->sip_n ? fs->sip_n : 1, dip_n = fs->dip_n ? fs->dip_n : 1;
+    uint32_t sp_n = fs->sport_n ? fs->sport_n : 1, dp_n = fs->dport_n ? fs->dport_n : 1;
+    unsigned k = 0;
+    for (uint32_t d = 0; d < dip_n; d++)
+        for (uint32_t s = 0; s < sip_n; s++)
+            for (uint32_t dp = 0; dp < dp_n; dp++)
+                for (uint32_t sp = 0; sp < sp_n; sp++) {
+                    struct pkt_flow *f = &out[k];
+                    f->saddr = fs->sip_n ? fs->sip_lo + s : base->saddr;
+                    f->daddr = fs->dip_n ? fs->dip_lo + d : base->daddr;
+                    f->sport = (uint16_t)(fs->sport_n ? fs->sport_lo + sp : base->sport);
+                    f->dport = (uint16_t)(fs->dport_n ? fs->dport_lo + dp : base->dport);
+                    f->stream = (uint16_t)k;
+                    k++;
+                }
+    return k;
+}

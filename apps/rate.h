@@ -1,0 +1,61 @@
+/* rate=: a packet or bit rate for the generator, and the TSC pacer that
+ * holds it without a division per packet. */
+#ifndef VN_RATE_H
+#define VN_RATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rate_unit { RATE_UNLIMITED = 0, RATE_PPS, RATE_BPS };
+
+struct rate {
+    enum rate_unit unit;
+    uint64_t per_s; /* packets or bits per second */
+};
+
+/* "" / "0" / "max": unlimited; "<n>[.<frac>][k|m|g][pps|bps|bit]": k, m
+ * and g are decimal (1e3, 1e6, 1e9); no unit means pps. Returns 0 or
+ * -EINVAL with a reason in why. */
+int rate_parse(const char *s, struct rate *r, char *why, size_t whylen);
+
+/* Config-table check hook for rate=. */
+int rate_check(const char *val, char *why, size_t whylen);
+
+/* TSC pacer. Deadlines in 1/65536 cycle units so a rate that is not a
+ * whole number of cycles per packet does not drift. */
+#define PACER_FRAC 16
+struct pacer {
+    enum rate_unit unit;
+    uint64_t next_fp;    /* deadline of the next packet */
+    uint64_t cost_fp;    /* RATE_PPS: cycles per packet */
+    uint64_t byte_fp;    /* RATE_BPS: cycles per frame byte */
+    uint64_t max_lag_fp; /* catch-up after a stall is bounded by this */
+};
+
+/* Returns 0, or -EINVAL when the rate cannot be paced at this TSC rate. */
+int pacer_init(struct pacer *p, const struct rate *r, uint64_t tsc_hz, uint64_t now);
+
+/* 1 when the next packet may go now. */
+static inline int pacer_due(struct pacer *p, uint64_t now)
+{
+    if (p->unit == RATE_UNLIMITED)
+        return 1;
+    uint64_t now_fp = now << PACER_FRAC;
+    if (now_fp >= p->next_fp + p->max_lag_fp)
+        p->next_fp = now_fp - p->max_lag_fp;
+    return p->next_fp <= now_fp;
+}
+
+/* Accounts one packet of len bytes (the frame length). */
+static inline void pacer_sent(struct pacer *p, uint32_t len)
+{
+    p->next_fp += p->unit == RATE_BPS ? p->byte_fp * len : p->cost_fp;
+}
+
+/* Cycle at which the next packet is due. */
+static inline uint64_t pacer_next(const struct pacer *p)
+{
+    return p->next_fp >> PACER_FRAC;
+}
+
+#endif

@@ -1,0 +1,145 @@
+/* Frame parsing and the generator's template (see pkt.h). */
+#include "net/pkt.h"
+
+#include <errno.h>
+#include <string.h>
+
+uint32_t pkt_sum(const uint8_t *data, size_t len, uint32_t partial)
+{
+    uint64_t s = partial;
+    size_t i = 0;
+    for (; i + 1 < len; i += 2)
+        s += (uint32_t)(data[i] << 8 | data[i + 1]);
+    if (i < len)
+        s += (uint32_t)data[i] << 8;
+    while (s >> 32)
+        s = (s & 0xffffffffu) + (s >> 32);
+    return (uint32_t)s;
+}
+
+/* RFC 768 pseudo header: addresses, protocol, UDP length. */
+static uint32_t udp_pseudo_sum(const uint8_t *ip, uint16_t udp_len)
+{
+    uint32_t s = pkt_sum(ip + 12, 8, 0);
+    return s + IP_PROTO_UDP + udp_len;
+}
+
+uint16_t pkt_udp_csum(const uint8_t *frame)
+{
+    const uint8_t *ip = frame + OFF_IP;
+    uint16_t ulen = rd16(frame + OFF_UDP_LEN);
+    uint32_t s = udp_pseudo_sum(ip, ulen);
+    s = pkt_sum(frame + OFF_UDP, 6, s); /* header without the checksum field */
+    s = pkt_sum(frame + OFF_PAYLOAD, (size_t)ulen - UDP_HLEN, s);
+    uint16_t c = pkt_csum_fold(s);
+    return c ? c : 0xffff;
+}
+
+enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, struct pkt_info *pi)
+{
+    if (len < ETH_HLEN)
+        return PKT_BAD_LEN;
+    uint16_t type = rd16(f + OFF_ETH_TYPE);
+    if (type == ETH_P_ARP)
+        return PKT_ARP;
+    if (type != ETH_P_IP)
+        return PKT_OTHER;
+    if (len < ETH_HLEN + IP4_HLEN)
+        return PKT_BAD_LEN;
+    const uint8_t *ip = f + ETH_HLEN;
+    uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
+    if ((ip[0] >> 4) != 4 || ihl < IP4_HLEN)
+        return PKT_BAD_HDR;
+    uint32_t tot = rd16(ip + 2);
+    /* Ethernet padding may follow the datagram, nothing may be missing. */
+    if (tot < ihl || len < ETH_HLEN + ihl || ETH_HLEN + tot > len)
+        return PKT_BAD_LEN;
+    if (pkt_sum_fold(pkt_sum(ip, ihl, 0)) != 0xffff)
+        return PKT_BAD_CSUM;
+    if (ip[9] != IP_PROTO_UDP)
+        return PKT_IP_OTHER;
+    /* Fragments: the first one has a UDP header but not the whole datagram. */
+    if (rd16(ip + 6) & 0x3fff)
+        return PKT_BAD_HDR;
+    if (tot < ihl + UDP_HLEN)
+        return PKT_BAD_LEN;
+    const uint8_t *udp = ip + ihl;
+    uint32_t ulen = rd16(udp + 4);
+    if (ulen < UDP_HLEN || ulen > tot - ihl)
+        return PKT_BAD_LEN;
+    if (check_udp_csum && rd16(udp + 6) != 0) {
+        uint32_t s = pkt_sum(ip + 12, 8, 0) + IP_PROTO_UDP + ulen;
+        if (pkt_sum_fold(pkt_sum(udp, ulen, s)) != 0xffff)
+            return PKT_BAD_CSUM;
+    }
+    pi->ip_off = ETH_HLEN;
+    pi->l4_off = ETH_HLEN + ihl;
+    pi->payload_off = pi->l4_off + UDP_HLEN;
+    pi->payload_len = ulen - UDP_HLEN;
+    pi->sport = rd16(udp);
+    pi->dport = rd16(udp + 2);
+    pi->saddr = rd32(ip + 12);
+    pi->daddr = rd32(ip + 16);
+    return PKT_UDP;
+}
+
+const char *pkt_kind_name(enum pkt_kind k)
+{
+    static const char *const names[PKT_KINDS] = {
+        [PKT_UDP] = "udp",           [PKT_ARP] = "arp",         [PKT_IP_OTHER] = "ip_other",
+        [PKT_OTHER] = "other",       [PKT_BAD_LEN] = "bad_len", [PKT_BAD_HDR] = "bad_hdr",
+        [PKT_BAD_CSUM] = "bad_csum",
+    };
+    return (unsigned)k < PKT_KINDS ? names[k] : "?";
+}
+
+static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint8_t t = a[i];
+        a[i] = b[i];
+        b[i] = t;
+    }
+}
+
+void pkt_udp_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac[ETH_ALEN])
+{
+    memcpy(f + OFF_ETH_DST, f + OFF_ETH_SRC, ETH_ALEN);
+    memcpy(f + OFF_ETH_SRC, my_mac, ETH_ALEN);
+    swap_bytes(f + pi->ip_off + 12, f + pi->ip_off + 16, 4);
+    swap_bytes(f + pi->l4_off, f + pi->l4_off + 2, 2);
+}
+
+int pkt_tmpl_build(uint8_t *f, uint16_t len, const uint8_t dst_mac[ETH_ALEN],
+                   const uint8_t src_mac[ETH_ALEN], const struct pkt_flow *fl, struct pkt_tmpl *t)
+{
+    if (len < PKT_MIN_FRAME || len > PKT_MAX_FRAME)
+        return -EINVAL;
+    memset(f, 0, len);
+    memcpy(f + OFF_ETH_DST, dst_mac, ETH_ALEN);
+    memcpy(f + OFF_ETH_SRC, src_mac, ETH_ALEN);
+    wr16(f + OFF_ETH_TYPE, ETH_P_IP);
+    uint8_t *ip = f + OFF_IP;
+    ip[0] = 0x45;
+    wr16(ip + 2, (uint16_t)(len - ETH_HLEN));
+    wr16(ip + 6, 0x4000); /* DF */
+    ip[8] = 64;
+    ip[9] = IP_PROTO_UDP;
+    wr32(ip + 12, fl->saddr);
+    wr32(ip + 16, fl->daddr);
+    t->ip_csum = pkt_csum_fold(pkt_sum(ip, IP4_HLEN, 0));
+    wr16(ip + 10, t->ip_csum);
+    wr16(f + OFF_UDP_SPORT, fl->sport);
+    wr16(f + OFF_UDP_DPORT, fl->dport);
+    uint16_t ulen = (uint16_t)(len - ETH_HLEN - IP4_HLEN);
+    wr16(f + OFF_UDP_LEN, ulen);
+    wr16(f + OFF_PAYLOAD + PL_OFF_STREAM, fl->stream);
+    /* seq, tsc and the checksum field are 0 here, so the sum of the
+     * whole datagram is the part that stays. */
+    uint32_t s = udp_pseudo_sum(ip, ulen);
+    s = pkt_sum(f + OFF_UDP, ulen, s);
+    t->udp_partial = pkt_sum_fold(s);
+    t->len = len;
+    pkt_patch(f, t, 0, 0);
+    return 0;
+}

@@ -1,0 +1,186 @@
+/* Ethernet / IPv4 / UDP frames for the raw fast path: parsing with every
+ * length and checksum checked, the generator's frame template and its
+ * per-packet patch. Pure functions on byte buffers (host unit tested). */
+#ifndef VN_PKT_H
+#define VN_PKT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ETH_HLEN      14
+#define ETH_ALEN      6
+#define ETH_P_IP      0x0800
+#define ETH_P_ARP     0x0806
+#define IP4_HLEN      20
+#define IP_PROTO_ICMP 1
+#define IP_PROTO_TCP  6
+#define IP_PROTO_UDP  17
+#define UDP_HLEN      8
+#define PKT_HDRS_LEN  (ETH_HLEN + IP4_HLEN + UDP_HLEN) /* 42 */
+#define PKT_MIN_FRAME 60                               /* Ethernet minimum without FCS */
+#define PKT_MAX_FRAME 9014                             /* jumbo MTU 9000 + Ethernet header */
+
+/* Byte offsets inside a frame built by pkt_tmpl_build (no IP options). */
+#define OFF_ETH_DST   0
+#define OFF_ETH_SRC   6
+#define OFF_ETH_TYPE  12
+#define OFF_IP        ETH_HLEN
+#define OFF_IP_LEN    (OFF_IP + 2)
+#define OFF_IP_CSUM   (OFF_IP + 10)
+#define OFF_IP_SRC    (OFF_IP + 12)
+#define OFF_IP_DST    (OFF_IP + 16)
+#define OFF_UDP       (OFF_IP + IP4_HLEN)
+#define OFF_UDP_SPORT (OFF_UDP + 0)
+#define OFF_UDP_DPORT (OFF_UDP + 2)
+#define OFF_UDP_LEN   (OFF_UDP + 4)
+#define OFF_UDP_CSUM  (OFF_UDP + 6)
+#define OFF_PAYLOAD   PKT_HDRS_LEN
+
+/* The generator's payload: fits the 18 bytes a 60-byte frame leaves.
+ * Big endian on the wire so a capture reads naturally. */
+#define PL_OFF_SEQ    0  /* u64 sequence number, per stream, from 0 */
+#define PL_OFF_TSC    8  /* u64 sender TSC at send time */
+#define PL_OFF_STREAM 16 /* u16 stream (flow) id */
+#define PL_LEN        18
+
+static inline uint16_t rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+static inline uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static inline uint64_t rd64(const uint8_t *p)
+{
+    return (uint64_t)rd32(p) << 32 | rd32(p + 4);
+}
+static inline void wr16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+static inline void wr32(uint8_t *p, uint32_t v)
+{
+    wr16(p, (uint16_t)(v >> 16));
+    wr16(p + 2, (uint16_t)v);
+}
+static inline void wr64(uint8_t *p, uint64_t v)
+{
+    wr32(p, (uint32_t)(v >> 32));
+    wr32(p + 4, (uint32_t)v);
+}
+
+/* One's complement sum helpers (RFC 1071). A "partial" sum is an
+ * unfolded 32-bit accumulator; pkt_csum_fold turns it into the 16-bit
+ * checksum field value. */
+uint32_t pkt_sum(const uint8_t *data, size_t len, uint32_t partial);
+static inline uint32_t pkt_sum_add16(uint32_t partial, uint16_t v)
+{
+    return partial + v;
+}
+static inline uint32_t pkt_sum_add64(uint32_t partial, uint64_t v)
+{
+    uint64_t s = (uint64_t)partial + (uint16_t)(v >> 48) + (uint16_t)(v >> 32) +
+                 (uint16_t)(v >> 16) + (uint16_t)v;
+    return (uint32_t)((s & 0xffffffffu) + (s >> 32));
+}
+static inline uint16_t pkt_sum_fold(uint32_t partial)
+{
+    partial = (partial & 0xffff) + (partial >> 16);
+    partial = (partial & 0xffff) + (partial >> 16);
+    return (uint16_t)partial;
+}
+static inline uint16_t pkt_csum_fold(uint32_t partial)
+{
+    return (uint16_t)~pkt_sum_fold(partial);
+}
+
+/* RFC 1624 eqn. 3: the new checksum after one 16-bit word changes from
+ * old to new: HC' = ~(~HC + ~m + m'). */
+static inline uint16_t pkt_csum_update16(uint16_t csum, uint16_t old, uint16_t new_)
+{
+    uint32_t s = (uint32_t)(uint16_t)~csum + (uint16_t)~old + new_;
+    return (uint16_t)~pkt_sum_fold(s);
+}
+
+/* UDP checksum field value for a frame with the layout above; 0 becomes
+ * 0xffff (RFC 768: 0 means "no checksum"). */
+uint16_t pkt_udp_csum(const uint8_t *frame);
+
+/* --- parsing --- */
+enum pkt_kind {
+    PKT_UDP,      /* valid IPv4/UDP, info filled */
+    PKT_ARP,      /* ARP (for lwIP) */
+    PKT_IP_OTHER, /* valid IPv4, not UDP (ICMP, TCP: for lwIP) */
+    PKT_OTHER,    /* another ethertype (IPv6, LLDP ...): not ours */
+    PKT_BAD_LEN,  /* truncated frame or inconsistent length fields */
+    PKT_BAD_HDR,  /* bad IP version/IHL, fragment, ... */
+    PKT_BAD_CSUM, /* IP header or UDP checksum wrong */
+    PKT_KINDS
+};
+
+struct pkt_info {
+    uint32_t ip_off;      /* IPv4 header offset (after VLAN-less Ethernet) */
+    uint32_t l4_off;      /* UDP header offset */
+    uint32_t payload_off; /* UDP payload offset */
+    uint32_t payload_len; /* UDP payload length from the UDP header */
+    uint16_t sport, dport;
+    uint32_t saddr, daddr; /* host byte order */
+};
+
+/* Classifies a received frame; every length is checked against len before
+ * it is used, so any byte string is safe. check_udp_csum: verify a
+ * non-zero UDP checksum too (the IP header checksum is always verified). */
+enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, struct pkt_info *pi);
+
+const char *pkt_kind_name(enum pkt_kind k);
+
+/* Turns a received UDP frame into its answer in place: Ethernet
+ * destination <- source, source <- mine, IP addresses and UDP ports
+ * swapped. Swapping 16-bit words leaves both checksums valid. */
+void pkt_udp_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac[ETH_ALEN]);
+
+/* --- the generator's template --- */
+struct pkt_flow {
+    uint32_t saddr, daddr; /* host byte order */
+    uint16_t sport, dport;
+    uint16_t stream;
+};
+
+/* What does not change from packet to packet of one (flow, size). */
+struct pkt_tmpl {
+    uint32_t udp_partial; /* UDP sum of everything but seq and tsc */
+    uint16_t ip_csum;
+    uint16_t len; /* frame length */
+};
+
+/* Writes a complete frame (Ethernet, IPv4 with DF and TTL 64, UDP, the
+ * payload with seq and tsc 0, the rest zero) of len bytes
+ * (PKT_MIN_FRAME..PKT_MAX_FRAME) into f and fills t. Returns 0 or -EINVAL. */
+int pkt_tmpl_build(uint8_t *f, uint16_t len, const uint8_t dst_mac[ETH_ALEN],
+                   const uint8_t src_mac[ETH_ALEN], const struct pkt_flow *fl, struct pkt_tmpl *t);
+
+/* Sets the flow fields of a frame built for another flow of the same
+ * length (addresses, ports, stream id, IP checksum). */
+static inline void pkt_set_flow(uint8_t *f, const struct pkt_flow *fl, const struct pkt_tmpl *t)
+{
+    wr32(f + OFF_IP_SRC, fl->saddr);
+    wr32(f + OFF_IP_DST, fl->daddr);
+    wr16(f + OFF_IP_CSUM, t->ip_csum);
+    wr16(f + OFF_UDP_SPORT, fl->sport);
+    wr16(f + OFF_UDP_DPORT, fl->dport);
+    wr16(f + OFF_PAYLOAD + PL_OFF_STREAM, fl->stream);
+}
+
+/* The per-packet patch: sequence number, timestamp, UDP checksum. */
+static inline void pkt_patch(uint8_t *f, const struct pkt_tmpl *t, uint64_t seq, uint64_t tsc)
+{
+    uint16_t c = pkt_csum_fold(pkt_sum_add64(pkt_sum_add64(t->udp_partial, seq), tsc));
+    wr64(f + OFF_PAYLOAD + PL_OFF_SEQ, seq);
+    wr64(f + OFF_PAYLOAD + PL_OFF_TSC, tsc);
+    wr16(f + OFF_UDP_CSUM, c ? c : 0xffff);
+}
+
+#endif

@@ -1,0 +1,229 @@
+/* net/pkt.c: template checksums against a plain RFC 1071 reference, the
+ * per-packet patch, parsing of good and malformed frames, reflection. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "net/pkt.h"
+
+static const uint8_t dmac[6] = {0x52, 0x54, 0, 0, 0, 2};
+static const uint8_t smac[6] = {0x52, 0x54, 0, 0, 0, 1};
+
+/* Reference: RFC 1071 checksum over a byte string, written independently
+ * of the code under test (32-bit accumulation, carries folded at the end). */
+static uint16_t ref_csum(const uint8_t *p, size_t n)
+{
+    uint32_t s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += (i & 1) ? p[i] : (uint32_t)p[i] << 8;
+    while (s >> 16)
+        s = (s & 0xffff) + (s >> 16);
+    return (uint16_t)~s;
+}
+
+static uint16_t ref_udp_csum(const uint8_t *f)
+{
+    uint16_t ulen = (uint16_t)(f[OFF_UDP_LEN] << 8 | f[OFF_UDP_LEN + 1]);
+    uint8_t *buf = calloc(1, 12 + ulen);
+    memcpy(buf, f + OFF_IP_SRC, 8);
+    buf[9] = IP_PROTO_UDP;
+    buf[10] = (uint8_t)(ulen >> 8);
+    buf[11] = (uint8_t)ulen;
+    memcpy(buf + 12, f + OFF_UDP, ulen);
+    buf[12 + 6] = 0;
+    buf[12 + 7] = 0;
+    uint16_t c = ref_csum(buf, 12 + (size_t)ulen);
+    free(buf);
+    return c ? c : 0xffff;
+}
+
+static const struct pkt_flow flow0 = {0x0a000001, 0x0a000002, 1234, 5678, 3};
+
+static void test_template_checksums(void **st)
+{
+    (void)st;
+    static const uint16_t lens[] = {60, 61, 64, 128, 511, 1514, 9014};
+    uint8_t f[PKT_MAX_FRAME];
+    for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        struct pkt_tmpl t;
+        assert_int_equal(pkt_tmpl_build(f, lens[i], dmac, smac, &flow0, &t), 0);
+        assert_int_equal(t.len, lens[i]);
+        assert_int_equal(ref_csum(f + OFF_IP, IP4_HLEN), 0);
+        assert_int_equal(rd16(f + OFF_UDP_CSUM), ref_udp_csum(f));
+        assert_int_equal(rd16(f + OFF_IP_LEN), lens[i] - ETH_HLEN);
+        assert_int_equal(rd16(f + OFF_PAYLOAD + PL_OFF_STREAM), 3);
+    }
+    assert_int_equal(pkt_tmpl_build(f, 59, dmac, smac, &flow0, &(struct pkt_tmpl){0}), -EINVAL);
+    assert_int_equal(pkt_tmpl_build(f, 9015, dmac, smac, &flow0, &(struct pkt_tmpl){0}), -EINVAL);
+}
+
+static void test_patch_matches_reference(void **st)
+{
+    (void)st;
+    uint8_t f[1514];
+    struct pkt_tmpl t;
+    srand(7);
+    for (uint16_t len = 60; len <= 1514; len += 97) {
+        assert_int_equal(pkt_tmpl_build(f, len, dmac, smac, &flow0, &t), 0);
+        for (int i = 0; i < 2000; i++) {
+            uint64_t seq = ((uint64_t)rand() << 33) ^ (uint64_t)rand();
+            uint64_t tsc = ((uint64_t)rand() << 31) ^ ((uint64_t)rand() << 7);
+            if (i == 0)
+                seq = tsc = 0;
+            if (i == 1)
+                seq = tsc = UINT64_MAX;
+            pkt_patch(f, &t, seq, tsc);
+            assert_int_equal(rd64(f + OFF_PAYLOAD + PL_OFF_SEQ), seq);
+            assert_int_equal(rd64(f + OFF_PAYLOAD + PL_OFF_TSC), tsc);
+            assert_int_equal(rd16(f + OFF_UDP_CSUM), ref_udp_csum(f));
+            assert_int_equal(pkt_udp_csum(f), ref_udp_csum(f));
+            struct pkt_info pi;
+            assert_int_equal(pkt_parse(f, len, true, &pi), PKT_UDP);
+        }
+    }
+}
+
+static void test_set_flow(void **st)
+{
+    (void)st;
+    uint8_t f[200], g[200];
+    struct pkt_tmpl t0, t1;
+    struct pkt_flow fl1 = {0xc0a80101, 0xc0a80202, 9, 65535, 77};
+    pkt_tmpl_build(f, 200, dmac, smac, &flow0, &t0);
+    pkt_tmpl_build(g, 200, dmac, smac, &fl1, &t1);
+    /* Re-aim a frame of flow 0 at flow 1: same bytes as a fresh build. */
+    pkt_set_flow(f, &fl1, &t1);
+    pkt_patch(f, &t1, 42, 4242);
+    pkt_patch(g, &t1, 42, 4242);
+    assert_memory_equal(f, g, 200);
+    assert_int_equal(rd16(f + OFF_UDP_CSUM), ref_udp_csum(f));
+}
+
+static void test_rfc1624_update(void **st)
+{
+    (void)st;
+    uint8_t hdr[20] = {0x45, 0, 0,  0x54, 0x12, 0x34, 0x40, 0, 64, 1,
+                       0,    0, 10, 0,    0,    1,    10,   0, 0,  2};
+    uint16_t c = ref_csum(hdr, 20);
+    wr16(hdr + 10, c);
+    for (uint32_t v = 0; v <= 0xffff; v += 251) {
+        uint16_t old = rd16(hdr + 8);
+        wr16(hdr + 8, (uint16_t)v);
+        c = pkt_csum_update16(c, old, (uint16_t)v);
+        wr16(hdr + 10, c);
+        assert_int_equal(ref_csum(hdr, 20), 0);
+    }
+}
+
+static void test_parse_malformed(void **st)
+{
+    (void)st;
+    uint8_t f[128];
+    struct pkt_tmpl t;
+    struct pkt_info pi;
+    pkt_tmpl_build(f, 128, dmac, smac, &flow0, &t);
+    assert_int_equal(pkt_parse(f, 128, true, &pi), PKT_UDP);
+    assert_int_equal(pi.sport, 1234);
+    assert_int_equal(pi.dport, 5678);
+    assert_int_equal(pi.payload_len, 128 - PKT_HDRS_LEN);
+    assert_int_equal(pi.saddr, 0x0a000001);
+    /* Every truncation of a good frame is rejected as a length error. */
+    for (uint32_t n = 0; n < 128; n++)
+        assert_int_equal(pkt_parse(f, n, true, &pi), PKT_BAD_LEN);
+
+    uint8_t g[128];
+    memcpy(g, f, 128);
+    g[OFF_PAYLOAD + 5] ^= 0x40; /* payload bit flip */
+    assert_int_equal(pkt_parse(g, 128, true, &pi), PKT_BAD_CSUM);
+    assert_int_equal(pkt_parse(g, 128, false, &pi), PKT_UDP);
+    memcpy(g, f, 128);
+    g[OFF_IP + 8] ^= 1; /* TTL flip breaks the IP header checksum */
+    assert_int_equal(pkt_parse(g, 128, false, &pi), PKT_BAD_CSUM);
+    memcpy(g, f, 128);
+    wr16(g + OFF_UDP_LEN, 4); /* UDP length below its header */
+    assert_int_equal(pkt_parse(g, 128, false, &pi), PKT_BAD_LEN);
+    wr16(g + OFF_UDP_LEN, 200); /* beyond the datagram */
+    assert_int_equal(pkt_parse(g, 128, false, &pi), PKT_BAD_LEN);
+    memcpy(g, f, 128);
+    g[OFF_IP] = 0x44; /* IHL 16 bytes */
+    assert_int_equal(pkt_parse(g, 128, false, &pi), PKT_BAD_HDR);
+    g[OFF_IP] = 0x65; /* version 6 */
+    assert_int_equal(pkt_parse(g, 128, false, &pi), PKT_BAD_HDR);
+    memcpy(g, f, 128);
+    wr16(g + OFF_ETH_TYPE, 0x86dd);
+    assert_int_equal(pkt_parse(g, 128, false, &pi), PKT_OTHER);
+    wr16(g + OFF_ETH_TYPE, ETH_P_ARP);
+    assert_int_equal(pkt_parse(g, 128, false, &pi), PKT_ARP);
+    /* A zero UDP checksum means "none" and is accepted. */
+    memcpy(g, f, 128);
+    wr16(g + OFF_UDP_CSUM, 0);
+    g[OFF_PAYLOAD + 5] ^= 0x40;
+    assert_int_equal(pkt_parse(g, 128, true, &pi), PKT_UDP);
+}
+
+static void test_parse_garbage(void **st)
+{
+    (void)st;
+    uint8_t f[256];
+    struct pkt_info pi;
+    srand(99);
+    int kinds[PKT_KINDS] = {0};
+    for (int i = 0; i < 200000; i++) {
+        uint32_t n = (uint32_t)rand() % sizeof(f);
+        for (uint32_t k = 0; k < n; k++)
+            f[k] = (uint8_t)rand();
+        if (i & 1) { /* make it look like IPv4 to get deeper */
+            if (n > 14) {
+                wr16(f + OFF_ETH_TYPE, ETH_P_IP);
+                f[OFF_IP] = 0x45;
+            }
+        }
+        enum pkt_kind k = pkt_parse(f, n, true, &pi);
+        assert_in_range(k, 0, PKT_KINDS - 1);
+        kinds[k]++;
+        if (k == PKT_UDP)
+            assert_true(pi.payload_off + pi.payload_len <= n);
+    }
+    assert_true(kinds[PKT_BAD_CSUM] > 0 && kinds[PKT_BAD_LEN] > 0 && kinds[PKT_OTHER] > 0);
+}
+
+static void test_reflect(void **st)
+{
+    (void)st;
+    uint8_t f[100];
+    struct pkt_tmpl t;
+    struct pkt_info pi;
+    const uint8_t me[6] = {2, 0, 0, 0, 0, 9};
+    pkt_tmpl_build(f, 100, dmac, smac, &flow0, &t);
+    pkt_patch(f, &t, 5, 6);
+    assert_int_equal(pkt_parse(f, 100, true, &pi), PKT_UDP);
+    pkt_udp_reflect(f, &pi, me);
+    assert_memory_equal(f + OFF_ETH_DST, smac, 6);
+    assert_memory_equal(f + OFF_ETH_SRC, me, 6);
+    assert_int_equal(pkt_parse(f, 100, true, &pi), PKT_UDP);
+    assert_int_equal(pi.saddr, flow0.daddr);
+    assert_int_equal(pi.daddr, flow0.saddr);
+    assert_int_equal(pi.sport, flow0.dport);
+    assert_int_equal(pi.dport, flow0.sport);
+    assert_int_equal(rd16(f + OFF_UDP_CSUM), ref_udp_csum(f));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_template_checksums),
+        cmocka_unit_test(test_patch_matches_reference),
+        cmocka_unit_test(test_set_flow),
+        cmocka_unit_test(test_rfc1624_update),
+        cmocka_unit_test(test_parse_malformed),
+        cmocka_unit_test(test_parse_garbage),
+        cmocka_unit_test(test_reflect),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
