@@ -63,7 +63,7 @@ KINC := -I. -Inet/include -isystem $(LWIP_SRC)/src/include -nostdinc \
         -isystem $(NEWLIB_SYS)/include -isystem $(GCC_INC)
 KFLAGS_BASE := -std=gnu11 -O2 -g -ffreestanding -fno-stack-protector -fno-pic -fno-pie \
         -mno-red-zone -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
-        -fno-strict-aliasing -MMD -MP
+        -fno-strict-aliasing --param=min-pagesize=0 -MMD -MP
 KCFLAGS := $(KFLAGS_BASE) -Wall -Wextra -Werror $(KINC)
 KASFLAGS := -MMD -MP -I.
 
@@ -108,7 +108,7 @@ $(LWIP_LIB): $(LWIP_OBJS)
 
 $(KERNEL_ELF): $(KOBJS) $(LWIP_LIB) linker.ld
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(LD) -nostdlib -static -z max-page-size=4096 -T linker.ld -o $@ $(KOBJS) \
+	$(Q)$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -T linker.ld -o $@ $(KOBJS) \
 	    --start-group $(LWIP_LIB) $(NEWLIB_SYS)/lib/libc.a $(NEWLIB_SYS)/lib/libm.a $(LIBGCC) --end-group
 	@size $@ | awk 'NR==2 {printf "  IMAGE   %s: %d bytes loaded (text %d, data %d, bss %d), file %d bytes\n", \
 	    "$@", $$1+$$2+$$3, $$1, $$2, $$3, '"$$(stat -c %s $@)"'}'

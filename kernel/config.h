@@ -84,6 +84,10 @@ int config_parse(struct vn_config *c, const char *line, char *err, size_t errlen
 
 bool config_given(const struct vn_config *c, const char *key);
 
+/* Number with the config syntax (decimal, 0x hex, k/m/g, ki/mi/gi):
+ * 0, -EINVAL or -ERANGE. */
+int config_parse_uint(const char *s, uint64_t *out);
+
 /* Finds the key's table index, -1 if none. */
 int config_key_index(const char *name);
 

@@ -1,0 +1,99 @@
+/* Early CPU setup: our own GDT (with a TSS so every exception runs on a
+ * known-good IST stack, even after a kernel stack overflow) and the IDT
+ * for the 32 exception vectors. Interrupts stay off: all I/O is polled. */
+#include <stdint.h>
+#include <string.h>
+
+#include "boot/cpu.h"
+
+struct tss64 {
+    uint32_t rsvd0;
+    uint64_t rsp[3];
+    uint64_t rsvd1;
+    uint64_t ist[7];
+    uint64_t rsvd2;
+    uint16_t rsvd3;
+    uint16_t iomap_base;
+} __attribute__((packed));
+
+struct idt_gate {
+    uint16_t off_lo;
+    uint16_t sel;
+    uint8_t ist;
+    uint8_t type_attr;
+    uint16_t off_mid;
+    uint32_t off_hi;
+    uint32_t rsvd;
+} __attribute__((packed));
+
+struct desc_ptr {
+    uint16_t limit;
+    uint64_t base;
+} __attribute__((packed));
+
+#define SEL_CODE 0x08
+#define SEL_DATA 0x10
+#define SEL_TSS  0x18
+
+extern const uint64_t trap_stubs[32];
+
+static uint64_t gdt[5] __attribute__((aligned(16)));
+static struct tss64 tss __attribute__((aligned(16)));
+static struct idt_gate idt[32] __attribute__((aligned(16)));
+static uint8_t ist_stack[16384] __attribute__((aligned(16)));
+
+static void gdt_load(void)
+{
+    uint64_t base = (uint64_t)(uintptr_t)&tss;
+    uint64_t limit = sizeof(tss) - 1;
+
+    gdt[0] = 0;
+    gdt[1] = 0x00af9a000000ffffull; /* 64-bit code, DPL 0 */
+    gdt[2] = 0x00cf92000000ffffull; /* data */
+    /* 64-bit available TSS, 16 bytes (Intel SDM vol 3 7.2.3) */
+    gdt[3] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89ull << 40) |
+             (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
+    gdt[4] = base >> 32;
+
+    struct desc_ptr p = {sizeof(gdt) - 1, (uint64_t)(uintptr_t)gdt};
+    __asm__ volatile("lgdt %0\n\t"
+                     "pushq %1\n\t"
+                     "leaq 1f(%%rip), %%rax\n\t"
+                     "pushq %%rax\n\t"
+                     "lretq\n"
+                     "1:\n\t"
+                     "movw %w2, %%ds\n\t"
+                     "movw %w2, %%es\n\t"
+                     "movw %w2, %%ss\n\t"
+                     "movw %w3, %%fs\n\t"
+                     "movw %w3, %%gs\n\t"
+                     "ltr %w4"
+                     :
+                     : "m"(p), "i"(SEL_CODE), "r"(SEL_DATA), "r"(0), "r"(SEL_TSS)
+                     : "rax", "memory");
+}
+
+static void idt_load(void)
+{
+    for (int v = 0; v < 32; v++) {
+        uint64_t h = trap_stubs[v];
+        idt[v].off_lo = h & 0xffff;
+        idt[v].sel = SEL_CODE;
+        idt[v].ist = 1;
+        idt[v].type_attr = 0x8e; /* present, DPL 0, interrupt gate */
+        idt[v].off_mid = (h >> 16) & 0xffff;
+        idt[v].off_hi = h >> 32;
+        idt[v].rsvd = 0;
+    }
+    struct desc_ptr p = {sizeof(idt) - 1, (uint64_t)(uintptr_t)idt};
+    __asm__ volatile("lidt %0" : : "m"(p));
+}
+
+void cpu_setup(void)
+{
+    memset(&tss, 0, sizeof(tss));
+    tss.ist[0] = (uint64_t)(uintptr_t)(ist_stack + sizeof(ist_stack));
+    tss.iomap_base = sizeof(tss);
+    gdt_load();
+    idt_load();
+}

@@ -1,0 +1,320 @@
+/* Config line parser. Every word is key=value; a bad word stops the run
+ * with one line naming the key, the value and what is allowed. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/config.h"
+
+struct vn_config cfg;
+
+/* Words the platform adds to the command line: QEMU -M microvm appends
+ * virtio_mmio.device=... for each MMIO device (read by the driver). */
+static const char *const transport_keys[] = {"virtio_mmio.device"};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -EINVAL;
+}
+
+int config_key_index(const char *name)
+{
+    for (size_t i = 0; i < cfg_nkeys; i++)
+        if (strcmp(cfg_keys[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+bool config_given(const struct vn_config *c, const char *key)
+{
+    int i = config_key_index(key);
+    return i >= 0 && (c->given[i / 64] >> (i % 64)) & 1;
+}
+
+int config_parse_uint(const char *s, uint64_t *out)
+{
+    uint64_t v = 0, mul = 1;
+    int base = 10;
+    const char *p = s;
+
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        base = 16;
+        p += 2;
+    }
+    if (!*p)
+        return -EINVAL;
+    for (; *p; p++) {
+        int d;
+        if (*p >= '0' && *p <= '9')
+            d = *p - '0';
+        else if (base == 16 && *p >= 'a' && *p <= 'f')
+            d = *p - 'a' + 10;
+        else if (base == 16 && *p >= 'A' && *p <= 'F')
+            d = *p - 'A' + 10;
+        else
+            break;
+        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+            return -ERANGE;
+        v = v * (uint64_t)base + (uint64_t)d;
+    }
+    if (*p && base == 10) {
+        /* k/m/g are decimal (counts, rates); ki/mi/gi binary (sizes) */
+        char u = (char)(*p | 0x20);
+        mul = u == 'k' ? 1000ull : u == 'm' ? 1000000ull : u == 'g' ? 1000000000ull : 0;
+        if (!mul)
+            return -EINVAL;
+        p++;
+        if (*p == 'i') {
+            mul = u == 'k' ? 1ull << 10 : u == 'm' ? 1ull << 20 : 1ull << 30;
+            p++;
+        }
+    }
+    if (*p)
+        return -EINVAL;
+    if (v && mul > UINT64_MAX / v)
+        return -ERANGE;
+    *out = v * mul;
+    return 0;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+    static const char *const t[] = {"1", "on", "yes", "true"};
+    static const char *const f[] = {"0", "off", "no", "false"};
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(s, t[i]) == 0) {
+            *out = true;
+            return 0;
+        }
+        if (strcmp(s, f[i]) == 0) {
+            *out = false;
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+static int parse_enum(const char *s, const char *choices, unsigned *idx)
+{
+    size_t n = strlen(s);
+    unsigned i = 0;
+    for (const char *p = choices; *p; i++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, s, n) == 0) {
+            *idx = i;
+            return 0;
+        }
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return -EINVAL;
+}
+
+const char *config_enum_name(const char *key, unsigned idx)
+{
+    static char buf[32];
+    int k = config_key_index(key);
+    if (k < 0 || cfg_keys[k].type != CFG_ENUM)
+        return "?";
+    const char *p = cfg_keys[k].choices;
+    for (unsigned i = 0; i < idx && p; i++) {
+        p = strchr(p, '|');
+        if (p)
+            p++;
+    }
+    if (!p)
+        return "?";
+    size_t len = strcspn(p, "|");
+    if (len >= sizeof(buf))
+        len = sizeof(buf) - 1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return buf;
+}
+
+static int parse_ip4(const char *s, uint32_t *out)
+{
+    uint8_t b[4];
+    const char *p = s;
+    for (int i = 0; i < 4; i++) {
+        unsigned v = 0, digits = 0;
+        while (*p >= '0' && *p <= '9' && digits < 4) {
+            v = v * 10 + (unsigned)(*p++ - '0');
+            digits++;
+        }
+        if (!digits || digits > 3 || v > 255)
+            return -EINVAL;
+        b[i] = (uint8_t)v;
+        if (i < 3 && *p++ != '.')
+            return -EINVAL;
+    }
+    if (*p)
+        return -EINVAL;
+    memcpy(out, b, 4); /* network byte order */
+    return 0;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+static int parse_mac(const char *s, uint8_t out[6])
+{
+    for (int i = 0; i < 6; i++) {
+        int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
+        if (hi < 0 || lo < 0)
+            return -EINVAL;
+        out[i] = (uint8_t)(hi << 4 | lo);
+        s += 2;
+        if (i < 5 && *s++ != ':')
+            return -EINVAL;
+    }
+    return *s ? -EINVAL : 0;
+}
+
+/* Sets the presence flag that goes with some fields (have_ip...). */
+static void mark_present(struct vn_config *c, const char *name)
+{
+    if (strcmp(name, "ip") == 0)
+        c->have_ip = true;
+    else if (strcmp(name, "dst_ip") == 0)
+        c->have_dst_ip = true;
+    else if (strcmp(name, "mac") == 0)
+        c->have_mac = true;
+    else if (strcmp(name, "dst_mac") == 0)
+        c->have_dst_mac = true;
+}
+
+static int set_key(struct vn_config *c, const struct cfg_key *k, const char *val, char *err,
+                   size_t errlen)
+{
+    void *dst = (char *)c + k->offset;
+    char why[160] = "";
+
+    switch (k->type) {
+    case CFG_UINT: {
+        uint64_t v;
+        int rc = config_parse_uint(val, &v);
+        if (rc == -ERANGE || (rc == 0 && (v < k->min || v > k->max)))
+            return fail(err, errlen, "config: %s=%s is out of range (allowed %llu..%llu)",
+                        k->name, val, (unsigned long long)k->min, (unsigned long long)k->max);
+        if (rc < 0)
+            return fail(err, errlen,
+                        "config: %s=%s is not a number (allowed %llu..%llu, e.g. 64, 0x40, 10k)",
+                        k->name, val, (unsigned long long)k->min, (unsigned long long)k->max);
+        switch (k->size) {
+        case 1: *(uint8_t *)dst = (uint8_t)v; break;
+        case 2: *(uint16_t *)dst = (uint16_t)v; break;
+        case 4: *(uint32_t *)dst = (uint32_t)v; break;
+        default: *(uint64_t *)dst = v; break;
+        }
+        break;
+    }
+    case CFG_BOOL: {
+        bool b;
+        if (parse_bool(val, &b) < 0)
+            return fail(err, errlen, "config: %s=%s is not a boolean (allowed 0|1|on|off|yes|no)",
+                        k->name, val);
+        *(uint8_t *)dst = b;
+        break;
+    }
+    case CFG_ENUM: {
+        unsigned idx;
+        if (parse_enum(val, k->choices, &idx) < 0)
+            return fail(err, errlen, "config: %s=%s is not allowed (allowed %s)", k->name, val,
+                        k->choices);
+        *(uint8_t *)dst = (uint8_t)idx;
+        break;
+    }
+    case CFG_IP4:
+        if (parse_ip4(val, (uint32_t *)dst) < 0)
+            return fail(err, errlen, "config: %s=%s is not an IPv4 address (e.g. 10.0.0.2)",
+                        k->name, val);
+        break;
+    case CFG_MAC:
+        if (parse_mac(val, (uint8_t *)dst) < 0)
+            return fail(err, errlen,
+                        "config: %s=%s is not a MAC address (e.g. 52:54:00:12:34:56)", k->name,
+                        val);
+        break;
+    case CFG_STR:
+        if (strlen(val) >= CFG_STR_MAX)
+            return fail(err, errlen, "config: %s= is too long (%zu characters, at most %d)",
+                        k->name, strlen(val), CFG_STR_MAX - 1);
+        break;
+    }
+    if (k->check && k->check(val, why, sizeof(why)) < 0)
+        return fail(err, errlen, "config: %s=%s: %s", k->name, val, why);
+    if (k->type == CFG_STR)
+        strcpy((char *)dst, val);
+    mark_present(c, k->name);
+    return 0;
+}
+
+static int is_transport_key(const char *key, size_t n)
+{
+    for (size_t i = 0; i < sizeof(transport_keys) / sizeof(transport_keys[0]); i++)
+        if (strlen(transport_keys[i]) == n && strncmp(transport_keys[i], key, n) == 0)
+            return 1;
+    return 0;
+}
+
+int config_parse(struct vn_config *c, const char *line, char *err, size_t errlen)
+{
+    char word[CFG_STR_MAX + 64];
+
+    memset(c, 0, sizeof(*c));
+    for (size_t i = 0; i < cfg_nkeys; i++) {
+        if (cfg_keys[i].def && set_key(c, &cfg_keys[i], cfg_keys[i].def, err, errlen) < 0)
+            return -EINVAL; /* a bad default is a bug in the table: say so */
+    }
+    c->have_ip = c->have_dst_ip = c->have_mac = c->have_dst_mac = false;
+
+    const char *p = line ? line : "";
+    for (;;) {
+        p += strspn(p, " \t\r\n");
+        if (!*p)
+            break;
+        size_t n = strcspn(p, " \t\r\n");
+        if (n >= sizeof(word))
+            return fail(err, errlen, "config: word '%.40s...' is too long (at most %zu characters)",
+                        p, sizeof(word) - 1);
+        memcpy(word, p, n);
+        word[n] = '\0';
+        p += n;
+
+        char *eq = strchr(word, '=');
+        if (!eq || eq == word)
+            return fail(err, errlen, "config: '%s' is not a key=value word", word);
+        *eq = '\0';
+        const char *val = eq + 1;
+        if (is_transport_key(word, strlen(word)))
+            continue;
+        int ki = config_key_index(word);
+        if (ki < 0)
+            return fail(err, errlen, "config: unknown key '%s' (see docs/config.md)", word);
+        if ((c->given[ki / 64] >> (ki % 64)) & 1)
+            return fail(err, errlen, "config: key '%s' given twice", word);
+        if (!*val)
+            return fail(err, errlen, "config: %s= has no value", word);
+        if (set_key(c, &cfg_keys[ki], val, err, errlen) < 0)
+            return -EINVAL;
+        c->given[ki / 64] |= 1ull << (ki % 64);
+    }
+    return 0;
+}

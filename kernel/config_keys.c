@@ -1,0 +1,84 @@
+/* The config keys: the appliance's public interface (docs/config.md). */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "apps/app.h"
+#include "kernel/config.h"
+
+#define FIELD(f) offsetof(struct vn_config, f), sizeof(((struct vn_config *)0)->f)
+#define U(name, f, lo, hi, d, h) {name, CFG_UINT, FIELD(f), lo, hi, NULL, d, h, NULL}
+#define B(name, f, d, h)         {name, CFG_BOOL, FIELD(f), 0, 1, NULL, d, h, NULL}
+#define E(name, f, ch, d, h)     {name, CFG_ENUM, FIELD(f), 0, 0, ch, d, h, NULL}
+#define IP(name, f, d, h)        {name, CFG_IP4, FIELD(f), 0, 0, NULL, d, h, NULL}
+#define MAC(name, f, h)          {name, CFG_MAC, FIELD(f), 0, 0, NULL, NULL, h, NULL}
+#define S(name, f, d, h, chk)    {name, CFG_STR, FIELD(f), 0, 0, NULL, d, h, chk}
+
+static int app_check(const char *val, char *why, size_t whylen)
+{
+    if (app_find(val))
+        return 0;
+    size_t n = (size_t)snprintf(why, whylen, "no such app (allowed ");
+    for (unsigned i = 0; i < app_count && n < whylen; i++)
+        n += (size_t)snprintf(why + n, whylen - n, "%s%s", i ? "|" : "", app_table[i].name);
+    if (n < whylen)
+        snprintf(why + n, whylen - n, ")");
+    return -EINVAL;
+}
+
+/* Split rings of any power-of-two size up to 32768 (virtio 1.2 s2.7). */
+static int ring_check(const char *val, char *why, size_t whylen)
+{
+    uint64_t v = 0;
+    if (config_parse_uint(val, &v) < 0 || v == 0 || (v >= 16 && v <= 32768 && (v & (v - 1)) == 0))
+        return 0;
+    snprintf(why, whylen, "ring size must be 0 (device maximum) or a power of two 16..32768");
+    return -EINVAL;
+}
+
+const struct cfg_key cfg_keys[] = {
+    /* run */
+    S("app", app, "selftest", "what to run", app_check),
+    U("duration", duration_s, 0, 86400, "0", "seconds to run; 0: the app's default"),
+    U("count", count, 0, 1000000000000000ull, "0", "frames/transactions; 0: no limit"),
+    U("seed", seed, 0, UINT64_MAX, "1", "seed for random flows and payloads"),
+    B("verbose", verbose, "0", "more console output"),
+    U("interval_ms", interval_ms, 100, 60000, "1000", "sample line interval"),
+    /* self-test apps */
+    U("alloc_mb", alloc_mb, 1, 1048576, "16", "app=alloc: MiB to allocate"),
+    E("fault", fault, "pf|ud|gp|de", "pf", "app=fault: which exception to raise"),
+    /* virtio-net */
+    {"ring", CFG_UINT, FIELD(ring), 0, 32768, NULL, "0", "virtqueue size; 0: the device's maximum", ring_check},
+    U("kick_batch", kick_batch, 0, 32768, "0", "TX frames per kick; 0: one kick per burst"),
+    U("rx_refill", rx_refill, 1, 32768, "64", "RX buffers re-posted per refill (one kick each)"),
+    E("txfull", txfull, "wait|drop", "wait", "on a full TX ring: wait (reclaim, retry) or drop"),
+    S("features", features, "", "feature bits to switch off, e.g. -event_idx,-mrg_rxbuf", NULL),
+    /* addressing */
+    IP("ip", ip, "10.0.0.2", "our IPv4 address"),
+    IP("mask", mask, "255.255.255.0", "netmask"),
+    IP("gw", gw, "0.0.0.0", "gateway"),
+    B("dhcp", dhcp, "0", "get the address by DHCP"),
+    IP("dst_ip", dst_ip, "10.0.0.1", "peer IPv4 address"),
+    MAC("mac", mac, "source MAC for raw frames (default: the NIC's)"),
+    MAC("dst_mac", dst_mac, "peer MAC (default: ARP for dst_ip)"),
+    U("src_port", src_port, 1, 65535, "9000", "UDP/TCP source port"),
+    U("dst_port", dst_port, 1, 65535, "9000", "UDP/TCP destination port"),
+    /* traffic */
+    U("size", size, 60, 65535, "64", "Ethernet frame length without FCS"),
+    S("rate", rate, "", "pacing: pps (e.g. 100k) or bit/s (e.g. 1gbps); empty: as fast as possible",
+      NULL),
+    U("burst", burst, 1, 1024, "32", "frames per TX burst"),
+    U("sessions", sessions, 1, 128, "1", "parallel sessions (rr, iperf)"),
+    E("role", role, "client|server", "client", "rr/iperf role"),
+    E("proto", proto, "udp|tcp", "udp", "rr protocol"),
+    E("path", path, "raw|stack", "raw", "gen: raw fast path or lwIP udp_sendto"),
+    S("imix", imix, "", "size:weight list, e.g. 64:7,594:4,1518:1", NULL),
+    S("flows", flows, "", "flow ranges (docs/config.md)", NULL),
+    U("req_size", req_size, 1, 65000, "1", "rr request bytes"),
+    U("resp_size", resp_size, 1, 65000, "1", "rr response bytes"),
+};
+
+const size_t cfg_nkeys = sizeof(cfg_keys) / sizeof(cfg_keys[0]);
+
+_Static_assert(sizeof(cfg_keys) / sizeof(cfg_keys[0]) <= 128, "given[] holds 128 keys");

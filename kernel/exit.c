@@ -1,0 +1,65 @@
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "kernel/exit.h"
+#include "kernel/io.h"
+#include "kernel/result.h"
+
+#define ISA_DEBUG_EXIT_PORT 0xf4
+
+static const char *const exit_names[] = {
+    [VN_EXIT_OK] = "ok",
+    [VN_EXIT_TEST_FAILED] = "test_failed",
+    [VN_EXIT_CONFIG] = "config_error",
+    [VN_EXIT_FAULT] = "fault",
+    [VN_EXIT_DEVICE] = "device_error",
+    [VN_EXIT_OOM] = "out_of_memory",
+    [VN_EXIT_NO_DEVICE] = "no_device",
+    [VN_EXIT_INTERNAL] = "internal_error",
+    [VN_EXIT_TIMEOUT] = "timeout",
+    [VN_EXIT_NETWORK] = "network_error",
+};
+
+const char *vn_exit_name(int code)
+{
+    if (code < 0 || (unsigned)code >= sizeof(exit_names) / sizeof(exit_names[0]))
+        return "unknown";
+    return exit_names[code];
+}
+
+void vn_exit(int code)
+{
+    static int exiting;
+
+    if (!exiting) {
+        exiting = 1;
+        struct json *j = result_begin("exit");
+        json_i64(j, "code", code);
+        json_str(j, "reason", vn_exit_name(code));
+        result_end();
+        fflush(stdout);
+    }
+    /* QEMU leaves with (code << 1) | 1 when isa-debug-exit is present. */
+    pio_write32(ISA_DEBUG_EXIT_PORT, (uint32_t)code);
+    /* No isa-debug-exit device: halt for good, the runner's timeout and
+     * the exit line above tell what happened. */
+    for (;;)
+        __asm__ volatile("cli; hlt");
+}
+
+void vn_fatal(int code, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    printf("FATAL: %s\n", msg);
+    struct json *j = result_begin("error");
+    json_i64(j, "code", code);
+    json_str(j, "reason", vn_exit_name(code));
+    json_str(j, "message", msg);
+    result_end();
+    vn_exit(code);
+}

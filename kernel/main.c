@@ -1,0 +1,106 @@
+/* kmain: bring the machine up, read the config, run the app, exit. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "apps/app.h"
+#include "kernel/acpi.h"
+#include "kernel/boot_info.h"
+#include "kernel/config.h"
+#include "kernel/console.h"
+#include "kernel/exit.h"
+#include "kernel/fwcfg.h"
+#include "kernel/mem.h"
+#include "kernel/result.h"
+#include "kernel/time.h"
+
+#define FWCFG_CONFIG_FILE "opt/vnperf/config"
+
+static char fwcfg_config[2048];
+
+static const char *path_name(uint32_t p)
+{
+    return p == BOOT_PATH_PVH ? "pvh" : p == BOOT_PATH_UEFI ? "uefi" : "unknown";
+}
+
+/* The command line minus the words the platform adds (microvm's
+ * virtio_mmio.device=...): is anything of the user's left? */
+static int cmdline_has_config(const char *s)
+{
+    while (*s) {
+        s += strspn(s, " \t\r\n");
+        size_t n = strcspn(s, " \t\r\n");
+        if (n && strncmp(s, "virtio_mmio.device=", 19) != 0)
+            return 1;
+        s += n;
+    }
+    return 0;
+}
+
+static void load_config(const struct boot_info *bi)
+{
+    char err[256];
+    const char *line = bi->cmdline;
+    const char *src = "command line";
+    int rc = fwcfg_read_file(FWCFG_CONFIG_FILE, fwcfg_config, sizeof(fwcfg_config));
+
+    if (rc == -E2BIG)
+        vn_fatal(VN_EXIT_CONFIG, "config: fw_cfg file %s is larger than %zu bytes",
+                 FWCFG_CONFIG_FILE, sizeof(fwcfg_config) - 1);
+    if (rc >= 0) {
+        if (cmdline_has_config(bi->cmdline))
+            printf("config: both fw_cfg %s and the command line are given; fw_cfg wins, the "
+                   "command line is ignored\n",
+                   FWCFG_CONFIG_FILE);
+        line = fwcfg_config;
+        src = "fw_cfg";
+    }
+    printf("config (%s): %s\n", src, line);
+    if (config_parse(&cfg, line, err, sizeof(err)) < 0)
+        vn_fatal(VN_EXIT_CONFIG, "%s", err);
+
+    struct json *j = result_begin("config");
+    json_str(j, "source", src);
+    json_str(j, "line", line);
+    result_end();
+}
+
+void kmain(const struct boot_info *bi)
+{
+    struct mem_stats ms;
+
+    console_init();
+    mem_init(bi);
+    /* Unbuffered: a fault or exit must not lose what was printed before. */
+    setvbuf(stdout, NULL, _IONBF, 0);
+    printf("vnperf: booted via %s, %u memory regions\n", path_name(bi->path), bi->nmem);
+
+    int acpi = acpi_init(bi->rsdp);
+    uint16_t pm = acpi == 0 ? acpi_pm_timer_port() : 0;
+    const char *method = time_init(pm);
+    time_tsc_start = bi->tsc_boot ? bi->tsc_boot : rdtsc();
+    printf("vnperf: TSC %llu.%03llu MHz (%s)\n", (unsigned long long)(time_tsc_hz / 1000000u),
+           (unsigned long long)(time_tsc_hz / 1000u % 1000u), method);
+
+    mem_get_stats(&ms);
+    struct json *j = result_begin("boot");
+    json_str(j, "boot_path", path_name(bi->path));
+    json_u64(j, "tsc_hz", time_tsc_hz);
+    json_str(j, "tsc_method", method);
+    json_bool(j, "acpi", acpi == 0);
+    json_u64(j, "ram_bytes", ms.ram_total);
+    json_u64(j, "arena_free_bytes", ms.free);
+    result_end();
+
+    load_config(bi);
+    const struct app *app = app_find(cfg.app);
+    if (!app)
+        vn_fatal(VN_EXIT_INTERNAL, "app '%s' passed the config check but is not in the table",
+                 cfg.app);
+
+    j = result_begin("ready");
+    json_str(j, "app", app->name);
+    json_u64(j, "t_ns", time_ns());
+    result_end();
+    vn_exit(app->main());
+}
