@@ -1,0 +1,13 @@
+#!/bin/sh
+# Integration tests (pytest, real QEMU boots under TCG). Called by `make test`
+# after the unit tests. Extra arguments go to pytest (e.g. -k dgram).
+# VNPERF_SLOW=1 also runs the tests marked slow.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+/usr/bin/python3 -m pytest -q -ra -p no:cacheprovider --durations=10 tests/integration "$@"
+rc=$?
+if [ "$rc" -eq 5 ]; then
+    echo "run-integration: no tests collected (that is a failure)" >&2
+    exit 1
+fi
+exit "$rc"

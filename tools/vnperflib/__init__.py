@@ -1,0 +1,1 @@
+"""vnperf host runner library: one job per module (see docs/runner.md)."""

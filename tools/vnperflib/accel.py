@@ -1,0 +1,65 @@
+"""Accelerator choice. /dev/kvm can be present yet useless: on PVM hosts it
+emulates every instruction, so a guest crawls or dies with "KVM internal
+error". auto therefore boots the real image under KVM with app=selftest and
+uses KVM only if that guest reaches its exit line in time."""
+
+import os
+
+from . import guest, qemucmd
+
+PROBE_TIMEOUT_S = 3.0
+PROBE_MEMORY_MB = 64
+
+
+class Choice:
+    def __init__(self, accel, why):
+        self.accel = accel
+        self.why = why
+
+
+def probe_kvm(session, image, machine, qemu=qemucmd.DEFAULT_QEMU, timeout=PROBE_TIMEOUT_S):
+    """Returns (ok, why)."""
+    if not os.path.exists("/dev/kvm"):
+        return False, "no /dev/kvm"
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return False, "/dev/kvm is not read/writable for this user"
+    spec = qemucmd.GuestSpec(image, machine=machine, memory_mb=PROBE_MEMORY_MB, accel="kvm",
+                             config=["app=selftest"], name="vnperf-kvm-probe")
+    g = guest.Guest(spec, qemu, label="kvm-probe")
+    g.start(session)
+    try:
+        guest.pump([g], timeout)
+    finally:
+        session.stop(g.proc)
+    err = g.stderr_text()
+    if "KVM internal error" in err:
+        return False, "KVM probe guest died with \"KVM internal error\""
+    if g.timed_out:
+        return False, ("KVM probe guest (app=selftest) did not finish within %.0f s "
+                       "(an emulating /dev/kvm such as PVM)" % timeout)
+    if g.guest_code is None:
+        last = err.strip().splitlines()[-1:] or ["no error output"]
+        return False, "KVM probe QEMU failed (status %s): %s" % (g.qemu_status, last[0])
+    if g.guest_code != 0 or g.console.last("exit") is None:
+        return False, "KVM probe guest exited with code %d" % g.guest_code
+    return True, "KVM probe guest ran selftest in %.2f s" % g.wall_s
+
+
+class Resolver:
+    """Resolves --accel once per runner invocation (sweeps reuse it)."""
+
+    def __init__(self, requested, image, machine, qemu=qemucmd.DEFAULT_QEMU):
+        self.requested = requested
+        self.image = image
+        self.machine = machine
+        self.qemu = qemu
+        self.choice = None
+
+    def resolve(self, session):
+        if self.choice is None:
+            if self.requested in ("kvm", "tcg"):
+                self.choice = Choice(self.requested, "--accel %s" % self.requested)
+            else:
+                ok, why = probe_kvm(session, self.image, self.machine, self.qemu)
+                self.choice = Choice("kvm" if ok else "tcg", why)
+        return self.choice

@@ -1,0 +1,89 @@
+"""Merges guest counters (results protocol) with host-side counts, says
+whether they agree and, where they differ, where frames were lost."""
+
+TX_APPS = ("gen",)
+RX_APPS = ("sink",)
+BOTH_APPS = ("reflect", "rr", "fwd")
+
+
+def _first(d, *keys):
+    for k in keys:
+        v = d.get(k)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return int(v)
+    return None
+
+
+def guest_counts(app, result):
+    """(tx_packets, tx_bytes, rx_packets, rx_bytes) the guest reports; None
+    for what it does not say. Explicit tx_/rx_ members win over "packets"."""
+    if not result:
+        return None, None, None, None
+    txp = _first(result, "tx_packets")
+    txb = _first(result, "tx_bytes")
+    rxp = _first(result, "rx_packets")
+    rxb = _first(result, "rx_bytes")
+    p, b = _first(result, "packets"), _first(result, "bytes")
+    if app in TX_APPS:
+        txp = p if txp is None else txp
+        txb = b if txb is None else txb
+    elif app in RX_APPS:
+        rxp = p if rxp is None else rxp
+        rxb = b if rxb is None else rxb
+    elif app in BOTH_APPS:
+        txp = p if txp is None else txp
+        rxp = p if rxp is None else rxp
+    return txp, txb, rxp, rxb
+
+
+def _direction(what, sent, got, drops, lossless):
+    d = {"sent": sent, "received": got}
+    if sent is None or got is None:
+        d["verdict"] = "unknown"
+        d["why"] = "%s: one side reports no count" % what
+        return d
+    lost = sent - got
+    d["lost"] = lost
+    d["loss_pct"] = 100.0 * lost / sent if sent else 0.0
+    if lost == 0:
+        d["verdict"] = "agree"
+        d["why"] = "%s: %d sent, %d received" % (what, sent, got)
+    elif lost < 0:
+        d["verdict"] = "disagree"
+        d["why"] = ("%s: receiver counted %d more than were sent "
+                    "(frames from elsewhere, or a counting bug)" % (what, -lost))
+    else:
+        where = []
+        known = 0
+        for place, n in sorted((drops or {}).items()):
+            if n:
+                where.append("%d at %s" % (n, place))
+                known += n
+        rest = lost - known
+        if rest > 0:
+            where.append("%d in between (%s)" % (rest, "unexplained on a lossless path" if lossless
+                                                  else "backend/QEMU queue"))
+        d["verdict"] = "disagree" if lossless else "lossy"
+        d["why"] = "%s: %d of %d lost (%.3f%%): %s" % (what, lost, sent, d["loss_pct"],
+                                                       ", ".join(where))
+    return d
+
+
+def merge(app, result, host, lossless=False):
+    """Both directions that have counts on either side, and an overall
+    "agree": True only if every direction with both counts agrees."""
+    txp, txb, rxp, rxb = guest_counts(app, result)
+    host = host or {}
+    out = {"guest": {"tx_packets": txp, "tx_bytes": txb, "rx_packets": rxp, "rx_bytes": rxb},
+           "host": dict(host), "directions": {}}
+    if txp is not None or host.get("rx_packets") is not None:
+        if txp or host.get("rx_packets"):
+            out["directions"]["guest->host"] = _direction(
+                "guest->host", txp, host.get("rx_packets"), host.get("rx_drops"), lossless)
+    if rxp is not None or host.get("tx_packets") is not None:
+        if rxp or host.get("tx_packets"):
+            out["directions"]["host->guest"] = _direction(
+                "host->guest", host.get("tx_packets"), rxp, host.get("tx_drops"), lossless)
+    verdicts = [d["verdict"] for d in out["directions"].values()]
+    out["agree"] = bool(verdicts) and all(v == "agree" for v in verdicts)
+    return out

@@ -1,0 +1,148 @@
+"""Runs guests under QEMU: streams their consoles, enforces the timeout and
+maps QEMU's exit status back to the guest's exit code."""
+
+import os
+import selectors
+import subprocess
+import tempfile
+import time
+
+from . import exitcodes, protocol, qemucmd
+
+
+class Guest:
+    """One QEMU process and what it printed."""
+
+    def __init__(self, spec, qemu=qemucmd.DEFAULT_QEMU, label=None):
+        self.spec = spec
+        self.argv = qemucmd.build(spec, qemu)
+        self.label = label or spec.name
+        self.console = protocol.Console()
+        self.proc = None
+        self.qemu_status = None
+        self.guest_code = None
+        self.timed_out = False
+        self.stopped = False
+        self.t_start = None
+        self.t_end = None
+        self.t_ready = None
+        self._stderr = None
+
+    def start(self, session, netns=None):
+        self._stderr = tempfile.TemporaryFile()
+        argv = self.argv if netns is None else ["ip", "netns", "exec", netns] + self.argv
+        self.t_start = time.monotonic()
+        self.proc = session.spawn(argv, name="qemu:" + self.label,
+                                  stdout=subprocess.PIPE, stderr=self._stderr)
+        os.set_blocking(self.proc.stdout.fileno(), False)
+
+    @property
+    def pid(self):
+        return self.proc.pid if self.proc else None
+
+    def stderr_text(self):
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(0)
+        return self._stderr.read().decode("utf-8", "replace")
+
+    def _read(self, on_line):
+        try:
+            data = os.read(self.proc.stdout.fileno(), 65536)
+        except BlockingIOError:
+            return True
+        now = time.monotonic()
+        if not data:
+            lines = self.console.close(now - self.t_start)
+        else:
+            lines = self.console.feed(data, now - self.t_start)
+        for line in lines:
+            if self.t_ready is None and line.msg and line.msg["type"] == "ready":
+                self.t_ready = now - self.t_start
+            if on_line:
+                on_line(self, line)
+        return bool(data)
+
+    def _finish(self, status):
+        self.t_end = time.monotonic()
+        self.qemu_status = status
+        self.guest_code = exitcodes.guest_code_from_qemu_status(status)
+
+    @property
+    def wall_s(self):
+        if self.t_start is None:
+            return 0.0
+        return (self.t_end or time.monotonic()) - self.t_start
+
+    def status(self):
+        """The runner status for this guest: the guest's own code, or one of
+        the runner's codes when it did not get to exit."""
+        if self.timed_out:
+            return exitcodes.RUNNER_TIMEOUT
+        if self.guest_code is None:
+            return exitcodes.RUNNER_NO_GUEST_EXIT
+        return self.guest_code
+
+    def why_no_exit(self):
+        """One line on why QEMU ended without a guest exit."""
+        if self.timed_out:
+            return "%s: no guest exit within the timeout; QEMU killed" % self.label
+        st = self.qemu_status
+        err = self.stderr_text().strip().splitlines()
+        tail = (": " + err[-1]) if err else ""
+        if st is not None and st < 0:
+            return "%s: QEMU killed by signal %d%s" % (self.label, -st, tail)
+        return "%s: QEMU exited with status %s without a guest exit%s" % (self.label, st, tail)
+
+
+def pump(guests, timeout, on_line=None, on_tick=None, tick_s=1.0, stop_when=None):
+    """Streams all guests until every one has exited (or stop_when() says
+    so) or timeout seconds passed; timed-out guests are killed and marked.
+    on_tick(elapsed) runs about every tick_s seconds."""
+    sel = selectors.DefaultSelector()
+    for g in guests:
+        sel.register(g.proc.stdout, selectors.EVENT_READ, g)
+    t0 = time.monotonic()
+    deadline = t0 + timeout
+    next_tick = t0 + tick_s
+    open_ = set(guests)
+    stopped = False
+    try:
+        while open_:
+            now = time.monotonic()
+            if now >= deadline:
+                break
+            if stop_when is not None and stop_when():
+                stopped = True
+                break
+            wait = min(deadline, next_tick) - now
+            for key, _ in sel.select(max(0.0, wait)):
+                g = key.data
+                if not g._read(on_line):
+                    sel.unregister(g.proc.stdout)
+                    open_.discard(g)
+            now = time.monotonic()
+            if now >= next_tick:
+                next_tick = now + tick_s
+                if on_tick:
+                    on_tick(now - t0)
+    finally:
+        sel.close()
+    for g in guests:
+        if g in open_:
+            # Still running at the deadline (or told to stop): no exit.
+            g.timed_out = not stopped
+            g.stopped = stopped
+            g.proc.kill()
+        try:
+            status = g.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            g.proc.kill()
+            status = g.proc.wait()
+        if g in open_:
+            # Killed by us: no guest code, whatever the status says.
+            g.t_end = time.monotonic()
+            g.qemu_status = status
+        else:
+            g._finish(status)
+        g.proc.stdout.close()

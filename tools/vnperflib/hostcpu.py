@@ -1,0 +1,114 @@
+"""Host CPU time per thread from /proc, grouped by role: the QEMU vCPU
+threads, its main loop, iothreads, vhost workers, and backend processes
+(testpmd, passt, the peer). Gives CPU% and netperf-style service demand."""
+
+import os
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def parse_stat(text):
+    """(comm, utime+stime ticks) from a /proc/.../stat line; comm may hold
+    spaces and parentheses, so split at the last ')'."""
+    lpar = text.index("(")
+    rpar = text.rindex(")")
+    comm = text[lpar + 1:rpar]
+    rest = text[rpar + 2:].split()
+    # rest[0] is field 3 (state); utime and stime are fields 14 and 15.
+    return comm, int(rest[11]) + int(rest[12])
+
+
+def thread_ticks(pid):
+    """{tid: (comm, ticks)} for every thread of pid; {} once it is gone."""
+    out = {}
+    base = "/proc/%d/task" % pid
+    try:
+        tids = os.listdir(base)
+    except OSError:
+        return out
+    for t in tids:
+        try:
+            with open("%s/%s/stat" % (base, t)) as f:
+                out[int(t)] = parse_stat(f.read())
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def qemu_role(tid, comm, pid, vcpu_tids):
+    if tid in vcpu_tids or comm.startswith("CPU "):
+        return "vcpu"
+    if tid == pid:
+        return "main"
+    if comm.startswith("vhost"):
+        return "vhost"
+    if comm.startswith("IO "):
+        return "iothread"
+    return "qemu-other"
+
+
+class CpuMeter:
+    """Marks two points in time and attributes the CPU used in between."""
+
+    def __init__(self):
+        self.procs = []  # (label, pid, kind, vcpu_tids)
+        self._a = self._b = None
+        self._ta = self._tb = None
+
+    def add_qemu(self, label, pid, vcpu_tids=()):
+        self.procs.append((label, pid, "qemu", set(vcpu_tids)))
+
+    def add_process(self, role, pid):
+        self.procs.append((role, pid, "proc", set()))
+
+    def set_vcpus(self, pid, tids):
+        for label, p, kind, v in self.procs:
+            if p == pid:
+                v.update(tids)
+
+    def _snap(self):
+        snap = {}
+        for label, pid, kind, vcpus in self.procs:
+            for tid, (comm, ticks) in thread_ticks(pid).items():
+                if kind == "qemu":
+                    role = qemu_role(tid, comm, pid, vcpus)
+                    key = role if len([p for p in self.procs if p[2] == "qemu"]) == 1 \
+                        else "%s:%s" % (label, role)
+                else:
+                    key = label
+                snap[(pid, tid)] = (key, ticks)
+        return snap
+
+    def start(self, t):
+        self._a, self._ta = self._snap(), t
+
+    def stop(self, t):
+        if self._a is not None:
+            self._b, self._tb = self._snap(), t
+
+    def result(self):
+        """{"window_s", "roles": {role: {"cpu_s", "pct", "threads"}}, "total_cpu_s"} or None."""
+        if self._a is None or self._b is None or self._tb <= self._ta:
+            return None
+        window = self._tb - self._ta
+        roles = {}
+        for k, (role, tb) in self._b.items():
+            ta = self._a.get(k, (role, 0))[1]
+            r = roles.setdefault(role, {"cpu_s": 0.0, "threads": 0})
+            r["cpu_s"] += (tb - ta) / CLK_TCK
+            r["threads"] += 1
+        for r in roles.values():
+            r["pct"] = 100.0 * r["cpu_s"] / window
+        total = sum(r["cpu_s"] for r in roles.values())
+        return {"window_s": window, "roles": roles, "total_cpu_s": total,
+                "total_pct": 100.0 * total / window}
+
+
+def service_demand(cpu_s, packets, nbytes):
+    """Microseconds of host CPU per packet and per KB (netperf's SD)."""
+    sd = {"us_per_packet": None, "us_per_kb": None}
+    if packets:
+        sd["us_per_packet"] = cpu_s * 1e6 / packets
+    if nbytes:
+        sd["us_per_kb"] = cpu_s * 1e6 / (nbytes / 1024.0)
+    return sd

@@ -1,0 +1,139 @@
+"""Child processes and teardown that happen on every exit path.
+
+Every child runs in its own session (process group) and gets SIGKILL from
+the kernel if the runner dies (PR_SET_PDEATHSIG), so even a runner killed
+with SIGKILL leaves no QEMU behind. Session.close() undoes everything in
+reverse order with SIGINT/SIGTERM blocked, so a second Ctrl-C cannot cut
+the teardown short."""
+
+import ctypes
+import os
+import signal
+import subprocess
+import time
+
+PR_SET_PDEATHSIG = 1
+_libc = None
+
+
+def _child_setup():
+    if _libc is not None:
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        # The parent may already be gone before prctl took effect.
+        if os.getppid() == 1:
+            os._exit(1)
+
+
+def _load_libc():
+    global _libc
+    if _libc is None:
+        try:
+            _libc = ctypes.CDLL(None, use_errno=True)
+        except OSError:
+            _libc = None
+
+
+class Interrupted(Exception):
+    """SIGINT/SIGTERM/SIGHUP arrived; carries the runner status to return."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.status = 128 + signum
+
+
+def kill_group(p, grace=1.0):
+    """SIGTERM to the child's process group, SIGKILL after grace seconds."""
+    if p.poll() is None:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            p.wait(grace)
+        except subprocess.TimeoutExpired:
+            pass
+    # The leader may be gone while others in its group live on.
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        p.wait(5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+class Session:
+    """Context manager: signal handlers, children, undo stack."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self):
+        self.children = []
+        self._undo = []
+        self._old = {}
+        self.errors = []
+
+    def __enter__(self):
+        _load_libc()
+        for s in self.SIGNALS:
+            self._old[s] = signal.signal(s, self._on_signal)
+        return self
+
+    def _on_signal(self, signum, frame):
+        raise Interrupted(signum)
+
+    def spawn(self, argv, name=None, **kw):
+        """Starts argv in its own session and registers it for teardown."""
+        kw.setdefault("stdin", subprocess.DEVNULL)
+        p = subprocess.Popen(argv, start_new_session=True, preexec_fn=_child_setup, **kw)
+        p.vn_name = name or os.path.basename(argv[0])
+        self.children.append(p)
+        return p
+
+    def stop(self, p, grace=1.0):
+        kill_group(p, grace)
+        if p in self.children:
+            self.children.remove(p)
+
+    def on_close(self, fn, *args, what=None):
+        """Registers an undo action (run in reverse order at close)."""
+        self._undo.append((fn, args, what or getattr(fn, "__name__", "cleanup")))
+
+    def close(self):
+        old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, self.SIGNALS)
+        try:
+            for p in reversed(self.children):
+                kill_group(p)
+            self.children.clear()
+            while self._undo:
+                fn, args, what = self._undo.pop()
+                try:
+                    fn(*args)
+                except Exception as e:  # teardown goes on; the error is reported
+                    self.errors.append("%s: %s" % (what, e))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+
+    def __exit__(self, *exc):
+        self.close()
+        for s, h in self._old.items():
+            signal.signal(s, h)
+        return False
+
+
+def run_quiet(argv, timeout=10):
+    """Runs a short helper command; returns (rc, combined output)."""
+    try:
+        r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, timeout=timeout)
+    except FileNotFoundError:
+        return 127, "%s: not found" % argv[0]
+    except subprocess.TimeoutExpired:
+        return 124, "%s: timed out after %ss" % (argv[0], timeout)
+    return r.returncode, r.stdout.decode("utf-8", "replace")
+
+
+def monotonic():
+    return time.monotonic()

@@ -1,0 +1,111 @@
+"""QEMU command line for one guest."""
+
+import os
+
+MACHINES = ("microvm", "q35", "pc")
+ACCELS = ("auto", "kvm", "tcg")
+DEBUG_EXIT = "isa-debug-exit,iobase=0xf4,iosize=0x04"
+DEFAULT_QEMU = "qemu-system-x86_64"
+
+
+def qemu_escape(value):
+    """QEMU option syntax: a comma inside a value is written as two."""
+    return str(value).replace(",", ",,")
+
+
+def config_string(words):
+    """The config words as one line; rejects words the guest parser could
+    not take apart (no key=value, embedded whitespace)."""
+    out = []
+    for w in words:
+        if not isinstance(w, str) or "=" not in w or w.startswith("="):
+            raise ValueError("config word %r is not key=value" % (w,))
+        if any(c.isspace() for c in w):
+            raise ValueError("config word %r contains whitespace" % (w,))
+        out.append(w)
+    return " ".join(out)
+
+
+def merge_config(*groups):
+    """Config words, later groups overriding earlier keys, order kept."""
+    merged = {}
+    for words in groups:
+        for w in words:
+            k, _, v = w.partition("=")
+            merged.pop(k, None)
+            merged[k] = v
+    return ["%s=%s" % kv for kv in merged.items()]
+
+
+class Nic:
+    """One virtio-net NIC: the -netdev value and device properties."""
+
+    def __init__(self, netdev, mac, props=None):
+        self.netdev = netdev          # e.g. "dgram,local.type=inet,..." without id
+        self.mac = mac
+        self.props = dict(props or {})  # device properties (rx_queue_size, event_idx, vectors)
+
+
+class GuestSpec:
+    def __init__(self, image, machine="microvm", memory_mb=128, accel="tcg",
+                 config=(), nics=(), qmp_path=None, shared_mem=False, name="vnperf",
+                 cmdline=None, extra=()):
+        if machine not in MACHINES:
+            raise ValueError("machine %r: one of %s" % (machine, ", ".join(MACHINES)))
+        if accel not in ("kvm", "tcg"):
+            raise ValueError("accel %r: kvm or tcg" % accel)
+        if memory_mb < 16:
+            raise ValueError("memory %d MiB: at least 16" % memory_mb)
+        self.image = image
+        self.machine = machine
+        self.memory_mb = memory_mb
+        self.accel = accel
+        self.config = list(config)
+        self.nics = list(nics)
+        self.qmp_path = qmp_path
+        self.shared_mem = shared_mem
+        self.name = name
+        self.cmdline = cmdline
+        self.extra = list(extra)
+
+
+def nic_device(machine):
+    # microvm has no PCI: virtio-mmio, found through virtio_mmio.device= words
+    # that QEMU appends to the kernel command line.
+    return "virtio-net-device" if machine == "microvm" else "virtio-net-pci"
+
+
+def build(spec, qemu=DEFAULT_QEMU):
+    """argv for QEMU. Serial on stdio, no other default devices; the guest
+    leaves through isa-debug-exit; -no-reboot turns a triple fault into an
+    exit instead of a boot loop."""
+    argv = [qemu, "-M", spec.machine, "-accel", spec.accel, "-m", "%dM" % spec.memory_mb,
+            "-nodefaults", "-display", "none", "-no-reboot",
+            "-name", "%s,debug-threads=on" % qemu_escape(spec.name),
+            "-serial", "stdio", "-device", DEBUG_EXIT,
+            "-kernel", spec.image]
+    if spec.accel == "kvm":
+        argv += ["-cpu", "host"]
+    if spec.shared_mem:
+        # vhost-user maps guest RAM: it must be a shareable memfd.
+        argv += ["-object", "memory-backend-memfd,id=mem,size=%dM,share=on" % spec.memory_mb,
+                 "-numa", "node,memdev=mem"]
+    if spec.cmdline:
+        argv += ["-append", spec.cmdline]
+    cfg = config_string(spec.config)
+    if cfg:
+        argv += ["-fw_cfg", "name=opt/vnperf/config,string=" + qemu_escape(cfg)]
+    dev = nic_device(spec.machine)
+    for i, nic in enumerate(spec.nics):
+        nid = "n%d" % i
+        argv += ["-netdev", "%s,id=%s" % (nic.netdev, nid)]
+        props = "".join(",%s=%s" % (k, qemu_escape(v)) for k, v in nic.props.items())
+        argv += ["-device", "%s,netdev=%s,mac=%s%s" % (dev, nid, nic.mac, props)]
+    if spec.qmp_path:
+        argv += ["-qmp", "unix:%s,server=on,wait=off" % spec.qmp_path]
+    return argv + spec.extra
+
+
+def default_image():
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.join(os.path.dirname(here), "build", "vnperf.elf")

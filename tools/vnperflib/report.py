@@ -1,0 +1,86 @@
+"""A run report as a human table, a CSV row, or JSON."""
+
+import csv
+import io
+import json
+
+from .tables import fmt_num, kv_table, table
+
+CSV_FIELDS = ("backend", "app", "machine", "accel", "size", "status", "pps", "bps", "packets",
+              "bytes", "cpu_pct", "sd_us_per_packet", "sd_us_per_kb", "p50_ns", "p99_ns",
+              "agree", "bottleneck")
+
+
+def _gbit(bps):
+    return None if bps is None else "%.3f" % (bps / 1e9)
+
+
+def config_value(rep, key):
+    for w in rep.get("config", ()):
+        k, _, v = w.partition("=")
+        if k == key:
+            return v
+    return None
+
+
+def human(rep):
+    m = rep.get("metrics", {})
+    rows = [("status", "%d (%s)%s" % (rep["status"], rep["status_name"],
+                                      "" if rep["status"] == 0 else ": " + rep["why"])),
+            ("app", rep.get("app")), ("backend", rep["backend"]),
+            ("machine / accel", "%s / %s" % (rep["machine"], rep["accel"])),
+            ("config", " ".join(rep.get("config", ())))]
+    for g in rep["guests"]:
+        if len(rep["guests"]) > 1:
+            rows.append(("guest " + g["label"], "exit %s, %.2f s" % (g["status"], g["wall_s"])))
+        if g.get("ready_s") is not None and len(rep["guests"]) == 1:
+            rows.append(("boot to ready", "%.1f ms" % (g["ready_s"] * 1e3)))
+    if m.get("packets") is not None:
+        rows += [("packets", fmt_num(int(m["packets"]))),
+                 ("bytes", fmt_num(int(m["bytes"])) if m.get("bytes") is not None else "-"),
+                 ("pps", fmt_num(m.get("pps"))),
+                 ("Gbit/s", _gbit(m.get("bps")))]
+    for k in ("p50_ns", "p99_ns"):
+        if m.get(k) is not None:
+            rows.append((k.replace("_ns", " latency"), "%.1f us" % (m[k] / 1e3)))
+    c = rep.get("counts")
+    if c:
+        for name, d in c["directions"].items():
+            rows.append(("counts " + name, "%s: %s" % (d["verdict"], d["why"].split(": ", 1)[-1])))
+    cpu = rep.get("cpu")
+    if cpu:
+        parts = ["%s %.0f%%" % (k, v["pct"]) for k, v in sorted(cpu["roles"].items())
+                 if v["pct"] >= 0.5]
+        rows.append(("host CPU", "%.0f%% total: %s" % (cpu["total_pct"], ", ".join(parts))))
+        if m.get("sd_us_per_packet") is not None:
+            rows.append(("service demand", "%.3f us/packet, %.3f us/KB" % (
+                m["sd_us_per_packet"], m["sd_us_per_kb"] or 0.0)))
+    v = rep.get("verdict")
+    if v and v["side"] != "unknown":
+        rows.append(("bottleneck", "%s-bound: %s" % (v["side"], v["why"])))
+    return kv_table(rows)
+
+
+def csv_row(rep):
+    m = rep.get("metrics", {})
+    c = rep.get("counts") or {}
+    row = {"backend": rep["backend"], "app": rep.get("app"), "machine": rep["machine"],
+           "accel": rep["accel"], "size": config_value(rep, "size"), "status": rep["status"],
+           "agree": c.get("agree"), "bottleneck": (rep.get("verdict") or {}).get("side")}
+    for k in CSV_FIELDS:
+        if k in m:
+            row[k] = m[k]
+    return row
+
+
+def to_csv(rows, fields=CSV_FIELDS):
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(fields), extrasaction="ignore")
+    w.writeheader()
+    for r in rows:
+        w.writerow(r)
+    return buf.getvalue()
+
+
+def to_json(rep):
+    return json.dumps(rep, indent=1, sort_keys=True, default=str)

@@ -1,0 +1,254 @@
+"""One measured run: backend up, guest(s) booted and streamed, host-side
+counts and CPU collected, everything torn down, one report dict."""
+
+import os
+import sys
+import tempfile
+import time
+
+from . import accel, backends, counts, exitcodes, guest, hostcpu, qemucmd, verdict
+from .backends import RunnerError
+from .qmp import Qmp, QmpError
+from .tables import fmt_num
+
+# Guest MACs: locally administered, one per guest.
+GUEST_MAC = "52:54:00:00:00:%02x"
+
+
+def log(opts, line):
+    """Runner lines go to stderr so --json stdout stays parseable."""
+    print("vnperf: " + line, file=sys.stderr, flush=True)
+
+
+def app_config(opts):
+    words = ["app=%s" % opts.app]
+    if getattr(opts, "duration", None) is not None:
+        words.append("duration=%d" % opts.duration)
+    if getattr(opts, "size", None) is not None:
+        words.append("size=%d" % opts.size)
+    if getattr(opts, "rate", None) is not None:
+        words.append("rate=%s" % opts.rate)
+    return words
+
+
+class Echo:
+    """Console echo and live progress lines."""
+
+    def __init__(self, opts, multi):
+        self.quiet = opts.quiet
+        self.raw = getattr(opts, "raw", False)
+        self.multi = multi
+        self.out = sys.stderr if opts.json or getattr(opts, "csv", False) else sys.stdout
+
+    def __call__(self, g, line):
+        if self.quiet:
+            return
+        tag = "[%s] " % g.label if self.multi else ""
+        if line.msg is None or self.raw:
+            print(tag + line.text, file=self.out, flush=True)
+            return
+        m = line.msg
+        if m["type"] == "sample":
+            print("%s[%3ss] %s pps  %s Gbit/s%s" % (
+                tag, m.get("t", "?"), fmt_num(_num(m.get("pps"))),
+                fmt_num(_num(m.get("bps")) / 1e9 if _num(m.get("bps")) is not None else None),
+                "  loss %s" % m["loss"] if "loss" in m else ""), file=self.out, flush=True)
+        elif m["type"] == "error":
+            print("%sguest error: %s" % (tag, m.get("message", m)), file=self.out, flush=True)
+
+
+def _num(v):
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def guest_report(g):
+    c = g.console
+    return {
+        "label": g.label,
+        "argv": g.argv,
+        "qemu_status": g.qemu_status,
+        "guest_code": g.guest_code,
+        "status": g.status(),
+        "status_name": exitcodes.status_name(g.status()),
+        "timed_out": g.timed_out,
+        "why_no_exit": g.why_no_exit() if g.guest_code is None else None,
+        "stderr_tail": g.stderr_text()[-2000:],
+        "wall_s": g.wall_s,
+        "ready_s": g.t_ready,
+        "boot": c.first("boot"),
+        "config": c.last("config"),
+        "ready": c.first("ready"),
+        "samples": c.all("sample"),
+        "result": c.last("result"),
+        "error": c.last("error"),
+        "exit": c.last("exit"),
+        "problems": c.problems(g.guest_code),
+    }
+
+
+def run_one(session, opts, resolver, roles=None):
+    """Runs one test. roles: [(label, app config words)] per guest (one
+    guest by default). Returns the report dict; raises RunnerError."""
+    image = opts.image
+    if not os.path.isfile(image):
+        raise RunnerError(exitcodes.RUNNER_USAGE,
+                          "image %s not found (build it with make)" % image)
+    be = backends.make(opts.backend, opts)
+    be.check()
+    choice = resolver.resolve(session)
+    if opts.accel == "auto" and choice.accel == "tcg":
+        log(opts, "accel tcg: %s" % choice.why)
+    roles = roles or [("guest", app_config(opts))]
+    be.start(session, nguests=len(roles))
+    tmp = tempfile.mkdtemp(prefix="vnperf-")
+    session.on_close(_rmtree, tmp, what="remove " + tmp)
+
+    meter = hostcpu.CpuMeter()
+    guests = []
+    for i, (label, words) in enumerate(roles):
+        cfg = qemucmd.merge_config(be.guest_config(i), words, opts.config)
+        spec = qemucmd.GuestSpec(image, machine=opts.machine, memory_mb=opts.memory,
+                                 accel=choice.accel, config=cfg, nics=be.nics(i),
+                                 qmp_path=os.path.join(tmp, "qmp%d.sock" % i),
+                                 shared_mem=be.needs_shared_mem, name="vnperf-" + label)
+        guests.append(guest.Guest(spec, getattr(opts, "qemu", qemucmd.DEFAULT_QEMU), label))
+
+    echo = Echo(opts, len(guests) > 1)
+    state = {"started": False, "stopped": False, "backend_dead": None}
+    t0 = time.monotonic()
+
+    def on_line(g, line):
+        echo(g, line)
+        if line.msg is None:
+            return
+        # The measurement window: from the first app start to the first result.
+        if line.msg["type"] == "ready" and not state["started"]:
+            state["started"] = True
+            meter.start(time.monotonic())
+        elif line.msg["type"] == "result" and not state["stopped"]:
+            state["stopped"] = True
+            meter.stop(time.monotonic())
+
+    def on_tick(elapsed):
+        if state["backend_dead"] is None:
+            state["backend_dead"] = be.healthy()
+
+    order = list(range(len(guests)))
+    # Receivers boot first so the sender does not talk into the void.
+    for i in reversed(order):
+        guests[i].start(session, netns=be.netns)
+        meter.add_qemu(guests[i].label, guests[i].pid)
+    for role, pid in be.processes():
+        meter.add_process(role, pid)
+    qmp_info = _qmp_setup(opts, guests, meter)
+
+    guest.pump(guests, opts.timeout, on_line=on_line, on_tick=on_tick,
+               stop_when=lambda: state["backend_dead"] is not None)
+    if not state["stopped"]:
+        meter.stop(time.monotonic())
+    host = be.collect()
+    dead = state["backend_dead"] or be.healthy()
+
+    reports = [guest_report(g) for g in guests]
+    main = reports[-1] if len(reports) > 1 else reports[0]
+    app = (main["ready"] or {}).get("app") or _app_of(roles[-1][1])
+    result = main["result"]
+    merged = counts.merge(app, result, host, lossless=be.lossless) if opts.backend != "none" else None
+    cpu = meter.result()
+    rep = {
+        "vnperf_report": 1,
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "machine": opts.machine,
+        "accel": choice.accel,
+        "accel_why": choice.why,
+        "backend": opts.backend,
+        "app": app,
+        "config": guests[-1].spec.config,
+        "guests": reports,
+        "host": host,
+        "counts": merged,
+        "cpu": cpu,
+        "qmp": qmp_info,
+        "wall_s": time.monotonic() - t0,
+    }
+    rep["metrics"] = metrics(rep)
+    rep["verdict"] = verdict.bottleneck(rep)
+    rep["status"], rep["why"] = overall_status(rep, dead)
+    rep["status_name"] = exitcodes.status_name(rep["status"])
+    return rep
+
+
+def _app_of(words):
+    for w in words:
+        if w.startswith("app="):
+            return w[4:]
+    return None
+
+
+def _rmtree(path):
+    for name in os.listdir(path):
+        os.unlink(os.path.join(path, name))
+    os.rmdir(path)
+
+
+def _qmp_setup(opts, guests, meter):
+    """vCPU thread ids from QMP (for CPU roles and --pin)."""
+    info = {}
+    for g in guests:
+        q = Qmp(g.spec.qmp_path)
+        try:
+            q.connect()
+            tids = q.vcpu_threads()
+        except (QmpError, OSError, ValueError) as e:
+            info[g.label] = {"error": str(e)}
+            continue
+        finally:
+            q.close()
+        meter.set_vcpus(g.pid, tids.values())
+        info[g.label] = {"vcpu_threads": tids}
+        pin = getattr(opts, "pin", None)
+        if pin:
+            from . import pinning
+            info[g.label]["pinned"] = pinning.apply(pin, g.pid, tids)
+    return info
+
+
+def metrics(rep):
+    """The numbers compare and sweep work on."""
+    main = rep["guests"][-1]
+    r = main["result"] or {}
+    m = {"pps": _num(r.get("pps")), "bps": _num(r.get("bps")),
+         "packets": _num(r.get("packets")), "bytes": _num(r.get("bytes")),
+         "duration_s": _num(r.get("duration_ns")) / 1e9 if _num(r.get("duration_ns")) else None}
+    for k in ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "tps"):
+        if _num(r.get(k)) is not None:
+            m[k] = _num(r.get(k))
+    cpu = rep.get("cpu")
+    if cpu:
+        m["cpu_pct"] = cpu["total_pct"]
+        sd = hostcpu.service_demand(cpu["total_cpu_s"], m["packets"], m["bytes"])
+        m["sd_us_per_packet"] = sd["us_per_packet"]
+        m["sd_us_per_kb"] = sd["us_per_kb"]
+    return m
+
+
+def overall_status(rep, backend_dead):
+    """(status, one line). A guest that did not exit cleanly decides it;
+    then a dead backend; then protocol problems; then the guest's code."""
+    for g in rep["guests"]:
+        if g["status"] in (exitcodes.RUNNER_TIMEOUT, exitcodes.RUNNER_NO_GUEST_EXIT):
+            if backend_dead:
+                return exitcodes.RUNNER_BACKEND_FAILED, backend_dead
+            return g["status"], g.get("why_no_exit") or g["status_name"]
+    if backend_dead:
+        return exitcodes.RUNNER_BACKEND_FAILED, backend_dead
+    for g in rep["guests"]:
+        if g["problems"]:
+            return exitcodes.RUNNER_PROTOCOL, "%s: %s" % (g["label"], g["problems"][0])
+    for g in rep["guests"]:
+        if g["guest_code"] != 0:
+            err = g["error"] or {}
+            return g["guest_code"], "%s: exit %d (%s)%s" % (
+                g["label"], g["guest_code"], exitcodes.status_name(g["guest_code"]),
+                ": " + err["message"] if err.get("message") else "")
+    return 0, "ok"

@@ -1,0 +1,50 @@
+"""Bottleneck verdict for one run. The guest polls, so its vCPU thread is
+always busy; what tells the sides apart is how often the guest found its TX
+ring full (waiting on the backend) and whether a backend thread was
+saturated."""
+
+SATURATED_PCT = 90.0
+RING_FULL_BACKEND = 0.20  # fraction of the run the TX ring was full
+
+
+def ring_full_fraction(rep):
+    """Fraction of the app's duration the guest spent on a full TX ring,
+    from driver counters (cycles or ns), or None when not reported."""
+    g = rep["guests"][-1]
+    r = g.get("result") or {}
+    vnet = r.get("vnet") if isinstance(r.get("vnet"), dict) else {}
+    dur_ns = r.get("duration_ns")
+    if not isinstance(dur_ns, (int, float)) or dur_ns <= 0:
+        return None
+    for k, v in vnet.items():
+        if not isinstance(v, (int, float)) or "full" not in k:
+            continue
+        if k.endswith("_ns"):
+            return min(1.0, v / dur_ns)
+        if k.endswith("_cycles"):
+            tsc = (g.get("boot") or {}).get("tsc_hz")
+            if isinstance(tsc, (int, float)) and tsc > 0:
+                return min(1.0, v / tsc * 1e9 / dur_ns)
+    return None
+
+
+def bottleneck(rep):
+    """{"side": "guest"|"backend"|"neither"|"unknown", "why": line}."""
+    cpu = rep.get("cpu") or {}
+    roles = cpu.get("roles", {})
+    frac = ring_full_fraction(rep)
+    backend_roles = {k: v["pct"] for k, v in roles.items()
+                     if not k.endswith("vcpu") and v["pct"] >= SATURATED_PCT}
+    if rep["app"] not in ("gen", "sink", "reflect", "rr", "fwd") or rep["backend"] == "none":
+        return {"side": "unknown", "why": "no network test"}
+    if frac is not None and frac >= RING_FULL_BACKEND:
+        return {"side": "backend", "why": "guest TX ring full %.0f%% of the run" % (100 * frac)}
+    if backend_roles:
+        k, pct = max(backend_roles.items(), key=lambda kv: kv[1])
+        return {"side": "backend", "why": "%s at %.0f%% CPU" % (k, pct)}
+    if frac is not None:
+        return {"side": "guest", "why": "TX ring full only %.1f%% of the run and no backend "
+                                        "thread saturated" % (100 * frac)}
+    if roles:
+        return {"side": "guest", "why": "no backend thread saturated (ring-full time not reported)"}
+    return {"side": "unknown", "why": "no CPU figures"}
