@@ -1,0 +1,58 @@
+# GNU-EFI loader and the bootable ESP image; included by the top Makefile.
+# vnperf.efi carries $(KERNEL_ELF) (stripped) and loads it; esp.img is a FAT
+# file system with EFI/BOOT/BOOTX64.EFI, for -drive under OVMF or dd to a
+# USB stick. Uses Debian gnu-efi's crt0 and linker script where it puts them.
+
+EFI_DIR      := $(BUILD)/efi
+EFI_APP      := $(BUILD)/vnperf.efi
+ESP_IMG      := $(BUILD)/esp.img
+ESP_MB       := 16
+GNUEFI_LIB   := /usr/lib
+GNUEFI_INC   := /usr/include/efi
+GNUEFI_CRT0  := $(GNUEFI_LIB)/crt0-efi-x86_64.o
+GNUEFI_LDS   := $(GNUEFI_LIB)/elf_x86_64_efi.lds
+MKFS_FAT     := /usr/sbin/mkfs.fat
+
+# MS ABI for firmware calls (uefi_call_wrapper is then a plain call); PIC
+# because the firmware loads the image anywhere and _relocate fixes it up.
+EFI_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fpic -fshort-wchar -mno-red-zone \
+    -fno-stack-protector -fno-stack-check -fno-strict-aliasing -fno-merge-all-constants \
+    -fno-asynchronous-unwind-tables -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI \
+    -Wall -Wextra -Werror -I. -I$(GNUEFI_INC) -I$(GNUEFI_INC)/x86_64 -MMD -MP
+
+EFI_OBJS := $(patsubst boot/efi/%.c,$(EFI_DIR)/%.o,$(wildcard boot/efi/*.c)) $(EFI_DIR)/efi_kernel.o
+
+all: $(ESP_IMG)
+
+$(EFI_DIR)/%.o: boot/efi/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  EFICC   $<")
+	$(Q)$(CC) $(EFI_CFLAGS) -c $< -o $@
+
+# Debug info stays in $(KERNEL_ELF); the firmware only needs the segments.
+$(EFI_DIR)/vnperf-kernel.elf: $(KERNEL_ELF)
+	@mkdir -p $(dir $@)
+	$(Q)$(OBJCOPY) --strip-all $< $@
+
+$(EFI_DIR)/efi_kernel.o: boot/efi/efi_kernel.S $(EFI_DIR)/vnperf-kernel.elf
+	@$(if $(Q),echo "  EFIAS   $<")
+	$(Q)$(CC) -c -DVNPERF_KERNEL='"$(EFI_DIR)/vnperf-kernel.elf"' $< -o $@
+
+$(EFI_DIR)/vnperf.so: $(EFI_OBJS) $(GNUEFI_CRT0) $(GNUEFI_LDS)
+	@$(if $(Q),echo "  EFILD   $@")
+	$(Q)$(LD) -nostdlib -znocombreloc -shared -Bsymbolic --no-undefined -T $(GNUEFI_LDS) \
+	    $(GNUEFI_CRT0) $(EFI_OBJS) -L$(GNUEFI_LIB) -lefi -lgnuefi -o $@
+
+$(EFI_APP): $(EFI_DIR)/vnperf.so
+	@$(if $(Q),echo "  EFIAPP  $@")
+	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+	    -j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+
+# Built under a temporary name so an interrupted build leaves no half image.
+$(ESP_IMG): $(EFI_APP)
+	@$(if $(Q),echo "  ESP     $@")
+	$(Q)rm -f $@.tmp && truncate -s $(ESP_MB)M $@.tmp
+	$(Q)$(MKFS_FAT) -n VNPERF $@.tmp >/dev/null
+	$(Q)MTOOLS_SKIP_CHECK=1 mmd -i $@.tmp ::/EFI ::/EFI/BOOT
+	$(Q)MTOOLS_SKIP_CHECK=1 mcopy -i $@.tmp $< ::/EFI/BOOT/BOOTX64.EFI
+	$(Q)mv $@.tmp $@

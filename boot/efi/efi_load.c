@@ -1,0 +1,56 @@
+/* Puts the kernel's PT_LOAD segments at their link addresses. */
+#include <efi.h>
+#include <efilib.h>
+
+#include "boot/efi/efi_loader.h"
+
+#include <string.h>
+
+/* Names what the firmware has in [base, end) so "range taken" says by whom. */
+static void print_users(uint64_t base, uint64_t end)
+{
+    UINTN entries, key, dsize;
+    UINT32 dver;
+    EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&entries, &key, &dsize, &dver);
+    if (!map)
+        return;
+    for (UINTN i = 0; i < entries; i++) {
+        EFI_MEMORY_DESCRIPTOR *d = (EFI_MEMORY_DESCRIPTOR *)((UINT8 *)map + i * dsize);
+        uint64_t lo = d->PhysicalStart, hi = lo + d->NumberOfPages * EFI_PAGE_SIZE;
+        if (lo < end && hi > base && d->Type != EfiConventionalMemory)
+            Print(L"vnperf.efi:   0x%lx-0x%lx is UEFI memory type %d\n", lo, hi, d->Type);
+    }
+    FreePool(map);
+}
+
+static void free_ranges(const struct efi_elf_image *img, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        uefi_call_wrapper(BS->FreePages, 2, img->range[i].base, img->range[i].pages);
+}
+
+EFI_STATUS efi_load_kernel(const void *elf, const struct efi_elf_image *img)
+{
+    for (unsigned i = 0; i < img->nrange; i++) {
+        EFI_PHYSICAL_ADDRESS addr = img->range[i].base;
+        /* LoaderCode: firmware NX policies may cover LoaderData, and the
+         * kernel runs from here on the firmware's page tables at first. */
+        EFI_STATUS st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress, EfiLoaderCode,
+                                          img->range[i].pages, &addr);
+        if (EFI_ERROR(st)) {
+            uint64_t end = img->range[i].base + img->range[i].pages * EFI_PAGE_SIZE;
+            Print(L"vnperf.efi: error: kernel range 0x%lx-0x%lx is not free (%r)\n",
+                  img->range[i].base, end, st);
+            print_users(img->range[i].base, end);
+            free_ranges(img, i);
+            return st;
+        }
+    }
+    for (unsigned i = 0; i < img->nseg; i++) {
+        const struct efi_elf_seg *s = &img->seg[i];
+        void *dst = (void *)(uintptr_t)s->paddr;
+        memcpy(dst, (const UINT8 *)elf + s->offset, s->filesz);
+        memset((UINT8 *)dst + s->filesz, 0, s->memsz - s->filesz);
+    }
+    return EFI_SUCCESS;
+}
