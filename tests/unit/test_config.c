@@ -1,0 +1,144 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+
+#include "kernel/config.h"
+
+static struct vn_config c;
+static char err[256];
+
+static int parse(const char *line) { return config_parse(&c, line, err, sizeof(err)); }
+
+static void defaults(void **state)
+{
+    (void)state;
+    assert_int_equal(parse(""), 0);
+    assert_string_equal(c.app, "selftest");
+    assert_int_equal(c.size, 64);
+    assert_int_equal(c.rx_refill, 64);
+    assert_int_equal(c.burst, 32);
+    assert_false(c.have_ip);
+    assert_false(c.have_dst_mac);
+    assert_false(config_given(&c, "size"));
+    uint8_t ip[4];
+    memcpy(ip, &c.ip, 4);
+    assert_int_equal(ip[0], 10);
+    assert_int_equal(ip[3], 2);
+}
+
+static void values(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("  app=gen size=1514\tcount=10k duration=0x10 txfull=drop "
+                           "ip=192.168.7.9 dst_mac=52:54:00:AB:cd:0f verbose=on ring=1024\n"),
+                     0);
+    assert_string_equal(c.app, "gen");
+    assert_int_equal(c.size, 1514);
+    assert_int_equal(c.count, 10000);
+    assert_int_equal(c.duration_s, 16);
+    assert_int_equal(c.txfull, 1);
+    assert_string_equal(config_enum_name("txfull", c.txfull), "drop");
+    assert_true(c.have_ip);
+    assert_true(c.have_dst_mac);
+    assert_int_equal(c.dst_mac[3], 0xab);
+    assert_int_equal(c.dst_mac[5], 0x0f);
+    assert_int_equal(c.verbose, 1);
+    assert_int_equal(c.ring, 1024);
+    assert_true(config_given(&c, "size"));
+    assert_false(config_given(&c, "burst"));
+}
+
+static void binary_suffix(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("alloc_mb=1ki"), 0);
+    assert_int_equal(c.alloc_mb, 1024);
+    uint64_t v;
+    assert_int_equal(config_parse_uint("2mi", &v), 0);
+    assert_int_equal(v, 2u << 20);
+    assert_int_equal(config_parse_uint("18446744073709551615", &v), 0);
+    assert_int_equal(config_parse_uint("18446744073709551616", &v), -ERANGE);
+    assert_int_equal(config_parse_uint("20000000000g", &v), -ERANGE);
+    assert_int_equal(config_parse_uint("0x", &v), -EINVAL);
+    assert_int_equal(config_parse_uint("12q", &v), -EINVAL);
+}
+
+static void transport_words_skipped(void **state)
+{
+    (void)state;
+    assert_int_equal(parse("virtio_mmio.device=512@0xfeb00e00:12 app=gen"), 0);
+    assert_string_equal(c.app, "gen");
+}
+
+struct bad {
+    const char *line;
+    const char *must_contain[3];
+};
+
+static void errors(void **state)
+{
+    (void)state;
+    static const struct bad cases[] = {
+        {"size=59", {"size=59", "out of range", "60..65535"}},
+        {"size=70000", {"size=70000", "out of range", NULL}},
+        {"size=abc", {"size=abc", "not a number", NULL}},
+        {"count=99999999999999999999", {"count=", "out of range", NULL}},
+        {"bogus=1", {"unknown key", "bogus", NULL}},
+        {"justaword", {"justaword", "key=value", NULL}},
+        {"=5", {"=5", "key=value", NULL}},
+        {"size=", {"size=", "no value", NULL}},
+        {"size=64 size=128", {"size", "twice", NULL}},
+        {"app=nosuch", {"app=nosuch", "selftest|gen", NULL}},
+        {"txfull=maybe", {"txfull=maybe", "wait|drop", NULL}},
+        {"verbose=2", {"verbose=2", "boolean", NULL}},
+        {"ip=10.0.0", {"ip=10.0.0", "IPv4", NULL}},
+        {"ip=10.0.0.256", {"ip=10.0.0.256", "IPv4", NULL}},
+        {"ip=10.0.0.1.2", {"IPv4", NULL, NULL}},
+        {"dst_mac=52:54:00:12:34", {"dst_mac=", "MAC", NULL}},
+        {"dst_mac=52:54:00:12:34:5g", {"MAC", NULL, NULL}},
+        {"ring=100", {"ring=100", "power of two", NULL}},
+        {"ring=8", {"ring=8", "power of two", NULL}},
+        {"imix=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+         {"imix=", "too long", NULL}},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        err[0] = '\0';
+        int rc = parse(cases[i].line);
+        if (rc != -EINVAL)
+            fail_msg("'%s' parsed (rc %d)", cases[i].line, rc);
+        for (int k = 0; k < 3 && cases[i].must_contain[k]; k++)
+            if (!strstr(err, cases[i].must_contain[k]))
+                fail_msg("'%s': error '%s' lacks '%s'", cases[i].line, err,
+                         cases[i].must_contain[k]);
+    }
+}
+
+static void defaults_parse(void **state)
+{
+    (void)state;
+    /* Every default in the table must pass its own checks. */
+    for (size_t i = 0; i < cfg_nkeys; i++) {
+        if (!cfg_keys[i].def)
+            continue;
+        char line[256];
+        snprintf(line, sizeof(line), "%s=%s", cfg_keys[i].name, cfg_keys[i].def);
+        if (cfg_keys[i].def[0] && parse(line) != 0)
+            fail_msg("default of %s does not parse: %s", cfg_keys[i].name, err);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults),      cmocka_unit_test(values),
+        cmocka_unit_test(binary_suffix), cmocka_unit_test(transport_words_skipped),
+        cmocka_unit_test(errors),        cmocka_unit_test(defaults_parse),
+    };
+    return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}
