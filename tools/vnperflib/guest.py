@@ -67,6 +67,10 @@ class Guest:
         self.t_end = time.monotonic()
         self.qemu_status = status
         self.guest_code = exitcodes.guest_code_from_qemu_status(status)
+        # Status 1 is also QEMU's own failure status (bad option, missing
+        # file): without the guest's exit line it was QEMU, not code 0.
+        if status == 1 and self.console.last("exit") is None:
+            self.guest_code = None
 
     @property
     def wall_s(self):

@@ -16,7 +16,7 @@ class Qmp:
         self.sock = None
         self._buf = b""
 
-    def connect(self, wait_s=5.0):
+    def connect(self, wait_s=5.0, alive=None):
         """Connects (QEMU may still be creating the socket), reads the
         greeting and negotiates capabilities."""
         deadline = time.monotonic() + wait_s
@@ -28,7 +28,7 @@ class Qmp:
                 break
             except OSError as e:
                 s.close()
-                if time.monotonic() >= deadline:
+                if time.monotonic() >= deadline or (alive is not None and not alive()):
                     raise QmpError("cannot connect to QMP at %s: %s" % (self.path, e))
                 time.sleep(0.02)
         self.sock = s

@@ -35,7 +35,11 @@ def human(rep):
             rows.append(("guest " + g["label"], "exit %s, %.2f s" % (g["status"], g["wall_s"])))
         if g.get("ready_s") is not None and len(rep["guests"]) == 1:
             rows.append(("boot to ready", "%.1f ms" % (g["ready_s"] * 1e3)))
-    if m.get("packets") is not None:
+    if rep["backend"] == "none":
+        r = rep["guests"][-1].get("result") or {}
+        rows += [("result " + k, v) for k, v in r.items()
+                 if k not in ("type", "app") and not isinstance(v, (dict, list))]
+    elif m.get("packets") is not None:
         rows += [("packets", fmt_num(int(m["packets"]))),
                  ("bytes", fmt_num(int(m["bytes"])) if m.get("bytes") is not None else "-"),
                  ("pps", fmt_num(m.get("pps"))),
@@ -48,7 +52,7 @@ def human(rep):
         for name, d in c["directions"].items():
             rows.append(("counts " + name, "%s: %s" % (d["verdict"], d["why"].split(": ", 1)[-1])))
     cpu = rep.get("cpu")
-    if cpu:
+    if cpu and rep["backend"] != "none":
         parts = ["%s %.0f%%" % (k, v["pct"]) for k, v in sorted(cpu["roles"].items())
                  if v["pct"] >= 0.5]
         rows.append(("host CPU", "%.0f%% total: %s" % (cpu["total_pct"], ", ".join(parts))))

@@ -110,7 +110,8 @@ def run_one(session, opts, resolver, roles=None):
         spec = qemucmd.GuestSpec(image, machine=opts.machine, memory_mb=opts.memory,
                                  accel=choice.accel, config=cfg, nics=be.nics(i),
                                  qmp_path=os.path.join(tmp, "qmp%d.sock" % i),
-                                 shared_mem=be.needs_shared_mem, name="vnperf-" + label)
+                                 shared_mem=be.needs_shared_mem, name="vnperf-" + label,
+                                 extra=getattr(opts, "qemu_args", ()))
         guests.append(guest.Guest(spec, getattr(opts, "qemu", qemucmd.DEFAULT_QEMU), label))
 
     echo = Echo(opts, len(guests) > 1)
@@ -197,7 +198,7 @@ def _qmp_setup(opts, guests, meter):
     for g in guests:
         q = Qmp(g.spec.qmp_path)
         try:
-            q.connect()
+            q.connect(alive=lambda: g.proc.poll() is None)
             tids = q.vcpu_threads()
         except (QmpError, OSError, ValueError) as e:
             info[g.label] = {"error": str(e)}
