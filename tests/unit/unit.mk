@@ -33,6 +33,15 @@ test_seqtrack_SRCS := tests/unit/test_seqtrack.c apps/seqtrack.c
 UNIT_TESTS += test_imix
 test_imix_SRCS := tests/unit/test_imix.c apps/imix.c apps/flows.c
 
+UNIT_TESTS += test_efi_elf
+test_efi_elf_SRCS := tests/unit/test_efi_elf.c boot/efi/efi_elf.c
+
+UNIT_TESTS += test_efi_memmap
+test_efi_memmap_SRCS := tests/unit/test_efi_memmap.c boot/efi/efi_memmap.c
+
+UNIT_TESTS += test_efi_cmdline
+test_efi_cmdline_SRCS := tests/unit/test_efi_cmdline.c boot/efi/efi_cmdline.c
+
 define unit_test_rule
 $(BUILD)/tests/unit/$(1): $$(patsubst %.c,$(BUILD)/tests/unit-obj/%.o,$$($(1)_SRCS))
 	@mkdir -p $$(dir $$@)
