@@ -22,38 +22,23 @@ deps:
 	$(Q)tools/deps.sh
 
 # ---- newlib from Debian's newlib-source, built for x86_64-elf
-NEWLIB_TAR    := /usr/src/newlib/newlib-3.3.0.tar.xz
 NEWLIB_DIR    := $(BUILD)/newlib
 NEWLIB_PREFIX := $(NEWLIB_DIR)/install
 NEWLIB_SYS    := $(NEWLIB_PREFIX)/x86_64-elf
-NEWLIB_STAMP  := $(NEWLIB_DIR)/.installed
+# The stamp names the build's flavour: change it when the flags change.
+NEWLIB_STAMP  := $(NEWLIB_DIR)/.installed-c99
 NEWLIB_CFLAGS := -O2 -g -ffreestanding -fno-stack-protector -mno-red-zone -fno-pic -fno-pie \
                  -fno-asynchronous-unwind-tables
 
 $(NEWLIB_STAMP): | deps
-	@echo "  NEWLIB  $(NEWLIB_TAR) -> $(NEWLIB_PREFIX) (about 40 s)"
-	$(Q)rm -rf $(NEWLIB_DIR) && mkdir -p $(NEWLIB_DIR)/obj
-	$(Q)tar -C $(NEWLIB_DIR) -xf $(NEWLIB_TAR)
-	$(Q)cd $(NEWLIB_DIR)/obj && CC_FOR_TARGET=gcc AR_FOR_TARGET=ar AS_FOR_TARGET=as \
-	    LD_FOR_TARGET=ld RANLIB_FOR_TARGET=ranlib NM_FOR_TARGET=nm OBJCOPY_FOR_TARGET=objcopy \
-	    STRIP_FOR_TARGET=strip CFLAGS_FOR_TARGET="$(NEWLIB_CFLAGS)" \
-	    ../newlib-salsa/configure --target=x86_64-elf --prefix=$(abspath $(NEWLIB_PREFIX)) \
-	    --disable-multilib --disable-newlib-supplied-syscalls --enable-newlib-reent-small \
-	    --disable-nls > ../configure.log 2>&1 || { tail -20 ../configure.log; exit 1; }
-	$(Q)$(MAKE) -s -C $(NEWLIB_DIR)/obj -j$$(nproc) all-target-newlib > $(NEWLIB_DIR)/build.log 2>&1 \
-	    || { tail -30 $(NEWLIB_DIR)/build.log; exit 1; }
-	$(Q)$(MAKE) -s -C $(NEWLIB_DIR)/obj install-target-newlib > $(NEWLIB_DIR)/install.log 2>&1 \
-	    || { tail -30 $(NEWLIB_DIR)/install.log; exit 1; }
-	$(Q)touch $@
+	$(Q)tools/build-newlib.sh $(NEWLIB_DIR) $(abspath $(NEWLIB_STAMP)) "$(NEWLIB_CFLAGS)"
 
 # ---- lwIP from Debian's lwip source package (tools/fetch-lwip.sh)
 LWIP_DIR   := $(BUILD)/lwip
 LWIP_SRC   := $(LWIP_DIR)/src
 LWIP_STAMP := $(LWIP_DIR)/.unpacked
-$(LWIP_STAMP): tools/fetch-lwip.sh | deps
-	@echo "  LWIP    apt-get source lwip -> $(LWIP_SRC)"
+$(LWIP_STAMP): | deps
 	$(Q)tools/fetch-lwip.sh $(LWIP_DIR)
-	$(Q)touch $@
 
 # ---- kernel image
 GCC_INC := $(shell $(CC) -print-file-name=include)

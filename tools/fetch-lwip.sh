@@ -5,6 +5,10 @@
 set -eu
 mkdir -p "$1"; dir=$(cd "$1" && pwd)
 apt="$dir/apt"
+exec 9>"$dir.lock"
+flock 9
+[ -f "$dir/.unpacked" ] && exit 0
+echo "  LWIP    apt-get source lwip -> $dir/src"
 rm -rf "$dir/src" "$apt"
 mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$dir/dl"
 
@@ -41,3 +45,4 @@ mkdir -p "$dir/src"
 tar -C "$dir/src" --strip-components=1 -xf "$tarball"
 test -f "$dir/src/src/core/tcp.c" || { echo "fetch-lwip: unexpected layout in $tarball" >&2; exit 1; }
 echo "  LWIP    $(basename "$tarball")"
+touch "$dir/.unpacked"
