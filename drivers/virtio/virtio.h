@@ -1,0 +1,72 @@
+/* Virtio core: status and feature bits, and the transport interface that
+ * the device code (drivers/virtio/vnet*.c) uses. PCI modern, PCI legacy and
+ * MMIO each implement struct virtio_ops; nothing above this header knows
+ * which transport it talks to. */
+#ifndef VN_VIRTIO_H
+#define VN_VIRTIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Device status, virtio 1.2 s2.1 */
+#define VIRTIO_STATUS_ACKNOWLEDGE        0x01
+#define VIRTIO_STATUS_DRIVER             0x02
+#define VIRTIO_STATUS_DRIVER_OK          0x04
+#define VIRTIO_STATUS_FEATURES_OK        0x08
+#define VIRTIO_STATUS_DEVICE_NEEDS_RESET 0x40
+#define VIRTIO_STATUS_FAILED             0x80
+
+/* Reserved (transport/ring) feature bits, virtio 1.2 s6 */
+#define VIRTIO_F_NOTIFY_ON_EMPTY 24
+#define VIRTIO_F_ANY_LAYOUT      27
+#define VIRTIO_F_INDIRECT_DESC   28
+#define VIRTIO_F_EVENT_IDX       29
+#define VIRTIO_F_VERSION_1       32
+#define VIRTIO_F_ACCESS_PLATFORM 33
+#define VIRTIO_F_RING_PACKED     34
+#define VIRTIO_F_IN_ORDER        35
+
+/* virtio-net feature bits, virtio 1.2 s5.1.3 */
+#define VIRTIO_NET_F_CSUM      0
+#define VIRTIO_NET_F_MTU       3
+#define VIRTIO_NET_F_MAC       5
+#define VIRTIO_NET_F_MRG_RXBUF 15
+#define VIRTIO_NET_F_STATUS    16
+
+#define VIRTIO_NET_S_LINK_UP 1
+
+#define VIRTIO_BIT(b) (1ull << (b))
+
+struct virtio_dev;
+struct virtq;
+
+/* One transport. Register access only; the init sequence lives in the
+ * device code. queue_setup gets the ring in the legacy (contiguous, used
+ * ring page aligned) layout so every transport can use it. */
+struct virtio_ops {
+    void (*reset)(struct virtio_dev *d);
+    uint8_t (*get_status)(struct virtio_dev *d);
+    void (*set_status)(struct virtio_dev *d, uint8_t s);
+    uint64_t (*get_features)(struct virtio_dev *d);
+    void (*set_features)(struct virtio_dev *d, uint64_t f);
+    /* Device-specific config space, consistent across config_generation. */
+    void (*read_config)(struct virtio_dev *d, unsigned off, void *buf, unsigned len);
+    /* Largest size of queue q; 0: no such queue. */
+    uint16_t (*queue_max)(struct virtio_dev *d, unsigned q);
+    /* Makes queue q live with num entries. Returns 0 or -errno. */
+    int (*queue_setup)(struct virtio_dev *d, unsigned q, uint16_t num, uint64_t desc,
+                       uint64_t avail, uint64_t used);
+    /* Fills in how the virtqueue for q is kicked (see struct virtq). */
+    void (*queue_notifier)(struct virtio_dev *d, unsigned q, struct virtq *vq);
+};
+
+struct virtio_dev {
+    const struct virtio_ops *ops;
+    const char *transport; /* "modern", "legacy", "mmio" */
+    bool legacy;           /* no VERSION_1, no FEATURES_OK step */
+    bool queue_size_fixed; /* legacy PCI: the device's size is the size */
+    uint16_t device_id;    /* virtio device type, 1 = net */
+    char name[40];         /* "pci0:3.0 modern" */
+};
+
+#endif

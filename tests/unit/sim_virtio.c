@@ -1,0 +1,302 @@
+/* Simulated virtio-net device (see sim_virtio.h). It plays the device by
+ * the spec: reads avail.idx, then the entries, then the descriptors;
+ * writes used elements, then used.idx. */
+#include "sim_virtio.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/mem.h"
+
+uint64_t time_tsc_hz = 1000000000ull;
+struct sim_dev *sim_current;
+
+/* ---- kernel services the driver needs ---- */
+
+struct sim_alloc {
+    void *p;
+    struct sim_alloc *next;
+};
+static struct sim_alloc *sim_allocs;
+
+void *mem_alloc_dma(size_t bytes, size_t align)
+{
+    size_t sz = (bytes + align - 1) & ~(align - 1);
+    void *p = aligned_alloc(align, sz ? sz : align);
+    if (!p)
+        abort();
+    memset(p, 0, sz);
+    struct sim_alloc *a = malloc(sizeof(*a));
+    if (!a)
+        abort();
+    a->p = p;
+    a->next = sim_allocs;
+    sim_allocs = a;
+    return p;
+}
+
+void sim_free_all(void)
+{
+    while (sim_allocs) {
+        struct sim_alloc *a = sim_allocs;
+        sim_allocs = a->next;
+        free(a->p);
+        free(a);
+    }
+    sim_current = NULL;
+}
+
+void sim_relax(void)
+{
+    if (sim_current && sim_current->auto_tx)
+        sim_tx_step(sim_current, 0);
+}
+
+/* ---- transport ---- */
+
+static struct sim_dev *sim_of(struct virtio_dev *d)
+{
+    return (struct sim_dev *)d;
+}
+
+static void sim_reset(struct virtio_dev *d)
+{
+    struct sim_dev *s = sim_of(d);
+    s->status = 0;
+    s->driver_features = 0;
+    for (unsigned q = 0; q < SIM_QMAX; q++) {
+        uint16_t max = s->q[q].max;
+        memset(&s->q[q], 0, sizeof(s->q[q]));
+        s->q[q].max = max;
+    }
+}
+
+static uint8_t sim_get_status(struct virtio_dev *d)
+{
+    return sim_of(d)->status;
+}
+
+static void sim_set_status(struct virtio_dev *d, uint8_t st)
+{
+    struct sim_dev *s = sim_of(d);
+    /* A modern device refuses features it did not offer. */
+    if ((st & VIRTIO_STATUS_FEATURES_OK) && (s->driver_features & ~s->offered))
+        st &= (uint8_t)~VIRTIO_STATUS_FEATURES_OK;
+    s->status = st;
+}
+
+static uint64_t sim_get_features(struct virtio_dev *d)
+{
+    struct sim_dev *s = sim_of(d);
+    return d->legacy ? (s->offered & 0xffffffffu) : s->offered;
+}
+
+static void sim_set_features(struct virtio_dev *d, uint64_t f)
+{
+    sim_of(d)->driver_features = f;
+}
+
+static void sim_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigned len)
+{
+    memcpy(buf, sim_of(d)->config + off, len);
+}
+
+static uint16_t sim_queue_max(struct virtio_dev *d, unsigned q)
+{
+    return q < SIM_QMAX ? sim_of(d)->q[q].max : 0;
+}
+
+static int sim_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint64_t desc,
+                           uint64_t avail, uint64_t used)
+{
+    struct sim_dev *s = sim_of(d);
+    if (q >= SIM_QMAX || num > s->q[q].max || (d->queue_size_fixed && num != s->q[q].max))
+        return -EINVAL;
+    struct sim_queue *sq = &s->q[q];
+    sq->num = num;
+    sq->desc = (struct vring_desc *)(uintptr_t)desc;
+    sq->avail = (struct vring_avail *)(uintptr_t)avail;
+    sq->used = (struct vring_used *)(uintptr_t)used;
+    sq->ready = true;
+    return 0;
+}
+
+static void sim_notify(struct virtq *vq)
+{
+    struct sim_dev *s = vq->notify_ctx;
+    s->q[vq->index].notifies++;
+    if (vq->index == 1 && s->auto_tx)
+        sim_tx_step(s, 0);
+}
+
+static void sim_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)
+{
+    vq->notify = sim_notify;
+    vq->notify_ctx = sim_of(d);
+    vq->notify_addr = q;
+}
+
+static const struct virtio_ops sim_ops = {
+    .reset = sim_reset,
+    .get_status = sim_get_status,
+    .set_status = sim_set_status,
+    .get_features = sim_get_features,
+    .set_features = sim_set_features,
+    .read_config = sim_read_config,
+    .queue_max = sim_queue_max,
+    .queue_setup = sim_queue_setup,
+    .queue_notifier = sim_queue_notifier,
+};
+
+struct sim_dev *sim_new(uint64_t offered, uint16_t max, bool legacy)
+{
+    struct sim_dev *s = mem_alloc_dma(sizeof(*s), 64);
+    s->vdev.ops = &sim_ops;
+    s->vdev.transport = legacy ? "legacy" : "modern";
+    s->vdev.legacy = legacy;
+    s->vdev.queue_size_fixed = legacy;
+    s->vdev.device_id = 1;
+    strcpy(s->vdev.name, "sim0");
+    s->offered = offered;
+    s->q[0].max = max;
+    s->q[1].max = max;
+    static const uint8_t mac[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
+    memcpy(s->config, mac, 6);
+    s->config[6] = 1; /* link up */
+    s->config[10] = 1500 & 0xff;
+    s->config[11] = 1500 >> 8;
+    s->tx_log = mem_alloc_dma(sizeof(*s->tx_log) * SIM_LOG_MAX, 64);
+    sim_current = s;
+    return s;
+}
+
+/* ---- device-side ring processing ---- */
+
+static uint32_t sim_hdr_len(const struct sim_dev *s)
+{
+    return (s->driver_features &
+            (VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF)))
+               ? 12u
+               : 10u;
+}
+
+uint32_t sim_avail_pending(const struct sim_dev *s, unsigned q)
+{
+    const struct sim_queue *sq = &s->q[q];
+    return (uint16_t)(sq->avail->idx - sq->last_avail);
+}
+
+uint32_t sim_take(struct sim_dev *s, unsigned q, uint32_t n)
+{
+    struct sim_queue *sq = &s->q[q];
+    uint32_t avail = sim_avail_pending(s, q), i;
+    if (n == 0 || n > avail)
+        n = avail;
+    for (i = 0; i < n; i++)
+        sq->held[sq->nheld++] = sq->avail->ring[(sq->last_avail++) & (sq->num - 1)];
+    return n;
+}
+
+void sim_put_used(struct sim_dev *s, unsigned q, uint32_t id, uint32_t len)
+{
+    struct sim_queue *sq = &s->q[q];
+    struct vring_used_elem *e = &sq->used->ring[sq->used_idx & (sq->num - 1)];
+    e->id = id;
+    e->len = len;
+    sq->used_idx++;
+    __atomic_store_n(&sq->used->idx, sq->used_idx, __ATOMIC_RELEASE);
+}
+
+void sim_set_used_idx(struct sim_dev *s, unsigned q, uint16_t idx)
+{
+    s->q[q].used_idx = idx;
+    __atomic_store_n(&s->q[q].used->idx, idx, __ATOMIC_RELEASE);
+}
+
+void sim_set_avail_event(struct sim_dev *s, unsigned q, uint16_t v)
+{
+    struct sim_queue *sq = &s->q[q];
+    *(uint16_t *)&sq->used->ring[sq->num] = v;
+}
+
+void sim_set_no_notify(struct sim_dev *s, unsigned q, bool on)
+{
+    s->q[q].used->flags = on ? VRING_USED_F_NO_NOTIFY : 0;
+}
+
+uint32_t sim_tx_step(struct sim_dev *s, uint32_t n)
+{
+    struct sim_queue *sq = &s->q[1];
+    sim_take(s, 1, n);
+    uint32_t hl = sim_hdr_len(s), done = sq->nheld;
+    for (uint32_t k = 0; k < done; k++) {
+        uint16_t id = sq->held[s->out_of_order ? done - 1 - k : k];
+        const struct vring_desc *d = &sq->desc[id];
+        if (s->ntx < SIM_LOG_MAX && d->len >= hl) {
+            struct sim_frame *f = &s->tx_log[s->ntx++];
+            f->len = d->len - hl;
+            memcpy(f->data, (const uint8_t *)(uintptr_t)d->addr + hl,
+                   f->len < SIM_FRAME_MAX ? f->len : SIM_FRAME_MAX);
+        }
+        s->tx_seen++;
+        struct vring_used_elem *e = &sq->used->ring[sq->used_idx & (sq->num - 1)];
+        e->id = id;
+        e->len = 0;
+        sq->used_idx++;
+    }
+    sq->nheld = 0;
+    __atomic_store_n(&sq->used->idx, sq->used_idx, __ATOMIC_RELEASE);
+    if (s->event_idx)
+        sim_set_avail_event(s, 1, sq->last_avail);
+    return done;
+}
+
+uint32_t sim_rx_frame(struct sim_dev *s, const void *frame, uint32_t len)
+{
+    struct sim_queue *sq = &s->q[0];
+    uint32_t hl = sim_hdr_len(s), total = hl + len, avail = sim_avail_pending(s, 0);
+    bool mrg = s->driver_features & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF);
+    /* How many buffers (peeking at the descriptors before taking them). */
+    uint32_t need = 0, left = total;
+    while (left) {
+        if (need == avail || (need && !mrg))
+            return 0;
+        uint16_t id = sq->avail->ring[(uint16_t)(sq->last_avail + need) & (sq->num - 1)];
+        uint32_t cap = sq->desc[id].len;
+        if (mrg && s->mrg_split && cap > s->mrg_split)
+            cap = s->mrg_split;
+        left -= cap < left ? cap : left;
+        need++;
+    }
+    const uint8_t *src = frame;
+    uint32_t off = 0;
+    for (uint32_t b = 0; b < need; b++) {
+        uint16_t id = sq->avail->ring[(sq->last_avail++) & (sq->num - 1)];
+        const struct vring_desc *d = &sq->desc[id];
+        uint8_t *dst = (uint8_t *)(uintptr_t)d->addr;
+        uint32_t cap = d->len, used = 0;
+        if (mrg && s->mrg_split && cap > s->mrg_split)
+            cap = s->mrg_split;
+        if (b == 0) {
+            memset(dst, 0, hl);
+            if (hl == 12) {
+                uint16_t nb = (uint16_t)need;
+                memcpy(dst + 10, &nb, 2);
+            }
+            used = hl;
+        }
+        uint32_t chunk = cap - used < len - off ? cap - used : len - off;
+        memcpy(dst + used, src + off, chunk);
+        off += chunk;
+        used += chunk;
+        struct vring_used_elem *e = &sq->used->ring[sq->used_idx & (sq->num - 1)];
+        e->id = id;
+        e->len = used;
+        sq->used_idx++;
+    }
+    __atomic_store_n(&sq->used->idx, sq->used_idx, __ATOMIC_RELEASE);
+    if (s->event_idx)
+        sim_set_avail_event(s, 0, sq->last_avail);
+    return need;
+}
