@@ -133,7 +133,12 @@ int pkt_tmpl_build(uint8_t *f, uint16_t len, const uint8_t dst_mac[ETH_ALEN],
     wr16(f + OFF_UDP_DPORT, fl->dport);
     uint16_t ulen = (uint16_t)(len - ETH_HLEN - IP4_HLEN);
     wr16(f + OFF_UDP_LEN, ulen);
-    wr16(f + OFF_PAYLOAD + PL_OFF_STREAM, fl->stream);
+    if (len >= PKT_HDRS_LEN + PL_LEN) {
+        wrle32(f + OFF_PAYLOAD + PL_OFF_STREAM, fl->stream);
+        wrle32(f + OFF_PAYLOAD + PL_OFF_MAGIC, PL_MAGIC);
+    } else {
+        wrle16(f + OFF_PAYLOAD + PL_OFF_STREAM, (uint16_t)fl->stream);
+    }
     /* seq, tsc and the checksum field are 0 here, so the sum of the
      * whole datagram is the part that stays. */
     uint32_t s = udp_pseudo_sum(ip, ulen);

@@ -37,12 +37,17 @@
 #define OFF_UDP_CSUM  (OFF_UDP + 6)
 #define OFF_PAYLOAD   PKT_HDRS_LEN
 
-/* The generator's payload: fits the 18 bytes a 60-byte frame leaves.
- * Big endian on the wire so a capture reads naturally. */
+/* The payload header, shared with the host peer (tools/peer, docs/peer.md):
+ * little endian, at the start of the UDP payload. A 60..65-byte frame has
+ * only 18 payload bytes: sequence number, timestamp and the low 16 bits of
+ * the stream id; from 66 bytes on the full header with the magic. */
 #define PL_OFF_SEQ    0  /* u64 sequence number, per stream, from 0 */
 #define PL_OFF_TSC    8  /* u64 sender TSC at send time */
-#define PL_OFF_STREAM 16 /* u16 stream (flow) id */
-#define PL_LEN        18
+#define PL_OFF_STREAM 16 /* u32 stream (flow) id */
+#define PL_OFF_MAGIC  20 /* u32 PL_MAGIC */
+#define PL_LEN        24
+#define PL_MIN        18          /* what a 60-byte frame holds */
+#define PL_MAGIC      0x564e5046u /* "VNPF" */
 
 static inline uint16_t rd16(const uint8_t *p)
 {
@@ -51,10 +56,6 @@ static inline uint16_t rd16(const uint8_t *p)
 static inline uint32_t rd32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline uint64_t rd64(const uint8_t *p)
-{
-    return (uint64_t)rd32(p) << 32 | rd32(p + 4);
 }
 static inline void wr16(uint8_t *p, uint16_t v)
 {
@@ -66,25 +67,50 @@ static inline void wr32(uint8_t *p, uint32_t v)
     wr16(p, (uint16_t)(v >> 16));
     wr16(p + 2, (uint16_t)v);
 }
-static inline void wr64(uint8_t *p, uint64_t v)
+/* Little-endian payload fields (x86 order: plain stores). */
+static inline uint64_t rdle64(const uint8_t *p)
 {
-    wr32(p, (uint32_t)(v >> 32));
-    wr32(p + 4, (uint32_t)v);
+    uint64_t v;
+    __builtin_memcpy(&v, p, 8);
+    return v;
+}
+static inline uint32_t rdle32(const uint8_t *p)
+{
+    uint32_t v;
+    __builtin_memcpy(&v, p, 4);
+    return v;
+}
+static inline uint16_t rdle16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+static inline void wrle64(uint8_t *p, uint64_t v)
+{
+    __builtin_memcpy(p, &v, 8);
+}
+static inline void wrle32(uint8_t *p, uint32_t v)
+{
+    __builtin_memcpy(p, &v, 4);
+}
+static inline void wrle16(uint8_t *p, uint16_t v)
+{
+    __builtin_memcpy(p, &v, 2);
 }
 
 /* One's complement sum helpers (RFC 1071). A "partial" sum is an
  * unfolded 32-bit accumulator; pkt_csum_fold turns it into the 16-bit
  * checksum field value. */
 uint32_t pkt_sum(const uint8_t *data, size_t len, uint32_t partial);
-static inline uint32_t pkt_sum_add16(uint32_t partial, uint16_t v)
+/* Adds the sum of a u64 stored little endian: the one's complement sum is
+ * byte-order independent (RFC 1071 s2(B)), so sum the four 16-bit halves
+ * as numbers, fold, and swap the result into network order. */
+static inline uint32_t pkt_sum_add_le64(uint32_t partial, uint64_t v)
 {
-    return partial + v;
-}
-static inline uint32_t pkt_sum_add64(uint32_t partial, uint64_t v)
-{
-    uint64_t s = (uint64_t)partial + (uint16_t)(v >> 48) + (uint16_t)(v >> 32) +
-                 (uint16_t)(v >> 16) + (uint16_t)v;
-    return (uint32_t)((s & 0xffffffffu) + (s >> 32));
+    uint32_t s =
+        (uint32_t)(uint16_t)(v >> 48) + (uint16_t)(v >> 32) + (uint16_t)(v >> 16) + (uint16_t)v;
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    return partial + __builtin_bswap16((uint16_t)s);
 }
 static inline uint16_t pkt_sum_fold(uint32_t partial)
 {
@@ -146,7 +172,7 @@ void pkt_udp_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac
 struct pkt_flow {
     uint32_t saddr, daddr; /* host byte order */
     uint16_t sport, dport;
-    uint16_t stream;
+    uint32_t stream;
 };
 
 /* What does not change from packet to packet of one (flow, size). */
@@ -157,7 +183,7 @@ struct pkt_tmpl {
 };
 
 /* Writes a complete frame (Ethernet, IPv4 with DF and TTL 64, UDP, the
- * payload with seq and tsc 0, the rest zero) of len bytes
+ * payload header with seq and tsc 0, the rest zero) of len bytes
  * (PKT_MIN_FRAME..PKT_MAX_FRAME) into f and fills t. Returns 0 or -EINVAL. */
 int pkt_tmpl_build(uint8_t *f, uint16_t len, const uint8_t dst_mac[ETH_ALEN],
                    const uint8_t src_mac[ETH_ALEN], const struct pkt_flow *fl, struct pkt_tmpl *t);
@@ -171,15 +197,18 @@ static inline void pkt_set_flow(uint8_t *f, const struct pkt_flow *fl, const str
     wr16(f + OFF_IP_CSUM, t->ip_csum);
     wr16(f + OFF_UDP_SPORT, fl->sport);
     wr16(f + OFF_UDP_DPORT, fl->dport);
-    wr16(f + OFF_PAYLOAD + PL_OFF_STREAM, fl->stream);
+    if (t->len >= PKT_HDRS_LEN + PL_LEN)
+        wrle32(f + OFF_PAYLOAD + PL_OFF_STREAM, fl->stream);
+    else
+        wrle16(f + OFF_PAYLOAD + PL_OFF_STREAM, fl->stream);
 }
 
 /* The per-packet patch: sequence number, timestamp, UDP checksum. */
 static inline void pkt_patch(uint8_t *f, const struct pkt_tmpl *t, uint64_t seq, uint64_t tsc)
 {
-    uint16_t c = pkt_csum_fold(pkt_sum_add64(pkt_sum_add64(t->udp_partial, seq), tsc));
-    wr64(f + OFF_PAYLOAD + PL_OFF_SEQ, seq);
-    wr64(f + OFF_PAYLOAD + PL_OFF_TSC, tsc);
+    uint16_t c = pkt_csum_fold(pkt_sum_add_le64(pkt_sum_add_le64(t->udp_partial, seq), tsc));
+    wrle64(f + OFF_PAYLOAD + PL_OFF_SEQ, seq);
+    wrle64(f + OFF_PAYLOAD + PL_OFF_TSC, tsc);
     wr16(f + OFF_UDP_CSUM, c ? c : 0xffff);
 }
 

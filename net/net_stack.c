@@ -1,0 +1,249 @@
+/* lwIP bring-up, addressing (static or DHCP), the polled main loop, ARP
+ * resolution for the raw path, counters. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel/config.h"
+#include "kernel/exit.h"
+#include "kernel/json.h"
+#include "kernel/time.h"
+#include "lwip/dhcp.h"
+#include "lwip/etharp.h"
+#include "lwip/init.h"
+#include "lwip/stats.h"
+#include "lwip/timeouts.h"
+#include "net/net.h"
+#include "net/net_priv.h"
+
+#define DHCP_TIMEOUT_MS 10000
+#define ARP_TIMEOUT_MS  1000
+#define ARP_RETRY_MS    200
+
+static struct net_if ifs[VNET_MAX_DEVS];
+static unsigned nifs;
+static net_app_tx_done_fn app_tx_done;
+static void *app_tx_ctx;
+static uint64_t rand_state;
+
+u32_t sys_now(void)
+{
+    return (u32_t)(time_ns() / 1000000u);
+}
+
+unsigned net_rand(void)
+{
+    /* xorshift64*: lwIP wants it for ports, ISNs and DHCP xids. */
+    rand_state ^= rand_state >> 12;
+    rand_state ^= rand_state << 25;
+    rand_state ^= rand_state >> 27;
+    return (unsigned)((rand_state * 0x2545F4914F6CDD1Dull) >> 32);
+}
+
+unsigned net_if_count(void)
+{
+    return nifs;
+}
+struct net_if *net_if_get(unsigned i)
+{
+    return i < nifs ? &ifs[i] : NULL;
+}
+
+void net_set_app_tx_done(net_app_tx_done_fn fn, void *ctx)
+{
+    app_tx_done = fn;
+    app_tx_ctx = ctx;
+}
+
+static void net_tx_done(void *ctx, void *cookie)
+{
+    (void)ctx;
+    uintptr_t c = (uintptr_t)cookie;
+    switch (c & 3) {
+    case 0:
+        pbuf_free((struct pbuf *)cookie);
+        break;
+    case 1: {
+        unsigned from = (unsigned)(c >> 2) & 3;
+        if (from >= nifs)
+            vn_fatal(VN_EXIT_INTERNAL, "net: TX cookie %#lx names device %u", (unsigned long)c,
+                     from);
+        vnet_rx_release(ifs[from].dev, (uint32_t)(c >> 8));
+        break;
+    }
+    case 2:
+        if (!app_tx_done)
+            vn_fatal(VN_EXIT_INTERNAL, "net: app TX cookie without an app callback");
+        app_tx_done(app_tx_ctx, (uint32_t)(c >> 2));
+        break;
+    default:
+        vn_fatal(VN_EXIT_INTERNAL, "net: bad TX cookie %#lx", (unsigned long)c);
+    }
+}
+
+static const char *ip_str(uint32_t ip, char *b)
+{
+    sprintf(b, "%u.%u.%u.%u", ip >> 24, ip >> 16 & 255, ip >> 8 & 255, ip & 255);
+    return b;
+}
+
+static void net_dhcp(struct net_if *nif)
+{
+    if (dhcp_start(&nif->netif) != ERR_OK)
+        vn_fatal(VN_EXIT_INTERNAL, "net: dhcp_start failed");
+    uint64_t end = time_ns() + (uint64_t)DHCP_TIMEOUT_MS * 1000000u;
+    while (!dhcp_supplied_address(&nif->netif)) {
+        if (time_ns() > end)
+            vn_fatal(VN_EXIT_NETWORK, "net: no DHCP lease within %d s on %s",
+                     DHCP_TIMEOUT_MS / 1000, vnet_name(nif->dev));
+        net_poll();
+    }
+}
+
+void net_init(unsigned min_devs)
+{
+    struct vnet_dev *devs[VNET_MAX_DEVS];
+    struct vnet_params p;
+    char a[16], b[16], c[16];
+
+    rand_state = cfg.seed ^ time_cycles() ^ 0x9e3779b97f4a7c15ull;
+    if (rand_state == 0)
+        rand_state = 1;
+    vnet_params_from_config(&p);
+    int n = vnet_probe(devs, VNET_MAX_DEVS, &p);
+    if (n < 0)
+        vn_fatal(VN_EXIT_DEVICE, "net: virtio-net probe failed (%d)", n);
+    if ((unsigned)n < min_devs)
+        vn_fatal(VN_EXIT_NO_DEVICE, "net: app=%s needs %u virtio-net device%s, found %d", cfg.app,
+                 min_devs, min_devs > 1 ? "s" : "", n);
+    lwip_init();
+    nifs = (unsigned)n;
+    for (unsigned i = 0; i < nifs; i++) {
+        struct net_if *nif = &ifs[i];
+        nif->dev = devs[i];
+        nif->idx = i;
+        memcpy(nif->mac, cfg.have_mac ? cfg.mac : vnet_mac(devs[i]), 6);
+        vnet_set_tx_done(devs[i], net_tx_done, nif);
+        const uint8_t *m = nif->mac;
+        printf("net: dev%u %s mac %02x:%02x:%02x:%02x:%02x:%02x mtu %u\n", i, vnet_name(devs[i]),
+               m[0], m[1], m[2], m[3], m[4], m[5], (unsigned)vnet_mtu(devs[i]));
+    }
+    /* lwIP (ARP, ICMP, DHCP, the apps' sockets) lives on the first device. */
+    struct net_if *nif = &ifs[0];
+    if (cfg.dhcp) {
+        net_netif_add(nif, NULL, NULL, NULL);
+        net_dhcp(nif);
+    } else {
+        ip4_addr_t ip, mask, gw;
+        ip.addr = cfg.ip;
+        mask.addr = cfg.mask;
+        gw.addr = cfg.gw;
+        net_netif_add(nif, &ip, &mask, &gw);
+    }
+    printf("net: %s ip %s mask %s gw %s\n", cfg.dhcp ? "dhcp" : "static",
+           ip_str(lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(&nif->netif))), a),
+           ip_str(lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(&nif->netif))), b),
+           ip_str(lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(&nif->netif))), c));
+}
+
+uint32_t net_ip(void)
+{
+    return lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(&ifs[0].netif)));
+}
+
+void net_service(void)
+{
+    for (unsigned i = 0; i < nifs; i++) {
+        net_check(&ifs[i], vnet_tx_reclaim(ifs[i].dev));
+        if (ifs[i].npend)
+            net_flush(&ifs[i]);
+    }
+    sys_check_timeouts();
+}
+
+void net_poll(void)
+{
+    struct vnet_rx rx[NET_RX_BATCH];
+    for (unsigned i = 0; i < nifs; i++) {
+        int n = net_check(&ifs[i], vnet_rx_burst(ifs[i].dev, rx, NET_RX_BATCH));
+        for (int k = 0; k < n; k++)
+            net_input(&ifs[i], &rx[k]);
+    }
+    net_service();
+}
+
+int net_resolve_mac(uint32_t ip, uint8_t mac[6], uint32_t timeout_ms)
+{
+    struct netif *netif = &ifs[0].netif;
+    ip4_addr_t target;
+    target.addr = lwip_htonl(ip);
+    uint64_t now = time_ns(), end = now + (uint64_t)timeout_ms * 1000000u, next = now;
+    for (;;) {
+        struct eth_addr *ea;
+        const ip4_addr_t *ipr;
+        if (etharp_find_addr(netif, &target, &ea, &ipr) >= 0) {
+            memcpy(mac, ea->addr, 6);
+            return 0;
+        }
+        now = time_ns();
+        if (now >= end)
+            return -ETIMEDOUT;
+        if (now >= next) {
+            etharp_request(netif, &target);
+            next = now + (uint64_t)ARP_RETRY_MS * 1000000u;
+        }
+        net_poll();
+    }
+}
+
+void net_dst_mac(uint8_t mac[6])
+{
+    char a[16];
+    if (cfg.have_dst_mac) {
+        memcpy(mac, cfg.dst_mac, 6);
+        return;
+    }
+    uint32_t dst = lwip_ntohl(cfg.dst_ip), me = net_ip();
+    uint32_t mask = lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(&ifs[0].netif)));
+    uint32_t gw = lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(&ifs[0].netif)));
+    uint32_t hop = ((dst ^ me) & mask) && gw ? gw : dst;
+    if (net_resolve_mac(hop, mac, ARP_TIMEOUT_MS) < 0)
+        vn_fatal(VN_EXIT_NETWORK,
+                 "net: no ARP answer from %s%s within %d ms; give dst_mac= or check the peer",
+                 ip_str(hop, a), hop == gw && hop != dst ? " (gateway)" : "", ARP_TIMEOUT_MS);
+    printf("net: %s is at %02x:%02x:%02x:%02x:%02x:%02x\n", ip_str(hop, a), mac[0], mac[1], mac[2],
+           mac[3], mac[4], mac[5]);
+}
+
+void net_stats_json(struct json *j)
+{
+    uint64_t rx = 0, rxc = 0, rxd = 0, tx = 0, txc = 0, txd = 0;
+    for (unsigned i = 0; i < nifs; i++) {
+        rx += ifs[i].lwip_rx;
+        rxc += ifs[i].lwip_rx_copied;
+        rxd += ifs[i].lwip_rx_dropped;
+        tx += ifs[i].lwip_tx;
+        txc += ifs[i].lwip_tx_copied;
+        txd += ifs[i].lwip_tx_dropped;
+    }
+    json_obj_begin(j, "lwip");
+    json_u64(j, "rx", rx);
+    json_u64(j, "rx_copied", rxc);
+    json_u64(j, "rx_dropped", rxd);
+    json_u64(j, "tx", tx);
+    json_u64(j, "tx_copied", txc);
+    json_u64(j, "tx_dropped", txd);
+    json_u64(j, "link_drop", lwip_stats.link.drop);
+    json_u64(j, "etharp_drop", lwip_stats.etharp.drop);
+    json_u64(j, "ip_drop", lwip_stats.ip.drop);
+    json_u64(j, "ip_chkerr", lwip_stats.ip.chkerr);
+    json_u64(j, "ip_lenerr", lwip_stats.ip.lenerr);
+    json_u64(j, "icmp_rx", lwip_stats.icmp.recv);
+    json_u64(j, "icmp_tx", lwip_stats.icmp.xmit);
+    json_u64(j, "udp_drop", lwip_stats.udp.drop);
+    json_u64(j, "udp_chkerr", lwip_stats.udp.chkerr);
+    json_u64(j, "tcp_drop", lwip_stats.tcp.drop);
+    json_u64(j, "tcp_chkerr", lwip_stats.tcp.chkerr);
+    json_u64(j, "mem_err", lwip_stats.mem.err);
+    json_obj_end(j);
+}
