@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VNET_HDR_ROOM  12 /* sizeof(struct virtio_net_hdr_mrg_rxbuf), virtio 1.2 s5.1.6 */
-#define VNET_MAX_DEVS  4
+#define VNET_HDR_ROOM 12 /* sizeof(struct virtio_net_hdr_mrg_rxbuf), virtio 1.2 s5.1.6 */
+#define VNET_MAX_DEVS 4
 
 enum vnet_txfull { VNET_TXFULL_WAIT = 0, VNET_TXFULL_DROP = 1 };
 
@@ -28,6 +28,16 @@ struct vnet_params {
     uint64_t features_off; /* feature bits the user switched off */
 };
 
+/* Fills p from the config globals (ring=, kick_batch=, rx_refill=,
+ * txfull=, features=) so every app asks for the same thing. */
+void vnet_params_from_config(struct vnet_params *p);
+
+/* features=: comma-separated -NAME words (-event_idx,-mrg_rxbuf,...).
+ * check is the config table's hook: 0, or -EINVAL with the allowed names
+ * in why. parse gives the bits switched off. */
+int vnet_features_check(const char *val, char *why, size_t whylen);
+int vnet_features_parse(const char *val, uint64_t *off);
+
 struct vnet_dev;
 
 /* Finds virtio-net devices on every transport (PCI modern, PCI legacy,
@@ -36,7 +46,7 @@ struct vnet_dev;
 int vnet_probe(struct vnet_dev **devs, int max, const struct vnet_params *p);
 
 const uint8_t *vnet_mac(const struct vnet_dev *d);
-uint32_t vnet_mtu(const struct vnet_dev *d); /* payload MTU, 1500 unless negotiated */
+uint32_t vnet_mtu(const struct vnet_dev *d);     /* payload MTU, 1500 unless negotiated */
 const char *vnet_name(const struct vnet_dev *d); /* "pci0:3.0 modern" ... */
 int vnet_link_up(struct vnet_dev *d);
 

@@ -47,6 +47,7 @@ struct sim_dev {
     bool out_of_order;  /* complete each step's buffers in reverse */
     bool event_idx;     /* device side of EVENT_IDX: ask for kicks via avail_event */
     bool auto_tx;       /* complete TX on every notify and on sim_relax */
+    bool relax_tx;      /* complete TX on sim_relax (the driver spinning) only */
     uint32_t mrg_split; /* >0: RX frames go into buffers of at most this many bytes */
     /* TX: what the device saw (payload after the header) */
     struct sim_frame *tx_log;

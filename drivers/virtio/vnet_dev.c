@@ -1,0 +1,250 @@
+/* virtio-net device bring-up (virtio 1.2 s3.1.1, s5.1.5) and status. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "drivers/virtio/vnet_priv.h"
+#include "kernel/mem.h"
+
+/* What we can use. ANY_LAYOUT only matters to legacy devices (header and
+ * frame share one descriptor); VERSION_1 implies it (virtio 1.2 s2.7.4). */
+#define VNET_WANTED                                                                                \
+    (VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_NET_F_MAC) |                               \
+     VIRTIO_BIT(VIRTIO_NET_F_STATUS) | VIRTIO_BIT(VIRTIO_NET_F_MTU) |                              \
+     VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) |                         \
+     VIRTIO_BIT(VIRTIO_F_IN_ORDER) | VIRTIO_BIT(VIRTIO_F_ANY_LAYOUT))
+
+/* virtio-net config space, virtio 1.2 s5.1.4 */
+#define VNET_CFG_MAC    0
+#define VNET_CFG_STATUS 6
+#define VNET_CFG_MTU    10
+
+static void vnet_fail(struct vnet_dev *d, const char *why)
+{
+    struct virtio_dev *v = d->vdev;
+    /* virtio 1.2 s3.1.1: give up by setting FAILED. */
+    v->ops->set_status(v, v->ops->get_status(v) | VIRTIO_STATUS_FAILED);
+    printf("vnet: %s: %s\n", v->name, why);
+}
+
+static int vnet_pick_size(struct vnet_dev *d, unsigned q, uint16_t *num)
+{
+    struct virtio_dev *v = d->vdev;
+    uint16_t max = v->ops->queue_max(v, q);
+    if (!max || (max & (max - 1))) {
+        printf("vnet: %s: queue %u has size %u (need a power of two)\n", v->name, q, max);
+        return -ENODEV;
+    }
+    uint16_t want = d->params.ring_size ? d->params.ring_size : VNET_RING_DEFAULT_MAX;
+    if (want & (want - 1)) {
+        printf("vnet: %s: ring=%u is not a power of two\n", v->name, want);
+        return -EINVAL;
+    }
+    if (v->queue_size_fixed) {
+        if (d->params.ring_size && d->params.ring_size != max)
+            printf("vnet: %s: queue %u: legacy device has a fixed size of %u, ring=%u ignored\n",
+                   v->name, q, max, d->params.ring_size);
+        *num = max;
+        return 0;
+    }
+    if (want > max && d->params.ring_size)
+        printf("vnet: %s: queue %u: device maximum is %u, ring=%u capped\n", v->name, q, max, want);
+    *num = want < max ? want : max;
+    return 0;
+}
+
+static int vnet_queue_init(struct vnet_dev *d, unsigned q, struct virtq *vq)
+{
+    struct virtio_dev *v = d->vdev;
+    uint16_t num;
+    int r = vnet_pick_size(d, q, &num);
+    if (r)
+        return r;
+    void *mem = mem_alloc_dma(virtq_ring_bytes(num), VIRTQ_ALIGN);
+    r = virtq_init(vq, (uint16_t)q, num, mem, !!(d->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX)),
+                   !!(d->features & VIRTIO_BIT(VIRTIO_F_IN_ORDER)));
+    if (r)
+        return r;
+    r = v->ops->queue_setup(v, q, num, virtq_desc_addr(vq), virtq_avail_addr(vq),
+                            virtq_used_addr(vq));
+    if (r) {
+        printf("vnet: %s: queue %u setup failed (%d)\n", v->name, q, r);
+        return r;
+    }
+    v->ops->queue_notifier(v, q, vq);
+    return 0;
+}
+
+/* virtio 1.2 s5.1.4.1: an MTU below 68 is not valid; one we cannot buffer
+ * is not negotiated (read before FEATURES_OK, as Linux does). */
+static uint64_t vnet_check_mtu_offer(struct vnet_dev *d, uint64_t want)
+{
+    if (!(d->offered & want & VIRTIO_BIT(VIRTIO_NET_F_MTU)))
+        return want;
+    uint16_t mtu;
+    d->vdev->ops->read_config(d->vdev, VNET_CFG_MTU, &mtu, sizeof(mtu));
+    if (mtu >= VNET_MTU_MIN && mtu <= VNET_MTU_MAX)
+        return want;
+    printf("vnet: %s: device MTU %u outside %u..%u, not negotiated\n", d->vdev->name, mtu,
+           VNET_MTU_MIN, VNET_MTU_MAX);
+    return want & ~VIRTIO_BIT(VIRTIO_NET_F_MTU);
+}
+
+static void vnet_read_config(struct vnet_dev *d)
+{
+    static unsigned made_up; /* MACs invented so far */
+    struct virtio_dev *v = d->vdev;
+    d->mtu = 1500;
+    if (d->features & VIRTIO_BIT(VIRTIO_NET_F_MTU)) {
+        uint16_t mtu;
+        v->ops->read_config(v, VNET_CFG_MTU, &mtu, sizeof(mtu));
+        if (mtu >= VNET_MTU_MIN && mtu <= VNET_MTU_MAX)
+            d->mtu = mtu;
+    }
+    if (d->features & VIRTIO_BIT(VIRTIO_NET_F_MAC)) {
+        v->ops->read_config(v, VNET_CFG_MAC, d->mac, sizeof(d->mac));
+    } else {
+        /* Locally administered, unicast: 02:76:6e ("vn"), then the index. */
+        static const uint8_t base[6] = {0x02, 0x76, 0x6e, 0x00, 0x00, 0x00};
+        memcpy(d->mac, base, sizeof(base));
+        d->mac[5] = (uint8_t)++made_up;
+    }
+}
+
+static void vnet_rx_setup(struct vnet_dev *d)
+{
+    uint16_t num = d->rx.num;
+    d->max_frame = d->mtu + VNET_FRAME_EXTRA;
+    d->rx_post_len = d->hdr_len + d->max_frame;
+    d->rx_stride = (VNET_HDR_ROOM + d->max_frame + 63u) & ~63u;
+    d->rx_mem = mem_alloc_dma((size_t)d->rx_stride * num, 64);
+    d->rx_owner = mem_alloc_dma(num, 64);
+    d->rx_pending = mem_alloc_dma(sizeof(*d->rx_pending) * num, 64);
+    d->rx_used = mem_alloc_dma(sizeof(*d->rx_used) * num, 64);
+    d->rx_refill = d->params.rx_refill ? d->params.rx_refill : 1;
+    if (d->rx_refill > num)
+        d->rx_refill = num;
+    /* The whole ring is posted at start. */
+    for (uint32_t s = 0; s < num; s++) {
+        d->rx_owner[s] = VNET_RX_PENDING;
+        d->rx_pending[s] = s;
+    }
+    d->npending = num;
+    vnet_rx_post(d);
+}
+
+int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_params *p)
+{
+    memset(d, 0, sizeof(*d));
+    d->vdev = v;
+    d->params = *p;
+    d->kick_batch = p->kick_batch;
+    d->txfull = p->txfull;
+
+    /* virtio 1.2 s3.1.1 steps 1-3: reset, ACKNOWLEDGE, DRIVER */
+    v->ops->reset(v);
+    v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE);
+    v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
+
+    /* step 4: features */
+    d->offered = v->ops->get_features(v);
+    uint64_t want = vnet_check_mtu_offer(d, VNET_WANTED & ~p->features_off);
+    if (v->legacy)
+        want &= 0xffffffffu; /* legacy devices have 32 feature bits */
+    d->features = d->offered & want;
+    if (!v->legacy && !(d->features & VIRTIO_BIT(VIRTIO_F_VERSION_1))) {
+        vnet_fail(d, (p->features_off & VIRTIO_BIT(VIRTIO_F_VERSION_1))
+                         ? "features=-version_1 needs a legacy or transitional device"
+                         : "modern transport without VERSION_1");
+        return -ENODEV;
+    }
+    v->ops->set_features(v, d->features);
+
+    /* steps 5-6: FEATURES_OK, and check the device kept it */
+    if (!v->legacy) {
+        v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
+                                  VIRTIO_STATUS_FEATURES_OK);
+        if (!(v->ops->get_status(v) & VIRTIO_STATUS_FEATURES_OK)) {
+            vnet_fail(d, "device did not accept our features (FEATURES_OK cleared)");
+            return -EIO;
+        }
+    }
+    d->mrg = !!(d->features & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF));
+    /* virtio 1.2 s5.1.6: the header has num_buffers with VERSION_1 or
+     * MRG_RXBUF; a legacy device without MRG_RXBUF uses 10 bytes. */
+    d->hdr_len =
+        (d->features & VIRTIO_BIT(VIRTIO_F_VERSION_1)) || d->mrg ? VNET_HDR_MRG : VNET_HDR_LEGACY;
+
+    /* step 7: device setup: config, queues, RX buffers */
+    vnet_read_config(d);
+    int r = vnet_queue_init(d, VNET_RXQ, &d->rx);
+    if (!r)
+        r = vnet_queue_init(d, VNET_TXQ, &d->tx);
+    if (r) {
+        vnet_fail(d, "queue setup failed");
+        return r;
+    }
+    d->tx_used = mem_alloc_dma(sizeof(*d->tx_used) * d->tx.num, 64);
+    vnet_rx_setup(d);
+
+    /* step 8: DRIVER_OK; notifications only from here on (s3.1.1) */
+    v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
+                              (v->legacy ? 0 : VIRTIO_STATUS_FEATURES_OK) |
+                              VIRTIO_STATUS_DRIVER_OK);
+    if (vnet_check_status(d))
+        return -EIO;
+    virtq_kick(&d->rx);
+
+    printf("vnet: %s: mac %02x:%02x:%02x:%02x:%02x:%02x mtu %u rx %u tx %u hdr %u\n", v->name,
+           d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->mtu, d->rx.num,
+           d->tx.num, d->hdr_len);
+    vnet_features_print("offered", d->offered);
+    vnet_features_print("negotiated", d->features);
+    return 0;
+}
+
+int vnet_check_status(struct vnet_dev *d)
+{
+    if (vnet_broken(d))
+        return -EIO;
+    uint8_t s = d->vdev->ops->get_status(d->vdev);
+    d->dev_status = s;
+    if (s & (VIRTIO_STATUS_DEVICE_NEEDS_RESET | VIRTIO_STATUS_FAILED)) {
+        const char *what =
+            (s & VIRTIO_STATUS_DEVICE_NEEDS_RESET) ? "device needs reset" : "device status FAILED";
+        virtq_set_broken(&d->rx, what, 0, 0, s, 0);
+        virtq_set_broken(&d->tx, what, 0, 0, s, 0);
+        d->fail_queue = "device";
+        return -EIO;
+    }
+    return 0;
+}
+
+const uint8_t *vnet_mac(const struct vnet_dev *d)
+{
+    return d->mac;
+}
+uint32_t vnet_mtu(const struct vnet_dev *d)
+{
+    return d->mtu;
+}
+const char *vnet_name(const struct vnet_dev *d)
+{
+    return d->vdev->name;
+}
+
+int vnet_link_up(struct vnet_dev *d)
+{
+    if (vnet_check_status(d))
+        return 0;
+    if (!(d->features & VIRTIO_BIT(VIRTIO_NET_F_STATUS)))
+        return 1; /* virtio 1.2 s5.1.4.2: assume the link is up */
+    uint16_t st;
+    d->vdev->ops->read_config(d->vdev, VNET_CFG_STATUS, &st, sizeof(st));
+    return !!(st & VIRTIO_NET_S_LINK_UP);
+}
+
+int vnet_broken(const struct vnet_dev *d)
+{
+    return d->rx.broken || d->tx.broken;
+}

@@ -1,0 +1,132 @@
+/* virtio-net feature names: what boot prints, what the result JSON lists,
+ * and which ones features=-a,-b can switch off. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "drivers/virtio/vnet_priv.h"
+
+struct vnet_feature {
+    unsigned bit;
+    const char *name;
+    bool switchable; /* may be named in features= */
+};
+
+static const struct vnet_feature vnet_feature_table[] = {
+    {VIRTIO_NET_F_CSUM, "csum", false},
+    {1, "guest_csum", false},
+    {2, "ctrl_guest_offloads", false},
+    {VIRTIO_NET_F_MTU, "mtu", true},
+    {VIRTIO_NET_F_MAC, "mac", true},
+    {6, "gso", false},
+    {7, "guest_tso4", false},
+    {8, "guest_tso6", false},
+    {9, "guest_ecn", false},
+    {10, "guest_ufo", false},
+    {11, "host_tso4", false},
+    {12, "host_tso6", false},
+    {13, "host_ecn", false},
+    {14, "host_ufo", false},
+    {VIRTIO_NET_F_MRG_RXBUF, "mrg_rxbuf", true},
+    {VIRTIO_NET_F_STATUS, "status", true},
+    {17, "ctrl_vq", false},
+    {18, "ctrl_rx", false},
+    {19, "ctrl_vlan", false},
+    {20, "ctrl_rx_extra", false},
+    {21, "guest_announce", false},
+    {22, "mq", false},
+    {23, "ctrl_mac_addr", false},
+    {VIRTIO_F_NOTIFY_ON_EMPTY, "notify_on_empty", false},
+    {VIRTIO_F_ANY_LAYOUT, "any_layout", false},
+    {VIRTIO_F_INDIRECT_DESC, "indirect_desc", false},
+    {VIRTIO_F_EVENT_IDX, "event_idx", true},
+    {30, "bad_feature", false},
+    {VIRTIO_F_VERSION_1, "version_1", true},
+    {VIRTIO_F_ACCESS_PLATFORM, "access_platform", false},
+    {VIRTIO_F_RING_PACKED, "ring_packed", false},
+    {VIRTIO_F_IN_ORDER, "in_order", true},
+    {36, "order_platform", false},
+    {37, "sr_iov", false},
+    {38, "notification_data", false},
+    {40, "ring_reset", false},
+    {57, "hash_report", false},
+    {60, "rss", false},
+    {61, "rsc_ext", false},
+    {62, "standby", false},
+    {63, "speed_duplex", false},
+};
+
+#define VNET_NFEATURES (sizeof(vnet_feature_table) / sizeof(vnet_feature_table[0]))
+
+const char *vnet_feature_name(unsigned bit)
+{
+    for (size_t i = 0; i < VNET_NFEATURES; i++)
+        if (vnet_feature_table[i].bit == bit)
+            return vnet_feature_table[i].name;
+    return NULL;
+}
+
+void vnet_features_print(const char *what, uint64_t f)
+{
+    printf("  %-10s", what);
+    for (unsigned b = 0; b < 64; b++) {
+        if (!(f & VIRTIO_BIT(b)))
+            continue;
+        const char *n = vnet_feature_name(b);
+        if (n)
+            printf(" %s", n);
+        else
+            printf(" bit%u", b);
+    }
+    printf("\n");
+}
+
+static const struct vnet_feature *vnet_feature_switch(const char *name, size_t len)
+{
+    for (size_t i = 0; i < VNET_NFEATURES; i++) {
+        const struct vnet_feature *f = &vnet_feature_table[i];
+        if (f->switchable && strlen(f->name) == len && !strncmp(f->name, name, len))
+            return f;
+    }
+    return NULL;
+}
+
+/* Syntax: comma-separated "-name" words; "" switches nothing off. */
+static int vnet_features_scan(const char *val, uint64_t *off, char *why, size_t whylen)
+{
+    uint64_t bits = 0;
+    const char *p = val;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const struct vnet_feature *f = NULL;
+        if (len > 1 && p[0] == '-')
+            f = vnet_feature_switch(p + 1, len - 1);
+        if (!f) {
+            if (why) {
+                int w = snprintf(why, whylen, "'%.*s' is not -NAME with NAME one of:", (int)len, p);
+                for (size_t i = 0; i < VNET_NFEATURES && w >= 0 && (size_t)w < whylen; i++)
+                    if (vnet_feature_table[i].switchable)
+                        w += snprintf(why + w, whylen - w, " %s", vnet_feature_table[i].name);
+            }
+            return -EINVAL;
+        }
+        bits |= VIRTIO_BIT(f->bit);
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    if (off)
+        *off = bits;
+    return 0;
+}
+
+int vnet_features_check(const char *val, char *why, size_t whylen)
+{
+    return vnet_features_scan(val, NULL, why, whylen);
+}
+
+int vnet_features_parse(const char *val, uint64_t *off)
+{
+    return vnet_features_scan(val, off, NULL, 0);
+}

@@ -1,0 +1,123 @@
+/* virtio-net driver internals, shared by the device code (vnet_dev.c,
+ * vnet_rx.c, vnet_tx.c, vnet_stats.c) and the host unit tests. Nothing
+ * here touches a transport directly: struct virtio_dev's ops do. */
+#ifndef VN_VNET_PRIV_H
+#define VN_VNET_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "drivers/virtio/virtio.h"
+#include "drivers/virtio/virtq.h"
+#include "drivers/virtio/vnet.h"
+
+#define VNET_RXQ 0
+#define VNET_TXQ 1
+
+#define VNET_RING_DEFAULT_MAX 1024 /* ring=0: the device's size, at most this */
+#define VNET_MTU_MIN          68   /* virtio 1.2 s5.1.4.1 */
+#define VNET_MTU_MAX          9000 /* larger offers are not negotiated */
+#define VNET_ETH_HLEN         14
+#define VNET_FRAME_EXTRA      18 /* Ethernet header + one VLAN tag */
+
+/* The virtio-net header, virtio 1.2 s5.1.6; the first 10 bytes are the
+ * legacy header without num_buffers. */
+struct virtio_net_hdr {
+    uint8_t flags;
+    uint8_t gso_type;
+    uint16_t hdr_len;
+    uint16_t gso_size;
+    uint16_t csum_start;
+    uint16_t csum_offset;
+    uint16_t num_buffers;
+};
+#define VNET_HDR_LEGACY 10
+#define VNET_HDR_MRG    12
+
+/* Who owns an RX slot right now. */
+enum { VNET_RX_DEVICE = 0, VNET_RX_APP = 1, VNET_RX_PENDING = 2 };
+
+struct vnet_txq_stats {
+    uint64_t packets, bytes, bursts;
+    uint64_t reclaim_calls, reclaimed;
+    uint64_t ring_full, full_wait_cycles, wait_timeouts, dropped;
+};
+
+struct vnet_rxq_stats {
+    uint64_t packets, bytes, polls;
+    uint64_t refills, refilled;
+    uint64_t len_errors, merged;
+};
+
+struct vnet_dev {
+    /* TX hot */
+    struct virtq tx;
+    uint16_t hdr_len;
+    uint16_t kick_batch;
+    uint8_t txfull;
+    vnet_tx_done_fn tx_done;
+    void *tx_ctx;
+    struct virtq_used_buf *tx_used; /* tx.num entries */
+    struct vnet_txq_stats txs;
+
+    /* RX hot */
+    struct virtq rx;
+    uint8_t *rx_mem; /* rx.num slots of rx_stride bytes */
+    uint32_t rx_stride;
+    uint32_t rx_post_len; /* header + largest frame */
+    uint32_t max_frame;
+    uint16_t rx_refill;
+    uint16_t npending;
+    uint32_t *rx_pending;           /* released slots waiting for the next refill */
+    uint8_t *rx_owner;              /* per slot, VNET_RX_* */
+    struct virtq_used_buf *rx_used; /* rx.num entries */
+    bool mrg;
+    uint16_t mrg_left; /* buffers still to come for the frame in mrg_slot */
+    uint32_t mrg_slot;
+    uint32_t mrg_len;
+    bool mrg_drop;
+    struct vnet_rxq_stats rxs;
+
+    /* cold */
+    struct virtio_dev *vdev;
+    struct vnet_params params; /* as asked for */
+    uint64_t offered, features;
+    uint8_t mac[6];
+    uint32_t mtu;
+    uint8_t dev_status;     /* last read, for reports */
+    const char *fail_queue; /* "rx", "tx" or "device" once broken */
+};
+
+/* Brings one device from reset to DRIVER_OK (virtio 1.2 s3.1.1) with
+ * both queues live and the RX ring full. Returns 0 or -errno (after
+ * printing why). */
+int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *vdev, const struct vnet_params *p);
+
+/* Reads the device status; DEVICE_NEEDS_RESET (virtio 1.2 s2.1.2) breaks
+ * the device. Returns -EIO then, else 0. */
+int vnet_check_status(struct vnet_dev *d);
+
+/* Posts the released RX slots: post publishes them, refill also makes
+ * the one kick decision (not before DRIVER_OK, virtio 1.2 s3.1.1). */
+void vnet_rx_post(struct vnet_dev *d);
+void vnet_rx_refill(struct vnet_dev *d);
+
+/* Where the device is told where RX slot i starts writing. */
+static inline uint8_t *vnet_rx_slot(const struct vnet_dev *d, uint32_t slot)
+{
+    return d->rx_mem + (uintptr_t)slot * d->rx_stride;
+}
+
+/* Spinning on the device: host tests step the simulated device here. */
+#ifdef VN_HOST_TEST
+void sim_relax(void);
+#define vnet_relax() sim_relax()
+#else
+#define vnet_relax() cpu_relax()
+#endif
+
+/* Feature names (vnet_features.c) */
+const char *vnet_feature_name(unsigned bit); /* NULL for bits we do not know */
+void vnet_features_print(const char *what, uint64_t f);
+
+#endif

@@ -1,0 +1,96 @@
+/* virtio-net counters, parameters and features as JSON members. */
+#include <stdio.h>
+
+#include "drivers/virtio/vnet_priv.h"
+#include "kernel/json.h"
+
+static void vnet_json_features(struct json *j, const char *key, uint64_t f)
+{
+    json_arr_begin(j, key);
+    char other[8];
+    for (unsigned b = 0; b < 64; b++) {
+        if (!(f & VIRTIO_BIT(b)))
+            continue;
+        const char *n = vnet_feature_name(b);
+        if (!n) {
+            snprintf(other, sizeof(other), "bit%u", b);
+            n = other;
+        }
+        json_str(j, NULL, n);
+    }
+    json_arr_end(j);
+}
+
+static void vnet_json_violation(struct json *j, const char *queue, const struct virtq *vq)
+{
+    json_obj_begin(j, "violation");
+    json_str(j, "queue", queue);
+    json_str(j, "what", vq->bad.what);
+    json_u64(j, "id", vq->bad.id);
+    json_u64(j, "len", vq->bad.len);
+    json_u64(j, "limit", vq->bad.limit);
+    json_u64(j, "device_used_idx", vq->bad.dev_used_idx);
+    json_u64(j, "driver_used_idx", vq->bad.used_idx);
+    json_u64(j, "queue_size", vq->num);
+    json_obj_end(j);
+}
+
+void vnet_stats_json(const struct vnet_dev *d, struct json *j)
+{
+    char mac[18];
+    snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", d->mac[0], d->mac[1], d->mac[2],
+             d->mac[3], d->mac[4], d->mac[5]);
+    json_str(j, "dev", d->vdev->name);
+    json_str(j, "transport", d->vdev->transport);
+    json_str(j, "mac", mac);
+    json_u64(j, "mtu", d->mtu);
+    json_u64(j, "hdr_len", d->hdr_len);
+    vnet_json_features(j, "features_offered", d->offered);
+    vnet_json_features(j, "features", d->features);
+    json_u64(j, "ring", d->params.ring_size);
+    json_u64(j, "kick_batch", d->kick_batch);
+    json_u64(j, "rx_refill", d->rx_refill);
+    json_str(j, "txfull", d->txfull == VNET_TXFULL_DROP ? "drop" : "wait");
+
+    const struct vnet_txq_stats *t = &d->txs;
+    json_obj_begin(j, "tx");
+    json_u64(j, "size", d->tx.num);
+    json_u64(j, "packets", t->packets);
+    json_u64(j, "bytes", t->bytes);
+    json_u64(j, "bursts", t->bursts);
+    json_u64(j, "kicks", d->tx.kicks);
+    json_u64(j, "kicks_suppressed", d->tx.kicks_suppressed);
+    json_u64(j, "reclaim_calls", t->reclaim_calls);
+    json_u64(j, "reclaimed", t->reclaimed);
+    json_u64(j, "ring_full", t->ring_full);
+    json_u64(j, "full_wait_cycles", t->full_wait_cycles);
+    json_u64(j, "wait_timeouts", t->wait_timeouts);
+    json_u64(j, "dropped", t->dropped);
+    json_u64(j, "len_mismatch", d->tx.len_mismatch);
+    json_u64(j, "invalid_used", d->tx.broken && d->tx.bad.what ? 1 : 0);
+    json_u64(j, "in_flight", virtq_in_flight(&d->tx));
+    json_obj_end(j);
+
+    const struct vnet_rxq_stats *r = &d->rxs;
+    json_obj_begin(j, "rx");
+    json_u64(j, "size", d->rx.num);
+    json_u64(j, "packets", r->packets);
+    json_u64(j, "bytes", r->bytes);
+    json_u64(j, "polls", r->polls);
+    json_u64(j, "kicks", d->rx.kicks);
+    json_u64(j, "kicks_suppressed", d->rx.kicks_suppressed);
+    json_u64(j, "refills", r->refills);
+    json_u64(j, "refilled", r->refilled);
+    json_u64(j, "len_errors", r->len_errors);
+    json_u64(j, "merged", r->merged);
+    json_u64(j, "invalid_used", d->rx.broken && d->rx.bad.what ? 1 : 0);
+    json_obj_end(j);
+
+    json_bool(j, "broken", vnet_broken(d));
+    if (d->rx.broken)
+        vnet_json_violation(j, d->fail_queue ? d->fail_queue : "rx", &d->rx);
+    else if (d->tx.broken)
+        vnet_json_violation(j, "tx", &d->tx);
+    if (d->fail_queue)
+        json_u64(j, "device_status", d->dev_status);
+}

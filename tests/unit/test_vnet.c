@@ -1,0 +1,659 @@
+/* drivers/virtio/vnet_*.c against the simulated device: bring-up and
+ * feature negotiation, TX bursts and kick batching, both full-ring
+ * policies, RX handoff and batched refill, mergeable buffers, and a
+ * device that breaks the rules. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "drivers/virtio/vnet_priv.h"
+#include "kernel/json.h"
+#include "kernel/mem.h"
+#include "sim_virtio.h"
+
+#define ALL_FEATURES                                                                               \
+    (VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_NET_F_MAC) |                               \
+     VIRTIO_BIT(VIRTIO_NET_F_STATUS) | VIRTIO_BIT(VIRTIO_NET_F_MTU) |                              \
+     VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) |                         \
+     VIRTIO_BIT(VIRTIO_NET_F_CSUM) | VIRTIO_BIT(17))
+
+static struct vnet_params params(uint16_t ring, uint16_t kb, uint16_t refill, uint8_t txfull)
+{
+    struct vnet_params p = {ring, kb, refill, txfull, 0};
+    return p;
+}
+
+static struct vnet_dev *up(struct sim_dev *s, const struct vnet_params *p)
+{
+    struct vnet_dev *d = mem_alloc_dma(sizeof(*d), 64);
+    assert_int_equal(vnet_dev_init(d, &s->vdev, p), 0);
+    return d;
+}
+
+/* TX frames with headroom, each filled with its number. */
+struct txbuf {
+    uint8_t room[VNET_HDR_ROOM];
+    uint8_t frame[128];
+};
+static struct txbuf *txbufs;
+static unsigned done_count;
+static uintptr_t done_last;
+
+static void on_done(void *ctx, void *cookie)
+{
+    (void)ctx;
+    done_count++;
+    done_last = (uintptr_t)cookie;
+}
+
+static void make_tx(struct vnet_tx *tx, unsigned n, unsigned first, uint32_t len)
+{
+    for (unsigned i = 0; i < n; i++) {
+        struct txbuf *b = &txbufs[(first + i) % 4096];
+        memset(b->frame, 0, sizeof(b->frame));
+        memcpy(b->frame, &(uint32_t){first + i}, 4);
+        tx[i].frame = b->frame;
+        tx[i].len = len;
+        tx[i].cookie = (void *)(uintptr_t)(first + i + 1);
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    txbufs = mem_alloc_dma(sizeof(*txbufs) * 4096, 64);
+    done_count = 0;
+    done_last = 0;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sim_free_all();
+    return 0;
+}
+
+static void test_bringup(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 256, false);
+    struct vnet_params p = params(0, 0, 64, VNET_TXFULL_WAIT);
+    struct vnet_dev *d = up(s, &p);
+    assert_true(s->status & VIRTIO_STATUS_DRIVER_OK);
+    assert_true(s->status & VIRTIO_STATUS_FEATURES_OK);
+    /* Only what we use is negotiated: not CSUM, not CTRL_VQ. */
+    assert_int_equal(s->driver_features,
+                     ALL_FEATURES & ~(VIRTIO_BIT(VIRTIO_NET_F_CSUM) | VIRTIO_BIT(17)));
+    assert_int_equal(d->hdr_len, 12);
+    assert_int_equal(d->rx.num, 256);
+    assert_int_equal(d->tx.num, 256);
+    assert_int_equal(vnet_mtu(d), 1500);
+    assert_memory_equal(vnet_mac(d), s->config, 6);
+    assert_int_equal(vnet_link_up(d), 1);
+    s->config[6] = 0;
+    assert_int_equal(vnet_link_up(d), 0);
+    /* The whole RX ring posted, with one notification. */
+    assert_int_equal(sim_avail_pending(s, 0), 256);
+    assert_int_equal(s->q[0].notifies, 1);
+    assert_int_equal(vnet_tx_space(d), 256);
+}
+
+static void test_ring_size_choice(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 1024, false);
+    struct vnet_params p = params(128, 0, 64, VNET_TXFULL_WAIT);
+    struct vnet_dev *d = up(s, &p);
+    assert_int_equal(d->rx.num, 128);
+    p.ring_size = 0;
+    d = up(s, &p);
+    assert_int_equal(d->rx.num, 1024);
+    p.ring_size = 4096; /* more than the device: capped */
+    d = up(s, &p);
+    assert_int_equal(d->tx.num, 1024);
+    p.ring_size = 300;
+    struct vnet_dev bad;
+    assert_int_equal(vnet_dev_init(&bad, &s->vdev, &p), -EINVAL);
+    /* A legacy device's size is fixed. */
+    struct sim_dev *l = sim_new(ALL_FEATURES, 256, true);
+    p.ring_size = 1024;
+    d = up(l, &p);
+    assert_int_equal(d->rx.num, 256);
+}
+
+static void test_features_off(void **state)
+{
+    (void)state;
+    uint64_t off;
+    assert_int_equal(vnet_features_parse("-event_idx,-mrg_rxbuf", &off), 0);
+    assert_int_equal(off, VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF));
+    assert_int_equal(vnet_features_parse("", &off), 0);
+    assert_int_equal(off, 0);
+    char why[256];
+    assert_int_equal(vnet_features_check("-event_idx,-bogus", why, sizeof(why)), -EINVAL);
+    assert_non_null(strstr(why, "'-bogus'"));
+    assert_non_null(strstr(why, "mrg_rxbuf"));
+    assert_non_null(strstr(why, "in_order"));
+    assert_int_equal(vnet_features_check("event_idx", why, sizeof(why)), -EINVAL);
+    assert_int_equal(vnet_features_check("-csum", why, sizeof(why)), -EINVAL);
+    assert_int_equal(vnet_features_check("-", why, sizeof(why)), -EINVAL);
+
+    struct sim_dev *s = sim_new(ALL_FEATURES, 64, false);
+    struct vnet_params p = params(0, 0, 8, VNET_TXFULL_WAIT);
+    p.features_off = off | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF);
+    struct vnet_dev *d = up(s, &p);
+    assert_false(s->driver_features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
+    assert_false(d->mrg);
+    assert_false(d->rx.event_idx);
+    assert_int_equal(d->hdr_len, 12); /* VERSION_1 keeps num_buffers */
+
+    /* -version_1 on a modern-only device: a clear failure. */
+    p.features_off = VIRTIO_BIT(VIRTIO_F_VERSION_1);
+    struct vnet_dev bad;
+    assert_int_equal(vnet_dev_init(&bad, &s->vdev, &p), -ENODEV);
+    assert_true(s->status & VIRTIO_STATUS_FAILED);
+}
+
+static void test_legacy_header(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 64, true);
+    struct vnet_params p = params(0, 0, 8, VNET_TXFULL_WAIT);
+    p.features_off = VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF);
+    struct vnet_dev *d = up(s, &p);
+    assert_false(s->status & VIRTIO_STATUS_FEATURES_OK);
+    assert_int_equal(d->hdr_len, 10);
+    struct vnet_tx tx[4];
+    make_tx(tx, 4, 0, 60);
+    assert_int_equal(vnet_tx_burst(d, tx, 4), 4);
+    assert_int_equal(sim_tx_step(s, 0), 4);
+    assert_int_equal(s->tx_log[2].len, 60);
+    assert_int_equal(*(uint32_t *)s->tx_log[2].data, 2);
+    uint8_t frame[60] = {0xaa, 0xbb};
+    assert_int_equal(sim_rx_frame(s, frame, sizeof(frame)), 1);
+    struct vnet_rx rx[4];
+    assert_int_equal(vnet_rx_burst(d, rx, 4), 1);
+    assert_int_equal(rx[0].len, 60);
+    assert_memory_equal(rx[0].frame, frame, 60);
+}
+
+/* n frames with kick_batch k and a device that always wants kicks: one
+ * notification per k frames and one for the tail. */
+static void test_tx_kick_batch(void **state)
+{
+    (void)state;
+    static const uint16_t kbs[] = {1, 8, 32, 64, 256, 0};
+    for (size_t t = 0; t < sizeof(kbs) / sizeof(kbs[0]); t++) {
+        struct sim_dev *s = sim_new(ALL_FEATURES & ~VIRTIO_BIT(VIRTIO_F_EVENT_IDX), 256, false);
+        struct vnet_params p = params(256, kbs[t], 64, VNET_TXFULL_WAIT);
+        struct vnet_dev *d = up(s, &p);
+        vnet_set_tx_done(d, on_done, NULL);
+        done_count = 0;
+        struct vnet_tx tx[200];
+        make_tx(tx, 200, 0, 64);
+        assert_int_equal(vnet_tx_burst(d, tx, 200), 200);
+        unsigned k = kbs[t] ? kbs[t] : 200;
+        assert_int_equal(s->q[1].notifies, (200 + k - 1) / k);
+        assert_int_equal(d->tx.kicks, (200 + k - 1) / k);
+        assert_int_equal(vnet_tx_space(d), 56);
+        assert_int_equal(sim_tx_step(s, 0), 200);
+        for (unsigned i = 0; i < 200; i++) {
+            assert_int_equal(s->tx_log[i].len, 64);
+            assert_int_equal(*(uint32_t *)s->tx_log[i].data, i);
+        }
+        assert_int_equal(vnet_tx_reclaim(d), 200);
+        assert_int_equal(done_count, 200);
+        assert_int_equal(vnet_tx_space(d), 256);
+        assert_int_equal(d->txs.packets, 200);
+        assert_int_equal(d->txs.bytes, 200 * 64);
+    }
+}
+
+/* EVENT_IDX: a device that asked for one kick gets exactly one. */
+static void test_tx_event_idx_suppression(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 256, false);
+    s->event_idx = true;
+    struct vnet_params p = params(256, 8, 64, VNET_TXFULL_WAIT);
+    struct vnet_dev *d = up(s, &p);
+    struct vnet_tx tx[64];
+    make_tx(tx, 64, 0, 64);
+    /* avail_event 0: the first batch [0,8) kicks, later ones do not. */
+    assert_int_equal(vnet_tx_burst(d, tx, 64), 64);
+    assert_int_equal(s->q[1].notifies, 1);
+    assert_int_equal(d->tx.kicks_suppressed, 7);
+    /* The device catches up and asks again at its position. */
+    assert_int_equal(sim_tx_step(s, 0), 64);
+    assert_int_equal(vnet_tx_reclaim(d), 64);
+    make_tx(tx, 64, 64, 64);
+    assert_int_equal(vnet_tx_burst(d, tx, 64), 64);
+    assert_int_equal(s->q[1].notifies, 2);
+}
+
+static void test_tx_full_drop(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 64, false);
+    struct vnet_params p = params(64, 0, 8, VNET_TXFULL_DROP);
+    struct vnet_dev *d = up(s, &p);
+    struct vnet_tx tx[100];
+    make_tx(tx, 100, 0, 64);
+    assert_int_equal(vnet_tx_burst(d, tx, 100), 64);
+    assert_int_equal(d->txs.ring_full, 1);
+    assert_int_equal(d->txs.dropped, 36);
+    assert_int_equal(vnet_tx_space(d), 0);
+    assert_int_equal(vnet_tx_burst(d, tx, 10), 0);
+    assert_int_equal(d->txs.dropped, 46);
+    /* The device drains; the ring takes frames again. */
+    assert_int_equal(sim_tx_step(s, 0), 64);
+    assert_int_equal(vnet_tx_burst(d, tx + 64, 36), 36);
+    assert_int_equal(s->tx_seen, 64);
+    assert_false(vnet_broken(d));
+}
+
+/* txfull=wait with a device that makes progress while we spin: every
+ * frame goes out, in order, and the waiting is counted. */
+static void test_tx_full_wait(void **state)
+{
+    (void)state;
+    for (int ooo = 0; ooo < 2; ooo++) {
+        struct sim_dev *s = sim_new(ALL_FEATURES, 32, false);
+        s->out_of_order = ooo;
+        struct vnet_params p = params(32, 4, 8, VNET_TXFULL_WAIT);
+        struct vnet_dev *d = up(s, &p);
+        vnet_set_tx_done(d, on_done, NULL);
+        done_count = 0;
+        s->relax_tx = true; /* the device runs only while the driver spins */
+        struct vnet_tx tx[100];
+        make_tx(tx, 100, 0, 64);
+        assert_int_equal(vnet_tx_burst(d, tx, 100), 100);
+        assert_true(d->txs.ring_full >= 1);
+        assert_true(d->txs.full_wait_cycles > 0);
+        assert_int_equal(d->txs.dropped, 0);
+        sim_tx_step(s, 0);
+        assert_int_equal(s->tx_seen, 100);
+        if (!ooo)
+            for (unsigned i = 0; i < 100; i++)
+                assert_int_equal(*(uint32_t *)s->tx_log[i].data, i);
+        vnet_tx_reclaim(d);
+        assert_int_equal(done_count, 100);
+    }
+}
+
+/* txfull=wait against a device that never uses anything: gives up after
+ * the wait limit and returns what it queued, no hang. */
+static void test_tx_full_wait_stalled(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 16, false);
+    struct vnet_params p = params(16, 0, 8, VNET_TXFULL_WAIT);
+    struct vnet_dev *d = up(s, &p);
+    struct vnet_tx tx[20];
+    make_tx(tx, 20, 0, 64);
+    assert_int_equal(vnet_tx_burst(d, tx, 20), 16);
+    assert_int_equal(d->txs.wait_timeouts, 1);
+    assert_int_equal(d->txs.ring_full, 1);
+    assert_false(vnet_broken(d));
+}
+
+/* Batch sizes 1..ring size through TX with the device completing each
+ * burst, out of order. */
+static void test_tx_all_batch_sizes(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 64, false);
+    s->out_of_order = true;
+    struct vnet_params p = params(64, 0, 8, VNET_TXFULL_WAIT);
+    struct vnet_dev *d = up(s, &p);
+    vnet_set_tx_done(d, on_done, NULL);
+    struct vnet_tx tx[64];
+    unsigned sent = 0;
+    for (unsigned b = 1; b <= 64; b++) {
+        make_tx(tx, b, sent, 60);
+        assert_int_equal(vnet_tx_burst(d, tx, (int)b), (int)b);
+        assert_int_equal(sim_tx_step(s, 0), b);
+        assert_int_equal(vnet_tx_reclaim(d), (int)b);
+        sent += b;
+    }
+    assert_int_equal(done_count, sent);
+    assert_int_equal(d->txs.packets, sent);
+}
+
+/* Many frames through a small ring: indices wrap past 65535. */
+static void test_tx_rx_wrap(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 16, false);
+    struct vnet_params p = params(16, 0, 4, VNET_TXFULL_WAIT);
+    struct vnet_dev *d = up(s, &p);
+    struct vnet_tx tx[10];
+    uint8_t frame[64];
+    struct vnet_rx rx[16];
+    for (unsigned i = 0; i < 70000 / 10; i++) {
+        make_tx(tx, 10, i * 10, 64);
+        assert_int_equal(vnet_tx_burst(d, tx, 10), 10);
+        s->ntx = 0;
+        assert_int_equal(sim_tx_step(s, 0), 10);
+        assert_int_equal(*(uint32_t *)s->tx_log[9].data, i * 10 + 9);
+        for (unsigned k = 0; k < 10; k++) {
+            memcpy(frame, &(uint32_t){i * 10 + k}, 4);
+            assert_int_equal(sim_rx_frame(s, frame, sizeof(frame)), 1);
+        }
+        assert_int_equal(vnet_rx_burst(d, rx, 16), 10);
+        for (unsigned k = 0; k < 10; k++) {
+            assert_int_equal(*(uint32_t *)rx[k].frame, i * 10 + k);
+            vnet_rx_release(d, rx[k].buf);
+        }
+    }
+    assert_int_equal(d->txs.packets, 70000);
+    assert_int_equal(d->rxs.packets, 70000);
+    assert_true(d->tx.avail_idx == (uint16_t)70000);
+    assert_false(vnet_broken(d));
+}
+
+/* RX: zero-copy frames with headroom, refill in batches of rx_refill
+ * with one notification each. */
+static void test_rx_refill_batches(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES & ~VIRTIO_BIT(VIRTIO_F_EVENT_IDX), 64, false);
+    struct vnet_params p = params(64, 0, 16, VNET_TXFULL_WAIT);
+    struct vnet_dev *d = up(s, &p);
+    uint8_t frame[100];
+    for (unsigned i = 0; i < 40; i++) {
+        memset(frame, (int)i, sizeof(frame));
+        assert_int_equal(sim_rx_frame(s, frame, 60 + i), 1);
+    }
+    struct vnet_rx rx[64];
+    assert_int_equal(vnet_rx_burst(d, rx, 64), 40);
+    for (unsigned i = 0; i < 40; i++) {
+        assert_int_equal(rx[i].len, 60 + i);
+        assert_int_equal(((uint8_t *)rx[i].frame)[0], i);
+        uint8_t *slot = vnet_rx_slot(d, rx[i].buf);
+        assert_ptr_equal(rx[i].frame, slot + VNET_HDR_ROOM);
+    }
+    uint64_t n0 = s->q[0].notifies;
+    for (unsigned i = 0; i < 15; i++)
+        vnet_rx_release(d, rx[i].buf);
+    assert_int_equal(s->q[0].notifies, n0); /* not yet a batch */
+    vnet_rx_release(d, rx[15].buf);
+    assert_int_equal(s->q[0].notifies, n0 + 1);
+    assert_int_equal(sim_avail_pending(s, 0), 24 + 16);
+    /* Double release and foreign handles are ignored. */
+    vnet_rx_release(d, rx[0].buf);
+    vnet_rx_release(d, 9999);
+    assert_int_equal(d->npending, 0);
+    for (unsigned i = 16; i < 40; i++)
+        vnet_rx_release(d, rx[i].buf);
+    /* 24 released: one batch of 16 posted, 8 waiting. */
+    assert_int_equal(d->npending, 8);
+    assert_int_equal(d->rxs.refills, 3); /* start + 2 */
+    assert_int_equal(vnet_rx_burst(d, rx, 64), 0);
+}
+
+/* The ring running dry: pending buffers go back before a full batch. */
+static void test_rx_low_water(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 16, false);
+    struct vnet_params p = params(16, 0, 8, VNET_TXFULL_WAIT);
+    struct vnet_dev *d = up(s, &p);
+    uint8_t frame[64] = {0};
+    struct vnet_rx rx[16];
+    for (unsigned i = 0; i < 12; i++)
+        sim_rx_frame(s, frame, 64);
+    assert_int_equal(vnet_rx_burst(d, rx, 16), 12);
+    for (unsigned i = 0; i < 3; i++)
+        vnet_rx_release(d, rx[i].buf);
+    assert_int_equal(sim_avail_pending(s, 0), 4);
+    assert_int_equal(vnet_rx_burst(d, rx, 16), 0);
+    assert_int_equal(sim_avail_pending(s, 0), 7);
+}
+
+static void test_rx_short_frame(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 16, false);
+    struct vnet_params p = params(16, 0, 1, VNET_TXFULL_WAIT);
+    struct vnet_dev *d = up(s, &p);
+    uint8_t frame[64] = {0};
+    sim_rx_frame(s, frame, 13);
+    sim_rx_frame(s, frame, 14);
+    struct vnet_rx rx[4];
+    assert_int_equal(vnet_rx_burst(d, rx, 4), 1);
+    assert_int_equal(rx[0].len, 14);
+    assert_int_equal(d->rxs.len_errors, 1);
+    assert_false(vnet_broken(d));
+    /* The dropped buffer went back to the device. */
+    assert_int_equal(sim_avail_pending(s, 0), 15);
+}
+
+/* Mergeable buffers: a device that spreads frames over several buffers
+ * (here at most 100 bytes each) still hands over whole frames. */
+static void test_rx_mergeable(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 64, false);
+    s->mrg_split = 100;
+    struct vnet_params p = params(64, 0, 4, VNET_TXFULL_WAIT);
+    struct vnet_dev *d = up(s, &p);
+    assert_true(d->mrg);
+    uint8_t frame[1514];
+    for (unsigned i = 0; i < sizeof(frame); i++)
+        frame[i] = (uint8_t)(i * 7);
+    struct vnet_rx rx[8];
+    assert_int_equal(sim_rx_frame(s, frame, 300), 4); /* 12 + 300 over 100-byte buffers */
+    assert_int_equal(sim_rx_frame(s, frame, 50), 1);
+    assert_int_equal(vnet_rx_burst(d, rx, 8), 2);
+    assert_int_equal(rx[0].len, 300);
+    assert_memory_equal(rx[0].frame, frame, 300);
+    assert_int_equal(rx[1].len, 50);
+    assert_int_equal(d->rxs.merged, 1);
+    vnet_rx_release(d, rx[0].buf);
+    vnet_rx_release(d, rx[1].buf);
+    /* A full-size frame over 16 buffers, taken one buffer per call. */
+    assert_int_equal(sim_rx_frame(s, frame, 1514), 16);
+    int got = 0;
+    for (int i = 0; i < 16 && !got; i++)
+        got = vnet_rx_burst(d, rx, 1);
+    assert_int_equal(got, 1);
+    assert_int_equal(rx[0].len, 1514);
+    assert_memory_equal(rx[0].frame, frame, 1514);
+    assert_false(vnet_broken(d));
+}
+
+static struct vnet_dev *rx_dev(struct sim_dev **sp)
+{
+    struct sim_dev *s = sim_new(ALL_FEATURES, 16, false);
+    struct vnet_params p = params(16, 0, 4, VNET_TXFULL_WAIT);
+    *sp = s;
+    return up(s, &p);
+}
+
+static void expect_dead(struct vnet_dev *d, const char *queue, const char *what)
+{
+    struct vnet_rx rx[4];
+    struct vnet_tx tx[1];
+    make_tx(tx, 1, 0, 64);
+    assert_true(vnet_broken(d));
+    /* The broken queue refuses work (a device error breaks both). */
+    if (strcmp(queue, "tx"))
+        assert_int_equal(vnet_rx_burst(d, rx, 4), -EIO);
+    if (strcmp(queue, "rx"))
+        assert_int_equal(vnet_tx_burst(d, tx, 1), -EIO);
+    char buf[4096];
+    struct json j;
+    json_init(&j, buf, sizeof(buf));
+    json_obj_begin(&j, NULL);
+    vnet_stats_json(d, &j);
+    json_obj_end(&j);
+    const char *out = json_finish(&j);
+    char want[128];
+    snprintf(want, sizeof(want), "\"queue\":\"%s\"", queue);
+    assert_non_null(strstr(out, want));
+    snprintf(want, sizeof(want), "\"what\":\"%s\"", what);
+    assert_non_null(strstr(out, want));
+    assert_non_null(strstr(out, "\"broken\":true"));
+}
+
+static void test_bad_num_buffers(void **state)
+{
+    (void)state;
+    struct sim_dev *s;
+    struct vnet_dev *d = rx_dev(&s);
+    uint8_t frame[64] = {0};
+    sim_rx_frame(s, frame, 64);
+    /* Rewrite num_buffers in the header the device wrote. */
+    struct vring_used_elem *e = &s->q[0].used->ring[0];
+    struct virtio_net_hdr *h =
+        (void *)(vnet_rx_slot(d, d->rx.st[e->id].token) + VNET_HDR_ROOM - d->hdr_len);
+    h->num_buffers = 17;
+    struct vnet_rx rx[4];
+    assert_int_equal(vnet_rx_burst(d, rx, 4), -EIO);
+    assert_int_equal(d->rx.bad.len, 17);
+    assert_int_equal(d->rx.bad.limit, 16);
+    expect_dead(d, "rx", "num_buffers larger than the buffers posted");
+}
+
+static void test_bad_rx_len(void **state)
+{
+    (void)state;
+    struct sim_dev *s;
+    struct vnet_dev *d = rx_dev(&s);
+    sim_take(s, 0, 1);
+    sim_put_used(s, 0, s->q[0].held[0], d->rx_post_len + 1);
+    struct vnet_rx rx[4];
+    assert_int_equal(vnet_rx_burst(d, rx, 4), -EIO);
+    expect_dead(d, "rx", "used len larger than the buffer");
+}
+
+static void test_bad_tx_ids(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t id;
+        const char *what;
+    } cases[] = {
+        {16, "used id out of range"},
+        {0xffffffffu, "used id out of range"},
+        {7, "used id not in flight"},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        struct sim_dev *s;
+        struct vnet_dev *d = rx_dev(&s);
+        struct vnet_tx tx[2];
+        make_tx(tx, 2, 0, 64);
+        assert_int_equal(vnet_tx_burst(d, tx, 2), 2);
+        sim_put_used(s, 1, cases[c].id, 0);
+        assert_int_equal(vnet_tx_reclaim(d), -EIO);
+        expect_dead(d, "tx", cases[c].what);
+        assert_int_equal(d->tx.bad.id, cases[c].id);
+    }
+}
+
+static void test_duplicate_tx_id(void **state)
+{
+    (void)state;
+    struct sim_dev *s;
+    struct vnet_dev *d = rx_dev(&s);
+    vnet_set_tx_done(d, on_done, NULL);
+    struct vnet_tx tx[3];
+    make_tx(tx, 3, 0, 64);
+    assert_int_equal(vnet_tx_burst(d, tx, 3), 3);
+    sim_take(s, 1, 3);
+    sim_put_used(s, 1, s->q[1].held[0], 0);
+    sim_put_used(s, 1, s->q[1].held[0], 0);
+    /* The genuine completion is delivered, then the queue is dead. */
+    assert_int_equal(vnet_tx_reclaim(d), 1);
+    assert_int_equal(done_count, 1);
+    assert_int_equal(vnet_tx_reclaim(d), -EIO);
+    expect_dead(d, "tx", "used id not in flight");
+}
+
+static void test_used_idx_jump(void **state)
+{
+    (void)state;
+    struct sim_dev *s;
+    struct vnet_dev *d = rx_dev(&s);
+    /* 16 buffers posted; the device claims 17 used. */
+    sim_set_used_idx(s, 0, 17);
+    struct vnet_rx rx[4];
+    assert_int_equal(vnet_rx_burst(d, rx, 4), -EIO);
+    expect_dead(d, "rx", "used idx ahead of the buffers in flight");
+    assert_int_equal(d->rx.bad.dev_used_idx, 17);
+}
+
+static void test_needs_reset(void **state)
+{
+    (void)state;
+    struct sim_dev *s;
+    struct vnet_dev *d = rx_dev(&s);
+    s->status |= VIRTIO_STATUS_DEVICE_NEEDS_RESET;
+    assert_int_equal(vnet_link_up(d), 0);
+    expect_dead(d, "device", "device needs reset");
+}
+
+static void test_stats_json(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 64, false);
+    struct vnet_params p = params(64, 8, 16, VNET_TXFULL_DROP);
+    struct vnet_dev *d = up(s, &p);
+    struct vnet_tx tx[10];
+    make_tx(tx, 10, 0, 64);
+    vnet_tx_burst(d, tx, 10);
+    char buf[4096];
+    struct json j;
+    json_init(&j, buf, sizeof(buf));
+    json_obj_begin(&j, NULL);
+    vnet_stats_json(d, &j);
+    json_obj_end(&j);
+    const char *out = json_finish(&j);
+    assert_non_null(strstr(out, "\"kick_batch\":8"));
+    assert_non_null(strstr(out, "\"rx_refill\":16"));
+    assert_non_null(strstr(out, "\"txfull\":\"drop\""));
+    assert_non_null(strstr(out, "\"features\":[\"mtu\",\"mac\",\"mrg_rxbuf\",\"status\","
+                                "\"event_idx\",\"version_1\"]"));
+    assert_non_null(strstr(out, "\"tx\":{\"size\":64,\"packets\":10,\"bytes\":640"));
+    assert_non_null(strstr(out, "\"broken\":false"));
+    assert_null(strstr(out, "violation"));
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_bringup),
+        T(test_ring_size_choice),
+        T(test_features_off),
+        T(test_legacy_header),
+        T(test_tx_kick_batch),
+        T(test_tx_event_idx_suppression),
+        T(test_tx_full_drop),
+        T(test_tx_full_wait),
+        T(test_tx_full_wait_stalled),
+        T(test_tx_all_batch_sizes),
+        T(test_tx_rx_wrap),
+        T(test_rx_refill_batches),
+        T(test_rx_low_water),
+        T(test_rx_short_frame),
+        T(test_rx_mergeable),
+        T(test_bad_num_buffers),
+        T(test_bad_rx_len),
+        T(test_bad_tx_ids),
+        T(test_duplicate_tx_id),
+        T(test_used_idx_jump),
+        T(test_needs_reset),
+        T(test_stats_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
