@@ -42,6 +42,14 @@ test_efi_memmap_SRCS := tests/unit/test_efi_memmap.c boot/efi/efi_memmap.c
 UNIT_TESTS += test_efi_cmdline
 test_efi_cmdline_SRCS := tests/unit/test_efi_cmdline.c boot/efi/efi_cmdline.c
 
+UNIT_TESTS += test_virtq
+test_virtq_SRCS := tests/unit/test_virtq.c drivers/virtio/virtq.c tests/unit/sim_virtio.c
+
+UNIT_TESTS += test_vnet
+test_vnet_SRCS := tests/unit/test_vnet.c tests/unit/sim_virtio.c drivers/virtio/virtq.c \
+    drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c drivers/virtio/vnet_tx.c \
+    drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c kernel/json.c
+
 define unit_test_rule
 $(BUILD)/tests/unit/$(1): $$(patsubst %.c,$(BUILD)/tests/unit-obj/%.o,$$($(1)_SRCS))
 	@mkdir -p $$(dir $$@)
