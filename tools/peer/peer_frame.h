@@ -1,0 +1,35 @@
+/* The peer's view of frames. Building, parsing and the vnperf payload come
+ * from net/pkt.h, the guest's own code, so both ends always agree on the
+ * wire format; this adds what only the peer needs. */
+#ifndef PEER_FRAME_H
+#define PEER_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/pkt.h"
+
+/* pkt_parse's kinds plus two for UDP that is not vnperf. A PKT_UDP result
+ * is a vnperf frame: a full header with the magic, or, in a 60..65-byte
+ * frame, the short header (PL_MIN bytes, no magic, 16-bit stream id). */
+#define PEER_KIND_UDP_SHORT PKT_KINDS       /* payload shorter than PL_MIN */
+#define PEER_KIND_BAD_MAGIC (PKT_KINDS + 1) /* full-size payload without PL_MAGIC */
+#define PEER_KINDS          (PKT_KINDS + 2)
+
+struct peer_vnpf {
+    uint64_t seq, tsc;
+    uint32_t stream;
+};
+
+/* Classifies a received frame; for PKT_UDP fills v from the payload. */
+int peer_frame_classify(const uint8_t *f, size_t len, bool verify_udp_csum, struct peer_vnpf *v);
+
+const char *peer_kind_name(int kind);
+
+/* Turns a received frame around in place: MACs swapped; for a valid UDP
+ * frame also the IPv4 addresses and UDP ports (checksums stay valid).
+ * -EINVAL for a frame shorter than an Ethernet header. */
+int peer_frame_reflect(uint8_t *f, size_t len);
+
+#endif

@@ -1,0 +1,90 @@
+/* vnperf-peer: host-side peer for QEMU's dgram/socket netdevs. See
+ * docs/peer.md and --help. */
+#include "tools/peer/peer_run.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE   2
+
+volatile sig_atomic_t peer_stop;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    peer_stop = 1;
+}
+
+/* No SA_RESTART: a blocked poll/sendmmsg returns EINTR and the loop ends. */
+static int install_signals(void)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0)
+        return -errno;
+    return 0;
+}
+
+static int run(const struct peer_opts *o, struct peer_stats *st)
+{
+    struct peer_sock sock;
+    struct peer_run r = {.o = o, .sock = &sock, .st = st};
+    char err[256];
+    int rc;
+
+    rc = peer_sock_open(o, &sock, err, sizeof(err));
+    if (rc == 0 && o->ready_file)
+        rc = peer_ready_file(o->ready_file, &sock.local, err, sizeof(err));
+    if (rc < 0) {
+        fprintf(stderr, "vnperf-peer: %s\n", err);
+        if (sock.fd >= 0)
+            close(sock.fd);
+        return EXIT_RUNTIME;
+    }
+    r.start_unix_ns = peer_now_ns(CLOCK_REALTIME);
+    r.start_ns = peer_now_ns(CLOCK_MONOTONIC);
+    rc = o->mode == PEER_MODE_SEND ? peer_run_tx(&r) : peer_run_rx(&r);
+    if (o->mode != PEER_MODE_SEND && peer_sock_drops(sock.fd, &st->sock_drops) != 0)
+        fprintf(stderr, "vnperf-peer: socket drop counter unavailable: %s\n", strerror(errno));
+    peer_report_json(stdout, &r);
+    close(sock.fd);
+    if (rc < 0) {
+        fprintf(stderr, "vnperf-peer: %s stopped: %s\n", peer_mode_name(o->mode), strerror(-rc));
+        return EXIT_RUNTIME;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct peer_opts o;
+    struct peer_stats *st;
+    char err[256];
+    int rc = peer_args_parse(argc, argv, &o, err, sizeof(err));
+
+    if (rc == PEER_ARGS_HELP) {
+        peer_args_usage(stdout);
+        return 0;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "vnperf-peer: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (install_signals() != 0) {
+        fprintf(stderr, "vnperf-peer: sigaction: %s\n", strerror(errno));
+        return EXIT_RUNTIME;
+    }
+    st = peer_stats_new();
+    if (!st) {
+        fprintf(stderr, "vnperf-peer: out of memory\n");
+        return EXIT_RUNTIME;
+    }
+    rc = run(&o, st);
+    peer_stats_free(st);
+    return rc;
+}

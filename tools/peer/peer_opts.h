@@ -1,0 +1,48 @@
+/* Command line of vnperf-peer: one mode per run and its options. */
+#ifndef PEER_OPTS_H
+#define PEER_OPTS_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tools/peer/peer_frame.h"
+#include "tools/peer/peer_malform.h"
+
+enum peer_mode { PEER_MODE_COUNT, PEER_MODE_SEND, PEER_MODE_REFLECT };
+
+#define PEER_BATCH_DEFAULT   64
+#define PEER_BATCH_MAX       256
+#define PEER_SOCKBUF_DEFAULT (32 * 1024 * 1024)
+#define PEER_ARGS_HELP       1
+
+struct peer_opts {
+    enum peer_mode mode;
+    struct sockaddr_in local, remote;
+    bool have_remote;
+    uint64_t count;       /* frames; 0: no limit */
+    uint64_t duration_ns; /* 0: no limit */
+    uint64_t idle_ns;     /* silence after the first frame; 0: no limit */
+    uint32_t size;
+    uint8_t src_mac[ETH_ALEN], dst_mac[ETH_ALEN];
+    struct pkt_flow flow; /* flow.stream: the first stream */
+    uint32_t streams;
+    uint64_t rate; /* frames per second; 0: as fast as possible */
+    uint32_t batch;
+    enum peer_malformed malformed;
+    const char *ready_file;
+    bool progress, verify_csum;
+    uint64_t sockbuf;
+};
+
+const char *peer_mode_name(enum peer_mode m);
+
+/* Fills o from argv. Returns 0, PEER_ARGS_HELP when help was asked for, or
+ * -EINVAL with one line saying what is wrong in err. */
+int peer_args_parse(int argc, char **argv, struct peer_opts *o, char *err, size_t errlen);
+
+void peer_args_usage(FILE *f);
+
+#endif

@@ -1,0 +1,157 @@
+/* What a run prints: the result JSON line on stdout and, with --progress,
+ * one line a second on stderr. */
+#include "tools/peer/peer_run.h"
+
+#include <string.h>
+
+struct totals {
+    uint64_t lost, dup, reorder;
+};
+
+static struct totals stream_totals(const struct peer_stats *st)
+{
+    const struct peer_streams *s = &st->streams;
+    struct totals t = {0};
+
+    for (uint32_t i = 0; i < 2 * PEER_MAX_STREAMS; i++) {
+        const struct seq_stream *q = &s->slot[i].seq;
+
+        if (!s->slot[i].used)
+            continue;
+        t.lost += seq_lost(q);
+        t.dup += q->dup;
+        t.reorder += q->reorder;
+    }
+    return t;
+}
+
+static uint64_t per_second(uint64_t n, uint64_t ns)
+{
+    return ns ? (uint64_t)((unsigned __int128)n * NS_PER_SEC / ns) : 0;
+}
+
+void peer_progress(struct peer_run *r, uint64_t now_ns)
+{
+    const struct peer_stats *st = r->st;
+    struct totals t;
+    uint64_t secs;
+
+    if (!r->o->progress || now_ns < r->next_progress_ns)
+        return;
+    if (r->next_progress_ns == 0) {
+        r->next_progress_ns = now_ns + NS_PER_SEC;
+        return;
+    }
+    r->next_progress_ns += NS_PER_SEC;
+    secs = (now_ns - r->start_ns) / NS_PER_SEC;
+    if (r->o->mode == PEER_MODE_SEND) {
+        fprintf(stderr, "vnperf-peer: t=%llus sent=%llu bytes=%llu refused=%llu\n",
+                (unsigned long long)secs, (unsigned long long)st->packets,
+                (unsigned long long)st->bytes, (unsigned long long)st->refused);
+        return;
+    }
+    t = stream_totals(st);
+    fprintf(stderr,
+            "vnperf-peer: t=%llus packets=%llu bytes=%llu non_vnperf=%llu lost=%llu dup=%llu "
+            "reorder=%llu\n",
+            (unsigned long long)secs, (unsigned long long)st->packets,
+            (unsigned long long)st->bytes, (unsigned long long)(st->packets - st->kinds[PKT_UDP]),
+            (unsigned long long)t.lost, (unsigned long long)t.dup, (unsigned long long)t.reorder);
+}
+
+/* Streams in id order; lost counts from the first sequence number seen. */
+static void json_streams(FILE *f, const struct peer_stats *st)
+{
+    static const struct peer_stream *sorted[PEER_MAX_STREAMS];
+    uint32_t n = peer_streams_sorted(&st->streams, sorted);
+
+    fputs(",\"streams\":[", f);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct seq_stream *q = &sorted[i]->seq;
+
+        fprintf(f,
+                "%s{\"id\":%u,\"packets\":%llu,\"unique\":%llu,\"first_seq\":%llu,"
+                "\"max_seq\":%llu,\"lost\":%llu,\"dup\":%llu,\"reorder\":%llu}",
+                i ? "," : "", sorted[i]->id, (unsigned long long)(q->unique + q->dup),
+                (unsigned long long)q->unique, (unsigned long long)q->first,
+                (unsigned long long)(q->next - 1), (unsigned long long)seq_lost(q),
+                (unsigned long long)q->dup, (unsigned long long)q->reorder);
+    }
+    fprintf(f, "],\"streams_overflow\":%llu", (unsigned long long)st->streams.overflow);
+}
+
+static void json_rx(FILE *f, const struct peer_stats *st)
+{
+    struct totals t = stream_totals(st);
+
+    fprintf(f, ",\"vnperf\":%llu,\"non_vnperf\":%llu,\"non_vnperf_by\":{",
+            (unsigned long long)st->kinds[PKT_UDP],
+            (unsigned long long)(st->packets - st->kinds[PKT_UDP]));
+    for (int k = 0, n = 0; k < PEER_KINDS; k++) {
+        if (k == PKT_UDP)
+            continue;
+        fprintf(f, "%s\"%s\":%llu", n++ ? "," : "", peer_kind_name(k),
+                (unsigned long long)st->kinds[k]);
+    }
+    fprintf(f, "},\"lost\":%llu,\"dup\":%llu,\"reorder\":%llu", (unsigned long long)t.lost,
+            (unsigned long long)t.dup, (unsigned long long)t.reorder);
+    json_streams(f, st);
+}
+
+static void json_sizes(FILE *f, const struct peer_stats *st)
+{
+    bool first = true;
+
+    fputs(",\"sizes\":{", f);
+    for (size_t len = 0; len <= PEER_SIZE_MAX; len++) {
+        if (!st->sizes[len])
+            continue;
+        fprintf(f, "%s\"%zu\":%llu", first ? "" : ",", len, (unsigned long long)st->sizes[len]);
+        first = false;
+    }
+    fputc('}', f);
+}
+
+void peer_report_json(FILE *f, const struct peer_run *r)
+{
+    const struct peer_opts *o = r->o;
+    const struct peer_stats *st = r->st;
+    char local[PEER_ADDR_STRLEN], remote[PEER_ADDR_STRLEN];
+    /* send: from start to the last frame out; rx: first to last frame in */
+    uint64_t dur = o->mode == PEER_MODE_SEND ? st->last_ns : st->last_ns - st->first_ns;
+
+    peer_addr_str(&r->sock->local, local);
+    peer_addr_str(&o->remote, remote);
+    fprintf(f,
+            "{\"type\":\"peer\",\"mode\":\"%s\",\"stop\":\"%s\",\"packets\":%llu,"
+            "\"bytes\":%llu,\"pps\":%llu,\"bps\":%llu,\"duration_ns\":%llu,"
+            "\"elapsed_ns\":%llu,\"start_unix_ns\":%llu,\"first_ns\":%llu,\"last_ns\":%llu,"
+            "\"local\":\"%s\",\"remote\":",
+            peer_mode_name(o->mode), r->stop, (unsigned long long)st->packets,
+            (unsigned long long)st->bytes, (unsigned long long)per_second(st->packets, dur),
+            (unsigned long long)per_second(st->bytes * 8, dur), (unsigned long long)dur,
+            (unsigned long long)(r->end_ns - r->start_ns), (unsigned long long)r->start_unix_ns,
+            (unsigned long long)st->first_ns, (unsigned long long)st->last_ns, local);
+    if (o->have_remote)
+        fprintf(f, "\"%s\"", remote);
+    else
+        fputs("null", f);
+    fprintf(f, ",\"batch\":%u,\"rcvbuf\":%d,\"sndbuf\":%d", o->batch, r->sock->rcvbuf,
+            r->sock->sndbuf);
+    if (o->mode == PEER_MODE_SEND)
+        fprintf(f, ",\"size\":%u,\"rate\":%llu,\"streams_sent\":%u,\"malformed\":\"%s\"", o->size,
+                (unsigned long long)o->rate, o->streams, peer_malformed_name(o->malformed));
+    else
+        json_rx(f, st);
+    if (o->mode == PEER_MODE_REFLECT)
+        fprintf(f, ",\"tx_packets\":%llu,\"tx_bytes\":%llu", (unsigned long long)st->tx_packets,
+                (unsigned long long)st->tx_bytes);
+    json_sizes(f, st);
+    fprintf(f,
+            ",\"errors\":{\"rx\":%llu,\"tx\":%llu,\"refused\":%llu,\"reflect_runts\":%llu,"
+            "\"sock_drops\":%llu,\"first_error\":\"%s\"}}\n",
+            (unsigned long long)st->rx_errors, (unsigned long long)st->tx_errors,
+            (unsigned long long)st->refused, (unsigned long long)st->reflect_runts,
+            (unsigned long long)st->sock_drops, st->first_errno ? strerror(st->first_errno) : "");
+    fflush(f);
+}

@@ -1,0 +1,49 @@
+/* One run of a mode: what the loops share with main and the report. */
+#ifndef PEER_RUN_H
+#define PEER_RUN_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "tools/peer/peer_opts.h"
+#include "tools/peer/peer_sock.h"
+#include "tools/peer/peer_stats.h"
+
+#define NS_PER_SEC 1000000000ull
+
+/* Set by the SIGINT/SIGTERM handler; the loops stop at the next batch. */
+extern volatile sig_atomic_t peer_stop;
+
+struct peer_run {
+    const struct peer_opts *o;
+    const struct peer_sock *sock;
+    struct peer_stats *st;
+    uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC */
+    uint64_t start_unix_ns;    /* CLOCK_REALTIME at start, to line up with other logs */
+    const char *stop;          /* why the loop ended: count, duration, idle, signal, error */
+    uint64_t next_progress_ns;
+};
+
+static inline uint64_t peer_now_ns(clockid_t clk)
+{
+    struct timespec ts;
+
+    clock_gettime(clk, &ts);
+    return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* count and reflect. 0, or -errno when the run had to stop on an error
+ * (r->stop is then "error" and the counters so far are valid). */
+int peer_run_rx(struct peer_run *r);
+
+/* send; same contract. */
+int peer_run_tx(struct peer_run *r);
+
+/* Once a second (with --progress), one human line on stderr. */
+void peer_progress(struct peer_run *r, uint64_t now_ns);
+
+/* The result: one JSON object on one line. */
+void peer_report_json(FILE *f, const struct peer_run *r);
+
+#endif

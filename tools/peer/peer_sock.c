@@ -1,0 +1,121 @@
+/* Socket setup: big buffers so bursts from QEMU are not dropped in the
+ * kernel, bind, connect so the kernel filters other senders. */
+#include "tools/peer/peer_sock.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/sock_diag.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+void peer_addr_str(const struct sockaddr_in *a, char *buf)
+{
+    char ip[INET_ADDRSTRLEN];
+
+    inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip));
+    snprintf(buf, PEER_ADDR_STRLEN, "%s:%u", ip, ntohs(a->sin_port));
+}
+
+/* The FORCE variant passes net.core.[rw]mem_max when we have CAP_NET_ADMIN;
+ * otherwise the plain one is capped there. */
+static int set_buf(int fd, int force_opt, int opt, int bytes, int *granted)
+{
+    socklen_t len = sizeof(*granted);
+
+    if (setsockopt(fd, SOL_SOCKET, force_opt, &bytes, sizeof(bytes)) != 0 &&
+        setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof(bytes)) != 0)
+        return -errno;
+    if (getsockopt(fd, SOL_SOCKET, opt, granted, &len) != 0)
+        return -errno;
+    return 0;
+}
+
+int peer_sock_open(const struct peer_opts *o, struct peer_sock *s, char *err, size_t errlen)
+{
+    socklen_t len = sizeof(s->local);
+    char addr[PEER_ADDR_STRLEN];
+    const char *step;
+    int rc;
+
+    s->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (s->fd < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "socket: %s", strerror(-rc));
+        return rc;
+    }
+    step = "SO_RCVBUF";
+    rc = set_buf(s->fd, SO_RCVBUFFORCE, SO_RCVBUF, (int)o->sockbuf, &s->rcvbuf);
+    if (rc == 0) {
+        step = "SO_SNDBUF";
+        rc = set_buf(s->fd, SO_SNDBUFFORCE, SO_SNDBUF, (int)o->sockbuf, &s->sndbuf);
+    }
+    if (rc == 0) {
+        step = "bind";
+        peer_addr_str(&o->local, addr);
+        if (bind(s->fd, (const struct sockaddr *)&o->local, sizeof(o->local)) != 0)
+            rc = -errno;
+    }
+    if (rc == 0 && o->have_remote) {
+        step = "connect";
+        peer_addr_str(&o->remote, addr);
+        if (connect(s->fd, (const struct sockaddr *)&o->remote, sizeof(o->remote)) != 0)
+            rc = -errno;
+    }
+    if (rc == 0 && getsockname(s->fd, (struct sockaddr *)&s->local, &len) != 0) {
+        step = "getsockname";
+        rc = -errno;
+    }
+    if (rc != 0) {
+        if (strcmp(step, "bind") == 0 || strcmp(step, "connect") == 0)
+            snprintf(err, errlen, "%s %s: %s", step, addr, strerror(-rc));
+        else
+            snprintf(err, errlen, "%s: %s", step, strerror(-rc));
+        close(s->fd);
+        s->fd = -1;
+    }
+    return rc;
+}
+
+int peer_sock_drops(int fd, uint64_t *drops)
+{
+    uint32_t mem[SK_MEMINFO_VARS];
+    socklen_t len = sizeof(mem);
+
+    if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) != 0)
+        return -errno;
+    if (len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
+        return -EOPNOTSUPP;
+    *drops = mem[SK_MEMINFO_DROPS];
+    return 0;
+}
+
+int peer_ready_file(const char *path, const struct sockaddr_in *local, char *err, size_t errlen)
+{
+    char tmp[4096], addr[PEER_ADDR_STRLEN];
+    FILE *f;
+    int rc = 0;
+
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
+        snprintf(err, errlen, "ready file %s: path too long", path);
+        return -ENAMETOOLONG;
+    }
+    peer_addr_str(local, addr);
+    f = fopen(tmp, "w");
+    if (!f) {
+        rc = -errno;
+        snprintf(err, errlen, "ready file %s: %s", tmp, strerror(-rc));
+        return rc;
+    }
+    fprintf(f, "{\"pid\":%d,\"local\":\"%s\"}\n", (int)getpid(), addr);
+    if (fclose(f) != 0)
+        rc = -errno;
+    else if (rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc != 0) {
+        snprintf(err, errlen, "ready file %s: %s", path, strerror(-rc));
+        unlink(tmp);
+    }
+    return rc;
+}

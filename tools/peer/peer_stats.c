@@ -1,0 +1,44 @@
+/* Per-frame accounting: kind, size histogram, streams. */
+#include "tools/peer/peer_stats.h"
+
+#include <stdlib.h>
+
+struct peer_stats *peer_stats_new(void)
+{
+    struct peer_stats *st = calloc(1, sizeof(*st));
+
+    if (st && peer_streams_init(&st->streams) != 0) {
+        free(st);
+        return NULL;
+    }
+    return st;
+}
+
+void peer_stats_free(struct peer_stats *st)
+{
+    if (!st)
+        return;
+    peer_streams_free(&st->streams);
+    free(st);
+}
+
+void peer_stats_rx(struct peer_stats *st, const uint8_t *f, size_t len, bool verify_udp_csum)
+{
+    struct peer_vnpf v;
+    int kind;
+
+    st->packets++;
+    st->bytes += len;
+    peer_stats_size(st, len, 1);
+    kind = peer_frame_classify(f, len, verify_udp_csum, &v);
+    st->kinds[kind]++;
+    if (kind == PKT_UDP)
+        peer_streams_add(&st->streams, v.stream, v.seq);
+}
+
+void peer_stats_error(struct peer_stats *st, uint64_t *counter, int err)
+{
+    if (st->first_errno == 0)
+        st->first_errno = err;
+    (*counter)++;
+}

@@ -1,0 +1,48 @@
+/* Counters of one run, filled by the mode loops and printed as the result
+ * JSON line. */
+#ifndef PEER_STATS_H
+#define PEER_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tools/peer/peer_frame.h"
+#include "tools/peer/peer_streams.h"
+
+/* Largest datagram: UDP over IPv4 carries at most 65507 bytes, so a receive
+ * slot of this size never cuts a frame. */
+#define PEER_SIZE_MAX 65535
+
+struct peer_stats {
+    uint64_t packets, bytes;       /* received (count, reflect) or sent (send) */
+    uint64_t tx_packets, tx_bytes; /* reflect: frames sent back */
+    uint64_t first_ns, last_ns;    /* first and last frame, since the start */
+    uint64_t kinds[PEER_KINDS];    /* [PKT_UDP]: vnperf frames */
+    uint64_t sizes[PEER_SIZE_MAX + 1];
+    uint64_t rx_errors;     /* failed recvmmsg calls other than EAGAIN/EINTR */
+    uint64_t tx_errors;     /* failed sendmmsg calls other than EINTR/ECONNREFUSED */
+    uint64_t refused;       /* ECONNREFUSED: nobody listened at the remote address */
+    uint64_t reflect_runts; /* reflect: frames too short to turn around, dropped */
+    uint64_t sock_drops;    /* frames the kernel dropped on our full socket buffer */
+    int first_errno;        /* of the first counted error, 0 if none */
+    struct peer_streams streams;
+};
+
+/* Zeroed stats on the heap (the tables are large); NULL on ENOMEM. */
+struct peer_stats *peer_stats_new(void);
+void peer_stats_free(struct peer_stats *st);
+
+/* Accounts one received frame of len (<= PEER_SIZE_MAX) bytes. */
+void peer_stats_rx(struct peer_stats *st, const uint8_t *f, size_t len, bool verify_udp_csum);
+
+/* Counts n frames of one size in the histogram. */
+static inline void peer_stats_size(struct peer_stats *st, size_t len, uint64_t n)
+{
+    st->sizes[len] += n;
+}
+
+/* Records a failed call: bumps *counter and remembers the first errno. */
+void peer_stats_error(struct peer_stats *st, uint64_t *counter, int err);
+
+#endif
