@@ -2,6 +2,7 @@
 bad options. Each boot is a fraction of a second under TCG."""
 
 import json
+import os
 import signal
 import subprocess
 import time
@@ -96,10 +97,12 @@ def test_signal_to_runner_leaves_no_qemu(image, no_leftovers, sig, status):
     assert vnharness.wait_gone(qemu) == []
 
 
-def test_runner_killed_with_sigkill_takes_qemu_along(image, no_leftovers):
+def test_runner_killed_with_sigkill_takes_qemu_along(image, no_leftovers, tmp_path):
+    # A SIGKILLed runner cannot remove its temp dir: keep it in tmp_path.
+    env = dict(os.environ, TMPDIR=str(tmp_path))
     p = subprocess.Popen([vnharness.PYTHON, vnharness.VNPERF] + TCG +
                          ["--qemu-arg=-S", "--timeout", "60"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     deadline = time.monotonic() + 10
     qemu = []
     while not qemu and time.monotonic() < deadline:

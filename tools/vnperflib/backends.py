@@ -2,16 +2,14 @@
 QEMU its -netdev, reports host-side counts and tears everything down through
 the session's undo stack (on every exit path)."""
 
-from . import exitcodes
+import os
+import re
+import subprocess
+import time
 
-
-class RunnerError(Exception):
-    """A host-side failure with the runner status to return and one line."""
-
-    def __init__(self, status, line):
-        super().__init__(line)
-        self.status = status
-        self.line = line
+from . import exitcodes, peer, qemucmd
+from .errors import RunnerError, failed, missing, usage
+from .proc import run_quiet
 
 
 class Backend:
@@ -37,6 +35,16 @@ class Backend:
         """Config words the backend decides (addresses, MACs)."""
         return []
 
+    def qemu_extra(self, index):
+        """Extra QEMU arguments for guest index."""
+        return []
+
+    def on_guest_ready(self, index):
+        """Guest index printed its ready line (senders start now)."""
+
+    def finish(self):
+        """All guests ended: let the host side drain and stop it."""
+
     def processes(self):
         """[(role, pid)] of backend processes for CPU accounting."""
         return []
@@ -59,15 +67,160 @@ class NoBackend(Backend):
     """No NIC at all (selftest and the other non-network apps)."""
 
 
-def missing(line):
-    return RunnerError(exitcodes.RUNNER_BACKEND_MISSING, line)
+def guest_mac(index):
+    return "52:54:00:00:00:%02x" % (index + 1)
 
 
-def failed(line):
-    return RunnerError(exitcodes.RUNNER_BACKEND_FAILED, line)
+def guest_ip(index):
+    return "10.0.2.%d" % (15 + index)
 
 
-REGISTRY = {"none": NoBackend}
+def nic_props(opts):
+    """virtio-net device properties from the runner options."""
+    props = {}
+    if getattr(opts, "event_idx", None) is not None:
+        props["event_idx"] = "on" if opts.event_idx else "off"
+    if getattr(opts, "queue_size", None):
+        props["rx_queue_size"] = opts.queue_size
+        props["tx_queue_size"] = opts.queue_size
+    return props
+
+
+class Wire(Backend):
+    """Common part of the backends whose host end is the C peer
+    (dgram/socket), or a second guest on the same wire (--topology guests)."""
+
+    lossless = True
+
+    def __init__(self, opts):
+        super().__init__(opts)
+        self.ports = []     # (qemu local port, remote port) per guest
+        self.peers = []
+        self.session = None
+
+    def check(self):
+        if getattr(self.opts, "topology", "host") == "host" and \
+                not os.access(peer.peer_binary(), os.X_OK):
+            raise missing("%s: host peer %s missing (run make)" % (self.name,
+                                                                    peer.peer_binary()))
+
+    def start(self, session, nguests=1):
+        from . import ports
+        self.session = session
+        if nguests == 2:
+            a, b = ports.free_udp_ports(2)
+            self.ports = [(a, b), (b, a)]
+            return
+        q, p = ports.free_udp_ports(2)
+        self.ports = [(q, p)]
+        mode = peer.mode_for_app(self.opts.app)
+        pr = peer.Peer(session, peer.peer_binary(), mode, p, q, self._peer_args(mode))
+        self.peers.append(pr)
+        if mode != "send":
+            pr.start()
+
+    def _peer_args(self, mode):
+        o = self.opts
+        args = []
+        if mode == "send":
+            args += ["--dst-mac", guest_mac(0), "--src-mac", peer.PEER_MAC,
+                     "--dst-ip", guest_ip(0), "--src-ip", peer.PEER_IP]
+            if o.size:
+                args += ["--size", str(o.size)]
+            if getattr(o, "count", None):
+                args += ["--count", str(o.count)]
+            else:
+                # Stop a little before the guest stops counting.
+                d = max(0.5, (o.duration or 5) - 0.5)
+                args += ["--duration", "%.1f" % d]
+            if o.rate and not o.rate.lower().endswith("bps"):
+                args += ["--rate", o.rate]
+        return args
+
+    def on_guest_ready(self, index):
+        for pr in self.peers:
+            if pr.proc is None:
+                pr.start()
+
+    def guest_config(self, index):
+        if len(self.ports) == 2:
+            other = 1 - index
+            return ["ip=" + guest_ip(index), "dst_ip=" + guest_ip(other),
+                    "dst_mac=" + guest_mac(other)]
+        return ["ip=" + guest_ip(0), "dst_ip=" + peer.PEER_IP, "dst_mac=" + peer.PEER_MAC]
+
+    def nics(self, index):
+        q, p = self.ports[index]
+        return [qemucmd.Nic(self.netdev(q, p), guest_mac(index), nic_props(self.opts))]
+
+    def processes(self):
+        return [("peer", pr.proc.pid) for pr in self.peers if pr.proc is not None]
+
+    def healthy(self):
+        for pr in self.peers:
+            d = pr.dead()
+            if d:
+                return d
+        return None
+
+    def finish(self):
+        for pr in self.peers:
+            pr.finish()
+
+    def collect(self):
+        out = {}
+        for pr in self.peers:
+            out.update(peer.host_counts(pr.result))
+        return out
+
+
+class Dgram(Wire):
+    name = "dgram"
+
+    @staticmethod
+    def netdev(q, p):
+        return ("dgram,local.type=inet,local.host=127.0.0.1,local.port=%d,"
+                "remote.type=inet,remote.host=127.0.0.1,remote.port=%d" % (q, p))
+
+
+class Socket(Wire):
+    name = "socket"
+
+    @staticmethod
+    def netdev(q, p):
+        return "socket,udp=127.0.0.1:%d,localaddr=127.0.0.1:%d" % (p, q)
+
+
+class Hub(Backend):
+    """QEMU's own virtio-net device and nothing behind it: the NIC on a hub
+    with a second, unattached port (a one-port hub refuses frames)."""
+
+    name = "hub"
+
+    def nics(self, index):
+        return [qemucmd.Nic("hubport,hubid=%d" % index, guest_mac(index), nic_props(self.opts))]
+
+    def qemu_extra(self, index):
+        return ["-netdev", "hubport,id=hubnull%d,hubid=%d" % (index, index)]
+
+    def guest_config(self, index):
+        return ["ip=" + guest_ip(index), "dst_ip=" + peer.PEER_IP, "dst_mac=" + peer.PEER_MAC]
+
+
+class User(Backend):
+    """slirp, restricted: nothing leaves the host."""
+
+    name = "user"
+
+    def nics(self, index):
+        return [qemucmd.Nic("user,restrict=on,net=10.0.2.0/24,host=10.0.2.2", guest_mac(index),
+                            nic_props(self.opts))]
+
+    def guest_config(self, index):
+        return ["ip=" + guest_ip(index), "gw=10.0.2.2", "dst_ip=10.0.2.2"]
+
+
+REGISTRY = {"none": NoBackend, "dgram": Dgram, "socket": Socket, "hub": Hub, "user": User}
 
 
 def names():
@@ -76,6 +229,102 @@ def names():
 
 def make(name, opts):
     if name not in REGISTRY:
-        raise RunnerError(exitcodes.RUNNER_USAGE,
-                          "unknown backend %r: one of %s" % (name, ", ".join(REGISTRY)))
+        raise usage("unknown backend %r: one of %s" % (name, ", ".join(REGISTRY)))
     return REGISTRY[name](opts)
+
+
+class Tap(Backend):
+    """A tap inside a network namespace the runner creates (no route out);
+    QEMU runs inside the namespace. Host-side counts are the tap's own
+    interface statistics (its RX is what the guest sent)."""
+
+    name = "tap"
+    lossless = True
+    vhost = False
+    TAP = "vntap0"
+    HOST_IP = "10.0.0.1"
+    GUEST_IP = "10.0.0.2"
+    _seq = 0
+
+    def __init__(self, opts):
+        super().__init__(opts)
+        self.netns = None
+        self.tap_mac = None
+        self.base = None
+
+    def check(self):
+        if os.geteuid() != 0:
+            raise missing("%s: needs root (CAP_NET_ADMIN) to create a namespace and a tap"
+                          % self.name)
+        if not os.path.exists("/dev/net/tun"):
+            raise missing("%s: /dev/net/tun missing (modprobe tun)" % self.name)
+        if self.vhost and not os.path.exists("/dev/vhost-net"):
+            raise missing("vhost-net: /dev/vhost-net missing (modprobe vhost_net; in a "
+                          "container, pass the device in)")
+
+    def _ip(self, *args):
+        rc, out = run_quiet(["ip"] + list(args))
+        if rc != 0:
+            raise failed("%s: ip %s: %s" % (self.name, " ".join(args), out.strip()))
+        return out
+
+    def start(self, session, nguests=1):
+        if nguests != 1:
+            raise usage("%s: one guest only (use dgram/socket/vhost-user for two)" % self.name)
+        Tap._seq += 1
+        ns = "vnperf-%d-%d" % (os.getpid(), Tap._seq)
+        self._ip("netns", "add", ns)
+        session.on_close(self._ip, "netns", "del", ns, what="delete namespace " + ns)
+        self.netns = ns
+        self._ip("-n", ns, "link", "set", "lo", "up")
+        # No IPv6 chatter towards the guest: host->guest counts stay exact.
+        for k in ("all", "default"):
+            run_quiet(["ip", "netns", "exec", ns, "sysctl", "-qw",
+                       "net.ipv6.conf.%s.disable_ipv6=1" % k])
+        self._ip("-n", ns, "tuntap", "add", "dev", self.TAP, "mode", "tap", "vnet_hdr")
+        self._ip("-n", ns, "addr", "add", self.HOST_IP + "/24", "dev", self.TAP)
+        self._ip("-n", ns, "link", "set", self.TAP, "up")
+        self._ip("-n", ns, "neigh", "replace", self.GUEST_IP, "lladdr", guest_mac(0),
+                 "dev", self.TAP, "nud", "permanent")
+        self.tap_mac, self.base = self._stats()
+
+    def _stats(self):
+        out = self._ip("-n", self.netns, "-s", "-j", "link", "show", self.TAP)
+        import json
+        link = json.loads(out)[0]
+        return link.get("address"), link.get("stats64", {})
+
+    def nics(self, index):
+        nd = "tap,ifname=%s,script=no,downscript=no" % self.TAP
+        if self.vhost:
+            nd += ",vhost=on"
+        return [qemucmd.Nic(nd, guest_mac(index), nic_props(self.opts))]
+
+    def guest_config(self, index):
+        return ["ip=" + self.GUEST_IP, "dst_ip=" + self.HOST_IP, "dst_mac=" + self.tap_mac]
+
+    def collect(self):
+        if self.netns is None:
+            return {}
+        _, now = self._stats()
+        rx, tx = now.get("rx", {}), now.get("tx", {})
+        brx, btx = self.base.get("rx", {}), self.base.get("tx", {})
+
+        def d(a, b, k):
+            return a.get(k, 0) - b.get(k, 0)
+        return {"rx_packets": d(rx, brx, "packets"), "rx_bytes": d(rx, brx, "bytes"),
+                "tx_packets": d(tx, btx, "packets"), "tx_bytes": d(tx, btx, "bytes"),
+                "rx_drops": {"tap rx_dropped": d(rx, brx, "dropped")},
+                "tx_drops": {"tap tx_dropped": d(tx, btx, "dropped")}}
+
+
+class VhostNet(Tap):
+    name = "vhost-net"
+    vhost = True
+
+
+REGISTRY.update({"tap": Tap, "vhost-net": VhostNet})
+
+
+# Backends in their own modules register themselves.
+from . import testpmd  # noqa: E402,F401

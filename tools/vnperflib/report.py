@@ -55,7 +55,8 @@ def human(rep):
     if cpu and rep["backend"] != "none":
         parts = ["%s %.0f%%" % (k, v["pct"]) for k, v in sorted(cpu["roles"].items())
                  if v["pct"] >= 0.5]
-        rows.append(("host CPU", "%.0f%% total: %s" % (cpu["total_pct"], ", ".join(parts))))
+        rows.append(("host CPU", "%.0f%% total%s" % (cpu["total_pct"],
+                                                      ": " + ", ".join(parts) if parts else "")))
         if m.get("sd_us_per_packet") is not None:
             rows.append(("service demand", "%.3f us/packet, %.3f us/KB" % (
                 m["sd_us_per_packet"], m["sd_us_per_kb"] or 0.0)))

@@ -7,7 +7,7 @@ import tempfile
 import time
 
 from . import accel, backends, counts, exitcodes, guest, hostcpu, qemucmd, verdict
-from .backends import RunnerError
+from .errors import RunnerError
 from .qmp import Qmp, QmpError
 from .tables import fmt_num
 
@@ -28,7 +28,28 @@ def app_config(opts):
         words.append("size=%d" % opts.size)
     if getattr(opts, "rate", None) is not None:
         words.append("rate=%s" % opts.rate)
+    if getattr(opts, "count", None) is not None:
+        words.append("count=%d" % opts.count)
     return words
+
+
+# Two-guest topology: the app of the receiving guest for each sender app.
+PARTNER = {"gen": ["app=sink"], "rr": ["app=rr", "role=server"]}
+
+
+def guest_roles(opts):
+    """[(label, config words)]: one guest, or for --topology guests the
+    receiver first and the sender last (the sender's result is the run's)."""
+    words = app_config(opts)
+    if getattr(opts, "topology", "host") != "guests":
+        return [("guest", words)]
+    if opts.app not in PARTNER:
+        raise RunnerError(exitcodes.RUNNER_USAGE, "--topology guests: app %s has no partner "
+                          "app (one of %s)" % (opts.app, ", ".join(PARTNER)))
+    rx = PARTNER[opts.app] + ["duration=%d" % ((opts.duration or 5) + 3)]
+    if getattr(opts, "count", None):
+        rx.append("count=%d" % opts.count)
+    return [("rx", rx), ("tx", words)]
 
 
 class Echo:
@@ -98,7 +119,7 @@ def run_one(session, opts, resolver, roles=None):
     choice = resolver.resolve(session)
     if opts.accel == "auto" and choice.accel == "tcg":
         log(opts, "accel tcg: %s" % choice.why)
-    roles = roles or [("guest", app_config(opts))]
+    roles = roles or guest_roles(opts)
     be.start(session, nguests=len(roles))
     tmp = tempfile.mkdtemp(prefix="vnperf-")
     session.on_close(_rmtree, tmp, what="remove " + tmp)
@@ -111,7 +132,7 @@ def run_one(session, opts, resolver, roles=None):
                                  accel=choice.accel, config=cfg, nics=be.nics(i),
                                  qmp_path=os.path.join(tmp, "qmp%d.sock" % i),
                                  shared_mem=be.needs_shared_mem, name="vnperf-" + label,
-                                 extra=getattr(opts, "qemu_args", ()))
+                                 extra=be.qemu_extra(i) + list(getattr(opts, "qemu_args", ())))
         guests.append(guest.Guest(spec, getattr(opts, "qemu", qemucmd.DEFAULT_QEMU), label))
 
     echo = Echo(opts, len(guests) > 1)
@@ -123,9 +144,11 @@ def run_one(session, opts, resolver, roles=None):
         if line.msg is None:
             return
         # The measurement window: from the first app start to the first result.
-        if line.msg["type"] == "ready" and not state["started"]:
-            state["started"] = True
-            meter.start(time.monotonic())
+        if line.msg["type"] == "ready":
+            be.on_guest_ready(guests.index(g))
+            if not state["started"]:
+                state["started"] = True
+                meter.start(time.monotonic())
         elif line.msg["type"] == "result" and not state["stopped"]:
             state["stopped"] = True
             meter.stop(time.monotonic())
@@ -147,8 +170,13 @@ def run_one(session, opts, resolver, roles=None):
                stop_when=lambda: state["backend_dead"] is not None)
     if not state["stopped"]:
         meter.stop(time.monotonic())
+    dead = state["backend_dead"]
+    try:
+        be.finish()
+    except RunnerError as e:
+        dead = dead or e.line
     host = be.collect()
-    dead = state["backend_dead"] or be.healthy()
+    dead = dead or be.healthy()
 
     reports = [guest_report(g) for g in guests]
     main = reports[-1] if len(reports) > 1 else reports[0]

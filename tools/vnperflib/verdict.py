@@ -4,6 +4,8 @@ ring full (waiting on the backend) and whether a backend thread was
 saturated."""
 
 SATURATED_PCT = 90.0
+# Busy-polling by design: 100% CPU says nothing about saturation.
+POLLING_ROLES = ("vcpu", "testpmd")
 RING_FULL_BACKEND = 0.20  # fraction of the run the TX ring was full
 
 
@@ -34,7 +36,7 @@ def bottleneck(rep):
     roles = cpu.get("roles", {})
     frac = ring_full_fraction(rep)
     backend_roles = {k: v["pct"] for k, v in roles.items()
-                     if not k.endswith("vcpu") and v["pct"] >= SATURATED_PCT}
+                     if not k.endswith(POLLING_ROLES) and v["pct"] >= SATURATED_PCT}
     if rep["app"] not in ("gen", "sink", "reflect", "rr", "fwd") or rep["backend"] == "none":
         return {"side": "unknown", "why": "no network test"}
     if frac is not None and frac >= RING_FULL_BACKEND:

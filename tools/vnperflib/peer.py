@@ -1,0 +1,122 @@
+"""The host-side C peer (build/tools/vnperf-peer, docs/peer.md): one UDP
+datagram is one Ethernet frame, as QEMU's -netdev dgram and socket,udp= send
+them. Modes: count (guest sends), send (guest receives), reflect (guest
+runs request/response)."""
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+
+from .errors import failed
+
+# Addresses on the emulated wire; the peer does not answer ARP, so the guest
+# is told its MAC.
+PEER_MAC = "02:00:00:00:00:01"
+PEER_IP = "10.0.2.2"
+GUEST_IP = "10.0.2.15"
+
+
+def peer_binary():
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.join(os.path.dirname(here), "build", "tools", "vnperf-peer")
+
+
+def mode_for_app(app):
+    """Peer mode by guest app: it does the opposite half."""
+    return {"gen": "count", "sink": "send", "rr": "reflect", "reflect": "send"}.get(app, "count")
+
+
+class Peer:
+    def __init__(self, session, binary, mode, local_port, remote_port, args=(), label="peer"):
+        self.session = session
+        self.mode = mode
+        self.label = label
+        self.tmp = tempfile.mkdtemp(prefix="vnperf-peer-")
+        session.on_close(_rmtree, self.tmp, what="remove " + self.tmp)
+        self.ready_file = os.path.join(self.tmp, "ready")
+        self.out = open(os.path.join(self.tmp, "out"), "w+b")
+        self.err = open(os.path.join(self.tmp, "err"), "w+b")
+        session.on_close(self.out.close, what="close peer output")
+        session.on_close(self.err.close, what="close peer errors")
+        self.argv = [binary, mode, "--local", "127.0.0.1:%d" % local_port,
+                     "--remote", "127.0.0.1:%d" % remote_port,
+                     "--ready-file", self.ready_file] + list(args)
+        self.proc = None
+        self.result = None
+
+    def start(self, wait_s=5.0):
+        self.proc = self.session.spawn(self.argv, name=self.label, stdout=self.out,
+                                       stderr=self.err)
+        deadline = time.monotonic() + wait_s
+        while not os.path.exists(self.ready_file):
+            if self.proc.poll() is not None:
+                raise failed("%s exited at start (status %d): %s"
+                             % (self.label, self.proc.returncode, self.stderr_line()))
+            if time.monotonic() >= deadline:
+                raise failed("%s did not bind within %.0f s" % (self.label, wait_s))
+            time.sleep(0.01)
+
+    def stderr_line(self):
+        self.err.seek(0)
+        lines = self.err.read().decode("utf-8", "replace").strip().splitlines()
+        return lines[-1] if lines else "no error output"
+
+    def dead(self):
+        """One line if the peer died on its own with an error, else None."""
+        if self.proc is not None and self.proc.poll() not in (None, 0):
+            return "%s died (status %d): %s" % (self.label, self.proc.returncode,
+                                                self.stderr_line())
+        return None
+
+    def finish(self, linger_s=0.5):
+        """Lets the peer drain for linger_s (frames still in QEMU or the
+        socket), stops it with SIGTERM (it prints its result on it) and
+        parses the result line."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            time.sleep(linger_s)
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.session.stop(self.proc)
+        self.out.seek(0)
+        for line in self.out.read().decode("utf-8", "replace").splitlines():
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and obj.get("type") == "peer":
+                self.result = obj
+        if self.result is None:
+            raise failed("%s printed no result (status %s): %s"
+                         % (self.label, self.proc.returncode, self.stderr_line()))
+        return self.result
+
+
+def host_counts(res):
+    """Peer result -> host-side counts (rx = frames from the guest)."""
+    if res is None:
+        return {}
+    err = res.get("errors") or {}
+    out = {"peer": res}
+    drops = {"peer socket buffer (SO_RXQ_OVFL)": err.get("sock_drops", 0)}
+    if res["mode"] == "count":
+        out.update(rx_packets=res["packets"], rx_bytes=res["bytes"], rx_drops=drops)
+    elif res["mode"] == "send":
+        out.update(tx_packets=res["packets"], tx_bytes=res["bytes"])
+    elif res["mode"] == "reflect":
+        out.update(rx_packets=res["packets"], rx_bytes=res["bytes"], rx_drops=drops,
+                   tx_packets=res.get("tx_packets"), tx_bytes=res.get("tx_bytes"))
+    return out
+
+
+def _rmtree(path):
+    for name in os.listdir(path):
+        os.unlink(os.path.join(path, name))
+    os.rmdir(path)
