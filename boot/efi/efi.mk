@@ -1,7 +1,7 @@
 # GNU-EFI loader and the bootable ESP image; included by the top Makefile.
-# vnperf.efi carries $(KERNEL_ELF) (stripped) and loads it; esp.img is a FAT
-# file system with EFI/BOOT/BOOTX64.EFI, for -drive under OVMF or dd to a
-# USB stick. Uses Debian gnu-efi's crt0 and linker script where it puts them.
+# vnperf.efi carries $(KERNEL_ELF) (stripped) and loads it; esp.img is a GPT
+# disk whose one EFI System Partition holds EFI/BOOT/BOOTX64.EFI, for -drive
+# under OVMF or dd to a USB stick. Uses Debian gnu-efi's crt0 and linker script where it puts them.
 
 EFI_DIR      := $(BUILD)/efi
 EFI_APP      := $(BUILD)/vnperf.efi
@@ -11,7 +11,6 @@ GNUEFI_LIB   := /usr/lib
 GNUEFI_INC   := /usr/include/efi
 GNUEFI_CRT0  := $(GNUEFI_LIB)/crt0-efi-x86_64.o
 GNUEFI_LDS   := $(GNUEFI_LIB)/elf_x86_64_efi.lds
-MKFS_FAT     := /usr/sbin/mkfs.fat
 
 # MS ABI for firmware calls (uefi_call_wrapper is then a plain call); PIC
 # because the firmware loads the image anywhere and _relocate fixes it up.
@@ -48,11 +47,17 @@ $(EFI_APP): $(EFI_DIR)/vnperf.so
 	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
 	    -j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
 
-# Built under a temporary name so an interrupted build leaves no half image.
-$(ESP_IMG): $(EFI_APP)
+# GPT with one ESP at 1 MiB (boot/efi/gpt.py), FAT16 inside it (2 KiB
+# clusters: FAT16 rather than FAT12 at this size, which every firmware
+# reads). Built under a temporary name so an interrupted build leaves no
+# half image.
+ESP_PART := $(ESP_IMG).tmp@@1048576
+$(ESP_IMG): $(EFI_APP) boot/efi/gpt.py
 	@$(if $(Q),echo "  ESP     $@")
-	$(Q)rm -f $@.tmp && truncate -s $(ESP_MB)M $@.tmp
-	$(Q)$(MKFS_FAT) -n VNPERF $@.tmp >/dev/null
-	$(Q)MTOOLS_SKIP_CHECK=1 mmd -i $@.tmp ::/EFI ::/EFI/BOOT
-	$(Q)MTOOLS_SKIP_CHECK=1 mcopy -i $@.tmp $< ::/EFI/BOOT/BOOTX64.EFI
+	$(Q)rm -f $@.tmp
+	$(Q)sectors=$$($(PYTHON) boot/efi/gpt.py $@.tmp $(ESP_MB)) && \
+	    MTOOLS_SKIP_CHECK=1 mformat -i $(ESP_PART) -T $$sectors -h 64 -s 32 -H 2048 -c 4 -N 564e5046 \
+	    -v VNPERF ::
+	$(Q)MTOOLS_SKIP_CHECK=1 mmd -i $(ESP_PART) ::/EFI ::/EFI/BOOT
+	$(Q)MTOOLS_SKIP_CHECK=1 mcopy -i $(ESP_PART) $< ::/EFI/BOOT/BOOTX64.EFI
 	$(Q)mv $@.tmp $@
