@@ -328,3 +328,4 @@ REGISTRY.update({"tap": Tap, "vhost-net": VhostNet})
 
 # Backends in their own modules register themselves.
 from . import testpmd  # noqa: E402,F401
+from . import passt  # noqa: E402,F401

@@ -41,9 +41,10 @@ class Peer:
         self.err = open(os.path.join(self.tmp, "err"), "w+b")
         session.on_close(self.out.close, what="close peer output")
         session.on_close(self.err.close, what="close peer errors")
-        self.argv = [binary, mode, "--local", "127.0.0.1:%d" % local_port,
-                     "--remote", "127.0.0.1:%d" % remote_port,
-                     "--ready-file", self.ready_file] + list(args)
+        self.argv = [binary, mode, "--local", "127.0.0.1:%d" % local_port]
+        if remote_port is not None:
+            self.argv += ["--remote", "127.0.0.1:%d" % remote_port]
+        self.argv += ["--ready-file", self.ready_file] + list(args)
         self.proc = None
         self.result = None
 
