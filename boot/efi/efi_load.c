@@ -6,6 +6,29 @@
 
 #include <string.h>
 
+static const char *type_name(UINT32 t)
+{
+    /* UEFI 2.10 s7.2.1, EFI_MEMORY_TYPE */
+    static const char *const names[] = {
+        "Reserved",
+        "LoaderCode",
+        "LoaderData",
+        "BootServicesCode",
+        "BootServicesData",
+        "RuntimeServicesCode",
+        "RuntimeServicesData",
+        "Conventional",
+        "Unusable",
+        "ACPIReclaim",
+        "ACPINVS",
+        "MMIO",
+        "MMIOPortSpace",
+        "PalCode",
+        "Persistent",
+    };
+    return t < sizeof(names) / sizeof(names[0]) ? names[t] : "vendor-specific";
+}
+
 /* Names what the firmware has in [base, end) so "range taken" says by whom. */
 static void print_users(uint64_t base, uint64_t end)
 {
@@ -18,7 +41,8 @@ static void print_users(uint64_t base, uint64_t end)
         EFI_MEMORY_DESCRIPTOR *d = (EFI_MEMORY_DESCRIPTOR *)((UINT8 *)map + i * dsize);
         uint64_t lo = d->PhysicalStart, hi = lo + d->NumberOfPages * EFI_PAGE_SIZE;
         if (lo < end && hi > base && d->Type != EfiConventionalMemory)
-            Print(L"vnperf.efi:   0x%lx-0x%lx is UEFI memory type %d\n", lo, hi, d->Type);
+            Print(L"vnperf.efi:   0x%lx-0x%lx is firmware memory (%a)\n", lo, hi,
+                  type_name(d->Type));
     }
     FreePool(map);
 }
