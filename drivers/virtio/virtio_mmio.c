@@ -1,0 +1,281 @@
+/* virtio-mmio (virtio 1.2 s4.2), version 2 and the legacy version 1,
+ * found through the virtio_mmio.device=<size>@<base>:<irq> words QEMU
+ * (-M microvm) puts on the command line. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/virtio/virtio_transport.h"
+#include "drivers/virtio/virtq.h"
+#include "kernel/io.h"
+#include "kernel/mem.h"
+
+#define VM_MAGIC            0x000
+#define VM_VERSION          0x004
+#define VM_DEVICE_ID        0x008
+#define VM_DEV_FEATURES     0x010
+#define VM_DEV_FEATURES_SEL 0x014
+#define VM_DRV_FEATURES     0x020
+#define VM_DRV_FEATURES_SEL 0x024
+#define VM_GUEST_PAGE_SIZE  0x028 /* v1 */
+#define VM_QUEUE_SEL        0x030
+#define VM_QUEUE_NUM_MAX    0x034
+#define VM_QUEUE_NUM        0x038
+#define VM_QUEUE_ALIGN      0x03c /* v1 */
+#define VM_QUEUE_PFN        0x040 /* v1 */
+#define VM_QUEUE_READY      0x044 /* v2 */
+#define VM_QUEUE_NOTIFY     0x050
+#define VM_STATUS           0x070
+#define VM_QUEUE_DESC_LO    0x080
+#define VM_QUEUE_DESC_HI    0x084
+#define VM_QUEUE_AVAIL_LO   0x090
+#define VM_QUEUE_AVAIL_HI   0x094
+#define VM_QUEUE_USED_LO    0x0a0
+#define VM_QUEUE_USED_HI    0x0a4
+#define VM_CONFIG_GEN       0x0fc /* v2 */
+#define VM_CONFIG           0x100
+
+#define VM_MAGIC_VALUE 0x74726976u /* "virt" */
+#define VM_RESET_SPINS 1000000
+
+struct virtio_mmio {
+    struct virtio_dev vdev; /* first: the ops get this pointer */
+    uintptr_t base;
+    uint64_t phys;
+    uint64_t size;
+    uint32_t version;
+};
+
+static struct virtio_mmio virtio_mmio_devs[VIRTIO_TRANSPORT_MAX];
+static int virtio_mmio_used;
+
+static struct virtio_mmio *vm_of(struct virtio_dev *d)
+{
+    return (struct virtio_mmio *)d;
+}
+
+static void vm_reset(struct virtio_dev *d)
+{
+    uintptr_t b = vm_of(d)->base;
+    mmio_write32(b + VM_STATUS, 0);
+    /* s4.2.2.2: reset is done when status reads 0 again. */
+    for (int i = 0; i < VM_RESET_SPINS && mmio_read32(b + VM_STATUS); i++)
+        cpu_relax();
+}
+
+static uint8_t vm_get_status(struct virtio_dev *d)
+{
+    return (uint8_t)mmio_read32(vm_of(d)->base + VM_STATUS);
+}
+
+static void vm_set_status(struct virtio_dev *d, uint8_t s)
+{
+    mmio_write32(vm_of(d)->base + VM_STATUS, s);
+}
+
+static uint64_t vm_get_features(struct virtio_dev *d)
+{
+    uintptr_t b = vm_of(d)->base;
+    mmio_write32(b + VM_DEV_FEATURES_SEL, 0);
+    uint64_t lo = mmio_read32(b + VM_DEV_FEATURES);
+    mmio_write32(b + VM_DEV_FEATURES_SEL, 1);
+    uint64_t hi = mmio_read32(b + VM_DEV_FEATURES);
+    return hi << 32 | lo;
+}
+
+static void vm_set_features(struct virtio_dev *d, uint64_t f)
+{
+    uintptr_t b = vm_of(d)->base;
+    mmio_write32(b + VM_DRV_FEATURES_SEL, 0);
+    mmio_write32(b + VM_DRV_FEATURES, (uint32_t)f);
+    mmio_write32(b + VM_DRV_FEATURES_SEL, 1);
+    mmio_write32(b + VM_DRV_FEATURES, (uint32_t)(f >> 32));
+}
+
+static void vm_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigned len)
+{
+    struct virtio_mmio *vm = vm_of(d);
+    uint8_t *out = buf;
+    if (VM_CONFIG + off + len > vm->size) {
+        memset(out, 0, len);
+        return;
+    }
+    uint32_t gen = 0;
+    do {
+        if (vm->version >= 2)
+            gen = mmio_read32(vm->base + VM_CONFIG_GEN);
+        uintptr_t a = vm->base + VM_CONFIG + off;
+        if (len == 2) {
+            uint16_t v = mmio_read16(a);
+            out[0] = (uint8_t)v;
+            out[1] = (uint8_t)(v >> 8);
+        } else {
+            for (unsigned i = 0; i < len; i++)
+                out[i] = mmio_read8(a + i);
+        }
+    } while (vm->version >= 2 && gen != mmio_read32(vm->base + VM_CONFIG_GEN));
+}
+
+static uint16_t vm_queue_max(struct virtio_dev *d, unsigned q)
+{
+    uintptr_t b = vm_of(d)->base;
+    mmio_write32(b + VM_QUEUE_SEL, q);
+    uint32_t max = mmio_read32(b + VM_QUEUE_NUM_MAX);
+    return max > VIRTQ_MAX ? VIRTQ_MAX : (uint16_t)max;
+}
+
+static int vm_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint64_t desc,
+                          uint64_t avail, uint64_t used)
+{
+    struct virtio_mmio *vm = vm_of(d);
+    uintptr_t b = vm->base;
+    mmio_write32(b + VM_QUEUE_SEL, q);
+    if (vm->version == 1) {
+        if (mmio_read32(b + VM_QUEUE_PFN) || (desc & (VIRTQ_ALIGN - 1)) ||
+            (desc >> 12) > 0xffffffffu)
+            return -EINVAL;
+        mmio_write32(b + VM_QUEUE_NUM, num);
+        mmio_write32(b + VM_QUEUE_ALIGN, VIRTQ_ALIGN);
+        mmio_write32(b + VM_QUEUE_PFN, (uint32_t)(desc >> 12));
+        return 0;
+    }
+    if (mmio_read32(b + VM_QUEUE_READY))
+        return -EBUSY;
+    mmio_write32(b + VM_QUEUE_NUM, num);
+    mmio_write32(b + VM_QUEUE_DESC_LO, (uint32_t)desc);
+    mmio_write32(b + VM_QUEUE_DESC_HI, (uint32_t)(desc >> 32));
+    mmio_write32(b + VM_QUEUE_AVAIL_LO, (uint32_t)avail);
+    mmio_write32(b + VM_QUEUE_AVAIL_HI, (uint32_t)(avail >> 32));
+    mmio_write32(b + VM_QUEUE_USED_LO, (uint32_t)used);
+    mmio_write32(b + VM_QUEUE_USED_HI, (uint32_t)(used >> 32));
+    mmio_write32(b + VM_QUEUE_READY, 1);
+    return 0;
+}
+
+/* The ring stores are ordered before this uncached store (see
+ * virtq_kick_prepare's fence). */
+static void vm_notify(struct virtq *vq)
+{
+    mmio_write32(vq->notify_addr, vq->index);
+}
+
+static void vm_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)
+{
+    (void)q;
+    vq->notify = vm_notify;
+    vq->notify_addr = vm_of(d)->base + VM_QUEUE_NOTIFY;
+    vq->notify_ctx = d;
+}
+
+static const struct virtio_ops vm_ops = {
+    .reset = vm_reset,
+    .get_status = vm_get_status,
+    .set_status = vm_set_status,
+    .get_features = vm_get_features,
+    .set_features = vm_set_features,
+    .read_config = vm_read_config,
+    .queue_max = vm_queue_max,
+    .queue_setup = vm_queue_setup,
+    .queue_notifier = vm_queue_notifier,
+};
+
+/* Linux's memparse: a number with an optional K/M/G suffix. */
+static uint64_t vm_parse_size(const char *s, char **end)
+{
+    uint64_t v = strtoull(s, end, 0);
+    switch (**end) {
+    case 'G':
+    case 'g':
+        v <<= 10;
+        /* fall through */
+    case 'M':
+    case 'm':
+        v <<= 10;
+        /* fall through */
+    case 'K':
+    case 'k':
+        v <<= 10;
+        (*end)++;
+        break;
+    default:
+        break;
+    }
+    return v;
+}
+
+/* One "<size>@<base>:<irq>[:<id>]" value. Returns 0 or -EINVAL. */
+static int vm_parse_word(const char *w, uint64_t *base, uint64_t *size)
+{
+    char *end;
+    *size = vm_parse_size(w, &end);
+    if (end == w || *end != '@' || !*size)
+        return -EINVAL;
+    const char *b = end + 1;
+    *base = strtoull(b, &end, 0);
+    if (end == b || *end != ':')
+        return -EINVAL;
+    return 0;
+}
+
+static int vm_setup(struct virtio_mmio *vm, uint16_t type)
+{
+    if (vm->size < VM_CONFIG)
+        return -ENODEV;
+    uintptr_t b = vm->base;
+    if (mmio_read32(b + VM_MAGIC) != VM_MAGIC_VALUE)
+        return -ENODEV;
+    vm->version = mmio_read32(b + VM_VERSION);
+    if (vm->version != 1 && vm->version != 2)
+        return -ENODEV;
+    /* Device id 0 is an empty slot (s4.2.2). */
+    if (mmio_read32(b + VM_DEVICE_ID) != type)
+        return -ENOENT;
+    vm->vdev.ops = &vm_ops;
+    vm->vdev.device_id = type;
+    vm->vdev.legacy = vm->version == 1;
+    vm->vdev.queue_size_fixed = false;
+    vm->vdev.transport = vm->version == 1 ? "mmio-legacy" : "mmio";
+    if (vm->version == 1)
+        mmio_write32(b + VM_GUEST_PAGE_SIZE, VIRTQ_ALIGN); /* QueuePFN unit */
+    snprintf(vm->vdev.name, sizeof(vm->vdev.name), "mmio@0x%llx v%u", (unsigned long long)vm->phys,
+             vm->version);
+    return 0;
+}
+
+int virtio_mmio_probe(struct virtio_dev **out, int max, uint16_t type, const char *cmdline)
+{
+    static const char key[] = "virtio_mmio.device=";
+    int found = 0;
+    const char *p = cmdline;
+    while (p && *p && found < max) {
+        while (*p == ' ')
+            p++;
+        const char *w = p;
+        while (*p && *p != ' ')
+            p++;
+        if ((size_t)(p - w) <= sizeof(key) - 1 || strncmp(w, key, sizeof(key) - 1))
+            continue;
+        uint64_t base, size;
+        if (vm_parse_word(w + sizeof(key) - 1, &base, &size)) {
+            printf("virtio-mmio: cannot parse '%.*s'\n", (int)(p - w), w);
+            continue;
+        }
+        if (virtio_mmio_used == VIRTIO_TRANSPORT_MAX) {
+            printf("virtio-mmio: more than %d devices, 0x%llx ignored\n", VIRTIO_TRANSPORT_MAX,
+                   (unsigned long long)base);
+            break;
+        }
+        struct virtio_mmio *vm = &virtio_mmio_devs[virtio_mmio_used];
+        memset(vm, 0, sizeof(*vm));
+        vm->size = size;
+        vm->phys = base;
+        vm->base = mem_map_mmio(base, size);
+        if (!vm->base || vm_setup(vm, type))
+            continue;
+        printf("virtio-mmio: %s\n", vm->vdev.name);
+        virtio_mmio_used++;
+        out[found++] = &vm->vdev;
+    }
+    return found;
+}

@@ -1,0 +1,232 @@
+/* virtio-pci modern interface (virtio 1.2 s4.1.4): the vendor
+ * capabilities point into memory BARs at the common config, notify, ISR
+ * and device config windows. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "drivers/virtio/virtio_pci.h"
+#include "drivers/virtio/virtio_transport.h"
+#include "drivers/virtio/virtq.h"
+#include "kernel/io.h"
+#include "kernel/mem.h"
+
+/* struct virtio_pci_cap, s4.1.4 */
+#define VPCI_CAP_CFG_TYPE 3
+#define VPCI_CAP_BAR      4
+#define VPCI_CAP_OFFSET   8
+#define VPCI_CAP_LENGTH   12
+#define VPCI_NOTIFY_MULT  16
+
+#define VPCI_TYPE_COMMON 1
+#define VPCI_TYPE_NOTIFY 2
+#define VPCI_TYPE_ISR    3
+#define VPCI_TYPE_DEVICE 4
+
+/* struct virtio_pci_common_cfg, s4.1.4.3 */
+#define CC_DFSELECT          0x00
+#define CC_DF                0x04
+#define CC_GFSELECT          0x08
+#define CC_GF                0x0c
+#define CC_MSIX              0x10
+#define CC_NUMQ              0x12
+#define CC_STATUS            0x14
+#define CC_CFGGEN            0x15
+#define CC_Q_SELECT          0x16
+#define CC_Q_SIZE            0x18
+#define CC_Q_MSIX            0x1a
+#define CC_Q_ENABLE          0x1c
+#define CC_Q_NOFF            0x1e
+#define CC_Q_DESCLO          0x20
+#define CC_Q_DESCHI          0x24
+#define CC_Q_AVAILLO         0x28
+#define CC_Q_AVAILHI         0x2c
+#define CC_Q_USEDLO          0x30
+#define CC_Q_USEDHI          0x34
+#define CC_LEN               0x38
+#define VIRTIO_MSI_NO_VECTOR 0xffff
+
+#define VPCI_RESET_SPINS 1000000
+
+static void modern_reset(struct virtio_dev *d)
+{
+    struct virtio_pci *vp = virtio_pci_of(d);
+    mmio_write8(vp->common + CC_STATUS, 0);
+    /* s4.1.4.3.2: the reset is done when status reads back 0. */
+    for (int i = 0; i < VPCI_RESET_SPINS && mmio_read8(vp->common + CC_STATUS); i++)
+        cpu_relax();
+}
+
+static uint8_t modern_get_status(struct virtio_dev *d)
+{
+    return mmio_read8(virtio_pci_of(d)->common + CC_STATUS);
+}
+
+static void modern_set_status(struct virtio_dev *d, uint8_t s)
+{
+    mmio_write8(virtio_pci_of(d)->common + CC_STATUS, s);
+}
+
+static uint64_t modern_get_features(struct virtio_dev *d)
+{
+    uintptr_t c = virtio_pci_of(d)->common;
+    mmio_write32(c + CC_DFSELECT, 0);
+    uint64_t lo = mmio_read32(c + CC_DF);
+    mmio_write32(c + CC_DFSELECT, 1);
+    uint64_t hi = mmio_read32(c + CC_DF);
+    return hi << 32 | lo;
+}
+
+static void modern_set_features(struct virtio_dev *d, uint64_t f)
+{
+    uintptr_t c = virtio_pci_of(d)->common;
+    mmio_write32(c + CC_GFSELECT, 0);
+    mmio_write32(c + CC_GF, (uint32_t)f);
+    mmio_write32(c + CC_GFSELECT, 1);
+    mmio_write32(c + CC_GF, (uint32_t)(f >> 32));
+}
+
+/* s4.1.3.1: accesses as wide as the field; s2.5.1: retry until the
+ * generation is the same before and after. */
+static void modern_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigned len)
+{
+    struct virtio_pci *vp = virtio_pci_of(d);
+    uint8_t *out = buf;
+    if (off + len > vp->devcfg_len) {
+        for (unsigned i = 0; i < len; i++)
+            out[i] = 0;
+        return;
+    }
+    uint8_t gen;
+    do {
+        gen = mmio_read8(vp->common + CC_CFGGEN);
+        uintptr_t a = vp->devcfg + off;
+        if (len == 2) {
+            uint16_t v = mmio_read16(a);
+            out[0] = (uint8_t)v;
+            out[1] = (uint8_t)(v >> 8);
+        } else if (len == 4) {
+            uint32_t v = mmio_read32(a);
+            for (int i = 0; i < 4; i++)
+                out[i] = (uint8_t)(v >> (8 * i));
+        } else {
+            for (unsigned i = 0; i < len; i++)
+                out[i] = mmio_read8(a + i);
+        }
+    } while (gen != mmio_read8(vp->common + CC_CFGGEN));
+}
+
+static uint16_t modern_queue_max(struct virtio_dev *d, unsigned q)
+{
+    uintptr_t c = virtio_pci_of(d)->common;
+    if (q >= mmio_read16(c + CC_NUMQ))
+        return 0;
+    mmio_write16(c + CC_Q_SELECT, (uint16_t)q);
+    return mmio_read16(c + CC_Q_SIZE);
+}
+
+static int modern_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint64_t desc,
+                              uint64_t avail, uint64_t used)
+{
+    uintptr_t c = virtio_pci_of(d)->common;
+    mmio_write16(c + CC_Q_SELECT, (uint16_t)q);
+    if (mmio_read16(c + CC_Q_ENABLE))
+        return -EBUSY;
+    mmio_write16(c + CC_Q_SIZE, num);
+    mmio_write16(c + CC_Q_MSIX, VIRTIO_MSI_NO_VECTOR); /* polled */
+    /* s4.1.3.1: 64-bit fields may be written as two 32-bit halves. */
+    mmio_write32(c + CC_Q_DESCLO, (uint32_t)desc);
+    mmio_write32(c + CC_Q_DESCHI, (uint32_t)(desc >> 32));
+    mmio_write32(c + CC_Q_AVAILLO, (uint32_t)avail);
+    mmio_write32(c + CC_Q_AVAILHI, (uint32_t)(avail >> 32));
+    mmio_write32(c + CC_Q_USEDLO, (uint32_t)used);
+    mmio_write32(c + CC_Q_USEDHI, (uint32_t)(used >> 32));
+    mmio_write16(c + CC_Q_ENABLE, 1);
+    return 0;
+}
+
+/* The kick: a 16-bit write of the queue index (s4.1.4.4). The ring
+ * stores before it are ordered by virtq_kick_prepare's full fence, and
+ * x86 does not pass an uncached store over earlier stores anyway. */
+static void modern_notify(struct virtq *vq)
+{
+    mmio_write16(vq->notify_addr, vq->index);
+}
+
+static void modern_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)
+{
+    struct virtio_pci *vp = virtio_pci_of(d);
+    mmio_write16(vp->common + CC_Q_SELECT, (uint16_t)q);
+    uint32_t off = (uint32_t)mmio_read16(vp->common + CC_Q_NOFF) * vp->notify_mult;
+    vq->notify = modern_notify;
+    /* s4.1.4.4: the address must lie inside the notify window; a device
+     * that says otherwise gets the window's start (queue 0's spot) and
+     * the queue is reported broken. */
+    if (off + 2 > vp->notify_len) {
+        virtq_set_broken(vq, "queue_notify_off outside the notify window", q, off, vp->notify_len,
+                         0);
+        off = 0;
+    }
+    vq->notify_addr = vp->notify + off;
+    vq->notify_ctx = vp;
+}
+
+static const struct virtio_ops modern_ops = {
+    .reset = modern_reset,
+    .get_status = modern_get_status,
+    .set_status = modern_set_status,
+    .get_features = modern_get_features,
+    .set_features = modern_set_features,
+    .read_config = modern_read_config,
+    .queue_max = modern_queue_max,
+    .queue_setup = modern_queue_setup,
+    .queue_notifier = modern_queue_notifier,
+};
+
+/* Maps the window one capability describes; 0 if it is not usable. */
+static uintptr_t modern_map_cap(struct virtio_pci *vp, uint8_t cap, uint32_t *len)
+{
+    const struct pci_dev *p = &vp->pci;
+    uint8_t bar = pci_read8(p, cap + VPCI_CAP_BAR);
+    uint32_t off = pci_read32(p, cap + VPCI_CAP_OFFSET);
+    uint32_t length = pci_read32(p, cap + VPCI_CAP_LENGTH);
+    struct pci_bar b;
+    if (bar > 5 || pci_bar(p, bar, &b) || b.io || !length)
+        return 0;
+    if ((uint64_t)off + length > b.size)
+        return 0;
+    *len = length;
+    return mem_map_mmio(b.addr + off, length);
+}
+
+int virtio_pci_modern_setup(struct virtio_pci *vp)
+{
+    const struct pci_dev *p = &vp->pci;
+    uint32_t len, common_len = 0;
+    /* s4.1.4: use the first capability of each type. */
+    for (uint8_t cap = pci_cap_next(p, 0, PCI_CAP_ID_VNDR); cap;
+         cap = pci_cap_next(p, cap, PCI_CAP_ID_VNDR)) {
+        uint8_t type = pci_read8(p, cap + VPCI_CAP_CFG_TYPE);
+        if (type == VPCI_TYPE_COMMON && !vp->common) {
+            vp->common = modern_map_cap(vp, cap, &len);
+            common_len = len;
+        } else if (type == VPCI_TYPE_NOTIFY && !vp->notify) {
+            vp->notify = modern_map_cap(vp, cap, &len);
+            vp->notify_len = len;
+            vp->notify_mult = pci_read32(p, cap + VPCI_NOTIFY_MULT);
+        } else if (type == VPCI_TYPE_ISR && !vp->isr) {
+            vp->isr = modern_map_cap(vp, cap, &len);
+        } else if (type == VPCI_TYPE_DEVICE && !vp->devcfg) {
+            vp->devcfg = modern_map_cap(vp, cap, &len);
+            vp->devcfg_len = len;
+        }
+    }
+    if (!vp->common || common_len < CC_LEN || !vp->notify || !vp->devcfg)
+        return -ENODEV;
+    vp->vdev.ops = &modern_ops;
+    vp->vdev.transport = "modern";
+    vp->vdev.legacy = false;
+    vp->vdev.queue_size_fixed = false;
+    /* No interrupts: config changes are not signalled either. */
+    mmio_write16(vp->common + CC_MSIX, VIRTIO_MSI_NO_VECTOR);
+    return 0;
+}
