@@ -50,6 +50,17 @@ test_vnet_SRCS := tests/unit/test_vnet.c tests/unit/sim_virtio.c drivers/virtio/
     drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c drivers/virtio/vnet_tx.c \
     drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c kernel/json.c
 
+UNIT_TESTS += test_peer_args
+test_peer_args_SRCS := tests/unit/test_peer_args.c tools/peer/peer_args.c tools/peer/peer_malform.c \
+    net/pkt.c
+
+UNIT_TESTS += test_peer_frame
+test_peer_frame_SRCS := tests/unit/test_peer_frame.c tools/peer/peer_frame.c \
+    tools/peer/peer_malform.c net/pkt.c
+
+UNIT_TESTS += test_peer_streams
+test_peer_streams_SRCS := tests/unit/test_peer_streams.c tools/peer/peer_streams.c apps/seqtrack.c
+
 define unit_test_rule
 $(BUILD)/tests/unit/$(1): $$(patsubst %.c,$(BUILD)/tests/unit-obj/%.o,$$($(1)_SRCS))
 	@mkdir -p $$(dir $$@)

@@ -10,7 +10,7 @@ host-tools: $(PEER_BIN)
 $(PEER_BIN): $(PEER_OBJS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTLD  $@")
-	$(Q)$(HOSTCC) -o $@ $^ -lm
+	$(Q)$(HOSTCC) -o $@ $^
 
 $(BUILD)/tools/peer-obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -194,7 +194,7 @@ static int parse_seconds(const char *s, uint64_t *ns)
     v = strtod(s, &end);
     if (errno || end == s || *end != '\0' || !isfinite(v) || v <= 0 || v > SECONDS_MAX)
         return -EINVAL;
-    *ns = (uint64_t)llround(v * NS_PER_S);
+    *ns = (uint64_t)(v * NS_PER_S + 0.5);
     return *ns ? 0 : -EINVAL;
 }
 
