@@ -30,8 +30,13 @@ static const char *type_name(UINT32 t)
 }
 
 /* Names what the firmware has in [base, end) so "range taken" says by whom. */
-static void print_users(uint64_t base, uint64_t end)
+static void print_users(uint64_t base, uint64_t end, const EFI_LOADED_IMAGE *self)
 {
+    uint64_t self_lo = (uintptr_t)self->ImageBase, self_hi = self_lo + self->ImageSize;
+    if (self_lo < end && self_hi > base)
+        Print(L"vnperf.efi:   the firmware loaded vnperf.efi itself at 0x%lx-0x%lx; with more "
+              L"guest memory it loads it higher\n",
+              self_lo, self_hi);
     UINTN entries, key, dsize;
     UINT32 dver;
     EFI_MEMORY_DESCRIPTOR *map = LibMemoryMap(&entries, &key, &dsize, &dver);
@@ -53,7 +58,8 @@ static void free_ranges(const struct efi_elf_image *img, unsigned n)
         uefi_call_wrapper(BS->FreePages, 2, img->range[i].base, img->range[i].pages);
 }
 
-EFI_STATUS efi_load_kernel(const void *elf, const struct efi_elf_image *img)
+EFI_STATUS efi_load_kernel(const void *elf, const struct efi_elf_image *img,
+                           const EFI_LOADED_IMAGE *self)
 {
     for (unsigned i = 0; i < img->nrange; i++) {
         EFI_PHYSICAL_ADDRESS addr = img->range[i].base;
@@ -65,7 +71,7 @@ EFI_STATUS efi_load_kernel(const void *elf, const struct efi_elf_image *img)
             uint64_t end = img->range[i].base + img->range[i].pages * EFI_PAGE_SIZE;
             Print(L"vnperf.efi: error: kernel range 0x%lx-0x%lx is not free (%r)\n",
                   img->range[i].base, end, st);
-            print_users(img->range[i].base, end);
+            print_users(img->range[i].base, end, self);
             free_ranges(img, i);
             return st;
         }

@@ -13,7 +13,8 @@ EFI_STATUS efi_fail(int code, EFI_STATUS st, const CHAR16 *fmt, ...);
 
 /* Allocates every range of img at its fixed address and copies/zero-fills
  * the segments. On failure nothing stays allocated and the reason (with
- * the firmware's use of the range) has been printed. */
-EFI_STATUS efi_load_kernel(const void *elf, const struct efi_elf_image *img);
+ * the firmware's use of the range, self is this loader) has been printed. */
+EFI_STATUS efi_load_kernel(const void *elf, const struct efi_elf_image *img,
+                           const EFI_LOADED_IMAGE *self);
 
 #endif

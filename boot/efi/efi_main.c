@@ -37,13 +37,8 @@ static const CHAR16 *image_file_path(EFI_LOADED_IMAGE *li)
     return NULL;
 }
 
-static EFI_STATUS get_cmdline(EFI_HANDLE image)
+static EFI_STATUS get_cmdline(EFI_LOADED_IMAGE *li)
 {
-    EFI_LOADED_IMAGE *li;
-    EFI_STATUS st =
-        uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li);
-    if (EFI_ERROR(st))
-        return efi_fail(VN_EXIT_INTERNAL, st, L"no LoadedImage protocol (%r)\n", st);
     if (!li->LoadOptions || li->LoadOptionsSize == 0)
         return EFI_SUCCESS;
     int rc = efi_cmdline_convert(li->LoadOptions, li->LoadOptionsSize, image_file_path(li),
@@ -128,12 +123,17 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
     if (efi_elf_parse(vnperf_kernel_start, ksize, &kimg, &why))
         return efi_fail(VN_EXIT_INTERNAL, EFI_LOAD_ERROR, L"embedded kernel: %a\n", why);
 
-    EFI_STATUS st = get_cmdline(image);
+    EFI_LOADED_IMAGE *li;
+    EFI_STATUS st =
+        uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li);
+    if (EFI_ERROR(st))
+        return efi_fail(VN_EXIT_INTERNAL, st, L"no LoadedImage protocol (%r)\n", st);
+    st = get_cmdline(li);
     if (EFI_ERROR(st))
         return st;
     bi.rsdp = find_rsdp(systab);
 
-    st = efi_load_kernel(vnperf_kernel_start, &kimg);
+    st = efi_load_kernel(vnperf_kernel_start, &kimg, li);
     if (EFI_ERROR(st))
         return efi_fail(VN_EXIT_OOM, st, NULL);
 
