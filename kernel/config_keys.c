@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "apps/app.h"
+#include "apps/flows.h"
+#include "apps/imix.h"
+#include "apps/rate.h"
 #include "kernel/config.h"
 
 #define FIELD(f) offsetof(struct vn_config, f), sizeof(((struct vn_config *)0)->f)
@@ -67,14 +70,14 @@ const struct cfg_key cfg_keys[] = {
     /* traffic */
     U("size", size, 60, 65535, "64", "Ethernet frame length without FCS"),
     S("rate", rate, "", "pacing: pps (e.g. 100k) or bit/s (e.g. 1gbps); empty: as fast as possible",
-      NULL),
+      rate_check),
     U("burst", burst, 1, 1024, "32", "frames per TX burst"),
     U("sessions", sessions, 1, 128, "1", "parallel sessions (rr, iperf)"),
     E("role", role, "client|server", "client", "rr/iperf role"),
     E("proto", proto, "udp|tcp", "udp", "rr protocol"),
     E("path", path, "raw|stack", "raw", "gen: raw fast path or lwIP udp_sendto"),
-    S("imix", imix, "", "size:weight list, e.g. 64:7,594:4,1518:1", NULL),
-    S("flows", flows, "", "flow ranges (docs/config.md)", NULL),
+    S("imix", imix, "", "size:weight list, e.g. 64:7,594:4,1518:1", imix_check),
+    S("flows", flows, "", "flow ranges (docs/config.md)", flows_check),
     U("req_size", req_size, 1, 65000, "1", "rr request bytes"),
     U("resp_size", resp_size, 1, 65000, "1", "rr response bytes"),
 };

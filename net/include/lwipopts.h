@@ -11,6 +11,10 @@
 #define LWIP_NETCONN         0
 #define LWIP_SOCKET          0
 
+/* The kernel's physical memory module owns mem_init (kernel/mem.h);
+ * lwIP's heap init of the same name is renamed wherever lwIP is built. */
+#define mem_init lwip_heap_init
+
 /* ---- memory: lwIP's own heap and pools, in .bss (identity mapped, so
  * pbuf memory can be handed to the device as is) */
 #define MEM_ALIGNMENT           8

@@ -10,7 +10,8 @@ UNIT_LDFLAGS := -fsanitize=address,undefined -lcmocka
 UNIT_TESTS :=
 
 UNIT_TESTS += test_config
-test_config_SRCS := tests/unit/test_config.c kernel/config.c kernel/config_keys.c tests/unit/stub_apps.c
+test_config_SRCS := tests/unit/test_config.c kernel/config.c kernel/config_keys.c tests/unit/stub_apps.c \
+    apps/rate.c apps/imix.c apps/flows.c
 
 UNIT_TESTS += test_json
 test_json_SRCS := tests/unit/test_json.c kernel/json.c

@@ -1,0 +1,122 @@
+/* app=fwd: L2 io-forwarder between two virtio-net devices, both
+ * directions, batched, zero-copy: a frame received on one device is queued
+ * on the other as is, and its buffer goes back to the first device's RX
+ * ring in the tx_done callback. Frames addressed to us on the first device
+ * (ARP for our IP, IPv4 to our IP) go to lwIP so the forwarder answers
+ * ping. Runs for duration= (default FWD_DEFAULT_S) or count= frames. */
+#include <stdio.h>
+#include <string.h>
+
+#include "apps/app_list.h"
+#include "apps/apps_common.h"
+#include "kernel/config.h"
+#include "kernel/exit.h"
+#include "kernel/result.h"
+#include "kernel/time.h"
+#include "net/net.h"
+#include "net/pkt.h"
+
+#define FWD_DEFAULT_S 10
+
+struct fwd_dir {
+    uint64_t packets, bytes, dropped, runts, local;
+};
+
+static struct fwd_dir dir[2];
+
+/* ARP for our IP or IPv4 to our IP on the device with lwIP. */
+static bool for_us(const uint8_t *f, uint32_t len, uint32_t me)
+{
+    if (len < ETH_HLEN + 28)
+        return false;
+    uint16_t type = rd16(f + OFF_ETH_TYPE);
+    if (type == ETH_P_ARP)
+        return rd32(f + ETH_HLEN + 24) == me; /* ARP target protocol address */
+    return type == ETH_P_IP && rd32(f + OFF_IP_DST) == me;
+}
+
+static void fwd_step(struct net_if *in, struct net_if *out, struct fwd_dir *d, uint32_t me)
+{
+    struct vnet_rx rx[NET_RX_BATCH];
+    struct vnet_tx tx[NET_RX_BATCH];
+    uint32_t bufs[NET_RX_BATCH];
+    int n = net_check(in, vnet_rx_burst(in->dev, rx, NET_RX_BATCH)), nt = 0;
+    for (int i = 0; i < n; i++) {
+        if (rx[i].len < ETH_HLEN) {
+            d->runts++;
+            vnet_rx_release(in->dev, rx[i].buf);
+        } else if (in->has_netif && for_us(rx[i].frame, rx[i].len, me)) {
+            d->local++;
+            net_input(in, &rx[i]);
+        } else {
+            bufs[nt] = rx[i].buf;
+            tx[nt++] = (struct vnet_tx){rx[i].frame, rx[i].len, net_cookie_rx(in, rx[i].buf)};
+        }
+    }
+    if (nt) {
+        int q = net_check(out, vnet_tx_burst(out->dev, tx, nt));
+        for (int i = 0; i < q; i++)
+            d->bytes += tx[i].len;
+        for (int i = q; i < nt; i++)
+            vnet_rx_release(in->dev, bufs[i]);
+        d->packets += (uint64_t)q;
+        d->dropped += (uint64_t)(nt - q);
+    }
+    net_check(out, vnet_tx_reclaim(out->dev));
+}
+
+static void dir_json(struct json *j, const char *key, const struct fwd_dir *d)
+{
+    json_obj_begin(j, key);
+    json_u64(j, "packets", d->packets);
+    json_u64(j, "bytes", d->bytes);
+    json_u64(j, "tx_dropped", d->dropped);
+    json_u64(j, "runts", d->runts);
+    json_u64(j, "to_lwip", d->local);
+    json_obj_end(j);
+}
+
+int app_fwd_main(void)
+{
+    net_init(2);
+    struct net_if *a = net_if_get(0), *b = net_if_get(1);
+    uint32_t me = net_ip();
+    struct meter m;
+    meter_start(&m);
+    uint64_t start = m.t0, now = start;
+    uint64_t end = app_deadline(start, FWD_DEFAULT_S);
+    uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
+    uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
+    printf("fwd: %s <-> %s\n", vnet_name(a->dev), vnet_name(b->dev));
+
+    while (dir[0].packets + dir[1].packets < count) {
+        now = time_cycles();
+        if (now >= end)
+            break;
+        fwd_step(a, b, &dir[0], me);
+        fwd_step(b, a, &dir[1], me);
+        if (now >= next_service) {
+            net_service();
+            next_service = now + service_every;
+        }
+        if (meter_due(&m, now)) {
+            struct json *j =
+                meter_sample(&m, now, dir[0].packets + dir[1].packets, dir[0].bytes + dir[1].bytes);
+            json_u64(j, "a_to_b", dir[0].packets);
+            json_u64(j, "b_to_a", dir[1].packets);
+            result_end();
+        }
+    }
+    uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
+    while (time_cycles() < drain_end)
+        net_service();
+    uint64_t ns = time_cycles_to_ns(now - start);
+    uint64_t packets = dir[0].packets + dir[1].packets, bytes = dir[0].bytes + dir[1].bytes;
+    app_summary("fwd", packets, bytes, ns);
+    struct json *j = app_result_begin(packets, bytes, ns);
+    json_u64(j, "tx_dropped", dir[0].dropped + dir[1].dropped);
+    dir_json(j, "a_to_b", &dir[0]);
+    dir_json(j, "b_to_a", &dir[1]);
+    app_result_end(j);
+    return VN_EXIT_OK;
+}

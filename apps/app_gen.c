@@ -1,0 +1,463 @@
+/* app=gen: UDP packet generator.
+ *
+ * path=raw (default): frames are built once per (size, flow) and reused;
+ * per packet only the sequence number, the timestamp and the UDP checksum
+ * (incrementally, from the template's partial sum) are written, plus the
+ * addresses and ports when flows= varies them. Frames go out in bursts of
+ * burst= with the TSC pacer holding rate=. Buffers come back through the
+ * driver's tx_done and are reused.
+ * path=stack: the same payload through lwIP's udp_sendto, to measure what
+ * the stack costs.
+ *
+ * Frames that come back (a reflector swapping addresses and ports) are
+ * counted with loss/dup/reorder and a latency histogram from their TSC
+ * stamps, which are ours. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apps/app_list.h"
+#include "apps/apps_common.h"
+#include "apps/flows.h"
+#include "apps/hist.h"
+#include "apps/imix.h"
+#include "apps/rate.h"
+#include "apps/seqtrack.h"
+#include "kernel/config.h"
+#include "kernel/exit.h"
+#include "apps/apps_dma.h"
+#include "kernel/result.h"
+#include "kernel/time.h"
+#include "lwip/pbuf.h"
+#include "lwip/udp.h"
+#include "net/net.h"
+#include "net/pkt.h"
+
+#define GEN_POOL          1536 /* frames per size: a full ring (1024) plus bursts */
+#define GEN_DEFAULT_S     10   /* duration when neither count= nor duration= */
+#define GEN_COUNT_LIMIT_S 300  /* count= without duration=: give up after this */
+#define GEN_DRAIN_MS      1000
+#define SERVICE_US        500 /* lwIP timers and TX reclaim while paced */
+
+struct gen_class {
+    uint16_t len;
+    uint32_t stride;
+    uint8_t *mem;
+    uint16_t free[GEN_POOL];
+    unsigned nfree;
+    uint64_t packets;
+};
+
+static struct gen {
+    struct net_if *nif;
+    struct gen_class cls[IMIX_MAX_SIZES];
+    unsigned ncls;
+    uint8_t imix_seq[IMIX_MAX_WEIGHT];
+    unsigned imix_cycle, imix_pos;
+    struct pkt_flow *flows;
+    unsigned nflows;
+    bool random;
+    uint64_t rng;
+    struct pkt_tmpl *tmpl; /* [flow * ncls + class] */
+    uint64_t *seq;         /* next sequence number per flow */
+    uint64_t packets, bytes, dropped, nomem;
+    /* reflected frames */
+    struct seq_stream *rx_streams;
+    struct hist lat; /* cycles */
+    uint64_t rx_packets, rx_bytes, rx_bad, rx_future_ts;
+} g;
+
+static void gen_tx_done(void *ctx, uint32_t id)
+{
+    (void)ctx;
+    struct gen_class *c = &g.cls[id >> 16];
+    c->free[c->nfree++] = (uint16_t)id;
+}
+
+static inline uint8_t *gen_frame(const struct gen_class *c, unsigned idx)
+{
+    return c->mem + (size_t)idx * c->stride + VNET_HDR_ROOM;
+}
+
+static inline unsigned next_flow(void)
+{
+    static unsigned fi;
+    if (g.nflows == 1)
+        return 0;
+    if (g.random) {
+        g.rng ^= g.rng << 13;
+        g.rng ^= g.rng >> 7;
+        g.rng ^= g.rng << 17;
+        return (unsigned)(((g.rng >> 32) * g.nflows) >> 32);
+    }
+    unsigned f = fi++;
+    if (fi == g.nflows)
+        fi = 0;
+    return f;
+}
+
+static inline unsigned next_class(void)
+{
+    if (g.ncls == 1)
+        return 0;
+    unsigned c = g.imix_seq[g.imix_pos++];
+    if (g.imix_pos == g.imix_cycle)
+        g.imix_pos = 0;
+    return c;
+}
+
+/* A frame that carries our own header back: a reflector's answer. */
+static void gen_account_return(const uint8_t *pl, uint32_t plen, uint32_t frame_len, uint64_t now)
+{
+    uint32_t stream = plen >= PL_LEN ? rdle32(pl + PL_OFF_STREAM) : rdle16(pl + PL_OFF_STREAM);
+    g.rx_packets++;
+    g.rx_bytes += frame_len;
+    if (stream >= g.nflows) {
+        g.rx_bad++;
+        return;
+    }
+    seq_record(&g.rx_streams[stream], rdle64(pl + PL_OFF_SEQ));
+    uint64_t ts = rdle64(pl + PL_OFF_TSC);
+    if (ts <= now)
+        hist_add(&g.lat, now - ts);
+    else
+        g.rx_future_ts++;
+}
+
+static void gen_rx(uint64_t now)
+{
+    struct vnet_rx rx[NET_RX_BATCH];
+    struct net_if *nif = g.nif;
+    int n = net_check(nif, vnet_rx_burst(nif->dev, rx, NET_RX_BATCH));
+    for (int i = 0; i < n; i++) {
+        struct pkt_info pi;
+        const uint8_t *f = rx[i].frame;
+        enum pkt_kind k = pkt_parse(f, rx[i].len, true, &pi);
+        if (k == PKT_UDP && pi.payload_len >= PL_MIN) {
+            uint32_t s = pi.payload_len >= PL_LEN ? rdle32(f + pi.payload_off + PL_OFF_STREAM)
+                                                  : rdle16(f + pi.payload_off + PL_OFF_STREAM);
+            if (s < g.nflows && pi.dport == g.flows[s].sport && pi.sport == g.flows[s].dport) {
+                gen_account_return(f + pi.payload_off, pi.payload_len, rx[i].len, now);
+                vnet_rx_release(nif->dev, rx[i].buf);
+                continue;
+            }
+        }
+        if (k == PKT_BAD_LEN || k == PKT_BAD_HDR || k == PKT_BAD_CSUM) {
+            g.rx_bad++;
+            vnet_rx_release(nif->dev, rx[i].buf);
+            continue;
+        }
+        net_input(nif, &rx[i]);
+    }
+}
+
+static void stack_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
+                       u16_t port)
+{
+    (void)arg;
+    (void)pcb;
+    (void)addr;
+    (void)port;
+    uint8_t pl[PL_LEN];
+    uint16_t n = pbuf_copy_partial(p, pl, PL_LEN, 0);
+    if (n >= PL_MIN)
+        gen_account_return(pl, n, (uint32_t)p->tot_len + PKT_HDRS_LEN, time_cycles());
+    else
+        g.rx_bad++;
+    pbuf_free(p);
+}
+
+static void gen_setup_sizes(void)
+{
+    char why[160];
+    uint32_t max_frame = vnet_mtu(g.nif->dev) + ETH_HLEN;
+    if (max_frame > PKT_MAX_FRAME)
+        max_frame = PKT_MAX_FRAME;
+    if (cfg.imix[0]) {
+        struct imix m;
+        if (imix_parse(cfg.imix, max_frame, &m, why, sizeof(why)) < 0)
+            vn_fatal(VN_EXIT_CONFIG, "gen: %s (device MTU %u)", why,
+                     (unsigned)vnet_mtu(g.nif->dev));
+        g.ncls = m.n;
+        for (unsigned i = 0; i < m.n; i++)
+            g.cls[i].len = m.size[i];
+        imix_sequence(&m, g.imix_seq);
+        g.imix_cycle = m.cycle;
+    } else {
+        if (cfg.size < PKT_MIN_FRAME || cfg.size > max_frame)
+            vn_fatal(VN_EXIT_CONFIG, "gen: size=%llu: must be %d..%u (MTU %u + 14)",
+                     (unsigned long long)cfg.size, PKT_MIN_FRAME, (unsigned)max_frame,
+                     (unsigned)vnet_mtu(g.nif->dev));
+        g.ncls = 1;
+        g.cls[0].len = (uint16_t)cfg.size;
+    }
+}
+
+static void gen_setup_flows(bool stack)
+{
+    char why[256];
+    struct flows_spec fs;
+    if (flows_parse(cfg.flows, &fs, why, sizeof(why)) < 0)
+        vn_fatal(VN_EXIT_CONFIG, "gen: %s", why);
+    if (stack && (fs.sip_n || fs.sport_n))
+        vn_fatal(VN_EXIT_CONFIG,
+                 "gen: path=stack sends from lwIP's own address and port: flows= may vary dip and "
+                 "dport only");
+    struct pkt_flow base = {net_ip(), lwip_ntohl(cfg.dst_ip), cfg.src_port, cfg.dst_port, 0};
+    g.flows = calloc(FLOWS_MAX, sizeof(*g.flows));
+    g.seq = calloc(FLOWS_MAX, sizeof(*g.seq));
+    g.rx_streams = calloc(FLOWS_MAX, sizeof(*g.rx_streams));
+    if (!g.flows || !g.seq || !g.rx_streams)
+        vn_fatal(VN_EXIT_OOM, "gen: no memory for %d flows", FLOWS_MAX);
+    g.nflows = flows_expand(&fs, &base, g.flows);
+    g.random = fs.random;
+    g.rng = cfg.seed * 0x9e3779b97f4a7c15ull + 1;
+}
+
+static void gen_setup_frames(const uint8_t dst_mac[6])
+{
+    g.tmpl = calloc((size_t)g.nflows * g.ncls, sizeof(*g.tmpl));
+    if (!g.tmpl)
+        vn_fatal(VN_EXIT_OOM, "gen: no memory for templates");
+    for (unsigned c = 0; c < g.ncls; c++) {
+        struct gen_class *cl = &g.cls[c];
+        cl->stride = (VNET_HDR_ROOM + cl->len + 63u) & ~63u;
+        cl->mem = apps_alloc_dma((size_t)GEN_POOL * cl->stride, 64);
+        for (unsigned fi = 0; fi < g.nflows; fi++)
+            pkt_tmpl_build(gen_frame(cl, 0), cl->len, dst_mac, g.nif->mac, &g.flows[fi],
+                           &g.tmpl[fi * g.ncls + c]);
+        /* Frame 0 now holds the last flow's template: rebuild flow 0 and copy. */
+        pkt_tmpl_build(gen_frame(cl, 0), cl->len, dst_mac, g.nif->mac, &g.flows[0], &g.tmpl[c]);
+        for (unsigned i = 1; i < GEN_POOL; i++)
+            memcpy(gen_frame(cl, i), gen_frame(cl, 0), cl->len);
+        for (unsigned i = 0; i < GEN_POOL; i++)
+            cl->free[cl->nfree++] = (uint16_t)(GEN_POOL - 1 - i);
+    }
+}
+
+/* Builds up to max frames that are due; returns how many. */
+static int gen_build_burst(struct vnet_tx *tx, int max, struct pacer *pc, uint64_t now,
+                           uint64_t left)
+{
+    int n = 0;
+    while (n < max && (uint64_t)n < left && pacer_due(pc, now)) {
+        unsigned c = g.ncls == 1 ? 0 : g.imix_seq[g.imix_pos];
+        struct gen_class *cl = &g.cls[c];
+        if (cl->nfree == 0)
+            break;
+        next_class();
+        unsigned id = cl->free[--cl->nfree];
+        uint8_t *f = gen_frame(cl, id);
+        unsigned fi = next_flow();
+        const struct pkt_tmpl *t = &g.tmpl[fi * g.ncls + c];
+        if (g.nflows > 1)
+            pkt_set_flow(f, &g.flows[fi], t);
+        pkt_patch(f, t, g.seq[fi]++, now);
+        tx[n].frame = f;
+        tx[n].len = t->len;
+        tx[n].cookie = net_cookie_app(c << 16 | id);
+        pacer_sent(pc, t->len);
+        n++;
+    }
+    return n;
+}
+
+/* Sends up to max frames through lwIP; returns how many went. */
+static int gen_stack_burst(struct udp_pcb *pcb, int max, struct pacer *pc, uint64_t now,
+                           uint64_t left)
+{
+    int n = 0;
+    while (n < max && (uint64_t)n < left && pacer_due(pc, now)) {
+        unsigned c = g.ncls == 1 ? 0 : g.imix_seq[g.imix_pos];
+        uint16_t len = g.cls[c].len, plen = (uint16_t)(len - PKT_HDRS_LEN);
+        struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, plen, PBUF_RAM);
+        if (!p) {
+            g.nomem++;
+            break;
+        }
+        next_class();
+        unsigned fi = next_flow();
+        uint8_t *pl = p->payload;
+        memset(pl, 0, plen);
+        wrle64(pl + PL_OFF_SEQ, g.seq[fi]++);
+        wrle64(pl + PL_OFF_TSC, now);
+        if (plen >= PL_LEN) {
+            wrle32(pl + PL_OFF_STREAM, g.flows[fi].stream);
+            wrle32(pl + PL_OFF_MAGIC, PL_MAGIC);
+        } else {
+            wrle16(pl + PL_OFF_STREAM, (uint16_t)g.flows[fi].stream);
+        }
+        ip_addr_t dst;
+        ip_addr_set_ip4_u32(&dst, lwip_htonl(g.flows[fi].daddr));
+        err_t e = udp_sendto(pcb, p, &dst, g.flows[fi].dport);
+        pbuf_free(p);
+        pacer_sent(pc, len);
+        if (e != ERR_OK) {
+            g.dropped++;
+        } else {
+            g.packets++;
+            g.bytes += len;
+            g.cls[c].packets++;
+        }
+        n++;
+    }
+    return n;
+}
+
+static void gen_result(uint64_t ns, const struct rate *r, bool stack)
+{
+    app_summary("gen", g.packets, g.bytes, ns);
+    struct json *j = app_result_begin(g.packets, g.bytes, ns);
+    json_str(j, "path", stack ? "stack" : "raw");
+    json_u64(j, "tx_dropped", g.dropped);
+    json_u64(j, "tx_nomem", g.nomem);
+    json_u64(j, "flows", g.nflows);
+    json_u64(j, "burst", cfg.burst);
+    json_arr_begin(j, "sizes");
+    for (unsigned c = 0; c < g.ncls; c++) {
+        json_obj_begin(j, NULL);
+        json_u64(j, "size", g.cls[c].len);
+        json_u64(j, "packets", g.cls[c].packets);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    if (r->unit != RATE_UNLIMITED) {
+        bool pps = r->unit == RATE_PPS;
+        double achieved = pps ? app_per_s(g.packets + g.dropped, ns) : app_per_s(g.bytes * 8, ns);
+        json_str(j, "rate_unit", pps ? "pps" : "bps");
+        json_u64(j, "rate_target", r->per_s);
+        json_double(j, "rate_achieved", achieved);
+        json_double(j, "rate_error", (achieved - (double)r->per_s) / (double)r->per_s);
+    }
+    if (g.rx_packets || g.rx_bad) {
+        struct seq_totals t;
+        seq_sum(g.rx_streams, g.nflows, &t);
+        json_obj_begin(j, "rx");
+        json_u64(j, "packets", g.rx_packets);
+        json_u64(j, "bytes", g.rx_bytes);
+        json_u64(j, "lost", t.lost);
+        json_u64(j, "dup", t.dup);
+        json_u64(j, "reorder", t.reorder);
+        json_u64(j, "malformed", g.rx_bad);
+        json_u64(j, "future_ts", g.rx_future_ts);
+        json_double(j, "p50_us", (double)app_cycles_ns(hist_quantile(&g.lat, 0.5)) / 1e3);
+        json_double(j, "p90_us", (double)app_cycles_ns(hist_quantile(&g.lat, 0.9)) / 1e3);
+        json_double(j, "p99_us", (double)app_cycles_ns(hist_quantile(&g.lat, 0.99)) / 1e3);
+        json_double(j, "p999_us", (double)app_cycles_ns(hist_quantile(&g.lat, 0.999)) / 1e3);
+        json_double(j, "max_us", (double)app_cycles_ns(g.lat.count ? g.lat.max : 0) / 1e3);
+        json_obj_end(j);
+    }
+    app_result_end(j);
+}
+
+int app_gen_main(void)
+{
+    char why[160];
+    struct rate r;
+    bool stack = cfg.path == 1;
+    if (rate_parse(cfg.rate, &r, why, sizeof(why)) < 0)
+        vn_fatal(VN_EXIT_CONFIG, "gen: %s", why);
+
+    net_init(1);
+    g.nif = net_if_get(0);
+    hist_init(&g.lat);
+    gen_setup_sizes();
+    gen_setup_flows(stack);
+
+    uint8_t dst_mac[6];
+    net_dst_mac(dst_mac); /* also for path=stack: a clear error instead of silent ARP drops */
+    struct udp_pcb *pcb = NULL;
+    if (stack) {
+        pcb = udp_new();
+        if (!pcb || udp_bind(pcb, IP_ADDR_ANY, cfg.src_port) != ERR_OK)
+            vn_fatal(VN_EXIT_INTERNAL, "gen: cannot bind UDP port %u", (unsigned)cfg.src_port);
+        udp_recv(pcb, stack_recv, NULL);
+    } else {
+        gen_setup_frames(dst_mac);
+        net_set_app_tx_done(gen_tx_done, NULL);
+    }
+
+    uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
+    struct pacer pc;
+    struct meter m;
+    static struct vnet_tx tx[1024];
+    int burst = (int)cfg.burst;
+    meter_start(&m);
+    uint64_t start = m.t0;
+    uint64_t end = app_deadline(start, cfg.count ? GEN_COUNT_LIMIT_S : GEN_DEFAULT_S);
+    bool limit_is_timeout = cfg.count && !cfg.duration_s;
+    if (pacer_init(&pc, &r, time_tsc_hz, start) < 0)
+        vn_fatal(VN_EXIT_CONFIG, "gen: rate=%s cannot be paced with a %llu Hz TSC", cfg.rate,
+                 (unsigned long long)time_tsc_hz);
+    uint64_t service_every = time_ns_to_cycles(SERVICE_US * 1000u), next_service = start;
+    uint64_t now = start, sent = 0;
+    printf("gen: %s path, %u size%s, %u flow%s, burst %d, rate %s\n", stack ? "stack" : "raw",
+           g.ncls, g.ncls > 1 ? "s" : "", g.nflows, g.nflows > 1 ? "s" : "", burst,
+           cfg.rate[0] ? cfg.rate : "max");
+
+    while (sent < count) {
+        now = time_cycles();
+        if (now >= end)
+            break;
+        int n;
+        if (stack) {
+            n = gen_stack_burst(pcb, burst, &pc, now, count - sent);
+            sent += (uint64_t)n;
+        } else {
+            n = gen_build_burst(tx, burst, &pc, now, count - sent);
+            if (n) {
+                int q = net_check(g.nif, vnet_tx_burst(g.nif->dev, tx, n));
+                for (int i = 0; i < q; i++) {
+                    g.bytes += tx[i].len;
+                    g.cls[(uintptr_t)tx[i].cookie >> 18].packets++;
+                }
+                for (int i = q; i < n; i++)
+                    gen_tx_done(NULL, (uint32_t)((uintptr_t)tx[i].cookie >> 2));
+                g.packets += (uint64_t)q;
+                g.dropped += (uint64_t)(n - q);
+                sent += (uint64_t)n;
+            }
+            net_check(g.nif, vnet_tx_reclaim(g.nif->dev));
+        }
+        gen_rx(now);
+        if (n == 0 || now >= next_service) {
+            net_service();
+            next_service = now + service_every;
+        }
+        if (meter_due(&m, now)) {
+            struct json *j = meter_sample(&m, now, g.packets, g.bytes);
+            json_u64(j, "tx_dropped", g.dropped);
+            json_u64(j, "rx_packets", g.rx_packets);
+            result_end();
+        }
+    }
+    uint64_t ns = time_cycles_to_ns(now - start);
+
+    /* Let the ring drain so every frame is accounted and reflected ones
+     * have a chance to come back. */
+    uint64_t drain_end = time_cycles() + time_ns_to_cycles(GEN_DRAIN_MS * 1000000ull);
+    uint64_t quiet = time_cycles(), last_rx = g.rx_packets;
+    while (time_cycles() < drain_end) {
+        gen_rx(time_cycles());
+        net_service();
+        if (g.rx_packets != last_rx) {
+            last_rx = g.rx_packets;
+            quiet = time_cycles();
+        }
+        bool idle = true;
+        for (unsigned c = 0; !stack && c < g.ncls; c++)
+            idle = idle && g.cls[c].nfree == GEN_POOL;
+        if (idle && time_cycles() - quiet > time_ns_to_cycles(100000000ull))
+            break;
+    }
+    if (stack)
+        udp_remove(pcb);
+    gen_result(ns, &r, stack);
+    if (limit_is_timeout && sent < count) {
+        printf("gen: sent %llu of count=%llu within %d s\n", (unsigned long long)sent,
+               (unsigned long long)count, GEN_COUNT_LIMIT_S);
+        return VN_EXIT_TIMEOUT;
+    }
+    return VN_EXIT_OK;
+}

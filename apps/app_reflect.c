@@ -1,0 +1,106 @@
+/* app=reflect: sends every UDP frame back where it came from (testpmd
+ * macswap plus IP address and UDP port swap), batched and without a copy:
+ * the received buffer itself is queued for TX and released to the RX ring
+ * in tx_done. Malformed frames are counted and dropped; ARP, ICMP and TCP
+ * go to lwIP. Runs for duration= (default REFLECT_DEFAULT_S) or until
+ * count= frames were reflected. */
+#include <stdio.h>
+
+#include "apps/app_list.h"
+#include "apps/apps_common.h"
+#include "kernel/config.h"
+#include "kernel/exit.h"
+#include "kernel/result.h"
+#include "kernel/time.h"
+#include "net/net.h"
+#include "net/pkt.h"
+
+#define REFLECT_DEFAULT_S 10
+#define DHCP_CLIENT_PORT  68
+
+static struct reflect {
+    uint64_t packets, bytes, tx_dropped;
+    uint64_t kinds[PKT_KINDS];
+} r;
+
+static uint64_t malformed(void)
+{
+    return r.kinds[PKT_BAD_LEN] + r.kinds[PKT_BAD_HDR] + r.kinds[PKT_BAD_CSUM];
+}
+
+int app_reflect_main(void)
+{
+    net_init(1);
+    struct net_if *nif = net_if_get(0);
+    struct vnet_rx rx[NET_RX_BATCH];
+    struct vnet_tx tx[NET_RX_BATCH];
+    uint32_t bufs[NET_RX_BATCH];
+    struct meter m;
+    meter_start(&m);
+    uint64_t start = m.t0, now = start, first = 0, last = 0;
+    uint64_t end = app_deadline(start, REFLECT_DEFAULT_S);
+    uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
+    uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
+    printf("reflect: swapping MAC, IP and UDP ports of every UDP frame\n");
+
+    while (r.packets < count) {
+        now = time_cycles();
+        if (now >= end)
+            break;
+        int n = net_check(nif, vnet_rx_burst(nif->dev, rx, NET_RX_BATCH)), nt = 0;
+        for (int i = 0; i < n; i++) {
+            struct pkt_info pi;
+            uint8_t *f = rx[i].frame;
+            enum pkt_kind k = pkt_parse(f, rx[i].len, true, &pi);
+            r.kinds[k]++;
+            if (k == PKT_UDP && !(cfg.dhcp && pi.dport == DHCP_CLIENT_PORT)) {
+                pkt_udp_reflect(f, &pi, nif->mac);
+                bufs[nt] = rx[i].buf;
+                tx[nt++] = (struct vnet_tx){f, rx[i].len, net_cookie_rx(nif, rx[i].buf)};
+            } else if (k == PKT_BAD_LEN || k == PKT_BAD_HDR || k == PKT_BAD_CSUM) {
+                vnet_rx_release(nif->dev, rx[i].buf);
+            } else {
+                net_input(nif, &rx[i]);
+            }
+        }
+        if (nt) {
+            int q = net_check(nif, vnet_tx_burst(nif->dev, tx, nt));
+            for (int i = 0; i < q; i++)
+                r.bytes += tx[i].len;
+            for (int i = q; i < nt; i++)
+                vnet_rx_release(nif->dev, bufs[i]);
+            r.packets += (uint64_t)q;
+            r.tx_dropped += (uint64_t)(nt - q);
+            if (!first)
+                first = now;
+            last = now;
+        }
+        net_check(nif, vnet_tx_reclaim(nif->dev));
+        if (n < NET_RX_BATCH || now >= next_service) {
+            net_service();
+            next_service = now + service_every;
+        }
+        if (meter_due(&m, now)) {
+            struct json *j = meter_sample(&m, now, r.packets, r.bytes);
+            json_u64(j, "tx_dropped", r.tx_dropped);
+            json_u64(j, "malformed", malformed());
+            result_end();
+        }
+    }
+    /* Let the last reflected frames leave before the result. */
+    uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
+    while (time_cycles() < drain_end)
+        net_service();
+    uint64_t ns =
+        first && last > first ? time_cycles_to_ns(last - first) : time_cycles_to_ns(now - start);
+    app_summary("reflect", r.packets, r.bytes, ns);
+    struct json *j = app_result_begin(r.packets, r.bytes, ns);
+    json_u64(j, "tx_dropped", r.tx_dropped);
+    json_u64(j, "malformed", malformed());
+    json_obj_begin(j, "rx_kinds");
+    for (int k = 0; k < PKT_KINDS; k++)
+        json_u64(j, pkt_kind_name((enum pkt_kind)k), r.kinds[k]);
+    json_obj_end(j);
+    app_result_end(j);
+    return VN_EXIT_OK;
+}

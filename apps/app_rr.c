@@ -1,0 +1,474 @@
+/* app=rr: request/response latency, netperf TCP_RR / UDP_RR semantics on
+ * lwIP's raw API. The client keeps one transaction in flight per session
+ * (sessions=): it sends req_size bytes, waits for resp_size bytes back,
+ * records the round trip in a log-linear histogram and sends the next.
+ * The server answers every req_size bytes with resp_size bytes. Both
+ * sides use dst_port= as the server's port, so the same line works for
+ * both. The first min(8, req_size, resp_size) bytes carry the transaction
+ * number so a late UDP answer is not taken for the current one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apps/app_list.h"
+#include "apps/apps_common.h"
+#include "apps/hist.h"
+#include "kernel/config.h"
+#include "kernel/exit.h"
+#include "kernel/result.h"
+#include "kernel/time.h"
+#include "lwip/tcp.h"
+#include "lwip/udp.h"
+#include "net/net.h"
+
+#define RR_DEFAULT_S      10
+#define RR_UDP_TIMEOUT_MS 200 /* a UDP request or answer lost: send a new one */
+#define RR_CONNECT_S      5   /* TCP connect retries (the server may still boot) */
+#define RR_SERVER_IDLE_S  2   /* the server ends this long after the last request */
+#define RR_ID_LEN         8
+
+enum { ROLE_CLIENT = 0, ROLE_SERVER = 1 };
+enum { PROTO_UDP = 0, PROTO_TCP = 1 };
+
+struct rr_sess {
+    unsigned idx;
+    struct udp_pcb *upcb;
+    struct tcp_pcb *tpcb;
+    bool connected, failed;
+    uint64_t id;          /* transaction number in flight */
+    uint64_t t_send;      /* cycles */
+    uint32_t got;         /* bytes of the answer (client) / request (server) so far */
+    uint32_t tx_left;     /* bytes of the current message still to queue (TCP) */
+    uint32_t answers_due; /* server: answers owed (TCP) */
+    uint64_t retry_at;    /* TCP connect retry */
+};
+
+static struct rr {
+    struct rr_sess *s;
+    unsigned n;
+    uint32_t req, resp;
+    uint8_t *zeros;
+    struct hist lat; /* ns */
+    uint64_t transactions, timeouts, late, msgs, bytes, accepted;
+    uint64_t last_req; /* cycles of the last request seen (server) */
+    ip_addr_t dst;
+    uint64_t end, count;
+} rr;
+
+static uint64_t now_cycles(void)
+{
+    return time_cycles();
+}
+
+static inline unsigned id_len(void)
+{
+    unsigned n = rr.req < rr.resp ? rr.req : rr.resp;
+    return n < RR_ID_LEN ? n : RR_ID_LEN;
+}
+
+static void put_id(uint8_t *p, uint64_t id, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[i] = (uint8_t)(id >> (8 * i));
+}
+
+static uint64_t get_id(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static bool id_match(uint64_t a, uint64_t b, unsigned n)
+{
+    uint64_t mask = n >= 8 ? UINT64_MAX : (((uint64_t)1 << (8 * n)) - 1);
+    return ((a ^ b) & mask) == 0;
+}
+
+/* ---- UDP */
+static void udp_send_msg(struct udp_pcb *pcb, const ip_addr_t *to, u16_t port, uint32_t len,
+                         uint64_t id)
+{
+    struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
+    if (!p) {
+        rr.timeouts++; /* the retry timer sends it again */
+        return;
+    }
+    pbuf_take(p, rr.zeros, (u16_t)len);
+    uint8_t idb[RR_ID_LEN];
+    put_id(idb, id, id_len());
+    pbuf_take_at(p, idb, (u16_t)id_len(), 0);
+    if (udp_sendto(pcb, p, to, port) == ERR_OK) {
+        rr.msgs++;
+        rr.bytes += len;
+    }
+    pbuf_free(p);
+}
+
+static void udp_client_send(struct rr_sess *s)
+{
+    s->id++;
+    s->t_send = now_cycles();
+    udp_send_msg(s->upcb, &rr.dst, cfg.dst_port, rr.req, s->id);
+}
+
+static void udp_client_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
+                            u16_t port)
+{
+    (void)pcb;
+    (void)addr;
+    (void)port;
+    struct rr_sess *s = arg;
+    uint8_t idb[RR_ID_LEN] = {0};
+    uint64_t now = now_cycles();
+    unsigned n = id_len();
+    bool ok = p->tot_len == rr.resp && pbuf_copy_partial(p, idb, (u16_t)n, 0) == n &&
+              id_match(get_id(idb, n), s->id, n);
+    rr.msgs++;
+    rr.bytes += p->tot_len;
+    pbuf_free(p);
+    if (!ok) {
+        rr.late++;
+        return;
+    }
+    hist_add(&rr.lat, app_cycles_ns(now - s->t_send));
+    rr.transactions++;
+    if (rr.transactions < rr.count)
+        udp_client_send(s);
+}
+
+static void udp_server_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
+                            u16_t port)
+{
+    (void)arg;
+    uint8_t idb[RR_ID_LEN] = {0};
+    unsigned n = id_len();
+    pbuf_copy_partial(p, idb, (u16_t)n, 0);
+    rr.msgs++;
+    rr.bytes += p->tot_len;
+    pbuf_free(p);
+    rr.last_req = now_cycles();
+    udp_send_msg(pcb, addr, port, rr.resp, get_id(idb, n));
+    rr.transactions++;
+}
+
+/* ---- TCP */
+static void tcp_push_msg(struct rr_sess *s)
+{
+    struct tcp_pcb *pcb = s->tpcb;
+    while (pcb && s->tx_left) {
+        uint32_t room = tcp_sndbuf(pcb);
+        uint32_t n = s->tx_left < room ? s->tx_left : room;
+        if (n > 0xffff)
+            n = 0xffff;
+        if (n == 0 || tcp_write(pcb, rr.zeros, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK)
+            break;
+        s->tx_left -= n;
+        rr.bytes += n;
+    }
+    if (pcb)
+        tcp_output(pcb);
+}
+
+static void tcp_client_send(struct rr_sess *s)
+{
+    s->id++;
+    s->t_send = now_cycles();
+    s->tx_left = rr.req;
+    rr.msgs++;
+    tcp_push_msg(s);
+}
+
+static void tcp_server_answer(struct rr_sess *s)
+{
+    while (s->answers_due && s->tx_left == 0) {
+        s->answers_due--;
+        s->tx_left = rr.resp;
+        rr.msgs++;
+        tcp_push_msg(s);
+    }
+}
+
+static err_t tcp_sent_cb(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+    (void)pcb;
+    (void)len;
+    struct rr_sess *s = arg;
+    tcp_push_msg(s);
+    if (cfg.role == ROLE_SERVER)
+        tcp_server_answer(s);
+    return ERR_OK;
+}
+
+static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+    struct rr_sess *s = arg;
+    if (!p || err != ERR_OK) {
+        if (p)
+            pbuf_free(p);
+        /* Peer closed: a client session that still runs has failed. */
+        tcp_arg(pcb, NULL);
+        tcp_recv(pcb, NULL);
+        tcp_sent(pcb, NULL);
+        tcp_err(pcb, NULL);
+        if (tcp_close(pcb) != ERR_OK)
+            tcp_abort(pcb);
+        s->tpcb = NULL;
+        s->connected = false;
+        if (cfg.role == ROLE_CLIENT)
+            s->failed = true;
+        return ERR_ABRT;
+    }
+    uint32_t len = p->tot_len;
+    tcp_recved(pcb, (u16_t)len);
+    pbuf_free(p);
+    uint64_t now = now_cycles();
+    rr.bytes += len;
+    s->got += len;
+    if (cfg.role == ROLE_SERVER) {
+        rr.last_req = now;
+        while (s->got >= rr.req) {
+            s->got -= rr.req;
+            s->answers_due++;
+            rr.transactions++;
+        }
+        tcp_server_answer(s);
+        return ERR_OK;
+    }
+    while (s->got >= rr.resp) {
+        s->got -= rr.resp;
+        hist_add(&rr.lat, app_cycles_ns(now - s->t_send));
+        rr.transactions++;
+        if (rr.transactions < rr.count)
+            tcp_client_send(s);
+    }
+    return ERR_OK;
+}
+
+static void tcp_err_cb(void *arg, err_t err)
+{
+    struct rr_sess *s = arg;
+    if (!s)
+        return;
+    s->tpcb = NULL;
+    if (!s->connected && cfg.role == ROLE_CLIENT) {
+        /* Refused or reset before it was up: the server may not be up yet. */
+        s->retry_at = now_cycles() + time_ns_to_cycles(200000000ull);
+        return;
+    }
+    s->connected = false;
+    s->failed = true;
+    printf("rr: session %u: connection lost (lwIP err %d)\n", s->idx, err);
+}
+
+static err_t tcp_connected_cb(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+    struct rr_sess *s = arg;
+    (void)pcb;
+    if (err != ERR_OK)
+        return err;
+    s->connected = true;
+    tcp_client_send(s);
+    return ERR_OK;
+}
+
+static void tcp_client_connect(struct rr_sess *s)
+{
+    s->retry_at = 0;
+    s->tpcb = tcp_new();
+    if (!s->tpcb)
+        vn_fatal(VN_EXIT_OOM, "rr: no TCP PCB for session %u", s->idx);
+    tcp_arg(s->tpcb, s);
+    tcp_nagle_disable(s->tpcb);
+    tcp_recv(s->tpcb, tcp_recv_cb);
+    tcp_sent(s->tpcb, tcp_sent_cb);
+    tcp_err(s->tpcb, tcp_err_cb);
+    if (tcp_connect(s->tpcb, &rr.dst, cfg.dst_port, tcp_connected_cb) != ERR_OK)
+        vn_fatal(VN_EXIT_NETWORK, "rr: tcp_connect failed for session %u", s->idx);
+}
+
+static err_t tcp_accept_cb(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+    (void)arg;
+    if (err != ERR_OK || !pcb)
+        return ERR_VAL;
+    /* Reuse the slot of a finished connection first. */
+    for (unsigned i = 0; i < rr.n; i++) {
+        struct rr_sess *s = &rr.s[i];
+        if (s->tpcb)
+            continue;
+        memset(s, 0, sizeof(*s));
+        s->idx = i;
+        s->tpcb = pcb;
+        s->connected = true;
+        rr.accepted++;
+        tcp_arg(pcb, s);
+        tcp_nagle_disable(pcb);
+        tcp_recv(pcb, tcp_recv_cb);
+        tcp_sent(pcb, tcp_sent_cb);
+        tcp_err(pcb, tcp_err_cb);
+        return ERR_OK;
+    }
+    tcp_abort(pcb);
+    return ERR_ABRT;
+}
+
+static void rr_result(uint64_t ns)
+{
+    double tps = app_per_s(rr.transactions, ns);
+    printf("rr: %s %s: %llu transactions, %.0f/s, p50 %.1f us, p99 %.1f us\n",
+           cfg.proto == PROTO_TCP ? "tcp" : "udp", cfg.role == ROLE_SERVER ? "server" : "client",
+           (unsigned long long)rr.transactions, tps, (double)hist_quantile(&rr.lat, 0.5) / 1e3,
+           (double)hist_quantile(&rr.lat, 0.99) / 1e3);
+    struct json *j = app_result_begin(rr.msgs, rr.bytes, ns);
+    json_str(j, "role", cfg.role == ROLE_SERVER ? "server" : "client");
+    json_str(j, "proto", cfg.proto == PROTO_TCP ? "tcp" : "udp");
+    json_u64(j, "sessions", cfg.role == ROLE_SERVER ? rr.accepted : rr.n);
+    json_u64(j, "req_size", rr.req);
+    json_u64(j, "resp_size", rr.resp);
+    json_u64(j, "transactions", rr.transactions);
+    json_double(j, "tps", tps);
+    json_u64(j, "timeouts", rr.timeouts);
+    json_u64(j, "late", rr.late);
+    /* Latency is measured where the transaction starts: the client. */
+    bool lat = cfg.role == ROLE_CLIENT;
+    json_double(j, "p50_us", lat ? (double)hist_quantile(&rr.lat, 0.5) / 1e3 : 0);
+    json_double(j, "p90_us", lat ? (double)hist_quantile(&rr.lat, 0.9) / 1e3 : 0);
+    json_double(j, "p99_us", lat ? (double)hist_quantile(&rr.lat, 0.99) / 1e3 : 0);
+    json_double(j, "p999_us", lat ? (double)hist_quantile(&rr.lat, 0.999) / 1e3 : 0);
+    json_double(j, "max_us", lat && rr.lat.count ? (double)rr.lat.max / 1e3 : 0);
+    json_double(j, "mean_us",
+                lat && rr.lat.count ? (double)rr.lat.sum / (double)rr.lat.count / 1e3 : 0);
+    app_result_end(j);
+}
+
+/* A server takes as many connections as lwIP has PCBs for. */
+#define RR_SERVER_SLOTS 128
+
+static void rr_setup(void)
+{
+    rr.n = cfg.role == ROLE_SERVER ? RR_SERVER_SLOTS : (unsigned)cfg.sessions;
+    rr.req = (uint32_t)cfg.req_size;
+    rr.resp = (uint32_t)cfg.resp_size;
+    rr.count = cfg.count ? cfg.count : UINT64_MAX;
+    uint32_t big = rr.req > rr.resp ? rr.req : rr.resp;
+    rr.s = calloc(rr.n, sizeof(*rr.s));
+    rr.zeros = calloc(1, big);
+    if (!rr.s || !rr.zeros)
+        vn_fatal(VN_EXIT_OOM, "rr: no memory for %u sessions", rr.n);
+    hist_init(&rr.lat);
+    ip_addr_set_ip4_u32(&rr.dst, cfg.dst_ip);
+}
+
+int app_rr_main(void)
+{
+    bool tcp = cfg.proto == PROTO_TCP, server = cfg.role == ROLE_SERVER;
+    rr_setup();
+    net_init(1);
+    uint8_t mac[6];
+    if (!server)
+        net_dst_mac(mac); /* a clear error when the server is not there at all */
+
+    if (server && !tcp) {
+        struct udp_pcb *pcb = udp_new();
+        if (!pcb || udp_bind(pcb, IP_ADDR_ANY, cfg.dst_port) != ERR_OK)
+            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot bind UDP port %u", (unsigned)cfg.dst_port);
+        udp_recv(pcb, udp_server_recv, NULL);
+    } else if (server) {
+        struct tcp_pcb *l = tcp_new();
+        if (!l || tcp_bind(l, IP_ADDR_ANY, cfg.dst_port) != ERR_OK || !(l = tcp_listen(l)))
+            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot listen on TCP port %u", (unsigned)cfg.dst_port);
+        tcp_accept(l, tcp_accept_cb);
+    }
+    printf("rr: %s %s on port %u, %llu session(s), request %u B, response %u B\n",
+           tcp ? "tcp" : "udp", server ? "server" : "client", (unsigned)cfg.dst_port,
+           (unsigned long long)cfg.sessions, rr.req, rr.resp);
+
+    struct meter m;
+    meter_start(&m);
+    uint64_t start = m.t0, now = start, first = 0;
+    uint64_t end = app_deadline(start, RR_DEFAULT_S);
+    uint64_t udp_timeout = time_ns_to_cycles(RR_UDP_TIMEOUT_MS * 1000000ull);
+    uint64_t connect_end = start + RR_CONNECT_S * time_tsc_hz;
+    uint64_t idle = RR_SERVER_IDLE_S * time_tsc_hz;
+
+    if (!server) {
+        for (unsigned i = 0; i < rr.n; i++) {
+            struct rr_sess *s = &rr.s[i];
+            s->idx = i;
+            if (tcp) {
+                tcp_client_connect(s);
+            } else {
+                s->upcb = udp_new();
+                if (!s->upcb || udp_bind(s->upcb, IP_ADDR_ANY, 0) != ERR_OK)
+                    vn_fatal(VN_EXIT_INTERNAL, "rr: no UDP PCB for session %u", i);
+                udp_recv(s->upcb, udp_client_recv, s);
+                udp_client_send(s);
+            }
+        }
+    }
+
+    while (rr.transactions < rr.count) {
+        now = time_cycles();
+        if (now >= end)
+            break;
+        net_poll();
+        if (rr.transactions && !first)
+            first = now;
+        if (server && rr.transactions && now - rr.last_req > idle)
+            break;
+        if (!server) {
+            unsigned failed = 0;
+            for (unsigned i = 0; i < rr.n; i++) {
+                struct rr_sess *s = &rr.s[i];
+                if (tcp && !s->connected && !s->failed && s->retry_at && now >= s->retry_at) {
+                    if (now >= connect_end)
+                        vn_fatal(VN_EXIT_NETWORK, "rr: TCP connect to port %u refused for %d s",
+                                 (unsigned)cfg.dst_port, RR_CONNECT_S);
+                    tcp_client_connect(s);
+                }
+                if (tcp && s->connected)
+                    tcp_push_msg(s);
+                if (!tcp && now - s->t_send > udp_timeout) {
+                    rr.timeouts++;
+                    udp_client_send(s);
+                }
+                failed += s->failed;
+            }
+            if (failed == rr.n)
+                break;
+        }
+        if (meter_due(&m, now)) {
+            uint64_t tr = rr.transactions;
+            struct json *j = meter_sample(&m, now, rr.msgs, rr.bytes);
+            json_u64(j, "transactions", tr);
+            json_double(j, "p99_us", (double)hist_quantile(&rr.lat, 0.99) / 1e3);
+            result_end();
+        }
+    }
+    uint64_t stop = server && rr.transactions && now - rr.last_req > idle ? rr.last_req : now;
+    uint64_t ns = time_cycles_to_ns(stop - (server && first ? first : start));
+    /* Close TCP sessions so the peer sees an orderly end. */
+    for (unsigned i = 0; i < rr.n; i++)
+        if (rr.s[i].tpcb) {
+            tcp_arg(rr.s[i].tpcb, NULL);
+            tcp_err(rr.s[i].tpcb, NULL);
+            tcp_recv(rr.s[i].tpcb, NULL);
+            tcp_sent(rr.s[i].tpcb, NULL);
+            if (tcp_close(rr.s[i].tpcb) != ERR_OK)
+                tcp_abort(rr.s[i].tpcb);
+        }
+    uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
+    while (time_cycles() < drain_end)
+        net_poll();
+    rr_result(ns);
+    if (rr.transactions == 0) {
+        printf("rr: no transaction completed\n");
+        return server ? VN_EXIT_TEST_FAILED : VN_EXIT_NETWORK;
+    }
+    for (unsigned i = 0; i < rr.n && !server; i++)
+        if (rr.s[i].failed)
+            return VN_EXIT_NETWORK;
+    return VN_EXIT_OK;
+}

@@ -1,0 +1,176 @@
+/* app=sink: counts UDP frames per stream on the raw path; loss,
+ * duplicates and reordering from the payload's sequence numbers.
+ * count=N: exits 0 as soon as N frames arrived, with "test failed" when
+ * duration= (default SINK_TIMEOUT_S) passes first. Without count= it runs
+ * for duration= (default SINK_DEFAULT_S). Malformed frames are counted
+ * by kind and dropped; ARP, ICMP and TCP go to lwIP. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "apps/app_list.h"
+#include "apps/apps_common.h"
+#include "apps/seqtrack.h"
+#include "kernel/config.h"
+#include "kernel/exit.h"
+#include "kernel/result.h"
+#include "kernel/time.h"
+#include "net/net.h"
+#include "net/pkt.h"
+
+#define SINK_STREAMS     1024
+#define SINK_DEFAULT_S   10
+#define SINK_TIMEOUT_S   30
+#define DHCP_CLIENT_PORT 68
+
+static struct sink {
+    struct seq_stream *streams;
+    uint64_t packets, bytes, no_header, bad_stream;
+    uint64_t kinds[PKT_KINDS];
+} s;
+
+static inline void sink_frame(struct net_if *nif, const struct vnet_rx *rx)
+{
+    struct pkt_info pi;
+    const uint8_t *f = rx->frame;
+    enum pkt_kind k = pkt_parse(f, rx->len, true, &pi);
+    s.kinds[k]++;
+    switch (k) {
+    case PKT_UDP:
+        if (cfg.dhcp && pi.dport == DHCP_CLIENT_PORT)
+            break;
+        s.packets++;
+        s.bytes += rx->len;
+        if (pi.payload_len >= PL_MIN) {
+            const uint8_t *pl = f + pi.payload_off;
+            uint32_t id =
+                pi.payload_len >= PL_LEN ? rdle32(pl + PL_OFF_STREAM) : rdle16(pl + PL_OFF_STREAM);
+            if (pi.payload_len >= PL_LEN && rdle32(pl + PL_OFF_MAGIC) != PL_MAGIC)
+                s.no_header++;
+            else if (id < SINK_STREAMS)
+                seq_record(&s.streams[id], rdle64(pl + PL_OFF_SEQ));
+            else
+                s.bad_stream++;
+        } else {
+            s.no_header++;
+        }
+        vnet_rx_release(nif->dev, rx->buf);
+        return;
+    case PKT_BAD_LEN:
+    case PKT_BAD_HDR:
+    case PKT_BAD_CSUM:
+        vnet_rx_release(nif->dev, rx->buf);
+        return;
+    default:
+        break;
+    }
+    net_input(nif, rx);
+}
+
+static uint64_t malformed(void)
+{
+    return s.kinds[PKT_BAD_LEN] + s.kinds[PKT_BAD_HDR] + s.kinds[PKT_BAD_CSUM];
+}
+
+static void sink_result(uint64_t ns, bool complete)
+{
+    struct seq_totals t;
+    seq_sum(s.streams, SINK_STREAMS, &t);
+    app_summary("sink", s.packets, s.bytes, ns);
+    printf("sink: %llu streams, %llu lost, %llu dup, %llu reordered, %llu malformed\n",
+           (unsigned long long)t.streams, (unsigned long long)t.lost, (unsigned long long)t.dup,
+           (unsigned long long)t.reorder, (unsigned long long)malformed());
+    struct json *j = app_result_begin(s.packets, s.bytes, ns);
+    if (cfg.count) {
+        json_u64(j, "count", cfg.count);
+        json_bool(j, "complete", complete);
+    }
+    json_u64(j, "streams", t.streams);
+    json_u64(j, "unique", t.unique);
+    json_u64(j, "lost", t.lost);
+    json_u64(j, "dup", t.dup);
+    json_u64(j, "reorder", t.reorder);
+    json_u64(j, "no_header", s.no_header);
+    json_u64(j, "bad_stream", s.bad_stream);
+    json_u64(j, "malformed", malformed());
+    json_obj_begin(j, "rx_kinds");
+    for (int k = 0; k < PKT_KINDS; k++)
+        json_u64(j, pkt_kind_name((enum pkt_kind)k), s.kinds[k]);
+    json_obj_end(j);
+    json_arr_begin(j, "per_stream");
+    unsigned shown = 0;
+    for (unsigned i = 0; i < SINK_STREAMS && shown < 16; i++) {
+        if (!s.streams[i].active)
+            continue;
+        shown++;
+        json_obj_begin(j, NULL);
+        json_u64(j, "stream", i);
+        json_u64(j, "unique", s.streams[i].unique);
+        json_u64(j, "lost", seq_lost(&s.streams[i]));
+        json_u64(j, "dup", s.streams[i].dup);
+        json_u64(j, "reorder", s.streams[i].reorder);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    app_result_end(j);
+}
+
+int app_sink_main(void)
+{
+    s.streams = calloc(SINK_STREAMS, sizeof(*s.streams));
+    if (!s.streams)
+        vn_fatal(VN_EXIT_OOM, "sink: no memory for %d streams", SINK_STREAMS);
+    net_init(1);
+    struct net_if *nif = net_if_get(0);
+    struct vnet_rx rx[NET_RX_BATCH];
+    struct meter m;
+    meter_start(&m);
+    uint64_t start = m.t0, now = start, first = 0, last = 0;
+    uint64_t end = app_deadline(start, cfg.count ? SINK_TIMEOUT_S : SINK_DEFAULT_S);
+    uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
+    uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
+    printf("sink: waiting for frames%s\n", cfg.count ? " (count=)" : "");
+
+    while (s.packets < count) {
+        now = time_cycles();
+        if (now >= end)
+            break;
+        int n = net_check(nif, vnet_rx_burst(nif->dev, rx, NET_RX_BATCH));
+        if (n > 0) {
+            uint64_t before = s.packets;
+            for (int i = 0; i < n; i++)
+                sink_frame(nif, &rx[i]);
+            if (s.packets != before) {
+                if (!first)
+                    first = now;
+                last = now;
+            }
+        }
+        if (n < NET_RX_BATCH || now >= next_service) {
+            net_service();
+            next_service = now + service_every;
+        }
+        if (meter_due(&m, now)) {
+            struct seq_totals t;
+            seq_sum(s.streams, SINK_STREAMS, &t);
+            struct json *j = meter_sample(&m, now, s.packets, s.bytes);
+            json_u64(j, "lost", t.lost);
+            json_u64(j, "dup", t.dup);
+            json_u64(j, "reorder", t.reorder);
+            json_u64(j, "malformed", malformed());
+            result_end();
+        }
+    }
+    bool complete = s.packets >= count;
+    /* Rates over the traffic itself (first to last frame) when there was
+     * any, so the wait for the sender does not dilute them. */
+    uint64_t ns =
+        first && last > first ? time_cycles_to_ns(last - first) : time_cycles_to_ns(now - start);
+    sink_result(ns, complete);
+    if (cfg.count && !complete) {
+        printf("sink: %llu of count=%llu frames before the %llu s limit\n",
+               (unsigned long long)s.packets, (unsigned long long)cfg.count,
+               (unsigned long long)(cfg.duration_s ? cfg.duration_s : SINK_TIMEOUT_S));
+        return VN_EXIT_TEST_FAILED;
+    }
+    return VN_EXIT_OK;
+}

@@ -1,0 +1,88 @@
+#include "apps/apps_common.h"
+
+#include <stdio.h>
+
+#include "kernel/config.h"
+#include "kernel/result.h"
+#include "kernel/time.h"
+#include "net/net.h"
+
+void meter_start(struct meter *m)
+{
+    m->t0 = time_cycles();
+    m->interval = time_ns_to_cycles(cfg.interval_ms * 1000000u);
+    if (m->interval == 0)
+        m->interval = time_tsc_hz;
+    m->next = m->t0 + m->interval;
+    m->last_cyc = m->t0;
+    m->last_packets = m->last_bytes = 0;
+}
+
+double app_per_s(uint64_t n, uint64_t ns)
+{
+    return ns ? (double)n * 1e9 / (double)ns : 0.0;
+}
+
+uint64_t app_cycles_ns(uint64_t c)
+{
+    return time_cycles_to_ns(c);
+}
+
+struct json *meter_sample(struct meter *m, uint64_t now, uint64_t packets, uint64_t bytes)
+{
+    uint64_t ns = time_cycles_to_ns(now - m->last_cyc);
+    uint64_t dp = packets - m->last_packets, db = bytes - m->last_bytes;
+    struct json *j = result_begin("sample");
+    json_str(j, "app", cfg.app);
+    json_double(j, "t", (double)time_cycles_to_ns(now - m->t0) / 1e9);
+    json_u64(j, "packets", packets);
+    json_u64(j, "bytes", bytes);
+    json_double(j, "pps", app_per_s(dp, ns));
+    json_double(j, "bps", app_per_s(db * 8, ns));
+    m->last_cyc = now;
+    m->last_packets = packets;
+    m->last_bytes = bytes;
+    /* Skip samples missed during a stall instead of printing a burst. */
+    while (m->next <= now)
+        m->next += m->interval;
+    return j;
+}
+
+uint64_t app_deadline(uint64_t start, uint64_t def_s)
+{
+    uint64_t s = cfg.duration_s ? cfg.duration_s : def_s;
+    return s ? start + s * time_tsc_hz : UINT64_MAX;
+}
+
+struct json *app_result_begin(uint64_t packets, uint64_t bytes, uint64_t duration_ns)
+{
+    struct json *j = result_begin("result");
+    json_str(j, "app", cfg.app);
+    json_u64(j, "packets", packets);
+    json_u64(j, "bytes", bytes);
+    json_double(j, "pps", app_per_s(packets, duration_ns));
+    json_double(j, "bps", app_per_s(bytes * 8, duration_ns));
+    json_u64(j, "duration_ns", duration_ns);
+    return j;
+}
+
+void app_result_end(struct json *j)
+{
+    static const char *const names[VNET_MAX_DEVS] = {"vnet", "vnet1", "vnet2", "vnet3"};
+    for (unsigned i = 0; i < net_if_count(); i++) {
+        json_obj_begin(j, names[i]);
+        vnet_stats_json(net_if_get(i)->dev, j);
+        json_obj_end(j);
+    }
+    json_obj_begin(j, "net");
+    net_stats_json(j);
+    json_obj_end(j);
+    result_end();
+}
+
+void app_summary(const char *what, uint64_t packets, uint64_t bytes, uint64_t ns)
+{
+    printf("%s: %llu packets, %llu bytes in %.3f s: %.3f Mpps, %.3f Gbit/s\n", what,
+           (unsigned long long)packets, (unsigned long long)bytes, (double)ns / 1e9,
+           app_per_s(packets, ns) / 1e6, app_per_s(bytes * 8, ns) / 1e9);
+}

@@ -1,0 +1,52 @@
+/* What every traffic app shares: run limits from count=/duration=, the
+ * per-interval "sample" lines and the final "result" line with the
+ * driver's and lwIP's counters. */
+#ifndef VN_APPS_COMMON_H
+#define VN_APPS_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/json.h"
+
+/* Per-interval samples (interval_ms=): rates over the last interval. */
+struct meter {
+    uint64_t t0;       /* cycles at the start of the run */
+    uint64_t next;     /* cycles of the next sample */
+    uint64_t interval; /* cycles */
+    uint64_t last_cyc, last_packets, last_bytes;
+};
+
+void meter_start(struct meter *m);
+
+static inline bool meter_due(const struct meter *m, uint64_t now)
+{
+    return now >= m->next;
+}
+
+/* Opens a "sample" line with t (s since the start), packets, bytes and
+ * their pps/bps over the interval; add members, then result_end(). */
+struct json *meter_sample(struct meter *m, uint64_t now, uint64_t packets, uint64_t bytes);
+
+/* Run limit: duration= seconds (0: def_s, 0 for none) as an absolute
+ * cycle count; UINT64_MAX when unlimited. */
+uint64_t app_deadline(uint64_t start, uint64_t def_s);
+
+/* Opens the "result" line: app, packets, bytes, pps, bps, duration_ns.
+ * Add app members, then app_result_end(). */
+struct json *app_result_begin(uint64_t packets, uint64_t bytes, uint64_t duration_ns);
+
+/* Adds "vnet" (first device; "vnet1".. for the others) and "net" (this
+ * layer's and lwIP's counters), prints the line. */
+void app_result_end(struct json *j);
+
+/* Rate helpers for results (the only divisions, once per line). */
+double app_per_s(uint64_t n, uint64_t ns);
+
+/* Cycles to nanoseconds for values that fit 64 bits after scaling. */
+uint64_t app_cycles_ns(uint64_t c);
+
+/* One human-readable summary line on the console. */
+void app_summary(const char *what, uint64_t packets, uint64_t bytes, uint64_t ns);
+
+#endif
