@@ -8,6 +8,7 @@
 
 #include "drivers/virtio/virtio_transport.h"
 #include "drivers/virtio/virtq.h"
+#include "kernel/acpi.h"
 #include "kernel/io.h"
 #include "kernel/mem.h"
 
@@ -243,6 +244,90 @@ static int vm_setup(struct virtio_mmio *vm, uint16_t type)
     return 0;
 }
 
+/* Maps and checks one window; adds it to out when it holds a device of
+ * this type. Returns 1 when added, 0 when not. */
+static int vm_add(struct virtio_dev **out, uint64_t base, uint64_t size, uint16_t type)
+{
+    for (int i = 0; i < virtio_mmio_used; i++)
+        if (virtio_mmio_devs[i].phys == base)
+            return 0; /* named twice (command line and ACPI) */
+    if (virtio_mmio_used == VIRTIO_TRANSPORT_MAX) {
+        printf("virtio-mmio: more than %d devices, 0x%llx ignored\n", VIRTIO_TRANSPORT_MAX,
+               (unsigned long long)base);
+        return 0;
+    }
+    struct virtio_mmio *vm = &virtio_mmio_devs[virtio_mmio_used];
+    memset(vm, 0, sizeof(*vm));
+    vm->size = size;
+    vm->phys = base;
+    vm->base = mem_map_mmio(base, size);
+    if (!vm->base || vm_setup(vm, type))
+        return 0;
+    printf("virtio-mmio: %s\n", vm->vdev.name);
+    virtio_mmio_used++;
+    *out = &vm->vdev;
+    return 1;
+}
+
+/* With ACPI, QEMU's microvm lists its virtio-mmio windows in the DSDT as
+ * devices with _HID "LNRO0005" and a Memory32Fixed _CRS instead of
+ * putting them on the command line. A byte scan finds them: the string,
+ * then the first Memory32Fixed descriptor (ACPI 6.4 s6.4.3.4: tag 0x86,
+ * length 9, info, base, length) shortly after it. */
+#define FADT_DSDT   40
+#define FADT_X_DSDT 140
+#define AML_SCAN    96
+
+static const struct acpi_sdt_hdr *vm_dsdt(void)
+{
+    const struct acpi_sdt_hdr *f = acpi_find_table("FACP");
+    if (!f || f->len < FADT_DSDT + 4)
+        return NULL;
+    const uint8_t *fb = (const uint8_t *)f;
+    uint64_t addr = 0;
+    if (f->len >= FADT_X_DSDT + 8)
+        memcpy(&addr, fb + FADT_X_DSDT, 8);
+    if (!addr) {
+        uint32_t a32;
+        memcpy(&a32, fb + FADT_DSDT, 4);
+        addr = a32;
+    }
+    if (!addr || addr >= (1ull << 32))
+        return NULL;
+    const struct acpi_sdt_hdr *d = (const void *)(uintptr_t)addr;
+    if (memcmp(d->sig, "DSDT", 4) || d->len < sizeof(*d) || d->len > (1u << 20))
+        return NULL;
+    uint8_t sum = 0;
+    for (uint32_t i = 0; i < d->len; i++)
+        sum += ((const uint8_t *)d)[i];
+    return sum ? NULL : d;
+}
+
+static int vm_probe_acpi(struct virtio_dev **out, int max, uint16_t type)
+{
+    const struct acpi_sdt_hdr *d = vm_dsdt();
+    if (!d)
+        return 0;
+    static const char hid[] = "LNRO0005";
+    const uint8_t *aml = (const uint8_t *)d;
+    int found = 0;
+    for (uint32_t i = sizeof(*d); i + sizeof(hid) - 1 < d->len && found < max; i++) {
+        if (memcmp(aml + i, hid, sizeof(hid) - 1))
+            continue;
+        for (uint32_t k = i + sizeof(hid) - 1; k + 12 <= d->len && k < i + AML_SCAN; k++) {
+            if (aml[k] != 0x86 || aml[k + 1] != 9 || aml[k + 2] != 0)
+                continue;
+            uint32_t base, len;
+            memcpy(&base, aml + k + 4, 4);
+            memcpy(&len, aml + k + 8, 4);
+            if (base && len)
+                found += vm_add(out + found, base, len, type);
+            break;
+        }
+    }
+    return found;
+}
+
 int virtio_mmio_probe(struct virtio_dev **out, int max, uint16_t type, const char *cmdline)
 {
     static const char key[] = "virtio_mmio.device=";
@@ -261,21 +346,9 @@ int virtio_mmio_probe(struct virtio_dev **out, int max, uint16_t type, const cha
             printf("virtio-mmio: cannot parse '%.*s'\n", (int)(p - w), w);
             continue;
         }
-        if (virtio_mmio_used == VIRTIO_TRANSPORT_MAX) {
-            printf("virtio-mmio: more than %d devices, 0x%llx ignored\n", VIRTIO_TRANSPORT_MAX,
-                   (unsigned long long)base);
-            break;
-        }
-        struct virtio_mmio *vm = &virtio_mmio_devs[virtio_mmio_used];
-        memset(vm, 0, sizeof(*vm));
-        vm->size = size;
-        vm->phys = base;
-        vm->base = mem_map_mmio(base, size);
-        if (!vm->base || vm_setup(vm, type))
-            continue;
-        printf("virtio-mmio: %s\n", vm->vdev.name);
-        virtio_mmio_used++;
-        out[found++] = &vm->vdev;
+        found += vm_add(out + found, base, size, type);
     }
+    if (found < max)
+        found += vm_probe_acpi(out + found, max - found, type);
     return found;
 }

@@ -22,7 +22,8 @@ struct virtio_pci;
 int virtio_pci_legacy_setup(struct virtio_pci *vp);
 int virtio_pci_modern_setup(struct virtio_pci *vp);
 
-/* MMIO: the virtio_mmio.device=<size>@<base>:<irq> words of cmdline. */
+/* MMIO: the virtio_mmio.device=<size>@<base>:<irq> words of cmdline, and
+ * the LNRO0005 devices of the ACPI DSDT (microvm with ACPI). */
 int virtio_mmio_probe(struct virtio_dev **out, int max, uint16_t type, const char *cmdline);
 
 #endif
