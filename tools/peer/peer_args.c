@@ -117,7 +117,7 @@ void peer_args_usage(FILE *f)
           "  --count N            stop after N frames\n"
           "  --duration S         stop after S seconds (decimal)\n"
           "  --batch N            frames per recvmmsg/sendmmsg, 1..256 (default 64)\n"
-          "  --sockbuf BYTES      SO_RCVBUF/SO_SNDBUF to ask for (default 32m)\n"
+          "  --sockbuf BYTES      SO_RCVBUF/SO_SNDBUF to ask for (default 32 MiB)\n"
           "  --ready-file PATH    write {\"pid\":..,\"local\":\"IP:PORT\"} once bound\n"
           "  --progress           one progress line per second on stderr\n"
           "count, reflect:\n"

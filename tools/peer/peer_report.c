@@ -117,8 +117,8 @@ void peer_report_json(FILE *f, const struct peer_run *r)
     const struct peer_opts *o = r->o;
     const struct peer_stats *st = r->st;
     char local[PEER_ADDR_STRLEN], remote[PEER_ADDR_STRLEN];
-    /* send: from start to the last frame out; rx: first to last frame in */
-    uint64_t dur = o->mode == PEER_MODE_SEND ? st->last_ns : st->last_ns - st->first_ns;
+    /* send: the whole sending run; rx: first to last frame in */
+    uint64_t dur = o->mode == PEER_MODE_SEND ? r->end_ns - r->start_ns : st->last_ns - st->first_ns;
 
     peer_addr_str(&r->sock->local, local);
     peer_addr_str(&o->remote, remote);

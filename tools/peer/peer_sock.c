@@ -35,7 +35,7 @@ static int set_buf(int fd, int force_opt, int opt, int bytes, int *granted)
 int peer_sock_open(const struct peer_opts *o, struct peer_sock *s, char *err, size_t errlen)
 {
     socklen_t len = sizeof(s->local);
-    char addr[PEER_ADDR_STRLEN];
+    char addr[PEER_ADDR_STRLEN] = "";
     const char *step;
     int rc;
 
@@ -68,10 +68,7 @@ int peer_sock_open(const struct peer_opts *o, struct peer_sock *s, char *err, si
         rc = -errno;
     }
     if (rc != 0) {
-        if (strcmp(step, "bind") == 0 || strcmp(step, "connect") == 0)
-            snprintf(err, errlen, "%s %s: %s", step, addr, strerror(-rc));
-        else
-            snprintf(err, errlen, "%s: %s", step, strerror(-rc));
+        snprintf(err, errlen, "%s%s%s: %s", step, *addr ? " " : "", addr, strerror(-rc));
         close(s->fd);
         s->fd = -1;
     }

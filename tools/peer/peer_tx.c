@@ -70,10 +70,16 @@ static uint64_t frames_due(const struct peer_run *r, uint64_t now)
     return (uint64_t)(elapsed * r->o->rate / NS_PER_SEC) + 1;
 }
 
+/* Sleeps until the frame is due, or the end of --duration if sooner. */
 static void sleep_until_frame(const struct peer_run *r, uint64_t frame)
 {
     uint64_t at = r->start_ns + (uint64_t)((unsigned __int128)frame * NS_PER_SEC / r->o->rate);
-    struct timespec ts = {.tv_sec = (time_t)(at / NS_PER_SEC), .tv_nsec = (long)(at % NS_PER_SEC)};
+    struct timespec ts;
+
+    if (r->o->duration_ns && at > r->start_ns + r->o->duration_ns)
+        at = r->start_ns + r->o->duration_ns;
+    ts.tv_sec = (time_t)(at / NS_PER_SEC);
+    ts.tv_nsec = (long)(at % NS_PER_SEC);
 
     /* EINTR (a stop signal) just ends the sleep early */
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
