@@ -10,6 +10,7 @@ import pytest
 
 import vnharness
 from vnharness import guest, qemucmd
+from vnperflib import peer as vnpeer
 
 OVMF = "/usr/share/ovmf/OVMF.fd"
 ESP = os.path.join(vnharness.BUILD, "esp.img")
@@ -27,13 +28,18 @@ def uefi_argv(argv, esp):
         argv[i + 2:]
 
 
-def uefi_boot(config=(), esp=ESP, timeout=60):
+def uefi_guest(config=(), esp=ESP, nics=()):
     if isinstance(config, str):
         config = config.split()
     spec = qemucmd.GuestSpec(vnharness.IMAGE, machine="q35", memory_mb=128, accel="tcg",
-                             config=config, name="vnperf-uefi-test")
+                             config=config, nics=nics, name="vnperf-uefi-test")
     g = guest.Guest(spec)
     g.argv = uefi_argv(g.argv, esp)
+    return g
+
+
+def uefi_boot(config=(), esp=ESP, timeout=60):
+    g = uefi_guest(config, esp)
     with vnharness.Session() as s:
         g.start(s)
         guest.pump([g], timeout)
@@ -92,6 +98,34 @@ def test_fault_dump(esp):
     assert "FAULT: vector 14" in b.console
     for reg in ("rip", "cr2", "rsp", "rax", "r15"):
         assert reg in b.console
+
+
+def test_gen_sends_exactly_n_frames_to_the_peer(esp, peer):
+    """app=gen over virtio-net-pci (modern) under OVMF: the host peer counts
+    exactly count= frames, in order, none lost or doubled."""
+    n = 3000
+    q, p = vnharness.free_udp_ports(2)
+    nic = qemucmd.Nic(vnharness.dgram_netdev(q, p), "52:54:00:00:00:01")
+    cfg = ["app=gen", "size=64", "count=%d" % n, "ip=" + vnpeer.GUEST_IP,
+           "dst_ip=" + vnpeer.PEER_IP, "dst_mac=" + vnpeer.PEER_MAC]
+    g = uefi_guest(cfg, esp, nics=[nic])
+    with vnharness.Session() as s:
+        pr = vnpeer.Peer(s, peer, "count", p, q)
+        pr.start()
+        g.start(s)
+        guest.pump([g], 60)
+        host = pr.finish()
+    b = vnharness.Boot(g)
+    assert b.code == OK, b.console
+    assert b.one("boot")["boot_path"] == "uefi"
+    res = b.one("result")
+    assert res["packets"] == n
+    assert res["vnet"]["dev"].endswith("modern"), res["vnet"]
+    assert res["vnet"]["tx"]["dropped"] == 0
+    assert host["vnperf"] == n, host
+    assert host["sizes"].get("64") == n, host
+    stream = host["streams"][0]
+    assert (stream["unique"], stream["lost"], stream["dup"]) == (n, 0, 0), host
 
 
 @pytest.mark.timeout_s(120)
