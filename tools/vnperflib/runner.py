@@ -94,6 +94,7 @@ def guest_report(g):
         "timed_out": g.timed_out,
         "why_no_exit": g.why_no_exit() if g.guest_code is None else None,
         "stderr_tail": g.stderr_text()[-2000:],
+        "console_tail": [l.text for l in c.lines[-40:]],
         "wall_s": g.wall_s,
         "ready_s": g.t_ready,
         "boot": c.first("boot"),
