@@ -17,6 +17,8 @@
 #include "net/net_priv.h"
 #include "netif/ethernet.h"
 
+#define ETH_MIN_FRAME 60 /* without FCS */
+
 _Static_assert(PBUF_LINK_ENCAPSULATION_HLEN >= VNET_HDR_ROOM,
                "lwIP pbufs need room for the virtio-net header");
 
@@ -98,16 +100,21 @@ static err_t net_linkoutput(struct netif *netif, struct pbuf *p)
     struct net_if *nif = netif->state;
     struct pbuf *q = p;
     const u8_t *mem = (const u8_t *)p + LWIP_MEM_ALIGN_SIZE(sizeof(struct pbuf));
-    if (p->next == NULL && (p->type_internal & PBUF_TYPE_FLAG_STRUCT_DATA_CONTIGUOUS) &&
+    if (p->next == NULL && p->tot_len >= ETH_MIN_FRAME &&
+        (p->type_internal & PBUF_TYPE_FLAG_STRUCT_DATA_CONTIGUOUS) &&
         (const u8_t *)p->payload >= mem + VNET_HDR_ROOM) {
         pbuf_ref(p);
     } else {
-        q = pbuf_alloc(PBUF_RAW_TX, p->tot_len, PBUF_RAM);
+        /* Chained, without headroom, or shorter than the Ethernet minimum
+         * (ARP, bare TCP ACKs): one copy, padded with zeros as a NIC would. */
+        u16_t len = p->tot_len < ETH_MIN_FRAME ? ETH_MIN_FRAME : p->tot_len;
+        q = pbuf_alloc(PBUF_RAW_TX, len, PBUF_RAM);
         if (!q) {
             nif->lwip_tx_dropped++;
             return ERR_MEM;
         }
-        pbuf_copy(q, p);
+        memset(q->payload, 0, len);
+        pbuf_copy_partial(p, q->payload, p->tot_len, 0);
         nif->lwip_tx_copied++;
     }
     if (nif->npend == NET_TX_BATCH)
