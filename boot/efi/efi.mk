@@ -22,8 +22,13 @@ EFI_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fpic -fshort-wchar -mno-red-zone
 EFI_OBJS := $(patsubst boot/efi/%.c,$(EFI_DIR)/%.o,$(wildcard boot/efi/*.c)) $(EFI_DIR)/efi_kernel.o
 
 all: $(ESP_IMG)
+clean: clean-efi
+.PHONY: clean-efi
+clean-efi:
+	rm -f $(EFI_APP) $(ESP_IMG) $(ESP_IMG).tmp
 
-$(EFI_DIR)/%.o: boot/efi/%.c
+# deps: gnu-efi headers and mtools come from Debian packages.
+$(EFI_DIR)/%.o: boot/efi/%.c | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  EFICC   $<")
 	$(Q)$(CC) $(EFI_CFLAGS) -c $< -o $@
@@ -52,7 +57,7 @@ $(EFI_APP): $(EFI_DIR)/vnperf.so
 # reads). Built under a temporary name so an interrupted build leaves no
 # half image.
 ESP_PART := $(ESP_IMG).tmp@@1048576
-$(ESP_IMG): $(EFI_APP) boot/efi/gpt.py
+$(ESP_IMG): $(EFI_APP) boot/efi/gpt.py | deps
 	@$(if $(Q),echo "  ESP     $@")
 	$(Q)rm -f $@.tmp
 	$(Q)sectors=$$($(PYTHON) boot/efi/gpt.py $@.tmp $(ESP_MB)) && \
