@@ -272,7 +272,9 @@ class Tap(Backend):
         if nguests != 1:
             raise usage("%s: one guest only (use dgram/socket/vhost-user for two)" % self.name)
         Tap._seq += 1
-        ns = "vnperf-%d-%d" % (os.getpid(), Tap._seq)
+        # The test harness's tag (if any) in the name lets a test find its own.
+        tag = os.environ.get("VNPERF_TEST_TAG")
+        ns = "vnperf-%s%d-%d" % (tag + "-" if tag else "", os.getpid(), Tap._seq)
         self._ip("netns", "add", ns)
         session.on_close(self._ip, "netns", "del", ns, what="delete namespace " + ns)
         self.netns = ns
@@ -312,8 +314,9 @@ class Tap(Backend):
 
         def d(a, b, k):
             return a.get(k, 0) - b.get(k, 0)
-        return {"rx_packets": d(rx, brx, "packets"), "rx_bytes": d(rx, brx, "bytes"),
-                "tx_packets": d(tx, btx, "packets"), "tx_bytes": d(tx, btx, "bytes"),
+        # Interface statistics count every frame: wire-level counts.
+        return {"rx_frames": d(rx, brx, "packets"), "rx_bytes": d(rx, brx, "bytes"),
+                "tx_frames": d(tx, btx, "packets"), "tx_bytes": d(tx, btx, "bytes"),
                 "rx_drops": {"tap rx_dropped": d(rx, brx, "dropped")},
                 "tx_drops": {"tap tx_dropped": d(tx, btx, "dropped")}}
 

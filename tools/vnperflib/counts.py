@@ -36,6 +36,13 @@ def guest_counts(app, result):
     return txp, txb, rxp, rxb
 
 
+def vnet_count(result, queue):
+    """Frames the driver moved on a queue ("tx"/"rx"), or None."""
+    vnet = (result or {}).get("vnet")
+    q = vnet.get(queue) if isinstance(vnet, dict) else None
+    return _first(q, "packets") if isinstance(q, dict) else None
+
+
 def _direction(what, sent, got, drops, lossless):
     d = {"sent": sent, "received": got}
     if sent is None or got is None:
@@ -76,14 +83,24 @@ def merge(app, result, host, lossless=False):
     host = host or {}
     out = {"guest": {"tx_packets": txp, "tx_bytes": txb, "rx_packets": rxp, "rx_bytes": rxb},
            "host": dict(host), "directions": {}}
-    if txp is not None or host.get("rx_packets") is not None:
-        if txp or host.get("rx_packets"):
-            out["directions"]["guest->host"] = _direction(
-                "guest->host", txp, host.get("rx_packets"), host.get("rx_drops"), lossless)
-    if rxp is not None or host.get("tx_packets") is not None:
-        if rxp or host.get("tx_packets"):
-            out["directions"]["host->guest"] = _direction(
-                "host->guest", host.get("tx_packets"), rxp, host.get("tx_drops"), lossless)
+    # App level: the app's frames against the host end's count of them.
+    if txp is not None and host.get("rx_packets") is not None and (txp or host["rx_packets"]):
+        out["directions"]["guest->host"] = _direction(
+            "guest->host", txp, host["rx_packets"], host.get("rx_drops"), lossless)
+    if rxp is not None and host.get("tx_packets") is not None and (rxp or host["tx_packets"]):
+        out["directions"]["host->guest"] = _direction(
+            "host->guest", host["tx_packets"], rxp, host.get("tx_drops"), lossless)
+    # Wire level: every frame the driver sent against every frame the host
+    # end saw (ARP included), when both sides report it.
+    vtx = vnet_count(result, "tx")
+    if vtx is not None and host.get("rx_frames") is not None and (vtx or host["rx_frames"]):
+        out["directions"]["guest->host frames"] = _direction(
+            "guest->host frames", vtx, host["rx_frames"], host.get("rx_drops"), lossless)
+    vrx = vnet_count(result, "rx")
+    if vrx is not None and host.get("tx_frames") is not None and (vrx or host["tx_frames"]):
+        out["directions"]["host->guest frames"] = _direction(
+            "host->guest frames", host["tx_frames"], vrx, host.get("tx_drops"), lossless)
     verdicts = [d["verdict"] for d in out["directions"].values()]
-    out["agree"] = bool(verdicts) and all(v == "agree" for v in verdicts)
+    # None: no direction has counts on both sides (e.g. hub, user).
+    out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
     return out

@@ -99,7 +99,18 @@ class Passt(Backend):
             self.peer.finish()
 
     def collect(self):
-        return peer.host_counts(self.peer.result if self.peer else None)
+        res = self.peer.result if self.peer else None
+        if res is None:
+            return {}
+        # The peer gets UDP payloads (passt ends the guest's UDP on a host
+        # socket), not frames: every datagram is one of the app's packets.
+        out = {"peer": res}
+        drops = {"peer socket buffer (SO_RXQ_OVFL)": (res.get("errors") or {}).get("sock_drops", 0)}
+        if res["mode"] == "count":
+            out.update(rx_packets=res["packets"], rx_bytes=res["bytes"], rx_drops=drops)
+        else:
+            out.update(tx_packets=res["packets"], tx_bytes=res["bytes"])
+        return out
 
 
 def _unlink(path):

@@ -107,12 +107,16 @@ def host_counts(res):
     err = res.get("errors") or {}
     out = {"peer": res}
     drops = {"peer socket buffer (SO_RXQ_OVFL)": err.get("sock_drops", 0)}
+    # App-level counts are the peer's vnperf-format frames; every frame
+    # (ARP and the like too) is the wire-level count.
     if res["mode"] == "count":
-        out.update(rx_packets=res["packets"], rx_bytes=res["bytes"], rx_drops=drops)
+        out.update(rx_packets=res.get("vnperf", res["packets"]), rx_bytes=res["bytes"],
+                   rx_frames=res["packets"], rx_drops=drops, rx_seq_lost=res.get("lost"))
     elif res["mode"] == "send":
         out.update(tx_packets=res["packets"], tx_bytes=res["bytes"])
     elif res["mode"] == "reflect":
-        out.update(rx_packets=res["packets"], rx_bytes=res["bytes"], rx_drops=drops,
+        out.update(rx_packets=res.get("vnperf", res["packets"]), rx_bytes=res["bytes"],
+                   rx_frames=res["packets"], rx_drops=drops,
                    tx_packets=res.get("tx_packets"), tx_bytes=res.get("tx_bytes"))
     return out
 

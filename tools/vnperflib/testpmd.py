@@ -167,8 +167,9 @@ class VhostUser(Backend):
         out = {"testpmd": {"mode": self.mode, "ports": self.stats}}
         if len(self.socks) == 2:
             return out
-        out.update(rx_packets=p.get("RX-packets"), rx_bytes=p.get("RX-bytes"),
-                   tx_packets=p.get("TX-packets"), tx_bytes=p.get("TX-bytes"),
+        # testpmd counts every frame (ARP too): wire-level counts.
+        out.update(rx_frames=p.get("RX-packets"), rx_bytes=p.get("RX-bytes"),
+                   tx_frames=p.get("TX-packets"), tx_bytes=p.get("TX-bytes"),
                    rx_drops={"testpmd RX-missed": p.get("RX-missed", 0),
                              "testpmd RX-nombuf": p.get("RX-nombuf", 0)})
         return out

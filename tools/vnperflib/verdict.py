@@ -18,8 +18,13 @@ def ring_full_fraction(rep):
     dur_ns = r.get("duration_ns")
     if not isinstance(dur_ns, (int, float)) or dur_ns <= 0:
         return None
-    for k, v in vnet.items():
-        if not isinstance(v, (int, float)) or "full" not in k:
+    items = list(vnet.items())
+    if isinstance(vnet.get("tx"), dict):
+        items += list(vnet["tx"].items())
+    for k, v in items:
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or "full" not in k:
+            continue
+        if not (k.endswith("_ns") or k.endswith("_cycles")):
             continue
         if k.endswith("_ns"):
             return min(1.0, v / dur_ns)
