@@ -88,9 +88,10 @@ void net_set_app_tx_done(net_app_tx_done_fn fn, void *ctx);
  * MAC, or -ETIMEDOUT after timeout_ms. */
 int net_resolve_mac(uint32_t ip, uint8_t mac[6], uint32_t timeout_ms);
 
-/* The raw path's destination MAC: dst_mac= if given, else ARP for dst_ip
- * (or the gateway when dst_ip is off-link); no answer within 1 s ends the
- * run with VN_EXIT_NETWORK. */
+/* The destination MAC: dst_mac= if given (also entered in lwIP's ARP
+ * table as a static entry), else ARP for dst_ip (or the gateway when
+ * dst_ip is off-link); no answer within 1 s ends the run with
+ * VN_EXIT_NETWORK. */
 void net_dst_mac(uint8_t mac[6]);
 
 /* This layer's and lwIP's counters as members of the open object. */

@@ -199,14 +199,20 @@ int net_resolve_mac(uint32_t ip, uint8_t mac[6], uint32_t timeout_ms)
 void net_dst_mac(uint8_t mac[6])
 {
     char a[16];
-    if (cfg.have_dst_mac) {
-        memcpy(mac, cfg.dst_mac, 6);
-        return;
-    }
     uint32_t dst = lwip_ntohl(cfg.dst_ip), me = net_ip();
     uint32_t mask = lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(&ifs[0].netif)));
     uint32_t gw = lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(&ifs[0].netif)));
     uint32_t hop = ((dst ^ me) & mask) && gw ? gw : dst;
+    if (cfg.have_dst_mac) {
+        /* lwIP's own traffic (path=stack, rr, iperf) goes there too, also
+         * to peers that do not answer ARP. */
+        ip4_addr_t ip;
+        ip.addr = lwip_htonl(hop);
+        if (etharp_add_static_entry(&ip, (struct eth_addr *)cfg.dst_mac) != ERR_OK)
+            vn_fatal(VN_EXIT_INTERNAL, "net: cannot add the ARP entry for dst_mac=");
+        memcpy(mac, cfg.dst_mac, 6);
+        return;
+    }
     if (net_resolve_mac(hop, mac, ARP_TIMEOUT_MS) < 0)
         vn_fatal(VN_EXIT_NETWORK,
                  "net: no ARP answer from %s%s within %d ms; give dst_mac= or check the peer",
