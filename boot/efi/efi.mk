@@ -1,7 +1,8 @@
 # GNU-EFI loader and the bootable ESP image; included by the top Makefile.
 # vnperf.efi carries $(KERNEL_ELF) (stripped) and loads it; esp.img is a GPT
 # disk whose one EFI System Partition holds EFI/BOOT/BOOTX64.EFI, for -drive
-# under OVMF or dd to a USB stick. Uses Debian gnu-efi's crt0 and linker script where it puts them.
+# under OVMF or dd to a USB stick. Uses Debian gnu-efi's crt0 and linker
+# script where the package installs them.
 
 EFI_DIR      := $(BUILD)/efi
 EFI_APP      := $(BUILD)/vnperf.efi

@@ -31,7 +31,9 @@ static struct efi_elf_image kimg;
 static const CHAR16 *image_file_path(EFI_LOADED_IMAGE *li)
 {
     EFI_DEVICE_PATH *dp = li->FilePath;
-    for (; dp && !IsDevicePathEnd(dp); dp = NextDevicePathNode(dp))
+    /* A node shorter than its own header would never advance. */
+    for (; dp && !IsDevicePathEnd(dp) && DevicePathNodeLength(dp) >= sizeof(*dp);
+         dp = NextDevicePathNode(dp))
         if (DevicePathType(dp) == MEDIA_DEVICE_PATH && DevicePathSubType(dp) == MEDIA_FILEPATH_DP)
             return ((FILEPATH_DEVICE_PATH *)dp)->PathName;
     return NULL;
@@ -55,7 +57,7 @@ static EFI_STATUS get_cmdline(EFI_LOADED_IMAGE *li)
 }
 
 /* ACPI 2.0+ RSDP if the firmware has one, else the 1.0 one (UEFI 2.10
- * s4.6.1.1). */
+ * s4.6.1, industry standard configuration tables). */
 static uint64_t find_rsdp(EFI_SYSTEM_TABLE *systab)
 {
     EFI_GUID acpi20 = ACPI_20_TABLE_GUID, acpi10 = ACPI_TABLE_GUID;
