@@ -104,3 +104,22 @@ def merge(app, result, host, lossless=False):
     # None: no direction has counts on both sides (e.g. hub, user).
     out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
     return out
+
+
+def merge_guests(app, tx_result, rx_result, lossless=True):
+    """Two-guest topology: the sender guest's counts against the receiver
+    guest's, at app level and (driver counters) at frame level."""
+    txp, _, _, _ = guest_counts(app, tx_result)
+    partner = {"gen": "sink", "rr": "rr"}.get(app, app)
+    _, _, rxp, _ = guest_counts(partner if partner != "rr" else "sink", rx_result)
+    out = {"guest": {"tx_packets": txp}, "peer_guest": {"rx_packets": rxp}, "directions": {}}
+    if txp is not None and rxp is not None and app == "gen":
+        out["directions"]["tx guest->rx guest"] = _direction(
+            "tx guest->rx guest", txp, rxp, None, lossless)
+    vtx, vrx = vnet_count(tx_result, "tx"), vnet_count(rx_result, "rx")
+    if vtx is not None and vrx is not None:
+        out["directions"]["tx guest->rx guest frames"] = _direction(
+            "tx guest->rx guest frames", vtx, vrx, None, lossless)
+    verdicts = [d["verdict"] for d in out["directions"].values()]
+    out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
+    return out

@@ -99,54 +99,80 @@ class Guest:
         return "%s: QEMU exited with status %s without a guest exit%s" % (self.label, st, tail)
 
 
+class Pump:
+    """Streams the consoles of running guests; more can be added while it
+    runs (a sender that must wait for its receiver)."""
+
+    def __init__(self, on_line=None, on_tick=None, tick_s=1.0):
+        self.sel = selectors.DefaultSelector()
+        self.on_line = on_line
+        self.on_tick = on_tick
+        self.tick_s = tick_s
+        self.guests = []
+        self.open = set()
+        self.t0 = time.monotonic()
+        self.next_tick = self.t0 + tick_s
+
+    def add(self, g):
+        self.sel.register(g.proc.stdout, selectors.EVENT_READ, g)
+        self.guests.append(g)
+        self.open.add(g)
+
+    def run(self, deadline, until=None):
+        """Until every guest ended ("done"), the deadline ("deadline") or
+        until() says so ("until")."""
+        while self.open:
+            now = time.monotonic()
+            if now >= deadline:
+                return "deadline"
+            if until is not None and until():
+                return "until"
+            wait = min(deadline, self.next_tick) - now
+            for key, _ in self.sel.select(max(0.0, wait)):
+                g = key.data
+                if not g._read(self.on_line):
+                    self.sel.unregister(g.proc.stdout)
+                    self.open.discard(g)
+            now = time.monotonic()
+            if now >= self.next_tick:
+                self.next_tick = now + self.tick_s
+                if self.on_tick:
+                    self.on_tick(now - self.t0)
+        return "done"
+
+    def finish(self, stopped=False):
+        """Kills guests still running (timed out, or stopped on purpose)
+        and records every exit status."""
+        self.sel.close()
+        for g in self.guests:
+            killed = g in self.open
+            if killed:
+                g.timed_out = not stopped
+                g.stopped = stopped
+                g.proc.kill()
+            try:
+                status = g.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                g.proc.kill()
+                status = g.proc.wait()
+            if killed:
+                # Killed by us: no guest code, whatever the status says.
+                g.t_end = time.monotonic()
+                g.qemu_status = status
+            else:
+                g._finish(status)
+            g.proc.stdout.close()
+
+
 def pump(guests, timeout, on_line=None, on_tick=None, tick_s=1.0, stop_when=None):
     """Streams all guests until every one has exited (or stop_when() says
     so) or timeout seconds passed; timed-out guests are killed and marked.
     on_tick(elapsed) runs about every tick_s seconds."""
-    sel = selectors.DefaultSelector()
+    p = Pump(on_line, on_tick, tick_s)
     for g in guests:
-        sel.register(g.proc.stdout, selectors.EVENT_READ, g)
-    t0 = time.monotonic()
-    deadline = t0 + timeout
-    next_tick = t0 + tick_s
-    open_ = set(guests)
-    stopped = False
+        p.add(g)
+    why = "done"
     try:
-        while open_:
-            now = time.monotonic()
-            if now >= deadline:
-                break
-            if stop_when is not None and stop_when():
-                stopped = True
-                break
-            wait = min(deadline, next_tick) - now
-            for key, _ in sel.select(max(0.0, wait)):
-                g = key.data
-                if not g._read(on_line):
-                    sel.unregister(g.proc.stdout)
-                    open_.discard(g)
-            now = time.monotonic()
-            if now >= next_tick:
-                next_tick = now + tick_s
-                if on_tick:
-                    on_tick(now - t0)
+        why = p.run(time.monotonic() + timeout, stop_when)
     finally:
-        sel.close()
-    for g in guests:
-        if g in open_:
-            # Still running at the deadline (or told to stop): no exit.
-            g.timed_out = not stopped
-            g.stopped = stopped
-            g.proc.kill()
-        try:
-            status = g.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            g.proc.kill()
-            status = g.proc.wait()
-        if g in open_:
-            # Killed by us: no guest code, whatever the status says.
-            g.t_end = time.monotonic()
-            g.qemu_status = status
-        else:
-            g._finish(status)
-        g.proc.stdout.close()
+        p.finish(stopped=why == "until")

@@ -11,8 +11,9 @@ from .errors import RunnerError
 from .qmp import Qmp, QmpError
 from .tables import fmt_num
 
-# Guest MACs: locally administered, one per guest.
-GUEST_MAC = "52:54:00:00:00:%02x"
+# Seconds after a receiver's ready line when senders start if the app
+# prints no "net" line (the app brings its NIC up after ready).
+NET_GRACE_S = 0.5
 
 
 def log(opts, line):
@@ -137,38 +138,81 @@ def run_one(session, opts, resolver, roles=None):
         guests.append(guest.Guest(spec, getattr(opts, "qemu", qemucmd.DEFAULT_QEMU), label))
 
     echo = Echo(opts, len(guests) > 1)
-    state = {"started": False, "stopped": False, "backend_dead": None}
+    n = len(guests)
+    sender = guests[-1]
+    receivers = guests[:-1]
+    state = {"started": False, "stopped": False, "backend_dead": None,
+             "ready_at": [None] * n, "net_ready": [False] * n, "sender_up": n == 1}
     t0 = time.monotonic()
+    qmp_info = {}
+    pump = None
+
+    def start_guest(g):
+        g.start(session, netns=be.netns)
+        meter.add_qemu(g.label, g.pid)
+        qmp_info.update(_qmp_setup(opts, [g], meter))
+        if pump is not None:
+            pump.add(g)
+
+    def net_ready(i):
+        """Guest i can take frames: host senders and the sender VM go."""
+        if state["net_ready"][i]:
+            return
+        state["net_ready"][i] = True
+        be.on_guest_ready(i)
+        if not state["sender_up"] and all(state["net_ready"][:n - 1]):
+            state["sender_up"] = True
+            start_guest(sender)
 
     def on_line(g, line):
         echo(g, line)
         if line.msg is None:
             return
-        # The measurement window: from the first app start to the first result.
-        if line.msg["type"] == "ready":
-            be.on_guest_ready(guests.index(g))
-            if not state["started"]:
+        i = guests.index(g)
+        t = line.msg["type"]
+        if t == "ready":
+            state["ready_at"][i] = time.monotonic()
+            # The measurement window: the main (sending) guest's app run.
+            if g is sender and not state["started"]:
                 state["started"] = True
                 meter.start(time.monotonic())
-        elif line.msg["type"] == "result" and not state["stopped"]:
+        elif t == "net" or (t == "mark" and line.msg.get("name") == "net_ready"):
+            net_ready(i)
+        elif t == "result" and g is sender and not state["stopped"]:
             state["stopped"] = True
             meter.stop(time.monotonic())
 
     def on_tick(elapsed):
+        now = time.monotonic()
+        for i, t in enumerate(state["ready_at"]):
+            # Without a net line, the app's network is taken as up a grace
+            # period after its ready line.
+            if t is not None and now - t >= NET_GRACE_S:
+                net_ready(i)
         if state["backend_dead"] is None:
             state["backend_dead"] = be.healthy()
 
-    order = list(range(len(guests)))
-    # Receivers boot first so the sender does not talk into the void.
-    for i in reversed(order):
-        guests[i].start(session, netns=be.netns)
-        meter.add_qemu(guests[i].label, guests[i].pid)
+    # Receivers boot first; the sender once they can take frames.
+    for g in receivers if n > 1 else guests:
+        start_guest(g)
     for role, pid in be.processes():
         meter.add_process(role, pid)
-    qmp_info = _qmp_setup(opts, guests, meter)
-
-    guest.pump(guests, opts.timeout, on_line=on_line, on_tick=on_tick,
-               stop_when=lambda: state["backend_dead"] is not None)
+        if getattr(opts, "pin", None):
+            from . import pinning
+            pinning.apply_process(opts.pin, pid)
+    pump = guest.Pump(on_line, on_tick, tick_s=0.1)
+    for g in guests:
+        if g.proc is not None:
+            pump.add(g)
+    why = "done"
+    try:
+        why = pump.run(t0 + opts.timeout, until=lambda: state["backend_dead"] is not None)
+    finally:
+        pump.finish(stopped=why == "until")
+    for g in guests:
+        if g.proc is None:
+            # Never started: its receivers did not come up in time.
+            g.timed_out = True
     if not state["stopped"]:
         meter.stop(time.monotonic())
     dead = state["backend_dead"]
@@ -183,7 +227,12 @@ def run_one(session, opts, resolver, roles=None):
     main = reports[-1] if len(reports) > 1 else reports[0]
     app = (main["ready"] or {}).get("app") or _app_of(roles[-1][1])
     result = main["result"]
-    merged = counts.merge(app, result, host, lossless=be.lossless) if opts.backend != "none" else None
+    if n == 2:
+        merged = counts.merge_guests(app, result, reports[0]["result"], lossless=be.lossless)
+    elif opts.backend != "none":
+        merged = counts.merge(app, result, host, lossless=be.lossless)
+    else:
+        merged = None
     cpu = meter.result()
     rep = {
         "vnperf_report": 1,
@@ -199,6 +248,7 @@ def run_one(session, opts, resolver, roles=None):
         "counts": merged,
         "cpu": cpu,
         "qmp": qmp_info,
+        "topology": getattr(opts, "topology", "host"),
         "wall_s": time.monotonic() - t0,
     }
     rep["metrics"] = metrics(rep)
