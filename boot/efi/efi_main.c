@@ -32,7 +32,7 @@ static const CHAR16 *image_file_path(EFI_LOADED_IMAGE *li)
 {
     EFI_DEVICE_PATH *dp = li->FilePath;
     /* A node shorter than its own header would never advance. */
-    for (; dp && !IsDevicePathEnd(dp) && DevicePathNodeLength(dp) >= sizeof(*dp);
+    for (; dp && !IsDevicePathEnd(dp) && (size_t)DevicePathNodeLength(dp) >= sizeof(*dp);
          dp = NextDevicePathNode(dp))
         if (DevicePathType(dp) == MEDIA_DEVICE_PATH && DevicePathSubType(dp) == MEDIA_FILEPATH_DP)
             return ((FILEPATH_DEVICE_PATH *)dp)->PathName;
