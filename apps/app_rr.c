@@ -416,7 +416,8 @@ int app_rr_main(void)
         net_poll();
         if (rr.transactions && !first)
             first = now;
-        if (server && rr.transactions && now - rr.last_req > idle)
+        /* Fresh clock: net_poll may just have set last_req past now. */
+        if (server && rr.transactions && time_cycles() - rr.last_req > idle)
             break;
         if (!server) {
             unsigned failed = 0;
@@ -447,7 +448,7 @@ int app_rr_main(void)
             result_end();
         }
     }
-    uint64_t stop = server && rr.transactions && now - rr.last_req > idle ? rr.last_req : now;
+    uint64_t stop = server && rr.transactions && rr.last_req < now ? rr.last_req : now;
     uint64_t ns = time_cycles_to_ns(stop - (server && first ? first : start));
     /* Close TCP sessions so the peer sees an orderly end. */
     for (unsigned i = 0; i < rr.n; i++)
