@@ -1,57 +1,135 @@
-"""`vnperf doctor`: what this host has for vnperf, and what is missing."""
+"""`vnperf doctor`: what this host has for vnperf (accelerator and why,
+every backend and what it lacks, tool versions). Reports; never fails."""
 
+import json
 import os
 import re
 import shutil
+import sys
 
 from . import accel, backends, peer, plots, qemucmd
 from .errors import RunnerError
-from .proc import run_quiet
+from .proc import Session, run_quiet
+from .tables import kv_table
+
+OVMF = "/usr/share/ovmf/OVMF.fd"
 
 
-def version(argv, pattern=r"\d+\.\d+(\.\d+)?"):
+def package_version(pkg):
+    rc, out = run_quiet(["dpkg-query", "-W", "-f=${Version}", pkg])
+    return out.strip() if rc == 0 and out.strip() else None
+
+
+def tool_version(argv, pattern, pkg):
+    """"VERSION (Debian PKG VERSION)" from the tool's own output and dpkg;
+    None when the tool is not on PATH."""
     if shutil.which(argv[0]) is None:
         return None
-    rc, out = run_quiet(argv, timeout=10)
+    _, out = run_quiet(argv, timeout=10)
     m = re.search(pattern, out)
-    return m.group(0) if m else out.strip().splitlines()[0] if out.strip() else "?"
+    deb = package_version(pkg)
+    parts = [m.group(1)] if m else []
+    if deb:
+        parts.append("(Debian %s %s)" % (pkg, deb))
+    return " ".join(parts) or "present, version unknown"
 
 
-def check_backend(name, opts):
-    be = backends.make(name, opts)
-    try:
-        be.check()
-    except RunnerError as e:
-        return False, e.line
-    return True, "ready"
+def versions(qemu):
+    return [
+        ("qemu", tool_version([qemu, "--version"], r"version (\S+)", "qemu-system-x86")
+         or "%s not found (Debian qemu-system-x86)" % qemu),
+        ("ovmf", ("%s (Debian ovmf %s)" % (OVMF, package_version("ovmf") or "?"))
+         if os.path.isfile(OVMF) else "%s missing (Debian ovmf): no UEFI boots" % OVMF),
+        ("dpdk-testpmd", ("%s (Debian dpdk-dev %s)" % (shutil.which("dpdk-testpmd"),
+                                                      package_version("dpdk-dev") or "?"))
+         if shutil.which("dpdk-testpmd") else "not found (Debian dpdk-dev): no vhost-user"),
+        ("passt", tool_version(["passt", "--version"], r"passt (\d\S*)", "passt")
+         or "not found (Debian passt): no passt backend"),
+        ("iperf", tool_version(["iperf", "--version"], r"iperf version (\S+)", "iperf")
+         or "not found (Debian iperf): no app=iperf peer"),
+        ("python3", "%d.%d.%d (%s)" % (sys.version_info[:3] + (sys.executable,))),
+        ("matplotlib", "present: sweeps write PNG plots" if plots.available()
+         else "absent (Debian python3-matplotlib): sweeps write tables and CSV only"),
+    ]
 
 
-def report(opts, session):
-    rows = []
-    img = opts.image
-    rows.append(("image", img if os.path.isfile(img) else "%s missing (run make)" % img))
-    q = version([opts.qemu, "--version"])
-    rows.append(("qemu", q or "%s not found (Debian qemu-system-x86)" % opts.qemu))
-    rows.append(("ovmf", "/usr/share/ovmf/OVMF.fd" if os.path.isfile("/usr/share/ovmf/OVMF.fd")
-                 else "missing (Debian ovmf)"))
-    rows.append(("dpdk-testpmd", version(["dpdk-testpmd", "--version"], r"DPDK \S+")
-                 or "not found (Debian dpdk-dev)"))
-    rows.append(("passt", "present" if shutil.which("passt") else "not found (Debian passt)"))
-    rows.append(("iperf", version(["iperf", "--version"]) or "not found (Debian iperf)"))
-    rows.append(("host peer", peer.peer_binary() if os.access(peer.peer_binary(), os.X_OK)
-                 else "%s missing (run make)" % peer.peer_binary()))
-    rows.append(("matplotlib", "present (PNG plots)" if plots.available()
-                 else "absent (tables and CSV only; Debian python3-matplotlib)"))
-    if os.path.isfile(img) and q:
-        ok, why = accel.probe_kvm(session, img, opts.machine, opts.qemu)
-        rows.append(("accelerator", ("kvm: " if ok else "tcg: ") + why))
-    else:
-        rows.append(("accelerator", "not probed (needs the image and QEMU)"))
-    missing = 0
+def accelerator(session, image, machine, qemu):
+    if not os.path.isfile(image):
+        return "not probed: %s missing (run make)" % image
+    if shutil.which(qemu) is None:
+        return "not probed: %s not found" % qemu
+    ok, why = accel.probe_kvm(session, image, machine, qemu)
+    return ("kvm: " if ok else "tcg (KVM unusable): ") + why
+
+
+def netns_ability(session):
+    """Creates and deletes a namespace: the tap backends' first step."""
+    if shutil.which("ip") is None:
+        return "no: ip not found (Debian iproute2)"
+    if os.geteuid() != 0:
+        return "no: needs root (CAP_NET_ADMIN)"
+    ns = "vnperf-doctor-%d" % os.getpid()
+    rc, out = run_quiet(["ip", "netns", "add", ns])
+    if rc != 0:
+        return "no: ip netns add: %s" % (out.strip() or "status %d" % rc)
+    session.on_close(run_quiet, ["ip", "netns", "del", ns], what="delete namespace " + ns)
+    return "yes (created and deleted %s)" % ns
+
+
+def backend_rows(opts):
+    """(rows, ready names, missing names)."""
+    rows, ready, missing = [], [], []
     for name in backends.names():
         if name == "none":
             continue
-        ok, why = check_backend(name, opts)
-        missing += not ok
-        rows.append(("backend " + name, why))
-    return rows, missing
+        try:
+            backends.make(name, opts).check()
+        except RunnerError as e:
+            rows.append(("backend " + name, "missing: " + e.line))
+            missing.append(name)
+            continue
+        rows.append(("backend " + name, "ready"))
+        ready.append(name)
+    return rows, ready, missing
+
+
+def report(opts):
+    """[(name, value)] for the table, and the same as a dict."""
+    img, qemu = opts.image, opts.qemu
+    rows = [("image", img if os.path.isfile(img) else "%s missing (run make)" % img)]
+    pb = peer.peer_binary()
+    rows.append(("host peer", pb if os.access(pb, os.X_OK) else "%s missing (run make)" % pb))
+    rows += versions(qemu)
+    rows.append(("cpus", "%d online" % (os.cpu_count() or 0)))
+    rows.append(("/dev/kvm", "present" if os.path.exists("/dev/kvm") else "missing"))
+    rows.append(("/dev/vhost-net", "present" if os.path.exists("/dev/vhost-net")
+                 else "missing: no vhost-net backend"))
+    rows.append(("/dev/net/tun", "present" if os.path.exists("/dev/net/tun")
+                 else "missing: no tap backends"))
+    with Session() as s:
+        rows.append(("ip netns", netns_ability(s)))
+        rows.append(("accelerator", accelerator(s, img, opts.machine, qemu)))
+    brows, ready, missing = backend_rows(opts)
+    rows += brows
+    rows.append(("summary", "%d backends ready (%s)%s" % (
+        len(ready), ", ".join(ready), "; missing: " + ", ".join(missing) if missing else "")))
+    return rows
+
+
+def add_arguments(p):
+    p.add_argument("--image", default=qemucmd.default_image())
+    p.add_argument("--machine", choices=qemucmd.MACHINES, default="microvm")
+    p.add_argument("--qemu", default=qemucmd.DEFAULT_QEMU, help="QEMU binary")
+    p.add_argument("--json", action="store_true", help="print the report as a JSON object")
+
+
+def main(opts):
+    """`vnperf doctor`: prints the report; 0 whatever the host lacks."""
+    # Backend checks look at the options a plain `vnperf run` would have.
+    opts.topology, opts.app, opts.config = "host", "gen", []
+    rows = report(opts)
+    if opts.json:
+        print(json.dumps(dict(rows), indent=1, sort_keys=True))
+    else:
+        print(kv_table(rows))
+    return 0

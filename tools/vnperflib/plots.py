@@ -1,7 +1,12 @@
-"""PNG plots of a sweep with Debian's python3-matplotlib, when importable;
-otherwise nothing (the tables and CSV carry the same numbers)."""
+"""PNG plots of a sweep with Debian's python3-matplotlib when it is
+importable; otherwise none (the table and CSVs carry the same numbers)."""
 
 import os
+
+# (metric, y label, scale)
+PLOTTED = (("pps", "packets/s", 1.0), ("bps", "Gbit/s", 1e-9),
+           ("cpu_pct", "host CPU %", 1.0), ("sd_us_per_kb", "service demand, host CPU us/KB", 1.0),
+           ("p99_ns", "p99 latency, us", 1e-3))
 
 
 def available():
@@ -12,56 +17,75 @@ def available():
     return True
 
 
-def plot_sweep(results, outdir):
-    """One PNG per metric (pps, Gbit/s, service demand) against the first
-    numeric axis, one line per combination of the other axes; error bars
-    are the min-max spread. Returns the file names written."""
-    if not available() or not results["points"]:
-        return []
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    axes = list(results["axes"])
-    xaxis = next((a for a in axes if all(_isnum(v) for v in results["axes"][a])), None)
-    if xaxis is None:
-        return []
-    others = [a for a in axes if a != xaxis]
-    made = []
-    for metric, label, scale in (("pps", "packets/s", 1.0), ("bps", "Gbit/s", 1e-9),
-                                 ("sd_us_per_packet", "host CPU us/packet", 1.0)):
-        series = {}
-        for p in results["points"]:
-            s = p["summary"].get(metric)
-            if s is None:
-                continue
-            key = ", ".join("%s=%s" % (a, p["params"][a]) for a in others) or metric
-            series.setdefault(key, []).append((float(p["params"][xaxis]), s))
-        if not series:
-            continue
-        fig, ax = plt.subplots(figsize=(7, 4.5))
-        for key, pts in sorted(series.items()):
-            pts.sort(key=lambda t: t[0])
-            xs = [x for x, _ in pts]
-            ys = [s["median"] * scale for _, s in pts]
-            lo = [(s["median"] - s["min"]) * scale for _, s in pts]
-            hi = [(s["max"] - s["median"]) * scale for _, s in pts]
-            ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=key)
-        ax.set_xlabel(xaxis)
-        ax.set_ylabel(label)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
-        name = "%s_vs_%s.png" % (metric, xaxis)
-        fig.tight_layout()
-        fig.savefig(os.path.join(outdir, name), dpi=100)
-        plt.close(fig)
-        made.append(name)
-    return made
-
-
 def _isnum(v):
     try:
         float(v)
         return True
     except ValueError:
         return False
+
+
+def x_axis(axes):
+    """The axis to plot against: the first numeric one with more than one
+    value, else the first with more than one value, else the first."""
+    names = list(axes)
+    multi = [a for a in names if len(axes[a]) > 1] or names
+    return next((a for a in multi if all(_isnum(v) for v in axes[a])), multi[0])
+
+
+def series(results, metric, xaxis):
+    """{legend: [(x label, summary)]}: one line per combination of the
+    other axes, points in the axis' own order."""
+    others = [a for a in results["axes"] if a != xaxis]
+    order = {v: i for i, v in enumerate(results["axes"][xaxis])}
+    out = {}
+    for p in results["points"]:
+        s = p["summary"].get(metric)
+        if s is None:
+            continue
+        key = ", ".join("%s=%s" % (a, p["params"][a]) for a in others)
+        out.setdefault(key, []).append((p["params"][xaxis], s))
+    for pts in out.values():
+        pts.sort(key=lambda t: order[t[0]])
+    return out
+
+
+def plot_sweep(results, outdir):
+    """One PNG per metric against x_axis(); error bars are the min-max of
+    the repeats. Returns the file names written."""
+    if not results["points"] or not available():
+        return []
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xaxis = x_axis(results["axes"])
+    labels = results["axes"][xaxis]
+    numeric = all(_isnum(v) for v in labels)
+    made = []
+    for metric, ylabel, scale in PLOTTED:
+        lines = series(results, metric, xaxis)
+        if not lines:
+            continue
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for key, pts in sorted(lines.items()):
+            xs = [float(x) if numeric else labels.index(x) for x, _ in pts]
+            ys = [s["median"] * scale for _, s in pts]
+            err = [[(s["median"] - s["min"]) * scale for _, s in pts],
+                   [(s["max"] - s["median"]) * scale for _, s in pts]]
+            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=key or None)
+        if not numeric:
+            ax.set_xticks(range(len(labels)))
+            ax.set_xticklabels(labels)
+        ax.set_xlabel(xaxis)
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        if any(lines):
+            ax.legend(fontsize=8)
+        name = "%s_vs_%s.png" % (metric, xaxis)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, name), dpi=100)
+        plt.close(fig)
+        made.append(name)
+    return made

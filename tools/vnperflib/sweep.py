@@ -1,172 +1,301 @@
 """`vnperf sweep`: the cartesian product of the axes, each point run
---repeat times (each run with its own teardown), summarized as median and
-min-max, written to a results directory: results.json, results.csv, one
-JSON report per run under runs/, and PNG plots when matplotlib is there."""
+--repeat times (each run with its own backend, guest and teardown), written
+as it goes to a results directory (resultsdir.py), then plotted and shown
+as a table of medians and min-max."""
 
+import argparse
 import copy
-import csv
 import itertools
-import json
 import os
-import sys
 import time
 
-from . import exitcodes, pinning, plots, report, runner, stats
+from . import accel, backends, exitcodes, pinning, plots, resultsdir, runner, stats
 from .errors import RunnerError, usage
 from .proc import Session
 from .tables import fmt_num, table
 
-# axis: (how it is applied, parser of one value)
+
+def _count(v):
+    n = int(v)
+    if n < 0:
+        raise ValueError("must be >= 0")
+    return n
+
+
+def _positive(v):
+    n = int(v)
+    if n <= 0:
+        raise ValueError("must be > 0")
+    return n
+
+
+def _choice(*allowed):
+    def conv(v):
+        if v not in allowed:
+            raise ValueError("one of %s" % ", ".join(allowed))
+        return v
+    return conv
+
+
+def _backend(v):
+    if v not in backends.names():
+        raise ValueError("one of %s" % ", ".join(backends.names()))
+    return v
+
+
+# axis: (how it reaches the run, parser of one value). "config": a guest
+# config word; "opt": the runner option of the same name (as `vnperf run`).
 AXES = {
-    "size": ("opt", int),
-    "kick_batch": ("config", int),
-    "rx_refill": ("config", int),
-    "ring": ("config", int),
-    "txfull": ("config", str),
-    "sessions": ("config", int),
-    "event_idx": ("opt", lambda v: {"on": True, "off": False}[v]),
+    "backend": ("opt", _backend),
+    "size": ("opt", _positive),
+    "sessions": ("config", _positive),
+    "kick_batch": ("config", _count),
+    "rx_refill": ("config", _positive),
+    "ring": ("config", _count),
+    "event_idx": ("features", _choice("on", "off")),
+    "txfull": ("config", _choice("wait", "drop")),
     "rate": ("opt", str),
-    "backend": ("opt", str),
     "pin": ("opt", pinning.parse),
 }
 
 
+def flag(name):
+    return "--" + name.replace("_", "-")
+
+
 def parse_axis(name, text):
-    """"64,128" -> [(label, value)]; pin uses ';' between settings since its
-    own values contain commas."""
-    how, conv = AXES[name]
+    """"64,128" -> [(label, value)]; pin separates its settings with ';'
+    since one setting holds commas."""
+    _, conv = AXES[name]
     parts = text.split(";") if name == "pin" else text.split(",")
     out = []
-    for p in parts:
-        p = p.strip()
+    for p in (p.strip() for p in parts):
         if not p:
-            raise usage("--%s %r: empty value" % (name.replace("_", "-"), text))
+            raise usage("%s %r: empty value" % (flag(name), text))
         try:
             out.append((p, conv(p)))
-        except (ValueError, KeyError) as e:
-            raise usage("--%s: bad value %r%s" % (name.replace("_", "-"), p,
-                                                  ": %s" % e if str(e) else ""))
+        except ValueError as e:
+            raise usage("%s: bad value %r: %s" % (flag(name), p, e))
+    labels = [l for l, _ in out]
+    if len(set(labels)) != len(labels):
+        raise usage("%s %r: a value is given twice" % (flag(name), text))
     return out
 
 
+def axes_from(ns):
+    """{axis: [(label, value)]} for the axes given, in AXES order."""
+    return {n: parse_axis(n, getattr(ns, n)) for n in AXES if getattr(ns, n, None) is not None}
+
+
 def points(axes):
-    """[{axis: (label, value)}] over the cartesian product, in axis order."""
+    """[{axis: (label, value)}] over the cartesian product; the last axis
+    varies fastest."""
     names = list(axes)
     return [dict(zip(names, combo)) for combo in itertools.product(*(axes[n] for n in names))]
 
 
+def with_feature_off(words, feature):
+    """Config words with -feature added to the features= word (kept when
+    the user gave other features already)."""
+    out, done = [], False
+    for w in words:
+        k, _, v = w.partition("=")
+        if k == "features":
+            items = [x for x in v.split(",") if x]
+            if "-" + feature not in items:
+                items.append("-" + feature)
+            w, done = "features=" + ",".join(items), True
+        out.append(w)
+    if not done:
+        out.append("features=-" + feature)
+    return out
+
+
 def point_opts(base, point):
+    """The runner options of one point: base plus the axis values."""
     o = copy.copy(base)
     o.config = list(base.config)
     for name, (label, value) in point.items():
         how, _ = AXES[name]
         if how == "config":
             o.config.append("%s=%s" % (name, label))
+        elif how == "features":
+            # The guest leaves the feature unnegotiated: same effect on
+            # every backend, whatever the device offers.
+            if value == "off":
+                o.config = with_feature_off(o.config, "event_idx")
         else:
             setattr(o, name, value)
     return o
 
 
-def run(base, axes, repeat, outdir, resolver):
-    os.makedirs(os.path.join(outdir, "runs"), exist_ok=True)
+def base_opts(opts):
+    """The options every point starts from: the sweep's own options minus
+    the axes, with `vnperf run`'s defaults."""
+    base = argparse.Namespace(**vars(opts))
+    for name in AXES:
+        setattr(base, name, None)
+    base.backend = "dgram"
+    base.event_idx = None
+    base.json = base.csv = False
+    base.quiet = not opts.verbose
+    if base.app is None:
+        base.app = "gen"
+    if base.duration is None:
+        base.duration = 5
+    if base.timeout is None:
+        base.timeout = base.duration + 30.0
+    bad = [w for w in base.config if "=" not in w or w.startswith("=")]
+    if bad:
+        raise usage("config word %r is not key=value" % bad[0])
+    clash = [w.partition("=")[0] for w in base.config
+             if w.partition("=")[0] in AXES and getattr(opts, w.partition("=")[0]) is not None]
+    if clash:
+        raise usage("%s is both an axis and a config word" % clash[0])
+    return base
+
+
+def check_backends(base, axes):
+    """Every backend of the sweep must be there before the first run."""
+    names = [v for _, v in axes.get("backend", [])] or [base.backend]
+    for name in names:
+        o = copy.copy(base)
+        o.backend = name
+        backends.make(name, o).check()
+
+
+def run_point_once(opts, resolver):
+    """One run: the runner's report, or a stand-in report for a host-side
+    failure that is not the sweep's fault."""
+    try:
+        with Session() as s:
+            rep = runner.run_one(s, opts, resolver)
+        if s.errors:
+            rep["teardown_errors"] = s.errors
+        return rep
+    except RunnerError as e:
+        if e.status in (exitcodes.RUNNER_USAGE, exitcodes.RUNNER_BACKEND_MISSING):
+            raise
+        return {"vnperf_report": 1, "status": e.status, "why": e.line,
+                "status_name": exitcodes.status_name(e.status), "metrics": {}}
+
+
+def describe(params):
+    return " ".join("%s=%s" % kv for kv in params.items())
+
+
+def run(base, axes, repeat, outdir, resolver, log=None):
+    """Runs the sweep; returns (results dict, status): status 0 when every
+    run passed, else the first failed run's status. A guest config error
+    stops the sweep (the same error would repeat at every point)."""
+    log = log or (lambda line: runner.log(base, line))
+    out = resultsdir.Writer(outdir, axes={n: [l for l, _ in v] for n, v in axes.items()},
+                            repeat=repeat, fixed=resultsdir.fixed_params(base, axes))
     pts = points(axes)
-    results = {"vnperf_sweep": 1, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               "axes": {n: [l for l, _ in v] for n, v in axes.items()}, "repeat": repeat,
-               "argv": sys.argv, "points": []}
-    csv_rows = []
     total = len(pts) * repeat
     k = 0
-    worst = 0
+    status = 0
     for pt in pts:
         params = {n: l for n, (l, _) in pt.items()}
         opts = point_opts(base, pt)
-        runs, statuses = [], []
+        point = out.add_point(params)
         for r in range(repeat):
             k += 1
-            desc = " ".join("%s=%s" % kv for kv in params.items())
-            runner.log(opts, "sweep %d/%d: %s (repeat %d)" % (k, total, desc, r + 1))
-            try:
-                with Session() as s:
-                    rep = runner.run_one(s, opts, resolver)
-            except RunnerError as e:
-                if e.status in (exitcodes.RUNNER_USAGE,):
-                    raise
-                rep = {"status": e.status, "why": e.line, "metrics": {}}
-            statuses.append(rep["status"])
-            worst = worst or rep["status"]
-            name = "%03d.json" % k
-            with open(os.path.join(outdir, "runs", name), "w") as f:
-                f.write(report.to_json(rep))
-            if rep["status"] != 0:
-                runner.log(opts, "  failed: %s" % rep.get("why"))
-                continue
-            runs.append(rep["metrics"])
-            row = dict(params, repeat=r + 1, status=rep["status"], run=name)
-            row.update(rep["metrics"])
-            csv_rows.append(row)
-        results["points"].append({"params": params, "statuses": statuses,
-                                  "summary": stats.summarize_runs(runs)})
-        _write(outdir, results, csv_rows)
-    made = plots.plot_sweep(results, outdir)
-    results["plots"] = made
-    _write(outdir, results, csv_rows)
-    return results, worst
+            t0 = time.monotonic()
+            rep = run_point_once(opts, resolver)
+            out.add_run(point, r + 1, rep)
+            m = rep.get("metrics") or {}
+            log("sweep %d/%d: %s%s: %s" % (
+                k, total, describe(params), " #%d" % (r + 1) if repeat > 1 else "",
+                "%s pps, %.1f s" % (fmt_num(m.get("pps")), time.monotonic() - t0)
+                if rep["status"] == 0 else "failed: %s" % rep.get("why")))
+            if rep["status"] == 2:
+                out.save()
+                raise usage("sweep: %s: guest config error: %s" % (describe(params),
+                                                                    rep.get("why")))
+            status = status or rep["status"]
+        out.save()
+    out.set_plots(plots.plot_sweep(out.results, outdir))
+    out.save()
+    return out.results, status
 
 
-def _write(outdir, results, csv_rows):
-    tmp = os.path.join(outdir, "results.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(results, f, indent=1, sort_keys=True)
-    os.replace(tmp, os.path.join(outdir, "results.json"))
-    fields = []
-    for r in csv_rows:
-        for key in r:
-            if key not in fields:
-                fields.append(key)
-    with open(os.path.join(outdir, "results.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        w.writerows(csv_rows)
+# Table columns: (header, metric, scale, format).
+TABLE_METRICS = (("pps", "pps", 1.0, None), ("Gbit/s", "bps", 1e-9, "%.3f"),
+                 ("CPU%", "cpu_pct", 1.0, "%.0f"), ("SD us/KB", "sd_us_per_kb", 1.0, "%.2f"),
+                 ("p99 us", "p99_ns", 1e-3, "%.1f"), ("tps", "tps", 1.0, None))
+
+
+def _cell(s, scale, fmt):
+    if s is None:
+        return "-"
+    v = s["median"] * scale
+    return fmt_num(v) if fmt is None else fmt % v
 
 
 def render(results):
+    """Medians per point, pps min-max and spread; metric columns that no
+    point has are left out."""
     names = list(results["axes"])
-    headers = names + ["ok", "pps", "pps min-max", "Gbit/s", "CPU%", "SD us/pkt"]
+    pts = results["points"]
+    cols = [c for c in TABLE_METRICS if any(c[1] in p["summary"] for p in pts)]
+    headers = names + ["ok"] + [c[0] for c in cols] + ["pps min-max", "spread"]
     rows = []
-    for p in results["points"]:
+    for p in pts:
         s = p["summary"]
-        pps, bps = s.get("pps"), s.get("bps")
-        cpu, sd = s.get("cpu_pct"), s.get("sd_us_per_packet")
-        ok = "%d/%d" % (sum(1 for x in p["statuses"] if x == 0), len(p["statuses"]))
-        rows.append([p["params"][n] for n in names] + [
-            ok, fmt_num(pps and pps["median"]),
-            "%s-%s" % (fmt_num(pps["min"]), fmt_num(pps["max"])) if pps else "-",
-            "%.3f" % (bps["median"] / 1e9) if bps else "-",
-            "%.0f" % cpu["median"] if cpu else "-",
-            "%.3f" % sd["median"] if sd else "-"])
-    return table(headers, rows, align=["<"] * len(names) + [">"] * 6)
+        pps = s.get("pps")
+        sp = stats.spread_pct(pps) if pps and pps["n"] > 1 else None
+        rows.append([p["params"][n] for n in names]
+                    + ["%d/%d" % (p["ok"], len(p["statuses"]))]
+                    + [_cell(s.get(m), sc, f) for _, m, sc, f in cols]
+                    + ["%s-%s" % (fmt_num(pps["min"]), fmt_num(pps["max"])) if pps else "-",
+                       "%.1f%%" % sp if sp is not None else "-"])
+    return table(headers, rows, align=["<"] * len(names) + [">"] * (len(headers) - len(names)))
 
 
-def add_axis_options(p):
-    a = p.add_argument_group("axes (comma-separated values; the sweep is their product)")
-    a.add_argument("--size", help="frame sizes, e.g. 64,128,512,1514")
-    a.add_argument("--kick-batch", dest="kick_batch")
-    a.add_argument("--rx-refill", dest="rx_refill")
-    a.add_argument("--ring")
-    a.add_argument("--event-idx", dest="event_idx", help="on,off")
-    a.add_argument("--txfull", help="wait,drop")
-    a.add_argument("--rate")
-    a.add_argument("--sessions")
+def add_arguments(p):
+    a = p.add_argument_group("axes (comma-separated values; the sweep runs their product)")
     a.add_argument("--backend", help="e.g. dgram,hub,vhost-user")
-    a.add_argument("--pin", help="settings separated by ';', e.g. 'vcpu=0,main=0;vcpu=0,main=1'")
-    p.add_argument("--repeat", type=int, default=1, help="runs per point (median, min-max)")
+    a.add_argument("--size", help="frame sizes, e.g. 64,512,1514")
+    a.add_argument("--sessions", help="parallel sessions (rr, iperf), e.g. 1,2,4")
+    a.add_argument("--kick-batch", dest="kick_batch", help="TX frames per kick, e.g. 1,32")
+    a.add_argument("--rx-refill", dest="rx_refill", help="RX buffers per refill, e.g. 16,64")
+    a.add_argument("--ring", help="virtqueue sizes, e.g. 64,256 (above 256 needs --queue-size)")
+    a.add_argument("--event-idx", dest="event_idx",
+                   help="on,off (off: the guest config features=-event_idx)")
+    a.add_argument("--txfull", help="TX-full policy: wait,drop")
+    a.add_argument("--rate", help="send rates, e.g. 10k,100k or 100mbps,1gbps")
+    a.add_argument("--pin", help="pinnings separated by ';', e.g. 'vcpu=0,main=0;vcpu=0,main=1'")
+    p.add_argument("--repeat", type=_repeat, default=1, help="runs per point (median, min-max)")
     p.add_argument("--out", default=None, help="results directory (default results/sweep-TIME)")
+    p.add_argument("--verbose", "-v", action="store_true", help="echo the guests' consoles")
 
 
-def axes_from(ns):
-    axes = {}
-    for name in AXES:
-        v = getattr(ns, name, None)
-        if v is not None:
-            axes[name] = parse_axis(name, v)
-    return axes
+def _repeat(v):
+    try:
+        return _positive(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r: a whole number > 0" % v)
+
+
+def main(opts):
+    """`vnperf sweep`: returns the exit status."""
+    axes = axes_from(opts)
+    if not axes:
+        raise usage("sweep: no axis given (e.g. --size 64,512,1514 --backend dgram)")
+    base = base_opts(opts)
+    check_backends(base, axes)
+    if not os.path.isfile(base.image):
+        raise usage("image %s not found (build it with make)" % base.image)
+    outdir = opts.out or os.path.join("results", time.strftime("sweep-%Y%m%d-%H%M%S"))
+    if os.path.exists(os.path.join(outdir, resultsdir.SUMMARY)):
+        raise usage("sweep: %s already holds results; choose another --out" % outdir)
+    resolver = accel.Resolver(base.accel, base.image, base.machine, base.qemu)
+    with Session() as s:
+        choice = resolver.resolve(s)
+    runner.log(base, "sweep: %d points x %d runs, accel %s, results in %s" % (
+        len(points(axes)), opts.repeat, choice.accel, outdir))
+    results, status = run(base, axes, opts.repeat, outdir, resolver)
+    print(render(results))
+    print("results: %s (%s)" % (outdir, resultsdir.describe_files(results)))
+    return status
