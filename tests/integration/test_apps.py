@@ -4,12 +4,14 @@ for ping and iperf. Every test is a few seconds of TCG time."""
 
 import os
 import selectors
+import subprocess
 import time
+import types
 
 import pytest
 
 import vnharness
-from vnperflib import guest, qemucmd
+from vnperflib import backends, guest, qemucmd
 from vnperflib import peer as vnpeer
 
 OK = 0
@@ -325,7 +327,7 @@ def test_rr_client_server_guest_to_guest(proto):
 
 def test_fwd_between_two_legs_gen_to_sink():
     """gen guest -> fwd guest (two NICs) -> sink guest."""
-    n = 5000
+    n = 3000
     w1a, w1b = wire_pair()
     w2a, w2b = wire_pair()
     sink = make_guest(["app=sink", "count=%d" % n, "duration=40", "ip=" + IP_B],
@@ -333,7 +335,7 @@ def test_fwd_between_two_legs_gen_to_sink():
     fwd = make_guest(["app=fwd", "duration=40", "count=%d" % n, "ip=10.0.2.17"],
                      [qemucmd.Nic(w1b, "52:54:00:00:02:03"), qemucmd.Nic(w2a, "52:54:00:00:02:04")],
                      label="fwd")
-    gen = make_guest(["app=gen", "count=%d" % n, "rate=5k", "ip=" + IP_A, "dst_ip=" + IP_B,
+    gen = make_guest(["app=gen", "count=%d" % n, "rate=2k", "ip=" + IP_A, "dst_ip=" + IP_B,
                       "dst_mac=" + MAC_B], [qemucmd.Nic(w1a, MAC_A)], label="gen")
     with vnharness.Session() as s:
         sink.start(s)
@@ -345,8 +347,106 @@ def test_fwd_between_two_legs_gen_to_sink():
     bs, rs = result_of(sink)
     bf, rf = result_of(fwd)
     assert bf.code == OK, bf.console
-    assert bs.code == OK, bs.console
-    assert rf["a_to_b"]["packets"] == n, rf
+    # n frames of the gen plus its gratuitous ARP at link up.
+    assert rf["a_to_b"]["packets"] == n + 1, rf
+    assert bs.code == OK, (rf, bs.console)
     assert (rs["packets"], rs["lost"], rs["dup"]) == (n, 0, 0), rs
     # Zero-copy: every buffer went back to the ring it came from.
     assert rf["vnet"]["tx"]["in_flight"] == 0 and rf["vnet1"]["tx"]["in_flight"] == 0
+
+
+def test_rr_udp_client_against_host_reflector_with_malformed_frames(peer):
+    """UDP RR through lwIP against the host peer reflecting every frame,
+    while another sender sprays bad checksums and garbage at lwIP."""
+    q, p = vnharness.free_udp_ports(2)
+    g = make_guest(["app=rr", "role=client", "proto=udp", "duration=2"] + PEER_CFG,
+                   [qemucmd.Nic(vnharness.dgram_netdev(q, p), MAC_A)])
+    with vnharness.Session() as s:
+        pr = vnpeer.Peer(s, peer, "reflect", p, q)
+        pr.start()
+        bad = [vnpeer.Peer(s, peer, "send", 0, q, ["--dst-mac", MAC_A, "--dst-ip",
+                                                   vnpeer.GUEST_IP, "--count", "300",
+                                                   "--rate", "300", "--malformed", m],
+                           label=m) for m in ("bad-csum", "garbage", "truncated")]
+        for b_ in bad:
+            b_.start()
+        g.start(s)
+        guest.pump([g], 40)
+        pr.finish()
+        for b_ in bad:
+            b_.finish()
+    b, res = result_of(g)
+    assert b.code == OK, b.console
+    assert res["transactions"] > 50 and res["p99_us"] > 0, res
+    lw = res["net"]["lwip"]
+    assert lw["ip_chkerr"] + lw["ip_drop"] + lw["udp_chkerr"] + lw["udp_drop"] > 0, lw
+
+
+# ---- tap in a namespace: the host's own ping and iperf 2
+
+
+@pytest.fixture
+def tap():
+    t = backends.Tap(types.SimpleNamespace())
+    t.check()
+    return t
+
+
+def ns_run(tap, argv, timeout):
+    return subprocess.run(["ip", "netns", "exec", tap.netns] + argv, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=timeout)
+
+
+def test_host_ping_answered_while_gen_runs(tap):
+    with vnharness.Session() as s:
+        tap.start(s)
+        g = make_guest(["app=gen", "duration=4", "rate=20k", "dst_port=9"] + tap.guest_config(0),
+                       tap.nics(0))
+        g.start(s, netns=tap.netns)
+        assert wait_line(g, has_text("gen: raw path"), 30), g.console.text()
+        ping = ns_run(tap, ["ping", "-c", "5", "-i", "0.2", "-W", "2", tap.GUEST_IP], 20)
+        guest.pump([g], 30)
+    b, res = result_of(g)
+    assert b.code == OK, b.console
+    assert " 5 received" in ping.stdout, ping.stdout
+    assert res["packets"] > 0 and res["net"]["lwip"]["icmp_tx"] >= 5, res["net"]
+
+
+def test_iperf_host_client_to_guest_server(tap):
+    with vnharness.Session() as s:
+        tap.start(s)
+        g = make_guest(["app=iperf", "role=server", "sessions=2", "duration=30"]
+                       + tap.guest_config(0), tap.nics(0))
+        g.start(s, netns=tap.netns)
+        assert wait_line(g, has_text("iperf: server on"), 30), g.console.text()
+        host = ns_run(tap, ["iperf", "-c", tap.GUEST_IP, "-t", "2", "-P", "2"], 30)
+        guest.pump([g], 30)
+    b, res = result_of(g)
+    assert b.code == OK, (b.console, host.stdout)
+    assert host.returncode == 0, host.stdout
+    assert len(res["sessions"]) == 2 and all(x["ok"] for x in res["sessions"]), res
+    assert res["gbps"] > 0.01 and res["bytes"] > 1000000, res
+
+
+def test_iperf_guest_client_to_host_server(tap):
+    with vnharness.Session() as s:
+        tap.start(s)
+        srv = s.spawn(["ip", "netns", "exec", tap.netns, "iperf", "-s", "-p", "5001"],
+                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        # iperf -s prints its banner once it listens.
+        t_end = time.monotonic() + 5
+        while ns_run(tap, ["ss", "-ltn", "sport = :5001"], 5).stdout.count("LISTEN") == 0:
+            assert time.monotonic() < t_end, "iperf -s did not listen"
+            time.sleep(0.05)
+        g = make_guest(["app=iperf", "role=client", "sessions=2", "duration=2"]
+                       + tap.guest_config(0), tap.nics(0))
+        g.start(s, netns=tap.netns)
+        guest.pump([g], 30)
+        s.stop(srv)
+        host = srv.stdout.read().decode("utf-8", "replace")
+    b, res = result_of(g)
+    assert b.code == OK, b.console
+    assert len(res["sessions"]) == 2 and all(x["ok"] for x in res["sessions"]), res
+    assert res["gbps"] > 0.01, res
+    # The host server saw both streams.
+    assert host.count("local 10.0.0.1 port 5001 connected") == 2, host
