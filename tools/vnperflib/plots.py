@@ -71,8 +71,8 @@ def plot_sweep(results, outdir):
         for key, pts in sorted(lines.items()):
             xs = [float(x) if numeric else labels.index(x) for x, _ in pts]
             ys = [s["median"] * scale for _, s in pts]
-            err = [[(s["median"] - s["min"]) * scale for _, s in pts],
-                   [(s["max"] - s["median"]) * scale for _, s in pts]]
+            err = [[max(0.0, s["median"] - s["min"]) * scale for _, s in pts],
+                   [max(0.0, s["max"] - s["median"]) * scale for _, s in pts]]
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=key or None)
         if not numeric:
             ax.set_xticks(range(len(labels)))

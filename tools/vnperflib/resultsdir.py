@@ -98,7 +98,7 @@ class Writer:
     def save(self):
         path = os.path.join(self.outdir, SUMMARY)
         with open(path + ".tmp", "w") as f:
-            json.dump(self.results, f, indent=1, sort_keys=True)
+            json.dump(self.results, f, indent=1)
         os.replace(path + ".tmp", path)
         names = list(self.results["axes"])
         _write_csv(os.path.join(self.outdir, "runs.csv"),

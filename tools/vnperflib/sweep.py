@@ -215,7 +215,10 @@ def run(base, axes, repeat, outdir, resolver, log=None):
                                                                     rep.get("why")))
             status = status or rep["status"]
         out.save()
-    out.set_plots(plots.plot_sweep(out.results, outdir))
+    try:
+        out.set_plots(plots.plot_sweep(out.results, outdir))
+    except Exception as e:  # the measurements are saved; plots are extra
+        log("sweep: no plots: matplotlib failed: %s: %s" % (type(e).__name__, e))
     out.save()
     return out.results, status
 

@@ -1,0 +1,147 @@
+"""`vnperf sweep` without QEMU: axis parsing, the cartesian product, how an
+axis reaches a run, plots from a recorded sweep, and bad options (refused
+before anything boots)."""
+
+import argparse
+import os
+
+import pytest
+
+from vnharness import exitcodes, run_vnperf
+from vnperflib import plots, sweep
+from vnperflib.errors import RunnerError
+
+
+def test_axes_in_fixed_order_and_product():
+    ns = argparse.Namespace(**{n: None for n in sweep.AXES})
+    ns.kick_batch, ns.size, ns.event_idx = "1,32", "64,512,1514", "on,off"
+    axes = sweep.axes_from(ns)
+    assert list(axes) == ["size", "kick_batch", "event_idx"]
+    pts = sweep.points(axes)
+    assert len(pts) == 12
+    assert {n: l for n, (l, _) in pts[0].items()} == {"size": "64", "kick_batch": "1",
+                                                      "event_idx": "on"}
+    assert {n: l for n, (l, _) in pts[1].items()}["event_idx"] == "off"
+    assert {n: l for n, (l, _) in pts[-1].items()} == {"size": "1514", "kick_batch": "32",
+                                                       "event_idx": "off"}
+
+
+def test_pin_settings_are_separated_by_semicolons():
+    vals = sweep.parse_axis("pin", "vcpu=0,main=0; vcpu=0,main=1")
+    assert [l for l, _ in vals] == ["vcpu=0,main=0", "vcpu=0,main=1"]
+    assert vals[1][1] == {"vcpu": {0}, "main": {1}}
+
+
+@pytest.mark.parametrize("name,text,needle", [
+    ("size", "64,,128", "empty value"),
+    ("size", "64,abc", "bad value 'abc'"),
+    ("size", "0", "bad value '0': must be > 0"),
+    ("kick_batch", "-1", "must be >= 0"),
+    ("event_idx", "on,maybe", "one of on, off"),
+    ("txfull", "wait,spin", "one of wait, drop"),
+    ("backend", "dgram,nosuch", "bad value 'nosuch'"),
+    ("pin", "vcpu=99", "outside"),
+    ("size", "64,64", "given twice"),
+])
+def test_bad_axis_values(name, text, needle):
+    with pytest.raises(RunnerError) as e:
+        sweep.parse_axis(name, text)
+    assert e.value.status == exitcodes.RUNNER_USAGE and needle in e.value.line
+
+
+def base(**kw):
+    ns = argparse.Namespace(config=["app=gen"], backend="dgram", size=None, rate=None,
+                            pin=None, event_idx=None)
+    ns.__dict__.update(kw)
+    return ns
+
+
+def test_point_options():
+    pt = {"size": ("512", 512), "kick_batch": ("32", 32), "event_idx": ("off", "off"),
+          "backend": ("hub", "hub"), "pin": ("vcpu=0", {"vcpu": {0}})}
+    o = sweep.point_opts(base(), pt)
+    assert o.size == 512 and o.backend == "hub" and o.pin == {"vcpu": {0}}
+    assert o.config == ["app=gen", "kick_batch=32", "features=-event_idx"]
+    # event_idx=on leaves the guest's features alone.
+    o = sweep.point_opts(base(), {"event_idx": ("on", "on")})
+    assert o.config == ["app=gen"]
+
+
+def test_event_idx_off_joins_existing_features():
+    assert sweep.with_feature_off(["features=-mrg_rxbuf", "size=64"], "event_idx") == \
+        ["features=-mrg_rxbuf,-event_idx", "size=64"]
+    assert sweep.with_feature_off(["features=-event_idx"], "event_idx") == \
+        ["features=-event_idx"]
+
+
+def fake_results(axes, metric_points):
+    pts = []
+    for params, pps in metric_points:
+        s = {"median": pps, "min": pps * 0.9, "max": pps * 1.1, "n": 3}
+        bps = {k: v * 512 if k != "n" else v for k, v in s.items()}
+        pts.append({"params": params, "statuses": [0, 0, 0], "ok": 3,
+                    "summary": {"pps": s, "bps": bps}})
+    return {"axes": axes, "points": pts}
+
+
+def test_table_of_medians_and_spread():
+    res = fake_results({"size": ["64", "512"], "backend": ["dgram", "hub"]}, [
+        ({"size": "64", "backend": "dgram"}, 100e3), ({"size": "64", "backend": "hub"}, 200e3),
+        ({"size": "512", "backend": "dgram"}, 90e3), ({"size": "512", "backend": "hub"}, 1.5e6)])
+    lines = sweep.render(res).splitlines()
+    assert lines[0].split() == ["size", "backend", "ok", "pps", "Gbit/s", "pps", "min-max",
+                                "spread"]
+    assert lines[2].split() == ["64", "dgram", "3/3", "100.000k", "0.051",
+                                "90.000k-110.000k", "20.0%"]
+    assert lines[5].split()[:4] == ["512", "hub", "3/3", "1.500M"]
+
+
+def test_plots_from_a_recorded_sweep(tmp_path):
+    res = fake_results({"size": ["64", "512", "1514"], "kick_batch": ["1", "32"]}, [
+        ({"size": s, "kick_batch": k}, float(i + 1) * 1e4)
+        for i, (s, k) in enumerate([(s, k) for s in ("64", "512", "1514") for k in ("1", "32")])])
+    made = plots.plot_sweep(res, str(tmp_path))
+    if not plots.available():
+        assert made == [] and os.listdir(tmp_path) == []
+        return
+    assert made == ["pps_vs_size.png", "bps_vs_size.png"]
+    for name in made:
+        with open(tmp_path / name, "rb") as f:
+            assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_against_a_non_numeric_axis(tmp_path):
+    res = fake_results({"backend": ["dgram", "hub"]}, [({"backend": "dgram"}, 1e5),
+                                                       ({"backend": "hub"}, 2e5)])
+    assert plots.x_axis(res["axes"]) == "backend"
+    made = plots.plot_sweep(res, str(tmp_path))
+    assert made == (["pps_vs_backend.png", "bps_vs_backend.png"] if plots.available() else [])
+
+
+@pytest.mark.parametrize("args,needle", [
+    ([], "sweep: no axis given"),
+    (["--size", "64,x"], "--size: bad value 'x'"),
+    (["--size", "64", "--repeat", "0"], "--repeat: '0': a whole number > 0"),
+    (["--backend", "warp"], "--backend: bad value 'warp'"),
+    (["--size", "64", "--", "kick_batch"], "config word 'kick_batch' is not key=value"),
+    (["--kick-batch", "1,2", "--", "kick_batch=4"], "kick_batch is both an axis and a config"),
+    (["--size", "64", "--image", "/nonexistent.elf"], "image /nonexistent.elf not found"),
+    (["--size", "64", "--bogus"], "unrecognized arguments: --bogus"),
+])
+def test_bad_sweep_options_one_line_before_any_boot(args, needle, tmp_path):
+    r = run_vnperf(["sweep", "--accel", "tcg", "--out", str(tmp_path / "o")] + args)
+    assert r.returncode == exitcodes.RUNNER_USAGE, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], r.stderr
+    assert not os.path.exists(tmp_path / "o")
+
+
+def test_missing_backend_stops_the_sweep_before_any_boot(tmp_path):
+    if os.path.exists("/dev/vhost-net"):
+        pytest.skip("this host has /dev/vhost-net")
+    r = run_vnperf(["sweep", "--accel", "tcg", "--backend", "dgram,vhost-net",
+                    "--out", str(tmp_path / "o")])
+    assert r.returncode == exitcodes.RUNNER_BACKEND_MISSING
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "/dev/vhost-net missing" in lines[0]
+    assert not os.path.exists(tmp_path / "o")
