@@ -88,7 +88,7 @@ def test_cmdline_has_config_serial_and_debug_exit():
     assert "-serial stdio" in s and "-nodefaults" in s and "-no-reboot" in s
     assert "isa-debug-exit,iobase=0xf4,iosize=0x04" in argv
     assert "-netdev user,restrict=on,id=n0" in s
-    assert "virtio-net-pci,netdev=n0,mac=52:54:00:00:00:01,vectors=0" in argv
+    assert "virtio-net-pci,netdev=n0,id=nic0,mac=52:54:00:00:00:01,vectors=0" in argv
     assert argv[argv.index("-kernel") + 1] == "/x.elf"
 
 
@@ -96,7 +96,7 @@ def test_microvm_uses_virtio_mmio_and_no_fwcfg_when_empty():
     spec = qemucmd.GuestSpec("/x.elf", nics=[qemucmd.Nic("hubport,hubid=0", "52:54:00:00:00:02")])
     argv = qemucmd.build(spec)
     assert "-fw_cfg" not in argv
-    assert "virtio-net-device,netdev=n0,mac=52:54:00:00:00:02" in argv
+    assert "virtio-net-device,netdev=n0,id=nic0,mac=52:54:00:00:00:02" in argv
 
 
 def test_shared_memory_backend_for_vhost_user():
@@ -136,6 +136,32 @@ def test_counts_locate_loss():
     d = m["directions"]["guest->host"]
     assert not m["agree"] and d["lost"] == 100 and d["verdict"] == "lossy"
     assert "60 at peer socket buffer" in d["why"] and "40 in between" in d["why"]
+
+
+def test_counts_loss_fully_located_is_lossy_not_disagree():
+    m = counts.merge("sink", {"packets": 90}, {"tx_packets": 100,
+                                               "tx_drops": {"QEMU socket": 10}}, lossless=True)
+    d = m["directions"]["host->guest"]
+    assert d["verdict"] == "lossy" and d["located"] == 10 and m["agree"] is False
+
+
+def test_counts_wire_level_from_driver_counters():
+    res = {"packets": 10, "vnet": {"tx": {"packets": 11}, "rx": {"packets": 2}}}
+    m = counts.merge("gen", res, {"rx_packets": 10, "rx_frames": 11, "tx_frames": 2}, True)
+    assert set(m["directions"]) == {"guest->host", "guest->host frames", "host->guest frames"}
+    assert m["agree"] is True
+
+
+def test_counts_without_host_side_is_unknown():
+    assert counts.merge("gen", {"packets": 10}, {})["agree"] is None
+
+
+def test_counts_two_guests():
+    m = counts.merge_guests("gen", {"packets": 5, "vnet": {"tx": {"packets": 6}}},
+                            {"packets": 4, "vnet": {"rx": {"packets": 5}}},
+                            lossless=False, drops={"rx socket": 1})
+    d = m["directions"]["tx guest->rx guest"]
+    assert d["lost"] == 1 and d["located"] == 1 and d["verdict"] == "lossy"
 
 
 def test_counts_lossless_path_with_loss_disagrees():

@@ -40,7 +40,10 @@ class Backend:
         return []
 
     def on_guest_ready(self, index):
-        """Guest index printed its ready line (senders start now)."""
+        """Guest index can take frames now (senders start)."""
+
+    def tick(self):
+        """Called about every 0.1 s while guests run (cheap sampling)."""
 
     def finish(self):
         """All guests ended: let the host side drain and stop it."""
@@ -96,6 +99,7 @@ class Wire(Backend):
         super().__init__(opts)
         self.ports = []     # (qemu local port, remote port) per guest
         self.peers = []
+        self.qemu_drops = {}  # guest index: drops on QEMU's receiving socket
         self.session = None
 
     def check(self):
@@ -145,6 +149,14 @@ class Wire(Backend):
             if pr.proc is None:
                 pr.start()
 
+    def tick(self):
+        # QEMU's receiving sockets vanish with QEMU: keep the last count.
+        from . import udpdrops
+        d = udpdrops.drops_by_port()
+        for i, (q, _) in enumerate(self.ports):
+            if q in d:
+                self.qemu_drops[i] = d[q]
+
     def guest_config(self, index):
         if len(self.ports) == 2:
             other = 1 - index
@@ -174,6 +186,10 @@ class Wire(Backend):
         out = {}
         for pr in self.peers:
             out.update(peer.host_counts(pr.result))
+        if self.peers:
+            out["tx_drops"] = {"QEMU's UDP socket buffer": self.qemu_drops.get(0, 0)}
+        elif self.qemu_drops:
+            out["qemu_socket_drops"] = dict(self.qemu_drops)
         return out
 
 

@@ -70,7 +70,9 @@ def _direction(what, sent, got, drops, lossless):
         if rest > 0:
             where.append("%d in between (%s)" % (rest, "unexplained on a lossless path" if lossless
                                                   else "backend/QEMU queue"))
-        d["verdict"] = "disagree" if lossless else "lossy"
+        d["located"] = min(known, lost)
+        # Loss the counters account for is loss, not disagreement.
+        d["verdict"] = "disagree" if lossless and rest > 0 else "lossy"
         d["why"] = "%s: %d of %d lost (%.3f%%): %s" % (what, lost, sent, d["loss_pct"],
                                                        ", ".join(where))
     return d
@@ -106,7 +108,7 @@ def merge(app, result, host, lossless=False):
     return out
 
 
-def merge_guests(app, tx_result, rx_result, lossless=True):
+def merge_guests(app, tx_result, rx_result, lossless=True, drops=None):
     """Two-guest topology: the sender guest's counts against the receiver
     guest's, at app level and (driver counters) at frame level."""
     txp, _, _, _ = guest_counts(app, tx_result)
@@ -115,11 +117,11 @@ def merge_guests(app, tx_result, rx_result, lossless=True):
     out = {"guest": {"tx_packets": txp}, "peer_guest": {"rx_packets": rxp}, "directions": {}}
     if txp is not None and rxp is not None and app == "gen":
         out["directions"]["tx guest->rx guest"] = _direction(
-            "tx guest->rx guest", txp, rxp, None, lossless)
+            "tx guest->rx guest", txp, rxp, drops, lossless)
     vtx, vrx = vnet_count(tx_result, "tx"), vnet_count(rx_result, "rx")
     if vtx is not None and vrx is not None:
         out["directions"]["tx guest->rx guest frames"] = _direction(
-            "tx guest->rx guest frames", vtx, vrx, None, lossless)
+            "tx guest->rx guest frames", vtx, vrx, drops, lossless)
     verdicts = [d["verdict"] for d in out["directions"].values()]
     out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
     return out

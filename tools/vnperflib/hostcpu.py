@@ -53,6 +53,7 @@ class CpuMeter:
     def __init__(self):
         self.procs = []  # (label, pid, kind, vcpu_tids)
         self._a = self._b = None
+        self._last = {}
         self._ta = self._tb = None
 
     def add_qemu(self, label, pid, vcpu_tids=()):
@@ -81,10 +82,21 @@ class CpuMeter:
 
     def start(self, t):
         self._a, self._ta = self._snap(), t
+        self._last = self._a
+
+    def tick(self):
+        """Periodic snapshot while measuring: threads that are gone by
+        stop() (QEMU tears its vCPU down as the guest exits) keep their
+        last value."""
+        if self._a is not None and self._b is None:
+            self._last = self._snap()
 
     def stop(self, t):
-        if self._a is not None:
-            self._b, self._tb = self._snap(), t
+        if self._a is not None and self._b is None:
+            b = self._snap()
+            for k, v in self._last.items():
+                b.setdefault(k, v)
+            self._b, self._tb = b, t
 
     def result(self):
         """{"window_s", "roles": {role: {"cpu_s", "pct", "threads"}}, "total_cpu_s"} or None."""

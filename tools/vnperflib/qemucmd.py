@@ -100,7 +100,7 @@ def build(spec, qemu=DEFAULT_QEMU):
         nid = "n%d" % i
         argv += ["-netdev", "%s,id=%s" % (nic.netdev, nid)]
         props = "".join(",%s=%s" % (k, qemu_escape(v)) for k, v in nic.props.items())
-        argv += ["-device", "%s,netdev=%s,mac=%s%s" % (dev, nid, nic.mac, props)]
+        argv += ["-device", "%s,netdev=%s,id=nic%d,mac=%s%s" % (dev, nid, i, nic.mac, props)]
     if spec.qmp_path:
         argv += ["-qmp", "unix:%s,server=on,wait=off" % spec.qmp_path]
     return argv + spec.extra

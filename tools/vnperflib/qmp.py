@@ -68,3 +68,9 @@ class Qmp:
         if self.sock:
             self.sock.close()
             self.sock = None
+
+    def driver_ok(self, qom_path):
+        """True once the guest driver set DRIVER_OK on that virtio device
+        (QEMU's x-query-virtio-status, 7.2+)."""
+        st = self.command("x-query-virtio-status", path=qom_path)
+        return any("DRIVER_OK" in x for x in st.get("status", {}).get("statuses", ()))

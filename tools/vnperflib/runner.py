@@ -11,9 +11,21 @@ from .errors import RunnerError
 from .qmp import Qmp, QmpError
 from .tables import fmt_num
 
-# Seconds after a receiver's ready line when senders start if the app
-# prints no "net" line (the app brings its NIC up after ready).
-NET_GRACE_S = 0.5
+# Seconds after a receiver's ready line when senders start anyway if QMP
+# cannot say whether its NIC is up.
+NET_GRACE_S = 5.0
+
+
+def nic_up(g):
+    """True once guest g's first NIC has DRIVER_OK; None without QMP."""
+    q = getattr(g, "qmp", None)
+    if q is None or not g.spec.nics:
+        return None if q is None else True
+    try:
+        return q.driver_ok("/machine/peripheral/nic0")
+    except (QmpError, OSError, ValueError):
+        g.qmp = None
+        return None
 
 
 def log(opts, line):
@@ -150,7 +162,7 @@ def run_one(session, opts, resolver, roles=None):
     def start_guest(g):
         g.start(session, netns=be.netns)
         meter.add_qemu(g.label, g.pid)
-        qmp_info.update(_qmp_setup(opts, [g], meter))
+        qmp_info.update(_qmp_setup(opts, [g], meter, session))
         if pump is not None:
             pump.add(g)
 
@@ -178,16 +190,22 @@ def run_one(session, opts, resolver, roles=None):
                 meter.start(time.monotonic())
         elif t == "net" or (t == "mark" and line.msg.get("name") == "net_ready"):
             net_ready(i)
-        elif t == "result" and g is sender and not state["stopped"]:
-            state["stopped"] = True
-            meter.stop(time.monotonic())
+        elif t == "result":
+            be.tick()
+            if g is sender and not state["stopped"]:
+                state["stopped"] = True
+                meter.stop(time.monotonic())
 
     def on_tick(elapsed):
+        meter.tick()
+        be.tick()
         now = time.monotonic()
         for i, t in enumerate(state["ready_at"]):
-            # Without a net line, the app's network is taken as up a grace
-            # period after its ready line.
-            if t is not None and now - t >= NET_GRACE_S:
+            if t is None or state["net_ready"][i]:
+                continue
+            # The app brings its NIC up after its ready line: senders wait
+            # for the driver's DRIVER_OK (QMP), or a grace period without QMP.
+            if nic_up(guests[i]) or now - t >= NET_GRACE_S:
                 net_ready(i)
         if state["backend_dead"] is None:
             state["backend_dead"] = be.healthy()
@@ -228,7 +246,9 @@ def run_one(session, opts, resolver, roles=None):
     app = (main["ready"] or {}).get("app") or _app_of(roles[-1][1])
     result = main["result"]
     if n == 2:
-        merged = counts.merge_guests(app, result, reports[0]["result"], lossless=be.lossless)
+        qd = host.get("qemu_socket_drops", {})
+        merged = counts.merge_guests(app, result, reports[0]["result"], lossless=be.lossless,
+                                     drops={"rx QEMU's UDP socket buffer": qd.get(0, 0)})
     elif opts.backend != "none":
         merged = counts.merge(app, result, host, lossless=be.lossless)
     else:
@@ -271,8 +291,9 @@ def _rmtree(path):
     os.rmdir(path)
 
 
-def _qmp_setup(opts, guests, meter):
-    """vCPU thread ids from QMP (for CPU roles and --pin)."""
+def _qmp_setup(opts, guests, meter, session):
+    """vCPU thread ids from QMP (for CPU roles and --pin); the connection
+    stays open (g.qmp) to watch the NIC come up."""
     info = {}
     for g in guests:
         q = Qmp(g.spec.qmp_path)
@@ -281,9 +302,10 @@ def _qmp_setup(opts, guests, meter):
             tids = q.vcpu_threads()
         except (QmpError, OSError, ValueError) as e:
             info[g.label] = {"error": str(e)}
-            continue
-        finally:
             q.close()
+            continue
+        g.qmp = q
+        session.on_close(q.close, what="close QMP")
         meter.set_vcpus(g.pid, tids.values())
         info[g.label] = {"vcpu_threads": tids}
         pin = getattr(opts, "pin", None)

@@ -1,0 +1,180 @@
+"""The runner with every backend this machine has: exact both-side counts
+where the path is lossless, clear failures where a backend is missing, and
+teardown after forced failures. Rates are low so two cores under TCG keep
+up (the counts must be exact, not fast)."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+import vnharness
+from vnharness import exitcodes, run_vnperf
+
+RUN = ["run", "--accel", "tcg", "--quiet", "--json"]
+N = 5000
+
+
+def run_json(args, timeout=120):
+    r = run_vnperf(RUN + args, timeout=timeout)
+    assert r.stdout, "no report (status %d): %s" % (r.returncode, r.stderr)
+    return r, json.loads(r.stdout)
+
+
+def direction(rep, name):
+    d = rep["counts"]["directions"][name]
+    assert d["verdict"] == "agree", d["why"]
+    return d
+
+
+@pytest.mark.parametrize("backend", ["dgram", "socket"])
+def test_gen_to_peer_exact_counts(image, peer, backend):
+    r, rep = run_json(["--backend", backend, "--count", str(N), "--rate", "20k",
+                       "--duration", "10", "--size", "128"])
+    assert r.returncode == 0, r.stderr
+    d = direction(rep, "guest->host")
+    assert d["sent"] == d["received"] == N
+    frames = direction(rep, "guest->host frames")
+    assert frames["received"] >= N
+    assert rep["host"]["peer"]["sizes"] == {"128": N} or rep["host"]["peer"]["sizes"].get("128") == N
+    assert rep["counts"]["agree"] is True
+    assert rep["cpu"]["roles"]["vcpu"]["threads"] == 1 and "peer" in rep["cpu"]["roles"]
+    assert rep["metrics"]["sd_us_per_packet"] > 0
+
+
+def test_sink_from_peer_counts_add_up(image, peer):
+    # QEMU reads its socket only while the guest has RX buffers: a guest
+    # waiting for a core can overflow it. Every frame is then either counted
+    # by the guest or located in that socket's drop counter.
+    r, rep = run_json(["--backend", "dgram", "--app", "sink", "--count", str(N),
+                       "--rate", "10k", "--duration", "10"])
+    d = rep["counts"]["directions"]["host->guest"]
+    assert d["sent"] == N
+    if r.returncode == 0:
+        assert d["verdict"] == "agree" and d["received"] == N
+    else:
+        assert r.returncode == 1, r.stderr
+        assert d["verdict"] == "lossy" and d["located"] == d["lost"] == N - d["received"]
+
+
+def test_two_guests_over_dgram(image):
+    # Two spinning TCG guests on two cores: a low rate, so the receiving
+    # QEMU's socket buffer never overflows while its vCPU waits for a core.
+    r, rep = run_json(["--backend", "dgram", "--topology", "guests", "--count", "1000",
+                       "--rate", "1k", "--duration", "3"])
+    assert r.returncode == 0, r.stderr
+    assert [g["label"] for g in rep["guests"]] == ["rx", "tx"]
+    d = direction(rep, "tx guest->rx guest")
+    assert d["sent"] == d["received"] == 1000
+
+
+@pytest.mark.parametrize("backend", ["hub", "user"])
+def test_null_and_slirp_backends_run(image, backend):
+    r, rep = run_json(["--backend", backend, "--duration", "1"])
+    assert r.returncode == 0, r.stderr
+    assert rep["metrics"]["packets"] > 0 and rep["counts"]["agree"] is None
+
+
+def test_tap_in_namespace_frame_counts(image, no_leftovers):
+    r, rep = run_json(["--backend", "tap", "--count", str(N), "--rate", "20k", "--duration", "10"])
+    assert r.returncode == 0, r.stderr
+    d = direction(rep, "guest->host frames")
+    assert d["sent"] == d["received"] and d["sent"] >= N
+    assert not [n for n in vnharness.vnperf_netns() if no_leftovers in n]
+
+
+def test_vhost_user_testpmd_frame_counts(image):
+    r, rep = run_json(["--backend", "vhost-user", "--count", str(N), "--rate", "20k",
+                       "--duration", "10"], timeout=180)
+    assert r.returncode == 0, r.stderr
+    d = direction(rep, "guest->host frames")
+    assert d["sent"] == d["received"] and d["sent"] >= N
+    assert rep["host"]["testpmd"]["mode"] == "rxonly"
+    assert not os.path.exists("/var/run/dpdk/vnperf-%d" % 0)
+
+
+def test_passt_udp_counts(image, peer):
+    r, rep = run_json(["--backend", "passt", "--count", "2000", "--rate", "5k",
+                       "--duration", "10"])
+    assert r.returncode == 0, r.stderr
+    d = direction(rep, "guest->host")
+    assert d["sent"] == d["received"] == 2000
+
+
+def test_vhost_net_missing_is_one_line_and_distinct_status(image):
+    if os.path.exists("/dev/vhost-net"):
+        pytest.skip("this host has /dev/vhost-net")
+    r = run_vnperf(["run", "--accel", "tcg", "--backend", "vhost-net"])
+    assert r.returncode == exitcodes.RUNNER_BACKEND_MISSING
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1 and "/dev/vhost-net" in lines[0]
+
+
+def _wait_for(tag, needle, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for p in vnharness.tagged_pids(tag):
+            if needle in vnharness.proc_cmdline(p):
+                return p
+        time.sleep(0.05)
+    raise AssertionError("no %s process appeared" % needle)
+
+
+def _start_long_run(args):
+    return subprocess.Popen([vnharness.PYTHON, vnharness.VNPERF, "run", "--accel", "tcg",
+                             "--quiet", "--json", "--duration", "60", "--rate", "5k"] + args,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_killed_peer_fails_the_run_and_tears_down(image, peer, no_leftovers):
+    p = _start_long_run(["--backend", "dgram"])
+    try:
+        pid = _wait_for(no_leftovers, "vnperf-peer")
+        _wait_for(no_leftovers, "qemu-system")
+        time.sleep(1.0)
+        os.kill(pid, signal.SIGKILL)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == exitcodes.RUNNER_BACKEND_FAILED, err
+    assert "peer" in err
+
+
+def test_killed_guest_is_no_guest_exit_and_tears_down(image, peer, no_leftovers):
+    p = _start_long_run(["--backend", "dgram"])
+    try:
+        _wait_for(no_leftovers, "vnperf-peer")
+        qemu = _wait_for(no_leftovers, "qemu-system")
+        time.sleep(1.0)
+        os.kill(qemu, signal.SIGKILL)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == exitcodes.RUNNER_NO_GUEST_EXIT, err
+    assert "signal 9" in err
+
+
+@pytest.mark.parametrize("backend,needle", [("tap", "qemu-system"),
+                                            ("vhost-user", "dpdk-testpmd"),
+                                            ("passt", "passt")])
+def test_ctrl_c_tears_backend_down(image, peer, no_leftovers, backend, needle):
+    p = _start_long_run(["--backend", backend])
+    try:
+        _wait_for(no_leftovers, needle, timeout=30)
+        _wait_for(no_leftovers, "qemu-system", timeout=30)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == exitcodes.RUNNER_INTERRUPTED, err
+    # The no_leftovers fixture checks processes and namespaces.

@@ -1,0 +1,21 @@
+"""Kernel drop counters of UDP sockets from /proc/net/udp: the frames a
+full socket buffer discarded (QEMU's dgram/socket netdev receive side)."""
+
+
+def drops_by_port(path="/proc/net/udp"):
+    """{local port: drops} for sockets bound to 127.0.0.1."""
+    out = {}
+    try:
+        with open(path) as f:
+            next(f)
+            for line in f:
+                parts = line.split()
+                if len(parts) < 13:
+                    continue
+                addr, _, port = parts[1].partition(":")
+                if addr != "0100007F":
+                    continue
+                out[int(port, 16)] = out.get(int(port, 16), 0) + int(parts[12])
+    except (OSError, ValueError, StopIteration):
+        pass
+    return out
