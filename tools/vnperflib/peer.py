@@ -115,9 +115,11 @@ def host_counts(res):
     elif res["mode"] == "send":
         out.update(tx_packets=res["packets"], tx_bytes=res["bytes"])
     elif res["mode"] == "reflect":
-        out.update(rx_packets=res.get("vnperf", res["packets"]), rx_bytes=res["bytes"],
-                   rx_frames=res["packets"], rx_drops=drops,
-                   tx_packets=res.get("tx_packets"), tx_bytes=res.get("tx_bytes"))
+        # Request/response frames are not vnperf frames: frame level only.
+        out.update(rx_frames=res["packets"], rx_bytes=res["bytes"], rx_drops=drops,
+                   tx_frames=res.get("tx_packets"), tx_bytes=res.get("tx_bytes"))
+    if res["mode"] == "send":
+        out["tx_frames"] = res["packets"]
     return out
 
 

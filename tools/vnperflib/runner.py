@@ -83,10 +83,16 @@ class Echo:
             return
         m = line.msg
         if m["type"] == "sample":
-            print("%s[%3ss] %s pps  %s Gbit/s%s" % (
-                tag, m.get("t", "?"), fmt_num(_num(m.get("pps"))),
-                fmt_num(_num(m.get("bps")) / 1e9 if _num(m.get("bps")) is not None else None),
-                "  loss %s" % m["loss"] if "loss" in m else ""), file=self.out, flush=True)
+            extra = ""
+            for k, what in (("lost", "lost"), ("tx_dropped", "dropped"), ("timeouts", "timeouts")):
+                if _num(m.get(k)) is not None:
+                    extra += "  %s %d" % (what, m[k])
+            bps = _num(m.get("bps"))
+            t = _num(m.get("t"))
+            print("%s[%5.1fs] %s pps  %s Gbit/s%s" % (
+                tag, t if t is not None else 0.0, fmt_num(_num(m.get("pps"))),
+                "%.3f" % (bps / 1e9) if bps is not None else "-", extra),
+                file=self.out, flush=True)
         elif m["type"] == "error":
             print("%sguest error: %s" % (tag, m.get("message", m)), file=self.out, flush=True)
 
@@ -322,7 +328,12 @@ def metrics(rep):
     m = {"pps": _num(r.get("pps")), "bps": _num(r.get("bps")),
          "packets": _num(r.get("packets")), "bytes": _num(r.get("bytes")),
          "duration_s": _num(r.get("duration_ns")) / 1e9 if _num(r.get("duration_ns")) else None}
-    for k in ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "tps"):
+    for k in ("p50", "p90", "p99", "p999"):
+        if _num(r.get(k + "_ns")) is not None:
+            m[k + "_ns"] = _num(r.get(k + "_ns"))
+        elif _num(r.get(k + "_us")) is not None:
+            m[k + "_ns"] = _num(r.get(k + "_us")) * 1e3
+    for k in ("tps", "transactions", "timeouts"):
         if _num(r.get(k)) is not None:
             m[k] = _num(r.get(k))
     cpu = rep.get("cpu")

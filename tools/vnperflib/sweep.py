@@ -11,7 +11,7 @@ import time
 
 from . import accel, backends, exitcodes, pinning, plots, resultsdir, runner, stats
 from .errors import RunnerError, usage
-from .proc import Session
+from .proc import Interrupted, Session
 from .tables import fmt_num, table
 
 
@@ -184,13 +184,16 @@ def describe(params):
     return " ".join("%s=%s" % kv for kv in params.items())
 
 
-def run(base, axes, repeat, outdir, resolver, log=None):
-    """Runs the sweep; returns (results dict, status): status 0 when every
-    run passed, else the first failed run's status. A guest config error
-    stops the sweep (the same error would repeat at every point)."""
+def writer(base, axes, repeat, outdir):
+    return resultsdir.Writer(outdir, axes={n: [l for l, _ in v] for n, v in axes.items()},
+                             repeat=repeat, fixed=resultsdir.fixed_params(base, axes))
+
+
+def run(base, axes, repeat, out, resolver, log=None):
+    """Runs the sweep into out (a resultsdir.Writer); returns the status: 0
+    when every run passed, else the first failed run's. A guest config
+    error stops the sweep (the same error would repeat at every point)."""
     log = log or (lambda line: runner.log(base, line))
-    out = resultsdir.Writer(outdir, axes={n: [l for l, _ in v] for n, v in axes.items()},
-                            repeat=repeat, fixed=resultsdir.fixed_params(base, axes))
     pts = points(axes)
     total = len(pts) * repeat
     k = 0
@@ -216,11 +219,11 @@ def run(base, axes, repeat, outdir, resolver, log=None):
             status = status or rep["status"]
         out.save()
     try:
-        out.set_plots(plots.plot_sweep(out.results, outdir))
+        out.set_plots(plots.plot_sweep(out.results, out.outdir))
     except Exception as e:  # the measurements are saved; plots are extra
         log("sweep: no plots: matplotlib failed: %s: %s" % (type(e).__name__, e))
     out.save()
-    return out.results, status
+    return status
 
 
 # Table columns: (header, metric, scale, format).
@@ -298,7 +301,15 @@ def main(opts):
         choice = resolver.resolve(s)
     runner.log(base, "sweep: %d points x %d runs, accel %s, results in %s" % (
         len(points(axes)), opts.repeat, choice.accel, outdir))
-    results, status = run(base, axes, opts.repeat, outdir, resolver)
-    print(render(results))
-    print("results: %s (%s)" % (outdir, resultsdir.describe_files(results)))
+    out = writer(base, axes, opts.repeat, outdir)
+    try:
+        status = run(base, axes, opts.repeat, out, resolver)
+    except (Interrupted, KeyboardInterrupt):
+        # What was measured so far stays, and is shown.
+        out.save()
+        print(render(out.results))
+        print("results so far: %s (results.json, results.csv, runs.csv, runs/)" % outdir)
+        raise
+    print(render(out.results))
+    print("results: %s (%s)" % (outdir, resultsdir.describe_files(out.results)))
     return status

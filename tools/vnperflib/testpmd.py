@@ -9,7 +9,7 @@ import time
 
 from . import qemucmd
 from .backends import Backend, REGISTRY, guest_ip, guest_mac, nic_props
-from .errors import failed, missing
+from .errors import failed, missing, usage
 
 TESTPMD = "dpdk-testpmd"
 # Guest TX only counted, guest RX only sent to, RR answered, guest <-> guest.
@@ -71,6 +71,10 @@ class VhostUser(Backend):
         else:
             self.mode = getattr(self.opts, "fwd_mode", None) or FWD_MODE.get(self.opts.app,
                                                                              "rxonly")
+            if self.opts.app == "rr" and self.mode == "macswap":
+                raise usage("vhost-user: rr against testpmd macswap gets its requests back "
+                            "unanswered (IPs not swapped); use --topology guests (testpmd io "
+                            "between a client and a server VM)")
         vdevs = []
         for i, s in enumerate(self.socks):
             vdevs += ["--vdev", "net_vhost%d,iface=%s,queues=1" % (i, s)]
