@@ -117,3 +117,6 @@ def test_ctrl_c_keeps_finished_points_and_leaves_nothing(image, peer, tmp_path):
     res = load(summary)
     assert res["points"][0]["statuses"] == [0]
     assert len(res["points"]) < 3
+    # The table of what was measured is still printed.
+    assert stdout.splitlines()[2].split()[:3] == ["dgram", "64", "1/1"]
+    assert stdout.splitlines()[-1].startswith("results so far: " + out)
