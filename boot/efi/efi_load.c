@@ -58,6 +58,11 @@ static void free_ranges(const struct efi_elf_image *img, unsigned n)
         uefi_call_wrapper(BS->FreePages, 2, img->range[i].base, img->range[i].pages);
 }
 
+void efi_free_kernel(const struct efi_elf_image *img)
+{
+    free_ranges(img, img->nrange);
+}
+
 EFI_STATUS efi_load_kernel(const void *elf, const struct efi_elf_image *img,
                            const EFI_LOADED_IMAGE *self)
 {

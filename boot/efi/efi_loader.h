@@ -17,4 +17,7 @@ EFI_STATUS efi_fail(int code, EFI_STATUS st, const CHAR16 *fmt, ...);
 EFI_STATUS efi_load_kernel(const void *elf, const struct efi_elf_image *img,
                            const EFI_LOADED_IMAGE *self);
 
+/* Gives the pages efi_load_kernel() took back (boot services only). */
+void efi_free_kernel(const struct efi_elf_image *img);
+
 #endif

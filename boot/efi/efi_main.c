@@ -75,29 +75,42 @@ static uint64_t find_rsdp(EFI_SYSTEM_TABLE *systab)
     return v1;
 }
 
-/* Gets the map, converts it and exits boot services; a changed map key
- * means something allocated in between, so try again with a fresh map. No
- * boot service other than GetMemoryMap may run after the first try (UEFI
- * 2.10 s7.4.6), hence the buffer is sized with room to spare up front. */
-static EFI_STATUS exit_boot_services(EFI_HANDLE image)
+/* A buffer for the memory map, sized with room to spare: once the first
+ * ExitBootServices() has been tried, no boot service other than
+ * GetMemoryMap may run (UEFI 2.10 s7.4.6), so no allocating later. */
+static EFI_STATUS alloc_map(void **map, UINTN *cap)
 {
     UINTN size = 0, key, dsize;
     UINT32 dver;
-    void *map = NULL;
-    EFI_STATUS st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, map, &key, &dsize, &dver);
+    EFI_STATUS st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, NULL, &key, &dsize, &dver);
     if (st != EFI_BUFFER_TOO_SMALL)
         return efi_fail(VN_EXIT_INTERNAL, st, L"GetMemoryMap size query failed (%r)\n", st);
-    UINTN cap = size + 16 * dsize;
-    st = uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, cap, &map);
+    *cap = size + 16 * dsize;
+    st = uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, *cap, map);
     if (EFI_ERROR(st))
         return efi_fail(VN_EXIT_OOM, st, L"no memory for the memory map (%r)\n", st);
+    return EFI_SUCCESS;
+}
 
+/* Gets the map, converts it and exits boot services; a changed map key
+ * means something allocated in between, so try again with a fresh map.
+ * Errors before the first try leave boot services usable: the kernel's
+ * pages and the map go back to the firmware. */
+static EFI_STATUS exit_boot_services(EFI_HANDLE image, void *map, UINTN cap)
+{
+    UINTN size, key, dsize;
+    UINT32 dver;
+    EFI_STATUS st = EFI_LOAD_ERROR;
     for (int tries = 0; tries < EBS_TRIES; tries++) {
         size = cap;
         st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, map, &key, &dsize, &dver);
+        int rc = EFI_ERROR(st) ? 0 : efi_memmap_convert(map, size, dsize, &bi);
+        if ((EFI_ERROR(st) || rc) && tries == 0) {
+            efi_free_kernel(&kimg);
+            FreePool(map);
+        }
         if (EFI_ERROR(st))
             return efi_fail(VN_EXIT_INTERNAL, st, tries ? NULL : L"GetMemoryMap failed (%r)\n", st);
-        int rc = efi_memmap_convert(map, size, dsize, &bi);
         if (rc)
             return efi_fail(VN_EXIT_INTERNAL, EFI_LOAD_ERROR, tries ? NULL : L"memory map %a\n",
                             rc == -ENOSPC ? "has too many regions for boot_info" : "is malformed");
@@ -135,16 +148,23 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
         return st;
     bi.rsdp = find_rsdp(systab);
 
-    st = efi_load_kernel(vnperf_kernel_start, &kimg, li);
+    void *map = NULL;
+    UINTN map_cap = 0;
+    st = alloc_map(&map, &map_cap);
     if (EFI_ERROR(st))
+        return st;
+    st = efi_load_kernel(vnperf_kernel_start, &kimg, li);
+    if (EFI_ERROR(st)) {
+        FreePool(map);
         return efi_fail(VN_EXIT_OOM, st, NULL);
+    }
 
     Print(L"vnperf.efi: kernel 0x%lx-0x%lx entry 0x%lx, rsdp 0x%lx, cmdline \"%a\"\n",
           kimg.range[0].base,
           kimg.range[kimg.nrange - 1].base + kimg.range[kimg.nrange - 1].pages * EFI_PAGE_SIZE,
           kimg.entry, bi.rsdp, bi.cmdline);
 
-    st = exit_boot_services(image);
+    st = exit_boot_services(image, map, map_cap);
     if (EFI_ERROR(st))
         return st;
 
