@@ -17,7 +17,7 @@ ESP = os.path.join(vnharness.BUILD, "esp.img")
 EFI_APP = os.path.join(vnharness.BUILD, "vnperf.efi")
 
 # guest exit codes, kernel/exit.h
-OK, CONFIG, FAULT = 0, 2, 3
+OK, CONFIG, FAULT, OOM = 0, 2, 3, 5
 
 
 def uefi_argv(argv, esp):
@@ -28,18 +28,18 @@ def uefi_argv(argv, esp):
         argv[i + 2:]
 
 
-def uefi_guest(config=(), esp=ESP, nics=()):
+def uefi_guest(config=(), esp=ESP, nics=(), memory=128):
     if isinstance(config, str):
         config = config.split()
-    spec = qemucmd.GuestSpec(vnharness.IMAGE, machine="q35", memory_mb=128, accel="tcg",
+    spec = qemucmd.GuestSpec(vnharness.IMAGE, machine="q35", memory_mb=memory, accel="tcg",
                              config=config, nics=nics, name="vnperf-uefi-test")
     g = guest.Guest(spec)
     g.argv = uefi_argv(g.argv, esp)
     return g
 
 
-def uefi_boot(config=(), esp=ESP, timeout=60):
-    g = uefi_guest(config, esp)
+def uefi_boot(config=(), esp=ESP, timeout=60, memory=128):
+    g = uefi_guest(config, esp, memory=memory)
     with vnharness.Session() as s:
         g.start(s)
         guest.pump([g], timeout)
@@ -99,6 +99,18 @@ def test_fault_dump(esp):
     assert "FAULT: vector 14" in b.console
     for reg in ("rip", "cr2", "rsp", "rax", "r15"):
         assert reg in b.console
+
+
+def test_kernel_range_taken_is_a_clear_error(esp):
+    """With 48 MiB OVMF loads vnperf.efi itself at about 1 MiB, inside the
+    kernel's link range: the fixed-address allocation fails, the loader
+    names the range and who holds it, and QEMU exits with code 5."""
+    b = uefi_boot("app=selftest", esp, memory=48)
+    assert b.code == OOM, b.console
+    assert "vnperf.efi: error: kernel range 0x100000-" in b.console
+    assert "is not free" in b.console
+    assert "(LoaderCode)" in b.console
+    assert not b.msgs("boot")
 
 
 def test_gen_sends_exactly_n_frames_to_the_peer(esp, peer):
