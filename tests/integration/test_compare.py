@@ -250,3 +250,34 @@ def test_render_orders_rows_numerically():
     assert [r["params"]["size"] for r in cmp["rows"]] == ["64", "512", "1514"]
     text = compare.render(cmp)
     assert text.splitlines()[2].split()[:3] == ["size", "pps", "A"]
+
+
+def lossy_report(path, sent, received, dropped):
+    """A `vnperf run --json` report of a guest->host run with loss."""
+    rep = {"vnperf_report": 1, "status": 0, "why": "ok", "backend": "dgram",
+           "config": ["app=gen", "size=64"] + (["txfull=drop"] if dropped else []),
+           "metrics": {"pps": received / 2.0, "bps": received * 64 * 4.0},
+           "counts": {"directions": {
+               "guest->host": {"sent": sent, "received": received,
+                               "loss_pct": 100.0 * (sent - received) / sent},
+               "guest->host frames": {"loss_pct": 50.0}}},
+           "guests": [{"result": {"tx_dropped": dropped}}]}
+    path.write_text(json.dumps(rep))
+    return str(path)
+
+
+def test_loss_column_shows_both_sides(tmp_path):
+    a = lossy_report(tmp_path / "a.json", 1000, 1000, 0)
+    b = lossy_report(tmp_path / "b.json", 1000, 900, 77)
+    assert resultsdir.run_metrics(json.loads((tmp_path / "b.json").read_text())) == {
+        "pps": 450.0, "bps": 900 * 64 * 4.0, "loss_pct": 10.0, "tx_dropped": 77}
+    r = run_vnperf(["compare", a, b])
+    assert r.returncode == 0, r.stderr
+    rows = rows_of(r.stdout)
+    assert "  txfull: default -> drop" in r.stdout.splitlines()
+    assert rows["point"] == ["point", "Gbit/s", "A", "Gbit/s", "B", "BW%", "pps%", "loss%",
+                             "A->B"]
+    assert rows["all"][-1] == "0.00->10.00"
+    j = json.loads(run_vnperf(["compare", "--json", a, b]).stdout)
+    cell = j["rows"][0]["columns"]["loss% A->B"]
+    assert (cell["a"], cell["b"], cell["significant"]) == (0.0, 10.0, True)

@@ -12,8 +12,10 @@ from .errors import usage
 from .tables import fmt_num, table
 
 # (column, metric). SD is netperf's service demand: host CPU us per KB.
+# Loss is already a percentage: its column shows A's and B's, not a ratio.
 COLUMNS = (("BW%", "bps"), ("pps%", "pps"), ("TPS%", "tps"), ("SD%", "sd_us_per_kb"),
-           ("CPU%", "cpu_pct"), ("p99%", "p99_ns"))
+           ("CPU%", "cpu_pct"), ("p99%", "p99_ns"), ("loss% A->B", "loss_pct"))
+LOSS = "loss% A->B"
 
 NOT_SIGNIFICANT = "~"
 
@@ -63,10 +65,11 @@ def key_names(a, b, by=None):
 
 def differences(a, b):
     """{param: (A value, B value)} for parameters constant on each side
-    that differ between A and B."""
+    that differ between A and B ("default" where a side does not set it)."""
     out = {}
-    for n in sorted(set.intersection(*[set(p["params"]) for p in a + b])):
-        va, vb = _values(a, n), _values(b, n)
+    for n in sorted({k for p in a + b for k in p["params"]}):
+        va = {str(p["params"].get(n, "default")) for p in a}
+        vb = {str(p["params"].get(n, "default")) for p in b}
         if len(va) == 1 and len(vb) == 1 and va != vb:
             out[n] = (va.pop(), vb.pop())
     return out
@@ -119,7 +122,7 @@ def compare(a, b, by=None, threshold_pct=stats.DEFAULT_THRESHOLD_PCT):
     average = {}
     for c in cols:
         vals = [r["columns"][c]["pct"] for r in rows
-                if c in r["columns"] and r["columns"][c]["pct"] is not None]
+                if c != LOSS and c in r["columns"] and r["columns"][c]["pct"] is not None]
         average[c] = sum(vals) / len(vals) if vals else None
     return {"vnperf_compare": 1, "key": names, "columns": cols, "rows": rows,
             "average": average, "differences": {n: list(v) for n, v in differences(a, b).items()},
@@ -139,9 +142,14 @@ def _isnum(x):
 
 
 def _pct_cell(c):
-    if c is None or c["pct"] is None:
+    if c is None:
         return "-"
-    s = "%+.1f" % c["pct"]
+    if c["metric"] == "loss_pct":
+        s = "%.2f->%.2f" % (c["a"], c["b"])
+    elif c["pct"] is None:
+        return "-"
+    else:
+        s = "%+.1f" % c["pct"]
     return s if c["significant"] else NOT_SIGNIFICANT + s
 
 
@@ -182,7 +190,10 @@ def _legend(cmp):
     if "threshold" in rules:
         why.append("one run per side and |change| <= %g%%" % cmp["threshold_pct"])
     return ("%% = (B - A) / A of the medians. SD = host CPU us per KB (lower is better). "
-            "%s = not significant: %s." % (NOT_SIGNIFICANT, "; or ".join(why)))
+            "%s = not significant: %s.%s" % (
+                NOT_SIGNIFICANT, "; or ".join(why),
+                " loss% A->B: the medians of A and B (loss between the two sides' counts)."
+                if LOSS in cmp["columns"] else ""))
 
 
 CSV_FIELDS = ("a", "b", "pct", "significant")

@@ -3,7 +3,8 @@
     results.json   axes, fixed parameters, per point: params, run files,
                    statuses and {metric: median/min/max/n} over its runs
     results.csv    one row per point: params, runs ok, median/min/max
-    runs.csv       one row per run: params, repeat, status, metrics
+    runs.csv       one row per run: params, repeat, status, counts agree,
+                   bottleneck side, metrics
     runs/NNN.json  each run's full `vnperf run --json` report
     *.png          plots (plots.py), when matplotlib is importable"""
 
@@ -23,8 +24,30 @@ FORMAT = 1
 CONFIG_PARAMS = ("size", "sessions", "kick_batch", "rx_refill", "ring", "txfull", "rate")
 
 # The metrics written per point, in this order.
-METRICS = ("pps", "bps", "packets", "bytes", "cpu_pct", "sd_us_per_packet", "sd_us_per_kb",
-           "tps", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "duration_s")
+METRICS = ("pps", "bps", "packets", "bytes", "loss_pct", "tx_dropped", "cpu_pct",
+           "sd_us_per_packet", "sd_us_per_kb", "tps", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
+           "duration_s")
+
+# App-level directions of the merged counts (counts.py); the "frames" ones
+# also carry ARP and other frames that are not the app's.
+APP_DIRECTIONS = ("guest->host", "host->guest")
+
+
+def run_metrics(rep):
+    """The runner's metrics of a run, plus loss_pct (the worst app-level
+    direction's loss between the two sides' counts) and tx_dropped (frames
+    the guest driver dropped on a full TX ring, txfull=drop)."""
+    m = dict(rep.get("metrics") or {})
+    dirs = (rep.get("counts") or {}).get("directions") or {}
+    losses = [dirs[d]["loss_pct"] for d in APP_DIRECTIONS
+              if d in dirs and stats.is_number(dirs[d].get("loss_pct"))]
+    if losses:
+        m["loss_pct"] = max(losses)
+    guests = rep.get("guests") or [{}]
+    dropped = (guests[-1].get("result") or {}).get("tx_dropped")
+    if stats.is_number(dropped):
+        m["tx_dropped"] = dropped
+    return m
 
 
 def params_from_config(words, backend=None):
@@ -82,13 +105,14 @@ class Writer:
         point["runs"].append(name)
         point["statuses"].append(rep["status"])
         point["why"].append(rep.get("why"))
-        m = rep.get("metrics") or {}
+        m = run_metrics(rep)
         if rep["status"] == 0:
             point["ok"] += 1
             self._runs[id(point)].append(m)
             point["summary"] = stats.summarize_runs(self._runs[id(point)])
         row = dict(point["params"], repeat=repeat, status=rep["status"], why=rep.get("why"),
-                   run=name)
+                   run=name, agree=(rep.get("counts") or {}).get("agree"),
+                   bottleneck=(rep.get("verdict") or {}).get("side"))
         row.update({k: m.get(k) for k in METRICS if k in m})
         self.run_rows.append(row)
 
@@ -102,7 +126,8 @@ class Writer:
         os.replace(path + ".tmp", path)
         names = list(self.results["axes"])
         _write_csv(os.path.join(self.outdir, "runs.csv"),
-                   names + ["repeat", "status", "why", "run"] + list(METRICS), self.run_rows)
+                   names + ["repeat", "status", "why", "run", "agree", "bottleneck"]
+                   + list(METRICS), self.run_rows)
         fields = names + ["runs_ok", "runs"]
         for m in METRICS:
             fields += [m + "_median", m + "_min", m + "_max"]
@@ -164,5 +189,5 @@ def load(path):
             raise usage("%s: that run failed (status %s: %s)" % (
                 path, data.get("status"), data.get("why")))
         params = params_from_config(data.get("config"), data.get("backend"))
-        return [{"params": params, "summary": stats.summarize_runs([data.get("metrics") or {}])}]
+        return [{"params": params, "summary": stats.summarize_runs([run_metrics(data)])}]
     raise usage("%s is neither a vnperf sweep nor a `vnperf run --json` report" % path)

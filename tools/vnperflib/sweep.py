@@ -228,7 +228,8 @@ def run(base, axes, repeat, out, resolver, log=None):
 
 # Table columns: (header, metric, scale, format).
 TABLE_METRICS = (("pps", "pps", 1.0, None), ("Gbit/s", "bps", 1e-9, "%.3f"),
-                 ("CPU%", "cpu_pct", 1.0, "%.0f"), ("SD us/KB", "sd_us_per_kb", 1.0, "%.2f"),
+                 ("loss%", "loss_pct", 1.0, "%.2f"), ("CPU%", "cpu_pct", 1.0, "%.0f"),
+                 ("SD us/KB", "sd_us_per_kb", 1.0, "%.2f"),
                  ("p99 us", "p99_ns", 1e-3, "%.1f"), ("tps", "tps", 1.0, None))
 
 
