@@ -254,12 +254,18 @@ def test_reflect_sends_every_frame_back_and_survives_garbage(peer):
     assert host["vnperf"] == n, host
 
 
+# Guest <-> guest rates stay low: each polling guest holds a host core, and
+# on a busy 2-core CI host a descheduled QEMU overflows its dgram socket's
+# default receive buffer (~270 small frames) within ~100 ms at 2 kpps.
+GG_RATE = "2k"
+
+
 def test_gen_to_sink_guest_to_guest_no_loss():
-    n = 20000
+    n = 4000
     wa, wb = wire_pair()
     sink = make_guest(["app=sink", "count=%d" % n, "duration=40", "ip=" + IP_B],
                       [qemucmd.Nic(wb, MAC_B)], label="sink")
-    gen = make_guest(["app=gen", "count=%d" % n, "rate=10k", "ip=" + IP_A, "dst_ip=" + IP_B],
+    gen = make_guest(["app=gen", "count=%d" % n, "rate=" + GG_RATE, "ip=" + IP_A, "dst_ip=" + IP_B],
                      [qemucmd.Nic(wa, MAC_A)], label="gen")
     with vnharness.Session() as s:
         sink.start(s)
@@ -279,11 +285,11 @@ def test_gen_to_sink_guest_to_guest_no_loss():
 def test_gen_through_reflect_measures_latency():
     """gen -> reflect guest -> gen: the frames come back with the gen's own
     timestamps, so it reports loss and latency."""
-    n = 5000
+    n = 3000
     wa, wb = wire_pair()
     refl = make_guest(["app=reflect", "duration=30", "count=%d" % n, "ip=" + IP_B],
                       [qemucmd.Nic(wb, MAC_B)], label="reflect")
-    gen = make_guest(["app=gen", "count=%d" % n, "rate=5k", "ip=" + IP_A, "dst_ip=" + IP_B],
+    gen = make_guest(["app=gen", "count=%d" % n, "rate=" + GG_RATE, "ip=" + IP_A, "dst_ip=" + IP_B],
                      [qemucmd.Nic(wa, MAC_A)], label="gen")
     with vnharness.Session() as s:
         refl.start(s)
@@ -325,32 +331,42 @@ def test_rr_client_server_guest_to_guest(proto):
     assert rs["transactions"] >= rc["transactions"], (rs, rc)
 
 
-def test_fwd_between_two_legs_gen_to_sink():
-    """gen guest -> fwd guest (two NICs) -> sink guest."""
+def test_fwd_between_two_legs(peer):
+    """host sender -> fwd guest (two NICs on two dgram legs) -> host
+    counter, and the other direction at the same time. One guest: the
+    ends are the C peer, which does not hold a host core."""
     n = 3000
-    w1a, w1b = wire_pair()
-    w2a, w2b = wire_pair()
-    sink = make_guest(["app=sink", "count=%d" % n, "duration=40", "ip=" + IP_B],
-                      [qemucmd.Nic(w2b, MAC_B)], label="sink")
-    fwd = make_guest(["app=fwd", "duration=40", "count=%d" % n, "ip=10.0.2.17"],
-                     [qemucmd.Nic(w1b, "52:54:00:00:02:03"), qemucmd.Nic(w2a, "52:54:00:00:02:04")],
-                     label="fwd")
-    gen = make_guest(["app=gen", "count=%d" % n, "rate=2k", "ip=" + IP_A, "dst_ip=" + IP_B,
-                      "dst_mac=" + MAC_B], [qemucmd.Nic(w1a, MAC_A)], label="gen")
+    q1, p1, q2, p2 = vnharness.free_udp_ports(4)
+    # Not the address the peers send to: those frames are forwarded, not ours.
+    fwd = make_guest(["app=fwd", "duration=30", "count=%d" % (2 * n), "ip=10.0.2.17"],
+                     [qemucmd.Nic(vnharness.dgram_netdev(q1, p1), MAC_A),
+                      qemucmd.Nic(vnharness.dgram_netdev(q2, p2), MAC_B)], label="fwd")
     with vnharness.Session() as s:
-        sink.start(s)
         fwd.start(s)
-        assert wait_line(sink, has_text("sink: waiting"), 30), sink.console.text()
         assert wait_line(fwd, has_text("fwd: "), 30), fwd.console.text()
-        gen.start(s)
-        guest.pump([sink, fwd, gen], 60)
-    bs, rs = result_of(sink)
+        # Each counter binds its leg's QEMU remote port; senders use any port.
+        c2 = vnpeer.Peer(s, peer, "count", p2, q2, label="count2")
+        c1 = vnpeer.Peer(s, peer, "count", p1, q1, label="count1")
+        c2.start()
+        c1.start()
+        s1 = vnpeer.Peer(s, peer, "send", 0, q1, ["--count", str(n), "--rate", "2000",
+                                                  "--stream", "1"], label="send1")
+        s2 = vnpeer.Peer(s, peer, "send", 0, q2, ["--count", str(n), "--rate", "2000",
+                                                  "--stream", "2"], label="send2")
+        s1.start()
+        s2.start()
+        guest.pump([fwd], 40)
+        h2, h1 = c2.finish(), c1.finish()
+        s1.finish()
+        s2.finish()
     bf, rf = result_of(fwd)
     assert bf.code == OK, bf.console
-    # n frames of the gen plus its gratuitous ARP at link up.
-    assert rf["a_to_b"]["packets"] == n + 1, rf
-    assert bs.code == OK, (rf, bs.console)
-    assert (rs["packets"], rs["lost"], rs["dup"]) == (n, 0, 0), rs
+    assert rf["a_to_b"]["packets"] == n and rf["b_to_a"]["packets"] == n, rf
+    assert rf["tx_dropped"] == 0
+    for h, stream in ((h2, 1), (h1, 2)):
+        assert h["vnperf"] == n, h
+        st = h["streams"][0]
+        assert (st["id"], st["unique"], st["lost"], st["dup"]) == (stream, n, 0, 0), h
     # Zero-copy: every buffer went back to the ring it came from.
     assert rf["vnet"]["tx"]["in_flight"] == 0 and rf["vnet1"]["tx"]["in_flight"] == 0
 
