@@ -102,6 +102,12 @@ def merge(app, result, host, lossless=False):
     vrx = vnet_count(result, "rx")
     if vrx is not None and host.get("tx_frames") is not None and (vrx or host["tx_frames"]):
         drops = dict(host.get("tx_drops") or {})
+        ring = ((result or {}).get("vnet") or {}).get("rx", {}).get("size")
+        if host.get("sender_outlives_guest") and isinstance(ring, int):
+            # The host keeps sending after the app stopped reading: up to a
+            # ring's worth is left in the guest's RX ring.
+            drops["the guest's RX ring after the app stopped"] = min(
+                ring, max(0, host["tx_frames"] - vrx - sum(drops.values())))
         if app == "rr":
             # The client stops at its deadline with up to one reply per
             # session still on its way.

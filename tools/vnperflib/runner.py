@@ -22,8 +22,16 @@ def nic_up(g):
     if q is None or not g.spec.nics:
         return None if q is None else True
     try:
-        return q.driver_ok("/machine/peripheral/nic0")
-    except (QmpError, OSError, ValueError):
+        path = getattr(g, "nic_path", None)
+        if path is None:
+            # virtio-mmio: the device itself; PCI: the proxy's virtio-backend child.
+            paths = [d["path"] for d in q.command("x-query-virtio")
+                     if d["path"].startswith("/machine/peripheral/nic0")]
+            if not paths:
+                return False
+            path = g.nic_path = paths[0]
+        return q.driver_ok(path)
+    except (QmpError, OSError, ValueError, KeyError):
         g.qmp = None
         return None
 

@@ -175,7 +175,8 @@ class VhostUser(Backend):
         out.update(rx_frames=p.get("RX-packets"), rx_bytes=p.get("RX-bytes"),
                    tx_frames=p.get("TX-packets"), tx_bytes=p.get("TX-bytes"),
                    rx_drops={"testpmd RX-missed": p.get("RX-missed", 0),
-                             "testpmd RX-nombuf": p.get("RX-nombuf", 0)})
+                             "testpmd RX-nombuf": p.get("RX-nombuf", 0)},
+                   sender_outlives_guest=self.mode == "txonly")
         return out
 
 
