@@ -96,6 +96,19 @@ def test_table_of_medians_and_spread():
     assert lines[5].split()[:4] == ["512", "hub", "3/3", "1.500M"]
 
 
+def test_tx_drops_column_only_when_a_point_dropped():
+    res = fake_results({"txfull": ["wait", "drop"]}, [({"txfull": "wait"}, 1e5),
+                                                      ({"txfull": "drop"}, 2e5)])
+    zero = {"median": 0.0, "min": 0.0, "max": 0.0, "n": 3}
+    for p in res["points"]:
+        p["summary"]["tx_dropped"] = dict(zero)
+    assert "TX drops" not in sweep.render(res)
+    res["points"][1]["summary"]["tx_dropped"] = dict(zero, median=5e6, max=6e6)
+    lines = sweep.render(res).splitlines()
+    assert lines[0].split()[:6] == ["txfull", "ok", "pps", "Gbit/s", "TX", "drops"]
+    assert lines[2].split()[4] == "0" and lines[3].split()[4] == "5.000M"
+
+
 def test_plots_from_a_recorded_sweep(tmp_path):
     res = fake_results({"size": ["64", "512", "1514"], "kick_batch": ["1", "32"]}, [
         ({"size": s, "kick_batch": k}, float(i + 1) * 1e4)

@@ -196,6 +196,7 @@ def run(base, axes, repeat, out, resolver, log=None):
     log = log or (lambda line: runner.log(base, line))
     pts = points(axes)
     total = len(pts) * repeat
+    start = time.monotonic()
     k = 0
     status = 0
     for pt in pts:
@@ -208,10 +209,12 @@ def run(base, axes, repeat, out, resolver, log=None):
             rep = run_point_once(opts, resolver)
             out.add_run(point, r + 1, rep)
             m = rep.get("metrics") or {}
-            log("sweep %d/%d: %s%s: %s" % (
+            now = time.monotonic()
+            log("sweep %d/%d: %s%s: %s, %.1f s%s" % (
                 k, total, describe(params), " #%d" % (r + 1) if repeat > 1 else "",
-                "%s pps, %.1f s" % (fmt_num(m.get("pps")), time.monotonic() - t0)
-                if rep["status"] == 0 else "failed: %s" % rep.get("why")))
+                "%s pps" % fmt_num(m.get("pps")) if rep["status"] == 0
+                else "failed: %s" % rep.get("why"), now - t0,
+                "; about %.0f s to go" % ((now - start) / k * (total - k)) if k < total else ""))
             if rep["status"] == 2:
                 out.save()
                 raise usage("sweep: %s: guest config error: %s" % (describe(params),
@@ -228,16 +231,23 @@ def run(base, axes, repeat, out, resolver, log=None):
 
 # Table columns: (header, metric, scale, format).
 TABLE_METRICS = (("pps", "pps", 1.0, None), ("Gbit/s", "bps", 1e-9, "%.3f"),
-                 ("loss%", "loss_pct", 1.0, "%.2f"), ("CPU%", "cpu_pct", 1.0, "%.0f"),
+                 ("loss%", "loss_pct", 1.0, "%.2f"), ("TX drops", "tx_dropped", 1.0, None),
+                 ("CPU%", "cpu_pct", 1.0, "%.0f"),
                  ("SD us/KB", "sd_us_per_kb", 1.0, "%.2f"),
                  ("p99 us", "p99_ns", 1e-3, "%.1f"), ("tps", "tps", 1.0, None))
+
+
+# Columns left out when every point has 0 there.
+QUIET_WHEN_ZERO = ("tx_dropped",)
 
 
 def _cell(s, scale, fmt):
     if s is None:
         return "-"
     v = s["median"] * scale
-    return fmt_num(v) if fmt is None else fmt % v
+    if fmt is None:
+        return "0" if v == 0 else fmt_num(v)
+    return fmt % v
 
 
 def render(results):
@@ -245,7 +255,9 @@ def render(results):
     point has are left out."""
     names = list(results["axes"])
     pts = results["points"]
-    cols = [c for c in TABLE_METRICS if any(c[1] in p["summary"] for p in pts)]
+    cols = [c for c in TABLE_METRICS if any(c[1] in p["summary"] for p in pts)
+            and (c[1] not in QUIET_WHEN_ZERO
+                 or any(p["summary"].get(c[1], {}).get("max") for p in pts))]
     headers = names + ["ok"] + [c[0] for c in cols] + ["pps min-max", "spread"]
     rows = []
     for p in pts:
