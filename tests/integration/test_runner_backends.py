@@ -218,3 +218,11 @@ def test_rr_against_reflecting_peer(image, peer):
     assert m["transactions"] > 0 and 0 < m["p50_ns"] <= m["p99_ns"]
     assert direction(rep, "guest->host frames")["sent"] > 0
     assert rep["counts"]["directions"]["host->guest frames"]["verdict"] in ("agree", "lossy")
+
+
+def test_tap_sink_from_peer_in_namespace(image, peer, no_leftovers):
+    r, rep = run_json(["--backend", "tap", "--app", "sink", "--count", "3000", "--rate", "10k",
+                       "--duration", "10"])
+    assert r.returncode == 0, r.stderr
+    assert direction(rep, "host->guest")["received"] == 3000
+    assert direction(rep, "host->guest frames")["sent"] == 3000

@@ -270,6 +270,7 @@ class Tap(Backend):
         self.netns = None
         self.tap_mac = None
         self.base = None
+        self.sender = None
 
     def check(self):
         if os.geteuid() != 0:
@@ -308,6 +309,34 @@ class Tap(Backend):
         self._ip("-n", ns, "neigh", "replace", self.GUEST_IP, "lladdr", guest_mac(0),
                  "dev", self.TAP, "nud", "permanent")
         self.tap_mac, self.base = self._stats()
+        if self.opts.app in ("sink", "reflect"):
+            # Host -> guest: the peer inside the namespace sends UDP to the
+            # guest through the kernel's own stack (the frame it builds is
+            # the UDP payload).
+            args = ["--dst-port", "9000"]
+            if self.opts.size:
+                args += ["--size", str(max(60, self.opts.size - 42))]
+            args += ["--count", str(self.opts.count)] if getattr(self.opts, "count", None) \
+                else ["--duration", "%.1f" % max(0.5, (self.opts.duration or 5) - 0.5)]
+            if self.opts.rate and not self.opts.rate.lower().endswith("bps"):
+                args += ["--rate", self.opts.rate]
+            self.sender = peer.Peer(session, peer.peer_binary(), "send", 0, 9000, args,
+                                    host=self.HOST_IP, remote_host=self.GUEST_IP,
+                                    netns=ns)
+
+    def on_guest_ready(self, index):
+        if self.sender is not None and self.sender.proc is None:
+            self.sender.start()
+
+    def healthy(self):
+        return self.sender.dead() if self.sender else None
+
+    def finish(self):
+        if self.sender:
+            self.sender.finish()
+
+    def processes(self):
+        return [("peer", self.sender.proc.pid)] if self.sender and self.sender.proc else []
 
     def _stats(self):
         out = self._ip("-n", self.netns, "-s", "-j", "link", "show", self.TAP)
@@ -334,10 +363,14 @@ class Tap(Backend):
         def d(a, b, k):
             return a.get(k, 0) - b.get(k, 0)
         # Interface statistics count every frame: wire-level counts.
-        return {"rx_frames": d(rx, brx, "packets"), "rx_bytes": d(rx, brx, "bytes"),
-                "tx_frames": d(tx, btx, "packets"), "tx_bytes": d(tx, btx, "bytes"),
-                "rx_drops": {"tap rx_dropped": d(rx, brx, "dropped")},
-                "tx_drops": {"tap tx_dropped": d(tx, btx, "dropped")}}
+        out = {"rx_frames": d(rx, brx, "packets"), "rx_bytes": d(rx, brx, "bytes"),
+               "tx_frames": d(tx, btx, "packets"), "tx_bytes": d(tx, btx, "bytes"),
+               "rx_drops": {"tap rx_dropped": d(rx, brx, "dropped")},
+               "tx_drops": {"tap tx_dropped": d(tx, btx, "dropped")}}
+        if self.sender is not None and self.sender.result is not None:
+            out["peer"] = self.sender.result
+            out["tx_packets"] = self.sender.result["packets"]
+        return out
 
 
 class VhostNet(Tap):

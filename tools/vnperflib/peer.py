@@ -30,7 +30,8 @@ def mode_for_app(app):
 
 
 class Peer:
-    def __init__(self, session, binary, mode, local_port, remote_port, args=(), label="peer"):
+    def __init__(self, session, binary, mode, local_port, remote_port, args=(), label="peer",
+                 host="127.0.0.1", remote_host="127.0.0.1", netns=None):
         self.session = session
         self.mode = mode
         self.label = label
@@ -41,9 +42,10 @@ class Peer:
         self.err = open(os.path.join(self.tmp, "err"), "w+b")
         session.on_close(self.out.close, what="close peer output")
         session.on_close(self.err.close, what="close peer errors")
-        self.argv = [binary, mode, "--local", "127.0.0.1:%d" % local_port]
+        self.argv = ["ip", "netns", "exec", netns] if netns else []
+        self.argv += [binary, mode, "--local", "%s:%d" % (host, local_port)]
         if remote_port is not None:
-            self.argv += ["--remote", "127.0.0.1:%d" % remote_port]
+            self.argv += ["--remote", "%s:%d" % (remote_host, remote_port)]
         self.argv += ["--ready-file", self.ready_file] + list(args)
         self.proc = None
         self.result = None
