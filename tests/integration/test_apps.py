@@ -164,6 +164,17 @@ def test_gen_without_arp_answer_is_a_network_error():
     assert "no ARP answer" in b.one("error")["message"]
 
 
+def test_dhcp_address_and_arp_through_user_networking():
+    """dhcp=1 against QEMU's user-mode DHCP server, then ARP for its
+    gateway address: the raw path gets a MAC lwIP resolved."""
+    b = vnharness.boot(["app=gen", "dhcp=1", "dst_ip=10.0.2.2", "count=100"],
+                       netdevs=["user,restrict=on"])
+    assert b.code == OK, b.console
+    assert "net: dhcp ip 10.0.2.15" in b.console
+    assert "net: 10.0.2.2 is at " in b.console
+    assert b.one("result")["packets"] == 100
+
+
 def sink_from_peer(peer, sink_cfg, send_args, timeout=60):
     q, p = vnharness.free_udp_ports(2)
     g = make_guest(["app=sink"] + PEER_CFG + sink_cfg,
