@@ -271,6 +271,10 @@ def test_loss_column_shows_both_sides(tmp_path):
     b = lossy_report(tmp_path / "b.json", 1000, 900, 77)
     assert resultsdir.run_metrics(json.loads((tmp_path / "b.json").read_text())) == {
         "pps": 450.0, "bps": 900 * 64 * 4.0, "loss_pct": 10.0, "tx_dropped": 77}
+    wire_only = {"counts": {"directions": {"host->guest frames": {"loss_pct": 2.5},
+                                           "guest->host frames": {"loss_pct": 0.5}}}}
+    assert resultsdir.run_metrics(wire_only) == {"loss_pct": 2.5}
+    assert resultsdir.run_metrics({"counts": None, "guests": [{"result": None}]}) == {}
     r = run_vnperf(["compare", a, b])
     assert r.returncode == 0, r.stderr
     rows = rows_of(r.stdout)

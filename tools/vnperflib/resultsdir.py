@@ -28,21 +28,25 @@ METRICS = ("pps", "bps", "packets", "bytes", "loss_pct", "tx_dropped", "cpu_pct"
            "sd_us_per_packet", "sd_us_per_kb", "tps", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
            "duration_s")
 
-# App-level directions of the merged counts (counts.py); the "frames" ones
-# also carry ARP and other frames that are not the app's.
+# Directions of the merged counts (counts.py): the app's frames where the
+# host end tells them apart, else every frame on the wire (tap and testpmd
+# count at the interface, ARP included).
 APP_DIRECTIONS = ("guest->host", "host->guest")
+WIRE_DIRECTIONS = ("guest->host frames", "host->guest frames")
 
 
 def run_metrics(rep):
-    """The runner's metrics of a run, plus loss_pct (the worst app-level
-    direction's loss between the two sides' counts) and tx_dropped (frames
-    the guest driver dropped on a full TX ring, txfull=drop)."""
+    """The runner's metrics of a run, plus loss_pct (the worst direction's
+    loss between the two sides' counts) and tx_dropped (frames the guest
+    driver dropped on a full TX ring, txfull=drop)."""
     m = dict(rep.get("metrics") or {})
     dirs = (rep.get("counts") or {}).get("directions") or {}
-    losses = [dirs[d]["loss_pct"] for d in APP_DIRECTIONS
-              if d in dirs and stats.is_number(dirs[d].get("loss_pct"))]
-    if losses:
-        m["loss_pct"] = max(losses)
+    for names in (APP_DIRECTIONS, WIRE_DIRECTIONS):
+        losses = [dirs[d]["loss_pct"] for d in names
+                  if d in dirs and stats.is_number(dirs[d].get("loss_pct"))]
+        if losses:
+            m["loss_pct"] = max(losses)
+            break
     guests = rep.get("guests") or [{}]
     dropped = (guests[-1].get("result") or {}).get("tx_dropped")
     if stats.is_number(dropped):
