@@ -66,6 +66,7 @@ static struct gen {
     struct seq_stream *rx_streams;
     struct hist lat; /* cycles */
     uint64_t rx_packets, rx_bytes, rx_bad, rx_future_ts;
+    uint64_t wire_rx, wire_rx_bytes; /* every frame received */
 } g;
 
 static void gen_tx_done(void *ctx, uint32_t id)
@@ -133,6 +134,8 @@ static void gen_rx(uint64_t now)
     for (int i = 0; i < n; i++) {
         struct pkt_info pi;
         const uint8_t *f = rx[i].frame;
+        g.wire_rx++;
+        g.wire_rx_bytes += rx[i].len;
         enum pkt_kind k = pkt_parse(f, rx[i].len, true, &pi);
         if (k == PKT_UDP && pi.payload_len >= PL_MIN) {
             uint32_t s = pi.payload_len >= PL_LEN ? rdle32(f + pi.payload_off + PL_OFF_STREAM)
@@ -309,6 +312,8 @@ static void gen_result(uint64_t ns, const struct rate *r, bool stack)
 {
     app_summary("gen", g.packets, g.bytes, ns);
     struct json *j = app_result_begin(g.packets, g.bytes, ns);
+    /* The stack path's frames are lwIP's: counted there. */
+    app_wire_json(j, stack ? 0 : g.packets, stack ? 0 : g.bytes, g.wire_rx, g.wire_rx_bytes);
     json_str(j, "path", stack ? "stack" : "raw");
     json_u64(j, "tx_dropped", g.dropped);
     json_u64(j, "tx_nomem", g.nomem);

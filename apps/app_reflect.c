@@ -20,6 +20,7 @@
 
 static struct reflect {
     uint64_t packets, bytes, tx_dropped;
+    uint64_t wire_rx, wire_rx_bytes; /* every frame received */
     uint64_t kinds[PKT_KINDS];
 } r;
 
@@ -53,6 +54,8 @@ int app_reflect_main(void)
             uint8_t *f = rx[i].frame;
             enum pkt_kind k = pkt_parse(f, rx[i].len, true, &pi);
             r.kinds[k]++;
+            r.wire_rx++;
+            r.wire_rx_bytes += rx[i].len;
             if (k == PKT_UDP && !(cfg.dhcp && pi.dport == DHCP_CLIENT_PORT)) {
                 pkt_udp_reflect(f, &pi, nif->mac);
                 bufs[nt] = rx[i].buf;
@@ -95,6 +98,7 @@ int app_reflect_main(void)
         first && last > first ? time_cycles_to_ns(last - first) : time_cycles_to_ns(now - start);
     app_summary("reflect", r.packets, r.bytes, ns);
     struct json *j = app_result_begin(r.packets, r.bytes, ns);
+    app_wire_json(j, r.packets, r.bytes, r.wire_rx, r.wire_rx_bytes);
     json_u64(j, "tx_dropped", r.tx_dropped);
     json_u64(j, "malformed", malformed());
     json_obj_begin(j, "rx_kinds");

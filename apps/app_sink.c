@@ -25,6 +25,7 @@
 static struct sink {
     struct seq_stream *streams;
     uint64_t packets, bytes, no_header, bad_stream;
+    uint64_t wire_rx, wire_rx_bytes; /* every frame received */
     uint64_t kinds[PKT_KINDS];
 } s;
 
@@ -34,6 +35,8 @@ static inline void sink_frame(struct net_if *nif, const struct vnet_rx *rx)
     const uint8_t *f = rx->frame;
     enum pkt_kind k = pkt_parse(f, rx->len, true, &pi);
     s.kinds[k]++;
+    s.wire_rx++;
+    s.wire_rx_bytes += rx->len;
     switch (k) {
     case PKT_UDP:
         if (cfg.dhcp && pi.dport == DHCP_CLIENT_PORT)
@@ -80,6 +83,7 @@ static void sink_result(uint64_t ns, bool complete)
            (unsigned long long)t.streams, (unsigned long long)t.lost, (unsigned long long)t.dup,
            (unsigned long long)t.reorder, (unsigned long long)malformed());
     struct json *j = app_result_begin(s.packets, s.bytes, ns);
+    app_wire_json(j, 0, 0, s.wire_rx, s.wire_rx_bytes);
     if (cfg.count) {
         json_u64(j, "count", cfg.count);
         json_bool(j, "complete", complete);

@@ -66,6 +66,17 @@ struct json *app_result_begin(uint64_t packets, uint64_t bytes, uint64_t duratio
     return j;
 }
 
+void app_wire_json(struct json *j, uint64_t tx_packets, uint64_t tx_bytes, uint64_t rx_packets,
+                   uint64_t rx_bytes)
+{
+    uint64_t lp, lb;
+    net_lwip_sent(&lp, &lb);
+    json_u64(j, "tx_packets", tx_packets + lp);
+    json_u64(j, "tx_bytes", tx_bytes + lb);
+    json_u64(j, "rx_packets", rx_packets);
+    json_u64(j, "rx_bytes", rx_bytes);
+}
+
 void app_result_end(struct json *j)
 {
     static const char *const names[VNET_MAX_DEVS] = {"vnet", "vnet1", "vnet2", "vnet3"};

@@ -36,6 +36,12 @@ uint64_t app_deadline(uint64_t start, uint64_t def_s);
  * Add app members, then app_result_end(). */
 struct json *app_result_begin(uint64_t packets, uint64_t bytes, uint64_t duration_ns);
 
+/* Adds what went over the wire, for comparison with the host's counts:
+ * tx_packets/tx_bytes (the app's own frames plus lwIP's: ARP, ICMP
+ * answers) and rx_packets/rx_bytes (every frame the driver delivered). */
+void app_wire_json(struct json *j, uint64_t tx_packets, uint64_t tx_bytes, uint64_t rx_packets,
+                   uint64_t rx_bytes);
+
 /* Adds "vnet" (first device; "vnet1".. for the others) and "net" (this
  * layer's and lwIP's counters), prints the line. */
 void app_result_end(struct json *j);

@@ -36,6 +36,7 @@ struct net_if {
     /* counters of this layer (the driver keeps its own) */
     uint64_t lwip_rx, lwip_rx_copied, lwip_rx_dropped;
     uint64_t lwip_tx, lwip_tx_copied, lwip_tx_dropped;
+    uint64_t lwip_tx_sent, lwip_tx_sent_bytes; /* taken by the driver */
 };
 
 /* Brings up at least min_devs virtio-net devices (fatal otherwise), lwIP
@@ -93,6 +94,9 @@ int net_resolve_mac(uint32_t ip, uint8_t mac[6], uint32_t timeout_ms);
  * dst_ip is off-link); no answer within 1 s ends the run with
  * VN_EXIT_NETWORK. */
 void net_dst_mac(uint8_t mac[6]);
+
+/* Frames and bytes of lwIP's output the driver took, all devices. */
+void net_lwip_sent(uint64_t *packets, uint64_t *bytes);
 
 /* This layer's and lwIP's counters as members of the open object. */
 void net_stats_json(struct json *j);

@@ -221,6 +221,15 @@ void net_dst_mac(uint8_t mac[6])
            mac[3], mac[4], mac[5]);
 }
 
+void net_lwip_sent(uint64_t *packets, uint64_t *bytes)
+{
+    *packets = *bytes = 0;
+    for (unsigned i = 0; i < nifs; i++) {
+        *packets += ifs[i].lwip_tx_sent;
+        *bytes += ifs[i].lwip_tx_sent_bytes;
+    }
+}
+
 void net_stats_json(struct json *j)
 {
     uint64_t rx = 0, rxc = 0, rxd = 0, tx = 0, txc = 0, txd = 0;

@@ -84,6 +84,9 @@ void net_flush(struct net_if *nif)
         int n = net_check(nif, vnet_tx_burst(nif->dev, nif->pend + off, nif->npend - off));
         if (n == 0)
             break;
+        for (int i = off; i < off + n; i++)
+            nif->lwip_tx_sent_bytes += nif->pend[i].len;
+        nif->lwip_tx_sent += (uint64_t)n;
         off += n;
     }
     /* txfull=drop: what the ring did not take is lost, like on a NIC. */

@@ -105,6 +105,8 @@ def test_gen_sends_exact_count_to_host(peer):
     s = host["streams"][0]
     assert (s["unique"], s["lost"], s["dup"], s["reorder"]) == (n, 0, 0, 0), host
     assert host["sizes"].get("64") == n
+    # Everything on the wire, lwIP's gratuitous ARP included, is in tx_packets.
+    assert (res["tx_packets"], res["tx_bytes"]) == (host["packets"], host["bytes"]), host
 
 
 def test_gen_rate_is_held(peer):
@@ -198,6 +200,7 @@ def test_sink_counts_exact_frames_from_host(peer):
     assert host["packets"] == n
     assert b.code == OK, b.console
     assert res["packets"] == n and res["complete"] is True
+    assert res["rx_packets"] == n
     assert (res["streams"], res["unique"], res["lost"], res["dup"]) == (2, n, 0, 0), res
     assert res["malformed"] == 0
 
