@@ -80,8 +80,9 @@ def _index(points, names, label):
     for p in points:
         k = tuple(str(p["params"].get(n)) for n in names)
         if k in idx:
+            first = idx[k]["params"]
             others = sorted(n for n in p["params"]
-                            if n not in names and str(p["params"][n]) != str(idx[k]["params"].get(n)))
+                            if n not in names and str(p["params"][n]) != str(first.get(n)))
             raise usage("%s has several points for %s (they differ in %s): keep one with "
                         "--%s-where %s=VALUE, or name the row parameters with --by" % (
                             label, _keytext(names, k) or "the comparison", ", ".join(others),
