@@ -18,7 +18,8 @@
 #define VNET_MTU_MIN          68   /* virtio 1.2 s5.1.4.1 */
 #define VNET_MTU_MAX          9000 /* larger offers are not negotiated */
 #define VNET_ETH_HLEN         14
-#define VNET_FRAME_EXTRA      18 /* Ethernet header + one VLAN tag */
+#define VNET_FRAME_EXTRA      18         /* Ethernet header + one VLAN tag */
+#define VNET_RX_IDLE_CHECK    (1u << 20) /* empty RX polls between status reads */
 
 /* The virtio-net header, virtio 1.2 s5.1.6; the first 10 bytes are the
  * legacy header without num_buffers. */
@@ -76,6 +77,7 @@ struct vnet_dev {
     uint32_t mrg_slot;
     uint32_t mrg_len;
     bool mrg_drop;
+    uint32_t rx_idle_polls;
     struct vnet_rxq_stats rxs;
 
     /* cold */

@@ -92,6 +92,10 @@ int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max)
     int got = virtq_get_used(vq, d->rx_used, want);
     if (got < 0)
         return got;
+    /* A device that needs a reset stops delivering: look at its status
+     * once per VNET_RX_IDLE_CHECK empty polls (s2.1.2). */
+    if (!got && !(++d->rx_idle_polls & (VNET_RX_IDLE_CHECK - 1)))
+        return vnet_check_status(d);
     int n = 0;
     const uint32_t min_len = d->hdr_len + VNET_ETH_HLEN;
     for (int i = 0; i < got; i++) {

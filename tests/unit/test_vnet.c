@@ -602,6 +602,25 @@ static void test_needs_reset(void **state)
     expect_dead(d, "device", "device needs reset");
 }
 
+/* An RX-only app never calls vnet_link_up: idle polling notices. */
+static void test_needs_reset_while_idle(void **state)
+{
+    (void)state;
+    struct sim_dev *s;
+    struct vnet_dev *d = rx_dev(&s);
+    struct vnet_rx rx[4];
+    assert_int_equal(vnet_rx_burst(d, rx, 4), 0);
+    s->status |= VIRTIO_STATUS_DEVICE_NEEDS_RESET;
+    int r = 0;
+    unsigned polls = 0;
+    while (r == 0 && polls <= VNET_RX_IDLE_CHECK) {
+        r = vnet_rx_burst(d, rx, 4);
+        polls++;
+    }
+    assert_int_equal(r, -EIO);
+    expect_dead(d, "device", "device needs reset");
+}
+
 static void test_stats_json(void **state)
 {
     (void)state;
@@ -653,6 +672,7 @@ int main(void)
         T(test_duplicate_tx_id),
         T(test_used_idx_jump),
         T(test_needs_reset),
+        T(test_needs_reset_while_idle),
         T(test_stats_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
