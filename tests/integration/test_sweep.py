@@ -120,3 +120,14 @@ def test_ctrl_c_keeps_finished_points_and_leaves_nothing(image, peer, tmp_path):
     # The table of what was measured is still printed.
     assert stdout.splitlines()[2].split()[:3] == ["dgram", "64", "1/1"]
     assert stdout.splitlines()[-1].startswith("results so far: " + out)
+
+
+def test_guest_config_error_stops_the_sweep(image, peer, tmp_path):
+    out = str(tmp_path / "cfg")
+    r = run_vnperf(SWEEP + ["--ring", "3,64", "--out", out], timeout=60)
+    assert r.returncode == 2, r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("vnperf: sweep stopped at backend=dgram ring=3: guest: exit 2 "
+                           "(config error)"), r.stderr
+    res = load(os.path.join(out, "results.json"))
+    assert [p["statuses"] for p in res["points"]] == [[2]]

@@ -180,6 +180,10 @@ def run_point_once(opts, resolver):
                 "status_name": exitcodes.status_name(e.status), "metrics": {}}
 
 
+# kernel/exit.h: the guest refused its config.
+GUEST_CONFIG_ERROR = 2
+
+
 def describe(params):
     return " ".join("%s=%s" % kv for kv in params.items())
 
@@ -215,10 +219,10 @@ def run(base, axes, repeat, out, resolver, log=None):
                 "%s pps" % fmt_num(m.get("pps")) if rep["status"] == 0
                 else "failed: %s" % rep.get("why"), now - t0,
                 "; about %.0f s to go" % ((now - start) / k * (total - k)) if k < total else ""))
-            if rep["status"] == 2:
+            if rep["status"] == GUEST_CONFIG_ERROR:
                 out.save()
-                raise usage("sweep: %s: guest config error: %s" % (describe(params),
-                                                                    rep.get("why")))
+                raise RunnerError(GUEST_CONFIG_ERROR, "sweep stopped at %s: %s" % (
+                    describe(params), rep.get("why")))
             status = status or rep["status"]
         out.save()
     try:
