@@ -4,11 +4,12 @@ before anything boots)."""
 
 import argparse
 import os
+import sys
 
 import pytest
 
 from vnharness import exitcodes, run_vnperf
-from vnperflib import plots, sweep
+from vnperflib import plots, resultsdir, sweep
 from vnperflib.errors import RunnerError
 
 
@@ -121,6 +122,17 @@ def test_plots_from_a_recorded_sweep(tmp_path):
     for name in made:
         with open(tmp_path / name, "rb") as f:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_without_matplotlib_no_plots_and_a_note(tmp_path, monkeypatch):
+    # None in sys.modules makes `import matplotlib` raise ImportError.
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert not plots.available()
+    res = fake_results({"size": ["64", "512"]}, [({"size": "64"}, 1e5), ({"size": "512"}, 2e5)])
+    assert plots.plot_sweep(res, str(tmp_path)) == [] and os.listdir(tmp_path) == []
+    res["plots"] = []
+    assert resultsdir.describe_files(res).endswith(
+        "no plots: python3-matplotlib is not importable")
 
 
 def test_plot_against_a_non_numeric_axis(tmp_path):
