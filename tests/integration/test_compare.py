@@ -285,3 +285,11 @@ def test_loss_column_shows_both_sides(tmp_path):
     j = json.loads(run_vnperf(["compare", "--json", a, b]).stdout)
     cell = j["rows"][0]["columns"]["loss% A->B"]
     assert (cell["a"], cell["b"], cell["significant"]) == (0.0, 10.0, True)
+
+
+def test_rr_rows_are_scaled_by_transactions():
+    pa = [{"params": {"sessions": "1"}, "summary": {"tps": summ(1000.0), "bps": summ(8e3)}}]
+    pb = [{"params": {"sessions": "1"}, "summary": {"tps": summ(1500.0), "bps": summ(12e3)}}]
+    lines = compare.render(compare.compare(pa, pb)).splitlines()
+    assert lines[2].split() == ["point", "tps", "A", "tps", "B", "BW%", "TPS%"]
+    assert lines[4].split() == ["all", "1.000k", "1.500k", "+50.0", "+50.0"]

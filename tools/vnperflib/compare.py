@@ -157,7 +157,8 @@ def _pct_cell(c):
 def render(cmp, label_a="A", label_b="B"):
     names = cmp["key"] or ["point"]
     cols = cmp["columns"]
-    base_metric = "bps" if "BW%" in cols else "tps" if "TPS%" in cols else "pps"
+    # Request/response runs move few bytes: their scale is transactions/s.
+    base_metric = "tps" if "TPS%" in cols else "bps" if "BW%" in cols else "pps"
     unit, scale = {"bps": ("Gbit/s", 1e-9), "tps": ("tps", 1.0), "pps": ("pps", 1.0)}[base_metric]
     col_of = {m: c for c, m in COLUMNS}
     headers = list(names) + ["%s %s" % (unit, "A"), "%s %s" % (unit, "B")] + cols
