@@ -6,12 +6,11 @@ import os
 import selectors
 import subprocess
 import time
-import types
 
 import pytest
 
 import vnharness
-from vnperflib import backends, guest, qemucmd
+from vnperflib import guest, qemucmd
 from vnperflib import peer as vnpeer
 
 OK = 0
@@ -415,11 +414,45 @@ def test_rr_udp_client_against_host_reflector_with_malformed_frames(peer):
 # ---- tap in a namespace: the host's own ping and iperf 2
 
 
+class TapNs:
+    """A tap inside a network namespace of our own (no route out), QEMU and
+    the host tools (ping, iperf) run inside it."""
+
+    TAP = "vntap0"
+    HOST_IP = "10.0.0.1"
+    GUEST_IP = "10.0.0.2"
+    GUEST_MAC = "52:54:00:00:03:01"
+    _seq = 0
+
+    def start(self, session):
+        TapNs._seq += 1
+        self.netns = "%sapps-%d-%d" % (vnharness.NETNS_PREFIX, os.getpid(), TapNs._seq)
+        self._ip("netns", "add", self.netns)
+        session.on_close(self._ip, "netns", "del", self.netns, what="delete " + self.netns)
+        self._ip("-n", self.netns, "link", "set", "lo", "up")
+        self._ip("-n", self.netns, "tuntap", "add", "dev", self.TAP, "mode", "tap", "vnet_hdr")
+        self._ip("-n", self.netns, "addr", "add", self.HOST_IP + "/24", "dev", self.TAP)
+        self._ip("-n", self.netns, "link", "set", self.TAP, "up")
+
+    @staticmethod
+    def _ip(*args):
+        r = subprocess.run(["ip"] + list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=10)
+        assert r.returncode == 0, "ip %s: %s" % (" ".join(args), r.stdout)
+
+    def nics(self):
+        return [qemucmd.Nic("tap,ifname=%s,script=no,downscript=no" % self.TAP, self.GUEST_MAC)]
+
+    def guest_config(self):
+        # The guest ARPs for the host end, the host ARPs for the guest.
+        return ["ip=" + self.GUEST_IP, "dst_ip=" + self.HOST_IP]
+
+
 @pytest.fixture
 def tap():
-    t = backends.Tap(types.SimpleNamespace())
-    t.check()
-    return t
+    if os.geteuid() != 0 or not os.path.exists("/dev/net/tun"):
+        pytest.fail("tap tests need root and /dev/net/tun")
+    return TapNs()
 
 
 def ns_run(tap, argv, timeout):
@@ -430,8 +463,8 @@ def ns_run(tap, argv, timeout):
 def test_host_ping_answered_while_gen_runs(tap):
     with vnharness.Session() as s:
         tap.start(s)
-        g = make_guest(["app=gen", "duration=4", "rate=20k", "dst_port=9"] + tap.guest_config(0),
-                       tap.nics(0))
+        g = make_guest(["app=gen", "duration=4", "rate=20k", "dst_port=9"] + tap.guest_config(),
+                       tap.nics())
         g.start(s, netns=tap.netns)
         assert wait_line(g, has_text("gen: raw path"), 30), g.console.text()
         ping = ns_run(tap, ["ping", "-c", "5", "-i", "0.2", "-W", "2", tap.GUEST_IP], 20)
@@ -446,7 +479,7 @@ def test_iperf_host_client_to_guest_server(tap):
     with vnharness.Session() as s:
         tap.start(s)
         g = make_guest(["app=iperf", "role=server", "sessions=2", "duration=30"]
-                       + tap.guest_config(0), tap.nics(0))
+                       + tap.guest_config(), tap.nics())
         g.start(s, netns=tap.netns)
         assert wait_line(g, has_text("iperf: server on"), 30), g.console.text()
         host = ns_run(tap, ["iperf", "-c", tap.GUEST_IP, "-t", "2", "-P", "2"], 30)
@@ -469,7 +502,7 @@ def test_iperf_guest_client_to_host_server(tap):
             assert time.monotonic() < t_end, "iperf -s did not listen"
             time.sleep(0.05)
         g = make_guest(["app=iperf", "role=client", "sessions=2", "duration=2"]
-                       + tap.guest_config(0), tap.nics(0))
+                       + tap.guest_config(), tap.nics())
         g.start(s, netns=tap.netns)
         guest.pump([g], 30)
         s.stop(srv)
