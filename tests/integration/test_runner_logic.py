@@ -174,9 +174,13 @@ def test_counts_more_received_than_sent_disagrees():
     assert m["directions"]["guest->host"]["verdict"] == "disagree"
 
 
-def test_counts_explicit_tx_rx_members_win():
-    tx, _, rx, _ = counts.guest_counts("reflect", {"packets": 3, "tx_packets": 4, "rx_packets": 5})
-    assert (tx, rx) == (4, 5)
+def test_counts_app_level_is_packets_wire_level_is_tx_rx_members():
+    res = {"packets": 3, "tx_packets": 4, "rx_packets": 5, "vnet": {"tx": {"packets": 9}}}
+    assert counts.guest_counts("reflect", res)[::2] == (3, 3)
+    assert counts.guest_counts("gen", res)[::2] == (3, None)
+    assert counts.guest_counts("rr", res)[::2] == (None, None)
+    assert counts.vnet_count(res, "tx") == 4 and counts.vnet_count(res, "rx") == 5
+    assert counts.vnet_count({"vnet": {"tx": {"packets": 9}}}, "tx") == 9
 
 
 def test_pin_parse():
@@ -198,3 +202,11 @@ def test_service_demand():
     sd = hostcpu.service_demand(2.0, 1000000, 1024 * 1000)
     assert sd["us_per_packet"] == pytest.approx(2.0) and sd["us_per_kb"] == pytest.approx(2000.0)
     assert hostcpu.service_demand(1.0, 0, 0) == {"us_per_packet": None, "us_per_kb": None}
+
+
+def test_counts_frames_left_on_tx_ring_are_located():
+    res = {"packets": 100, "tx_packets": 101, "vnet": {"tx": {"in_flight": 30}}}
+    m = counts.merge("gen", res, {"rx_packets": 70, "rx_frames": 71}, lossless=True)
+    for name in ("guest->host", "guest->host frames"):
+        d = m["directions"][name]
+        assert d["lost"] == 30 and d["located"] == 30 and d["verdict"] == "lossy", d

@@ -16,29 +16,28 @@ def _first(d, *keys):
 
 
 def guest_counts(app, result):
-    """(tx_packets, tx_bytes, rx_packets, rx_bytes) the guest reports; None
-    for what it does not say. Explicit tx_/rx_ members win over "packets"."""
+    """(tx_packets, tx_bytes, rx_packets, rx_bytes) of the app's own test
+    traffic ("packets"/"bytes", docs/apps.md) in the app's direction; None
+    for what it does not say."""
     if not result:
         return None, None, None, None
-    txp = _first(result, "tx_packets")
-    txb = _first(result, "tx_bytes")
-    rxp = _first(result, "rx_packets")
-    rxb = _first(result, "rx_bytes")
     p, b = _first(result, "packets"), _first(result, "bytes")
     if app in TX_APPS:
-        txp = p if txp is None else txp
-        txb = b if txb is None else txb
-    elif app in RX_APPS:
-        rxp = p if rxp is None else rxp
-        rxb = b if rxb is None else rxb
-    elif app in BOTH_APPS:
-        txp = p if txp is None else txp
-        rxp = p if rxp is None else rxp
-    return txp, txb, rxp, rxb
+        return p, b, None, None
+    if app in RX_APPS:
+        return None, None, p, b
+    if app in BOTH_APPS:
+        return p, b, p, b
+    return None, None, None, None
 
 
 def vnet_count(result, queue):
-    """Frames the driver moved on a queue ("tx"/"rx"), or None."""
+    """Every frame that crossed the wire on a queue ("tx"/"rx"): the app's
+    tx_packets/rx_packets (its frames plus lwIP's), else the driver's
+    counter; None if neither is there."""
+    wire = _first(result or {}, queue + "_packets")
+    if wire is not None:
+        return wire
     vnet = (result or {}).get("vnet")
     q = vnet.get(queue) if isinstance(vnet, dict) else None
     return _first(q, "packets") if isinstance(q, dict) else None
@@ -86,10 +85,16 @@ def merge(app, result, host, lossless=False):
     host = host or {}
     out = {"guest": {"tx_packets": txp, "tx_bytes": txb, "rx_packets": rxp, "rx_bytes": rxb},
            "host": dict(host), "directions": {}}
+    # Frames still on the guest's TX ring when it exited were counted as
+    # sent but never reached the device.
+    rx_drops = dict(host.get("rx_drops") or {})
+    inflight = _first(((result or {}).get("vnet") or {}).get("tx") or {}, "in_flight")
+    if inflight:
+        rx_drops["the guest's TX ring at exit (never sent)"] = inflight
     # App level: the app's frames against the host end's count of them.
     if txp is not None and host.get("rx_packets") is not None and (txp or host["rx_packets"]):
         out["directions"]["guest->host"] = _direction(
-            "guest->host", txp, host["rx_packets"], host.get("rx_drops"), lossless)
+            "guest->host", txp, host["rx_packets"], rx_drops, lossless)
     if rxp is not None and host.get("tx_packets") is not None and (rxp or host["tx_packets"]):
         out["directions"]["host->guest"] = _direction(
             "host->guest", host["tx_packets"], rxp, host.get("tx_drops"), lossless)
@@ -98,7 +103,7 @@ def merge(app, result, host, lossless=False):
     vtx = vnet_count(result, "tx")
     if vtx is not None and host.get("rx_frames") is not None and (vtx or host["rx_frames"]):
         out["directions"]["guest->host frames"] = _direction(
-            "guest->host frames", vtx, host["rx_frames"], host.get("rx_drops"), lossless)
+            "guest->host frames", vtx, host["rx_frames"], rx_drops, lossless)
     vrx = vnet_count(result, "rx")
     if vrx is not None and host.get("tx_frames") is not None and (vrx or host["tx_frames"]):
         drops = dict(host.get("tx_drops") or {})
