@@ -410,14 +410,14 @@ int app_rr_main(void)
     }
 
     while (rr.transactions < rr.count) {
+        net_poll();
+        /* Read after net_poll: its callbacks stamp t_send and last_req. */
         now = time_cycles();
         if (now >= end)
             break;
-        net_poll();
         if (rr.transactions && !first)
             first = now;
-        /* Fresh clock: net_poll may just have set last_req past now. */
-        if (server && rr.transactions && time_cycles() - rr.last_req > idle)
+        if (server && rr.transactions && now - rr.last_req > idle)
             break;
         if (!server) {
             unsigned failed = 0;
