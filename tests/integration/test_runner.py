@@ -145,3 +145,23 @@ def test_harness_boot_helper(image):
     assert b.code == 0 and b.problems == [] and b.one("ready")["app"] == "selftest"
     b = vnharness.boot("app=nosuch", timeout=30)
     assert b.code == 2 and "app" in b.one("error").get("message", b.console)
+
+
+def test_csv_report(image):
+    r = run_vnperf(["run", "--accel", "tcg", "--quiet", "--csv"])
+    assert r.returncode == 0, r.stderr
+    header, row = r.stdout.splitlines()
+    cols = dict(zip(header.split(","), row.split(",")))
+    assert cols["status"] == "0" and cols["app"] == "selftest" and cols["accel"] == "tcg"
+
+
+def test_accel_auto_probes_kvm_and_says_why_it_falls_back(image):
+    r = run_vnperf(["run", "--accel", "auto", "--quiet", "--json"])
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["accel"] in ("kvm", "tcg") and rep["accel_why"]
+    notes = [l for l in r.stderr.splitlines() if l.startswith("vnperf: accel")]
+    if rep["accel"] == "tcg":
+        assert len(notes) == 1 and rep["accel_why"] in notes[0]
+    else:
+        assert notes == [] and "KVM probe guest ran selftest" in rep["accel_why"]

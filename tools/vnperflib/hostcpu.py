@@ -82,14 +82,16 @@ class CpuMeter:
 
     def start(self, t):
         self._a, self._ta = self._snap(), t
-        self._last = self._a
+        self._last = dict(self._a)
 
     def tick(self):
         """Periodic snapshot while measuring: threads that are gone by
         stop() (QEMU tears its vCPU down as the guest exits) keep their
         last value."""
         if self._a is not None and self._b is None:
-            self._last = self._snap()
+            # Latest value of every thread ever seen: processes that end
+            # inside the window (a sender done early) still count.
+            self._last.update(self._snap())
 
     def stop(self, t):
         if self._a is not None and self._b is None:

@@ -180,12 +180,30 @@ def run_one(session, opts, resolver, roles=None):
         if pump is not None:
             pump.add(g)
 
+    adopted = set()
+
+    def adopt_backend_processes():
+        """Backend processes (also senders started later) join the CPU
+        accounting and get --pin backend=."""
+        for role, pid in be.processes():
+            if pid in adopted:
+                continue
+            adopted.add(pid)
+            meter.add_process(role, pid)
+            if getattr(opts, "pin", None):
+                from . import pinning
+                try:
+                    pinning.apply_process(opts.pin, pid)
+                except OSError:
+                    pass  # gone already: nothing to pin
+
     def net_ready(i):
         """Guest i can take frames: host senders and the sender VM go."""
         if state["net_ready"][i]:
             return
         state["net_ready"][i] = True
         be.on_guest_ready(i)
+        adopt_backend_processes()
         if not state["sender_up"] and all(state["net_ready"][:n - 1]):
             state["sender_up"] = True
             start_guest(sender)
@@ -227,11 +245,7 @@ def run_one(session, opts, resolver, roles=None):
     # Receivers boot first; the sender once they can take frames.
     for g in receivers if n > 1 else guests:
         start_guest(g)
-    for role, pid in be.processes():
-        meter.add_process(role, pid)
-        if getattr(opts, "pin", None):
-            from . import pinning
-            pinning.apply_process(opts.pin, pid)
+    adopt_backend_processes()
     pump = guest.Pump(on_line, on_tick, tick_s=0.1)
     for g in guests:
         if g.proc is not None:
