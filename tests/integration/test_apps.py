@@ -70,10 +70,15 @@ def result_of(g):
     return b, (b.msgs("result") or [None])[-1]
 
 
-def wire_pair():
-    """Two guests' -netdev dgram values facing each other."""
+def socket_netdev(local_port, remote_port):
+    return "socket,udp=127.0.0.1:%d,localaddr=127.0.0.1:%d" % (remote_port, local_port)
+
+
+def wire_pair(kind="dgram"):
+    """Two guests' -netdev values (dgram or socket,udp=) facing each other."""
     a, b = vnharness.free_udp_ports(2)
-    return vnharness.dgram_netdev(a, b), vnharness.dgram_netdev(b, a)
+    nd = vnharness.dgram_netdev if kind == "dgram" else socket_netdev
+    return nd(a, b), nd(b, a)
 
 
 PEER_CFG = ["ip=" + vnpeer.GUEST_IP, "dst_ip=" + vnpeer.PEER_IP, "dst_mac=" + vnpeer.PEER_MAC]
@@ -273,9 +278,10 @@ def test_reflect_sends_every_frame_back_and_survives_garbage(peer):
 GG_RATE = "2k"
 
 
-def test_gen_to_sink_guest_to_guest_no_loss():
+@pytest.mark.parametrize("kind", ["dgram", "socket"])
+def test_gen_to_sink_guest_to_guest_no_loss(kind):
     n = 4000
-    wa, wb = wire_pair()
+    wa, wb = wire_pair(kind)
     sink = make_guest(["app=sink", "count=%d" % n, "duration=40", "ip=" + IP_B],
                       [qemucmd.Nic(wb, MAC_B)], label="sink")
     gen = make_guest(["app=gen", "count=%d" % n, "rate=" + GG_RATE, "ip=" + IP_A, "dst_ip=" + IP_B],
