@@ -228,3 +228,14 @@ def test_tap_sink_from_peer_in_namespace(image, peer, no_leftovers):
     assert r.returncode == 0, r.stderr
     assert direction(rep, "host->guest")["received"] == 3000
     assert direction(rep, "host->guest frames")["sent"] == 3000
+
+
+def test_two_guests_over_vhost_user_io(image):
+    r, rep = run_json(["--backend", "vhost-user", "--topology", "guests", "--count", "1000",
+                       "--rate", "1k", "--duration", "30"], timeout=180)
+    assert r.returncode == 0, r.stderr
+    assert rep["host"]["testpmd"]["mode"] == "io"
+    d = direction(rep, "tx guest->rx guest")
+    assert d["sent"] == d["received"] == 1000
+    ports = rep["host"]["testpmd"]["ports"]
+    assert ports["1"]["RX-packets"] == ports["0"]["TX-packets"] >= 1000

@@ -274,9 +274,15 @@ def run_one(session, opts, resolver, roles=None):
     app = (main["ready"] or {}).get("app") or _app_of(roles[-1][1])
     result = main["result"]
     if n == 2:
-        qd = host.get("qemu_socket_drops", {})
+        drops = {"rx QEMU's UDP socket buffer": host.get("qemu_socket_drops", {}).get(0, 0)}
+        ports = (host.get("testpmd") or {}).get("ports", {})
+        if 0 in ports and 1 in ports:
+            # io forwarding: what testpmd took from the sender (port 1) and
+            # could not hand to the receiver (port 0).
+            drops["testpmd io forwarding"] = max(
+                0, ports[1].get("RX-packets", 0) - ports[0].get("TX-packets", 0))
         merged = counts.merge_guests(app, result, reports[0]["result"], lossless=be.lossless,
-                                     drops={"rx QEMU's UDP socket buffer": qd.get(0, 0)})
+                                     drops=drops)
     elif opts.backend != "none":
         merged = counts.merge(app, result, host, lossless=be.lossless)
     else:
