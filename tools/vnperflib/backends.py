@@ -2,13 +2,11 @@
 QEMU its -netdev, reports host-side counts and tears everything down through
 the session's undo stack (on every exit path)."""
 
+import json
 import os
-import re
-import subprocess
-import time
 
-from . import exitcodes, peer, qemucmd
-from .errors import RunnerError, failed, missing, usage
+from . import peer, qemucmd
+from .errors import failed, missing, usage
 from .proc import run_quiet
 
 
@@ -340,7 +338,6 @@ class Tap(Backend):
 
     def _stats(self):
         out = self._ip("-n", self.netns, "-s", "-j", "link", "show", self.TAP)
-        import json
         link = json.loads(out)[0]
         return link.get("address"), link.get("stats64", {})
 

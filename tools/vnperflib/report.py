@@ -4,7 +4,7 @@ import csv
 import io
 import json
 
-from .tables import fmt_num, kv_table, table
+from .tables import fmt_num, kv_table
 
 CSV_FIELDS = ("backend", "app", "machine", "accel", "size", "status", "pps", "bps", "packets",
               "bytes", "cpu_pct", "sd_us_per_packet", "sd_us_per_kb", "p50_ns", "p99_ns",

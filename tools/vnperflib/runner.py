@@ -6,7 +6,7 @@ import sys
 import tempfile
 import time
 
-from . import accel, backends, counts, exitcodes, guest, hostcpu, qemucmd, verdict
+from . import backends, counts, exitcodes, guest, hostcpu, qemucmd, verdict
 from .errors import RunnerError
 from .qmp import Qmp, QmpError
 from .tables import fmt_num
