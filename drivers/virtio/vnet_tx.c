@@ -9,7 +9,6 @@
 /* txfull=wait gives up after this long without a free descriptor and
  * returns what it queued: a stalled backend must not hang the app. */
 #define VNET_TXWAIT_MAX_MS 200
-#define VNET_TXWAIT_SPIN   8 /* pauses between two looks at the used index */
 
 void vnet_set_tx_done(struct vnet_dev *d, vnet_tx_done_fn fn, void *ctx)
 {
@@ -35,22 +34,25 @@ int vnet_tx_reclaim(struct vnet_dev *d)
     return n;
 }
 
-/* Ring full under txfull=wait: kick what is queued, then poll until a
- * descriptor comes back. Returns free descriptors, 0 after the time
- * limit, -EIO when the device broke. */
-static int vnet_tx_wait(struct vnet_dev *d)
+/* Ring full under txfull=wait: kick what is queued, then poll until want
+ * descriptors are back (a batch, not one at a time: each return to the
+ * caller costs a burst's overhead, and the device keeps a backlog).
+ * Returns free descriptors (fewer than want after the time limit), -EIO
+ * when the device broke. */
+static int vnet_tx_wait(struct vnet_dev *d, int want)
 {
+    struct virtq *vq = &d->tx;
     uint64_t t0 = time_cycles();
     uint64_t limit = time_tsc_hz / 1000u * VNET_TXWAIT_MAX_MS;
-    virtq_kick(&d->tx);
+    virtq_kick(vq);
     int r = 0;
-    for (;;) {
+    while (vq->nfree < want) {
         /* Poll the used index only now and then: every read pulls its
          * cache line away from the device writing it, slowing the very
          * thing we wait for. */
-        if (virtq_has_used(&d->tx)) {
+        if (virtq_has_used(vq)) {
             r = vnet_tx_reclaim(d);
-            if (r != 0)
+            if (r < 0 || vq->nfree >= want)
                 break;
         }
         if (time_cycles() - t0 > limit) {
@@ -58,11 +60,10 @@ static int vnet_tx_wait(struct vnet_dev *d)
             r = vnet_check_status(d);
             break;
         }
-        for (int i = 0; i < VNET_TXWAIT_SPIN; i++)
-            vnet_relax();
+        vnet_relax();
     }
     d->txs.full_wait_cycles += time_cycles() - t0;
-    return r < 0 ? r : d->tx.nfree;
+    return r < 0 ? r : vq->nfree;
 }
 
 int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n)
@@ -88,7 +89,8 @@ int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n)
                     break;
                 }
                 since_kick = 0;
-                if (vnet_tx_wait(d) <= 0)
+                int want = n - done < vq->num / 4 ? n - done : vq->num / 4;
+                if (vnet_tx_wait(d, want ? want : 1) <= 0)
                     break;
             }
         }
