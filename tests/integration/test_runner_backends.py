@@ -239,3 +239,16 @@ def test_two_guests_over_vhost_user_io(image):
     assert d["sent"] == d["received"] == 1000
     ports = rep["host"]["testpmd"]["ports"]
     assert ports["1"]["RX-packets"] == ports["0"]["TX-packets"] >= 1000
+
+
+def test_tap_removes_namespaces_of_killed_runners(image):
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = "vnperf-%d-1" % dead.pid
+    subprocess.run(["ip", "netns", "add", stale], check=True)
+    try:
+        r, rep = run_json(["--backend", "tap", "--duration", "1"])
+        assert r.returncode == 0, r.stderr
+        assert stale not in vnharness.netns_list()
+    finally:
+        subprocess.run(["ip", "netns", "del", stale], stderr=subprocess.DEVNULL)

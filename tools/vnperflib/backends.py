@@ -4,6 +4,7 @@ the session's undo stack (on every exit path)."""
 
 import json
 import os
+import re
 
 from . import peer, qemucmd
 from .errors import failed, missing, usage
@@ -286,9 +287,24 @@ class Tap(Backend):
             raise failed("%s: ip %s: %s" % (self.name, " ".join(args), out.strip()))
         return out
 
+    @staticmethod
+    def remove_stale_namespaces():
+        """Namespaces of runners that were killed (SIGKILL leaves no time to
+        clean up): vnperf-[TAG-]PID-N whose PID is gone."""
+        rc, out = run_quiet(["ip", "netns", "list"])
+        removed = []
+        for line in out.splitlines() if rc == 0 else ():
+            name = line.split()[0] if line.strip() else ""
+            m = re.match(r"^vnperf-(?:[0-9a-f]+-)?(\d+)-\d+$", name)
+            if m and not os.path.exists("/proc/%s" % m.group(1)):
+                if run_quiet(["ip", "netns", "del", name])[0] == 0:
+                    removed.append(name)
+        return removed
+
     def start(self, session, nguests=1):
         if nguests != 1:
             raise usage("%s: one guest only (use dgram/socket/vhost-user for two)" % self.name)
+        self.remove_stale_namespaces()
         Tap._seq += 1
         # The test harness's tag (if any) in the name lets a test find its own.
         tag = os.environ.get("VNPERF_TEST_TAG")
