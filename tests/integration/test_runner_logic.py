@@ -210,3 +210,18 @@ def test_counts_frames_left_on_tx_ring_are_located():
     for name in ("guest->host", "guest->host frames"):
         d = m["directions"][name]
         assert d["lost"] == 30 and d["located"] == 30 and d["verdict"] == "lossy", d
+
+
+@pytest.mark.parametrize("rate,size,pps", [("250k", 64, 250000), ("1.5mpps", 64, 1500000),
+                                           ("100000", 64, 100000), ("1gbps", 1000, 125000),
+                                           ("100mbit", 125, 100000), ("max", 64, None),
+                                           (None, 64, None)])
+def test_rate_for_host_sender(rate, size, pps):
+    from vnperflib import peer
+    assert peer.rate_pps(rate, size) == pps
+
+
+def test_bad_rate_is_refused():
+    from vnperflib import peer
+    with pytest.raises(ValueError, match="expected"):
+        peer.rate_pps("fast", 64)

@@ -102,6 +102,10 @@ class Wire(Backend):
         self.session = None
 
     def check(self):
+        try:
+            peer.rate_pps(getattr(self.opts, "rate", None), 60)
+        except ValueError as e:
+            raise usage(str(e))
         if getattr(self.opts, "topology", "host") == "host" and \
                 not os.access(peer.peer_binary(), os.X_OK):
             raise missing("%s: host peer %s missing (run make)" % (self.name,
@@ -139,8 +143,9 @@ class Wire(Backend):
                 # Stop a little before the guest stops counting.
                 d = max(0.5, (o.duration or 5) - 0.5)
                 args += ["--duration", "%.1f" % d]
-            if o.rate and not o.rate.lower().endswith("bps"):
-                args += ["--rate", o.rate]
+            pps = peer.rate_pps(o.rate, o.size or 60)
+            if pps:
+                args += ["--rate", str(pps)]
         return args
 
     def on_guest_ready(self, index):
@@ -332,8 +337,9 @@ class Tap(Backend):
                 args += ["--size", str(max(60, self.opts.size - 42))]
             args += ["--count", str(self.opts.count)] if getattr(self.opts, "count", None) \
                 else ["--duration", "%.1f" % max(0.5, (self.opts.duration or 5) - 0.5)]
-            if self.opts.rate and not self.opts.rate.lower().endswith("bps"):
-                args += ["--rate", self.opts.rate]
+            pps = peer.rate_pps(self.opts.rate, self.opts.size or 60)
+            if pps:
+                args += ["--rate", str(pps)]
             self.sender = peer.Peer(session, peer.peer_binary(), "send", 0, 9000, args,
                                     host=self.HOST_IP, remote_host=self.GUEST_IP,
                                     netns=ns)

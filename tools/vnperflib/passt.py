@@ -66,6 +66,9 @@ class Passt(Backend):
                 args += ["--size", str(self.opts.size)]
             args += ["--count", str(self.opts.count)] if getattr(self.opts, "count", None) \
                 else ["--duration", "%.1f" % max(0.5, (self.opts.duration or 5) - 0.5)]
+            pps = peer.rate_pps(self.opts.rate, self.opts.size or 60)
+            if pps:
+                args += ["--rate", str(pps)]
             self.peer = peer.Peer(session, peer.peer_binary(), "send", 0, self.port, args)
         else:
             # The gateway maps to the host: the guest's dst_port is ours.

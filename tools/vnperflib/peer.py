@@ -24,6 +24,26 @@ def peer_binary():
     return os.path.join(os.path.dirname(here), "build", "tools", "vnperf-peer")
 
 
+_MULT = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}
+
+
+def rate_pps(rate, size):
+    """The runner's --rate (guest syntax, docs/config.md: 250k, 1.5mpps,
+    10gbps, 100mbit, max) as frames per second for a host sender of size-byte
+    frames; None for as fast as possible. Raises ValueError."""
+    import re
+    if rate is None or rate.strip().lower() in ("", "0", "max"):
+        return None
+    m = re.match(r"^(\d+(?:\.\d+)?)([kmg]?)(pps|bps|bit|bit/s)?$", rate.strip().lower())
+    if not m:
+        raise ValueError("rate %r: expected <number>[k|m|g][pps|bps|bit], e.g. 100k, 1gbps"
+                         % rate)
+    n = float(m.group(1)) * _MULT[m.group(2)]
+    if m.group(3) in ("bps", "bit", "bit/s"):
+        n /= size * 8.0
+    return max(1, int(round(n)))
+
+
 def mode_for_app(app):
     """Peer mode by guest app: it does the opposite half."""
     return {"gen": "count", "sink": "send", "rr": "reflect", "reflect": "send"}.get(app, "count")
