@@ -52,6 +52,7 @@
 #define DHCP_DOES_ARP_CHECK           0 /* no 1 s wait for a conflict check */
 #define IP_REASSEMBLY                 1
 #define IP_FRAG                       1
+#define IP_REASS_MAX_PBUFS            64 /* a 65000-byte rr datagram: 45 fragments */
 #define LWIP_UDP                      1
 #define LWIP_TCP                      1
 #define LWIP_SINGLE_NETIF             0 /* fwd has two devices */
