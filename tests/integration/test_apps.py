@@ -363,15 +363,16 @@ def test_rr_client_server_guest_to_guest(proto, req, resp):
 
 
 def test_fwd_between_two_legs(peer):
-    """host sender -> fwd guest (two NICs on two dgram legs) -> host
-    counter, and the other direction at the same time. One guest: the
-    ends are the C peer, which does not hold a host core."""
+    """host sender -> fwd guest (two NICs on two -netdev socket,udp= legs)
+    -> host counter, and the other direction at the same time. One guest:
+    the ends (generator and sink) are the C peer, which does not hold a host
+    core the way a second and third polling guest would."""
     n = 3000
     q1, p1, q2, p2 = vnharness.free_udp_ports(4)
     # Not the address the peers send to: those frames are forwarded, not ours.
     fwd = make_guest(["app=fwd", "duration=30", "count=%d" % (2 * n), "ip=10.0.2.17"],
-                     [qemucmd.Nic(vnharness.dgram_netdev(q1, p1), MAC_A),
-                      qemucmd.Nic(vnharness.dgram_netdev(q2, p2), MAC_B)], label="fwd")
+                     [qemucmd.Nic(socket_netdev(q1, p1), MAC_A),
+                      qemucmd.Nic(socket_netdev(q2, p2), MAC_B)], label="fwd")
     with vnharness.Session() as s:
         fwd.start(s)
         assert wait_line(fwd, has_text("fwd: "), 30), fwd.console.text()
