@@ -437,7 +437,7 @@ int app_gen_main(void)
         if (meter_due(&m, now)) {
             struct json *j = meter_sample(&m, now, g.packets, g.bytes);
             json_u64(j, "tx_dropped", g.dropped);
-            json_u64(j, "rx_packets", g.rx_packets);
+            json_u64(j, "returned", g.rx_packets);
             result_end();
         }
     }
