@@ -181,6 +181,19 @@ def test_dhcp_address_and_arp_through_user_networking():
     assert b.one("result")["packets"] == 100
 
 
+@pytest.mark.parametrize("word,needle", [("rate=fast", "rate"), ("imix=64:0", "imix"),
+                                         ("flows=sport:9-1", "flows"),
+                                         ("size=9000", "size=9000")])
+def test_bad_traffic_config_is_a_config_error(word, needle):
+    """rate=, imix= and flows= are checked at boot by their hooks; size= is
+    checked against the device's MTU when gen starts."""
+    q, p = vnharness.free_udp_ports(2)
+    b = vnharness.boot(["app=gen", "count=1", "dst_mac=" + vnpeer.PEER_MAC, word],
+                       netdevs=[vnharness.dgram_netdev(q, p)])
+    assert b.code == 2, b.console
+    assert needle in b.one("error")["message"], b.one("error")
+
+
 def sink_from_peer(peer, sink_cfg, send_args, timeout=60):
     q, p = vnharness.free_udp_ports(2)
     g = make_guest(["app=sink"] + PEER_CFG + sink_cfg,
