@@ -102,6 +102,7 @@ struct virtq {
     void *notify_ctx;
     /* Counters */
     uint64_t kicks;
+    uint64_t kick_cycles; /* TSC cycles spent in notify */
     uint64_t kicks_suppressed;
     uint64_t len_mismatch; /* device-readable buffers the device claims to have written */
     struct virtq_violation bad;
@@ -200,9 +201,13 @@ static inline bool virtq_kick_prepare(struct virtq *vq)
     return !(VN_READ_ONCE(vq->used->flags) & VRING_USED_F_NO_NOTIFY);
 }
 
+/* The doorbell is a trap into the hypervisor (under TCG it also waits
+ * for QEMU's global lock), so the time it takes is counted. */
 static inline void virtq_notify(struct virtq *vq)
 {
+    uint64_t t0 = rdtsc();
     vq->notify(vq);
+    vq->kick_cycles += rdtsc() - t0;
     vq->kicks++;
 }
 
