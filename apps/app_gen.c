@@ -62,6 +62,7 @@ static struct gen {
     struct pkt_tmpl *tmpl; /* [flow * ncls + class] */
     uint64_t *seq;         /* next sequence number per flow */
     uint64_t packets, bytes, dropped, nomem;
+    uint64_t build_cycles; /* spent building frames (raw path) */
     /* reflected frames */
     struct seq_stream *rx_streams;
     struct hist lat; /* cycles */
@@ -319,6 +320,13 @@ static void gen_result(uint64_t ns, const struct rate *r, bool stack)
     json_u64(j, "tx_nomem", g.nomem);
     json_u64(j, "flows", g.nflows);
     json_u64(j, "burst", cfg.burst);
+    if (!stack && g.packets + g.dropped) {
+        /* What the generator itself costs per frame, and the rate that
+         * allows: compare with pps to see who the bottleneck is. */
+        double cpp = (double)g.build_cycles / (double)(g.packets + g.dropped);
+        json_double(j, "build_cycles_per_packet", cpp);
+        json_double(j, "build_pps_capacity", cpp > 0 ? (double)time_tsc_hz / cpp : 0);
+    }
     json_arr_begin(j, "sizes");
     for (unsigned c = 0; c < g.ncls; c++) {
         json_obj_begin(j, NULL);
@@ -413,6 +421,7 @@ int app_gen_main(void)
         } else {
             n = gen_build_burst(tx, burst, &pc, now, count - sent);
             if (n) {
+                g.build_cycles += time_cycles() - now;
                 int q = net_check(g.nif, vnet_tx_burst(g.nif->dev, tx, n));
                 for (int i = 0; i < q; i++) {
                     g.bytes += tx[i].len;
