@@ -48,6 +48,7 @@ struct vnet_rxq_stats {
     uint64_t packets, bytes, polls;
     uint64_t refills, refilled;
     uint64_t len_errors, merged;
+    uint64_t bad_release; /* vnet_rx_release of a handle not held by the app */
 };
 
 struct vnet_dev {

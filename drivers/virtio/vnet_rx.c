@@ -41,9 +41,11 @@ static inline void vnet_rx_recycle(struct vnet_dev *d, uint32_t slot)
 void vnet_rx_release(struct vnet_dev *d, uint32_t buf)
 {
     /* A handle we never gave out, or one given back twice, would post a
-     * buffer the device may already own. */
-    if (buf >= d->rx.num || d->rx_owner[buf] != VNET_RX_APP)
+     * buffer the device may already own: refused and counted. */
+    if (buf >= d->rx.num || d->rx_owner[buf] != VNET_RX_APP) {
+        d->rxs.bad_release++;
         return;
+    }
     vnet_rx_recycle(d, buf);
     if (d->npending >= d->rx_refill)
         vnet_rx_refill(d);

@@ -85,6 +85,7 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "refilled", r->refilled);
     json_u64(j, "len_errors", r->len_errors);
     json_u64(j, "merged", r->merged);
+    json_u64(j, "bad_release", r->bad_release);
     json_u64(j, "invalid_used", d->rx.broken && d->rx.bad.what ? 1 : 0);
     json_obj_end(j);
 

@@ -59,7 +59,7 @@ def check_vnet(res, transport):
     assert v["transport"] == TRANSPORTS[transport][3], v
     assert not v["broken"], v
     assert v["tx"]["invalid_used"] == 0 and v["rx"]["invalid_used"] == 0, v
-    assert v["rx"]["len_errors"] == 0, v
+    assert v["rx"]["len_errors"] == 0 and v["rx"]["bad_release"] == 0, v
     return v
 
 

@@ -203,6 +203,7 @@ static void test_tx_kick_batch(void **state)
         unsigned k = kbs[t] ? kbs[t] : 200;
         assert_int_equal(s->q[1].notifies, (200 + k - 1) / k);
         assert_int_equal(d->tx.kicks, (200 + k - 1) / k);
+        assert_true(d->tx.kick_cycles > 0);
         assert_int_equal(vnet_tx_space(d), 56);
         assert_int_equal(sim_tx_step(s, 0), 200);
         for (unsigned i = 0; i < 200; i++) {
@@ -392,6 +393,7 @@ static void test_rx_refill_batches(void **state)
     vnet_rx_release(d, rx[0].buf);
     vnet_rx_release(d, 9999);
     assert_int_equal(d->npending, 0);
+    assert_int_equal(d->rxs.bad_release, 2);
     for (unsigned i = 16; i < 40; i++)
         vnet_rx_release(d, rx[i].buf);
     /* 24 released: one batch of 16 posted, 8 waiting. */
