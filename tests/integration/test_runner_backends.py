@@ -28,7 +28,10 @@ def run_json(args, timeout=120):
 
 def direction(rep, name):
     d = rep["counts"]["directions"][name]
-    assert d["verdict"] == "agree", d["why"]
+    g = rep["guests"][-1]
+    assert d["verdict"] == "agree", "%s (run: %s %s; console: %s)" % (
+        d["why"], rep["status"], rep["why"],
+        [l for l in g["console_tail"] if not l.startswith("@vnperf")][-5:])
     return d
 
 
