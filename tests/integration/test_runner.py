@@ -129,6 +129,9 @@ def test_qemu_failing_to_start_is_no_guest_exit(image):
     (["run", "--backend", "carrier-pigeon"], "unknown backend"),
     (["run", "--", "novalue"], "not key=value"),
     (["run", "--image", "/nonexistent.elf"], "not found"),
+    (["run", "--backend", "hub", "--topology", "guests"], "guest <-> host only"),
+    (["run", "--backend", "dgram", "--topology", "guests", "--app", "sink"], "no partner"),
+    (["run", "--backend", "dgram", "--rate", "fast"], "expected <number>"),
     (["frobnicate"], "invalid choice"),
     ([], "no command"),
 ])

@@ -16,6 +16,7 @@ class Backend:
     lossless = False       # host side sees exactly what the guest sent
     needs_shared_mem = False
     netns = None           # namespace QEMU runs in, if any
+    max_guests = 1         # --topology guests needs 2
 
     def __init__(self, opts):
         self.opts = opts
@@ -93,6 +94,7 @@ class Wire(Backend):
     (dgram/socket), or a second guest on the same wire (--topology guests)."""
 
     lossless = True
+    max_guests = 2
 
     def __init__(self, opts):
         super().__init__(opts)
@@ -307,8 +309,6 @@ class Tap(Backend):
         return removed
 
     def start(self, session, nguests=1):
-        if nguests != 1:
-            raise usage("%s: one guest only (use dgram/socket/vhost-user for two)" % self.name)
         self.remove_stale_namespaces()
         Tap._seq += 1
         # The test harness's tag (if any) in the name lets a test find its own.

@@ -144,10 +144,13 @@ def run_one(session, opts, resolver, roles=None):
                           "image %s not found (build it with make)" % image)
     be = backends.make(opts.backend, opts)
     be.check()
+    roles = roles or guest_roles(opts)
+    if len(roles) > be.max_guests:
+        raise RunnerError(exitcodes.RUNNER_USAGE, "%s: guest <-> host only; two guests need "
+                          "dgram, socket or vhost-user" % be.name)
     choice = resolver.resolve(session)
     if opts.accel == "auto" and choice.accel == "tcg":
         log(opts, "accel tcg: %s" % choice.why)
-    roles = roles or guest_roles(opts)
     be.start(session, nguests=len(roles))
     tmp = tempfile.mkdtemp(prefix="vnperf-")
     session.on_close(_rmtree, tmp, what="remove " + tmp)

@@ -41,6 +41,7 @@ class VhostUser(Backend):
     name = "vhost-user"
     lossless = True
     needs_shared_mem = True
+    max_guests = 2
 
     def __init__(self, opts):
         super().__init__(opts)
