@@ -99,10 +99,10 @@ int pacer_init(struct pacer *p, const struct rate *r, uint64_t tsc_hz, uint64_t 
         p->byte_fp = (uint64_t)(hz_fp * 8 / r->per_s);
     if (p->cost_fp == 0 && p->byte_fp == 0)
         return -EINVAL;
-    /* Up to 50 ms of backlog is caught up: under TCG on a busy host the
-     * vCPU is descheduled for milliseconds while the TSC runs on, and the
-     * average rate must still hold. A longer stall is not turned into a
-     * burst. */
-    p->max_lag_fp = (uint64_t)(hz_fp / 20);
+    /* Up to 250 ms of backlog is caught up: under TCG on a busy host the
+     * vCPU is descheduled for tens of milliseconds while the TSC runs on,
+     * and the average rate must still hold. A longer stall is not turned
+     * into a burst. */
+    p->max_lag_fp = (uint64_t)(hz_fp / 4);
     return 0;
 }

@@ -211,9 +211,9 @@ def sink_from_peer(peer, sink_cfg, send_args, timeout=60):
 
 
 def test_sink_counts_exact_frames_from_host(peer):
-    n = 5000
+    n = 4000
     b, res, host = sink_from_peer(peer, ["count=%d" % n, "duration=30"],
-                                  ["--count", str(n), "--rate", "5000", "--streams", "2"])
+                                  ["--count", str(n), "--rate", "2000", "--streams", "2"])
     assert host["packets"] == n
     assert b.code == OK, b.console
     assert res["packets"] == n and res["complete"] is True
