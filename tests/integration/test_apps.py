@@ -272,7 +272,7 @@ def test_reflect_sends_every_frame_back_and_survives_garbage(peer):
         pr.start()
         snd = vnpeer.Peer(s, peer, "send", 0, q, ["--dst-mac", MAC_A, "--dst-ip",
                                                   vnpeer.GUEST_IP, "--count", str(n),
-                                                  "--rate", "5000"], label="sender")
+                                                  "--rate", "2000"], label="sender")
         snd.start()
         guest.pump([g], 60)
         host = pr.finish()
