@@ -102,7 +102,8 @@ struct virtq {
     void *notify_ctx;
     /* Counters */
     uint64_t kicks;
-    uint64_t kick_cycles; /* TSC cycles spent in notify */
+    uint64_t kick_cycles;  /* TSC cycles spent in notify */
+    uint64_t forced_kicks; /* sent by a stall watchdog, against suppression */
     uint64_t kicks_suppressed;
     uint64_t len_mismatch; /* device-readable buffers the device claims to have written */
     struct virtq_violation bad;

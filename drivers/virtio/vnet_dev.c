@@ -5,6 +5,7 @@
 
 #include "drivers/virtio/vnet_priv.h"
 #include "kernel/mem.h"
+#include "kernel/time.h"
 
 /* What we can use. ANY_LAYOUT only matters to legacy devices (header and
  * frame share one descriptor); VERSION_1 implies it (virtio 1.2 s2.7.4). */
@@ -188,6 +189,7 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
         return r;
     }
     d->tx_used = mem_alloc_dma(sizeof(*d->tx_used) * d->tx.num, 64);
+    d->tx_stall_cycles = time_tsc_hz / 1000000u * VNET_TX_STALL_US;
     vnet_rx_setup(d);
 
     /* step 8: DRIVER_OK; notifications only from here on (s3.1.1) */

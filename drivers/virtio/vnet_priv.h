@@ -20,6 +20,8 @@
 #define VNET_ETH_HLEN         14
 #define VNET_FRAME_EXTRA      18         /* Ethernet header + one VLAN tag */
 #define VNET_RX_IDLE_CHECK    (1u << 20) /* empty RX polls between status reads */
+#define VNET_RX_STALL_POLLS   (1u << 14) /* empty RX polls before a forced kick */
+#define VNET_TX_STALL_US      2000       /* TX buffers out, none used: forced kick */
 
 /* The virtio-net header, virtio 1.2 s5.1.6; the first 10 bytes are the
  * legacy header without num_buffers. */
@@ -60,6 +62,8 @@ struct vnet_dev {
     vnet_tx_done_fn tx_done;
     void *tx_ctx;
     struct virtq_used_buf *tx_used; /* tx.num entries */
+    uint64_t tx_progress;           /* TSC of the last TX completion */
+    uint64_t tx_stall_cycles;
     struct vnet_txq_stats txs;
 
     /* RX hot */
@@ -78,7 +82,8 @@ struct vnet_dev {
     uint32_t mrg_slot;
     uint32_t mrg_len;
     bool mrg_drop;
-    uint32_t rx_idle_polls;
+    uint32_t rx_idle_polls;      /* empty RX polls in a row */
+    uint64_t rx_suppressed_seen; /* rx.kicks_suppressed when a frame last came */
     struct vnet_rxq_stats rxs;
 
     /* cold */

@@ -94,10 +94,26 @@ int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max)
     int got = virtq_get_used(vq, d->rx_used, want);
     if (got < 0)
         return got;
-    /* A device that needs a reset stops delivering: look at its status
-     * once per VNET_RX_IDLE_CHECK empty polls (s2.1.2). */
-    if (!got && !(++d->rx_idle_polls & (VNET_RX_IDLE_CHECK - 1)))
-        return vnet_check_status(d);
+    if (!got) {
+        d->rx_idle_polls++;
+        /* Buffers went out without a notification and nothing came since:
+         * if the device was waiting for buffers, that notification was
+         * the one it needed (a lost wakeup, seen with QEMU 7.2 and
+         * EVENT_IDX under load). One unneeded kick is cheap. */
+        if (d->rx_idle_polls == VNET_RX_STALL_POLLS &&
+            vq->kicks_suppressed != d->rx_suppressed_seen) {
+            virtq_notify(vq);
+            vq->forced_kicks++;
+            d->rx_suppressed_seen = vq->kicks_suppressed;
+        }
+        /* A device that needs a reset stops delivering: look at its
+         * status every VNET_RX_IDLE_CHECK empty polls (s2.1.2). */
+        if (!(d->rx_idle_polls & (VNET_RX_IDLE_CHECK - 1)))
+            return vnet_check_status(d);
+        return 0;
+    }
+    d->rx_idle_polls = 0;
+    d->rx_suppressed_seen = vq->kicks_suppressed;
     int n = 0;
     const uint32_t min_len = d->hdr_len + VNET_ETH_HLEN;
     for (int i = 0; i < got; i++) {

@@ -61,6 +61,7 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "kicks", d->tx.kicks);
     json_u64(j, "kicks_suppressed", d->tx.kicks_suppressed);
     json_u64(j, "kick_cycles", d->tx.kick_cycles);
+    json_u64(j, "forced_kicks", d->tx.forced_kicks);
     json_u64(j, "reclaim_calls", t->reclaim_calls);
     json_u64(j, "reclaimed", t->reclaimed);
     json_u64(j, "ring_full", t->ring_full);
@@ -81,6 +82,7 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "kicks", d->rx.kicks);
     json_u64(j, "kicks_suppressed", d->rx.kicks_suppressed);
     json_u64(j, "kick_cycles", d->rx.kick_cycles);
+    json_u64(j, "forced_kicks", d->rx.forced_kicks);
     json_u64(j, "refills", r->refills);
     json_u64(j, "refilled", r->refilled);
     json_u64(j, "len_errors", r->len_errors);

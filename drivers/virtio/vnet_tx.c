@@ -21,12 +21,31 @@ int vnet_tx_space(const struct vnet_dev *d)
     return d->tx.nfree;
 }
 
+/* Buffers out and none used for VNET_TX_STALL_US: the notification that
+ * should have started the device may have been lost (seen with QEMU 7.2
+ * and EVENT_IDX under load), so notify regardless of suppression. An
+ * unneeded notification costs one kick; a lost one would stall TX. */
+static void vnet_tx_watchdog(struct vnet_dev *d)
+{
+    if (!virtq_in_flight(&d->tx))
+        return;
+    uint64_t now = time_cycles();
+    if (now - d->tx_progress < d->tx_stall_cycles)
+        return;
+    virtq_notify(&d->tx);
+    d->tx.forced_kicks++;
+    d->tx_progress = now;
+}
+
 int vnet_tx_reclaim(struct vnet_dev *d)
 {
     d->txs.reclaim_calls++;
     int n = virtq_get_used(&d->tx, d->tx_used, d->tx.num);
+    if (n == 0)
+        vnet_tx_watchdog(d);
     if (n <= 0)
         return n;
+    d->tx_progress = time_cycles();
     d->txs.reclaimed += (uint64_t)n;
     if (d->tx_done)
         for (int i = 0; i < n; i++)
@@ -54,6 +73,8 @@ static int vnet_tx_wait(struct vnet_dev *d, int want)
             r = vnet_tx_reclaim(d);
             if (r < 0 || vq->nfree >= want)
                 break;
+        } else {
+            vnet_tx_watchdog(d);
         }
         if (time_cycles() - t0 > limit) {
             d->txs.wait_timeouts++;
@@ -72,7 +93,9 @@ int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n)
     if (vq->broken)
         return -EIO;
     d->txs.bursts++;
-    if (vq->nfree < n)
+    if (!virtq_in_flight(vq))
+        d->tx_progress = time_cycles(); /* an idle gap is not a stall */
+    else if (vq->nfree < n)
         vnet_tx_reclaim(d);
     const uint16_t kb = d->kick_batch;
     const uint32_t hl = d->hdr_len;

@@ -604,6 +604,60 @@ static void test_needs_reset(void **state)
     expect_dead(d, "device", "device needs reset");
 }
 
+/* A device that ignores a needed kick (avail_event never crossed, as if
+ * the notification was lost) gets one from the TX stall watchdog. */
+static void test_tx_lost_kick_watchdog(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 64, false);
+    struct vnet_params p = params(64, 0, 8, VNET_TXFULL_WAIT);
+    struct vnet_dev *d = up(s, &p);
+    s->auto_tx = true; /* the device works when notified, only then */
+    sim_set_avail_event(s, 1, 30000);
+    struct vnet_tx tx[10];
+    make_tx(tx, 10, 0, 64);
+    assert_int_equal(vnet_tx_burst(d, tx, 10), 10);
+    assert_int_equal(s->q[1].notifies, 0);
+    assert_int_equal(vnet_tx_reclaim(d), 0);
+    assert_int_equal(d->tx.forced_kicks, 0); /* not yet: no stall so far */
+    int got = 0;
+    for (int i = 0; i < 100000000 && !got; i++)
+        got = vnet_tx_reclaim(d);
+    assert_int_equal(got, 10);
+    assert_int_equal(d->tx.forced_kicks, 1);
+    assert_int_equal(s->q[1].notifies, 1);
+}
+
+/* RX buffers posted without a kick (suppressed) and nothing arriving:
+ * after VNET_RX_STALL_POLLS empty polls the device gets one anyway. */
+static void test_rx_lost_kick_watchdog(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 16, false);
+    struct vnet_params p = params(16, 0, 4, VNET_TXFULL_WAIT);
+    struct vnet_dev *d = up(s, &p);
+    uint8_t frame[64] = {0};
+    struct vnet_rx rx[16];
+    for (int i = 0; i < 4; i++)
+        sim_rx_frame(s, frame, 64);
+    assert_int_equal(vnet_rx_burst(d, rx, 16), 4);
+    sim_set_avail_event(s, 0, 30000); /* the refill kick will be suppressed */
+    for (int i = 0; i < 4; i++)
+        vnet_rx_release(d, rx[i].buf);
+    assert_int_equal(d->rx.kicks_suppressed, 1);
+    uint64_t n0 = s->q[0].notifies;
+    for (unsigned i = 0; i < VNET_RX_STALL_POLLS - 1; i++)
+        assert_int_equal(vnet_rx_burst(d, rx, 16), 0);
+    assert_int_equal(s->q[0].notifies, n0);
+    assert_int_equal(vnet_rx_burst(d, rx, 16), 0);
+    assert_int_equal(s->q[0].notifies, n0 + 1);
+    assert_int_equal(d->rx.forced_kicks, 1);
+    /* Once per idle period. */
+    for (unsigned i = 0; i < VNET_RX_STALL_POLLS; i++)
+        vnet_rx_burst(d, rx, 16);
+    assert_int_equal(d->rx.forced_kicks, 1);
+}
+
 /* An RX-only app never calls vnet_link_up: idle polling notices. */
 static void test_needs_reset_while_idle(void **state)
 {
@@ -675,6 +729,8 @@ int main(void)
         T(test_used_idx_jump),
         T(test_needs_reset),
         T(test_needs_reset_while_idle),
+        T(test_tx_lost_kick_watchdog),
+        T(test_rx_lost_kick_watchdog),
         T(test_stats_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
