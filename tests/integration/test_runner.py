@@ -168,3 +168,20 @@ def test_accel_auto_probes_kvm_and_says_why_it_falls_back(image):
         assert len(notes) == 1 and rep["accel_why"] in notes[0]
     else:
         assert notes == [] and "KVM probe guest ran selftest" in rep["accel_why"]
+
+
+def test_temp_files_of_killed_runners_are_removed(image, tmp_path):
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale_dir = tmp_path / ("vnperf-%d-run-x" % dead.pid)
+    stale_dir.mkdir()
+    (stale_dir / "qmp0.sock").write_text("")
+    stale_sock = tmp_path / ("vnperf-%d-passt-1.sock" % dead.pid)
+    stale_sock.write_text("")
+    live = tmp_path / ("vnperf-%d-run-y" % os.getpid())
+    live.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    r = run_vnperf(TCG, env=env)
+    assert r.returncode == 0, r.stderr
+    assert not stale_dir.exists() and not stale_sock.exists() and live.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [live.name]

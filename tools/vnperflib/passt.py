@@ -7,10 +7,9 @@ port. passt copies between sockets and can drop, so the path is lossy."""
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 
-from . import peer, ports, qemucmd
+from . import peer, ports, qemucmd, scratch
 from .backends import Backend, REGISTRY, guest_mac, nic_props
 from .errors import failed, missing
 
@@ -41,9 +40,7 @@ class Passt(Backend):
     def start(self, session, nguests=1):
         self.session = session
         # passt drops root for nobody before binding: the socket lives in /tmp.
-        self.sock = os.path.join(tempfile.gettempdir(), "vnperf-passt-%d-%d.sock"
-                                 % (os.getpid(), int(time.monotonic() * 1000)))
-        session.on_close(_unlink, self.sock, what="remove " + self.sock)
+        self.sock = scratch.path(session, "passt", "%d.sock" % int(time.monotonic() * 1000))
         self.port = ports.free_udp_ports(1)[0]
         sink = self.opts.app in ("sink", "reflect")
         args = [PASST, "-f", "-1", "-q", "-s", self.sock, "-a", GUEST_IP, "-n", "24",
@@ -112,11 +109,6 @@ class Passt(Backend):
         else:
             out.update(tx_packets=res["packets"], tx_bytes=res["bytes"])
         return out
-
-
-def _unlink(path):
-    if os.path.exists(path):
-        os.unlink(path)
 
 
 REGISTRY["passt"] = Passt

@@ -7,9 +7,9 @@ import json
 import os
 import signal
 import subprocess
-import tempfile
 import time
 
+from . import scratch
 from .errors import failed
 
 # Addresses on the emulated wire; the peer does not answer ARP, so the guest
@@ -55,8 +55,7 @@ class Peer:
         self.session = session
         self.mode = mode
         self.label = label
-        self.tmp = tempfile.mkdtemp(prefix="vnperf-peer-")
-        session.on_close(_rmtree, self.tmp, what="remove " + self.tmp)
+        self.tmp = scratch.mkdtemp(session, "peer")
         self.ready_file = os.path.join(self.tmp, "ready")
         self.out = open(os.path.join(self.tmp, "out"), "w+b")
         self.err = open(os.path.join(self.tmp, "err"), "w+b")
@@ -143,9 +142,3 @@ def host_counts(res):
     if res["mode"] == "send":
         out["tx_frames"] = res["packets"]
     return out
-
-
-def _rmtree(path):
-    for name in os.listdir(path):
-        os.unlink(os.path.join(path, name))
-    os.rmdir(path)

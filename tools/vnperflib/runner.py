@@ -3,10 +3,9 @@ counts and CPU collected, everything torn down, one report dict."""
 
 import os
 import sys
-import tempfile
 import time
 
-from . import backends, counts, exitcodes, guest, hostcpu, qemucmd, verdict
+from . import backends, counts, exitcodes, guest, hostcpu, qemucmd, scratch, verdict
 from .errors import RunnerError
 from .qmp import Qmp, QmpError
 from .tables import fmt_num
@@ -152,8 +151,8 @@ def run_one(session, opts, resolver, roles=None):
     if opts.accel == "auto" and choice.accel == "tcg":
         log(opts, "accel tcg: %s" % choice.why)
     be.start(session, nguests=len(roles))
-    tmp = tempfile.mkdtemp(prefix="vnperf-")
-    session.on_close(_rmtree, tmp, what="remove " + tmp)
+    scratch.clean_stale()
+    tmp = scratch.mkdtemp(session, "run")
 
     meter = hostcpu.CpuMeter()
     guests = []
@@ -320,12 +319,6 @@ def _app_of(words):
         if w.startswith("app="):
             return w[4:]
     return None
-
-
-def _rmtree(path):
-    for name in os.listdir(path):
-        os.unlink(os.path.join(path, name))
-    os.rmdir(path)
 
 
 def _qmp_setup(opts, guests, meter, session):

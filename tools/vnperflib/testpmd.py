@@ -7,7 +7,7 @@ import re
 import shutil
 import time
 
-from . import qemucmd
+from . import qemucmd, scratch
 from .backends import Backend, REGISTRY, guest_ip, guest_mac, nic_props
 from .errors import failed, missing, usage
 
@@ -49,7 +49,7 @@ class VhostUser(Backend):
         self.socks = []
         self.log = None
         self.logpath = None
-        self.prefix = "vnperf-%d" % os.getpid()
+        self.prefix = scratch.prefix("dpdk").rstrip("-")
         self.stats = {}
         self.mode = None
         self.finished = False
@@ -59,10 +59,8 @@ class VhostUser(Backend):
             raise missing("vhost-user: %s not found (Debian package dpdk-dev)" % TESTPMD)
 
     def start(self, session, nguests=1):
-        import tempfile
         self.session = session
-        tmp = tempfile.mkdtemp(prefix="vnperf-vu-")
-        session.on_close(shutil.rmtree, tmp, True, what="remove " + tmp)
+        tmp = scratch.mkdtemp(session, "vu")
         # DPDK leaves its runtime directory behind.
         session.on_close(shutil.rmtree, "/var/run/dpdk/" + self.prefix, True,
                          what="remove DPDK runtime dir")
