@@ -84,6 +84,14 @@ class Echo:
     def __call__(self, g, line):
         if self.quiet:
             return
+        try:
+            self._show(g, line)
+        except BrokenPipeError:
+            # The reader went away (| head): the run goes on, silently.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self.out.fileno())
+            self.quiet = True
+
+    def _show(self, g, line):
         tag = "[%s] " % g.label if self.multi else ""
         if line.msg is None or self.raw:
             print(tag + line.text, file=self.out, flush=True)
