@@ -142,11 +142,8 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
     d->kick_batch = p->kick_batch;
     d->txfull = p->txfull;
 
-    /* virtio 1.2 s3.1.1 steps 1-3: reset, ACKNOWLEDGE, DRIVER. A status
-     * of 0 already is the reset state (s2.1.2); writing 0 again would make
-     * QEMU purge frames its backend queued for us before we came up. */
-    if (v->ops->get_status(v))
-        v->ops->reset(v);
+    /* virtio 1.2 s3.1.1 steps 1-3: reset, ACKNOWLEDGE, DRIVER */
+    v->ops->reset(v);
     v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE);
     v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
 

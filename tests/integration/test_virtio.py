@@ -2,10 +2,11 @@
 guest and the host peer over -netdev dgram, on every transport (PCI modern
 on q35, PCI legacy on pc with disable-modern=on, MMIO on microvm in both
 versions), with EVENT_IDX and mergeable buffers switched off, and with ring
-sizes 256 and 1024. Host to guest is paced (the peer's --rate) because
-QEMU's dgram backend drops what does not fit its socket buffer while the
-guest boots or the I/O thread is descheduled: that loss is QEMU's, not the
-driver's, and would make exact counts flaky."""
+sizes 256 and 1024. Host to guest starts once the NIC is up and is paced
+(the peer's --rate): QEMU drops a frame that arrives before DRIVER_OK, and
+its dgram backend drops what does not fit its socket buffer while the I/O
+thread is descheduled; that loss is QEMU's, not the driver's, and would
+make exact counts flaky."""
 
 import pytest
 
@@ -43,9 +44,10 @@ def run_guest(cfg, transport, nic_props=None, peer_mode="count", peer_args=(), s
             pr.start()
 
         def on_line(_g, line):
-            # Send once the sink polls: a frame QEMU takes from the socket
-            # while the guest is still booting can be lost inside QEMU.
-            if start_peer_late and line.text.startswith("sink: waiting") and not pr.proc:
+            # Send once the NIC is up (docs/driver.md: QEMU drops a frame
+            # that arrives before DRIVER_OK).
+            up = line.text.startswith("vnet: ") and ": mac " in line.text
+            if start_peer_late and up and not pr.proc:
                 pr.start()
 
         g.start(s)
