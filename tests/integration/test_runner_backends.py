@@ -5,6 +5,7 @@ up (the counts must be exact, not fast)."""
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -15,6 +16,11 @@ import vnharness
 from vnharness import exitcodes, run_vnperf
 
 RUN = ["run", "--accel", "tcg", "--quiet", "--json"]
+# Backends this host may lack (vnperf doctor says which): their tests skip.
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="tap/netns need root")
+needs_testpmd = pytest.mark.skipif(shutil.which("dpdk-testpmd") is None,
+                                   reason="no dpdk-testpmd (Debian dpdk-dev)")
+needs_passt = pytest.mark.skipif(shutil.which("passt") is None, reason="no passt (Debian passt)")
 N = 5000
 # Counted runs stop at the count; the generous duration is only the guest's
 # own limit, for a host so busy that the vCPU hardly runs.
@@ -83,6 +89,7 @@ def test_null_and_slirp_backends_run(image, backend):
     assert rep["metrics"]["packets"] > 0 and rep["counts"]["agree"] is None
 
 
+@needs_root
 def test_tap_in_namespace_frame_counts(image, no_leftovers):
     r, rep = run_json(["--backend", "tap", "--count", str(N), "--rate", "20k", "--duration", "30"])
     assert r.returncode == 0, r.stderr
@@ -91,6 +98,7 @@ def test_tap_in_namespace_frame_counts(image, no_leftovers):
     assert not [n for n in vnharness.vnperf_netns() if no_leftovers in n]
 
 
+@needs_testpmd
 def test_vhost_user_testpmd_frame_counts(image):
     r, rep = run_json(["--backend", "vhost-user", "--count", str(N), "--rate", "20k",
                        "--duration", "30"], timeout=180)
@@ -101,6 +109,7 @@ def test_vhost_user_testpmd_frame_counts(image):
     assert not os.path.exists("/var/run/dpdk/vnperf-%d" % 0)
 
 
+@needs_passt
 def test_passt_udp_counts(image, peer):
     r, rep = run_json(["--backend", "passt", "--count", "2000", "--rate", "5k",
                        "--duration", "30"])
@@ -166,9 +175,10 @@ def test_killed_guest_is_no_guest_exit_and_tears_down(image, peer, no_leftovers)
     assert "signal 9" in err
 
 
-@pytest.mark.parametrize("backend,needle", [("tap", "qemu-system"),
-                                            ("vhost-user", "dpdk-testpmd"),
-                                            ("passt", "passt")])
+@pytest.mark.parametrize("backend,needle", [
+    pytest.param("tap", "qemu-system", marks=needs_root),
+    pytest.param("vhost-user", "dpdk-testpmd", marks=needs_testpmd),
+    pytest.param("passt", "passt", marks=needs_passt)])
 def test_ctrl_c_tears_backend_down(image, peer, no_leftovers, backend, needle):
     p = _start_long_run(["--backend", backend])
     try:
@@ -195,6 +205,7 @@ def test_dgram_on_pci_machines_exact_counts(image, peer, machine):
     assert "virtio-net-pci" in " ".join(rep["guests"][0]["argv"])
 
 
+@needs_testpmd
 @pytest.mark.parametrize("machine", ["microvm", "pc"])
 def test_vhost_user_txonly_to_sink(image, machine):
     # testpmd txonly keeps sending after the sink stops: at most one RX
@@ -225,6 +236,7 @@ def test_rr_against_reflecting_peer(image, peer):
     assert rep["counts"]["directions"]["host->guest frames"]["verdict"] in ("agree", "lossy")
 
 
+@needs_root
 def test_tap_sink_from_peer_in_namespace(image, peer, no_leftovers):
     r, rep = run_json(["--backend", "tap", "--app", "sink", "--count", "3000", "--rate", "10k",
                        "--duration", "30"])
@@ -233,6 +245,7 @@ def test_tap_sink_from_peer_in_namespace(image, peer, no_leftovers):
     assert direction(rep, "host->guest frames")["sent"] == 3000
 
 
+@needs_testpmd
 def test_two_guests_over_vhost_user_io(image):
     r, rep = run_json(["--backend", "vhost-user", "--topology", "guests", "--count", "1000",
                        "--rate", "1k", "--duration", "30"], timeout=180)
@@ -244,6 +257,7 @@ def test_two_guests_over_vhost_user_io(image):
     assert ports["1"]["RX-packets"] == ports["0"]["TX-packets"] >= 1000
 
 
+@needs_root
 def test_tap_removes_namespaces_of_killed_runners(image):
     dead = subprocess.Popen(["true"])
     dead.wait()
