@@ -225,3 +225,46 @@ def test_bad_rate_is_refused():
     from vnperflib import peer
     with pytest.raises(ValueError, match="expected"):
         peer.rate_pps("fast", 64)
+
+
+def _rep(app, result, roles=None, config=(), directions=None, boot=None):
+    cpu = {"roles": {k: {"pct": v, "cpu_s": 0, "threads": 1} for k, v in (roles or {}).items()}}
+    return {"app": app, "backend": "dgram", "config": list(config), "cpu": cpu,
+            "counts": {"directions": directions or {}},
+            "guests": [{"result": result, "boot": boot or {"tsc_hz": 1000000000}}]}
+
+
+def test_verdict_gen_ring_full_is_backend_bound():
+    from vnperflib import verdict
+    r = _rep("gen", {"duration_ns": 10 ** 9, "vnet": {"tx": {"full_wait_cycles": 5 * 10 ** 8}}},
+             {"vcpu": 100, "main": 40})
+    v = verdict.bottleneck(r)
+    assert v["side"] == "backend" and "50%" in v["why"]
+
+
+def test_verdict_gen_ring_rarely_full_is_guest_bound_and_vcpu_never_counts():
+    from vnperflib import verdict
+    r = _rep("gen", {"duration_ns": 10 ** 9, "vnet": {"tx": {"full_wait_cycles": 10 ** 7}}},
+             {"vcpu": 100, "testpmd": 100, "main": 30})
+    assert verdict.bottleneck(r)["side"] == "guest"
+
+
+def test_verdict_saturated_backend_thread():
+    from vnperflib import verdict
+    r = _rep("gen", {"duration_ns": 10 ** 9, "vnet": {"tx": {"full_wait_cycles": 0}}},
+             {"vcpu": 100, "main": 97})
+    assert verdict.bottleneck(r) == {"side": "backend", "why": "main at 97% CPU"}
+
+
+def test_verdict_paced_gen_is_neither():
+    from vnperflib import verdict
+    r = _rep("gen", {"rate_target": 10000, "rate_achieved": 9990.0, "duration_ns": 10 ** 9})
+    assert verdict.bottleneck(r)["side"] == "neither"
+
+
+def test_verdict_sink_drops_in_front_of_guest_is_guest_bound():
+    from vnperflib import verdict
+    d = {"host->guest": {"located": 10, "why": "host->guest: 10 of 100 lost (10%): 10 at X"}}
+    assert verdict.bottleneck(_rep("sink", {}, {"vcpu": 100}, directions=d))["side"] == "guest"
+    assert verdict.bottleneck(_rep("sink", {}, {"vcpu": 100}, config=["rate=10k"]))["side"] \
+        == "neither"

@@ -61,8 +61,10 @@ def human(rep):
             rows.append(("service demand", "%.3f us/packet, %.3f us/KB" % (
                 m["sd_us_per_packet"], m["sd_us_per_kb"] or 0.0)))
     v = rep.get("verdict")
-    if v and v["side"] != "unknown":
+    if v and v["side"] in ("guest", "backend"):
         rows.append(("bottleneck", "%s-bound: %s" % (v["side"], v["why"])))
+    elif v and v["side"] == "neither":
+        rows.append(("bottleneck", "none: %s" % v["why"]))
     return kv_table(rows)
 
 
