@@ -8,6 +8,7 @@
 #include "apps/flows.h"
 #include "apps/imix.h"
 #include "apps/rate.h"
+#include "drivers/virtio/vnet.h"
 #include "kernel/config.h"
 
 #define FIELD(f) offsetof(struct vn_config, f), sizeof(((struct vn_config *)0)->f)
@@ -56,7 +57,8 @@ const struct cfg_key cfg_keys[] = {
     U("kick_batch", kick_batch, 0, 32768, "0", "TX frames per kick; 0: one kick per burst"),
     U("rx_refill", rx_refill, 1, 32768, "64", "RX buffers re-posted per refill (one kick each)"),
     E("txfull", txfull, "wait|drop", "wait", "on a full TX ring: wait (reclaim, retry) or drop"),
-    S("features", features, "", "feature bits to switch off, e.g. -event_idx,-mrg_rxbuf", NULL),
+    S("features", features, "", "feature bits to switch off, e.g. -event_idx,-mrg_rxbuf",
+      vnet_features_check),
     /* addressing */
     IP("ip", ip, "10.0.0.2", "our IPv4 address"),
     IP("mask", mask, "255.255.255.0", "netmask"),

@@ -51,6 +51,8 @@ static void values(void **state)
     assert_int_equal(c.ring, 1024);
     assert_true(config_given(&c, "size"));
     assert_false(config_given(&c, "burst"));
+    assert_int_equal(parse("features=-event_idx,-mrg_rxbuf"), 0);
+    assert_string_equal(c.features, "-event_idx,-mrg_rxbuf");
 }
 
 static void binary_suffix(void **state)
@@ -103,6 +105,7 @@ static void errors(void **state)
         {"dst_mac=52:54:00:12:34:5g", {"MAC", NULL, NULL}},
         {"ring=100", {"ring=100", "power of two", NULL}},
         {"ring=8", {"ring=8", "power of two", NULL}},
+        {"features=-warp_drive", {"features=-warp_drive", "event_idx", NULL}},
         {"imix=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
          "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
          {"imix=", "too long", NULL}},

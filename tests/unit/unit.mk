@@ -11,7 +11,7 @@ UNIT_TESTS :=
 
 UNIT_TESTS += test_config
 test_config_SRCS := tests/unit/test_config.c kernel/config.c kernel/config_keys.c tests/unit/stub_apps.c \
-    apps/rate.c apps/imix.c apps/flows.c
+    apps/rate.c apps/imix.c apps/flows.c drivers/virtio/vnet_features.c
 
 UNIT_TESTS += test_json
 test_json_SRCS := tests/unit/test_json.c kernel/json.c
