@@ -310,6 +310,7 @@ def test_reflect_sends_every_frame_back_and_survives_garbage(peer):
     assert b.code == OK, b.console
     assert res["packets"] == n, res
     assert res["malformed"] == 100, res
+    assert res["vnet"]["rx"]["bad_release"] == 0 and res["vnet"]["tx"]["in_flight"] == 0
     assert host["vnperf"] == n, host
 
 
@@ -446,8 +447,9 @@ def test_fwd_between_two_legs(peer):
         assert h["vnperf"] == n, h
         st = h["streams"][0]
         assert (st["id"], st["unique"], st["lost"], st["dup"]) == (stream, n, 0, 0), h
-    # Zero-copy: every buffer went back to the ring it came from.
+    # Zero-copy: every buffer went back to the ring it came from, once.
     assert rf["vnet"]["tx"]["in_flight"] == 0 and rf["vnet1"]["tx"]["in_flight"] == 0
+    assert rf["vnet"]["rx"]["bad_release"] == 0 and rf["vnet1"]["rx"]["bad_release"] == 0
 
 
 def test_rr_udp_client_against_host_reflector_with_malformed_frames(peer):
