@@ -177,6 +177,9 @@ class Wire(Backend):
     def processes(self):
         return [("peer", pr.proc.pid) for pr in self.peers if pr.proc is not None]
 
+    def live(self):
+        return live_from_peer(self.peers[0] if self.peers else None)
+
     def healthy(self):
         for pr in self.peers:
             d = pr.dead()
@@ -197,6 +200,21 @@ class Wire(Backend):
         elif self.qemu_drops:
             out["qemu_socket_drops"] = dict(self.qemu_drops)
         return out
+
+
+def live_from_peer(pr):
+    """Progress-line figures: what the host end counted so far."""
+    if pr is None:
+        return {}
+    c = pr.live()
+    if pr.mode == "send" and "sent" in c:
+        return {"host sent": c["sent"]}
+    if "packets" in c:
+        out = {"host rx": c["packets"]}
+        if "lost" in c:
+            out["lost"] = c["lost"]
+        return out
+    return {}
 
 
 class Dgram(Wire):
@@ -357,6 +375,9 @@ class Tap(Backend):
 
     def processes(self):
         return [("peer", self.sender.proc.pid)] if self.sender and self.sender.proc else []
+
+    def live(self):
+        return live_from_peer(self.sender)
 
     def _stats(self):
         out = self._ip("-n", self.netns, "-s", "-j", "link", "show", self.TAP)

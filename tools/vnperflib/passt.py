@@ -89,6 +89,10 @@ class Passt(Backend):
             out.append(("peer", self.peer.proc.pid))
         return out
 
+    def live(self):
+        from .backends import live_from_peer
+        return live_from_peer(self.peer)
+
     def healthy(self):
         return self.peer.dead() if self.peer else None
 

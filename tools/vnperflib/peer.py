@@ -5,6 +5,7 @@ runs request/response)."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -25,13 +26,13 @@ def peer_binary():
 
 
 _MULT = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}
+PROGRESS_RE = re.compile(r"^vnperf-peer: t=\d+s ")
 
 
 def rate_pps(rate, size):
     """The runner's --rate (guest syntax, docs/config.md: 250k, 1.5mpps,
     10gbps, 100mbit, max) as frames per second for a host sender of size-byte
     frames; None for as fast as possible. Raises ValueError."""
-    import re
     if rate is None or rate.strip().lower() in ("", "0", "max"):
         return None
     m = re.match(r"^(\d+(?:\.\d+)?)([kmg]?)(pps|bps|bit|bit/s)?$", rate.strip().lower())
@@ -65,7 +66,7 @@ class Peer:
         self.argv += [binary, mode, "--local", "%s:%d" % (host, local_port)]
         if remote_port is not None:
             self.argv += ["--remote", "%s:%d" % (remote_host, remote_port)]
-        self.argv += ["--ready-file", self.ready_file] + list(args)
+        self.argv += ["--ready-file", self.ready_file, "--progress"] + list(args)
         self.proc = None
         self.result = None
 
@@ -81,10 +82,23 @@ class Peer:
                 raise failed("%s did not bind within %.0f s" % (self.label, wait_s))
             time.sleep(0.01)
 
-    def stderr_line(self):
+    def _err_lines(self):
         self.err.seek(0)
-        lines = self.err.read().decode("utf-8", "replace").strip().splitlines()
+        return self.err.read().decode("utf-8", "replace").strip().splitlines()
+
+    def stderr_line(self):
+        lines = [l for l in self._err_lines() if not PROGRESS_RE.match(l)]
         return lines[-1] if lines else "no error output"
+
+    def live(self):
+        """The counters of the peer's last progress line ({} before the
+        first): packets, lost, ... (count/reflect) or sent (send)."""
+        if self.proc is None:
+            return {}
+        for line in reversed(self._err_lines()):
+            if PROGRESS_RE.match(line):
+                return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+        return {}
 
     def dead(self):
         """One line if the peer died on its own with an error, else None."""

@@ -75,7 +75,8 @@ def guest_roles(opts):
 class Echo:
     """Console echo and live progress lines."""
 
-    def __init__(self, opts, multi):
+    def __init__(self, opts, multi, live=None):
+        self.live = live
         self.quiet = opts.quiet
         self.raw = getattr(opts, "raw", False)
         self.multi = multi
@@ -102,6 +103,9 @@ class Echo:
             for k, what in (("lost", "lost"), ("tx_dropped", "dropped"), ("timeouts", "timeouts")):
                 if _num(m.get(k)) is not None:
                     extra += "  %s %d" % (what, m[k])
+            if self.live is not None:
+                for k, v in self.live().items():
+                    extra += "  %s %d" % (k, v)
             bps = _num(m.get("bps"))
             t = _num(m.get("t"))
             print("%s[%5.1fs] %s pps  %s Gbit/s%s" % (
@@ -173,7 +177,7 @@ def run_one(session, opts, resolver, roles=None):
                                  extra=be.qemu_extra(i) + list(getattr(opts, "qemu_args", ())))
         guests.append(guest.Guest(spec, getattr(opts, "qemu", qemucmd.DEFAULT_QEMU), label))
 
-    echo = Echo(opts, len(guests) > 1)
+    echo = Echo(opts, len(guests) > 1, be.live)
     n = len(guests)
     sender = guests[-1]
     receivers = guests[:-1]
