@@ -269,3 +269,12 @@ def test_tap_removes_namespaces_of_killed_runners(image):
         assert stale not in vnharness.netns_list()
     finally:
         subprocess.run(["ip", "netns", "del", stale], stderr=subprocess.DEVNULL)
+
+
+def test_progress_lines_show_both_sides(image, peer):
+    r = run_vnperf(["run", "--accel", "tcg", "--backend", "dgram", "--duration", "3",
+                    "--rate", "20k"])
+    assert r.returncode == 0, r.stderr
+    progress = [l for l in r.stdout.splitlines() if l.startswith("[") and "pps" in l]
+    assert len(progress) >= 2, r.stdout
+    assert any(" host rx " in l and " lost 0" in l for l in progress), progress
