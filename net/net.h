@@ -19,7 +19,10 @@
 
 #define NET_RX_BATCH 64
 #define NET_TX_BATCH 32
-#define NET_RX_PBUFS 1024 /* zero-copy RX pbufs per device: the largest ring */
+/* Zero-copy RX pbufs per device. lwIP may hold received frames (TCP
+ * out-of-order queue, IP reassembly); past this many the next frames are
+ * copied, so what lwIP holds never takes a ring of 128 or more slots dry. */
+#define NET_RX_PBUFS 64
 
 struct net_rx_pbuf;
 struct json;

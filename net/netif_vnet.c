@@ -12,7 +12,6 @@
 #include "kernel/exit.h"
 #include "lwip/etharp.h"
 #include "lwip/pbuf.h"
-#include "lwip/snmp.h"
 #include "net/net.h"
 #include "net/net_priv.h"
 #include "netif/ethernet.h"
