@@ -278,3 +278,14 @@ def test_progress_lines_show_both_sides(image, peer):
     progress = [l for l in r.stdout.splitlines() if l.startswith("[") and "pps" in l]
     assert len(progress) >= 2, r.stdout
     assert any(" host rx " in l and " lost 0" in l for l in progress), progress
+
+
+@pytest.mark.parametrize("backend", ["dgram", "socket"])
+def test_fwd_between_two_nics_end_to_end(image, peer, backend):
+    r, rep = run_json(["--backend", backend, "--app", "fwd", "--count", "3000", "--rate", "10k",
+                       "--duration", "30"])
+    assert r.returncode == 0, r.stderr
+    for name in ("host->guest a", "guest b->host", "end to end"):
+        d = direction(rep, name)
+        assert d["sent"] == d["received"] == 3000
+    assert rep["guests"][0]["argv"].count("-netdev") == 2

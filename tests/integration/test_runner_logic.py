@@ -268,3 +268,12 @@ def test_verdict_sink_drops_in_front_of_guest_is_guest_bound():
     assert verdict.bottleneck(_rep("sink", {}, {"vcpu": 100}, directions=d))["side"] == "guest"
     assert verdict.bottleneck(_rep("sink", {}, {"vcpu": 100}, config=["rate=10k"]))["side"] \
         == "neither"
+
+
+def test_counts_fwd_locates_forwarder_drops():
+    res = {"a_to_b": {"packets": 90, "tx_dropped": 10, "runts": 0}}
+    m = counts.merge_fwd(res, {"tx_packets": 100, "rx_packets": 90}, lossless=True)
+    assert m["directions"]["host->guest a"]["verdict"] == "agree"
+    assert m["directions"]["guest b->host"]["verdict"] == "agree"
+    e2e = m["directions"]["end to end"]
+    assert e2e["lost"] == 10 and e2e["located"] == 10 and e2e["verdict"] == "lossy"

@@ -6,7 +6,7 @@ import json
 import os
 import re
 
-from . import peer, qemucmd
+from . import peer, ports, qemucmd
 from .errors import failed, missing, usage
 from .proc import run_quiet
 
@@ -70,6 +70,9 @@ class NoBackend(Backend):
     """No NIC at all (selftest and the other non-network apps)."""
 
 
+FWD_DST_IP = "10.0.2.99"
+
+
 def guest_mac(index):
     return "52:54:00:00:00:%02x" % (index + 1)
 
@@ -101,6 +104,7 @@ class Wire(Backend):
         self.ports = []     # (qemu local port, remote port) per guest
         self.peers = []
         self.qemu_drops = {}  # guest index: drops on QEMU's receiving socket
+        self.fwd = False
         self.session = None
 
     def check(self):
@@ -114,7 +118,6 @@ class Wire(Backend):
                                                                     peer.peer_binary()))
 
     def start(self, session, nguests=1):
-        from . import ports
         self.session = session
         if nguests == 2:
             a, b = ports.free_udp_ports(2)
@@ -123,6 +126,9 @@ class Wire(Backend):
             # guest empties the ring: overflow drops are possible.
             self.lossless = False
             return
+        if self.opts.app == "fwd":
+            self._start_fwd(session)
+            return
         q, p = ports.free_udp_ports(2)
         self.ports = [(q, p)]
         mode = peer.mode_for_app(self.opts.app)
@@ -130,6 +136,20 @@ class Wire(Backend):
         self.peers.append(pr)
         if mode != "send":
             pr.start()
+
+    def _start_fwd(self, session):
+        """app=fwd: the peer sends into the guest's first NIC, a second peer
+        counts what the guest forwards out of its second NIC."""
+        qa, pa, qb, pb = ports.free_udp_ports(4)
+        self.ports = [(qa, pa), (qb, pb)]
+        self.fwd = True
+        counter = peer.Peer(session, peer.peer_binary(), "count", pb, qb, label="peer-rx")
+        counter.start()
+        # Not to the guest's own ip=: the forwarder gives those to lwIP.
+        args = self._peer_args("send")
+        args[args.index("--dst-ip") + 1] = FWD_DST_IP
+        self.peers += [counter, peer.Peer(session, peer.peer_binary(), "send", pa, qa, args,
+                                          label="peer-tx")]
 
     def _peer_args(self, mode):
         o = self.opts
@@ -156,7 +176,8 @@ class Wire(Backend):
                 pr.start()
 
     def tick(self):
-        # QEMU's receiving sockets vanish with QEMU: keep the last count.
+        # QEMU's receiving sockets vanish with QEMU: keep the last count
+        # (by guest, or by NIC for fwd).
         from . import udpdrops
         d = udpdrops.drops_by_port()
         for i, (q, _) in enumerate(self.ports):
@@ -171,6 +192,9 @@ class Wire(Backend):
         return ["ip=" + guest_ip(0), "dst_ip=" + peer.PEER_IP, "dst_mac=" + peer.PEER_MAC]
 
     def nics(self, index):
+        if self.fwd:
+            return [qemucmd.Nic(self.netdev(q, p), "52:54:00:00:0%d:01" % (k + 1),
+                                nic_props(self.opts)) for k, (q, p) in enumerate(self.ports)]
         q, p = self.ports[index]
         return [qemucmd.Nic(self.netdev(q, p), guest_mac(index), nic_props(self.opts))]
 
@@ -193,6 +217,15 @@ class Wire(Backend):
 
     def collect(self):
         out = {}
+        if self.fwd:
+            rx, tx = self.peers
+            out = {"peer_rx": rx.result, "peer_tx": tx.result,
+                   "tx_packets": (tx.result or {}).get("packets"),
+                   "rx_packets": (rx.result or {}).get("vnperf"),
+                   "rx_frames": (rx.result or {}).get("packets"),
+                   "tx_drops": {"QEMU's UDP socket buffer (first NIC)":
+                                self.qemu_drops.get(0, 0)}}
+            return out
         for pr in self.peers:
             out.update(peer.host_counts(pr.result))
         if self.peers:

@@ -144,3 +144,28 @@ def merge_guests(app, tx_result, rx_result, lossless=True, drops=None):
     verdicts = [d["verdict"] for d in out["directions"].values()]
     out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
     return out
+
+
+def merge_fwd(result, host, lossless=True):
+    """app=fwd: host sender -> guest NIC a -> forwarded -> NIC b -> host
+    counter; the guest's a_to_b in between."""
+    host = host or {}
+    a2b = (result or {}).get("a_to_b") if isinstance((result or {}).get("a_to_b"), dict) else {}
+    fwd = _first(a2b, "packets")
+    guest_drops = {"guest forwarder (tx_dropped)": _first(a2b, "tx_dropped") or 0,
+                   "guest forwarder (runts)": _first(a2b, "runts") or 0}
+    out = {"guest": {"a_to_b": fwd}, "host": dict(host), "directions": {}}
+    sent, got = host.get("tx_packets"), host.get("rx_packets")
+    if sent is not None and fwd is not None:
+        # Frames the forwarder received but could not pass on were received.
+        out["directions"]["host->guest a"] = _direction("host->guest a", sent, fwd + sum(
+            guest_drops.values()), host.get("tx_drops"), lossless)
+    if fwd is not None and got is not None:
+        out["directions"]["guest b->host"] = _direction("guest b->host", fwd, got, None, lossless)
+    if sent is not None and got is not None:
+        drops = dict(host.get("tx_drops") or {})
+        drops.update(guest_drops)
+        out["directions"]["end to end"] = _direction("end to end", sent, got, drops, lossless)
+    verdicts = [d["verdict"] for d in out["directions"].values()]
+    out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
+    return out
