@@ -181,11 +181,15 @@ def test_gen_flows_give_one_stream_each(peer):
 
 def test_gen_stack_path_sends_exact_count(peer):
     n = 3000
-    b, res, host = gen_to_peer(peer, ["path=stack", "size=200", "count=%d" % n])
+    b, res, host = gen_to_peer(peer, ["path=stack", "size=200", "count=%d" % n,
+                                      "flows=dport:7-8"])
     assert b.code == OK, b.console
     assert res["path"] == "stack" and res["packets"] == n
     assert host["vnperf"] == n, host
-    assert host["streams"][0]["lost"] == 0
+    assert host["sizes"].get("200") == n, host
+    assert len(host["streams"]) == 2, host
+    for st in host["streams"]:
+        assert (st["unique"], st["lost"], st["dup"]) == (n // 2, 0, 0), host
 
 
 def test_gen_without_arp_answer_is_a_network_error():
