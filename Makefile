@@ -80,7 +80,7 @@ $(BUILD)/obj/%.o: %.S
 	@$(if $(Q),echo "  AS      $<")
 	$(Q)$(CC) $(KASFLAGS) -c $< -o $@
 
-$(LWIP_SRC)/src/%.c: $(LWIP_STAMP) ;
+$(addprefix $(LWIP_SRC)/src/,$(LWIP_CORE)): $(LWIP_STAMP) ;
 
 $(BUILD)/lwip-obj/%.o: $(LWIP_SRC)/src/%.c net/include/lwipopts.h | $(NEWLIB_STAMP)
 	@mkdir -p $(dir $@)

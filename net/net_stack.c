@@ -7,6 +7,7 @@
 #include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/json.h"
+#include "kernel/mem.h"
 #include "kernel/time.h"
 #include "lwip/dhcp.h"
 #include "lwip/etharp.h"
@@ -25,6 +26,8 @@ static unsigned nifs;
 static net_app_tx_done_fn app_tx_done;
 static void *app_tx_ctx;
 static uint64_t rand_state;
+
+void *net_lwip_heap; /* lwipopts.h: LWIP_RAM_HEAP_POINTER */
 
 u32_t sys_now(void)
 {
@@ -116,6 +119,7 @@ void net_init(unsigned min_devs)
     if ((unsigned)n < min_devs)
         vn_fatal(VN_EXIT_NO_DEVICE, "net: app=%s needs %u virtio-net device%s, found %d", cfg.app,
                  min_devs, min_devs > 1 ? "s" : "", n);
+    net_lwip_heap = mem_alloc_dma(NET_LWIP_HEAP_BYTES, 64);
     lwip_init();
     nifs = (unsigned)n;
     for (unsigned i = 0; i < nifs; i++) {

@@ -15,10 +15,16 @@
  * lwIP's heap init of the same name is renamed wherever lwIP is built. */
 #define mem_init lwip_heap_init
 
-/* ---- memory: lwIP's own heap and pools, in .bss (identity mapped, so
- * pbuf memory can be handed to the device as is) */
+/* ---- memory: lwIP's pools in .bss, its heap from mem_alloc_dma() at
+ * net_init (a 4 MiB heap in .bss would push the image end past what
+ * OVMF leaves free below 8 MiB). Both are identity mapped, so pbuf memory
+ * can be handed to the device as is. */
 #define MEM_ALIGNMENT           8
 #define MEM_SIZE                (4 * 1024 * 1024)
+/* room for lwIP's own block headers at both ends of the heap */
+#define NET_LWIP_HEAP_BYTES     (MEM_SIZE + 1024)
+extern void *net_lwip_heap;
+#define LWIP_RAM_HEAP_POINTER   net_lwip_heap
 #define MEMP_NUM_PBUF           2048 /* PBUF_REF/ROM: zero-copy RX frames */
 #define MEMP_NUM_UDP_PCB        136
 #define MEMP_NUM_TCP_PCB        136
