@@ -289,3 +289,21 @@ def test_fwd_between_two_nics_end_to_end(image, peer, backend):
         d = direction(rep, name)
         assert d["sent"] == d["received"] == 3000
     assert rep["guests"][0]["argv"].count("-netdev") == 2
+
+
+needs_iperf = pytest.mark.skipif(shutil.which("iperf") is None, reason="no iperf (Debian iperf)")
+
+
+@needs_root
+@needs_iperf
+@pytest.mark.parametrize("role,sessions", [("client", 1), ("server", 2)])
+def test_iperf_over_tap_with_host_iperf(image, no_leftovers, role, sessions):
+    r, rep = run_json(["--backend", "tap", "--app", "iperf", "--duration", "2", "--",
+                       "role=%s" % role, "sessions=%d" % sessions])
+    assert r.returncode == 0, r.stderr
+    ip = rep["host"]["iperf"]
+    assert ip["host_role"] == ("server" if role == "client" else "client")
+    assert len(ip["streams"]) == sessions and ip["bytes"] > 0
+    (d,) = rep["counts"]["directions"].values()
+    # Both ends counted the same TCP stream, up to their own header bytes.
+    assert d["verdict"] == "tcp" and abs(d["received"] - d["sent"]) < 0.01 * d["sent"]

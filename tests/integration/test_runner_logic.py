@@ -277,3 +277,12 @@ def test_counts_fwd_locates_forwarder_drops():
     assert m["directions"]["guest b->host"]["verdict"] == "agree"
     e2e = m["directions"]["end to end"]
     assert e2e["lost"] == 10 and e2e["located"] == 10 and e2e["verdict"] == "lossy"
+
+
+def test_iperf_csv_reports_skip_client_sums():
+    from vnperflib import iperf
+    text = ("20260101000000,10.0.0.1,1,10.0.0.2,5001,1,0.0-3.0,100,266\n"
+            "20260101000000,10.0.0.1,2,10.0.0.2,5001,2,0.0-3.0,200,533\n"
+            "20260101000000,10.0.0.1,0,10.0.0.2,5001,-1,0.0-3.0,300,800\n"
+            "connect failed: Connection refused\n")
+    assert [s["bytes"] for s in iperf.parse_csv_reports(text)] == [100, 200]

@@ -6,7 +6,7 @@ import json
 import os
 import re
 
-from . import peer, ports, qemucmd
+from . import iperf, peer, ports, qemucmd
 from .errors import failed, missing, usage
 from .proc import run_quiet
 
@@ -328,6 +328,7 @@ class Tap(Backend):
         self.tap_mac = None
         self.base = None
         self.sender = None
+        self.iperf = None
 
     def check(self):
         if os.geteuid() != 0:
@@ -379,6 +380,11 @@ class Tap(Backend):
         self._ip("-n", ns, "neigh", "replace", self.GUEST_IP, "lladdr", guest_mac(0),
                  "dev", self.TAP, "nud", "permanent")
         self.tap_mac, self.base = self._stats()
+        if self.opts.app == "iperf":
+            self.iperf = iperf.HostIperf(session, ns, self.GUEST_IP, self.opts)
+            if self.iperf.role == "client":
+                self.iperf.start()
+            return
         if self.opts.app in ("sink", "reflect"):
             # Host -> guest: the peer inside the namespace sends UDP to the
             # guest through the kernel's own stack (the frame it builds is
@@ -398,15 +404,23 @@ class Tap(Backend):
     def on_guest_ready(self, index):
         if self.sender is not None and self.sender.proc is None:
             self.sender.start()
+        if self.iperf is not None and self.iperf.proc is None:
+            self.iperf.start()
 
     def healthy(self):
+        if self.iperf is not None:
+            return self.iperf.dead()
         return self.sender.dead() if self.sender else None
 
     def finish(self):
         if self.sender:
             self.sender.finish()
+        if self.iperf is not None:
+            self.iperf.finish()
 
     def processes(self):
+        if self.iperf is not None and self.iperf.proc is not None:
+            return [("iperf", self.iperf.proc.pid)]
         return [("peer", self.sender.proc.pid)] if self.sender and self.sender.proc else []
 
     def live(self):
@@ -443,6 +457,8 @@ class Tap(Backend):
         if self.sender is not None and self.sender.result is not None:
             out["peer"] = self.sender.result
             out["tx_packets"] = self.sender.result["packets"]
+        if self.iperf is not None:
+            out["iperf"] = self.iperf.result
         return out
 
 

@@ -169,3 +169,23 @@ def merge_fwd(result, host, lossless=True):
     verdicts = [d["verdict"] for d in out["directions"].values()]
     out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
     return out
+
+
+def merge_iperf(result, host):
+    """app=iperf: the TCP byte counts of both ends, side by side. TCP
+    retransmits, so there is no loss to find; the ends count their own
+    stream headers differently, so small differences are normal."""
+    ip = (host or {}).get("iperf") or {}
+    gbytes = _first(result or {}, "bytes")
+    out = {"guest": {"bytes": gbytes}, "host": {"iperf": ip}, "directions": {}, "agree": None}
+    if gbytes is None or ip.get("bytes") is None:
+        return out
+    if ip.get("host_role") == "server":
+        name, sent, got = "guest->host bytes", gbytes, ip["bytes"]
+    else:
+        name, sent, got = "host->guest bytes", ip["bytes"], gbytes
+    out["directions"][name] = {
+        "sent": sent, "received": got, "verdict": "tcp",
+        "why": "%s: sender counted %d bytes, receiver %d (%+d; TCP, not compared for loss)"
+               % (name, sent, got, got - sent)}
+    return out

@@ -297,6 +297,8 @@ def run_one(session, opts, resolver, roles=None):
                 0, ports[1].get("RX-packets", 0) - ports[0].get("TX-packets", 0))
         merged = counts.merge_guests(app, result, reports[0]["result"], lossless=be.lossless,
                                      drops=drops)
+    elif app == "iperf" and opts.backend != "none":
+        merged = counts.merge_iperf(result, host)
     elif app == "fwd" and opts.backend != "none":
         merged = counts.merge_fwd(result, host, lossless=be.lossless)
     elif opts.backend != "none":

@@ -1,0 +1,98 @@
+"""Host side of app=iperf over tap: Debian's iperf 2 inside the runner's
+namespace, server for a guest client (started before the guest), client
+for a guest server (started once the guest's NIC is up, retrying the
+connect until lwiperf listens). Its CSV reports give the host's byte
+counts per stream."""
+
+import os
+import signal
+import subprocess
+import time
+
+from . import scratch
+from .errors import failed, missing
+
+PORT = 5001
+
+
+def config_value(words, key, default):
+    for w in words:
+        k, _, v = w.partition("=")
+        if k == key:
+            return v
+    return default
+
+
+def parse_csv_reports(text):
+    """Per-stream reports of `iperf -y C` (the -1 id lines are client SUMs):
+    [{"id", "interval", "bytes", "bps"}]."""
+    out = []
+    for line in text.splitlines():
+        f = line.strip().split(",")
+        if len(f) < 9 or not f[7].isdigit() or f[5] == "-1":
+            continue
+        out.append({"id": int(f[5]), "interval": f[6], "bytes": int(f[7]), "bps": int(f[8])})
+    return out
+
+
+class HostIperf:
+    def __init__(self, session, netns, guest_ip, opts):
+        if not any(os.access(os.path.join(d, "iperf"), os.X_OK)
+                   for d in os.environ.get("PATH", "/usr/bin").split(os.pathsep)):
+            raise missing("iperf: host iperf 2 not found (Debian package iperf)")
+        self.session = session
+        words = list(opts.config)
+        self.role = config_value(words, "role", "client")  # the guest's role
+        sessions = config_value(words, "sessions", "1")
+        port = config_value(words, "dst_port", str(PORT))
+        duration = opts.duration or 10
+        tmp = scratch.mkdtemp(session, "iperf")
+        self.out = open(os.path.join(tmp, "out"), "w+b")
+        session.on_close(self.out.close, what="close iperf output")
+        base = ["ip", "netns", "exec", netns, "iperf", "-y", "C", "-p", port]
+        if self.role == "client":
+            self.argv = base + ["-s"]
+        else:
+            self.argv = base + ["-c", guest_ip, "-t", str(duration), "-P", sessions,
+                                "--connect-retries", "50"]
+        self.proc = None
+        self.result = None
+        self.finished = False
+
+    def start(self):
+        self.proc = self.session.spawn(self.argv, name="iperf", stdout=self.out,
+                                       stderr=subprocess.STDOUT)
+        if self.role == "client":
+            # The server must listen before the guest connects.
+            time.sleep(0.3)
+            if self.proc.poll() is not None:
+                raise failed("iperf -s exited at start: %s" % self._tail())
+
+    def _tail(self):
+        self.out.seek(0)
+        lines = self.out.read().decode("utf-8", "replace").strip().splitlines()
+        return lines[-1] if lines else "no output"
+
+    def dead(self):
+        if self.proc is not None and not self.finished and self.role == "client" \
+                and self.proc.poll() is not None:
+            return "iperf -s died (status %d): %s" % (self.proc.returncode, self._tail())
+        return None
+
+    def finish(self):
+        self.finished = True
+        if self.proc is None:
+            return
+        if self.role == "client":
+            # Let the last stream's report out, then stop the server.
+            time.sleep(0.5)
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.session.stop(self.proc)
+        self.out.seek(0)
+        streams = parse_csv_reports(self.out.read().decode("utf-8", "replace"))
+        self.result = {"host_role": "server" if self.role == "client" else "client",
+                       "streams": streams, "bytes": sum(s["bytes"] for s in streams)}
