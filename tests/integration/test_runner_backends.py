@@ -307,3 +307,12 @@ def test_iperf_over_tap_with_host_iperf(image, no_leftovers, role, sessions):
     (d,) = rep["counts"]["directions"].values()
     # Both ends counted the same TCP stream, up to their own header bytes.
     assert d["verdict"] == "tcp" and abs(d["received"] - d["sent"]) < 0.01 * d["sent"]
+
+
+@needs_passt
+def test_passt_sink_through_forwarded_port(image, peer):
+    r, rep = run_json(["--backend", "passt", "--app", "sink", "--count", "2000", "--rate", "5k",
+                       "--duration", "30"])
+    assert r.returncode == 0, r.stderr
+    d = direction(rep, "host->guest")
+    assert d["sent"] == d["received"] == 2000
