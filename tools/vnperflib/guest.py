@@ -89,6 +89,9 @@ class Guest:
 
     def why_no_exit(self):
         """One line on why QEMU ended without a guest exit."""
+        if self.proc is None:
+            return "%s: never started (the guests it waits for did not bring their NIC up " \
+                   "in time)" % self.label
         if self.timed_out:
             return "%s: no guest exit within the timeout; QEMU killed" % self.label
         st = self.qemu_status
