@@ -316,3 +316,12 @@ def test_passt_sink_through_forwarded_port(image, peer):
     assert r.returncode == 0, r.stderr
     d = direction(rep, "host->guest")
     assert d["sent"] == d["received"] == 2000
+
+
+def test_two_guests_receiver_failure_decides_the_status(image):
+    r, rep = run_json(["--backend", "dgram", "--topology", "guests", "--duration", "1", "--",
+                       "ring=3"])
+    assert r.returncode == 2, r.stderr
+    rx, tx = rep["guests"]
+    assert rx["guest_code"] == 2 and tx["started"] is False
+    assert "ring" in rep["why"]

@@ -130,6 +130,7 @@ def guest_report(g):
         "status": g.status(),
         "status_name": exitcodes.status_name(g.status()),
         "timed_out": g.timed_out,
+        "started": g.proc is not None,
         "why_no_exit": g.why_no_exit() if g.guest_code is None else None,
         "stderr_tail": g.stderr_text()[-2000:],
         "console_tail": [l.text for l in c.lines[-40:]],
@@ -387,21 +388,26 @@ def metrics(rep):
 
 def overall_status(rep, backend_dead):
     """(status, one line). A guest that did not exit cleanly decides it;
-    then a dead backend; then protocol problems; then the guest's code."""
-    for g in rep["guests"]:
+    then a dead backend; then protocol problems; then the guests' codes; a
+    sender that never started only when nothing else explains it."""
+    started = [g for g in rep["guests"] if g.get("started", True)]
+    for g in started:
         if g["status"] in (exitcodes.RUNNER_TIMEOUT, exitcodes.RUNNER_NO_GUEST_EXIT):
             if backend_dead:
                 return exitcodes.RUNNER_BACKEND_FAILED, backend_dead
             return g["status"], g.get("why_no_exit") or g["status_name"]
     if backend_dead:
         return exitcodes.RUNNER_BACKEND_FAILED, backend_dead
-    for g in rep["guests"]:
+    for g in started:
         if g["problems"]:
             return exitcodes.RUNNER_PROTOCOL, "%s: %s" % (g["label"], g["problems"][0])
-    for g in rep["guests"]:
+    for g in started:
         if g["guest_code"] != 0:
             err = g["error"] or {}
             return g["guest_code"], "%s: exit %d (%s)%s" % (
                 g["label"], g["guest_code"], exitcodes.status_name(g["guest_code"]),
                 ": " + err["message"] if err.get("message") else "")
+    for g in rep["guests"]:
+        if not g.get("started", True):
+            return exitcodes.RUNNER_TIMEOUT, g["why_no_exit"]
     return 0, "ok"
