@@ -3,6 +3,8 @@
 import os
 
 MACHINES = ("microvm", "q35", "pc")
+BOOTS = ("pvh", "uefi")
+DEFAULT_OVMF = "/usr/share/ovmf/OVMF.fd"
 ACCELS = ("auto", "kvm", "tcg")
 DEBUG_EXIT = "isa-debug-exit,iobase=0xf4,iosize=0x04"
 DEFAULT_QEMU = "qemu-system-x86_64"
@@ -49,9 +51,15 @@ class Nic:
 class GuestSpec:
     def __init__(self, image, machine="microvm", memory_mb=128, accel="tcg",
                  config=(), nics=(), qmp_path=None, shared_mem=False, name="vnperf",
-                 cmdline=None, extra=()):
+                 cmdline=None, extra=(), boot="pvh", esp=None, firmware=DEFAULT_OVMF):
         if machine not in MACHINES:
             raise ValueError("machine %r: one of %s" % (machine, ", ".join(MACHINES)))
+        if boot not in BOOTS:
+            raise ValueError("boot %r: one of %s" % (boot, ", ".join(BOOTS)))
+        if boot == "uefi" and machine == "microvm":
+            raise ValueError("--boot uefi needs --machine q35 or pc (OVMF does not run on microvm)")
+        if boot == "uefi" and cmdline:
+            raise ValueError("--boot uefi has no kernel command line: config goes through fw_cfg")
         if accel not in ("kvm", "tcg"):
             raise ValueError("accel %r: kvm or tcg" % accel)
         if memory_mb < 16:
@@ -67,12 +75,25 @@ class GuestSpec:
         self.name = name
         self.cmdline = cmdline
         self.extra = list(extra)
+        self.boot = boot
+        self.esp = esp or default_esp()
+        self.firmware = firmware
 
 
 def nic_device(machine):
     # microvm has no PCI: virtio-mmio, found through virtio_mmio.device= words
     # that QEMU appends to the kernel command line.
     return "virtio-net-device" if machine == "microvm" else "virtio-net-pci"
+
+
+def boot_args(spec):
+    """PVH: QEMU loads the ELF itself. UEFI: OVMF boots EFI/BOOT/BOOTX64.EFI
+    from the ESP image (boot/efi); snapshot=on never writes the image, so
+    guests can share it."""
+    if spec.boot == "uefi":
+        return ["-bios", spec.firmware,
+                "-drive", "format=raw,file=%s,snapshot=on" % qemu_escape(spec.esp)]
+    return ["-kernel", spec.image]
 
 
 def build(spec, qemu=DEFAULT_QEMU):
@@ -82,8 +103,7 @@ def build(spec, qemu=DEFAULT_QEMU):
     argv = [qemu, "-M", spec.machine, "-accel", spec.accel, "-m", "%dM" % spec.memory_mb,
             "-nodefaults", "-display", "none", "-no-reboot",
             "-name", "%s,debug-threads=on" % qemu_escape(spec.name),
-            "-serial", "stdio", "-device", DEBUG_EXIT,
-            "-kernel", spec.image]
+            "-serial", "stdio", "-device", DEBUG_EXIT] + boot_args(spec)
     if spec.accel == "kvm":
         argv += ["-cpu", "host"]
     if spec.shared_mem:
@@ -109,3 +129,12 @@ def build(spec, qemu=DEFAULT_QEMU):
 def default_image():
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     return os.path.join(os.path.dirname(here), "build", "vnperf.elf")
+
+
+def default_machine(boot):
+    """microvm boots fastest, but OVMF needs a PC machine."""
+    return "q35" if boot == "uefi" else "microvm"
+
+
+def default_esp():
+    return os.path.join(os.path.dirname(default_image()), "esp.img")

@@ -154,6 +154,12 @@ def run_one(session, opts, resolver, roles=None):
     if not os.path.isfile(image):
         raise RunnerError(exitcodes.RUNNER_USAGE,
                           "image %s not found (build it with make)" % image)
+    if opts.boot == "uefi":
+        for path, what in ((opts.esp, "ESP image %s not found (build it with make)"),
+                           (qemucmd.DEFAULT_OVMF,
+                            "OVMF firmware %s not found (apt-get install ovmf)")):
+            if not os.path.isfile(path):
+                raise RunnerError(exitcodes.RUNNER_USAGE, what % path)
     be = backends.make(opts.backend, opts)
     be.check()
     roles = roles or guest_roles(opts)
@@ -175,6 +181,7 @@ def run_one(session, opts, resolver, roles=None):
                                  accel=choice.accel, config=cfg, nics=be.nics(i),
                                  qmp_path=os.path.join(tmp, "qmp%d.sock" % i),
                                  shared_mem=be.needs_shared_mem, name="vnperf-" + label,
+                                 boot=opts.boot, esp=opts.esp,
                                  extra=be.qemu_extra(i) + list(getattr(opts, "qemu_args", ())))
         guests.append(guest.Guest(spec, getattr(opts, "qemu", qemucmd.DEFAULT_QEMU), label))
 
@@ -311,6 +318,7 @@ def run_one(session, opts, resolver, roles=None):
         "vnperf_report": 1,
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": opts.machine,
+        "boot": opts.boot,
         "accel": choice.accel,
         "accel_why": choice.why,
         "backend": opts.backend,

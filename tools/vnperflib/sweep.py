@@ -9,7 +9,7 @@ import itertools
 import os
 import time
 
-from . import accel, backends, exitcodes, pinning, plots, resultsdir, runner, stats
+from . import accel, backends, exitcodes, pinning, plots, qemucmd, resultsdir, runner, stats
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
 from .tables import fmt_num, table
@@ -139,6 +139,10 @@ def base_opts(opts):
     base.event_idx = None
     base.json = base.csv = False
     base.quiet = not opts.verbose
+    if base.machine is None:
+        base.machine = qemucmd.default_machine(base.boot)
+    if base.boot == "uefi" and base.machine == "microvm":
+        raise usage("--boot uefi needs --machine q35 or pc (OVMF does not run on microvm)")
     if base.app is None:
         base.app = "gen"
     if base.duration is None:
