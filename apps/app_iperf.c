@@ -224,7 +224,12 @@ int app_iperf_main(void)
 
     struct meter m;
     meter_start(&m);
-    uint64_t start = m.t0, now = start, segs0 = lwip_stats.tcp.xmit + lwip_stats.tcp.recv;
+    /* Live samples count frames at the netif (64-bit; lwIP's own stats are
+     * 16-bit and wrap within a second) and, while sessions run, the
+     * bytes the stack took in and gave out. */
+    const struct net_if *nif0 = net_if_get(0);
+    uint64_t start = m.t0, now = start, segs0 = nif0->lwip_rx + nif0->lwip_tx_sent;
+    uint64_t wire0 = nif0->lwip_rx_bytes + nif0->lwip_tx_sent_bytes;
     uint64_t end = app_deadline(start, server ? IPERF_SERVER_S : IPERF_CLIENT_S);
     uint64_t connect_end = start + IPERF_CONNECT_S * time_tsc_hz;
     for (;;) {
@@ -251,11 +256,8 @@ int app_iperf_main(void)
                 break;
         }
         if (meter_due(&m, now)) {
-            uint64_t b = 0;
-            for (unsigned i = 0; i < ip.n; i++)
-                b += ip.s[i].bytes;
-            struct json *j =
-                meter_sample(&m, now, lwip_stats.tcp.xmit + lwip_stats.tcp.recv - segs0, b);
+            uint64_t b = nif0->lwip_rx_bytes + nif0->lwip_tx_sent_bytes - wire0;
+            struct json *j = meter_sample(&m, now, nif0->lwip_rx + nif0->lwip_tx_sent - segs0, b);
             json_u64(j, "sessions_done", ip.reported);
             result_end();
         }
@@ -276,7 +278,7 @@ int app_iperf_main(void)
     while (time_cycles() < drain_end)
         net_poll();
     uint64_t ns = time_cycles_to_ns(now - start);
-    iperf_result(ns, server, lwip_stats.tcp.xmit + lwip_stats.tcp.recv - segs0);
+    iperf_result(ns, server, nif0->lwip_rx + nif0->lwip_tx_sent - segs0);
     unsigned ok = 0, n = server ? ip.reported : ip.n;
     for (unsigned i = 0; i < n; i++)
         ok += !ip.s[i].failed && ip.s[i].bytes > 0;

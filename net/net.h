@@ -37,7 +37,7 @@ struct net_if {
     struct vnet_tx pend[NET_TX_BATCH]; /* lwIP output waiting for the next flush */
     int npend;
     /* counters of this layer (the driver keeps its own) */
-    uint64_t lwip_rx, lwip_rx_copied, lwip_rx_dropped;
+    uint64_t lwip_rx, lwip_rx_bytes, lwip_rx_copied, lwip_rx_dropped;
     uint64_t lwip_tx, lwip_tx_copied, lwip_tx_dropped;
     uint64_t lwip_tx_sent, lwip_tx_sent_bytes; /* taken by the driver */
 };

@@ -70,6 +70,7 @@ void net_input(struct net_if *nif, const struct vnet_rx *rx)
         return;
     }
     nif->lwip_rx++;
+    nif->lwip_rx_bytes += rx->len;
     if (nif->netif.input(p, &nif->netif) != ERR_OK) {
         nif->lwip_rx_dropped++;
         pbuf_free(p);
