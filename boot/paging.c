@@ -9,15 +9,15 @@
 #include "kernel/exit.h"
 #include "kernel/mem.h"
 
-#define PTE_P   0x001ull
-#define PTE_RW  0x002ull
-#define PTE_PWT 0x008ull
-#define PTE_PCD 0x010ull
-#define PTE_PS  0x080ull
+#define PTE_P    0x001ull
+#define PTE_RW   0x002ull
+#define PTE_PWT  0x008ull
+#define PTE_PCD  0x010ull
+#define PTE_PS   0x080ull
 #define PTE_ADDR 0x000ffffffffff000ull
 
-#define SZ_2M   0x200000ull
-#define SZ_4G   0x100000000ull
+#define SZ_2M      0x200000ull
+#define SZ_4G      0x100000000ull
 #define POOL_PAGES 80 /* PML4 + PDPTs + PDs: 64 GiB of RAM plus a few MMIO holes */
 
 static uint64_t pt_pool[POOL_PAGES][512] __attribute__((aligned(4096)));

@@ -33,10 +33,14 @@ static struct boot_info pvh_bi;
 static uint32_t e820_to_boot(uint32_t t)
 {
     switch (t) {
-    case 1: return BOOT_MEM_RAM;
-    case 3: return BOOT_MEM_ACPI;
-    case 4: return BOOT_MEM_NVS;
-    default: return BOOT_MEM_RESERVED;
+    case 1:
+        return BOOT_MEM_RAM;
+    case 3:
+        return BOOT_MEM_ACPI;
+    case 4:
+        return BOOT_MEM_NVS;
+    default:
+        return BOOT_MEM_RESERVED;
     }
 }
 

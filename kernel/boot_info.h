@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#define BOOT_INFO_MAGIC 0x564e5046u /* "VNPF" */
-#define BOOT_MEM_MAX    128
+#define BOOT_INFO_MAGIC  0x564e5046u /* "VNPF" */
+#define BOOT_MEM_MAX     128
 #define BOOT_CMDLINE_MAX 1024
 
 enum boot_path { BOOT_PATH_PVH = 1, BOOT_PATH_UEFI = 2 };
@@ -28,10 +28,10 @@ struct boot_mem_region {
 
 struct boot_info {
     uint32_t magic;
-    uint32_t path;                /* enum boot_path */
+    uint32_t path;                  /* enum boot_path */
     char cmdline[BOOT_CMDLINE_MAX]; /* NUL-terminated, may be empty */
-    uint64_t rsdp;                /* physical address of the ACPI RSDP, 0 if unknown */
-    uint64_t tsc_boot;            /* TSC at the first instruction we control */
+    uint64_t rsdp;                  /* physical address of the ACPI RSDP, 0 if unknown */
+    uint64_t tsc_boot;              /* TSC at the first instruction we control */
     uint32_t nmem;
     uint32_t pad;
     struct boot_mem_region mem[BOOT_MEM_MAX];

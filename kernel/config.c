@@ -211,17 +211,25 @@ static int set_key(struct vn_config *c, const struct cfg_key *k, const char *val
         uint64_t v;
         int rc = config_parse_uint(val, &v);
         if (rc == -ERANGE || (rc == 0 && (v < k->min || v > k->max)))
-            return fail(err, errlen, "config: %s=%s is out of range (allowed %llu..%llu)",
-                        k->name, val, (unsigned long long)k->min, (unsigned long long)k->max);
+            return fail(err, errlen, "config: %s=%s is out of range (allowed %llu..%llu)", k->name,
+                        val, (unsigned long long)k->min, (unsigned long long)k->max);
         if (rc < 0)
             return fail(err, errlen,
                         "config: %s=%s is not a number (allowed %llu..%llu, e.g. 64, 0x40, 10k)",
                         k->name, val, (unsigned long long)k->min, (unsigned long long)k->max);
         switch (k->size) {
-        case 1: *(uint8_t *)dst = (uint8_t)v; break;
-        case 2: *(uint16_t *)dst = (uint16_t)v; break;
-        case 4: *(uint32_t *)dst = (uint32_t)v; break;
-        default: *(uint64_t *)dst = v; break;
+        case 1:
+            *(uint8_t *)dst = (uint8_t)v;
+            break;
+        case 2:
+            *(uint16_t *)dst = (uint16_t)v;
+            break;
+        case 4:
+            *(uint32_t *)dst = (uint32_t)v;
+            break;
+        default:
+            *(uint64_t *)dst = v;
+            break;
         }
         break;
     }
@@ -248,9 +256,8 @@ static int set_key(struct vn_config *c, const struct cfg_key *k, const char *val
         break;
     case CFG_MAC:
         if (parse_mac(val, (uint8_t *)dst) < 0)
-            return fail(err, errlen,
-                        "config: %s=%s is not a MAC address (e.g. 52:54:00:12:34:56)", k->name,
-                        val);
+            return fail(err, errlen, "config: %s=%s is not a MAC address (e.g. 52:54:00:12:34:56)",
+                        k->name, val);
         break;
     case CFG_STR:
         if (strlen(val) >= CFG_STR_MAX)

@@ -11,12 +11,12 @@
 #define CFG_STR_MAX 128
 
 enum cfg_type {
-    CFG_UINT,  /* decimal (or 0x hex), k/m/g suffix allowed, within [min, max] */
-    CFG_BOOL,  /* 0/1, on/off, yes/no, true/false */
-    CFG_ENUM,  /* one of choices ("a|b|c"); stored as the index */
-    CFG_IP4,   /* dotted quad; stored in network byte order */
-    CFG_MAC,   /* xx:xx:xx:xx:xx:xx */
-    CFG_STR,   /* free text checked by the key's parse hook, if any */
+    CFG_UINT, /* decimal (or 0x hex), k/m/g suffix allowed, within [min, max] */
+    CFG_BOOL, /* 0/1, on/off, yes/no, true/false */
+    CFG_ENUM, /* one of choices ("a|b|c"); stored as the index */
+    CFG_IP4,  /* dotted quad; stored in network byte order */
+    CFG_MAC,  /* xx:xx:xx:xx:xx:xx */
+    CFG_STR,  /* free text checked by the key's parse hook, if any */
 };
 
 struct cfg_key {

@@ -12,12 +12,30 @@
 #include "kernel/config.h"
 
 #define FIELD(f) offsetof(struct vn_config, f), sizeof(((struct vn_config *)0)->f)
-#define U(name, f, lo, hi, d, h) {name, CFG_UINT, FIELD(f), lo, hi, NULL, d, h, NULL}
-#define B(name, f, d, h)         {name, CFG_BOOL, FIELD(f), 0, 1, NULL, d, h, NULL}
-#define E(name, f, ch, d, h)     {name, CFG_ENUM, FIELD(f), 0, 0, ch, d, h, NULL}
-#define IP(name, f, d, h)        {name, CFG_IP4, FIELD(f), 0, 0, NULL, d, h, NULL}
-#define MAC(name, f, h)          {name, CFG_MAC, FIELD(f), 0, 0, NULL, NULL, h, NULL}
-#define S(name, f, d, h, chk)    {name, CFG_STR, FIELD(f), 0, 0, NULL, d, h, chk}
+#define U(name, f, lo, hi, d, h)                                                                   \
+    {                                                                                              \
+        name, CFG_UINT, FIELD(f), lo, hi, NULL, d, h, NULL                                         \
+    }
+#define B(name, f, d, h)                                                                           \
+    {                                                                                              \
+        name, CFG_BOOL, FIELD(f), 0, 1, NULL, d, h, NULL                                           \
+    }
+#define E(name, f, ch, d, h)                                                                       \
+    {                                                                                              \
+        name, CFG_ENUM, FIELD(f), 0, 0, ch, d, h, NULL                                             \
+    }
+#define IP(name, f, d, h)                                                                          \
+    {                                                                                              \
+        name, CFG_IP4, FIELD(f), 0, 0, NULL, d, h, NULL                                            \
+    }
+#define MAC(name, f, h)                                                                            \
+    {                                                                                              \
+        name, CFG_MAC, FIELD(f), 0, 0, NULL, NULL, h, NULL                                         \
+    }
+#define S(name, f, d, h, chk)                                                                      \
+    {                                                                                              \
+        name, CFG_STR, FIELD(f), 0, 0, NULL, d, h, chk                                             \
+    }
 
 static int app_check(const char *val, char *why, size_t whylen)
 {
@@ -53,7 +71,8 @@ const struct cfg_key cfg_keys[] = {
     U("alloc_mb", alloc_mb, 1, 1048576, "16", "app=alloc: MiB to allocate"),
     E("fault", fault, "pf|ud|gp|de", "pf", "app=fault: which exception to raise"),
     /* virtio-net */
-    {"ring", CFG_UINT, FIELD(ring), 0, 32768, NULL, "0", "virtqueue size; 0: the device's maximum", ring_check},
+    {"ring", CFG_UINT, FIELD(ring), 0, 32768, NULL, "0", "virtqueue size; 0: the device's maximum",
+     ring_check},
     U("kick_batch", kick_batch, 0, 32768, "0", "TX frames per kick; 0: one kick per burst"),
     U("rx_refill", rx_refill, 1, 32768, "64", "RX buffers re-posted per refill (one kick each)"),
     E("txfull", txfull, "wait|drop", "wait", "on a full TX ring: wait (reclaim, retry) or drop"),

@@ -16,7 +16,10 @@ struct fwcfg_file {
     char name[56];
 };
 
-void fwcfg_select(uint16_t sel) { pio_write16(FWCFG_PORT_SEL, sel); }
+void fwcfg_select(uint16_t sel)
+{
+    pio_write16(FWCFG_PORT_SEL, sel);
+}
 
 void fwcfg_read(void *buf, size_t len)
 {

@@ -38,31 +38,70 @@ static inline uint32_t pio_read32(uint16_t port)
 }
 
 /* MMIO: one volatile access of exactly the named width. */
-static inline uint8_t mmio_read8(uintptr_t a) { return *(volatile const uint8_t *)a; }
-static inline uint16_t mmio_read16(uintptr_t a) { return *(volatile const uint16_t *)a; }
-static inline uint32_t mmio_read32(uintptr_t a) { return *(volatile const uint32_t *)a; }
-static inline uint64_t mmio_read64(uintptr_t a) { return *(volatile const uint64_t *)a; }
-static inline void mmio_write8(uintptr_t a, uint8_t v) { *(volatile uint8_t *)a = v; }
-static inline void mmio_write16(uintptr_t a, uint16_t v) { *(volatile uint16_t *)a = v; }
-static inline void mmio_write32(uintptr_t a, uint32_t v) { *(volatile uint32_t *)a = v; }
-static inline void mmio_write64(uintptr_t a, uint64_t v) { *(volatile uint64_t *)a = v; }
+static inline uint8_t mmio_read8(uintptr_t a)
+{
+    return *(volatile const uint8_t *)a;
+}
+static inline uint16_t mmio_read16(uintptr_t a)
+{
+    return *(volatile const uint16_t *)a;
+}
+static inline uint32_t mmio_read32(uintptr_t a)
+{
+    return *(volatile const uint32_t *)a;
+}
+static inline uint64_t mmio_read64(uintptr_t a)
+{
+    return *(volatile const uint64_t *)a;
+}
+static inline void mmio_write8(uintptr_t a, uint8_t v)
+{
+    *(volatile uint8_t *)a = v;
+}
+static inline void mmio_write16(uintptr_t a, uint16_t v)
+{
+    *(volatile uint16_t *)a = v;
+}
+static inline void mmio_write32(uintptr_t a, uint32_t v)
+{
+    *(volatile uint32_t *)a = v;
+}
+static inline void mmio_write64(uintptr_t a, uint64_t v)
+{
+    *(volatile uint64_t *)a = v;
+}
 
 /* Barriers. x86 is TSO: stores are not reordered with older stores and
  * loads are not reordered with older loads, so the SMP read/write barriers
  * only have to stop the compiler. Store->load ordering (needed before
  * reading a notification-suppression field after publishing an index) is
  * the one case that needs a real fence. */
-static inline void barrier_compiler(void) { __asm__ volatile("" ::: "memory"); }
-static inline void barrier_rmb(void) { barrier_compiler(); }
-static inline void barrier_wmb(void) { barrier_compiler(); }
-static inline void barrier_mb(void) { __asm__ volatile("lock; addl $0,-4(%%rsp)" ::: "memory", "cc"); }
+static inline void barrier_compiler(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+static inline void barrier_rmb(void)
+{
+    barrier_compiler();
+}
+static inline void barrier_wmb(void)
+{
+    barrier_compiler();
+}
+static inline void barrier_mb(void)
+{
+    __asm__ volatile("lock; addl $0,-4(%%rsp)" ::: "memory", "cc");
+}
 
 /* Shared-memory (ring) accesses: read/write once, never torn or cached in
  * a register, without implying any ordering. */
 #define VN_READ_ONCE(x)     (*(const volatile __typeof__(x) *)&(x))
 #define VN_WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 
-static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
+static inline void cpu_relax(void)
+{
+    __asm__ volatile("pause" ::: "memory");
+}
 
 static inline uint64_t rdtsc(void)
 {
@@ -73,7 +112,9 @@ static inline uint64_t rdtsc(void)
 
 static inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
-    __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(sub));
+    __asm__ volatile("cpuid"
+                     : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+                     : "a"(leaf), "c"(sub));
 }
 
 #endif

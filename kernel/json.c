@@ -27,7 +27,10 @@ static void put(struct json *j, const char *s, size_t n)
     j->buf[j->len] = '\0';
 }
 
-static void puts_(struct json *j, const char *s) { put(j, s, strlen(s)); }
+static void puts_(struct json *j, const char *s)
+{
+    put(j, s, strlen(s));
+}
 
 static void put_string(struct json *j, const char *s)
 {
@@ -88,10 +91,22 @@ static void close_(struct json *j, const char *brace)
     puts_(j, brace);
 }
 
-void json_obj_begin(struct json *j, const char *key) { open_(j, key, "{"); }
-void json_obj_end(struct json *j) { close_(j, "}"); }
-void json_arr_begin(struct json *j, const char *key) { open_(j, key, "["); }
-void json_arr_end(struct json *j) { close_(j, "]"); }
+void json_obj_begin(struct json *j, const char *key)
+{
+    open_(j, key, "{");
+}
+void json_obj_end(struct json *j)
+{
+    close_(j, "}");
+}
+void json_arr_begin(struct json *j, const char *key)
+{
+    open_(j, key, "[");
+}
+void json_arr_end(struct json *j)
+{
+    close_(j, "]");
+}
 
 void json_u64(struct json *j, const char *key, uint64_t v)
 {

@@ -22,8 +22,7 @@ void mem_init(const struct boot_info *bi)
          (uint64_t)(uintptr_t)__kernel_end - (uint64_t)(uintptr_t)__kernel_start},
     };
     if (arena_init(&arena, bi->mem, bi->nmem, excl, sizeof(excl) / sizeof(excl[0])) < 0)
-        vn_fatal(VN_EXIT_OOM, "memory: the firmware reported no usable RAM (%u regions)",
-                 bi->nmem);
+        vn_fatal(VN_EXIT_OOM, "memory: the firmware reported no usable RAM (%u regions)", bi->nmem);
     heap_high = arena.lo;
 }
 
@@ -33,8 +32,8 @@ void *mem_alloc_dma(size_t bytes, size_t align)
         align = 16;
     uint64_t p = arena_alloc_top(&arena, bytes, align);
     if (!p)
-        vn_fatal(VN_EXIT_OOM, "out of memory: DMA allocation of %zu bytes (free %llu bytes)",
-                 bytes, (unsigned long long)(arena.top - arena.brk));
+        vn_fatal(VN_EXIT_OOM, "out of memory: DMA allocation of %zu bytes (free %llu bytes)", bytes,
+                 (unsigned long long)(arena.top - arena.brk));
     memset((void *)(uintptr_t)p, 0, bytes);
     return (void *)(uintptr_t)p;
 }

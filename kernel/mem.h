@@ -21,7 +21,10 @@ void *mem_alloc_dma(size_t bytes, size_t align);
  * lie outside the boot-time mapping. Returns the address to use. */
 uintptr_t mem_map_mmio(uint64_t phys, uint64_t len);
 
-static inline uint64_t mem_virt_to_phys(const void *p) { return (uint64_t)(uintptr_t)p; }
+static inline uint64_t mem_virt_to_phys(const void *p)
+{
+    return (uint64_t)(uintptr_t)p;
+}
 
 struct mem_stats {
     uint64_t ram_total;  /* bytes of RAM the firmware reported */

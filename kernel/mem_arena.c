@@ -4,8 +4,14 @@
 
 #define ARENA_ALIGN 4096u
 
-static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
-static uint64_t align_down(uint64_t v, uint64_t a) { return v & ~(a - 1); }
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) & ~(a - 1);
+}
+static uint64_t align_down(uint64_t v, uint64_t a)
+{
+    return v & ~(a - 1);
+}
 
 /* Largest piece of [base, end) left after cutting out every excl range. */
 static void best_piece(uint64_t base, uint64_t end, const struct mem_range *excl, unsigned nexcl,

@@ -16,7 +16,10 @@ int kill(pid_t pid, int sig);
 int gettimeofday(struct timeval *tv, void *tz);
 int open(const char *path, int flags, ...);
 
-static int is_console(int fd) { return fd == 1 || fd == 2; }
+static int is_console(int fd)
+{
+    return fd == 1 || fd == 2;
+}
 
 _READ_WRITE_RETURN_TYPE write(int fd, const void *buf, size_t n)
 {
@@ -38,7 +41,10 @@ int fstat(int fd, struct stat *st)
     return 0;
 }
 
-int isatty(int fd) { return fd >= 0 && fd <= 2; }
+int isatty(int fd)
+{
+    return fd >= 0 && fd <= 2;
+}
 
 int gettimeofday(struct timeval *tv, void *tz)
 {
@@ -49,9 +55,15 @@ int gettimeofday(struct timeval *tv, void *tz)
     return 0;
 }
 
-void _exit(int code) { vn_exit(code == 0 ? VN_EXIT_OK : VN_EXIT_INTERNAL); }
+void _exit(int code)
+{
+    vn_exit(code == 0 ? VN_EXIT_OK : VN_EXIT_INTERNAL);
+}
 
-pid_t getpid(void) { return 1; }
+pid_t getpid(void)
+{
+    return 1;
+}
 
 static int nosys(void)
 {
@@ -63,7 +75,19 @@ _READ_WRITE_RETURN_TYPE read(int fd, void *buf, size_t n)
 {
     return (void)fd, (void)buf, (void)n, nosys();
 }
-int close(int fd) { return (void)fd, nosys(); }
-int open(const char *path, int flags, ...) { return (void)path, (void)flags, nosys(); }
-off_t lseek(int fd, off_t off, int whence) { return (void)fd, (void)off, (void)whence, nosys(); }
-int kill(pid_t pid, int sig) { return (void)pid, (void)sig, nosys(); }
+int close(int fd)
+{
+    return (void)fd, nosys();
+}
+int open(const char *path, int flags, ...)
+{
+    return (void)path, (void)flags, nosys();
+}
+off_t lseek(int fd, off_t off, int whence)
+{
+    return (void)fd, (void)off, (void)whence, nosys();
+}
+int kill(pid_t pid, int sig)
+{
+    return (void)pid, (void)sig, nosys();
+}

@@ -11,7 +11,10 @@ extern uint64_t time_tsc_start; /* TSC when the kernel started */
  * calibration against the ACPI PM timer or the PIT); returns the method. */
 const char *time_init(uint64_t acpi_pm_port);
 
-static inline uint64_t time_cycles(void) { return rdtsc(); }
+static inline uint64_t time_cycles(void)
+{
+    return rdtsc();
+}
 
 static inline uint64_t time_cycles_to_ns(uint64_t c)
 {
@@ -19,7 +22,10 @@ static inline uint64_t time_cycles_to_ns(uint64_t c)
 }
 
 /* Nanoseconds since the kernel started. */
-static inline uint64_t time_ns(void) { return time_cycles_to_ns(rdtsc() - time_tsc_start); }
+static inline uint64_t time_ns(void)
+{
+    return time_cycles_to_ns(rdtsc() - time_tsc_start);
+}
 
 static inline uint64_t time_ns_to_cycles(uint64_t ns)
 {

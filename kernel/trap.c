@@ -13,15 +13,38 @@ struct trap_frame {
 };
 
 static const char *const vector_names[32] = {
-    "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
-    "#BR bound range", "#UD invalid opcode", "#NM device not available",
-    "#DF double fault", "coprocessor segment overrun", "#TS invalid TSS",
-    "#NP segment not present", "#SS stack fault", "#GP general protection",
-    "#PF page fault", "reserved 15", "#MF x87 FP error", "#AC alignment check",
-    "#MC machine check", "#XM SIMD FP exception", "#VE virtualization exception",
-    "#CP control protection", "reserved 22", "reserved 23", "reserved 24", "reserved 25",
-    "reserved 26", "reserved 27", "#HV hypervisor injection", "#VC VMM communication",
-    "#SX security exception", "reserved 31",
+    "#DE divide error",
+    "#DB debug",
+    "NMI",
+    "#BP breakpoint",
+    "#OF overflow",
+    "#BR bound range",
+    "#UD invalid opcode",
+    "#NM device not available",
+    "#DF double fault",
+    "coprocessor segment overrun",
+    "#TS invalid TSS",
+    "#NP segment not present",
+    "#SS stack fault",
+    "#GP general protection",
+    "#PF page fault",
+    "reserved 15",
+    "#MF x87 FP error",
+    "#AC alignment check",
+    "#MC machine check",
+    "#XM SIMD FP exception",
+    "#VE virtualization exception",
+    "#CP control protection",
+    "reserved 22",
+    "reserved 23",
+    "reserved 24",
+    "reserved 25",
+    "reserved 26",
+    "reserved 27",
+    "#HV hypervisor injection",
+    "#VC VMM communication",
+    "#SX security exception",
+    "reserved 31",
 };
 
 void trap_handler(const struct trap_frame *f);
@@ -39,9 +62,8 @@ void trap_handler(const struct trap_frame *f)
     }
     printf("\nFAULT: vector %llu (%s) error 0x%llx\n", (unsigned long long)f->vector, name,
            (unsigned long long)f->error);
-    printf("  rip %016llx  cs %04llx  rflags %016llx  cr2 %016llx\n",
-           (unsigned long long)f->rip, (unsigned long long)f->cs,
-           (unsigned long long)f->rflags, (unsigned long long)cr2);
+    printf("  rip %016llx  cs %04llx  rflags %016llx  cr2 %016llx\n", (unsigned long long)f->rip,
+           (unsigned long long)f->cs, (unsigned long long)f->rflags, (unsigned long long)cr2);
     printf("  rsp %016llx  ss %04llx\n", (unsigned long long)f->rsp, (unsigned long long)f->ss);
     printf("  rax %016llx  rbx %016llx  rcx %016llx  rdx %016llx\n", (unsigned long long)f->rax,
            (unsigned long long)f->rbx, (unsigned long long)f->rcx, (unsigned long long)f->rdx);

@@ -19,10 +19,10 @@
  * net_init (a 4 MiB heap in .bss would push the image end past what
  * OVMF leaves free below 8 MiB). Both are identity mapped, so pbuf memory
  * can be handed to the device as is. */
-#define MEM_ALIGNMENT           8
-#define MEM_SIZE                (4 * 1024 * 1024)
+#define MEM_ALIGNMENT 8
+#define MEM_SIZE      (4 * 1024 * 1024)
 /* room for lwIP's own block headers at both ends of the heap */
-#define NET_LWIP_HEAP_BYTES     (MEM_SIZE + 1024)
+#define NET_LWIP_HEAP_BYTES (MEM_SIZE + 1024)
 extern void *net_lwip_heap;
 #define LWIP_RAM_HEAP_POINTER   net_lwip_heap
 #define MEMP_NUM_PBUF           2048 /* PBUF_REF/ROM: zero-copy RX frames */

@@ -3,7 +3,10 @@
 
 #include "apps/app.h"
 
-static int app_none(void) { return 0; }
+static int app_none(void)
+{
+    return 0;
+}
 
 const struct app app_table[] = {
     {"selftest", "", app_none},

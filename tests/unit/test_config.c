@@ -12,7 +12,10 @@
 static struct vn_config c;
 static char err[256];
 
-static int parse(const char *line) { return config_parse(&c, line, err, sizeof(err)); }
+static int parse(const char *line)
+{
+    return config_parse(&c, line, err, sizeof(err));
+}
 
 static void defaults(void **state)
 {

@@ -53,7 +53,8 @@ static void unaligned_edges(void **state)
 static void no_ram(void **state)
 {
     (void)state;
-    const struct boot_mem_region mem[] = {{0, MB, BOOT_MEM_RESERVED, 0}, {MB, 0x800, BOOT_MEM_RAM, 0}};
+    const struct boot_mem_region mem[] = {{0, MB, BOOT_MEM_RESERVED, 0},
+                                          {MB, 0x800, BOOT_MEM_RAM, 0}};
     struct mem_arena a;
     assert_int_equal(arena_init(&a, mem, 2, NULL, 0), -ENOMEM);
     const struct boot_mem_region all[] = {{0, MB, BOOT_MEM_RAM, 0}};
