@@ -286,3 +286,19 @@ def test_iperf_csv_reports_skip_client_sums():
             "20260101000000,10.0.0.1,0,10.0.0.2,5001,-1,0.0-3.0,300,800\n"
             "connect failed: Connection refused\n")
     assert [s["bytes"] for s in iperf.parse_csv_reports(text)] == [100, 200]
+
+
+def test_echo_strips_firmware_terminal_escapes():
+    import io
+    import types
+    from vnperflib import runner
+    out = io.StringIO()
+    opts = types.SimpleNamespace(quiet=False, raw=False, json=False, csv=False)
+    echo = runner.Echo(opts, False)
+    echo.out = out
+    echo(None, protocol.parse_line("\x1b[2J\x1b[01;01H\x1b[=3hBdsDxe: loading Boot0001\x1bc"))
+    assert out.getvalue() == "BdsDxe: loading Boot0001\n"
+    raw = runner.Echo(types.SimpleNamespace(quiet=False, raw=True, json=False, csv=False), False)
+    raw.out = out = io.StringIO()
+    raw(None, protocol.parse_line("\x1b[2Jx"))
+    assert out.getvalue() == "\x1b[2Jx\n"

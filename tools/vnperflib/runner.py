@@ -2,6 +2,7 @@
 counts and CPU collected, everything torn down, one report dict."""
 
 import os
+import re
 import sys
 import time
 
@@ -72,6 +73,12 @@ def guest_roles(opts):
     return [("rx", rx), ("tx", words)]
 
 
+# Terminal control sequences firmware writes to the serial console (OVMF
+# clears the screen and sets modes): echoed as is they garble the runner's
+# output, so human lines are shown without them (--raw keeps them).
+_TERM_ESCAPES = re.compile(r"\x1b(\[[0-9;=?]*[A-Za-z]|c)")
+
+
 class Echo:
     """Console echo and live progress lines."""
 
@@ -94,8 +101,11 @@ class Echo:
 
     def _show(self, g, line):
         tag = "[%s] " % g.label if self.multi else ""
-        if line.msg is None or self.raw:
+        if self.raw:
             print(tag + line.text, file=self.out, flush=True)
+            return
+        if line.msg is None:
+            print(tag + _TERM_ESCAPES.sub("", line.text), file=self.out, flush=True)
             return
         m = line.msg
         if m["type"] == "sample":
