@@ -229,10 +229,13 @@ static void gen_setup_frames(const uint8_t dst_mac[6])
         cl->stride = (VNET_HDR_ROOM + cl->len + 63u) & ~63u;
         cl->mem = apps_alloc_dma((size_t)GEN_POOL * cl->stride, 64);
         for (unsigned fi = 0; fi < g.nflows; fi++)
-            pkt_tmpl_build(gen_frame(cl, 0), cl->len, dst_mac, g.nif->mac, &g.flows[fi],
-                           &g.tmpl[fi * g.ncls + c]);
+            if (pkt_tmpl_build(gen_frame(cl, 0), cl->len, dst_mac, g.nif->mac, &g.flows[fi],
+                               &g.tmpl[fi * g.ncls + c]) < 0)
+                vn_fatal(VN_EXIT_INTERNAL, "gen: no frame template for size %u", cl->len);
         /* Frame 0 now holds the last flow's template: rebuild flow 0 and copy. */
-        pkt_tmpl_build(gen_frame(cl, 0), cl->len, dst_mac, g.nif->mac, &g.flows[0], &g.tmpl[c]);
+        if (pkt_tmpl_build(gen_frame(cl, 0), cl->len, dst_mac, g.nif->mac, &g.flows[0],
+                           &g.tmpl[c]) < 0)
+            vn_fatal(VN_EXIT_INTERNAL, "gen: no frame template for size %u", cl->len);
         for (unsigned i = 1; i < GEN_POOL; i++)
             memcpy(gen_frame(cl, i), gen_frame(cl, 0), cl->len);
         for (unsigned i = 0; i < GEN_POOL; i++)

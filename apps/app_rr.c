@@ -212,13 +212,16 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
         tcp_recv(pcb, NULL);
         tcp_sent(pcb, NULL);
         tcp_err(pcb, NULL);
-        if (tcp_close(pcb) != ERR_OK)
-            tcp_abort(pcb);
         s->tpcb = NULL;
         s->connected = false;
         if (cfg.role == ROLE_CLIENT)
             s->failed = true;
-        return ERR_ABRT;
+        /* lwIP: ERR_ABRT only after tcp_abort(); a closed pcb is ERR_OK. */
+        if (tcp_close(pcb) != ERR_OK) {
+            tcp_abort(pcb);
+            return ERR_ABRT;
+        }
+        return ERR_OK;
     }
     uint32_t len = p->tot_len;
     tcp_recved(pcb, (u16_t)len);

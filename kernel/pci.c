@@ -220,16 +220,6 @@ int pci_bar(const struct pci_dev *d, int i, struct pci_bar *b)
     return 0;
 }
 
-uintptr_t pci_bar_map(const struct pci_dev *d, int i)
-{
-    struct pci_bar b;
-    if (pci_bar(d, i, &b))
-        return 0;
-    if (b.io)
-        return b.addr <= 0xffff ? (uintptr_t)b.addr : 0;
-    return mem_map_mmio(b.addr, b.size);
-}
-
 uint8_t pci_cap_next(const struct pci_dev *d, uint8_t pos, uint8_t id)
 {
     if (!pos) {

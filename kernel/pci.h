@@ -60,10 +60,6 @@ int pci_scan(struct pci_dev *out, int max);
  * for an empty or unassigned BAR, -EINVAL for a bad index. */
 int pci_bar(const struct pci_dev *d, int i, struct pci_bar *b);
 
-/* Makes the BAR usable: the MMIO address to use (mapped with
- * mem_map_mmio), or the I/O port base. 0 on failure. */
-uintptr_t pci_bar_map(const struct pci_dev *d, int i);
-
 /* Next capability with this id after position pos (0: from the start).
  * Returns its offset in config space or 0. The walk is bounded, so a
  * looping list ends. */

@@ -3,6 +3,7 @@
  * frequency (ACPI PM timer, else PIT channel 2). */
 #include <stddef.h>
 
+#include "kernel/exit.h"
 #include "kernel/io.h"
 #include "kernel/time.h"
 
@@ -119,11 +120,9 @@ const char *time_init(uint64_t acpi_pm_port)
         time_tsc_hz = pit_calibrate();
         method = "pit";
     }
-    if (!time_tsc_hz) {
-        /* Nothing to measure against: assume and say so. */
-        time_tsc_hz = 1000000000u;
-        method = "assumed_1ghz";
-    }
+    /* Every rate and latency rests on this: never run on a guess. */
+    if (!time_tsc_hz)
+        vn_fatal(VN_EXIT_INTERNAL, "time: no TSC frequency (no CPUID leaf, ACPI PM timer or PIT)");
     return method;
 }
 

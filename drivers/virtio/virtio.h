@@ -43,14 +43,20 @@ struct virtq;
 /* One transport. Register access only; the init sequence lives in the
  * device code. queue_setup gets the ring in the legacy (contiguous, used
  * ring page aligned) layout so every transport can use it. */
+/* A device whose config_generation keeps moving gets this many tries. */
+#define VIRTIO_CONFIG_TRIES 64
+
 struct virtio_ops {
-    void (*reset)(struct virtio_dev *d);
+    /* 0, or -ETIMEDOUT when the device does not finish the reset. */
+    int (*reset)(struct virtio_dev *d);
     uint8_t (*get_status)(struct virtio_dev *d);
     void (*set_status)(struct virtio_dev *d, uint8_t s);
     uint64_t (*get_features)(struct virtio_dev *d);
     void (*set_features)(struct virtio_dev *d, uint64_t f);
-    /* Device-specific config space, consistent across config_generation. */
-    void (*read_config)(struct virtio_dev *d, unsigned off, void *buf, unsigned len);
+    /* Device-specific config space, consistent across config_generation:
+     * 0, -EINVAL past the end of the device's config, -EIO when the
+     * generation never settles (VIRTIO_CONFIG_TRIES). */
+    int (*read_config)(struct virtio_dev *d, unsigned off, void *buf, unsigned len);
     /* Largest size of queue q; 0: no such queue. */
     uint16_t (*queue_max)(struct virtio_dev *d, unsigned q);
     /* Makes queue q live with num entries. Returns 0 or -errno. */

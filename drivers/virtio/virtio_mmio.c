@@ -56,13 +56,14 @@ static struct virtio_mmio *vm_of(struct virtio_dev *d)
     return (struct virtio_mmio *)d;
 }
 
-static void vm_reset(struct virtio_dev *d)
+static int vm_reset(struct virtio_dev *d)
 {
     uintptr_t b = vm_of(d)->base;
     mmio_write32(b + VM_STATUS, 0);
     /* s4.2.2.2: reset is done when status reads 0 again. */
     for (int i = 0; i < VM_RESET_SPINS && mmio_read32(b + VM_STATUS); i++)
         cpu_relax();
+    return mmio_read32(b + VM_STATUS) ? -ETIMEDOUT : 0;
 }
 
 static uint8_t vm_get_status(struct virtio_dev *d)
@@ -94,16 +95,16 @@ static void vm_set_features(struct virtio_dev *d, uint64_t f)
     mmio_write32(b + VM_DRV_FEATURES, (uint32_t)(f >> 32));
 }
 
-static void vm_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigned len)
+static int vm_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigned len)
 {
     struct virtio_mmio *vm = vm_of(d);
     uint8_t *out = buf;
     if (VM_CONFIG + off + len > vm->size) {
         memset(out, 0, len);
-        return;
+        return -EINVAL;
     }
-    uint32_t gen = 0;
-    do {
+    for (int tries = 0; tries < VIRTIO_CONFIG_TRIES; tries++) {
+        uint32_t gen = 0;
         if (vm->version >= 2)
             gen = mmio_read32(vm->base + VM_CONFIG_GEN);
         uintptr_t a = vm->base + VM_CONFIG + off;
@@ -115,7 +116,11 @@ static void vm_read_config(struct virtio_dev *d, unsigned off, void *buf, unsign
             for (unsigned i = 0; i < len; i++)
                 out[i] = mmio_read8(a + i);
         }
-    } while (vm->version >= 2 && gen != mmio_read32(vm->base + VM_CONFIG_GEN));
+        /* s4.2.2.2: read again until ConfigGeneration is stable */
+        if (vm->version < 2 || gen == mmio_read32(vm->base + VM_CONFIG_GEN))
+            return 0;
+    }
+    return -EIO;
 }
 
 static uint16_t vm_queue_max(struct virtio_dev *d, unsigned q)

@@ -17,9 +17,11 @@
 #define VL_ISR            0x13
 #define VL_CONFIG         0x14 /* device config when MSI-X is off (it is) */
 
-static void legacy_reset(struct virtio_dev *d)
+static int legacy_reset(struct virtio_dev *d)
 {
+    /* 0.9.5: writing 0 resets; there is nothing to wait for. */
     pio_write8(virtio_pci_of(d)->iobase + VL_STATUS, 0);
+    return 0;
 }
 
 static uint8_t legacy_get_status(struct virtio_dev *d)
@@ -43,7 +45,7 @@ static void legacy_set_features(struct virtio_dev *d, uint64_t f)
 }
 
 /* Legacy config is guest-endian and has no generation counter. */
-static void legacy_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigned len)
+static int legacy_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigned len)
 {
     struct virtio_pci *vp = virtio_pci_of(d);
     uint8_t *out = buf;
@@ -51,6 +53,7 @@ static void legacy_read_config(struct virtio_dev *d, unsigned off, void *buf, un
     /* Nothing past the end of the BAR. */
     for (unsigned i = 0; i < len; i++)
         out[i] = off + i < vp->devcfg_len ? pio_read8((uint16_t)(base + off + i)) : 0;
+    return off + len <= vp->devcfg_len ? 0 : -EINVAL;
 }
 
 static uint16_t legacy_queue_max(struct virtio_dev *d, unsigned q)

@@ -47,13 +47,14 @@
 
 #define VPCI_RESET_SPINS 1000000
 
-static void modern_reset(struct virtio_dev *d)
+static int modern_reset(struct virtio_dev *d)
 {
     struct virtio_pci *vp = virtio_pci_of(d);
     mmio_write8(vp->common + CC_STATUS, 0);
     /* s4.1.4.3.2: the reset is done when status reads back 0. */
     for (int i = 0; i < VPCI_RESET_SPINS && mmio_read8(vp->common + CC_STATUS); i++)
         cpu_relax();
+    return mmio_read8(vp->common + CC_STATUS) ? -ETIMEDOUT : 0;
 }
 
 static uint8_t modern_get_status(struct virtio_dev *d)
@@ -87,18 +88,17 @@ static void modern_set_features(struct virtio_dev *d, uint64_t f)
 
 /* s4.1.3.1: accesses as wide as the field; s2.5.1: retry until the
  * generation is the same before and after. */
-static void modern_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigned len)
+static int modern_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigned len)
 {
     struct virtio_pci *vp = virtio_pci_of(d);
     uint8_t *out = buf;
     if (off + len > vp->devcfg_len) {
         for (unsigned i = 0; i < len; i++)
             out[i] = 0;
-        return;
+        return -EINVAL;
     }
-    uint8_t gen;
-    do {
-        gen = mmio_read8(vp->common + CC_CFGGEN);
+    for (int tries = 0; tries < VIRTIO_CONFIG_TRIES; tries++) {
+        uint8_t gen = mmio_read8(vp->common + CC_CFGGEN);
         uintptr_t a = vp->devcfg + off;
         if (len == 2) {
             uint16_t v = mmio_read16(a);
@@ -112,7 +112,11 @@ static void modern_read_config(struct virtio_dev *d, unsigned off, void *buf, un
             for (unsigned i = 0; i < len; i++)
                 out[i] = mmio_read8(a + i);
         }
-    } while (gen != mmio_read8(vp->common + CC_CFGGEN));
+        /* s4.1.4.3.1: read again until the generation is stable */
+        if (gen == mmio_read8(vp->common + CC_CFGGEN))
+            return 0;
+    }
+    return -EIO;
 }
 
 static uint16_t modern_queue_max(struct virtio_dev *d, unsigned q)
@@ -156,17 +160,19 @@ static void modern_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq
 {
     struct virtio_pci *vp = virtio_pci_of(d);
     mmio_write16(vp->common + CC_Q_SELECT, (uint16_t)q);
-    uint32_t off = (uint32_t)mmio_read16(vp->common + CC_Q_NOFF) * vp->notify_mult;
+    /* 64-bit: notify_off_multiplier is the device's 32-bit word, and a
+     * product that wrapped would pass the window check below. */
+    uint64_t off = (uint64_t)mmio_read16(vp->common + CC_Q_NOFF) * vp->notify_mult;
     vq->notify = modern_notify;
     /* s4.1.4.4: the address must lie inside the notify window; a device
      * that says otherwise gets the window's start (queue 0's spot) and
      * the queue is reported broken. */
     if (off + 2 > vp->notify_len) {
-        virtq_set_broken(vq, "queue_notify_off outside the notify window", q, off, vp->notify_len,
-                         0);
+        virtq_set_broken(vq, "queue_notify_off outside the notify window", q,
+                         off > UINT32_MAX ? UINT32_MAX : (uint32_t)off, vp->notify_len, 0);
         off = 0;
     }
-    vq->notify_addr = vp->notify + off;
+    vq->notify_addr = vp->notify + (uintptr_t)off;
     vq->notify_ctx = vp;
 }
 

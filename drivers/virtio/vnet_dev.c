@@ -73,6 +73,10 @@ static int vnet_queue_init(struct vnet_dev *d, unsigned q, struct virtq *vq)
         return r;
     }
     v->ops->queue_notifier(v, q, vq);
+    if (vq->broken) {
+        printf("vnet: %s: queue %u: %s\n", v->name, q, vq->bad.what);
+        return -EIO;
+    }
     return 0;
 }
 
@@ -83,7 +87,10 @@ static uint64_t vnet_check_mtu_offer(struct vnet_dev *d, uint64_t want)
     if (!(d->offered & want & VIRTIO_BIT(VIRTIO_NET_F_MTU)))
         return want;
     uint16_t mtu;
-    d->vdev->ops->read_config(d->vdev, VNET_CFG_MTU, &mtu, sizeof(mtu));
+    if (d->vdev->ops->read_config(d->vdev, VNET_CFG_MTU, &mtu, sizeof(mtu)) < 0) {
+        printf("vnet: %s: MTU unreadable from the device config, not negotiated\n", d->vdev->name);
+        return want & ~VIRTIO_BIT(VIRTIO_NET_F_MTU);
+    }
     if (mtu >= VNET_MTU_MIN && mtu <= VNET_MTU_MAX)
         return want;
     printf("vnet: %s: device MTU %u outside %u..%u, not negotiated\n", d->vdev->name, mtu,
@@ -91,25 +98,29 @@ static uint64_t vnet_check_mtu_offer(struct vnet_dev *d, uint64_t want)
     return want & ~VIRTIO_BIT(VIRTIO_NET_F_MTU);
 }
 
-static void vnet_read_config(struct vnet_dev *d)
+/* 0, or -EIO when the device's config cannot be read consistently. */
+static int vnet_read_config(struct vnet_dev *d)
 {
     static unsigned made_up; /* MACs invented so far */
     struct virtio_dev *v = d->vdev;
     d->mtu = 1500;
     if (d->features & VIRTIO_BIT(VIRTIO_NET_F_MTU)) {
         uint16_t mtu;
-        v->ops->read_config(v, VNET_CFG_MTU, &mtu, sizeof(mtu));
+        if (v->ops->read_config(v, VNET_CFG_MTU, &mtu, sizeof(mtu)) < 0)
+            return -EIO;
         if (mtu >= VNET_MTU_MIN && mtu <= VNET_MTU_MAX)
             d->mtu = mtu;
     }
     if (d->features & VIRTIO_BIT(VIRTIO_NET_F_MAC)) {
-        v->ops->read_config(v, VNET_CFG_MAC, d->mac, sizeof(d->mac));
+        if (v->ops->read_config(v, VNET_CFG_MAC, d->mac, sizeof(d->mac)) < 0)
+            return -EIO;
     } else {
         /* Locally administered, unicast: 02:76:6e ("vn"), then the index. */
         static const uint8_t base[6] = {0x02, 0x76, 0x6e, 0x00, 0x00, 0x00};
         memcpy(d->mac, base, sizeof(base));
         d->mac[5] = (uint8_t)++made_up;
     }
+    return 0;
 }
 
 static void vnet_rx_setup(struct vnet_dev *d)
@@ -143,7 +154,10 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
     d->txfull = p->txfull;
 
     /* virtio 1.2 s3.1.1 steps 1-3: reset, ACKNOWLEDGE, DRIVER */
-    v->ops->reset(v);
+    if (v->ops->reset(v) < 0) {
+        vnet_fail(d, "device did not finish its reset (status stays non-zero)");
+        return -EIO;
+    }
     v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE);
     v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
 
@@ -177,7 +191,11 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
         (d->features & VIRTIO_BIT(VIRTIO_F_VERSION_1)) || d->mrg ? VNET_HDR_MRG : VNET_HDR_LEGACY;
 
     /* step 7: device setup: config, queues, RX buffers */
-    vnet_read_config(d);
+    if (vnet_read_config(d) < 0) {
+        vnet_fail(d, "device config (MTU, MAC) unreadable: past its end, or its generation "
+                     "never settles");
+        return -EIO;
+    }
     int r = vnet_queue_init(d, VNET_RXQ, &d->rx);
     if (!r)
         r = vnet_queue_init(d, VNET_TXQ, &d->tx);
@@ -193,8 +211,10 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
     v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
                               (v->legacy ? 0 : VIRTIO_STATUS_FEATURES_OK) |
                               VIRTIO_STATUS_DRIVER_OK);
-    if (vnet_check_status(d))
+    if (vnet_check_status(d)) {
+        printf("vnet: %s: device failed at DRIVER_OK (status 0x%02x)\n", v->name, d->dev_status);
         return -EIO;
+    }
     virtq_kick(&d->rx);
 
     printf("vnet: %s: mac %02x:%02x:%02x:%02x:%02x:%02x mtu %u rx %u tx %u hdr %u\n", v->name,
@@ -242,7 +262,8 @@ int vnet_link_up(struct vnet_dev *d)
     if (!(d->features & VIRTIO_BIT(VIRTIO_NET_F_STATUS)))
         return 1; /* virtio 1.2 s5.1.4.2: assume the link is up */
     uint16_t st;
-    d->vdev->ops->read_config(d->vdev, VNET_CFG_STATUS, &st, sizeof(st));
+    if (d->vdev->ops->read_config(d->vdev, VNET_CFG_STATUS, &st, sizeof(st)) < 0)
+        return 0; /* unreadable status: not up */
     return !!(st & VIRTIO_NET_S_LINK_UP);
 }
 

@@ -95,8 +95,8 @@ int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n)
     d->txs.bursts++;
     if (!virtq_in_flight(vq))
         d->tx_progress = time_cycles(); /* an idle gap is not a stall */
-    else if (vq->nfree < n)
-        vnet_tx_reclaim(d);
+    else if (vq->nfree < n && vnet_tx_reclaim(d) < 0)
+        return -EIO; /* nothing queued on a queue that just broke */
     const uint16_t kb = d->kick_batch;
     const uint32_t hl = d->hdr_len;
     uint64_t bytes = 0;

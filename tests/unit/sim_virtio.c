@@ -60,9 +60,11 @@ static struct sim_dev *sim_of(struct virtio_dev *d)
     return (struct sim_dev *)d;
 }
 
-static void sim_reset(struct virtio_dev *d)
+static int sim_reset(struct virtio_dev *d)
 {
     struct sim_dev *s = sim_of(d);
+    if (s->reset_stuck)
+        return -ETIMEDOUT;
     s->status = 0;
     s->driver_features = 0;
     for (unsigned q = 0; q < SIM_QMAX; q++) {
@@ -70,6 +72,7 @@ static void sim_reset(struct virtio_dev *d)
         memset(&s->q[q], 0, sizeof(s->q[q]));
         s->q[q].max = max;
     }
+    return 0;
 }
 
 static uint8_t sim_get_status(struct virtio_dev *d)
@@ -97,9 +100,13 @@ static void sim_set_features(struct virtio_dev *d, uint64_t f)
     sim_of(d)->driver_features = f;
 }
 
-static void sim_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigned len)
+static int sim_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigned len)
 {
-    memcpy(buf, sim_of(d)->config + off, len);
+    struct sim_dev *s = sim_of(d);
+    if (off + len > sizeof(s->config))
+        return -EINVAL;
+    memcpy(buf, s->config + off, len);
+    return s->config_unstable ? -EIO : 0; /* the transports give up the same way */
 }
 
 static uint16_t sim_queue_max(struct virtio_dev *d, unsigned q)

@@ -44,11 +44,13 @@ struct sim_dev {
     uint64_t driver_features;
     uint8_t config[16]; /* virtio-net config: mac, status, mqp, mtu */
     struct sim_queue q[SIM_QMAX];
-    bool out_of_order;  /* complete each step's buffers in reverse */
-    bool event_idx;     /* device side of EVENT_IDX: ask for kicks via avail_event */
-    bool auto_tx;       /* complete TX on every notify and on sim_relax */
-    bool relax_tx;      /* complete TX on sim_relax (the driver spinning) only */
-    uint32_t mrg_split; /* >0: RX frames go into buffers of at most this many bytes */
+    bool out_of_order;    /* complete each step's buffers in reverse */
+    bool event_idx;       /* device side of EVENT_IDX: ask for kicks via avail_event */
+    bool auto_tx;         /* complete TX on every notify and on sim_relax */
+    bool relax_tx;        /* complete TX on sim_relax (the driver spinning) only */
+    uint32_t mrg_split;   /* >0: RX frames go into buffers of at most this many bytes */
+    bool reset_stuck;     /* status never reads back 0 after a reset */
+    bool config_unstable; /* config_generation changes on every read */
     /* TX: what the device saw (payload after the header) */
     struct sim_frame *tx_log;
     uint32_t ntx;

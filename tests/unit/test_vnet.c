@@ -129,6 +129,21 @@ static void test_ring_size_choice(void **state)
     assert_int_equal(d->rx.num, 256);
 }
 
+static void test_bringup_refuses_bad_device(void **state)
+{
+    (void)state;
+    struct vnet_params p = params(256, 0, 64, VNET_TXFULL_WAIT);
+    struct vnet_dev bad;
+    struct sim_dev *s = sim_new(ALL_FEATURES, 256, false);
+    s->reset_stuck = true;
+    assert_int_equal(vnet_dev_init(&bad, &s->vdev, &p), -EIO);
+    assert_true(s->status & VIRTIO_STATUS_FAILED);
+    s = sim_new(ALL_FEATURES, 256, false);
+    s->config_unstable = true;
+    assert_int_equal(vnet_dev_init(&bad, &s->vdev, &p), -EIO);
+    assert_true(s->status & VIRTIO_STATUS_FAILED);
+}
+
 static void test_features_off(void **state)
 {
     (void)state;
@@ -745,6 +760,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_bringup),
         T(test_ring_size_choice),
+        T(test_bringup_refuses_bad_device),
         T(test_features_off),
         T(test_legacy_header),
         T(test_tx_kick_batch),
