@@ -243,11 +243,14 @@ static void gen_setup_frames(const uint8_t dst_mac[6])
     }
 }
 
-/* Builds up to max frames that are due; returns how many. */
+/* Builds up to max frames that are due; returns how many, with their
+ * bytes in *bytes and each counted in its size class (the caller takes
+ * back what the driver did not queue). */
 static int gen_build_burst(struct vnet_tx *tx, int max, struct pacer *pc, uint64_t now,
-                           uint64_t left)
+                           uint64_t left, uint64_t *bytes)
 {
     int n = 0;
+    uint64_t b = 0;
     while (n < max && (uint64_t)n < left && pacer_due(pc, now)) {
         unsigned c = g.ncls == 1 ? 0 : g.imix_seq[g.imix_pos];
         struct gen_class *cl = &g.cls[c];
@@ -265,8 +268,11 @@ static int gen_build_burst(struct vnet_tx *tx, int max, struct pacer *pc, uint64
         tx[n].len = t->len;
         tx[n].cookie = net_cookie_app(c << 16 | id);
         pacer_sent(pc, t->len);
+        cl->packets++;
+        b += t->len;
         n++;
     }
+    *bytes = b;
     return n;
 }
 
@@ -422,21 +428,25 @@ int app_gen_main(void)
             n = gen_stack_burst(pcb, burst, &pc, now, count - sent);
             sent += (uint64_t)n;
         } else {
-            n = gen_build_burst(tx, burst, &pc, now, count - sent);
+            uint64_t bytes;
+            n = gen_build_burst(tx, burst, &pc, now, count - sent, &bytes);
             if (n) {
                 g.build_cycles += time_cycles() - now;
                 int q = net_check(g.nif, vnet_tx_burst(g.nif->dev, tx, n));
-                for (int i = 0; i < q; i++) {
-                    g.bytes += tx[i].len;
-                    g.cls[(uintptr_t)tx[i].cookie >> 18].packets++;
-                }
-                for (int i = q; i < n; i++)
+                for (int i = q; i < n; i++) { /* txfull=drop: not sent */
+                    bytes -= tx[i].len;
+                    g.cls[(uintptr_t)tx[i].cookie >> 18].packets--;
                     gen_tx_done(NULL, (uint32_t)((uintptr_t)tx[i].cookie >> 2));
+                }
+                g.bytes += bytes;
                 g.packets += (uint64_t)q;
                 g.dropped += (uint64_t)(n - q);
                 sent += (uint64_t)n;
             }
-            net_check(g.nif, vnet_tx_reclaim(g.nif->dev));
+            /* vnet_tx_burst reclaims when the ring runs short; here only
+             * while idle (paced), so frames come back between bursts. */
+            if (n == 0)
+                net_check(g.nif, vnet_tx_reclaim(g.nif->dev));
         }
         /* RX (reflected frames, ARP, ping) every few rounds: polling the
          * used ring costs as much as building a burst under TCG. */

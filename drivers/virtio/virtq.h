@@ -215,9 +215,11 @@ static inline void virtq_notify(struct virtq *vq)
 /* Publish, decide, notify. Returns true when a notification was sent. */
 static inline bool virtq_kick(struct virtq *vq)
 {
-    virtq_publish(vq);
+    /* Nothing added since the last decision: avail->idx already holds
+     * avail_idx, so not even the (shared) index is written again. */
     if (vq->avail_idx == vq->kick_old)
         return false;
+    virtq_publish(vq);
     if (virtq_kick_prepare(vq)) {
         virtq_notify(vq);
         return true;

@@ -105,8 +105,9 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *vdev, const struct vnet
  * the device. Returns -EIO then, else 0. */
 int vnet_check_status(struct vnet_dev *d);
 
-/* Posts the released RX slots: post publishes them, refill also makes
- * the one kick decision (not before DRIVER_OK, virtio 1.2 s3.1.1). */
+/* Adds the released RX slots to the ring; the device sees them at the
+ * next virtq_kick (refill's, or the first one after DRIVER_OK, virtio 1.2
+ * s3.1.1), which publishes and decides in one step. */
 void vnet_rx_post(struct vnet_dev *d);
 void vnet_rx_refill(struct vnet_dev *d);
 

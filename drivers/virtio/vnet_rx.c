@@ -20,7 +20,6 @@ void vnet_rx_post(struct vnet_dev *d)
     d->npending = 0;
     d->rxs.refills++;
     d->rxs.refilled += n;
-    virtq_publish(vq);
 }
 
 void vnet_rx_refill(struct vnet_dev *d)
