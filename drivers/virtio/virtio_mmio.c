@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drivers/virtio/virtio_regs.h"
 #include "drivers/virtio/virtio_transport.h"
 #include "drivers/virtio/virtq.h"
 #include "kernel/acpi.h"
@@ -79,20 +80,13 @@ static void vm_set_status(struct virtio_dev *d, uint8_t s)
 static uint64_t vm_get_features(struct virtio_dev *d)
 {
     uintptr_t b = vm_of(d)->base;
-    mmio_write32(b + VM_DEV_FEATURES_SEL, 0);
-    uint64_t lo = mmio_read32(b + VM_DEV_FEATURES);
-    mmio_write32(b + VM_DEV_FEATURES_SEL, 1);
-    uint64_t hi = mmio_read32(b + VM_DEV_FEATURES);
-    return hi << 32 | lo;
+    return virtio_features_read(b + VM_DEV_FEATURES_SEL, b + VM_DEV_FEATURES);
 }
 
 static void vm_set_features(struct virtio_dev *d, uint64_t f)
 {
     uintptr_t b = vm_of(d)->base;
-    mmio_write32(b + VM_DRV_FEATURES_SEL, 0);
-    mmio_write32(b + VM_DRV_FEATURES, (uint32_t)f);
-    mmio_write32(b + VM_DRV_FEATURES_SEL, 1);
-    mmio_write32(b + VM_DRV_FEATURES, (uint32_t)(f >> 32));
+    virtio_features_write(b + VM_DRV_FEATURES_SEL, b + VM_DRV_FEATURES, f);
 }
 
 static int vm_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigned len)
@@ -107,15 +101,7 @@ static int vm_read_config(struct virtio_dev *d, unsigned off, void *buf, unsigne
         uint32_t gen = 0;
         if (vm->version >= 2)
             gen = mmio_read32(vm->base + VM_CONFIG_GEN);
-        uintptr_t a = vm->base + VM_CONFIG + off;
-        if (len == 2) {
-            uint16_t v = mmio_read16(a);
-            out[0] = (uint8_t)v;
-            out[1] = (uint8_t)(v >> 8);
-        } else {
-            for (unsigned i = 0; i < len; i++)
-                out[i] = mmio_read8(a + i);
-        }
+        virtio_config_copy(vm->base + VM_CONFIG + off, out, len);
         /* s4.2.2.2: read again until ConfigGeneration is stable */
         if (vm->version < 2 || gen == mmio_read32(vm->base + VM_CONFIG_GEN))
             return 0;

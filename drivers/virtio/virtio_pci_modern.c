@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "drivers/virtio/virtio_pci.h"
+#include "drivers/virtio/virtio_regs.h"
 #include "drivers/virtio/virtio_transport.h"
 #include "drivers/virtio/virtq.h"
 #include "kernel/io.h"
@@ -70,20 +71,13 @@ static void modern_set_status(struct virtio_dev *d, uint8_t s)
 static uint64_t modern_get_features(struct virtio_dev *d)
 {
     uintptr_t c = virtio_pci_of(d)->common;
-    mmio_write32(c + CC_DFSELECT, 0);
-    uint64_t lo = mmio_read32(c + CC_DF);
-    mmio_write32(c + CC_DFSELECT, 1);
-    uint64_t hi = mmio_read32(c + CC_DF);
-    return hi << 32 | lo;
+    return virtio_features_read(c + CC_DFSELECT, c + CC_DF);
 }
 
 static void modern_set_features(struct virtio_dev *d, uint64_t f)
 {
     uintptr_t c = virtio_pci_of(d)->common;
-    mmio_write32(c + CC_GFSELECT, 0);
-    mmio_write32(c + CC_GF, (uint32_t)f);
-    mmio_write32(c + CC_GFSELECT, 1);
-    mmio_write32(c + CC_GF, (uint32_t)(f >> 32));
+    virtio_features_write(c + CC_GFSELECT, c + CC_GF, f);
 }
 
 /* s4.1.3.1: accesses as wide as the field; s2.5.1: retry until the
@@ -99,19 +93,7 @@ static int modern_read_config(struct virtio_dev *d, unsigned off, void *buf, uns
     }
     for (int tries = 0; tries < VIRTIO_CONFIG_TRIES; tries++) {
         uint8_t gen = mmio_read8(vp->common + CC_CFGGEN);
-        uintptr_t a = vp->devcfg + off;
-        if (len == 2) {
-            uint16_t v = mmio_read16(a);
-            out[0] = (uint8_t)v;
-            out[1] = (uint8_t)(v >> 8);
-        } else if (len == 4) {
-            uint32_t v = mmio_read32(a);
-            for (int i = 0; i < 4; i++)
-                out[i] = (uint8_t)(v >> (8 * i));
-        } else {
-            for (unsigned i = 0; i < len; i++)
-                out[i] = mmio_read8(a + i);
-        }
+        virtio_config_copy(vp->devcfg + off, out, len);
         /* s4.1.4.3.1: read again until the generation is stable */
         if (gen == mmio_read8(vp->common + CC_CFGGEN))
             return 0;

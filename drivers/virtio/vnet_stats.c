@@ -35,6 +35,16 @@ static void vnet_json_violation(struct json *j, const char *queue, const struct 
     json_obj_end(j);
 }
 
+/* What both queues have: kicks, and whether the used ring broke. */
+static void virtq_stats_json(struct json *j, const struct virtq *vq)
+{
+    json_u64(j, "kicks", vq->kicks);
+    json_u64(j, "kicks_suppressed", vq->kicks_suppressed);
+    json_u64(j, "kick_cycles", vq->kick_cycles);
+    json_u64(j, "forced_kicks", vq->forced_kicks);
+    json_u64(j, "invalid_used", vq->broken && vq->bad.what ? 1 : 0);
+}
+
 void vnet_stats_json(const struct vnet_dev *d, struct json *j)
 {
     char mac[18];
@@ -58,10 +68,7 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "packets", t->packets);
     json_u64(j, "bytes", t->bytes);
     json_u64(j, "bursts", t->bursts);
-    json_u64(j, "kicks", d->tx.kicks);
-    json_u64(j, "kicks_suppressed", d->tx.kicks_suppressed);
-    json_u64(j, "kick_cycles", d->tx.kick_cycles);
-    json_u64(j, "forced_kicks", d->tx.forced_kicks);
+    virtq_stats_json(j, &d->tx);
     json_u64(j, "reclaim_calls", t->reclaim_calls);
     json_u64(j, "reclaimed", t->reclaimed);
     json_u64(j, "ring_full", t->ring_full);
@@ -69,7 +76,6 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "wait_timeouts", t->wait_timeouts);
     json_u64(j, "dropped", t->dropped);
     json_u64(j, "len_mismatch", d->tx.len_mismatch);
-    json_u64(j, "invalid_used", d->tx.broken && d->tx.bad.what ? 1 : 0);
     json_u64(j, "in_flight", virtq_in_flight(&d->tx));
     json_obj_end(j);
 
@@ -79,16 +85,12 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "packets", r->packets);
     json_u64(j, "bytes", r->bytes);
     json_u64(j, "polls", r->polls);
-    json_u64(j, "kicks", d->rx.kicks);
-    json_u64(j, "kicks_suppressed", d->rx.kicks_suppressed);
-    json_u64(j, "kick_cycles", d->rx.kick_cycles);
-    json_u64(j, "forced_kicks", d->rx.forced_kicks);
+    virtq_stats_json(j, &d->rx);
     json_u64(j, "refills", r->refills);
     json_u64(j, "refilled", r->refilled);
     json_u64(j, "len_errors", r->len_errors);
     json_u64(j, "merged", r->merged);
     json_u64(j, "bad_release", r->bad_release);
-    json_u64(j, "invalid_used", d->rx.broken && d->rx.bad.what ? 1 : 0);
     json_obj_end(j);
 
     json_bool(j, "broken", vnet_broken(d));
