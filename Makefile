@@ -75,12 +75,20 @@ $(BUILD)/obj/%.o: %.c | $(NEWLIB_STAMP) $(LWIP_STAMP)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
+# lwipopts.h reaches our objects through lwIP's headers, which sit in a
+# -isystem directory, and -MMD leaves out whatever a system header
+# includes: state the dependency here, or a changed option leaves objects
+# compiled against the old lwIP structures.
+$(KOBJS): $(wildcard net/include/*.h net/include/arch/*.h)
+
 $(BUILD)/obj/%.o: %.S
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  AS      $<")
 	$(Q)$(CC) $(KASFLAGS) -c $< -o $@
 
-$(addprefix $(LWIP_SRC)/src/,$(LWIP_CORE)): $(LWIP_STAMP) ;
+# Order-only: the unpacked sources are older than the stamp, which must
+# not make every lwIP object out of date.
+$(addprefix $(LWIP_SRC)/src/,$(LWIP_CORE)): | $(LWIP_STAMP) ;
 
 $(BUILD)/lwip-obj/%.o: $(LWIP_SRC)/src/%.c net/include/lwipopts.h | $(NEWLIB_STAMP)
 	@mkdir -p $(dir $@)

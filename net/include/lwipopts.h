@@ -89,6 +89,7 @@ extern void *net_lwip_heap;
 
 /* ---- counters: drops and checksum errors end up in the result */
 #define LWIP_STATS         1
+#define LWIP_STATS_LARGE   1 /* 32-bit: lwIP's 16-bit counters wrap within a second */
 #define LWIP_STATS_DISPLAY 0
 #define LINK_STATS         1
 #define ETHARP_STATS       1
