@@ -47,6 +47,26 @@ int virtq_init(struct virtq *vq, uint16_t index, uint16_t num, void *mem, bool e
     return 0;
 }
 
+int virtq_bind_slots(struct virtq *vq, uint64_t (*addr)(void *ctx, uint16_t i), void *ctx,
+                     uint32_t len)
+{
+    if (virtq_in_flight(vq))
+        return -EBUSY;
+    /* The device reads avail entries only below avail->idx, all of them
+     * used already, so rewriting the table cannot race with it. */
+    for (uint16_t i = 0; i < vq->num; i++) {
+        vq->desc[i].addr = addr(ctx, i);
+        vq->desc[i].len = len;
+        vq->desc[i].flags = 0;
+        vq->avail->ring[i] = i;
+    }
+    /* IN_ORDER hands out descriptors by next_desc, which must stay in
+     * step with the avail index for slot i to be descriptor i. */
+    vq->next_desc = vq->avail_idx;
+    vq->bound = true;
+    return 0;
+}
+
 void virtq_set_broken(struct virtq *vq, const char *what, uint32_t id, uint32_t len, uint32_t limit,
                       uint16_t dev_used_idx)
 {
@@ -98,9 +118,13 @@ static int virtq_get_used_any_order(struct virtq *vq, struct virtq_used_buf *out
         if (!s)
             break;
         s->flags = 0;
-        vq->free[vq->nfree++] = (uint16_t)id;
-        out[n].token = s->token;
-        out[n].len = len;
+        if (vq->bound) {
+            vq->nfree++;
+        } else {
+            vq->free[vq->nfree++] = (uint16_t)id;
+            out[n].token = s->token;
+            out[n].len = len;
+        }
         n++;
         vq->used_idx++;
     }
@@ -129,8 +153,10 @@ static int virtq_get_used_in_order(struct virtq *vq, struct virtq_used_buf *out,
             vq->used_idx++;
         }
         struct virtq_state *s = &vq->st[oldest];
-        out[n].token = s->token;
-        out[n].len = vq->batch_rest == 1 ? vq->batch_len : 0;
+        if (out) {
+            out[n].token = s->token;
+            out[n].len = vq->batch_rest == 1 ? vq->batch_len : 0;
+        }
         s->flags = 0;
         vq->nfree++;
         vq->batch_rest--;

@@ -94,6 +94,7 @@ struct virtq {
     uint32_t batch_len;
     bool event_idx;
     bool in_order;
+    bool bound; /* descriptor i is avail slot i for good: virtq_bind_slots */
     bool broken;
     uint16_t index;
     /* Kick: transport-specific, set by the transport's queue_notifier. */
@@ -212,6 +213,46 @@ static inline void virtq_notify(struct virtq *vq)
     vq->kicks++;
 }
 
+/* Bound slots: descriptor i always carries slot i's buffer and avail
+ * entry i always names descriptor i, so both tables are written once and
+ * buffers go out in ring order. addr(i) gives slot i's device address and
+ * len the device-readable length. Only on an idle queue: -EBUSY otherwise. */
+int virtq_bind_slots(struct virtq *vq, uint64_t (*addr)(void *ctx, uint16_t i), void *ctx,
+                     uint32_t len);
+
+/* Bound: the slot the next buffer goes out in. */
+static inline uint16_t virtq_next_slot(const struct virtq *vq)
+{
+    return vq->avail_idx & vq->mask;
+}
+
+/* Bound: how many slots from the next one on, up to max, are free. A
+ * device that completes out of order can leave an older slot out while
+ * newer ones are back; ring order waits for it. */
+static inline int virtq_free_run(const struct virtq *vq, int max)
+{
+    int k = 0;
+    while (k < max && !(vq->st[(uint16_t)(vq->avail_idx + k) & vq->mask].flags & VIRTQ_ST_INFLIGHT))
+        k++;
+    return k;
+}
+
+/* Bound: makes the next slot available with len device-readable bytes
+ * (the caller checked virtq_free_run). Only its length can change. */
+static inline void virtq_add_slot(struct virtq *vq, uint32_t len)
+{
+    uint16_t id = vq->avail_idx & vq->mask;
+    /* The device reads the descriptor table, so a store pulls the line
+     * away from it; the length rarely changes between rounds. */
+    if (vq->desc[id].len != len)
+        vq->desc[id].len = len;
+    vq->st[id].flags = VIRTQ_ST_INFLIGHT;
+    vq->avail_idx++;
+    if (vq->in_order)
+        vq->next_desc++;
+    vq->nfree--;
+}
+
 /* Publish, decide, notify. Returns true when a notification was sent. */
 static inline bool virtq_kick(struct virtq *vq)
 {
@@ -228,9 +269,10 @@ static inline bool virtq_kick(struct virtq *vq)
     return false;
 }
 
-/* Takes up to max used buffers, validating each used element. Returns the
- * count, or -EIO when the queue is broken (a violation found in this call
- * after some good buffers returns those first; the next call says -EIO). */
+/* Takes up to max used buffers, validating each used element; out may be
+ * NULL when the tokens are not wanted (bound slots). Returns the count, or -EIO when the queue is
+ * broken (a violation found in this call after some good buffers returns those first; the next call
+ * says -EIO). */
 int virtq_get_used(struct virtq *vq, struct virtq_used_buf *out, int max);
 
 /* True when the device has used something we have not consumed. */

@@ -73,6 +73,47 @@ int vnet_tx_reclaim(struct vnet_dev *d);
 /* Free TX descriptors right now (after the last reclaim). */
 int vnet_tx_space(const struct vnet_dev *d);
 
+/* TX frames the device has not given back yet (after the last reclaim). */
+int vnet_tx_in_flight(const struct vnet_dev *d);
+
+/* --- TX through bound slots (for generators) ---
+ * Every TX descriptor gets a buffer of its own for the life of the queue,
+ * as netmap's rings own theirs: the descriptor table and the avail ring
+ * are written once, the virtio-net header is zeroed once (no offloads, so
+ * it never changes), and a frame costs its own bytes and its length.
+ * Frames go out in ring order. The app writes frames into the slots it
+ * reserved and sends them; nothing comes back through tx_done. */
+struct vnet_txslots {
+    uint8_t *frame0; /* slot 0's Ethernet header; slot i is stride bytes further per i */
+    uint32_t stride;
+    uint32_t room; /* largest frame a slot holds */
+    uint16_t num;  /* slots: the TX ring size */
+    /* Per slot, the app's note of what it last wrote there. The driver
+     * sets a slot's tag to 0 when it copies a frame of its own into it
+     * (vnet_tx_burst after binding: lwIP's ARP and ICMP answers). */
+    uint16_t *tag;
+};
+
+/* Binds the TX queue with slots of room bytes (0, or more than the
+ * device's largest frame: that frame) after waiting up to 200 ms for
+ * frames in flight to come back, and describes the slots in *out. -EBUSY
+ * when they do not come back, -EIO on a broken queue. Once bound,
+ * vnet_tx_burst copies its frames into slots and gives them back through
+ * tx_done at once; a frame larger than room stays the caller's. */
+int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *out);
+
+/* Free slots in ring order from *first (wrapping at num), up to n. With
+ * none free, txfull=wait reclaims and waits (counted as ring full) for a
+ * batch and txfull=drop returns 0. Returns the count, or -EIO. */
+int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first);
+
+/* Sends the first n reserved slots with their frame lengths (at most
+ * room), kicking every kick_batch frames and once at the end. dropped is
+ * how many frames the caller could not place for want of a slot under
+ * txfull=drop; they are counted with the driver's. Returns n, -EINVAL
+ * when n exceeds the reservation or a length the room, -EIO. */
+int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int dropped);
+
 /* --- RX --- */
 struct vnet_rx {
     void *frame;  /* Ethernet header, VNET_HDR_ROOM bytes of headroom */

@@ -63,6 +63,8 @@ struct vnet_dev {
     void *tx_ctx;
     struct virtq_used_buf *tx_used; /* tx.num entries */
     uint64_t tx_progress;           /* TSC of the last TX completion */
+    struct vnet_txslots slots;      /* frame0 != NULL once bound */
+    uint16_t slots_reserved;        /* from the last vnet_txslots_reserve */
     uint64_t tx_stall_cycles;
     struct vnet_txq_stats txs;
 
@@ -116,6 +118,10 @@ static inline uint8_t *vnet_rx_slot(const struct vnet_dev *d, uint32_t slot)
 {
     return d->rx_mem + (uintptr_t)slot * d->rx_stride;
 }
+
+/* TX internals shared by vnet_tx.c and vnet_txslots.c. */
+int vnet_tx_wait(struct vnet_dev *d, int want);
+int vnet_tx_copy(struct vnet_dev *d, const struct vnet_tx *tx, int n);
 
 /* Spinning on the device: host tests step the simulated device here. */
 #ifdef VN_HOST_TEST

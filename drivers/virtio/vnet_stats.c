@@ -61,6 +61,7 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "kick_batch", d->kick_batch);
     json_u64(j, "rx_refill", d->rx_refill);
     json_str(j, "txfull", d->txfull == VNET_TXFULL_DROP ? "drop" : "wait");
+    json_bool(j, "tx_slots", d->slots.frame0 != NULL);
 
     const struct vnet_txq_stats *t = &d->txs;
     json_obj_begin(j, "tx");

@@ -21,6 +21,18 @@ int vnet_tx_space(const struct vnet_dev *d)
     return d->tx.nfree;
 }
 
+int vnet_tx_in_flight(const struct vnet_dev *d)
+{
+    return virtq_in_flight(&d->tx);
+}
+
+/* What a waiter for want descriptors can use now: any free one, or on a
+ * bound queue the free slots in ring order. */
+static inline int vnet_tx_ready(const struct vnet_dev *d, int want)
+{
+    return d->slots.frame0 ? virtq_free_run(&d->tx, want) : d->tx.nfree;
+}
+
 /* Buffers out and none used for VNET_TX_STALL_US: the notification that
  * should have started the device may have been lost (seen with QEMU 7.2
  * and EVENT_IDX under load), so notify regardless of suppression. An
@@ -40,14 +52,15 @@ static void vnet_tx_watchdog(struct vnet_dev *d)
 int vnet_tx_reclaim(struct vnet_dev *d)
 {
     d->txs.reclaim_calls++;
-    int n = virtq_get_used(&d->tx, d->tx_used, d->tx.num);
+    bool bound = d->slots.frame0 != NULL; /* no tokens: nothing to give back */
+    int n = virtq_get_used(&d->tx, bound ? NULL : d->tx_used, d->tx.num);
     if (n == 0)
         vnet_tx_watchdog(d);
     if (n <= 0)
         return n;
     d->tx_progress = time_cycles();
     d->txs.reclaimed += (uint64_t)n;
-    if (d->tx_done)
+    if (d->tx_done && !bound)
         for (int i = 0; i < n; i++)
             d->tx_done(d->tx_ctx, (void *)d->tx_used[i].token);
     return n;
@@ -56,22 +69,22 @@ int vnet_tx_reclaim(struct vnet_dev *d)
 /* Ring full under txfull=wait: kick what is queued, then poll until want
  * descriptors are back (a batch, not one at a time: each return to the
  * caller costs a burst's overhead, and the device keeps a backlog).
- * Returns free descriptors (fewer than want after the time limit), -EIO
+ * Returns what is ready (fewer than want after the time limit), -EIO
  * when the device broke. */
-static int vnet_tx_wait(struct vnet_dev *d, int want)
+int vnet_tx_wait(struct vnet_dev *d, int want)
 {
     struct virtq *vq = &d->tx;
     uint64_t t0 = time_cycles();
     uint64_t limit = time_tsc_hz / 1000u * VNET_TXWAIT_MAX_MS;
     virtq_kick(vq);
     int r = 0;
-    while (vq->nfree < want) {
+    while (vnet_tx_ready(d, want) < want) {
         /* Poll the used index only now and then: every read pulls its
          * cache line away from the device writing it, slowing the very
          * thing we wait for. */
         if (virtq_has_used(vq)) {
             r = vnet_tx_reclaim(d);
-            if (r < 0 || vq->nfree >= want)
+            if (r < 0 || vnet_tx_ready(d, want) >= want)
                 break;
         } else {
             vnet_tx_watchdog(d);
@@ -84,7 +97,7 @@ static int vnet_tx_wait(struct vnet_dev *d, int want)
         vnet_relax();
     }
     d->txs.full_wait_cycles += time_cycles() - t0;
-    return r < 0 ? r : vq->nfree;
+    return r < 0 ? r : vnet_tx_ready(d, want);
 }
 
 int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n)
@@ -92,6 +105,8 @@ int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n)
     struct virtq *vq = &d->tx;
     if (vq->broken)
         return -EIO;
+    if (d->slots.frame0)
+        return vnet_tx_copy(d, tx, n);
     d->txs.bursts++;
     if (!virtq_in_flight(vq))
         d->tx_progress = time_cycles(); /* an idle gap is not a stall */

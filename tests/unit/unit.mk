@@ -49,7 +49,14 @@ test_virtq_SRCS := tests/unit/test_virtq.c drivers/virtio/virtq.c tests/unit/sim
 UNIT_TESTS += test_vnet
 test_vnet_SRCS := tests/unit/test_vnet.c tests/unit/sim_virtio.c drivers/virtio/virtq.c \
     drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c drivers/virtio/vnet_tx.c \
+    drivers/virtio/vnet_txslots.c \
     drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c kernel/json.c
+
+UNIT_TESTS += test_vnet_txslots
+test_vnet_txslots_SRCS := tests/unit/test_vnet_txslots.c tests/unit/sim_virtio.c \
+    drivers/virtio/virtq.c drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c \
+    drivers/virtio/vnet_tx.c drivers/virtio/vnet_txslots.c drivers/virtio/vnet_stats.c \
+    drivers/virtio/vnet_features.c kernel/json.c
 
 UNIT_TESTS += test_peer_args
 test_peer_args_SRCS := tests/unit/test_peer_args.c tools/peer/peer_args.c tools/peer/peer_malform.c \

@@ -1,0 +1,170 @@
+/* virtio-net TX through bound slots (vnet.h): bind, reserve, send, and
+ * the copying vnet_tx_burst of a bound queue. */
+#include <string.h>
+
+#include "drivers/virtio/vnet_priv.h"
+#include "kernel/mem.h"
+#include "kernel/time.h"
+
+#define VNET_BIND_WAIT_MS 200
+#define VNET_COPY_CHUNK   64
+
+static uint64_t vnet_slot_addr(void *ctx, uint16_t i)
+{
+    const struct vnet_dev *d = ctx;
+    /* The header is the last hdr_len bytes of the room before the frame. */
+    return mem_virt_to_phys(d->slots.frame0 + (size_t)i * d->slots.stride - d->hdr_len);
+}
+
+int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *out)
+{
+    struct virtq *vq = &d->tx;
+    if (vq->broken)
+        return -EIO;
+    if (!d->slots.frame0) {
+        uint64_t t0 = time_cycles(), limit = time_tsc_hz / 1000u * VNET_BIND_WAIT_MS;
+        while (virtq_in_flight(vq)) {
+            int r = vnet_tx_reclaim(d);
+            if (r < 0)
+                return r;
+            if (time_cycles() - t0 > limit)
+                return -EBUSY;
+            if (!r)
+                vnet_relax();
+        }
+        if (!room || room > d->max_frame)
+            room = d->max_frame;
+        uint32_t stride = (VNET_HDR_ROOM + room + 63u) & ~63u;
+        /* Zeroed, so every header is all zero for good: no offloads,
+         * virtio 1.2 s5.1.6.2. */
+        uint8_t *mem = mem_alloc_dma((size_t)stride * vq->num, 64);
+        uint16_t *tag = mem_alloc_dma(sizeof(*tag) * vq->num, 64);
+        d->slots = (struct vnet_txslots){mem + VNET_HDR_ROOM, stride, room, vq->num, tag};
+        int r = virtq_bind_slots(vq, vnet_slot_addr, d, d->hdr_len);
+        if (r < 0) {
+            d->slots.frame0 = NULL;
+            return r;
+        }
+    }
+    *out = d->slots;
+    return 0;
+}
+
+int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first)
+{
+    struct virtq *vq = &d->tx;
+    d->slots_reserved = 0;
+    if (!d->slots.frame0)
+        return -EINVAL;
+    if (vq->broken)
+        return -EIO;
+    if (n > vq->num)
+        n = vq->num;
+    if (n <= 0)
+        return 0;
+    *first = virtq_next_slot(vq);
+    if (!virtq_in_flight(vq)) {
+        d->tx_progress = time_cycles(); /* an idle gap is not a stall */
+        d->slots_reserved = (uint16_t)n;
+        return n;
+    }
+    int k = virtq_free_run(vq, n);
+    if (k < n) {
+        if (vnet_tx_reclaim(d) < 0)
+            return -EIO;
+        k = virtq_free_run(vq, n);
+    }
+    if (k < n && d->txfull == VNET_TXFULL_WAIT) {
+        /* Fewer than a burst free: the ring is full for a producer that
+         * works in bursts. Wait for a quarter ring, not for the burst:
+         * each return to the caller costs a burst's overhead, and the
+         * device keeps its backlog meanwhile. */
+        d->txs.ring_full++;
+        int want = n > vq->num / 4 ? n : vq->num / 4;
+        int r = vnet_tx_wait(d, want);
+        if (r < 0)
+            return r;
+        k = virtq_free_run(vq, n);
+    }
+    d->slots_reserved = (uint16_t)k;
+    return k;
+}
+
+int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int dropped)
+{
+    struct virtq *vq = &d->tx;
+    if (n < 0 || n > d->slots_reserved || dropped < 0)
+        return -EINVAL;
+    for (int i = 0; i < n; i++)
+        if (len[i] < VNET_ETH_HLEN || len[i] > d->slots.room)
+            return -EINVAL;
+    d->slots_reserved = 0;
+    if (vq->broken)
+        return -EIO;
+    const uint16_t kb = d->kick_batch;
+    const uint32_t hl = d->hdr_len;
+    uint64_t bytes = 0;
+    int since_kick = 0;
+    for (int i = 0; i < n; i++) {
+        virtq_add_slot(vq, len[i] + hl);
+        bytes += len[i];
+        if (kb && ++since_kick == kb) {
+            virtq_kick(vq);
+            since_kick = 0;
+        }
+    }
+    virtq_kick(vq);
+    d->txs.bursts++;
+    d->txs.packets += (uint64_t)n;
+    d->txs.bytes += bytes;
+    if (dropped) {
+        d->txs.ring_full++;
+        d->txs.dropped += (uint64_t)dropped;
+    }
+    return n;
+}
+
+/* vnet_tx_burst on a bound queue: each frame is copied into a slot and
+ * handed back at once. A frame larger than a slot stops the burst there
+ * (it is the caller's, as every frame not queued). */
+int vnet_tx_copy(struct vnet_dev *d, const struct vnet_tx *tx, int n)
+{
+    struct vnet_txslots *sl = &d->slots;
+    uint16_t len[VNET_COPY_CHUNK];
+    int done = 0;
+    while (done < n) {
+        int want = n - done < VNET_COPY_CHUNK ? n - done : VNET_COPY_CHUNK;
+        for (int i = 0; i < want; i++)
+            if (tx[done + i].len > sl->room || tx[done + i].len < VNET_ETH_HLEN) {
+                want = i;
+                break;
+            }
+        if (!want)
+            break;
+        uint16_t first;
+        int k = vnet_txslots_reserve(d, want, &first);
+        if (k < 0)
+            return done ? done : k;
+        if (!k) {
+            if (d->txfull == VNET_TXFULL_DROP) {
+                d->txs.ring_full++;
+                d->txs.dropped += (uint64_t)(n - done);
+            }
+            break;
+        }
+        for (int i = 0; i < k; i++) {
+            uint16_t s = (uint16_t)(first + i) & (sl->num - 1);
+            memcpy(sl->frame0 + (size_t)s * sl->stride, tx[done + i].frame, tx[done + i].len);
+            sl->tag[s] = 0;
+            len[i] = (uint16_t)tx[done + i].len;
+        }
+        int r = vnet_txslots_send(d, k, len, 0);
+        if (r < 0)
+            return done ? done : r;
+        if (d->tx_done)
+            for (int i = 0; i < k; i++)
+                d->tx_done(d->tx_ctx, tx[done + i].cookie);
+        done += k;
+    }
+    return done;
+}
