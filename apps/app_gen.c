@@ -1,11 +1,12 @@
 /* app=gen: UDP packet generator.
  *
- * path=raw (default): frames are built once per (size, flow) and reused;
+ * path=raw (default): frames are written straight into the driver's bound
+ * TX slots (vnet_txslots_*), which keep what was last written to them: a
+ * slot gets a size class's template only when it last held another, and
  * per packet only the sequence number, the timestamp and the UDP checksum
  * (incrementally, from the template's partial sum) are written, plus the
  * addresses and ports when flows= varies them. Frames go out in bursts of
- * burst= with the TSC pacer holding rate=. Buffers come back through the
- * driver's tx_done and are reused.
+ * burst= with the TSC pacer holding rate=.
  * path=stack: the same payload through lwIP's udp_sendto, to measure what
  * the stack costs.
  *
@@ -34,18 +35,16 @@
 #include "net/net.h"
 #include "net/pkt.h"
 
-#define GEN_POOL          1536 /* frames per size: a full ring (1024) plus bursts */
-#define GEN_DEFAULT_S     10   /* duration when neither count= nor duration= */
-#define GEN_COUNT_LIMIT_S 300  /* count= without duration=: give up after this */
+#define GEN_SLOT_ROOM     256 /* at least: lwIP's ARP and ping answers are copied into slots */
+#define GEN_DEFAULT_S     10  /* duration when neither count= nor duration= */
+#define GEN_COUNT_LIMIT_S 300 /* count= without duration=: give up after this */
 #define GEN_DRAIN_MS      1000
 #define SERVICE_US        500 /* lwIP timers and TX reclaim while paced */
 
 struct gen_class {
     uint16_t len;
-    uint32_t stride;
-    uint8_t *mem;
-    uint16_t free[GEN_POOL];
-    unsigned nfree;
+    uint16_t copy;   /* template bytes that differ between classes */
+    uint8_t *master; /* the frame for flow 0 */
     uint64_t packets;
 };
 
@@ -60,7 +59,10 @@ static struct gen {
     bool random;
     uint64_t rng;
     struct pkt_tmpl *tmpl; /* [flow * ncls + class] */
-    uint64_t *seq;         /* next sequence number per flow */
+    struct vnet_txslots slots;
+    uint16_t *lens;  /* per frame of a burst */
+    uint16_t maxlen; /* of all classes */
+    uint64_t *seq;   /* next sequence number per flow */
     uint64_t packets, bytes, dropped, nomem;
     uint64_t build_cycles; /* spent building frames (raw path) */
     /* reflected frames */
@@ -69,18 +71,6 @@ static struct gen {
     uint64_t rx_packets, rx_bytes, rx_bad, rx_future_ts;
     uint64_t wire_rx, wire_rx_bytes; /* every frame received */
 } g;
-
-static void gen_tx_done(void *ctx, uint32_t id)
-{
-    (void)ctx;
-    struct gen_class *c = &g.cls[id >> 16];
-    c->free[c->nfree++] = (uint16_t)id;
-}
-
-static inline uint8_t *gen_frame(const struct gen_class *c, unsigned idx)
-{
-    return c->mem + (size_t)idx * c->stride + VNET_HDR_ROOM;
-}
 
 static inline unsigned next_flow(void)
 {
@@ -226,53 +216,80 @@ static void gen_setup_frames(const uint8_t dst_mac[6])
         vn_fatal(VN_EXIT_OOM, "gen: no memory for templates");
     for (unsigned c = 0; c < g.ncls; c++) {
         struct gen_class *cl = &g.cls[c];
-        cl->stride = (VNET_HDR_ROOM + cl->len + 63u) & ~63u;
-        cl->mem = apps_alloc_dma((size_t)GEN_POOL * cl->stride, 64);
+        cl->master = malloc(cl->len);
+        if (!cl->master)
+            vn_fatal(VN_EXIT_OOM, "gen: no memory for templates");
         for (unsigned fi = 0; fi < g.nflows; fi++)
-            if (pkt_tmpl_build(gen_frame(cl, 0), cl->len, dst_mac, g.nif->mac, &g.flows[fi],
+            if (pkt_tmpl_build(cl->master, cl->len, dst_mac, g.nif->mac, &g.flows[fi],
                                &g.tmpl[fi * g.ncls + c]) < 0)
                 vn_fatal(VN_EXIT_INTERNAL, "gen: no frame template for size %u", cl->len);
-        /* Frame 0 now holds the last flow's template: rebuild flow 0 and copy. */
-        if (pkt_tmpl_build(gen_frame(cl, 0), cl->len, dst_mac, g.nif->mac, &g.flows[0],
-                           &g.tmpl[c]) < 0)
+        /* The master now holds the last flow: rebuild flow 0. */
+        if (pkt_tmpl_build(cl->master, cl->len, dst_mac, g.nif->mac, &g.flows[0], &g.tmpl[c]) < 0)
             vn_fatal(VN_EXIT_INTERNAL, "gen: no frame template for size %u", cl->len);
-        for (unsigned i = 1; i < GEN_POOL; i++)
-            memcpy(gen_frame(cl, i), gen_frame(cl, 0), cl->len);
-        for (unsigned i = 0; i < GEN_POOL; i++)
-            cl->free[cl->nfree++] = (uint16_t)(GEN_POOL - 1 - i);
+        /* Past the headers and payload header every template is zero. */
+        cl->copy = cl->len < PKT_HDRS_LEN + PL_LEN ? cl->len : PKT_HDRS_LEN + PL_LEN;
+        if (cl->len > g.maxlen)
+            g.maxlen = cl->len;
     }
+    uint32_t room = g.maxlen > GEN_SLOT_ROOM ? g.maxlen : GEN_SLOT_ROOM;
+    int r = net_check(g.nif, vnet_txslots_bind(g.nif->dev, room, &g.slots));
+    if (r < 0)
+        vn_fatal(VN_EXIT_DEVICE,
+                 "gen: cannot bind the TX ring: frames in flight did not come back");
+    g.lens = calloc(cfg.burst, sizeof(*g.lens));
+    if (!g.lens)
+        vn_fatal(VN_EXIT_OOM, "gen: no memory for a burst of %llu", (unsigned long long)cfg.burst);
 }
 
-/* Builds up to max frames that are due; returns how many, with their
- * bytes in *bytes and each counted in its size class (the caller takes
- * back what the driver did not queue). */
-static int gen_build_burst(struct vnet_tx *tx, int max, struct pacer *pc, uint64_t now,
-                           uint64_t left, uint64_t *bytes)
+/* Slot s should hold class c's frame. A slot that held another class
+ * differs only in the first bytes (the rest is zero in every template);
+ * one the driver copied a frame of its own into (tag 0) is cleared. */
+static void gen_fill_slot(uint8_t *f, uint16_t s, unsigned c)
 {
-    int n = 0;
+    if (!g.slots.tag[s])
+        memset(f, 0, g.maxlen);
+    memcpy(f, g.cls[c].master, g.cls[c].copy);
+    g.slots.tag[s] = (uint16_t)(c + 1);
+}
+
+/* Writes the frames that are due, at most max, into the k reserved slots
+ * from first on. Under txfull=drop the due frames beyond k are counted in
+ * *dropped (they take their sequence numbers: the receiver sees the loss).
+ * Returns how many were written, with their bytes in *bytes. */
+static int gen_build_burst(uint16_t first, int k, int max, struct pacer *pc, uint64_t now,
+                           uint64_t left, uint64_t *bytes, int *dropped)
+{
+    const struct vnet_txslots *sl = &g.slots;
+    const uint16_t mask = (uint16_t)(sl->num - 1);
+    const bool drop = cfg.txfull == VNET_TXFULL_DROP;
+    int n = 0, nd = 0;
     uint64_t b = 0;
-    while (n < max && (uint64_t)n < left && pacer_due(pc, now)) {
-        unsigned c = g.ncls == 1 ? 0 : g.imix_seq[g.imix_pos];
-        struct gen_class *cl = &g.cls[c];
-        if (cl->nfree == 0)
+    while (n + nd < max && (uint64_t)(n + nd) < left && pacer_due(pc, now)) {
+        if (n == k && !drop)
             break;
-        next_class();
-        unsigned id = cl->free[--cl->nfree];
-        uint8_t *f = gen_frame(cl, id);
+        unsigned c = next_class();
         unsigned fi = next_flow();
         const struct pkt_tmpl *t = &g.tmpl[fi * g.ncls + c];
+        uint64_t seq = g.seq[fi]++;
+        pacer_sent(pc, t->len);
+        if (n == k) {
+            nd++;
+            continue;
+        }
+        uint16_t s = (uint16_t)(first + n) & mask;
+        uint8_t *f = sl->frame0 + (size_t)s * sl->stride;
+        if (sl->tag[s] != c + 1)
+            gen_fill_slot(f, s, c);
         if (g.nflows > 1)
             pkt_set_flow(f, &g.flows[fi], t);
-        pkt_patch(f, t, g.seq[fi]++, now);
-        tx[n].frame = f;
-        tx[n].len = t->len;
-        tx[n].cookie = net_cookie_app(c << 16 | id);
-        pacer_sent(pc, t->len);
-        cl->packets++;
+        pkt_patch(f, t, seq, now);
+        g.lens[n] = t->len;
+        g.cls[c].packets++;
         b += t->len;
         n++;
     }
     *bytes = b;
+    *dropped = nd;
     return n;
 }
 
@@ -397,13 +414,11 @@ int app_gen_main(void)
         udp_recv(pcb, stack_recv, NULL);
     } else {
         gen_setup_frames(dst_mac);
-        net_set_app_tx_done(gen_tx_done, NULL);
     }
 
     uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
     struct pacer pc;
     struct meter m;
-    static struct vnet_tx tx[1024];
     int burst = (int)cfg.burst;
     meter_start(&m);
     uint64_t start = m.t0;
@@ -428,23 +443,29 @@ int app_gen_main(void)
             n = gen_stack_burst(pcb, burst, &pc, now, count - sent);
             sent += (uint64_t)n;
         } else {
-            uint64_t bytes;
-            n = gen_build_burst(tx, burst, &pc, now, count - sent, &bytes);
-            if (n) {
-                g.build_cycles += time_cycles() - now;
-                int q = net_check(g.nif, vnet_tx_burst(g.nif->dev, tx, n));
-                for (int i = q; i < n; i++) { /* txfull=drop: not sent */
-                    bytes -= tx[i].len;
-                    g.cls[(uintptr_t)tx[i].cookie >> 18].packets--;
-                    gen_tx_done(NULL, (uint32_t)((uintptr_t)tx[i].cookie >> 2));
+            n = 0;
+            if (pacer_due(&pc, now)) {
+                uint16_t first = 0;
+                int k = net_check(g.nif, vnet_txslots_reserve(g.nif->dev, burst, &first));
+                if (k < 0)
+                    vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", k);
+                uint64_t t0 = time_cycles(), bytes;
+                int dropped;
+                int q = gen_build_burst(first, k, burst, &pc, now, count - sent, &bytes, &dropped);
+                n = q + dropped;
+                if (n) {
+                    g.build_cycles += time_cycles() - t0;
+                    int r = net_check(g.nif, vnet_txslots_send(g.nif->dev, q, g.lens, dropped));
+                    if (r < 0)
+                        vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", r);
+                    g.bytes += bytes;
+                    g.packets += (uint64_t)q;
+                    g.dropped += (uint64_t)dropped;
+                    sent += (uint64_t)n;
                 }
-                g.bytes += bytes;
-                g.packets += (uint64_t)q;
-                g.dropped += (uint64_t)(n - q);
-                sent += (uint64_t)n;
             }
-            /* vnet_tx_burst reclaims when the ring runs short; here only
-             * while idle (paced), so frames come back between bursts. */
+            /* vnet_txslots_reserve reclaims when the ring runs short; here
+             * only while idle (paced), so slots come back between bursts. */
             if (n == 0)
                 net_check(g.nif, vnet_tx_reclaim(g.nif->dev));
         }
@@ -476,9 +497,9 @@ int app_gen_main(void)
             last_rx = g.rx_packets;
             quiet = time_cycles();
         }
-        bool idle = true;
-        for (unsigned c = 0; !stack && c < g.ncls; c++)
-            idle = idle && g.cls[c].nfree == GEN_POOL;
+        if (!stack)
+            net_check(g.nif, vnet_tx_reclaim(g.nif->dev));
+        bool idle = stack || vnet_tx_in_flight(g.nif->dev) == 0;
         if (idle && time_cycles() - quiet > time_ns_to_cycles(100000000ull))
             break;
     }

@@ -5,8 +5,8 @@
  * Every TX frame on a device, whoever sent it, comes back through one
  * tx_done callback; the cookie's low two bits say whose it was:
  *   0 an lwIP pbuf (freed), 1 a received buffer sent on (released to the
- *   device it came from: zero-copy reflect and forward), 2 an app buffer
- *   (handed to the app's callback with its 30+ bit id). */
+ *   device it came from: zero-copy reflect and forward). Generators write
+ *   into the driver's bound TX slots instead and get nothing back. */
 #ifndef VN_NET_H
 #define VN_NET_H
 
@@ -81,12 +81,6 @@ static inline void *net_cookie_rx(const struct net_if *from, uint32_t buf)
 {
     return (void *)(((uintptr_t)buf << 8) | ((uintptr_t)from->idx << 2) | 1);
 }
-static inline void *net_cookie_app(uint32_t id)
-{
-    return (void *)(((uintptr_t)id << 2) | 2);
-}
-typedef void (*net_app_tx_done_fn)(void *ctx, uint32_t id);
-void net_set_app_tx_done(net_app_tx_done_fn fn, void *ctx);
 
 /* ARP for ip (host byte order) with lwIP, retrying every 200 ms; 0 and the
  * MAC, or -ETIMEDOUT after timeout_ms. */

@@ -23,8 +23,6 @@
 
 static struct net_if ifs[VNET_MAX_DEVS];
 static unsigned nifs;
-static net_app_tx_done_fn app_tx_done;
-static void *app_tx_ctx;
 static uint64_t rand_state;
 
 void *net_lwip_heap; /* lwipopts.h: LWIP_RAM_HEAP_POINTER */
@@ -52,12 +50,6 @@ struct net_if *net_if_get(unsigned i)
     return i < nifs ? &ifs[i] : NULL;
 }
 
-void net_set_app_tx_done(net_app_tx_done_fn fn, void *ctx)
-{
-    app_tx_done = fn;
-    app_tx_ctx = ctx;
-}
-
 static void net_tx_done(void *ctx, void *cookie)
 {
     (void)ctx;
@@ -74,11 +66,6 @@ static void net_tx_done(void *ctx, void *cookie)
         vnet_rx_release(ifs[from].dev, (uint32_t)(c >> 8));
         break;
     }
-    case 2:
-        if (!app_tx_done)
-            vn_fatal(VN_EXIT_INTERNAL, "net: app TX cookie without an app callback");
-        app_tx_done(app_tx_ctx, (uint32_t)(c >> 2));
-        break;
     default:
         vn_fatal(VN_EXIT_INTERNAL, "net: bad TX cookie %#lx", (unsigned long)c);
     }
