@@ -68,19 +68,27 @@ int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first)
         d->slots_reserved = (uint16_t)n;
         return n;
     }
+    /* Fewer free than a burst (or a quarter ring, for larger bursts) is a
+     * full ring to a producer that works in bursts. Handing out a slot or
+     * two at a time would cost a burst's overhead per frame while the
+     * device still has a backlog, so the wait is for a quarter ring or the
+     * burst, whichever is more, but at most half: the device keeps work. */
+    int batch = n < vq->num / 4 ? n : vq->num / 4;
+    if (!batch)
+        batch = 1;
+    int want = n > vq->num / 4 ? n : vq->num / 4;
+    if (want > vq->num / 2)
+        want = vq->num / 2;
+    if (want < batch)
+        want = batch;
     int k = virtq_free_run(vq, n);
     if (k < n) {
         if (vnet_tx_reclaim(d) < 0)
             return -EIO;
         k = virtq_free_run(vq, n);
     }
-    if (k < n && d->txfull == VNET_TXFULL_WAIT) {
-        /* Fewer than a burst free: the ring is full for a producer that
-         * works in bursts. Wait for a quarter ring, not for the burst:
-         * each return to the caller costs a burst's overhead, and the
-         * device keeps its backlog meanwhile. */
+    if (k < batch && d->txfull == VNET_TXFULL_WAIT) {
         d->txs.ring_full++;
-        int want = n > vq->num / 4 ? n : vq->num / 4;
         int r = vnet_tx_wait(d, want);
         if (r < 0)
             return r;

@@ -217,8 +217,9 @@ static void test_full_drop(void **state)
 }
 
 /* txfull=wait with a device that works only while the driver spins:
- * every frame goes out in order, the waits are counted, and a burst
- * waits until it fits rather than going out in pieces. */
+ * every frame goes out in order, the waits are counted, and a reserve
+ * never hands out fewer than a quarter ring (8 of 32) when the burst is
+ * larger than that. */
 static void test_full_wait(void **state)
 {
     (void)state;
@@ -231,16 +232,16 @@ static void test_full_wait(void **state)
         uint32_t sent = 0;
         while (sent < 1000) {
             int n = send_numbered(d, &sl, 12, sent);
-            assert_int_equal(n, 12);
+            assert_in_range(n, 8, 12);
             sent += (uint32_t)n;
         }
         assert_true(d->txs.ring_full >= 1);
         assert_true(d->txs.full_wait_cycles > 0);
         assert_int_equal(d->txs.dropped, 0);
         sim_tx_step(s, 0);
-        assert_int_equal(s->tx_seen, 1008);
+        assert_int_equal(s->tx_seen, sent);
         if (!ooo)
-            expect_log(s, 1008, 0);
+            expect_log(s, sent, 0);
     }
 }
 
