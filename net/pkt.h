@@ -203,13 +203,20 @@ static inline void pkt_set_flow(uint8_t *f, const struct pkt_flow *fl, const str
         wrle16(f + OFF_PAYLOAD + PL_OFF_STREAM, fl->stream);
 }
 
+/* The per-packet patch with the timestamp already in the partial sum
+ * (the same for a whole burst). */
+static inline void pkt_patch_sum(uint8_t *f, uint32_t partial_with_tsc, uint64_t seq, uint64_t tsc)
+{
+    uint16_t c = pkt_csum_fold(pkt_sum_add_le64(partial_with_tsc, seq));
+    wrle64(f + OFF_PAYLOAD + PL_OFF_SEQ, seq);
+    wrle64(f + OFF_PAYLOAD + PL_OFF_TSC, tsc);
+    wr16(f + OFF_UDP_CSUM, c ? c : 0xffff); /* 0 means no checksum, RFC 768 */
+}
+
 /* The per-packet patch: sequence number, timestamp, UDP checksum. */
 static inline void pkt_patch(uint8_t *f, const struct pkt_tmpl *t, uint64_t seq, uint64_t tsc)
 {
-    uint16_t c = pkt_csum_fold(pkt_sum_add_le64(pkt_sum_add_le64(t->udp_partial, seq), tsc));
-    wrle64(f + OFF_PAYLOAD + PL_OFF_SEQ, seq);
-    wrle64(f + OFF_PAYLOAD + PL_OFF_TSC, tsc);
-    wr16(f + OFF_UDP_CSUM, c ? c : 0xffff);
+    pkt_patch_sum(f, pkt_sum_add_le64(t->udp_partial, tsc), seq, tsc);
 }
 
 #endif
