@@ -21,7 +21,7 @@
 #define VNET_FRAME_EXTRA      18         /* Ethernet header + one VLAN tag */
 #define VNET_RX_IDLE_CHECK    (1u << 20) /* empty RX polls between status reads */
 #define VNET_RX_STALL_POLLS   (1u << 14) /* empty RX polls before a forced kick */
-#define VNET_TX_STALL_US      2000       /* TX buffers out, none used: forced kick */
+#define VNET_TX_STALL_US      50000      /* TX buffers out, none used: forced kick */
 
 /* The virtio-net header, virtio 1.2 s5.1.6; the first 10 bytes are the
  * legacy header without num_buffers. */

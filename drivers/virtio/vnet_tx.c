@@ -34,9 +34,12 @@ static inline int vnet_tx_ready(const struct vnet_dev *d, int want)
 }
 
 /* Buffers out and none used for VNET_TX_STALL_US: the notification that
- * should have started the device may have been lost (seen with QEMU 7.2
- * and EVENT_IDX under load), so notify regardless of suppression. An
- * unneeded notification costs one kick; a lost one would stall TX. */
+ * should have started the device may have been lost, so notify regardless
+ * of suppression. A safety net: lost wakeups were seen only while the
+ * 8259 PICs were left unmasked; since then runs with no watchdog on every
+ * transport, with EVENT_IDX on and off, never stalled (docs/driver.md).
+ * 50 ms, not less: a backend pausing for back-pressure (tap, a few ms) is
+ * not stalled, and under TCG each kick waits for QEMU's global lock. */
 static void vnet_tx_watchdog(struct vnet_dev *d)
 {
     if (!virtq_in_flight(&d->tx))
