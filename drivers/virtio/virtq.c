@@ -7,10 +7,14 @@
 
 /* Interrupts are never wanted (everything is polled). With EVENT_IDX the
  * device interrupts when its used index passes used_event (virtio 1.2
- * s2.7.7.2), so used_event is parked half the index space ahead of us:
- * the device can be at most num <= 32768 entries ahead, never that far. */
+ * s2.7.7.2), so used_event is parked half the index space ahead of us.
+ * The device is at most num entries ahead, so the park holds until we
+ * have consumed 0x7fff - num entries; it is renewed halfway there, not on
+ * every poll: the device reads used_event on every used entry it adds,
+ * and each store takes that cache line away from it. */
 static inline void virtq_park_used_event(struct virtq *vq)
 {
+    vq->parked_at = vq->used_idx;
     VN_WRITE_ONCE(*vq->used_event, (uint16_t)(vq->used_idx + 0x7fff));
 }
 
@@ -40,6 +44,7 @@ int virtq_init(struct virtq *vq, uint16_t index, uint16_t num, void *mem, bool e
         for (uint16_t i = 0; i < num; i++)
             vq->free[i] = num - 1 - i;
     }
+    vq->park_every = num < 0x7fff ? (uint16_t)((0x7fff - num) / 2) : 0;
     if (event_idx)
         virtq_park_used_event(vq);
     else
@@ -183,7 +188,7 @@ int virtq_get_used(struct virtq *vq, struct virtq_used_buf *out, int max)
     }
     int n = vq->in_order ? virtq_get_used_in_order(vq, out, max, end)
                          : virtq_get_used_any_order(vq, out, max, end);
-    if (vq->event_idx && n)
+    if (vq->event_idx && n && (uint16_t)(vq->used_idx - vq->parked_at) >= vq->park_every)
         virtq_park_used_event(vq);
     if (!n && vq->broken)
         return -EIO;

@@ -91,6 +91,8 @@ struct virtq {
     uint16_t used_idx;   /* the next used entry we consume */
     uint16_t next_desc;  /* IN_ORDER: descriptors go out in ring order */
     uint16_t batch_rest; /* IN_ORDER: buffers left in the current used entry */
+    uint16_t parked_at;  /* used_idx when used_event was last parked */
+    uint16_t park_every; /* consumed entries between parks */
     uint32_t batch_len;
     bool event_idx;
     bool in_order;
