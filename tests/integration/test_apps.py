@@ -113,7 +113,9 @@ def gen_to_peer(peer, cfg, timeout=60):
     q, p = vnharness.free_udp_ports(2)
     g = make_guest(["app=gen"] + PEER_CFG + cfg, [qemucmd.Nic(vnharness.dgram_netdev(q, p), MAC_A)])
     with vnharness.Session() as s:
-        pr = vnpeer.Peer(s, peer, "count", p, q)
+        # UDP checksums checked too: gen patches them per frame into TX
+        # slots that may have held another size class.
+        pr = vnpeer.Peer(s, peer, "count", p, q, ["--verify-csum"])
         pr.start()
         g.start(s)
         vcpus_yield(g)

@@ -67,7 +67,7 @@ def check_vnet(res, transport):
 
 def guest_to_host(transport, extra_cfg=(), nic_props=None):
     cfg = ["app=gen", "size=64", "count=%d" % N_TX] + ADDR + list(extra_cfg)
-    b, host = run_guest(cfg, transport, nic_props)
+    b, host = run_guest(cfg, transport, nic_props, peer_args=["--verify-csum"])
     assert b.code == OK, b.console
     res = b.one("result")
     assert res["packets"] == N_TX, res
