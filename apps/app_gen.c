@@ -27,7 +27,6 @@
 #include "apps/seqtrack.h"
 #include "kernel/config.h"
 #include "kernel/exit.h"
-#include "apps/apps_dma.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
 #include "lwip/pbuf.h"

@@ -272,9 +272,9 @@ static inline bool virtq_kick(struct virtq *vq)
 }
 
 /* Takes up to max used buffers, validating each used element; out may be
- * NULL when the tokens are not wanted (bound slots). Returns the count, or -EIO when the queue is
- * broken (a violation found in this call after some good buffers returns those first; the next call
- * says -EIO). */
+ * NULL when the tokens are not wanted (bound slots). Returns the count,
+ * or -EIO when the queue is broken (a violation found in this call after
+ * some good buffers returns those first; the next call says -EIO). */
 int virtq_get_used(struct virtq *vq, struct virtq_used_buf *out, int max);
 
 /* True when the device has used something we have not consumed. */
