@@ -251,14 +251,23 @@ static void gen_fill_slot(uint8_t *f, uint16_t s, unsigned c)
     g.slots.tag[s] = (uint16_t)(c + 1);
 }
 
+/* The i-th reserved slot from first, holding class c's template. */
+static inline uint8_t *gen_slot(uint16_t first, int i, unsigned c)
+{
+    const struct vnet_txslots *sl = &g.slots;
+    uint16_t s = (uint16_t)(first + i) & (uint16_t)(sl->num - 1);
+    uint8_t *f = sl->frame0 + (size_t)s * sl->stride;
+    if (sl->tag[s] != c + 1)
+        gen_fill_slot(f, s, c);
+    return f;
+}
+
 /* gen_build_burst for the plain case (one size, one flow, no rate= and
  * txfull=wait): the timestamp's share of the checksum once per burst, the
  * sequence number in a register, no per-frame class, flow or pacer steps. */
 static int gen_build_plain(uint16_t first, int k, int max, uint64_t now, uint64_t left,
                            uint64_t *bytes)
 {
-    const struct vnet_txslots *sl = &g.slots;
-    const uint16_t mask = (uint16_t)(sl->num - 1);
     const struct pkt_tmpl *t = &g.tmpl[0];
     int n = k < max ? k : max;
     if ((uint64_t)n > left)
@@ -266,11 +275,7 @@ static int gen_build_plain(uint16_t first, int k, int max, uint64_t now, uint64_
     uint32_t partial = pkt_sum_add_le64(t->udp_partial, now);
     uint64_t seq = g.seq[0];
     for (int i = 0; i < n; i++) {
-        uint16_t s = (uint16_t)(first + i) & mask;
-        uint8_t *f = sl->frame0 + (size_t)s * sl->stride;
-        if (sl->tag[s] != 1)
-            gen_fill_slot(f, s, 0);
-        pkt_patch_sum(f, partial, seq + (uint64_t)i, now);
+        pkt_patch_sum(gen_slot(first, i, 0), partial, seq + (uint64_t)i, now);
         g.lens[i] = t->len;
     }
     g.seq[0] = seq + (uint64_t)n;
@@ -286,8 +291,6 @@ static int gen_build_plain(uint16_t first, int k, int max, uint64_t now, uint64_
 static int gen_build_burst(uint16_t first, int k, int max, struct pacer *pc, uint64_t now,
                            uint64_t left, uint64_t *bytes, int *dropped)
 {
-    const struct vnet_txslots *sl = &g.slots;
-    const uint16_t mask = (uint16_t)(sl->num - 1);
     const bool drop = cfg.txfull == VNET_TXFULL_DROP;
     int n = 0, nd = 0;
     uint64_t b = 0;
@@ -303,10 +306,7 @@ static int gen_build_burst(uint16_t first, int k, int max, struct pacer *pc, uin
             nd++;
             continue;
         }
-        uint16_t s = (uint16_t)(first + n) & mask;
-        uint8_t *f = sl->frame0 + (size_t)s * sl->stride;
-        if (sl->tag[s] != c + 1)
-            gen_fill_slot(f, s, c);
+        uint8_t *f = gen_slot(first, n, c);
         if (g.nflows > 1)
             pkt_set_flow(f, &g.flows[fi], t);
         pkt_patch(f, t, seq, now);

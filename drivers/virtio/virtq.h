@@ -230,9 +230,13 @@ static inline uint16_t virtq_next_slot(const struct virtq *vq)
 
 /* Bound: how many slots from the next one on, up to max, are free. A
  * device that completes out of order can leave an older slot out while
- * newer ones are back; ring order waits for it. */
+ * newer ones are back; ring order waits for it. The run is never longer
+ * than the free count, so a nearly full ring costs no scan (waiters poll
+ * this). */
 static inline int virtq_free_run(const struct virtq *vq, int max)
 {
+    if (max > vq->nfree)
+        max = vq->nfree;
     int k = 0;
     while (k < max && !(vq->st[(uint16_t)(vq->avail_idx + k) & vq->mask].flags & VIRTQ_ST_INFLIGHT))
         k++;

@@ -103,19 +103,21 @@ int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int droppe
     struct virtq *vq = &d->tx;
     if (n < 0 || n > d->slots_reserved || dropped < 0)
         return -EINVAL;
-    for (int i = 0; i < n; i++)
+    /* Checked before anything is queued, so a bad length queues nothing. */
+    uint64_t bytes = 0;
+    for (int i = 0; i < n; i++) {
         if (len[i] < VNET_ETH_HLEN || len[i] > d->slots.room)
             return -EINVAL;
+        bytes += len[i];
+    }
     d->slots_reserved = 0;
     if (vq->broken)
         return -EIO;
     const uint16_t kb = d->kick_batch;
     const uint32_t hl = d->hdr_len;
-    uint64_t bytes = 0;
     int since_kick = 0;
     for (int i = 0; i < n; i++) {
         virtq_add_slot(vq, len[i] + hl);
-        bytes += len[i];
         if (kb && ++since_kick == kb) {
             virtq_kick(vq);
             since_kick = 0;
