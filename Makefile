@@ -15,7 +15,7 @@ LD      := ld
 OBJCOPY := objcopy
 
 .DEFAULT_GOAL := all
-.PHONY: all deps run test unit integration clean distclean format format-check bench
+.PHONY: all deps run test unit pyunit integration clean distclean format format-check bench
 
 # ---- Debian dependencies (tools/deps.sh is idempotent and fast when done)
 deps:
@@ -119,7 +119,11 @@ host-tools:
 run: all
 	$(Q)$(PYTHON) tools/vnperf run --make-run
 
-test: all unit
+# The runner's pure-Python tests: no image, no QEMU, seconds.
+pyunit: deps
+	$(Q)$(PYTHON) -m pytest -q -p no:cacheprovider tests/py
+
+test: pyunit all unit
 	$(Q)tools/run-integration.sh
 
 integration: all

@@ -11,16 +11,16 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "py"))
+
+from vnpy import PYTHON, ROOT, VNPERF, run_vnperf  # noqa: E402,F401
+
 BUILD = os.path.join(ROOT, "build")
 IMAGE = os.path.join(BUILD, "vnperf.elf")
-VNPERF = os.path.join(ROOT, "tools", "vnperf")
 PEER = os.path.join(BUILD, "tools", "vnperf-peer")
-PYTHON = "/usr/bin/python3"
 TAG_ENV = "VNPERF_TEST_TAG"
 NETNS_PREFIX = "vnperf-"
-
-sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from vnperflib import exitcodes, guest, protocol, qemucmd  # noqa: E402,F401
 from vnperflib.proc import Session  # noqa: E402
@@ -100,13 +100,6 @@ def boot(config=(), machine="microvm", netdevs=(), timeout=30, memory=128, appen
         g.start(s)
         guest.pump([g], timeout)
     return Boot(g)
-
-
-def run_vnperf(args, timeout=120, env=None, **kw):
-    """Runs tools/vnperf with args; returns CompletedProcess (text)."""
-    return subprocess.run([PYTHON, VNPERF] + list(args), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, timeout=timeout,
-                          env=env, stdin=subprocess.DEVNULL, **kw)
 
 
 def tagged_pids(tag):

@@ -2,14 +2,13 @@
 counts and CPU collected, everything torn down, one report dict."""
 
 import os
-import re
 import sys
 import time
 
-from . import backends, counts, exitcodes, guest, hostcpu, qemucmd, scratch, verdict
+from . import backends, exitcodes, guest, hostcpu, outcome, pinning, qemucmd, scratch, verdict
+from .echo import Echo
 from .errors import RunnerError
 from .qmp import Qmp, QmpError
-from .tables import fmt_num
 
 # Seconds after a receiver's ready line when senders start anyway if QMP
 # cannot say whether its NIC is up.
@@ -73,280 +72,226 @@ def guest_roles(opts):
     return [("rx", rx), ("tx", words)]
 
 
-# Terminal control sequences firmware writes to the serial console (OVMF
-# clears the screen and sets modes): echoed as is they garble the runner's
-# output, so human lines are shown without them (--raw keeps them).
-_TERM_ESCAPES = re.compile(r"\x1b(\[[0-9;=?]*[A-Za-z]|c)")
+class Run:
+    """One run, in the order it happens: check, start the backend, build the
+    guests, stream them (receivers first, the sender once their NICs are
+    up), stop the backend, report. The console and tick callbacks share
+    the run's state through the instance."""
 
+    def __init__(self, session, opts, resolver, roles=None):
+        self.session = session
+        self.opts = opts
+        self.resolver = resolver
+        self.roles = roles
+        self.be = None
+        self.accel = None
+        self.guests = []
+        self.meter = hostcpu.CpuMeter()
+        self.qmp_info = {}
+        self.pump = None
+        self.adopted = set()
+        self.window_open = False     # the sender's ready line started the CPU window
+        self.window_closed = False   # its result line ended it
+        self.backend_dead = None
+        self.ready_at = []
+        self.net_up = []
+        self.sender_up = True
+        self.t0 = None
 
-class Echo:
-    """Console echo and live progress lines."""
+    @property
+    def sender(self):
+        """The guest whose result is the run's (the last one)."""
+        return self.guests[-1]
 
-    def __init__(self, opts, multi, live=None):
-        self.live = live
-        self.quiet = opts.quiet
-        self.raw = getattr(opts, "raw", False)
-        self.multi = multi
-        self.out = sys.stderr if opts.json or getattr(opts, "csv", False) else sys.stdout
+    def check(self):
+        """Everything that can be refused before anything starts."""
+        opts = self.opts
+        if not os.path.isfile(opts.image):
+            raise RunnerError(exitcodes.RUNNER_USAGE,
+                              "image %s not found (build it with make)" % opts.image)
+        if opts.boot == "uefi":
+            for path, what in ((opts.esp, "ESP image %s not found (build it with make)"),
+                               (qemucmd.DEFAULT_OVMF,
+                                "OVMF firmware %s not found (apt-get install ovmf)")):
+                if not os.path.isfile(path):
+                    raise RunnerError(exitcodes.RUNNER_USAGE, what % path)
+        self.be = backends.make(opts.backend, opts)
+        self.be.check()
+        self.roles = self.roles or guest_roles(opts)
+        if len(self.roles) > self.be.max_guests:
+            raise RunnerError(exitcodes.RUNNER_USAGE, "%s: guest <-> host only; two guests "
+                              "need dgram, socket or vhost-user" % self.be.name)
 
-    def __call__(self, g, line):
-        if self.quiet:
-            return
+    def start_backend(self):
+        self.accel = self.resolver.resolve(self.session)
+        if self.opts.accel == "auto" and self.accel.accel == "tcg":
+            log(self.opts, "accel tcg: %s" % self.accel.why)
+        self.be.start(self.session, nguests=len(self.roles))
+        scratch.clean_stale()
+
+    def make_guests(self):
+        opts, be = self.opts, self.be
+        tmp = scratch.mkdtemp(self.session, "run")
+        for i, (label, words) in enumerate(self.roles):
+            cfg = qemucmd.merge_config(be.guest_config(i), words, opts.config)
+            spec = qemucmd.GuestSpec(opts.image, machine=opts.machine, memory_mb=opts.memory,
+                                     accel=self.accel.accel, config=cfg, nics=be.nics(i),
+                                     qmp_path=os.path.join(tmp, "qmp%d.sock" % i),
+                                     shared_mem=be.needs_shared_mem, name="vnperf-" + label,
+                                     boot=opts.boot, esp=opts.esp,
+                                     extra=be.qemu_extra(i) + list(getattr(opts, "qemu_args",
+                                                                           ())))
+            self.guests.append(guest.Guest(spec, getattr(opts, "qemu", qemucmd.DEFAULT_QEMU),
+                                           label))
+        n = len(self.guests)
+        self.ready_at = [None] * n
+        self.net_up = [False] * n
+        self.sender_up = n == 1
+
+    def stream(self):
+        """Boots the guests and streams their consoles until they end, the
+        timeout, or the backend dies."""
+        self.t0 = time.monotonic()
+        echo = Echo(self.opts, len(self.guests) > 1, self.be.live)
+
+        def on_line(g, line):
+            echo(g, line)
+            self._on_line(g, line)
+
+        # Receivers boot first; the sender once they can take frames.
+        for g in self.guests[:-1] or self.guests:
+            self._start_guest(g)
+        self._adopt_backend_processes()
+        self.pump = guest.Pump(on_line, self._on_tick, tick_s=0.1)
+        for g in self.guests:
+            if g.proc is not None:
+                self.pump.add(g)
+        why = "done"
         try:
-            self._show(g, line)
-        except BrokenPipeError:
-            # The reader went away (| head): the run goes on, silently.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), self.out.fileno())
-            self.quiet = True
+            why = self.pump.run(self.t0 + self.opts.timeout,
+                                until=lambda: self.backend_dead is not None)
+        finally:
+            self.pump.finish(stopped=why == "until")
+        for g in self.guests:
+            if g.proc is None:
+                # Never started: its receivers did not come up in time.
+                g.timed_out = True
+        if not self.window_closed:
+            self.meter.stop(time.monotonic())
 
-    def _show(self, g, line):
-        tag = "[%s] " % g.label if self.multi else ""
-        if self.raw:
-            print(tag + line.text, file=self.out, flush=True)
+    def stop_backend(self):
+        """(host-side counts, one line if the backend failed)."""
+        dead = self.backend_dead
+        try:
+            self.be.finish()
+        except RunnerError as e:
+            dead = dead or e.line
+        host = self.be.collect()
+        return host, dead or self.be.healthy()
+
+    def report(self, host, dead):
+        reports = [outcome.guest_report(g) for g in self.guests]
+        app = (reports[-1]["ready"] or {}).get("app") or _app_of(self.roles[-1][1])
+        rep = {
+            "vnperf_report": 1,
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "machine": self.opts.machine,
+            "boot": self.opts.boot,
+            "accel": self.accel.accel,
+            "accel_why": self.accel.why,
+            "backend": self.opts.backend,
+            "app": app,
+            "config": self.sender.spec.config,
+            "guests": reports,
+            "host": host,
+            "counts": outcome.merged_counts(self.opts.backend, app, reports, host,
+                                            self.be.lossless),
+            "cpu": self.meter.result(),
+            "qmp": self.qmp_info,
+            "topology": getattr(self.opts, "topology", "host"),
+            "wall_s": time.monotonic() - self.t0,
+        }
+        rep["metrics"] = outcome.metrics(rep)
+        rep["verdict"] = verdict.bottleneck(rep)
+        rep["status"], rep["why"] = outcome.overall_status(rep, dead)
+        rep["status_name"] = exitcodes.status_name(rep["status"])
+        return rep
+
+    def _start_guest(self, g):
+        g.start(self.session, netns=self.be.netns)
+        self.meter.add_qemu(g.label, g.pid)
+        self.qmp_info.update(_qmp_setup(self.opts, [g], self.meter, self.session))
+        if self.pump is not None:
+            self.pump.add(g)
+
+    def _adopt_backend_processes(self):
+        """Backend processes (also senders started later) join the CPU
+        accounting and get --pin backend=."""
+        for role, pid in self.be.processes():
+            if pid in self.adopted:
+                continue
+            self.adopted.add(pid)
+            self.meter.add_process(role, pid)
+            if getattr(self.opts, "pin", None):
+                try:
+                    pinning.apply_process(self.opts.pin, pid)
+                except OSError:
+                    pass  # gone already: nothing to pin
+
+    def _net_ready(self, i):
+        """Guest i can take frames: host senders and the sender VM go."""
+        if self.net_up[i]:
             return
+        self.net_up[i] = True
+        self.be.on_guest_ready(i)
+        self._adopt_backend_processes()
+        if not self.sender_up and all(self.net_up[:-1]):
+            self.sender_up = True
+            self._start_guest(self.sender)
+
+    def _on_line(self, g, line):
         if line.msg is None:
-            print(tag + _TERM_ESCAPES.sub("", line.text), file=self.out, flush=True)
             return
-        m = line.msg
-        if m["type"] == "sample":
-            extra = ""
-            for k, what in (("lost", "lost"), ("tx_dropped", "dropped"), ("timeouts", "timeouts")):
-                if _num(m.get(k)) is not None:
-                    extra += "  %s %d" % (what, m[k])
-            if self.live is not None:
-                for k, v in self.live().items():
-                    extra += "  %s %d" % (k, v)
-            bps = _num(m.get("bps"))
-            t = _num(m.get("t"))
-            print("%s[%5.1fs] %s pps  %s Gbit/s%s" % (
-                tag, t if t is not None else 0.0, fmt_num(_num(m.get("pps"))),
-                "%.3f" % (bps / 1e9) if bps is not None else "-", extra),
-                file=self.out, flush=True)
-        elif m["type"] == "error":
-            print("%sguest error: %s" % (tag, m.get("message", m)), file=self.out, flush=True)
+        i = self.guests.index(g)
+        t = line.msg["type"]
+        if t == "ready":
+            self.ready_at[i] = time.monotonic()
+            # The measurement window: the main (sending) guest's app run.
+            if g is self.sender and not self.window_open:
+                self.window_open = True
+                self.meter.start(time.monotonic())
+        elif t == "net" or (t == "mark" and line.msg.get("name") == "net_ready"):
+            self._net_ready(i)
+        elif t == "result":
+            self.be.tick()
+            if g is self.sender and not self.window_closed:
+                self.window_closed = True
+                self.meter.stop(time.monotonic())
 
-
-def _num(v):
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
-def guest_report(g):
-    c = g.console
-    return {
-        "label": g.label,
-        "argv": g.argv,
-        "qemu_status": g.qemu_status,
-        "guest_code": g.guest_code,
-        "status": g.status(),
-        "status_name": exitcodes.status_name(g.status()),
-        "timed_out": g.timed_out,
-        "started": g.proc is not None,
-        "why_no_exit": g.why_no_exit() if g.guest_code is None else None,
-        "stderr_tail": g.stderr_text()[-2000:],
-        "console_tail": [l.text for l in c.lines[-40:]],
-        "wall_s": g.wall_s,
-        "ready_s": g.t_ready,
-        "boot": c.first("boot"),
-        "config": c.last("config"),
-        "ready": c.first("ready"),
-        "samples": c.all("sample"),
-        "result": c.last("result"),
-        "error": c.last("error"),
-        "exit": c.last("exit"),
-        "problems": c.problems(g.guest_code),
-    }
+    def _on_tick(self, elapsed):
+        self.meter.tick()
+        self.be.tick()
+        now = time.monotonic()
+        for i, t in enumerate(self.ready_at):
+            if t is None or self.net_up[i]:
+                continue
+            # The app brings its NIC up after its ready line: senders wait
+            # for the driver's DRIVER_OK (QMP), or a grace period without QMP.
+            if nic_up(self.guests[i]) or now - t >= NET_GRACE_S:
+                self._net_ready(i)
+        if self.backend_dead is None:
+            self.backend_dead = self.be.healthy()
 
 
 def run_one(session, opts, resolver, roles=None):
     """Runs one test. roles: [(label, app config words)] per guest (one
     guest by default). Returns the report dict; raises RunnerError."""
-    image = opts.image
-    if not os.path.isfile(image):
-        raise RunnerError(exitcodes.RUNNER_USAGE,
-                          "image %s not found (build it with make)" % image)
-    if opts.boot == "uefi":
-        for path, what in ((opts.esp, "ESP image %s not found (build it with make)"),
-                           (qemucmd.DEFAULT_OVMF,
-                            "OVMF firmware %s not found (apt-get install ovmf)")):
-            if not os.path.isfile(path):
-                raise RunnerError(exitcodes.RUNNER_USAGE, what % path)
-    be = backends.make(opts.backend, opts)
-    be.check()
-    roles = roles or guest_roles(opts)
-    if len(roles) > be.max_guests:
-        raise RunnerError(exitcodes.RUNNER_USAGE, "%s: guest <-> host only; two guests need "
-                          "dgram, socket or vhost-user" % be.name)
-    choice = resolver.resolve(session)
-    if opts.accel == "auto" and choice.accel == "tcg":
-        log(opts, "accel tcg: %s" % choice.why)
-    be.start(session, nguests=len(roles))
-    scratch.clean_stale()
-    tmp = scratch.mkdtemp(session, "run")
-
-    meter = hostcpu.CpuMeter()
-    guests = []
-    for i, (label, words) in enumerate(roles):
-        cfg = qemucmd.merge_config(be.guest_config(i), words, opts.config)
-        spec = qemucmd.GuestSpec(image, machine=opts.machine, memory_mb=opts.memory,
-                                 accel=choice.accel, config=cfg, nics=be.nics(i),
-                                 qmp_path=os.path.join(tmp, "qmp%d.sock" % i),
-                                 shared_mem=be.needs_shared_mem, name="vnperf-" + label,
-                                 boot=opts.boot, esp=opts.esp,
-                                 extra=be.qemu_extra(i) + list(getattr(opts, "qemu_args", ())))
-        guests.append(guest.Guest(spec, getattr(opts, "qemu", qemucmd.DEFAULT_QEMU), label))
-
-    echo = Echo(opts, len(guests) > 1, be.live)
-    n = len(guests)
-    sender = guests[-1]
-    receivers = guests[:-1]
-    state = {"started": False, "stopped": False, "backend_dead": None,
-             "ready_at": [None] * n, "net_ready": [False] * n, "sender_up": n == 1}
-    t0 = time.monotonic()
-    qmp_info = {}
-    pump = None
-
-    def start_guest(g):
-        g.start(session, netns=be.netns)
-        meter.add_qemu(g.label, g.pid)
-        qmp_info.update(_qmp_setup(opts, [g], meter, session))
-        if pump is not None:
-            pump.add(g)
-
-    adopted = set()
-
-    def adopt_backend_processes():
-        """Backend processes (also senders started later) join the CPU
-        accounting and get --pin backend=."""
-        for role, pid in be.processes():
-            if pid in adopted:
-                continue
-            adopted.add(pid)
-            meter.add_process(role, pid)
-            if getattr(opts, "pin", None):
-                from . import pinning
-                try:
-                    pinning.apply_process(opts.pin, pid)
-                except OSError:
-                    pass  # gone already: nothing to pin
-
-    def net_ready(i):
-        """Guest i can take frames: host senders and the sender VM go."""
-        if state["net_ready"][i]:
-            return
-        state["net_ready"][i] = True
-        be.on_guest_ready(i)
-        adopt_backend_processes()
-        if not state["sender_up"] and all(state["net_ready"][:n - 1]):
-            state["sender_up"] = True
-            start_guest(sender)
-
-    def on_line(g, line):
-        echo(g, line)
-        if line.msg is None:
-            return
-        i = guests.index(g)
-        t = line.msg["type"]
-        if t == "ready":
-            state["ready_at"][i] = time.monotonic()
-            # The measurement window: the main (sending) guest's app run.
-            if g is sender and not state["started"]:
-                state["started"] = True
-                meter.start(time.monotonic())
-        elif t == "net" or (t == "mark" and line.msg.get("name") == "net_ready"):
-            net_ready(i)
-        elif t == "result":
-            be.tick()
-            if g is sender and not state["stopped"]:
-                state["stopped"] = True
-                meter.stop(time.monotonic())
-
-    def on_tick(elapsed):
-        meter.tick()
-        be.tick()
-        now = time.monotonic()
-        for i, t in enumerate(state["ready_at"]):
-            if t is None or state["net_ready"][i]:
-                continue
-            # The app brings its NIC up after its ready line: senders wait
-            # for the driver's DRIVER_OK (QMP), or a grace period without QMP.
-            if nic_up(guests[i]) or now - t >= NET_GRACE_S:
-                net_ready(i)
-        if state["backend_dead"] is None:
-            state["backend_dead"] = be.healthy()
-
-    # Receivers boot first; the sender once they can take frames.
-    for g in receivers if n > 1 else guests:
-        start_guest(g)
-    adopt_backend_processes()
-    pump = guest.Pump(on_line, on_tick, tick_s=0.1)
-    for g in guests:
-        if g.proc is not None:
-            pump.add(g)
-    why = "done"
-    try:
-        why = pump.run(t0 + opts.timeout, until=lambda: state["backend_dead"] is not None)
-    finally:
-        pump.finish(stopped=why == "until")
-    for g in guests:
-        if g.proc is None:
-            # Never started: its receivers did not come up in time.
-            g.timed_out = True
-    if not state["stopped"]:
-        meter.stop(time.monotonic())
-    dead = state["backend_dead"]
-    try:
-        be.finish()
-    except RunnerError as e:
-        dead = dead or e.line
-    host = be.collect()
-    dead = dead or be.healthy()
-
-    reports = [guest_report(g) for g in guests]
-    main = reports[-1] if len(reports) > 1 else reports[0]
-    app = (main["ready"] or {}).get("app") or _app_of(roles[-1][1])
-    result = main["result"]
-    if n == 2:
-        drops = {"rx QEMU's UDP socket buffer": host.get("qemu_socket_drops", {}).get(0, 0)}
-        ports = (host.get("testpmd") or {}).get("ports", {})
-        if 0 in ports and 1 in ports:
-            # io forwarding: what testpmd took from the sender (port 1) and
-            # could not hand to the receiver (port 0).
-            drops["testpmd io forwarding"] = max(
-                0, ports[1].get("RX-packets", 0) - ports[0].get("TX-packets", 0))
-        merged = counts.merge_guests(app, result, reports[0]["result"], lossless=be.lossless,
-                                     drops=drops)
-    elif app == "iperf" and opts.backend != "none":
-        merged = counts.merge_iperf(result, host)
-    elif app == "fwd" and opts.backend != "none":
-        merged = counts.merge_fwd(result, host, lossless=be.lossless)
-    elif opts.backend != "none":
-        merged = counts.merge(app, result, host, lossless=be.lossless)
-    else:
-        merged = None
-    cpu = meter.result()
-    rep = {
-        "vnperf_report": 1,
-        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": opts.machine,
-        "boot": opts.boot,
-        "accel": choice.accel,
-        "accel_why": choice.why,
-        "backend": opts.backend,
-        "app": app,
-        "config": guests[-1].spec.config,
-        "guests": reports,
-        "host": host,
-        "counts": merged,
-        "cpu": cpu,
-        "qmp": qmp_info,
-        "topology": getattr(opts, "topology", "host"),
-        "wall_s": time.monotonic() - t0,
-    }
-    rep["metrics"] = metrics(rep)
-    rep["verdict"] = verdict.bottleneck(rep)
-    rep["status"], rep["why"] = overall_status(rep, dead)
-    rep["status_name"] = exitcodes.status_name(rep["status"])
-    return rep
+    run = Run(session, opts, resolver, roles)
+    run.check()
+    run.start_backend()
+    run.make_guests()
+    run.stream()
+    return run.report(*run.stop_backend())
 
 
 def _app_of(words):
@@ -375,57 +320,5 @@ def _qmp_setup(opts, guests, meter, session):
         info[g.label] = {"vcpu_threads": tids}
         pin = getattr(opts, "pin", None)
         if pin:
-            from . import pinning
             info[g.label]["pinned"] = pinning.apply(pin, g.pid, tids)
     return info
-
-
-def metrics(rep):
-    """The numbers compare and sweep work on."""
-    main = rep["guests"][-1]
-    r = main["result"] or {}
-    m = {"pps": _num(r.get("pps")), "bps": _num(r.get("bps")),
-         "packets": _num(r.get("packets")), "bytes": _num(r.get("bytes")),
-         "duration_s": _num(r.get("duration_ns")) / 1e9 if _num(r.get("duration_ns")) else None}
-    for k in ("p50", "p90", "p99", "p999"):
-        if _num(r.get(k + "_ns")) is not None:
-            m[k + "_ns"] = _num(r.get(k + "_ns"))
-        elif _num(r.get(k + "_us")) is not None:
-            m[k + "_ns"] = _num(r.get(k + "_us")) * 1e3
-    for k in ("tps", "transactions", "timeouts"):
-        if _num(r.get(k)) is not None:
-            m[k] = _num(r.get(k))
-    cpu = rep.get("cpu")
-    if cpu:
-        m["cpu_pct"] = cpu["total_pct"]
-        sd = hostcpu.service_demand(cpu["total_cpu_s"], m["packets"], m["bytes"])
-        m["sd_us_per_packet"] = sd["us_per_packet"]
-        m["sd_us_per_kb"] = sd["us_per_kb"]
-    return m
-
-
-def overall_status(rep, backend_dead):
-    """(status, one line). A guest that did not exit cleanly decides it;
-    then a dead backend; then protocol problems; then the guests' codes; a
-    sender that never started only when nothing else explains it."""
-    started = [g for g in rep["guests"] if g.get("started", True)]
-    for g in started:
-        if g["status"] in (exitcodes.RUNNER_TIMEOUT, exitcodes.RUNNER_NO_GUEST_EXIT):
-            if backend_dead:
-                return exitcodes.RUNNER_BACKEND_FAILED, backend_dead
-            return g["status"], g.get("why_no_exit") or g["status_name"]
-    if backend_dead:
-        return exitcodes.RUNNER_BACKEND_FAILED, backend_dead
-    for g in started:
-        if g["problems"]:
-            return exitcodes.RUNNER_PROTOCOL, "%s: %s" % (g["label"], g["problems"][0])
-    for g in started:
-        if g["guest_code"] != 0:
-            err = g["error"] or {}
-            return g["guest_code"], "%s: exit %d (%s)%s" % (
-                g["label"], g["guest_code"], exitcodes.status_name(g["guest_code"]),
-                ": " + err["message"] if err.get("message") else "")
-    for g in rep["guests"]:
-        if not g.get("started", True):
-            return exitcodes.RUNNER_TIMEOUT, g["why_no_exit"]
-    return 0, "ok"

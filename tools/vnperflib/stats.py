@@ -19,6 +19,11 @@ def is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def number(v):
+    """v as a float when it is a number (not a bool), else None."""
+    return float(v) if is_number(v) else None
+
+
 def summary(values):
     """{"median", "min", "max", "n"} over the numbers in values (None and
     non-numbers skipped); None when there is none."""

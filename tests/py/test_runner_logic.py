@@ -4,8 +4,8 @@ console/protocol parsing, QEMU command line, count merging, pinning specs,
 
 import pytest
 
-from vnharness import exitcodes, protocol, qemucmd
-from vnperflib import counts, hostcpu, pinning
+import vnpy  # noqa: F401 (the runner's library on sys.path)
+from vnperflib import counts, exitcodes, hostcpu, pinning, protocol, qemucmd
 
 
 @pytest.mark.parametrize("status,code", [(1, 0), (3, 1), (5, 2), (7, 3), (19, 9), (255, 127)])
@@ -291,14 +291,14 @@ def test_iperf_csv_reports_skip_client_sums():
 def test_echo_strips_firmware_terminal_escapes():
     import io
     import types
-    from vnperflib import runner
+    from vnperflib import echo as vecho
     out = io.StringIO()
     opts = types.SimpleNamespace(quiet=False, raw=False, json=False, csv=False)
-    echo = runner.Echo(opts, False)
+    echo = vecho.Echo(opts, False)
     echo.out = out
     echo(None, protocol.parse_line("\x1b[2J\x1b[01;01H\x1b[=3hBdsDxe: loading Boot0001\x1bc"))
     assert out.getvalue() == "BdsDxe: loading Boot0001\n"
-    raw = runner.Echo(types.SimpleNamespace(quiet=False, raw=True, json=False, csv=False), False)
+    raw = vecho.Echo(types.SimpleNamespace(quiet=False, raw=True, json=False, csv=False), False)
     raw.out = out = io.StringIO()
     raw(None, protocol.parse_line("\x1b[2Jx"))
     assert out.getvalue() == "\x1b[2Jx\n"

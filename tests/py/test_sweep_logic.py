@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from vnharness import exitcodes, run_vnperf
-from vnperflib import plots, resultsdir, sweep
+from vnpy import run_vnperf
+from vnperflib import exitcodes, plots, resultsdir, sweep
 from vnperflib.errors import RunnerError
 
 
@@ -150,7 +150,8 @@ def test_plot_against_a_non_numeric_axis(tmp_path):
     (["--backend", "warp"], "--backend: bad value 'warp'"),
     (["--size", "64", "--", "kick_batch"], "config word 'kick_batch' is not key=value"),
     (["--kick-batch", "1,2", "--", "kick_batch=4"], "kick_batch is both an axis and a config"),
-    (["--size", "64", "--image", "/nonexistent.elf"], "image /nonexistent.elf not found"),
+    (["--backend", "hub", "--size", "64", "--image", "/nonexistent.elf"],
+     "image /nonexistent.elf not found"),
     (["--size", "64", "--bogus"], "unrecognized arguments: --bogus"),
 ])
 def test_bad_sweep_options_one_line_before_any_boot(args, needle, tmp_path):
@@ -164,7 +165,7 @@ def test_bad_sweep_options_one_line_before_any_boot(args, needle, tmp_path):
 def test_missing_backend_stops_the_sweep_before_any_boot(tmp_path):
     if os.path.exists("/dev/vhost-net"):
         pytest.skip("this host has /dev/vhost-net")
-    r = run_vnperf(["sweep", "--accel", "tcg", "--backend", "dgram,vhost-net",
+    r = run_vnperf(["sweep", "--accel", "tcg", "--backend", "hub,vhost-net",
                     "--out", str(tmp_path / "o")])
     assert r.returncode == exitcodes.RUNNER_BACKEND_MISSING
     lines = r.stderr.strip().splitlines()

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from vnharness import exitcodes, run_vnperf
-from vnperflib import compare, resultsdir, stats
+from vnpy import run_vnperf
+from vnperflib import compare, exitcodes, resultsdir, stats
 
 
 def summ(*values):

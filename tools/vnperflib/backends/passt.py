@@ -9,9 +9,9 @@ import shutil
 import subprocess
 import time
 
-from . import peer, ports, qemucmd, scratch
-from .backends import Backend, REGISTRY, guest_mac, nic_props
-from .errors import failed, missing
+from .. import peer, ports, qemucmd, scratch
+from ..errors import failed, missing
+from .base import Backend, guest_mac, live_from_peer, nic_props
 
 PASST = "passt"
 GUEST_IP = "10.0.2.15"
@@ -90,7 +90,6 @@ class Passt(Backend):
         return out
 
     def live(self):
-        from .backends import live_from_peer
         return live_from_peer(self.peer)
 
     def healthy(self):
@@ -114,5 +113,3 @@ class Passt(Backend):
             out.update(tx_packets=res["packets"], tx_bytes=res["bytes"])
         return out
 
-
-REGISTRY["passt"] = Passt

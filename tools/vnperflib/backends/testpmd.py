@@ -5,11 +5,12 @@ all, quit) so its own port statistics can be read at the end."""
 import os
 import re
 import shutil
+import subprocess
 import time
 
-from . import qemucmd, scratch
-from .backends import Backend, REGISTRY, guest_ip, guest_mac, nic_props
-from .errors import failed, missing, usage
+from .. import qemucmd, scratch
+from ..errors import failed, missing, usage
+from .base import Backend, guest_ip, guest_mac, nic_props
 
 TESTPMD = "dpdk-testpmd"
 # Guest TX only counted, guest RX only sent to, RR answered, guest <-> guest.
@@ -85,7 +86,6 @@ class VhostUser(Backend):
             args += ["--txpkts=%d" % (self.opts.size or 64), "--eth-peer=0,%s" % guest_mac(0)]
         argv = [TESTPMD, "--no-huge", "-m", "512", "-l", lcores, "--no-pci", "--no-shconf",
                 "--file-prefix", self.prefix, "--log-level=lib.eal:error"] + vdevs + ["--"] + args
-        import subprocess
         self.logpath = os.path.join(tmp, "testpmd.log")
         self.log = open(self.logpath, "w+b")
         session.on_close(self.log.close, what="close testpmd log")
@@ -178,5 +178,3 @@ class VhostUser(Backend):
                    sender_outlives_guest=self.mode == "txonly")
         return out
 
-
-REGISTRY["vhost-user"] = VhostUser

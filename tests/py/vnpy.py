@@ -1,0 +1,19 @@
+"""Shared helpers of the pure-Python tests (no image, no QEMU): the
+runner's library on sys.path and running tools/vnperf itself."""
+
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+VNPERF = os.path.join(ROOT, "tools", "vnperf")
+PYTHON = "/usr/bin/python3"
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+
+def run_vnperf(args, timeout=120, env=None, **kw):
+    """Runs tools/vnperf with args; returns CompletedProcess (text)."""
+    return subprocess.run([PYTHON, VNPERF] + list(args), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=timeout,
+                          env=env, stdin=subprocess.DEVNULL, **kw)

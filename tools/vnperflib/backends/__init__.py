@@ -1,0 +1,37 @@
+"""Network backends, one module per family. Each checks the host, starts
+what it needs, gives QEMU its -netdev, reports host-side counts and tears
+everything down through the session's undo stack (base.Backend). The
+registry below is the one place that names them."""
+
+from ..errors import usage
+from .base import Backend, NoBackend
+from .passt import Passt
+from .qemuonly import Hub, User
+from .tap import Tap, VhostNet
+from .testpmd import VhostUser
+from .wire import Dgram, Socket
+
+# --backend name -> class, in the order `--help` and doctor list them.
+REGISTRY = {
+    "none": NoBackend,
+    "dgram": Dgram,
+    "socket": Socket,
+    "hub": Hub,
+    "user": User,
+    "tap": Tap,
+    "vhost-net": VhostNet,
+    "vhost-user": VhostUser,
+    "passt": Passt,
+}
+
+__all__ = ["Backend", "REGISTRY", "names", "make"]
+
+
+def names():
+    return list(REGISTRY)
+
+
+def make(name, opts):
+    if name not in REGISTRY:
+        raise usage("unknown backend %r: one of %s" % (name, ", ".join(REGISTRY)))
+    return REGISTRY[name](opts)

@@ -1,0 +1,96 @@
+"""What every backend is: the Backend interface, the no-NIC backend, and
+the guest addressing and device properties the backends share."""
+
+
+class Backend:
+    name = "none"
+    lossless = False       # host side sees exactly what the guest sent
+    needs_shared_mem = False
+    netns = None           # namespace QEMU runs in, if any
+    max_guests = 1         # --topology guests needs 2
+
+    def __init__(self, opts):
+        self.opts = opts
+
+    def check(self):
+        """Raises RunnerError(RUNNER_BACKEND_MISSING) when the host lacks it."""
+
+    def start(self, session, nguests=1):
+        """Starts peers/devices for nguests guests."""
+
+    def nics(self, index):
+        """The qemucmd.Nic list for guest index."""
+        return []
+
+    def guest_config(self, index):
+        """Config words the backend decides (addresses, MACs)."""
+        return []
+
+    def qemu_extra(self, index):
+        """Extra QEMU arguments for guest index."""
+        return []
+
+    def on_guest_ready(self, index):
+        """Guest index can take frames now (senders start)."""
+
+    def tick(self):
+        """Called about every 0.1 s while guests run (cheap sampling)."""
+
+    def finish(self):
+        """All guests ended: let the host side drain and stop it."""
+
+    def processes(self):
+        """[(role, pid)] of backend processes for CPU accounting."""
+        return []
+
+    def live(self):
+        """Host-side counts now (cheap), for progress lines; {} if none."""
+        return {}
+
+    def collect(self):
+        """Final host-side counts: {"rx_packets", "rx_bytes", "tx_packets",
+        "tx_bytes", ...} as seen by the host end (rx = from the guest)."""
+        return {}
+
+    def healthy(self):
+        """None, or one line saying which backend process died."""
+        return None
+
+
+class NoBackend(Backend):
+    """No NIC at all (selftest and the other non-network apps)."""
+
+
+def guest_mac(index):
+    return "52:54:00:00:00:%02x" % (index + 1)
+
+
+def guest_ip(index):
+    return "10.0.2.%d" % (15 + index)
+
+
+def nic_props(opts):
+    """virtio-net device properties from the runner options."""
+    props = {}
+    if getattr(opts, "event_idx", None) is not None:
+        props["event_idx"] = "on" if opts.event_idx else "off"
+    if getattr(opts, "queue_size", None):
+        props["rx_queue_size"] = opts.queue_size
+        props["tx_queue_size"] = opts.queue_size
+    return props
+
+
+def live_from_peer(pr):
+    """Progress-line figures: what the host end counted so far."""
+    if pr is None:
+        return {}
+    c = pr.live()
+    if pr.mode == "send" and "sent" in c:
+        return {"host sent": c["sent"]}
+    if "packets" in c:
+        out = {"host rx": c["packets"]}
+        if "lost" in c:
+            out["lost"] = c["lost"]
+        return out
+    return {}
+

@@ -1,0 +1,171 @@
+"""Backends whose host end is the C peer on a UDP socket: QEMU's dgram and
+socket netdevs (one datagram is one frame), or a second guest on the same
+wire (--topology guests)."""
+
+import os
+
+from .. import peer, ports, qemucmd, udpdrops
+from ..errors import missing, usage
+from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
+
+FWD_DST_IP = "10.0.2.99"
+
+
+class Wire(Backend):
+    """Common part of the backends whose host end is the C peer
+    (dgram/socket), or a second guest on the same wire (--topology guests)."""
+
+    lossless = True
+    max_guests = 2
+
+    def __init__(self, opts):
+        super().__init__(opts)
+        self.ports = []     # (qemu local port, remote port) per guest
+        self.peers = []
+        self.qemu_drops = {}  # guest index: drops on QEMU's receiving socket
+        self.fwd = False
+        self.session = None
+
+    def check(self):
+        try:
+            peer.rate_pps(getattr(self.opts, "rate", None), 60)
+        except ValueError as e:
+            raise usage(str(e))
+        if getattr(self.opts, "topology", "host") == "host" and \
+                not os.access(peer.peer_binary(), os.X_OK):
+            raise missing("%s: host peer %s missing (run make)" % (self.name,
+                                                                    peer.peer_binary()))
+
+    def start(self, session, nguests=1):
+        self.session = session
+        if nguests == 2:
+            a, b = ports.free_udp_ports(2)
+            self.ports = [(a, b), (b, a)]
+            # A receiving QEMU drains its UDP socket only as fast as its
+            # guest empties the ring: overflow drops are possible.
+            self.lossless = False
+            return
+        if self.opts.app == "fwd":
+            self._start_fwd(session)
+            return
+        q, p = ports.free_udp_ports(2)
+        self.ports = [(q, p)]
+        mode = peer.mode_for_app(self.opts.app)
+        pr = peer.Peer(session, peer.peer_binary(), mode, p, q, self._peer_args(mode))
+        self.peers.append(pr)
+        if mode != "send":
+            pr.start()
+
+    def _start_fwd(self, session):
+        """app=fwd: the peer sends into the guest's first NIC, a second peer
+        counts what the guest forwards out of its second NIC."""
+        qa, pa, qb, pb = ports.free_udp_ports(4)
+        self.ports = [(qa, pa), (qb, pb)]
+        self.fwd = True
+        counter = peer.Peer(session, peer.peer_binary(), "count", pb, qb, label="peer-rx")
+        counter.start()
+        # Not to the guest's own ip=: the forwarder gives those to lwIP.
+        args = self._peer_args("send")
+        args[args.index("--dst-ip") + 1] = FWD_DST_IP
+        self.peers += [counter, peer.Peer(session, peer.peer_binary(), "send", pa, qa, args,
+                                          label="peer-tx")]
+
+    def _peer_args(self, mode):
+        o = self.opts
+        args = []
+        if mode == "send":
+            args += ["--dst-mac", guest_mac(0), "--src-mac", peer.PEER_MAC,
+                     "--dst-ip", guest_ip(0), "--src-ip", peer.PEER_IP]
+            if o.size:
+                args += ["--size", str(o.size)]
+            if getattr(o, "count", None):
+                args += ["--count", str(o.count)]
+            else:
+                # Stop a little before the guest stops counting.
+                d = max(0.5, (o.duration or 5) - 0.5)
+                args += ["--duration", "%.1f" % d]
+            pps = peer.rate_pps(o.rate, o.size or 60)
+            if pps:
+                args += ["--rate", str(pps)]
+        return args
+
+    def on_guest_ready(self, index):
+        for pr in self.peers:
+            if pr.proc is None:
+                pr.start()
+
+    def tick(self):
+        # QEMU's receiving sockets vanish with QEMU: keep the last count
+        # (by guest, or by NIC for fwd).
+        d = udpdrops.drops_by_port()
+        for i, (q, _) in enumerate(self.ports):
+            if q in d:
+                self.qemu_drops[i] = d[q]
+
+    def guest_config(self, index):
+        if len(self.ports) == 2:
+            other = 1 - index
+            return ["ip=" + guest_ip(index), "dst_ip=" + guest_ip(other),
+                    "dst_mac=" + guest_mac(other)]
+        return ["ip=" + guest_ip(0), "dst_ip=" + peer.PEER_IP, "dst_mac=" + peer.PEER_MAC]
+
+    def nics(self, index):
+        if self.fwd:
+            return [qemucmd.Nic(self.netdev(q, p), "52:54:00:00:0%d:01" % (k + 1),
+                                nic_props(self.opts)) for k, (q, p) in enumerate(self.ports)]
+        q, p = self.ports[index]
+        return [qemucmd.Nic(self.netdev(q, p), guest_mac(index), nic_props(self.opts))]
+
+    def processes(self):
+        return [("peer", pr.proc.pid) for pr in self.peers if pr.proc is not None]
+
+    def live(self):
+        return live_from_peer(self.peers[0] if self.peers else None)
+
+    def healthy(self):
+        for pr in self.peers:
+            d = pr.dead()
+            if d:
+                return d
+        return None
+
+    def finish(self):
+        for pr in self.peers:
+            pr.finish()
+
+    def collect(self):
+        out = {}
+        if self.fwd:
+            rx, tx = self.peers
+            out = {"peer_rx": rx.result, "peer_tx": tx.result,
+                   "tx_packets": (tx.result or {}).get("packets"),
+                   "rx_packets": (rx.result or {}).get("vnperf"),
+                   "rx_frames": (rx.result or {}).get("packets"),
+                   "tx_drops": {"QEMU's UDP socket buffer (first NIC)":
+                                self.qemu_drops.get(0, 0)}}
+            return out
+        for pr in self.peers:
+            out.update(peer.host_counts(pr.result))
+        if self.peers:
+            out["tx_drops"] = {"QEMU's UDP socket buffer": self.qemu_drops.get(0, 0)}
+        elif self.qemu_drops:
+            out["qemu_socket_drops"] = dict(self.qemu_drops)
+        return out
+
+
+
+class Dgram(Wire):
+    name = "dgram"
+
+    @staticmethod
+    def netdev(q, p):
+        return ("dgram,local.type=inet,local.host=127.0.0.1,local.port=%d,"
+                "remote.type=inet,remote.host=127.0.0.1,remote.port=%d" % (q, p))
+
+
+class Socket(Wire):
+    name = "socket"
+
+    @staticmethod
+    def netdev(q, p):
+        return "socket,udp=127.0.0.1:%d,localaddr=127.0.0.1:%d" % (p, q)

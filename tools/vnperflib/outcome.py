@@ -1,0 +1,107 @@
+"""What a finished run amounts to: each guest's part of the report, both
+sides' counts merged, the metrics sweep and compare work on, and the run's
+status with one line why."""
+
+from . import counts, exitcodes, hostcpu
+from .stats import number as _num
+
+
+def guest_report(g):
+    c = g.console
+    return {
+        "label": g.label,
+        "argv": g.argv,
+        "qemu_status": g.qemu_status,
+        "guest_code": g.guest_code,
+        "status": g.status(),
+        "status_name": exitcodes.status_name(g.status()),
+        "timed_out": g.timed_out,
+        "started": g.proc is not None,
+        "why_no_exit": g.why_no_exit() if g.guest_code is None else None,
+        "stderr_tail": g.stderr_text()[-2000:],
+        "console_tail": [l.text for l in c.lines[-40:]],
+        "wall_s": g.wall_s,
+        "ready_s": g.t_ready,
+        "boot": c.first("boot"),
+        "config": c.last("config"),
+        "ready": c.first("ready"),
+        "samples": c.all("sample"),
+        "result": c.last("result"),
+        "error": c.last("error"),
+        "exit": c.last("exit"),
+        "problems": c.problems(g.guest_code),
+    }
+
+
+def merged_counts(backend, app, reports, host, lossless):
+    """Both sides' counts (counts.py) for the topology and app; None
+    without a NIC."""
+    result = reports[-1]["result"]
+    if len(reports) == 2:
+        drops = {"rx QEMU's UDP socket buffer": host.get("qemu_socket_drops", {}).get(0, 0)}
+        ports = (host.get("testpmd") or {}).get("ports", {})
+        if 0 in ports and 1 in ports:
+            # io forwarding: what testpmd took from the sender (port 1) and
+            # could not hand to the receiver (port 0).
+            drops["testpmd io forwarding"] = max(
+                0, ports[1].get("RX-packets", 0) - ports[0].get("TX-packets", 0))
+        return counts.merge_guests(app, result, reports[0]["result"], lossless=lossless,
+                                   drops=drops)
+    if backend == "none":
+        return None
+    if app == "iperf":
+        return counts.merge_iperf(result, host)
+    if app == "fwd":
+        return counts.merge_fwd(result, host, lossless=lossless)
+    return counts.merge(app, result, host, lossless=lossless)
+
+
+def metrics(rep):
+    """The numbers compare and sweep work on."""
+    main = rep["guests"][-1]
+    r = main["result"] or {}
+    m = {"pps": _num(r.get("pps")), "bps": _num(r.get("bps")),
+         "packets": _num(r.get("packets")), "bytes": _num(r.get("bytes")),
+         "duration_s": _num(r.get("duration_ns")) / 1e9 if _num(r.get("duration_ns")) else None}
+    for k in ("p50", "p90", "p99", "p999"):
+        if _num(r.get(k + "_ns")) is not None:
+            m[k + "_ns"] = _num(r.get(k + "_ns"))
+        elif _num(r.get(k + "_us")) is not None:
+            m[k + "_ns"] = _num(r.get(k + "_us")) * 1e3
+    for k in ("tps", "transactions", "timeouts"):
+        if _num(r.get(k)) is not None:
+            m[k] = _num(r.get(k))
+    cpu = rep.get("cpu")
+    if cpu:
+        m["cpu_pct"] = cpu["total_pct"]
+        sd = hostcpu.service_demand(cpu["total_cpu_s"], m["packets"], m["bytes"])
+        m["sd_us_per_packet"] = sd["us_per_packet"]
+        m["sd_us_per_kb"] = sd["us_per_kb"]
+    return m
+
+
+def overall_status(rep, backend_dead):
+    """(status, one line). A guest that did not exit cleanly decides it;
+    then a dead backend; then protocol problems; then the guests' codes; a
+    sender that never started only when nothing else explains it."""
+    started = [g for g in rep["guests"] if g.get("started", True)]
+    for g in started:
+        if g["status"] in (exitcodes.RUNNER_TIMEOUT, exitcodes.RUNNER_NO_GUEST_EXIT):
+            if backend_dead:
+                return exitcodes.RUNNER_BACKEND_FAILED, backend_dead
+            return g["status"], g.get("why_no_exit") or g["status_name"]
+    if backend_dead:
+        return exitcodes.RUNNER_BACKEND_FAILED, backend_dead
+    for g in started:
+        if g["problems"]:
+            return exitcodes.RUNNER_PROTOCOL, "%s: %s" % (g["label"], g["problems"][0])
+    for g in started:
+        if g["guest_code"] != 0:
+            err = g["error"] or {}
+            return g["guest_code"], "%s: exit %d (%s)%s" % (
+                g["label"], g["guest_code"], exitcodes.status_name(g["guest_code"]),
+                ": " + err["message"] if err.get("message") else "")
+    for g in rep["guests"]:
+        if not g.get("started", True):
+            return exitcodes.RUNNER_TIMEOUT, g["why_no_exit"]
+    return 0, "ok"
