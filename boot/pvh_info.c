@@ -81,8 +81,12 @@ void pvh_start(uint32_t si_paddr, uint64_t tsc_boot)
     pvh_bi.tsc_boot = tsc_boot;
     if (si && si->magic == HVM_START_MAGIC) {
         if (si->cmdline_paddr) {
-            strncpy(pvh_bi.cmdline, (const char *)(uintptr_t)si->cmdline_paddr,
-                    sizeof(pvh_bi.cmdline) - 1);
+            const char *line = (const char *)(uintptr_t)si->cmdline_paddr;
+            size_t n = strnlen(line, sizeof(pvh_bi.cmdline));
+            if (n < sizeof(pvh_bi.cmdline))
+                memcpy(pvh_bi.cmdline, line, n + 1);
+            else
+                pvh_bi.flags |= BOOT_F_CMDLINE_TOO_LONG;
         }
         pvh_bi.rsdp = si->rsdp_paddr;
         if (si->version >= 1 && si->memmap_paddr) {

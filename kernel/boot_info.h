@@ -12,6 +12,11 @@
 
 enum boot_path { BOOT_PATH_PVH = 1, BOOT_PATH_UEFI = 2 };
 
+/* The loader's command line did not fit in cmdline: the kernel refuses to
+ * run on a cut line (a cut word reads as another value, and microvm's
+ * virtio_mmio.device= words come last). */
+#define BOOT_F_CMDLINE_TOO_LONG 1u
+
 enum boot_mem_type {
     BOOT_MEM_RAM = 1,      /* free for the kernel to use */
     BOOT_MEM_RESERVED = 2, /* firmware, MMIO, anything not ours */
@@ -33,7 +38,7 @@ struct boot_info {
     uint64_t rsdp;                  /* physical address of the ACPI RSDP, 0 if unknown */
     uint64_t tsc_boot;              /* TSC at the first instruction we control */
     uint32_t nmem;
-    uint32_t pad;
+    uint32_t flags; /* BOOT_F_* */
     struct boot_mem_region mem[BOOT_MEM_MAX];
 };
 

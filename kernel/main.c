@@ -41,9 +41,14 @@ static void load_config(const struct boot_info *bi)
 {
     char err[256];
     const char *line = bi->cmdline;
-    const char *src = "command line";
+    const char *src = "cmdline";
     int rc = fwcfg_read_file(FWCFG_CONFIG_FILE, fwcfg_config, sizeof(fwcfg_config));
 
+    if (bi->flags & BOOT_F_CMDLINE_TOO_LONG)
+        vn_fatal(VN_EXIT_CONFIG,
+                 "config: the kernel command line is longer than %d bytes; give the config "
+                 "through fw_cfg %s instead",
+                 BOOT_CMDLINE_MAX - 1, FWCFG_CONFIG_FILE);
     if (rc == -E2BIG)
         vn_fatal(VN_EXIT_CONFIG, "config: fw_cfg file %s is larger than %zu bytes",
                  FWCFG_CONFIG_FILE, sizeof(fwcfg_config) - 1);

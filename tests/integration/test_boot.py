@@ -30,8 +30,26 @@ def test_config_from_command_line():
     b = vnharness.boot((), append="app=selftest seed=7", timeout=30)
     assert b.code == OK, b.console
     cfg = b.one("config")
-    assert cfg["source"] == "command line"
+    assert cfg["source"] == "cmdline"
     assert cfg["line"] == "app=selftest seed=7"
+
+
+def test_command_line_too_long_refused():
+    """Issue 13 F1: a line past 1023 bytes was cut (duration=30 ran as
+    duration=3); now it is refused with one line and exit 2."""
+    b = vnharness.boot((), append=" " * 1013 + "duration=30", timeout=30)
+    assert b.code == CONFIG, b.console
+    assert "longer than 1023 bytes" in b.one("error")["message"]
+    b = vnharness.boot((), append=" " * 10000 + "app=gen", timeout=30)
+    assert b.code == CONFIG, b.console
+
+
+def test_command_line_of_1023_bytes_taken_whole():
+    line = "app=selftest" + " " * (1023 - len("app=selftestseed=7")) + "seed=7"
+    assert len(line) == 1023
+    b = vnharness.boot((), machine="q35", append=line, timeout=30)
+    assert b.code == OK, b.console
+    assert b.one("config")["line"] == line
 
 
 def test_fw_cfg_wins_and_says_so():

@@ -148,7 +148,7 @@ def test_load_options_from_the_shell(esp, tmp_path):
     img = shell_esp(tmp_path, "vnperf.efi app=selftest seed=7")
     b = uefi_boot((), img, timeout=90)
     assert b.code == OK, b.console
-    assert b.one("config") == {"type": "config", "source": "command line",
+    assert b.one("config") == {"type": "config", "source": "cmdline",
                                "line": "app=selftest seed=7"}
     assert b.one("boot")["boot_path"] == "uefi"
 
