@@ -47,8 +47,10 @@ static int check_segment(const Elf64_Phdr *ph, size_t size, const char **why)
         return fail(why, "empty PT_LOAD segment");
     if (ph->p_offset > size || size - ph->p_offset < ph->p_filesz)
         return fail(why, "segment data runs past the end of the image");
-    /* Leaves room to round the end up to a page without wrapping. */
-    if (ph->p_paddr > UINT64_MAX - EFI_ELF_PAGE - ph->p_memsz)
+    /* Leaves room to round the end up to a page without wrapping; memsz
+     * first, or the bound itself wraps. */
+    if (ph->p_memsz > UINT64_MAX - EFI_ELF_PAGE ||
+        ph->p_paddr > UINT64_MAX - EFI_ELF_PAGE - ph->p_memsz)
         return fail(why, "segment address range wraps around");
     return 0;
 }

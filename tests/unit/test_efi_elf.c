@@ -149,6 +149,14 @@ static void bad_segments(void **state)
     m = make();
     m.ph[1].p_vaddr = m.ph[1].p_paddr = UINT64_MAX - 0x1000;
     EXPECT_BAD(m, sizeof(m), "wraps");
+    /* Issue 13 F12: a p_memsz near 2^64 made the wrap check underflow; the
+     * segment was taken with 0 pages, past the overlap check. */
+    m = make();
+    m.ph[1].p_memsz = UINT64_MAX - 0x800;
+    EXPECT_BAD(m, sizeof(m), "wraps");
+    m = make();
+    m.ph[1].p_memsz = UINT64_MAX;
+    EXPECT_BAD(m, sizeof(m), "wraps");
     m = make();
     m.ph[1].p_vaddr = m.ph[1].p_paddr = 0x101000;
     EXPECT_BAD(m, sizeof(m), "overlap");
