@@ -405,6 +405,7 @@ static void gen_result(uint64_t ns, const struct rate *r, bool stack)
         json_u64(j, "lost", t.lost);
         json_u64(j, "dup", t.dup);
         json_u64(j, "reorder", t.reorder);
+        json_u64(j, "stale", t.stale);
         json_u64(j, "malformed", g.rx_bad);
         json_u64(j, "future_ts", g.rx_future_ts);
         json_double(j, "p50_us", (double)app_cycles_ns(hist_quantile(&g.lat, 0.5)) / 1e3);

@@ -93,6 +93,7 @@ static void sink_result(uint64_t ns, bool complete)
     json_u64(j, "lost", t.lost);
     json_u64(j, "dup", t.dup);
     json_u64(j, "reorder", t.reorder);
+    json_u64(j, "stale", t.stale);
     json_u64(j, "no_header", s.no_header);
     json_u64(j, "bad_stream", s.bad_stream);
     json_u64(j, "malformed", malformed());
@@ -112,6 +113,7 @@ static void sink_result(uint64_t ns, bool complete)
         json_u64(j, "lost", seq_lost(&s.streams[i]));
         json_u64(j, "dup", s.streams[i].dup);
         json_u64(j, "reorder", s.streams[i].reorder);
+        json_u64(j, "stale", s.streams[i].stale);
         json_obj_end(j);
     }
     json_arr_end(j);
@@ -160,6 +162,7 @@ int app_sink_main(void)
             json_u64(j, "lost", t.lost);
             json_u64(j, "dup", t.dup);
             json_u64(j, "reorder", t.reorder);
+            json_u64(j, "stale", t.stale);
             json_u64(j, "malformed", malformed());
             result_end();
         }

@@ -220,6 +220,42 @@ def test_count_loss_dup_reorder(peer):
     assert res["sizes"] == {"3": 1, "60": 4, "100": 7}
 
 
+def test_count_two_senders_of_one_stream(peer):
+    """Issue 13 F3: two senders of 0..1999 on stream 3, the second 1500
+    frames behind: old duplicates outside the window were counted as new
+    (unique 2976 of 2000, lost 2^64 - 976)."""
+    cnt = peer("count", "--idle", "1")
+    tx = udp_socket()
+    try:
+        for t in range(3500):
+            for seq in ([t] if t < 2000 else []) + ([t - 1500] if t >= 1500 else []):
+                tx.sendto(build_frame(seq, stream=3), ("127.0.0.1", cnt.local))
+            if t % 200 == 0:
+                time.sleep(0.01)  # the loopback socket buffer holds a few hundred
+        res = cnt.result()
+    finally:
+        tx.close()
+    (s,) = res["streams"]
+    assert s["packets"] == 4000, s
+    assert s["unique"] <= 2000 and s["unique"] + s["lost"] == 2000, s
+    assert s["unique"] + s["dup"] + s["stale"] == 4000, s
+    assert res["lost"] == s["lost"] and res["stale"] == s["stale"] > 0, res
+
+
+def test_count_top_of_the_sequence_space(peer):
+    """Issue 13 F3: seq 2^64-1 wrapped the tracker's next number to 0."""
+    cnt = peer("count", "--idle", "0.5")
+    tx = udp_socket()
+    try:
+        for seq in [2**64 - 3, 2**64 - 1, 2**64 - 2, 2**64 - 1]:
+            tx.sendto(build_frame(seq, stream=1), ("127.0.0.1", cnt.local))
+        res = cnt.result()
+    finally:
+        tx.close()
+    (s,) = res["streams"]
+    assert (s["unique"], s["dup"], s["lost"], s["max_seq"]) == (3, 1, 0, 2**64 - 1), s
+
+
 def test_reflect_swaps_and_keeps_checksums(peer):
     sock = udp_socket()
     try:

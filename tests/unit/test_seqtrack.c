@@ -61,10 +61,13 @@ static void test_window_wrap_and_jump(void **st)
     /* A duplicate of the new head is caught, the slot of 1000 was cleared. */
     assert_int_equal(seq_record(&s, 1000 + 10 * SEQ_WIN), 0);
     assert_int_equal(seq_record(&s, 1000 + 10 * SEQ_WIN - 5), 1);
-    /* A frame from before the window counts as late, not as a duplicate. */
-    assert_int_equal(seq_record(&s, 1001), 1);
+    /* A frame from before the window cannot be told from a duplicate:
+     * stale, and its number stays lost. */
+    assert_int_equal(seq_record(&s, 1001), 0);
+    assert_int_equal(s.stale, 1);
     assert_int_equal(s.dup, 1);
-    assert_int_equal(s.reorder, 2);
+    assert_int_equal(s.reorder, 1);
+    assert_int_equal(seq_lost(&s), 10 * SEQ_WIN - 2);
     /* Start in the middle and then see earlier ones: first moves back. */
     struct seq_stream t = {0};
     seq_record(&t, 10);
@@ -72,6 +75,49 @@ static void test_window_wrap_and_jump(void **st)
     seq_record(&t, 5);
     assert_int_equal(t.first, 5);
     assert_int_equal(seq_lost(&t), 4);
+}
+
+/* Issue 13 F3: two senders of 0..1999 into one stream, the second 1500
+ * frames behind. Old duplicates outside the window were counted as new:
+ * unique 2976 of 2000 numbers, lost 2^64 - 976. */
+static void test_old_duplicates_not_counted_as_new(void **st)
+{
+    (void)st;
+    struct seq_stream s = {0};
+    for (uint64_t t = 0; t < 3500; t++) {
+        if (t < 2000)
+            seq_record(&s, t);
+        if (t >= 1500)
+            seq_record(&s, t - 1500);
+    }
+    assert_true(s.unique <= 2000);
+    assert_int_equal(s.unique + seq_lost(&s), 2000);
+    assert_int_equal(s.unique + s.dup + s.stale, 4000);
+    assert_int_equal(seq_lost(&s), 0 + (2000 - s.unique));
+    assert_true(seq_lost(&s) <= 2000);
+}
+
+/* Issue 13 F3: 2^64 - 1 wrapped next to 0; every later number read as new
+ * and lost wrapped. */
+static void test_top_of_the_sequence_space(void **st)
+{
+    (void)st;
+    struct seq_stream s = {0};
+    for (uint64_t q = UINT64_MAX - 9; q != 0; q++)
+        assert_int_equal(seq_record(&s, q), 1);
+    assert_int_equal(seq_record(&s, UINT64_MAX), 0);
+    assert_int_equal(seq_record(&s, UINT64_MAX - 3), 0);
+    assert_int_equal(s.unique, 10);
+    assert_int_equal(s.dup, 2);
+    assert_int_equal(seq_lost(&s), 0);
+    assert_int_equal(s.high, UINT64_MAX);
+    /* The whole space: first 0, high 2^64 - 1, 2 numbers seen. */
+    struct seq_stream w = {0};
+    seq_record(&w, UINT64_MAX);
+    seq_record(&w, 0);
+    assert_int_equal(w.first, 0);
+    assert_int_equal(w.unique, 2);
+    assert_int_equal(seq_lost(&w), UINT64_MAX - 1);
 }
 
 static void test_random_against_model(void **st)
@@ -116,6 +162,8 @@ int main(void)
         cmocka_unit_test(test_in_order),
         cmocka_unit_test(test_loss_dup_reorder),
         cmocka_unit_test(test_window_wrap_and_jump),
+        cmocka_unit_test(test_old_duplicates_not_counted_as_new),
+        cmocka_unit_test(test_top_of_the_sequence_space),
         cmocka_unit_test(test_random_against_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

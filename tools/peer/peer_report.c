@@ -5,7 +5,7 @@
 #include <string.h>
 
 struct totals {
-    uint64_t lost, dup, reorder;
+    uint64_t lost, dup, reorder, stale;
 };
 
 static struct totals stream_totals(const struct peer_stats *st)
@@ -21,6 +21,7 @@ static struct totals stream_totals(const struct peer_stats *st)
         t.lost += seq_lost(q);
         t.dup += q->dup;
         t.reorder += q->reorder;
+        t.stale += q->stale;
     }
     return t;
 }
@@ -71,11 +72,12 @@ static void json_streams(FILE *f, const struct peer_stats *st)
 
         fprintf(f,
                 "%s{\"id\":%u,\"packets\":%llu,\"unique\":%llu,\"first_seq\":%llu,"
-                "\"max_seq\":%llu,\"lost\":%llu,\"dup\":%llu,\"reorder\":%llu}",
-                i ? "," : "", sorted[i]->id, (unsigned long long)(q->unique + q->dup),
+                "\"max_seq\":%llu,\"lost\":%llu,\"dup\":%llu,\"reorder\":%llu,\"stale\":%llu}",
+                i ? "," : "", sorted[i]->id, (unsigned long long)(q->unique + q->dup + q->stale),
                 (unsigned long long)q->unique, (unsigned long long)q->first,
-                (unsigned long long)(q->next - 1), (unsigned long long)seq_lost(q),
-                (unsigned long long)q->dup, (unsigned long long)q->reorder);
+                (unsigned long long)q->high, (unsigned long long)seq_lost(q),
+                (unsigned long long)q->dup, (unsigned long long)q->reorder,
+                (unsigned long long)q->stale);
     }
     fprintf(f, "],\"streams_overflow\":%llu", (unsigned long long)st->streams.overflow);
 }
@@ -93,8 +95,9 @@ static void json_rx(FILE *f, const struct peer_stats *st)
         fprintf(f, "%s\"%s\":%llu", n++ ? "," : "", peer_kind_name(k),
                 (unsigned long long)st->kinds[k]);
     }
-    fprintf(f, "},\"lost\":%llu,\"dup\":%llu,\"reorder\":%llu", (unsigned long long)t.lost,
-            (unsigned long long)t.dup, (unsigned long long)t.reorder);
+    fprintf(f, "},\"lost\":%llu,\"dup\":%llu,\"reorder\":%llu,\"stale\":%llu",
+            (unsigned long long)t.lost, (unsigned long long)t.dup, (unsigned long long)t.reorder,
+            (unsigned long long)t.stale);
     json_streams(f, st);
 }
 
