@@ -66,6 +66,9 @@ def test_fw_cfg_wins_and_says_so():
     ("color=blue", ["unknown key", "color"]),
     ("ring=1000", ["ring=1000", "power of two"]),
     ("dst_ip=10.1.2", ["dst_ip=10.1.2", "IPv4"]),
+    # issue 13 F2: wrapped to 290448384 bit/s; cut to 1 pps
+    ("app=gen rate=18446744074gbps", ["18446744074gbps", "above 1gpps / 1tbps"]),
+    ("app=gen rate=1.5", ["rate 1.5", "not a whole number of packets"]),
 ])
 def test_config_error(line, words):
     b = vnharness.boot(line, timeout=30)

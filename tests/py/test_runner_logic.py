@@ -260,6 +260,16 @@ def test_verdict_paced_gen_is_neither():
     from vnperflib import verdict
     r = _rep("gen", {"rate_target": 10000, "rate_achieved": 9990.0, "duration_ns": 10 ** 9})
     assert verdict.bottleneck(r)["side"] == "neither"
+    assert verdict.bottleneck(r)["why"].endswith("of 10000 pps)")
+
+
+def test_verdict_paced_by_bit_rate_says_bits():
+    """Issue 13 F2: a bit rate's verdict said pps."""
+    from vnperflib import verdict
+    r = _rep("gen", {"rate_unit": "bps", "rate_target": 10 ** 9, "rate_achieved": 999999000.0,
+                     "duration_ns": 10 ** 9})
+    assert verdict.bottleneck(r)["why"] == \
+        "paced at the requested rate (999999000 of 1000000000 bit/s)"
 
 
 def test_verdict_sink_drops_in_front_of_guest_is_guest_bound():

@@ -49,6 +49,21 @@ static void test_parse(void **st)
     expect_bad("5xps");
     expect_bad("2gpps");
     expect_bad("99999999999999999999");
+    /* Issue 13 F2: whole * mult wrapped (18446744074gbps paced at
+     * 290448384 bit/s); 1.5 was cut to 1 pps. */
+    expect_bad("18446744074gbps");
+    expect_bad("18446744074g");
+    expect_bad("1000000000001k");
+    expect_bad("1.5");
+    expect_bad("2.0000000001gbps");
+    expect_bad("1.0001kpps");
+    expect_rate("1gpps", RATE_PPS, 1000000000);
+    expect_bad("1.000000001gpps");
+    expect_rate("1000gbps", RATE_BPS, 1000000000000ull);
+    expect_bad("1000.000000001gbps");
+    expect_rate("2.000000000000gbps", RATE_BPS, 2000000000);
+    expect_rate("1.0", RATE_PPS, 1);
+    expect_rate("0.5k", RATE_PPS, 500);
 }
 
 /* Simulate a sender polling the pacer with an irregular clock; over a

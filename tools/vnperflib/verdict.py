@@ -58,8 +58,9 @@ def bottleneck(rep):
     if rep["backend"] == "none" or app not in ("gen", "sink"):
         return {"side": "unknown", "why": "no verdict for app %s" % app}
     if _paced(result):
-        return {"side": "neither", "why": "paced at the requested rate (%.0f of %.0f pps)"
-                % (result["rate_achieved"], result["rate_target"])}
+        return {"side": "neither", "why": "paced at the requested rate (%.0f of %.0f %s)"
+                % (result["rate_achieved"], result["rate_target"],
+                   "bit/s" if result.get("rate_unit") == "bps" else "pps")}
     hot = _saturated(roles)
     if app == "gen":
         frac = ring_full_fraction(rep)
