@@ -32,20 +32,53 @@ static void puts_(struct json *j, const char *s)
     put(j, s, strlen(s));
 }
 
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629 s4: no
+ * overlongs, no surrogates, nothing above U+10FFFF), 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c < 0xc2 || c > 0xf4)
+        return 0;
+    if (c == 0xe0)
+        lo = 0xa0;
+    else if (c == 0xed)
+        hi = 0x9f;
+    else if (c == 0xf0)
+        lo = 0x90;
+    else if (c == 0xf4)
+        hi = 0x8f;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return n;
+}
+
+/* UTF-8 text goes out as is; a byte that is not part of a well-formed
+ * sequence becomes U+FFFD, so the line is always valid JSON. */
 static void put_string(struct json *j, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     put(j, "\"", 1);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
+        size_t u = c >= 0x80 ? utf8_len((const unsigned char *)s) : 0;
+        if (u) {
+            put(j, s, u);
+            s += u - 1;
+        } else if (c >= 0x80) {
+            put(j, "\\ufffd", 6);
+        } else if (c == '"' || c == '\\') {
             char e[2] = {'\\', (char)c};
             put(j, e, 2);
         } else if (c == '\n') {
             put(j, "\\n", 2);
         } else if (c == '\t') {
             put(j, "\\t", 2);
-        } else if (c < 0x20 || c >= 0x7f) {
+        } else if (c < 0x20 || c == 0x7f) {
             char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
             put(j, e, 6);
         } else {

@@ -23,6 +23,11 @@ def test_runner_codes_do_not_collide_with_guest_codes():
     assert exitcodes.status_name(2) == "config error"
     assert exitcodes.status_name(exitcodes.RUNNER_TIMEOUT).startswith("runner timeout")
     assert exitcodes.status_name(200) == "unknown (200)"
+    # issue 13: the statuses the signal handler returns are all named
+    import signal
+    from vnperflib import proc
+    for s in proc.Session.SIGNALS:
+        assert proc.Interrupted(s).status in exitcodes.RUNNER_CODES, s
 
 
 def test_console_splits_lines_across_chunks():

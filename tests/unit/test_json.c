@@ -44,7 +44,36 @@ static void escaping(void **state)
     json_double(&j, "inf", INFINITY);
     json_obj_end(&j);
     assert_string_equal(json_finish(&j),
-                        "{\"m\":\"a\\\"b\\\\c\\nd\\u0001\\u00ff\",\"nan\":null,\"inf\":null}");
+                        "{\"m\":\"a\\\"b\\\\c\\nd\\u0001\\ufffd\",\"nan\":null,\"inf\":null}");
+}
+
+/* Issue 13: each byte of UTF-8 text was escaped as \u00XX ("g\u00c3\u00a9n"
+ * reads back as "gÃ©n"). Well-formed sequences pass as they are; broken ones
+ * (a lone continuation byte, a cut sequence, an overlong, a surrogate,
+ * above U+10FFFF) become U+FFFD. */
+static void utf8(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"g\xc3\xa9n", "\"g\xc3\xa9n\""},
+        {"\xe2\x82\xac \xf0\x9f\x98\x80", "\"\xe2\x82\xac \xf0\x9f\x98\x80\""},
+        {"\xa9", "\"\\ufffd\""},
+        {"\xc3", "\"\\ufffd\""},
+        {"\xe2\x82", "\"\\ufffd\\ufffd\""},
+        {"\xc0\xaf", "\"\\ufffd\\ufffd\""},
+        {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},
+        {"\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""},
+        {"\x7f", "\"\\u007f\""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char b[64];
+        struct json j;
+        json_init(&j, b, sizeof(b));
+        json_str(&j, NULL, cases[i].in);
+        assert_string_equal(json_finish(&j), cases[i].out);
+    }
 }
 
 static void overflow(void **state)
@@ -92,8 +121,8 @@ static void too_deep(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(nested),     cmocka_unit_test(escaping), cmocka_unit_test(overflow),
-        cmocka_unit_test(unbalanced), cmocka_unit_test(too_deep),
+        cmocka_unit_test(nested),   cmocka_unit_test(escaping),   cmocka_unit_test(utf8),
+        cmocka_unit_test(overflow), cmocka_unit_test(unbalanced), cmocka_unit_test(too_deep),
     };
     return cmocka_run_group_tests_name("json", tests, NULL, NULL);
 }
