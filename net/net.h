@@ -92,6 +92,12 @@ int net_resolve_mac(uint32_t ip, uint8_t mac[6], uint32_t timeout_ms);
  * VN_EXIT_NETWORK. */
 void net_dst_mac(uint8_t mac[6]);
 
+/* Whether lwIP would send a frame to ip (host byte order) now: the next
+ * hop's MAC is in the ARP table. When it is not, asks (ARP request) and
+ * returns false: a frame sent now would wait in lwIP's ARP queue or be
+ * dropped, and must not be counted as sent. */
+bool net_next_hop_known(uint32_t ip);
+
 /* Frames and bytes of lwIP's output the driver took, all devices. */
 void net_lwip_sent(uint64_t *packets, uint64_t *bytes);
 

@@ -187,13 +187,39 @@ int net_resolve_mac(uint32_t ip, uint8_t mac[6], uint32_t timeout_ms)
     }
 }
 
+/* The address whose MAC a frame to dst (host byte order) goes to. */
+static uint32_t next_hop(uint32_t dst)
+{
+    uint32_t mask = lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(&ifs[0].netif)));
+    uint32_t gw = lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(&ifs[0].netif)));
+    return ((dst ^ net_ip()) & mask) && gw ? gw : dst;
+}
+
+bool net_next_hop_known(uint32_t ip)
+{
+    struct netif *netif = &ifs[0].netif;
+    struct eth_addr *ea;
+    const ip4_addr_t *ipr;
+    ip4_addr_t hop;
+    hop.addr = lwip_htonl(next_hop(ip));
+    static uint64_t next_request_ns;
+    if (etharp_find_addr(netif, &hop, &ea, &ipr) >= 0)
+        return true;
+    /* At the retry pace: a peer that never answers gets no ARP flood. */
+    uint64_t now = time_ns();
+    if (now >= next_request_ns) {
+        etharp_request(netif, &hop);
+        next_request_ns = now + (uint64_t)ARP_RETRY_MS * 1000000u;
+    }
+    return false;
+}
+
 void net_dst_mac(uint8_t mac[6])
 {
     char a[16];
-    uint32_t dst = lwip_ntohl(cfg.dst_ip), me = net_ip();
-    uint32_t mask = lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(&ifs[0].netif)));
+    uint32_t dst = lwip_ntohl(cfg.dst_ip);
     uint32_t gw = lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(&ifs[0].netif)));
-    uint32_t hop = ((dst ^ me) & mask) && gw ? gw : dst;
+    uint32_t hop = next_hop(dst);
     if (cfg.have_dst_mac) {
         /* lwIP's own traffic (path=stack, rr, iperf) goes there too, also
          * to peers that do not answer ARP. */

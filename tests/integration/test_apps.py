@@ -485,6 +485,44 @@ def test_rr_udp_client_against_host_reflector_with_malformed_frames(peer):
     assert lw["ip_chkerr"] + lw["ip_drop"] + lw["udp_chkerr"] + lw["udp_drop"] > 0, lw
 
 
+@pytest.mark.parametrize("with_mac", [True, False])
+def test_rr_udp_server_answers_through_dst_mac(peer, with_mac):
+    """Issue 13 F4: the UDP server ignored dst_mac= (ARP for a peer that
+    does not answer it) and counted answers that never left: guest 2000
+    transactions, host 5 frames, all ARP."""
+    n = 500
+    q, p = vnharness.free_udp_ports(2)
+    cfg = PEER_CFG if with_mac else PEER_CFG[:2]
+    g = make_guest(["app=rr", "role=server", "proto=udp", "req_size=100", "resp_size=100",
+                    "duration=20", "dst_port=7000"] + cfg,
+                   [qemucmd.Nic(vnharness.dgram_netdev(q, p), MAC_A)])
+    with vnharness.Session() as s:
+        cnt = vnpeer.Peer(s, peer, "count", p, q, ["--idle", "3"], label="count")
+        cnt.start()
+        g.start(s)
+        assert wait_line(g, has_text("rr: udp server"), 30), g.console.text()
+        vcpus_yield(g)
+        snd = vnpeer.Peer(s, peer, "send", 0, q,
+                          ["--dst-mac", MAC_A, "--dst-ip", vnpeer.GUEST_IP, "--src-mac",
+                           vnpeer.PEER_MAC, "--src-ip", vnpeer.PEER_IP, "--dst-port", "7000",
+                           "--size", "142", "--count", str(n), "--rate", "500"], label="send")
+        snd.start()
+        guest.pump([g], 60)
+        snd.finish()
+        host = cnt.finish()
+    b, res = result_of(g)
+    answers = host["sizes"].get("142", 0)
+    if with_mac:
+        assert b.code == OK, b.console
+        assert answers == n, host
+        assert res["transactions"] == n and res["unsent"] == 0, res
+    else:
+        # The peer answers no ARP: nothing left, and the guest says so.
+        assert b.code == TEST_FAILED, b.console
+        assert answers == 0 and res["transactions"] == 0 and res["unsent"] == n, res
+        assert 0 < host["non_vnperf_by"]["arp"] <= 20, host
+
+
 # ---- tap in a namespace: the host's own ping and iperf 2
 
 
