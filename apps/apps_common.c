@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "kernel/config.h"
+#include "kernel/mem.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
 #include "net/net.h"
@@ -39,6 +40,7 @@ struct json *meter_sample(struct meter *m, uint64_t now, uint64_t packets, uint6
     json_u64(j, "bytes", bytes);
     json_double(j, "pps", app_per_s(dp, ns));
     json_double(j, "bps", app_per_s(db * 8, ns));
+    app_mem_json(j);
     m->last_cyc = now;
     m->last_packets = packets;
     m->last_bytes = bytes;
@@ -52,6 +54,20 @@ uint64_t app_deadline(uint64_t start, uint64_t def_s)
 {
     uint64_t s = cfg.duration_s ? cfg.duration_s : def_s;
     return s ? start + s * time_tsc_hz : UINT64_MAX;
+}
+
+void app_mem_json(struct json *j)
+{
+    struct mem_stats ms;
+    mem_get_stats(&ms);
+    json_obj_begin(j, "mem");
+    json_u64(j, "heap_in_use", ms.heap_in_use);
+    json_u64(j, "heap_top", ms.heap_used);
+    json_u64(j, "dma_bytes", ms.pages_used);
+    json_u64(j, "arena_free", ms.free);
+    json_u64(j, "tx_in_flight", net_tx_in_flight());
+    net_pools_json(j);
+    json_obj_end(j);
 }
 
 struct json *app_result_begin(uint64_t packets, uint64_t bytes, uint64_t duration_ns)
@@ -88,6 +104,7 @@ void app_result_end(struct json *j)
     json_obj_begin(j, "net");
     net_stats_json(j);
     json_obj_end(j);
+    app_mem_json(j);
     result_end();
 }
 

@@ -46,6 +46,11 @@ void app_wire_json(struct json *j, uint64_t tx_packets, uint64_t tx_bytes, uint6
  * layer's and lwIP's counters), prints the line. */
 void app_result_end(struct json *j);
 
+/* Memory in use (object "mem"): malloc's bytes, the sbrk top, DMA pages,
+ * the arena left, TX frames in flight and lwIP's pools. In every sample
+ * and result, so drift over a long run shows (make soak). */
+void app_mem_json(struct json *j);
+
 /* Rate helpers for results (the only divisions, once per line). */
 double app_per_s(uint64_t n, uint64_t ns);
 

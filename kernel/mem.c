@@ -38,10 +38,19 @@ void *mem_alloc_dma(size_t bytes, size_t align)
     return (void *)(uintptr_t)p;
 }
 
+/* newlib 3.3's mallocr.c returns int fields (40 bytes) while its malloc.h
+ * declares size_t ones: through the header, uordblks is read from past the
+ * struct the library wrote. Declared here as the library defines it. */
+struct newlib_mallinfo {
+    int arena, ordblks, smblks, hblks, hblkhd, usmblks, fsmblks, uordblks, fordblks, keepcost;
+};
+struct newlib_mallinfo mallinfo(void);
+
 void mem_get_stats(struct mem_stats *s)
 {
     s->ram_total = arena.ram_total;
     s->heap_used = heap_high - arena.lo;
+    s->heap_in_use = (uint64_t)(unsigned)mallinfo().uordblks;
     s->pages_used = arena.hi - arena.top;
     s->free = arena.top - arena.brk;
 }

@@ -27,10 +27,11 @@ static inline uint64_t mem_virt_to_phys(const void *p)
 }
 
 struct mem_stats {
-    uint64_t ram_total;  /* bytes of RAM the firmware reported */
-    uint64_t heap_used;  /* sbrk high-water mark */
-    uint64_t pages_used; /* bytes handed out by mem_alloc_dma */
-    uint64_t free;       /* bytes left in the arena */
+    uint64_t ram_total;   /* bytes of RAM the firmware reported */
+    uint64_t heap_used;   /* sbrk high-water mark */
+    uint64_t heap_in_use; /* bytes malloc has handed out and not got back */
+    uint64_t pages_used;  /* bytes handed out by mem_alloc_dma */
+    uint64_t free;        /* bytes left in the arena */
 };
 void mem_get_stats(struct mem_stats *s);
 

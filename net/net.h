@@ -101,6 +101,12 @@ bool net_next_hop_known(uint32_t ip);
 /* Frames and bytes of lwIP's output the driver took, all devices. */
 void net_lwip_sent(uint64_t *packets, uint64_t *bytes);
 
+/* lwIP's heap bytes and memp pool entries in use (object "lwip"). */
+void net_pools_json(struct json *j);
+
+/* Frames the devices still hold for transmission, all devices. */
+uint64_t net_tx_in_flight(void);
+
 /* This layer's and lwIP's counters as members of the open object. */
 void net_stats_json(struct json *j);
 

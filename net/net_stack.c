@@ -238,6 +238,14 @@ void net_dst_mac(uint8_t mac[6])
            mac[3], mac[4], mac[5]);
 }
 
+uint64_t net_tx_in_flight(void)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < nifs; i++)
+        n += (uint64_t)vnet_tx_in_flight(ifs[i].dev);
+    return n;
+}
+
 void net_lwip_sent(uint64_t *packets, uint64_t *bytes)
 {
     *packets = *bytes = 0;

@@ -125,6 +125,22 @@ def gen_to_peer(peer, cfg, timeout=60):
     return b, res, host
 
 
+def test_memory_counters_in_samples_and_result(peer):
+    """Issue 13: heap, DMA arena and lwIP pool use in every sample and the
+    result, so drift over a long run shows; a short gen run is flat."""
+    b, res, host = gen_to_peer(peer, ["size=64", "duration=3", "rate=20k", "interval_ms=500"])
+    assert b.code == OK, b.console
+    mem = res["mem"]
+    assert mem["heap_in_use"] > 0 and mem["heap_top"] >= mem["heap_in_use"], mem
+    assert mem["dma_bytes"] > 0 and mem["arena_free"] > 0, mem
+    assert {"heap", "pbuf", "pbuf_pool", "udp_pcb", "tcp_pcb", "tcp_seg"} <= set(mem["lwip"]), mem
+    samples = b.msgs("sample")
+    assert len(samples) >= 3, b.console
+    for s in samples:
+        for k in ("heap_in_use", "heap_top", "dma_bytes", "arena_free", "lwip"):
+            assert s["mem"][k] == mem[k], (k, s["mem"], mem)
+
+
 def test_gen_sends_exact_count_to_host(peer):
     n = 20000
     b, res, host = gen_to_peer(peer, ["size=64", "count=%d" % n])
