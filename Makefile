@@ -114,6 +114,7 @@ host-tools:
 -include tools/peer/peer.mk
 -include boot/efi/efi.mk
 -include tests/unit/unit.mk
+-include tests/fuzz/fuzz.mk
 
 # ---- the README's two commands
 run: all
@@ -123,7 +124,9 @@ run: all
 pyunit: deps
 	$(Q)$(PYTHON) -m pytest -q -p no:cacheprovider tests/py
 
-test: pyunit all unit
+# fuzz-smoke: every libFuzzer harness for a few seconds, so they keep
+# building and running (the long runs are make fuzz, tests/fuzz/fuzz.mk).
+test: pyunit all unit fuzz-smoke
 	$(Q)tools/run-integration.sh
 
 integration: all
@@ -139,9 +142,10 @@ format-check:
 	$(Q)clang-format --dry-run --Werror $(FORMAT_SRCS)
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/lwip-obj $(LWIP_LIB) $(KERNEL_ELF) $(BUILD)/tests $(BUILD)/tools $(BUILD)/efi
+	rm -rf $(BUILD)/obj $(BUILD)/lwip-obj $(LWIP_LIB) $(KERNEL_ELF) $(BUILD)/tests $(BUILD)/tools $(BUILD)/efi \
+	    $(BUILD)/fuzz $(BUILD)/fuzz-obj
 
 distclean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj $(BUILD)/lwip-obj $(BUILD)/tests $(BUILD)/tools $(BUILD)/efi -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/lwip-obj $(BUILD)/tests $(BUILD)/tools $(BUILD)/efi $(BUILD)/fuzz-obj -name '*.d' 2>/dev/null)

@@ -24,17 +24,6 @@ struct fwd_dir {
 
 static struct fwd_dir dir[2];
 
-/* ARP for our IP or IPv4 to our IP on the device with lwIP. */
-static bool for_us(const uint8_t *f, uint32_t len, uint32_t me)
-{
-    if (len < ETH_HLEN + 28)
-        return false;
-    uint16_t type = rd16(f + OFF_ETH_TYPE);
-    if (type == ETH_P_ARP)
-        return rd32(f + ETH_HLEN + 24) == me; /* ARP target protocol address */
-    return type == ETH_P_IP && rd32(f + OFF_IP_DST) == me;
-}
-
 static void fwd_step(struct net_if *in, struct net_if *out, struct fwd_dir *d, uint32_t me)
 {
     struct vnet_rx rx[NET_RX_BATCH];
@@ -45,7 +34,7 @@ static void fwd_step(struct net_if *in, struct net_if *out, struct fwd_dir *d, u
         if (rx[i].len < ETH_HLEN) {
             d->runts++;
             vnet_rx_release(in->dev, rx[i].buf);
-        } else if (in->has_netif && for_us(rx[i].frame, rx[i].len, me)) {
+        } else if (in->has_netif && pkt_for_local(rx[i].frame, rx[i].len, me)) {
             d->local++;
             net_input(in, &rx[i]);
         } else {

@@ -43,19 +43,14 @@ static inline void sink_frame(struct net_if *nif, const struct vnet_rx *rx)
             break;
         s.packets++;
         s.bytes += rx->len;
-        if (pi.payload_len >= PL_MIN) {
-            const uint8_t *pl = f + pi.payload_off;
-            uint32_t id =
-                pi.payload_len >= PL_LEN ? rdle32(pl + PL_OFF_STREAM) : rdle16(pl + PL_OFF_STREAM);
-            if (pi.payload_len >= PL_LEN && rdle32(pl + PL_OFF_MAGIC) != PL_MAGIC)
-                s.no_header++;
-            else if (id < SINK_STREAMS)
-                seq_record(&s.streams[id], rdle64(pl + PL_OFF_SEQ));
-            else
-                s.bad_stream++;
-        } else {
+        uint32_t id;
+        uint64_t seq;
+        if (!pkt_payload_hdr(f, &pi, &id, &seq))
             s.no_header++;
-        }
+        else if (id < SINK_STREAMS)
+            seq_record(&s.streams[id], seq);
+        else
+            s.bad_stream++;
         vnet_rx_release(nif->dev, rx->buf);
         return;
     case PKT_BAD_LEN:

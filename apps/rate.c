@@ -125,18 +125,19 @@ int pacer_init(struct pacer *p, const struct rate *r, uint64_t tsc_hz, uint64_t 
 {
     memset(p, 0, sizeof(*p));
     p->unit = r->unit;
-    p->next_fp = now << PACER_FRAC;
+    p->next_fp = (pacer_fp)now << PACER_FRAC;
     if (r->unit == RATE_UNLIMITED)
         return 0;
     if (tsc_hz == 0 || r->per_s == 0)
         return -EINVAL;
-    unsigned __int128 hz_fp = (unsigned __int128)tsc_hz << PACER_FRAC;
-    if (r->unit == RATE_PPS)
-        p->cost_fp = (uint64_t)(hz_fp / r->per_s);
-    else
-        p->byte_fp = (uint64_t)(hz_fp * 8 / r->per_s);
-    if (p->cost_fp == 0 && p->byte_fp == 0)
+    pacer_fp hz_fp = (pacer_fp)tsc_hz << PACER_FRAC;
+    pacer_fp cost = r->unit == RATE_PPS ? hz_fp / r->per_s : hz_fp * 8 / r->per_s;
+    if (cost == 0 || cost > UINT64_MAX || hz_fp / 4 > UINT64_MAX)
         return -EINVAL;
+    if (r->unit == RATE_PPS)
+        p->cost_fp = (uint64_t)cost;
+    else
+        p->byte_fp = (uint64_t)cost;
     /* Up to 250 ms of backlog is caught up: under TCG on a busy host the
      * vCPU is descheduled for tens of milliseconds while the TSC runs on,
      * and the average rate must still hold. A longer stall is not turned

@@ -22,11 +22,15 @@ int rate_parse(const char *s, struct rate *r, char *why, size_t whylen);
 int rate_check(const char *val, char *why, size_t whylen);
 
 /* TSC pacer. Deadlines in 1/65536 cycle units so a rate that is not a
- * whole number of cycles per packet does not drift. */
+ * whole number of cycles per packet does not drift; 128 bits wide, since
+ * a 64-bit one wraps once the TSC passes 2^48 (26 h at 3 GHz, from power-on
+ * on a UEFI machine) or a slow bit rate's frame cost times its length
+ * passes 2^64. */
 #define PACER_FRAC 16
+typedef unsigned __int128 pacer_fp;
 struct pacer {
     enum rate_unit unit;
-    uint64_t next_fp;    /* deadline of the next packet */
+    pacer_fp next_fp;    /* deadline of the next packet */
     uint64_t cost_fp;    /* RATE_PPS: cycles per packet */
     uint64_t byte_fp;    /* RATE_BPS: cycles per frame byte */
     uint64_t max_lag_fp; /* catch-up after a stall is bounded by this */
@@ -40,7 +44,7 @@ static inline int pacer_due(struct pacer *p, uint64_t now)
 {
     if (p->unit == RATE_UNLIMITED)
         return 1;
-    uint64_t now_fp = now << PACER_FRAC;
+    pacer_fp now_fp = (pacer_fp)now << PACER_FRAC;
     if (now_fp >= p->next_fp + p->max_lag_fp)
         p->next_fp = now_fp - p->max_lag_fp;
     return p->next_fp <= now_fp;
@@ -49,13 +53,13 @@ static inline int pacer_due(struct pacer *p, uint64_t now)
 /* Accounts one packet of len bytes (the frame length). */
 static inline void pacer_sent(struct pacer *p, uint32_t len)
 {
-    p->next_fp += p->unit == RATE_BPS ? p->byte_fp * len : p->cost_fp;
+    p->next_fp += p->unit == RATE_BPS ? (pacer_fp)p->byte_fp * len : p->cost_fp;
 }
 
 /* Cycle at which the next packet is due. */
 static inline uint64_t pacer_next(const struct pacer *p)
 {
-    return p->next_fp >> PACER_FRAC;
+    return (uint64_t)(p->next_fp >> PACER_FRAC);
 }
 
 #endif

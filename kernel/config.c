@@ -1,5 +1,6 @@
 /* Config line parser. Every word is key=value; a bad word stops the run
  * with one line naming the key, the value and what is allowed. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,7 +49,8 @@ int config_parse_uint(const char *s, uint64_t *out)
         base = 16;
         p += 2;
     }
-    if (!*p)
+    /* At least one digit: "k" alone read as 0. */
+    if (!(*p >= '0' && *p <= '9') && !(base == 16 && isxdigit((unsigned char)*p)))
         return -EINVAL;
     for (; *p; p++) {
         int d;

@@ -148,3 +148,25 @@ int pkt_tmpl_build(uint8_t *f, uint16_t len, const uint8_t dst_mac[ETH_ALEN],
     pkt_patch(f, t, 0, 0);
     return 0;
 }
+
+bool pkt_for_local(const uint8_t *f, uint32_t len, uint32_t ip)
+{
+    if (len < ETH_HLEN + 28)
+        return false;
+    uint16_t type = rd16(f + OFF_ETH_TYPE);
+    if (type == ETH_P_ARP)
+        return rd32(f + ETH_HLEN + 24) == ip; /* ARP target protocol address */
+    return type == ETH_P_IP && rd32(f + OFF_IP_DST) == ip;
+}
+
+bool pkt_payload_hdr(const uint8_t *f, const struct pkt_info *pi, uint32_t *stream, uint64_t *seq)
+{
+    const uint8_t *pl = f + pi->payload_off;
+    if (pi->payload_len < PL_MIN)
+        return false;
+    if (pi->payload_len >= PL_LEN && rdle32(pl + PL_OFF_MAGIC) != PL_MAGIC)
+        return false;
+    *stream = pi->payload_len >= PL_LEN ? rdle32(pl + PL_OFF_STREAM) : rdle16(pl + PL_OFF_STREAM);
+    *seq = rdle64(pl + PL_OFF_SEQ);
+    return true;
+}

@@ -163,6 +163,15 @@ enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, str
 
 const char *pkt_kind_name(enum pkt_kind k);
 
+/* fwd: an ARP frame for ip (host byte order) or an IPv4 frame to it, which
+ * the forwarder's own stack takes instead of passing it on. */
+bool pkt_for_local(const uint8_t *f, uint32_t len, uint32_t ip);
+
+/* The vnperf payload header of a UDP frame pkt_parse() accepted: true and
+ * the stream and sequence number when the payload holds one (PL_MIN bytes;
+ * from PL_LEN on also the magic), else false. */
+bool pkt_payload_hdr(const uint8_t *f, const struct pkt_info *pi, uint32_t *stream, uint64_t *seq);
+
 /* Turns a received UDP frame into its answer in place: Ethernet
  * destination <- source, source <- mine, IP addresses and UDP ports
  * swapped. Swapping 16-bit words leaves both checksums valid. */

@@ -26,6 +26,8 @@ iputils-ping:host ping test
 dpdk-dev:dpdk-testpmd vhost-user backend
 passt:passt backend
 clang-format:format check
+clang:libFuzzer harnesses (make fuzz)
+libfuzzer-14-dev:libFuzzer harnesses (make fuzz)
 "
 
 missing=$(printf '%s\n' "$PKGS" | sed -n 's/^\([a-z0-9.+-]*\):.*/\1/p' | while read -r p; do

@@ -70,6 +70,12 @@ static void binary_suffix(void **state)
     assert_int_equal(config_parse_uint("18446744073709551616", &v), -ERANGE);
     assert_int_equal(config_parse_uint("20000000000g", &v), -ERANGE);
     assert_int_equal(config_parse_uint("0x", &v), -EINVAL);
+    /* Found by fuzz_uint: a suffix without digits read as 0. */
+    assert_int_equal(config_parse_uint("k", &v), -EINVAL);
+    assert_int_equal(config_parse_uint("Mi", &v), -EINVAL);
+    assert_int_equal(config_parse_uint("0xg", &v), -EINVAL);
+    assert_int_equal(config_parse_uint("0xF", &v), 0);
+    assert_int_equal(v, 15);
     assert_int_equal(config_parse_uint("12q", &v), -EINVAL);
 }
 

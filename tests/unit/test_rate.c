@@ -101,6 +101,28 @@ static void test_pacer_accuracy(void **st)
     assert_true(pacer_due(&p, 0));
 }
 
+/* Found by fuzz_rate: the 64-bit fixed-point deadline wrapped once the
+ * TSC passed 2^48 (a UEFI machine counts from power-on) or a slow bit
+ * rate's cost times a jumbo frame passed 2^64. */
+static void test_pacer_no_wrap(void **st)
+{
+    (void)st;
+    const uint64_t hz = 3000000000ull;
+    struct rate r = {RATE_PPS, 1000000};
+    uint64_t start = (1ull << 50) + 12345; /* ~4.3 days at 3 GHz */
+    struct pacer p;
+    assert_int_equal(pacer_init(&p, &r, hz, start), 0);
+    assert_true(pacer_due(&p, start));
+    pacer_sent(&p, 60);
+    assert_false(pacer_due(&p, start + 2999));
+    assert_true(pacer_due(&p, start + 3000));
+    assert_int_equal(pacer_next(&p), start + 3000);
+    r = (struct rate){RATE_BPS, 1};
+    assert_int_equal(pacer_init(&p, &r, 10000000000ull, 0), 0);
+    pacer_sent(&p, 9014); /* 72112 s of a 10 GHz TSC */
+    assert_int_equal(pacer_next(&p), 9014ull * 8 * 10000000000ull);
+}
+
 static void test_pacer_stall_bounded(void **st)
 {
     (void)st;
@@ -122,6 +144,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_pacer_accuracy),
+        cmocka_unit_test(test_pacer_no_wrap),
         cmocka_unit_test(test_pacer_stall_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

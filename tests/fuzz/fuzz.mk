@@ -1,0 +1,71 @@
+# libFuzzer harnesses (Debian clang + libfuzzer-14-dev), ASan + UBSan; the
+# code under test also gets -fsanitize=integer (unsigned wrap, truncating
+# and sign-changing conversions), which the other sanitizers do not see.
+#   make fuzz          each harness for FUZZ_TIME seconds (FUZZ=name: one)
+#   make fuzz-smoke    each for FUZZ_SMOKE_TIME seconds (part of make test)
+# Seeds are committed in tests/fuzz/seeds/NAME; the growing corpus and any
+# crash land in $(BUILD)/fuzz. Source lists follow tests/unit/unit.mk.
+
+FUZZ_CC         ?= clang
+FUZZ_TIME       ?= 300
+FUZZ_SMOKE_TIME ?= 2
+FUZZ_BASE := -std=gnu11 -O1 -g -I. -Itests/unit -DVN_HOST_TEST -fno-omit-frame-pointer -MMD -MP \
+             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_INT  := -fsanitize=integer
+
+FUZZERS :=
+unit_srcs = $(filter-out tests/unit/test_%,$($(1)_SRCS))
+
+FUZZERS += fuzz_config
+fuzz_config_SRCS := $(call unit_srcs,test_config)
+FUZZERS += fuzz_uint
+fuzz_uint_SRCS := $(call unit_srcs,test_config)
+FUZZERS += fuzz_rate
+fuzz_rate_SRCS := $(call unit_srcs,test_rate)
+FUZZERS += fuzz_imix
+fuzz_imix_SRCS := apps/imix.c
+FUZZERS += fuzz_flows
+fuzz_flows_SRCS := apps/flows.c
+FUZZERS += fuzz_features
+fuzz_features_SRCS := drivers/virtio/vnet_features.c
+FUZZERS += fuzz_pkt
+fuzz_pkt_SRCS := $(call unit_srcs,test_pkt)
+FUZZERS += fuzz_seqtrack
+fuzz_seqtrack_SRCS := $(call unit_srcs,test_seqtrack)
+FUZZERS += fuzz_efi_elf
+fuzz_efi_elf_SRCS := $(call unit_srcs,test_efi_elf)
+FUZZERS += fuzz_efi_cmdline
+fuzz_efi_cmdline_SRCS := $(call unit_srcs,test_efi_cmdline)
+FUZZERS += fuzz_peer_args
+fuzz_peer_args_SRCS := $(call unit_srcs,test_peer_args)
+FUZZERS += fuzz_json
+fuzz_json_SRCS := $(call unit_srcs,test_json)
+
+define fuzz_rule
+$(BUILD)/fuzz/$(1): $(BUILD)/fuzz-obj/tests/fuzz/$(1).o \
+        $$(patsubst %.c,$(BUILD)/fuzz-obj/%.o,$$($(1)_SRCS))
+	@mkdir -p $$(dir $$@)
+	@$$(if $$(Q),echo "  FUZZLD  $$@")
+	$$(Q)$$(FUZZ_CC) $$(FUZZ_BASE) -o $$@ $$^
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
+
+# The harness itself: no integer sanitizer (its models wrap on purpose).
+$(BUILD)/fuzz-obj/tests/fuzz/%.o: tests/fuzz/%.c tests/fuzz/fuzz.h
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_BASE) -c $< -o $@
+
+$(BUILD)/fuzz-obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_BASE) $(FUZZ_INT) -c $< -o $@
+
+FUZZ ?= $(FUZZERS)
+FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ))
+fuzz-build: deps $(FUZZ_BINS)
+fuzz: fuzz-build
+	$(Q)tools/fuzz-run.sh $(BUILD)/fuzz $(FUZZ_TIME) $(FUZZ)
+fuzz-smoke: fuzz-build
+	$(Q)tools/fuzz-run.sh $(BUILD)/fuzz $(FUZZ_SMOKE_TIME) $(FUZZ)
+.PHONY: fuzz fuzz-build fuzz-smoke

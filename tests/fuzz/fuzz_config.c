@@ -1,0 +1,42 @@
+/* kernel/config.c: the whole config line, every key's parser and check
+ * hook (rate, imix, flows, features, sizes, addresses) behind it. */
+#include <errno.h>
+
+#include "kernel/config.h"
+#include "tests/fuzz/fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+    static struct vn_config a, b;
+    char err[256], err2[256];
+    if (n > 4096)
+        return 0;
+    char *line = fuzz_cstr(data, n);
+    memset(err, 'x', sizeof(err));
+    int rc = config_parse(&a, line, err, sizeof(err));
+    FUZZ_CHECK(rc == 0 || rc == -EINVAL);
+    if (rc < 0) {
+        FUZZ_CHECK(fuzz_terminated(err, sizeof(err)) && err[0] != '\0');
+    } else {
+        FUZZ_CHECK(fuzz_terminated(a.app, sizeof(a.app)));
+        FUZZ_CHECK(fuzz_terminated(a.rate, sizeof(a.rate)));
+        FUZZ_CHECK(fuzz_terminated(a.imix, sizeof(a.imix)));
+        FUZZ_CHECK(fuzz_terminated(a.flows, sizeof(a.flows)));
+        FUZZ_CHECK(fuzz_terminated(a.features, sizeof(a.features)));
+        /* Every UINT key within the table's [min, max]. */
+        for (size_t i = 0; i < cfg_nkeys; i++) {
+            const struct cfg_key *k = &cfg_keys[i];
+            uint64_t v = 0;
+            if (k->type != CFG_UINT)
+                continue;
+            memcpy(&v, (const char *)&a + k->offset, k->size); /* little endian */
+            FUZZ_CHECK(v >= k->min && v <= k->max);
+        }
+    }
+    /* Same line, same outcome: no state kept between parses. */
+    int rc2 = config_parse(&b, line, err2, sizeof(err2));
+    FUZZ_CHECK(rc2 == rc);
+    FUZZ_CHECK(rc < 0 ? strcmp(err, err2) == 0 : memcmp(&a, &b, sizeof(a)) == 0);
+    free(line);
+    return 0;
+}
