@@ -15,7 +15,7 @@ LD      := ld
 OBJCOPY := objcopy
 
 .DEFAULT_GOAL := all
-.PHONY: all deps run test unit pyunit integration clean distclean format format-check bench
+.PHONY: all deps run test unit pyunit integration clean distclean format format-check bench linux-guest
 
 # ---- Debian dependencies (tools/deps.sh is idempotent and fast when done)
 deps:
@@ -134,6 +134,12 @@ integration: all
 
 bench: all
 	$(Q)$(PYTHON) bench/run_all.py
+
+# The Linux-guest baseline of bench/ (docs/bench.md): Debian's kernel and a
+# busybox initramfs with iperf 2, fetched with apt-get download; not needed
+# by `make test` (its smoke test skips without it).
+linux-guest:
+	$(Q)tools/fetch-linux-guest.sh $(BUILD)/linux-guest
 
 FORMAT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:
