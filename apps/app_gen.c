@@ -169,6 +169,8 @@ static void gen_setup_sizes(void)
         max_frame = PKT_MAX_FRAME;
     if (cfg.imix[0]) {
         struct imix m;
+        if (config_given(&cfg, "size"))
+            vn_fatal(VN_EXIT_CONFIG, "gen: size= and imix= both given; imix= sets the sizes");
         if (imix_parse(cfg.imix, max_frame, &m, why, sizeof(why)) < 0)
             vn_fatal(VN_EXIT_CONFIG, "gen: %s (device MTU %u)", why,
                      (unsigned)vnet_mtu(g.nif->dev));

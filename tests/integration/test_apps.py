@@ -231,12 +231,14 @@ def test_dhcp_address_and_arp_through_user_networking():
 
 @pytest.mark.parametrize("word,needle", [("rate=fast", "rate"), ("imix=64:0", "imix"),
                                          ("flows=sport:9-1", "flows"),
-                                         ("size=9000", "size=9000")])
+                                         ("size=9000", "size=9000"),
+                                         # issue 13 F10: imix= won over size= silently
+                                         ("size=1514 imix=64:1", "size= and imix=")])
 def test_bad_traffic_config_is_a_config_error(word, needle):
     """rate=, imix= and flows= are checked at boot by their hooks; size= is
     checked against the device's MTU when gen starts."""
     q, p = vnharness.free_udp_ports(2)
-    b = vnharness.boot(["app=gen", "count=1", "dst_mac=" + vnpeer.PEER_MAC, word],
+    b = vnharness.boot(["app=gen", "count=1", "dst_mac=" + vnpeer.PEER_MAC] + word.split(),
                        netdevs=[vnharness.dgram_netdev(q, p)])
     assert b.code == 2, b.console
     assert needle in b.one("error")["message"], b.one("error")

@@ -10,6 +10,9 @@ DEBUG_EXIT = "isa-debug-exit,iobase=0xf4,iosize=0x04"
 DEFAULT_QEMU = "qemu-system-x86_64"
 
 
+# The guest's RAM floor (README: selftest and gen run in 12 MiB).
+MIN_MEMORY_MB = 12
+
 def qemu_escape(value):
     """QEMU option syntax: a comma inside a value is written as two."""
     return str(value).replace(",", ",,")
@@ -62,8 +65,8 @@ class GuestSpec:
             raise ValueError("--boot uefi has no kernel command line: config goes through fw_cfg")
         if accel not in ("kvm", "tcg"):
             raise ValueError("accel %r: kvm or tcg" % accel)
-        if memory_mb < 16:
-            raise ValueError("memory %d MiB: at least 16" % memory_mb)
+        if memory_mb < MIN_MEMORY_MB:
+            raise ValueError("memory %d MiB: at least %d" % (memory_mb, MIN_MEMORY_MB))
         self.image = image
         self.machine = machine
         self.memory_mb = memory_mb

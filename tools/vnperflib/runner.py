@@ -53,6 +53,36 @@ def app_config(opts):
     return words
 
 
+# Options that app_config turns into guest config words.
+OPTION_KEYS = ("app", "duration", "size", "rate", "count")
+
+
+def check_user_config(opts):
+    """The words after --: key=value, each key once (the guest refuses a
+    repeated key; merged here the last one won silently), none that
+    contradicts an option (--size 64 with size=128). A word for an option
+    not given stands for it (-- app=rr is --app rr)."""
+    seen = {}
+    for w in opts.config:
+        k, eq, v = w.partition("=")
+        if not eq or not k:
+            raise RunnerError(exitcodes.RUNNER_USAGE, "config word %r is not key=value" % w)
+        if k in seen:
+            raise RunnerError(exitcodes.RUNNER_USAGE, "config key %s given twice (%s=%s, %s)"
+                              % (k, k, seen[k], w))
+        seen[k] = v
+    for k in OPTION_KEYS:
+        opt = getattr(opts, k, None)
+        if k not in seen:
+            continue
+        if opt is None:
+            v = seen[k]
+            setattr(opts, k, int(v) if k in ("duration", "size", "count") and v.isdigit() else v)
+        elif str(opt) != seen[k]:
+            raise RunnerError(exitcodes.RUNNER_USAGE, "--%s %s and the config word %s=%s disagree"
+                              % (k, opt, k, seen[k]))
+
+
 # Two-guest topology: the app of the receiving guest for each sender app.
 PARTNER = {"gen": ["app=sink"], "rr": ["app=rr", "role=server"]}
 

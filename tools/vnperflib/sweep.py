@@ -143,15 +143,13 @@ def base_opts(opts):
         base.machine = qemucmd.default_machine(base.boot)
     if base.boot == "uefi" and base.machine == "microvm":
         raise usage("--boot uefi needs --machine q35 or pc (OVMF does not run on microvm)")
+    runner.check_user_config(base)
     if base.app is None:
         base.app = "gen"
     if base.duration is None:
         base.duration = 5
     if base.timeout is None:
         base.timeout = base.duration + 30.0
-    bad = [w for w in base.config if "=" not in w or w.startswith("=")]
-    if bad:
-        raise usage("config word %r is not key=value" % bad[0])
     clash = [w.partition("=")[0] for w in base.config
              if w.partition("=")[0] in AXES and getattr(opts, w.partition("=")[0]) is not None]
     if clash:
@@ -317,12 +315,15 @@ def main(opts):
     outdir = opts.out or os.path.join("results", time.strftime("sweep-%Y%m%d-%H%M%S"))
     if os.path.exists(os.path.join(outdir, resultsdir.SUMMARY)):
         raise usage("sweep: %s already holds results; choose another --out" % outdir)
+    try:
+        out = writer(base, axes, opts.repeat, outdir)
+    except OSError as e:
+        raise usage("sweep: cannot create the results directory %s: %s" % (outdir, e.strerror))
     resolver = accel.Resolver(base.accel, base.image, base.machine, base.qemu)
     with Session() as s:
         choice = resolver.resolve(s)
     runner.log(base, "sweep: %d points x %d runs, accel %s, results in %s" % (
         len(points(axes)), opts.repeat, choice.accel, outdir))
-    out = writer(base, axes, opts.repeat, outdir)
     try:
         status = run(base, axes, opts.repeat, out, resolver)
     except (Interrupted, KeyboardInterrupt):

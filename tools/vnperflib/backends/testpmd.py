@@ -15,6 +15,10 @@ from .base import Backend, guest_ip, guest_mac, nic_props
 TESTPMD = "dpdk-testpmd"
 # Guest TX only counted, guest RX only sent to, RR answered, guest <-> guest.
 FWD_MODE = {"gen": "rxonly", "sink": "txonly", "rr": "macswap", "reflect": "txonly"}
+# dpdk-testpmd 22.11's --forward-mode values: it falls back to io for any
+# other word, so a typo must not reach it.
+FWD_MODES = ("io", "mac", "macswap", "flowgen", "rxonly", "txonly", "csum", "icmpecho", "noisy",
+             "5tswap")
 STAT_RE = re.compile(r"(RX-packets|RX-missed|RX-bytes|RX-errors|RX-nombuf|TX-packets|"
                      r"TX-errors|TX-bytes):\s*(\d+)")
 
@@ -67,6 +71,9 @@ class VhostUser(Backend):
                          what="remove DPDK runtime dir")
         self.socks = [os.path.join(tmp, "vhost%d.sock" % i) for i in range(nguests)]
         if nguests == 2:
+            if getattr(self.opts, "fwd_mode", None) not in (None, "io"):
+                raise usage("vhost-user: two guests are joined by testpmd io; --fwd-mode %s "
+                            "does not apply" % self.opts.fwd_mode)
             self.mode = "io"
         else:
             self.mode = getattr(self.opts, "fwd_mode", None) or FWD_MODE.get(self.opts.app,
