@@ -41,8 +41,10 @@ struct virtio_dev;
 struct virtq;
 
 /* One transport. Register access only; the init sequence lives in the
- * device code. queue_setup gets the ring in the legacy (contiguous, used
- * ring page aligned) layout so every transport can use it. */
+ * device code. queue_setup gets the three areas of a queue (s2.6: the
+ * descriptor area, the driver area, the device area); a split ring comes
+ * in the legacy (contiguous, used ring page aligned) layout, so legacy
+ * transports use only the first. */
 /* A device whose config_generation keeps moving gets this many tries. */
 #define VIRTIO_CONFIG_TRIES 64
 
@@ -61,8 +63,8 @@ struct virtio_ops {
     uint16_t (*queue_max)(struct virtio_dev *d, unsigned q);
     /* Makes queue q live with num entries. Returns 0 or -errno. */
     int (*queue_setup)(struct virtio_dev *d, unsigned q, uint16_t num, uint64_t desc,
-                       uint64_t avail, uint64_t used);
-    /* Fills in how the virtqueue for q is kicked (see struct virtq). */
+                       uint64_t driver, uint64_t device);
+    /* Gives the virtqueue for q its doorbell (virtq_set_doorbell). */
     void (*queue_notifier)(struct virtio_dev *d, unsigned q, struct virtq *vq);
 };
 

@@ -118,7 +118,7 @@ static uint16_t vm_queue_max(struct virtio_dev *d, unsigned q)
 }
 
 static int vm_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint64_t desc,
-                          uint64_t avail, uint64_t used)
+                          uint64_t driver, uint64_t device)
 {
     struct virtio_mmio *vm = vm_of(d);
     uintptr_t b = vm->base;
@@ -137,27 +137,25 @@ static int vm_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint64
     mmio_write32(b + VM_QUEUE_NUM, num);
     mmio_write32(b + VM_QUEUE_DESC_LO, (uint32_t)desc);
     mmio_write32(b + VM_QUEUE_DESC_HI, (uint32_t)(desc >> 32));
-    mmio_write32(b + VM_QUEUE_AVAIL_LO, (uint32_t)avail);
-    mmio_write32(b + VM_QUEUE_AVAIL_HI, (uint32_t)(avail >> 32));
-    mmio_write32(b + VM_QUEUE_USED_LO, (uint32_t)used);
-    mmio_write32(b + VM_QUEUE_USED_HI, (uint32_t)(used >> 32));
+    mmio_write32(b + VM_QUEUE_AVAIL_LO, (uint32_t)driver);
+    mmio_write32(b + VM_QUEUE_AVAIL_HI, (uint32_t)(driver >> 32));
+    mmio_write32(b + VM_QUEUE_USED_LO, (uint32_t)device);
+    mmio_write32(b + VM_QUEUE_USED_HI, (uint32_t)(device >> 32));
     mmio_write32(b + VM_QUEUE_READY, 1);
     return 0;
 }
 
 /* The ring stores are ordered before this uncached store (see
- * virtq_kick_prepare's fence). */
-static void vm_notify(struct virtq *vq)
+ * virtq_kick's fence). */
+static void vm_notify(const struct virtq_doorbell *db)
 {
-    mmio_write32(vq->notify_addr, vq->index);
+    mmio_write32(db->addr, db->index);
 }
 
 static void vm_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)
 {
-    (void)q;
-    vq->notify = vm_notify;
-    vq->notify_addr = vm_of(d)->base + VM_QUEUE_NOTIFY;
-    vq->notify_ctx = d;
+    struct virtq_doorbell db = {vm_notify, vm_of(d)->base + VM_QUEUE_NOTIFY, d, (uint16_t)q};
+    virtq_set_doorbell(vq, &db);
 }
 
 static const struct virtio_ops vm_ops = {

@@ -64,10 +64,10 @@ static uint16_t legacy_queue_max(struct virtio_dev *d, unsigned q)
 }
 
 static int legacy_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint64_t desc,
-                              uint64_t avail, uint64_t used)
+                              uint64_t driver, uint64_t device)
 {
-    (void)avail;
-    (void)used;
+    (void)driver;
+    (void)device;
     uint16_t io = virtio_pci_of(d)->iobase;
     pio_write16(io + VL_QUEUE_SEL, (uint16_t)q);
     /* The size is the device's; the ring is one contiguous legacy layout
@@ -80,17 +80,16 @@ static int legacy_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, ui
 }
 
 /* An out instruction is serializing: the ring stores are visible first. */
-static void legacy_notify(struct virtq *vq)
+static void legacy_notify(const struct virtq_doorbell *db)
 {
-    pio_write16((uint16_t)vq->notify_addr, vq->index);
+    pio_write16((uint16_t)db->addr, db->index);
 }
 
 static void legacy_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)
 {
-    (void)q;
-    vq->notify = legacy_notify;
-    vq->notify_addr = virtio_pci_of(d)->iobase + VL_QUEUE_NOTIFY;
-    vq->notify_ctx = d;
+    struct virtq_doorbell db = {legacy_notify, virtio_pci_of(d)->iobase + VL_QUEUE_NOTIFY, d,
+                                (uint16_t)q};
+    virtq_set_doorbell(vq, &db);
 }
 
 static const struct virtio_ops legacy_ops = {

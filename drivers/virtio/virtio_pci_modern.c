@@ -111,7 +111,7 @@ static uint16_t modern_queue_max(struct virtio_dev *d, unsigned q)
 }
 
 static int modern_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint64_t desc,
-                              uint64_t avail, uint64_t used)
+                              uint64_t driver, uint64_t device)
 {
     uintptr_t c = virtio_pci_of(d)->common;
     mmio_write16(c + CC_Q_SELECT, (uint16_t)q);
@@ -122,20 +122,20 @@ static int modern_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, ui
     /* s4.1.3.1: 64-bit fields may be written as two 32-bit halves. */
     mmio_write32(c + CC_Q_DESCLO, (uint32_t)desc);
     mmio_write32(c + CC_Q_DESCHI, (uint32_t)(desc >> 32));
-    mmio_write32(c + CC_Q_AVAILLO, (uint32_t)avail);
-    mmio_write32(c + CC_Q_AVAILHI, (uint32_t)(avail >> 32));
-    mmio_write32(c + CC_Q_USEDLO, (uint32_t)used);
-    mmio_write32(c + CC_Q_USEDHI, (uint32_t)(used >> 32));
+    mmio_write32(c + CC_Q_AVAILLO, (uint32_t)driver);
+    mmio_write32(c + CC_Q_AVAILHI, (uint32_t)(driver >> 32));
+    mmio_write32(c + CC_Q_USEDLO, (uint32_t)device);
+    mmio_write32(c + CC_Q_USEDHI, (uint32_t)(device >> 32));
     mmio_write16(c + CC_Q_ENABLE, 1);
     return 0;
 }
 
 /* The kick: a 16-bit write of the queue index (s4.1.4.4). The ring
- * stores before it are ordered by virtq_kick_prepare's full fence, and
+ * stores before it are ordered by virtq_kick's full fence, and
  * x86 does not pass an uncached store over earlier stores anyway. */
-static void modern_notify(struct virtq *vq)
+static void modern_notify(const struct virtq_doorbell *db)
 {
-    mmio_write16(vq->notify_addr, vq->index);
+    mmio_write16(db->addr, db->index);
 }
 
 static void modern_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)
@@ -145,17 +145,16 @@ static void modern_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq
     /* 64-bit: notify_off_multiplier is the device's 32-bit word, and a
      * product that wrapped would pass the window check below. */
     uint64_t off = (uint64_t)mmio_read16(vp->common + CC_Q_NOFF) * vp->notify_mult;
-    vq->notify = modern_notify;
     /* s4.1.4.4: the address must lie inside the notify window; a device
      * that says otherwise gets the window's start (queue 0's spot) and
      * the queue is reported broken. */
     if (off + 2 > vp->notify_len) {
         virtq_set_broken(vq, "queue_notify_off outside the notify window", q,
-                         off > UINT32_MAX ? UINT32_MAX : (uint32_t)off, vp->notify_len, 0);
+                         off > UINT32_MAX ? UINT32_MAX : (uint32_t)off, vp->notify_len);
         off = 0;
     }
-    vq->notify_addr = vp->notify + (uintptr_t)off;
-    vq->notify_ctx = vp;
+    struct virtq_doorbell db = {modern_notify, vp->notify + (uintptr_t)off, vp, (uint16_t)q};
+    virtq_set_doorbell(vq, &db);
 }
 
 static const struct virtio_ops modern_ops = {

@@ -54,29 +54,34 @@ static int vnet_pick_size(struct vnet_dev *d, unsigned q, uint16_t *num)
     return 0;
 }
 
-static int vnet_queue_init(struct vnet_dev *d, unsigned q, struct virtq *vq)
+static int vnet_queue_init(struct vnet_dev *d, unsigned q, struct virtq **out)
 {
     struct virtio_dev *v = d->vdev;
     uint16_t num;
     int r = vnet_pick_size(d, q, &num);
     if (r)
         return r;
-    void *mem = mem_alloc_dma(virtq_ring_bytes(num), VIRTQ_ALIGN);
-    r = virtq_init(vq, (uint16_t)q, num, mem, !!(d->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX)),
-                   !!(d->features & VIRTIO_BIT(VIRTIO_F_IN_ORDER)));
+    unsigned flags = 0;
+    if (d->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX))
+        flags |= VIRTQ_F_EVENT_IDX;
+    if (d->features & VIRTIO_BIT(VIRTIO_F_IN_ORDER))
+        flags |= VIRTQ_F_IN_ORDER;
+    struct virtq *vq;
+    r = virtq_create(&vq, (uint16_t)q, num, flags);
     if (r)
         return r;
-    r = v->ops->queue_setup(v, q, num, virtq_desc_addr(vq), virtq_avail_addr(vq),
-                            virtq_used_addr(vq));
+    r = v->ops->queue_setup(v, q, num, virtq_desc_addr(vq), virtq_driver_addr(vq),
+                            virtq_device_addr(vq));
     if (r) {
         printf("vnet: %s: queue %u setup failed (%d)\n", v->name, q, r);
         return r;
     }
     v->ops->queue_notifier(v, q, vq);
-    if (vq->broken) {
-        printf("vnet: %s: queue %u: %s\n", v->name, q, vq->bad.what);
+    if (virtq_broken(vq)) {
+        printf("vnet: %s: queue %u: %s\n", v->name, q, virtq_violation(vq)->what);
         return -EIO;
     }
+    *out = vq;
     return 0;
 }
 
@@ -125,7 +130,7 @@ static int vnet_read_config(struct vnet_dev *d)
 
 static void vnet_rx_setup(struct vnet_dev *d)
 {
-    uint16_t num = d->rx.num;
+    uint16_t num = d->rx_size;
     d->max_frame = d->mtu + VNET_FRAME_EXTRA;
     d->rx_post_len = d->hdr_len + d->max_frame;
     d->rx_stride = (VNET_HDR_ROOM + d->max_frame + 63u) & ~63u;
@@ -203,7 +208,9 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
         vnet_fail(d, "queue setup failed");
         return r;
     }
-    d->tx_used = mem_alloc_dma(sizeof(*d->tx_used) * d->tx.num, 64);
+    d->rx_size = virtq_size(d->rx);
+    d->tx_size = virtq_size(d->tx);
+    d->tx_used = mem_alloc_dma(sizeof(*d->tx_used) * d->tx_size, 64);
     d->tx_stall_cycles = time_tsc_hz / 1000000u * VNET_TX_STALL_US;
     vnet_rx_setup(d);
 
@@ -215,11 +222,11 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
         printf("vnet: %s: device failed at DRIVER_OK (status 0x%02x)\n", v->name, d->dev_status);
         return -EIO;
     }
-    virtq_kick(&d->rx);
+    virtq_kick(d->rx);
 
     printf("vnet: %s: mac %02x:%02x:%02x:%02x:%02x:%02x mtu %u rx %u tx %u hdr %u\n", v->name,
-           d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->mtu, d->rx.num,
-           d->tx.num, d->hdr_len);
+           d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->mtu, d->rx_size,
+           d->tx_size, d->hdr_len);
     vnet_features_print("offered", d->offered);
     vnet_features_print("negotiated", d->features);
     return 0;
@@ -234,8 +241,8 @@ int vnet_check_status(struct vnet_dev *d)
     if (s & (VIRTIO_STATUS_DEVICE_NEEDS_RESET | VIRTIO_STATUS_FAILED)) {
         const char *what =
             (s & VIRTIO_STATUS_DEVICE_NEEDS_RESET) ? "device needs reset" : "device status FAILED";
-        virtq_set_broken(&d->rx, what, 0, 0, s, 0);
-        virtq_set_broken(&d->tx, what, 0, 0, s, 0);
+        virtq_set_broken(d->rx, what, 0, 0, s);
+        virtq_set_broken(d->tx, what, 0, 0, s);
         d->fail_queue = "device";
         return -EIO;
     }
@@ -269,5 +276,5 @@ int vnet_link_up(struct vnet_dev *d)
 
 int vnet_broken(const struct vnet_dev *d)
 {
-    return d->rx.broken || d->tx.broken;
+    return virtq_broken(d->rx) || virtq_broken(d->tx);
 }

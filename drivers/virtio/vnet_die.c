@@ -7,11 +7,15 @@
 
 void vnet_die_broken(const struct vnet_dev *d)
 {
-    const struct virtq *vq = d->rx.broken ? &d->rx : &d->tx;
-    const char *queue = d->fail_queue ? d->fail_queue : d->rx.broken ? "rx" : "tx";
+    const struct virtq *vq = virtq_broken(d->rx) ? d->rx : d->tx;
+    const char *queue = d->fail_queue ? d->fail_queue : virtq_broken(d->rx) ? "rx" : "tx";
+    const struct virtq_violation *bad = virtq_violation(vq);
+    static const struct virtq_violation none = {"broken", 0, 0, 0, 0, 0};
+    if (!bad)
+        bad = &none;
     char msg[160];
-    snprintf(msg, sizeof(msg), "%s %s: %s (id %u len %u limit %u)", d->vdev->name, queue,
-             vq->bad.what ? vq->bad.what : "broken", vq->bad.id, vq->bad.len, vq->bad.limit);
+    snprintf(msg, sizeof(msg), "%s %s: %s (id %u len %u limit %u)", d->vdev->name, queue, bad->what,
+             bad->id, bad->len, bad->limit);
     printf("vnet: %s\n", msg);
     struct json *j = result_begin("error");
     json_u64(j, "code", VN_EXIT_DEVICE);

@@ -10,6 +10,7 @@
 #include "drivers/virtio/virtio.h"
 #include "drivers/virtio/virtq.h"
 #include "drivers/virtio/vnet.h"
+#include "kernel/io.h"
 
 #define VNET_RXQ 0
 #define VNET_TXQ 1
@@ -55,13 +56,14 @@ struct vnet_rxq_stats {
 
 struct vnet_dev {
     /* TX hot */
-    struct virtq tx;
+    struct virtq *tx;
+    uint16_t tx_size;
     uint16_t hdr_len;
     uint16_t kick_batch;
     uint8_t txfull;
     vnet_tx_done_fn tx_done;
     void *tx_ctx;
-    struct virtq_used_buf *tx_used; /* tx.num entries */
+    struct virtq_used_buf *tx_used; /* tx_size entries */
     uint64_t tx_progress;           /* TSC of the last TX completion */
     struct vnet_txslots slots;      /* frame0 != NULL once bound */
     uint16_t slots_reserved;        /* from the last vnet_txslots_reserve */
@@ -69,8 +71,9 @@ struct vnet_dev {
     struct vnet_txq_stats txs;
 
     /* RX hot */
-    struct virtq rx;
-    uint8_t *rx_mem; /* rx.num slots of rx_stride bytes */
+    struct virtq *rx;
+    uint16_t rx_size;
+    uint8_t *rx_mem; /* rx_size slots of rx_stride bytes */
     uint32_t rx_stride;
     uint32_t rx_post_len; /* header + largest frame */
     uint32_t max_frame;
@@ -78,14 +81,14 @@ struct vnet_dev {
     uint16_t npending;
     uint32_t *rx_pending;           /* released slots waiting for the next refill */
     uint8_t *rx_owner;              /* per slot, VNET_RX_* */
-    struct virtq_used_buf *rx_used; /* rx.num entries */
+    struct virtq_used_buf *rx_used; /* rx_size entries */
     bool mrg;
     uint16_t mrg_left; /* buffers still to come for the frame in mrg_slot */
     uint32_t mrg_slot;
     uint32_t mrg_len;
     bool mrg_drop;
     uint32_t rx_idle_polls;      /* empty RX polls in a row */
-    uint64_t rx_suppressed_seen; /* rx.kicks_suppressed when a frame last came */
+    uint64_t rx_suppressed_seen; /* rx kicks_suppressed when a frame last came */
     struct vnet_rxq_stats rxs;
 
     /* cold */

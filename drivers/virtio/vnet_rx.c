@@ -5,17 +5,24 @@
 #include "drivers/virtio/vnet_priv.h"
 #include "kernel/mem.h"
 
+#define VNET_RX_CHUNK 64 /* buffers handed to the virtqueue per call */
+
 void vnet_rx_post(struct vnet_dev *d)
 {
-    struct virtq *vq = &d->rx;
     uint16_t n = d->npending;
     /* The device address is the slot's headroom: the header ends where
      * the frame starts, VNET_HDR_ROOM bytes into the slot. */
     uint32_t lead = VNET_HDR_ROOM - d->hdr_len;
-    for (uint16_t i = 0; i < n; i++) {
-        uint32_t s = d->rx_pending[i];
-        d->rx_owner[s] = VNET_RX_DEVICE;
-        virtq_add(vq, mem_virt_to_phys(vnet_rx_slot(d, s) + lead), d->rx_post_len, true, s);
+    struct virtq_buf b[VNET_RX_CHUNK];
+    for (uint16_t i = 0; i < n; i += VNET_RX_CHUNK) {
+        int k = n - i < VNET_RX_CHUNK ? n - i : VNET_RX_CHUNK;
+        for (int j = 0; j < k; j++) {
+            uint32_t s = d->rx_pending[i + j];
+            d->rx_owner[s] = VNET_RX_DEVICE;
+            b[j] =
+                (struct virtq_buf){mem_virt_to_phys(vnet_rx_slot(d, s) + lead), d->rx_post_len, s};
+        }
+        virtq_add_bufs(d->rx, b, k, true);
     }
     d->npending = 0;
     d->rxs.refills++;
@@ -24,10 +31,10 @@ void vnet_rx_post(struct vnet_dev *d)
 
 void vnet_rx_refill(struct vnet_dev *d)
 {
-    if (!d->npending || d->rx.broken)
+    if (!d->npending || virtq_broken(d->rx))
         return;
     vnet_rx_post(d);
-    virtq_kick(&d->rx);
+    virtq_kick(d->rx);
 }
 
 /* A slot the driver is done with (dropped frame, merged continuation). */
@@ -41,7 +48,7 @@ void vnet_rx_release(struct vnet_dev *d, uint32_t buf)
 {
     /* A handle we never gave out, or one given back twice, would post a
      * buffer the device may already own: refused and counted. */
-    if (buf >= d->rx.num || d->rx_owner[buf] != VNET_RX_APP) {
+    if (buf >= d->rx_size || d->rx_owner[buf] != VNET_RX_APP) {
         d->rxs.bad_release++;
         return;
     }
@@ -81,15 +88,15 @@ static void vnet_rx_merge(struct vnet_dev *d, uint32_t slot, uint32_t len)
 
 int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max)
 {
-    struct virtq *vq = &d->rx;
-    if (vq->broken)
+    struct virtq *vq = d->rx;
+    if (virtq_broken(vq))
         return -EIO;
     d->rxs.polls++;
     /* Released buffers normally go back rx_refill at a time; when the
      * device is about to run dry they go back now. */
     if (d->npending && virtq_in_flight(vq) < d->rx_refill)
         vnet_rx_refill(d);
-    int want = max < vq->num ? max : vq->num;
+    int want = max < d->rx_size ? max : d->rx_size;
     int got = virtq_get_used(vq, d->rx_used, want);
     if (got < 0)
         return got;
@@ -99,11 +106,12 @@ int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max)
          * if the device was waiting for buffers, that notification was
          * the one it needed (a lost wakeup, seen with QEMU 7.2 and
          * EVENT_IDX under load). One unneeded kick is cheap. */
-        if (d->rx_idle_polls == VNET_RX_STALL_POLLS &&
-            vq->kicks_suppressed != d->rx_suppressed_seen) {
-            virtq_notify(vq);
-            vq->forced_kicks++;
-            d->rx_suppressed_seen = vq->kicks_suppressed;
+        if (d->rx_idle_polls == VNET_RX_STALL_POLLS) {
+            uint64_t suppressed = virtq_stats(vq)->kicks_suppressed;
+            if (suppressed != d->rx_suppressed_seen) {
+                virtq_notify_forced(vq);
+                d->rx_suppressed_seen = suppressed;
+            }
         }
         /* A device that needs a reset stops delivering: look at its
          * status every VNET_RX_IDLE_CHECK empty polls (s2.1.2). */
@@ -112,7 +120,7 @@ int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max)
         return 0;
     }
     d->rx_idle_polls = 0;
-    d->rx_suppressed_seen = vq->kicks_suppressed;
+    d->rx_suppressed_seen = virtq_stats(vq)->kicks_suppressed;
     int n = 0;
     const uint32_t min_len = d->hdr_len + VNET_ETH_HLEN;
     for (int i = 0; i < got; i++) {
@@ -142,8 +150,7 @@ int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max)
              * the rest of this batch plus what is still in flight. */
             uint32_t limit = 1u + (uint32_t)(got - i - 1) + virtq_in_flight(vq);
             if (nb == 0 || nb > limit) {
-                virtq_set_broken(vq, "num_buffers larger than the buffers posted", slot, nb, limit,
-                                 vq->used_idx);
+                virtq_set_broken(vq, "num_buffers larger than the buffers posted", slot, nb, limit);
                 vnet_rx_recycle(d, slot);
                 break;
             }
@@ -160,7 +167,7 @@ int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max)
     }
     if (d->npending >= d->rx_refill)
         vnet_rx_refill(d);
-    if (!n && vq->broken)
+    if (!n && virtq_broken(vq))
         return -EIO;
     return n;
 }

@@ -23,26 +23,30 @@ static void vnet_json_features(struct json *j, const char *key, uint64_t f)
 
 static void vnet_json_violation(struct json *j, const char *queue, const struct virtq *vq)
 {
+    const struct virtq_violation *bad = virtq_violation(vq);
     json_obj_begin(j, "violation");
     json_str(j, "queue", queue);
-    json_str(j, "what", vq->bad.what);
-    json_u64(j, "id", vq->bad.id);
-    json_u64(j, "len", vq->bad.len);
-    json_u64(j, "limit", vq->bad.limit);
-    json_u64(j, "device_used_idx", vq->bad.dev_used_idx);
-    json_u64(j, "driver_used_idx", vq->bad.used_idx);
-    json_u64(j, "queue_size", vq->num);
+    json_str(j, "what", bad ? bad->what : "broken");
+    if (bad) {
+        json_u64(j, "id", bad->id);
+        json_u64(j, "len", bad->len);
+        json_u64(j, "limit", bad->limit);
+        json_u64(j, "device_used_idx", bad->dev_used_idx);
+        json_u64(j, "driver_used_idx", bad->used_idx);
+    }
+    json_u64(j, "queue_size", virtq_size(vq));
     json_obj_end(j);
 }
 
 /* What both queues have: kicks, and whether the used ring broke. */
-static void virtq_stats_json(struct json *j, const struct virtq *vq)
+static void vnet_json_virtq(struct json *j, const struct virtq *vq)
 {
-    json_u64(j, "kicks", vq->kicks);
-    json_u64(j, "kicks_suppressed", vq->kicks_suppressed);
-    json_u64(j, "kick_cycles", vq->kick_cycles);
-    json_u64(j, "forced_kicks", vq->forced_kicks);
-    json_u64(j, "invalid_used", vq->broken && vq->bad.what ? 1 : 0);
+    const struct virtq_stats *st = virtq_stats(vq);
+    json_u64(j, "kicks", st->kicks);
+    json_u64(j, "kicks_suppressed", st->kicks_suppressed);
+    json_u64(j, "kick_cycles", st->kick_cycles);
+    json_u64(j, "forced_kicks", st->forced_kicks);
+    json_u64(j, "invalid_used", virtq_violation(vq) ? 1 : 0);
 }
 
 void vnet_stats_json(const struct vnet_dev *d, struct json *j)
@@ -61,32 +65,32 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "kick_batch", d->kick_batch);
     json_u64(j, "rx_refill", d->rx_refill);
     json_str(j, "txfull", d->txfull == VNET_TXFULL_DROP ? "drop" : "wait");
-    json_bool(j, "tx_slots", d->slots.frame0 != NULL);
+    json_bool(j, "tx_slots", virtq_bound(d->tx));
 
     const struct vnet_txq_stats *t = &d->txs;
     json_obj_begin(j, "tx");
-    json_u64(j, "size", d->tx.num);
+    json_u64(j, "size", d->tx_size);
     json_u64(j, "packets", t->packets);
     json_u64(j, "bytes", t->bytes);
     json_u64(j, "bursts", t->bursts);
-    virtq_stats_json(j, &d->tx);
+    vnet_json_virtq(j, d->tx);
     json_u64(j, "reclaim_calls", t->reclaim_calls);
     json_u64(j, "reclaimed", t->reclaimed);
     json_u64(j, "ring_full", t->ring_full);
     json_u64(j, "full_wait_cycles", t->full_wait_cycles);
     json_u64(j, "wait_timeouts", t->wait_timeouts);
     json_u64(j, "dropped", t->dropped);
-    json_u64(j, "len_mismatch", d->tx.len_mismatch);
-    json_u64(j, "in_flight", virtq_in_flight(&d->tx));
+    json_u64(j, "len_mismatch", virtq_stats(d->tx)->len_mismatch);
+    json_u64(j, "in_flight", virtq_in_flight(d->tx));
     json_obj_end(j);
 
     const struct vnet_rxq_stats *r = &d->rxs;
     json_obj_begin(j, "rx");
-    json_u64(j, "size", d->rx.num);
+    json_u64(j, "size", d->rx_size);
     json_u64(j, "packets", r->packets);
     json_u64(j, "bytes", r->bytes);
     json_u64(j, "polls", r->polls);
-    virtq_stats_json(j, &d->rx);
+    vnet_json_virtq(j, d->rx);
     json_u64(j, "refills", r->refills);
     json_u64(j, "refilled", r->refilled);
     json_u64(j, "len_errors", r->len_errors);
@@ -95,10 +99,10 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_obj_end(j);
 
     json_bool(j, "broken", vnet_broken(d));
-    if (d->rx.broken)
-        vnet_json_violation(j, d->fail_queue ? d->fail_queue : "rx", &d->rx);
-    else if (d->tx.broken)
-        vnet_json_violation(j, "tx", &d->tx);
+    if (virtq_broken(d->rx))
+        vnet_json_violation(j, d->fail_queue ? d->fail_queue : "rx", d->rx);
+    else if (virtq_broken(d->tx))
+        vnet_json_violation(j, "tx", d->tx);
     if (d->fail_queue)
         json_u64(j, "device_status", d->dev_status);
 }

@@ -18,10 +18,10 @@ static uint64_t vnet_slot_addr(void *ctx, uint16_t i)
 
 int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *out)
 {
-    struct virtq *vq = &d->tx;
-    if (vq->broken)
+    struct virtq *vq = d->tx;
+    if (virtq_broken(vq))
         return -EIO;
-    if (!d->slots.frame0) {
+    if (!virtq_bound(vq)) {
         uint64_t t0 = time_cycles(), limit = time_tsc_hz / 1000u * VNET_BIND_WAIT_MS;
         while (virtq_in_flight(vq)) {
             int r = vnet_tx_reclaim(d);
@@ -37,14 +37,12 @@ int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *ou
         uint32_t stride = (VNET_HDR_ROOM + room + 63u) & ~63u;
         /* Zeroed, so every header is all zero for good: no offloads,
          * virtio 1.2 s5.1.6.2. */
-        uint8_t *mem = mem_alloc_dma((size_t)stride * vq->num, 64);
-        uint16_t *tag = mem_alloc_dma(sizeof(*tag) * vq->num, 64);
-        d->slots = (struct vnet_txslots){mem + VNET_HDR_ROOM, stride, room, vq->num, tag};
+        uint8_t *mem = mem_alloc_dma((size_t)stride * d->tx_size, 64);
+        uint16_t *tag = mem_alloc_dma(sizeof(*tag) * d->tx_size, 64);
+        d->slots = (struct vnet_txslots){mem + VNET_HDR_ROOM, stride, room, d->tx_size, tag};
         int r = virtq_bind_slots(vq, vnet_slot_addr, d, d->hdr_len);
-        if (r < 0) {
-            d->slots.frame0 = NULL;
+        if (r < 0)
             return r;
-        }
     }
     *out = d->slots;
     return 0;
@@ -52,14 +50,15 @@ int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *ou
 
 int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first)
 {
-    struct virtq *vq = &d->tx;
+    struct virtq *vq = d->tx;
+    const int num = d->tx_size;
     d->slots_reserved = 0;
-    if (!d->slots.frame0)
+    if (!virtq_bound(vq))
         return -EINVAL;
-    if (vq->broken)
+    if (virtq_broken(vq))
         return -EIO;
-    if (n > vq->num)
-        n = vq->num;
+    if (n > num)
+        n = num;
     if (n <= 0)
         return 0;
     *first = virtq_next_slot(vq);
@@ -73,12 +72,12 @@ int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first)
      * two at a time would cost a burst's overhead per frame while the
      * device still has a backlog, so the wait is for a quarter ring or the
      * burst, whichever is more, but at most half: the device keeps work. */
-    int batch = n < vq->num / 4 ? n : vq->num / 4;
+    int batch = n < num / 4 ? n : num / 4;
     if (!batch)
         batch = 1;
-    int want = n > vq->num / 4 ? n : vq->num / 4;
-    if (want > vq->num / 2)
-        want = vq->num / 2;
+    int want = n > num / 4 ? n : num / 4;
+    if (want > num / 2)
+        want = num / 2;
     if (want < batch)
         want = batch;
     int k = virtq_free_run(vq, n);
@@ -100,7 +99,7 @@ int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first)
 
 int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int dropped)
 {
-    struct virtq *vq = &d->tx;
+    struct virtq *vq = d->tx;
     if (n < 0 || n > d->slots_reserved || dropped < 0)
         return -EINVAL;
     /* Checked before anything is queued, so a bad length queues nothing. */
@@ -111,19 +110,13 @@ int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int droppe
         bytes += len[i];
     }
     d->slots_reserved = 0;
-    if (vq->broken)
+    if (virtq_broken(vq))
         return -EIO;
-    const uint16_t kb = d->kick_batch;
-    const uint32_t hl = d->hdr_len;
-    int since_kick = 0;
-    for (int i = 0; i < n; i++) {
-        virtq_add_slot(vq, len[i] + hl);
-        if (kb && ++since_kick == kb) {
-            virtq_kick(vq);
-            since_kick = 0;
-        }
+    const int kb = d->kick_batch ? d->kick_batch : n;
+    for (int i = 0; i < n; i += kb) {
+        virtq_add_slots(vq, n - i < kb ? n - i : kb, len + i, d->hdr_len);
+        virtq_kick(vq);
     }
-    virtq_kick(vq);
     d->txs.bursts++;
     d->txs.packets += (uint64_t)n;
     d->txs.bytes += bytes;

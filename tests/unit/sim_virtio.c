@@ -1,6 +1,5 @@
-/* Simulated virtio-net device (see sim_virtio.h). It plays the device by
- * the spec: reads avail.idx, then the entries, then the descriptors;
- * writes used elements, then used.idx. */
+/* Simulated virtio-net device (see sim_virtio.h): the transport, and TX
+ * and RX processing on top of the queues' device side (sim_queue.c). */
 #include "sim_virtio.h"
 
 #include <errno.h>
@@ -115,33 +114,28 @@ static uint16_t sim_queue_max(struct virtio_dev *d, unsigned q)
 }
 
 static int sim_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint64_t desc,
-                           uint64_t avail, uint64_t used)
+                           uint64_t driver, uint64_t device)
 {
     struct sim_dev *s = sim_of(d);
     if (q >= SIM_QMAX || num > s->q[q].max || (d->queue_size_fixed && num != s->q[q].max))
         return -EINVAL;
-    struct sim_queue *sq = &s->q[q];
-    sq->num = num;
-    sq->desc = (struct vring_desc *)(uintptr_t)desc;
-    sq->avail = (struct vring_avail *)(uintptr_t)avail;
-    sq->used = (struct vring_used *)(uintptr_t)used;
-    sq->ready = true;
+    simq_attach(&s->q[q], num, desc, driver, device,
+                s->driver_features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
     return 0;
 }
 
-static void sim_notify(struct virtq *vq)
+static void sim_notify(const struct virtq_doorbell *db)
 {
-    struct sim_dev *s = vq->notify_ctx;
-    s->q[vq->index].notifies++;
-    if (vq->index == 1 && s->auto_tx)
+    struct sim_dev *s = db->ctx;
+    s->q[db->index].notifies++;
+    if (db->index == 1 && s->auto_tx)
         sim_tx_step(s, 0);
 }
 
 static void sim_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)
 {
-    vq->notify = sim_notify;
-    vq->notify_ctx = sim_of(d);
-    vq->notify_addr = q;
+    struct virtq_doorbell db = {sim_notify, q, sim_of(d), (uint16_t)q};
+    virtq_set_doorbell(vq, &db);
 }
 
 static const struct virtio_ops sim_ops = {
@@ -178,7 +172,7 @@ struct sim_dev *sim_new(uint64_t offered, uint16_t max, bool legacy)
     return s;
 }
 
-/* ---- device-side ring processing ---- */
+/* ---- virtio-net processing ---- */
 
 static uint32_t sim_hdr_len(const struct sim_dev *s)
 {
@@ -190,102 +184,111 @@ static uint32_t sim_hdr_len(const struct sim_dev *s)
 
 uint32_t sim_avail_pending(const struct sim_dev *s, unsigned q)
 {
-    const struct sim_queue *sq = &s->q[q];
-    return (uint16_t)(sq->avail->idx - sq->last_avail);
+    return simq_pending(&s->q[q]);
 }
 
 uint32_t sim_take(struct sim_dev *s, unsigned q, uint32_t n)
 {
-    struct sim_queue *sq = &s->q[q];
-    uint32_t avail = sim_avail_pending(s, q), i;
-    if (n == 0 || n > avail)
-        n = avail;
-    for (i = 0; i < n; i++)
-        sq->held[sq->nheld++] = sq->avail->ring[(sq->last_avail++) & (sq->num - 1)];
-    return n;
+    return simq_take(&s->q[q], n);
 }
 
 void sim_put_used(struct sim_dev *s, unsigned q, uint32_t id, uint32_t len)
 {
-    struct sim_queue *sq = &s->q[q];
-    struct vring_used_elem *e = &sq->used->ring[sq->used_idx & (sq->num - 1)];
-    e->id = id;
-    e->len = len;
-    sq->used_idx++;
-    __atomic_store_n(&sq->used->idx, sq->used_idx, __ATOMIC_RELEASE);
+    simq_put_used(&s->q[q], id, len, 1);
 }
 
 void sim_set_used_idx(struct sim_dev *s, unsigned q, uint16_t idx)
 {
-    s->q[q].used_idx = idx;
-    __atomic_store_n(&s->q[q].used->idx, idx, __ATOMIC_RELEASE);
+    simq_set_used_idx(&s->q[q], idx);
 }
 
 void sim_set_avail_event(struct sim_dev *s, unsigned q, uint16_t v)
 {
-    struct sim_queue *sq = &s->q[q];
-    *(uint16_t *)&sq->used->ring[sq->num] = v;
+    simq_set_avail_event(&s->q[q], v);
 }
 
-void sim_set_no_notify(struct sim_dev *s, unsigned q, bool on)
+/* The frame in a TX buffer: its readable elements after the header. */
+static void sim_log_tx(struct sim_dev *s, const struct sim_chain *c)
 {
-    s->q[q].used->flags = on ? VRING_USED_F_NO_NOTIFY : 0;
+    uint32_t hl = sim_hdr_len(s), skip = hl, off = 0;
+    if (s->ntx == SIM_LOG_MAX)
+        return;
+    struct sim_frame *f = &s->tx_log[s->ntx];
+    for (unsigned i = 0; i < c->nr; i++) {
+        const uint8_t *p = (const uint8_t *)(uintptr_t)c->addr[i];
+        uint32_t l = c->len[i];
+        uint32_t k = skip < l ? skip : l;
+        p += k;
+        l -= k;
+        skip -= k;
+        uint32_t room = SIM_FRAME_MAX - (off < SIM_FRAME_MAX ? off : SIM_FRAME_MAX);
+        memcpy(f->data + (off < SIM_FRAME_MAX ? off : SIM_FRAME_MAX), p, l < room ? l : room);
+        off += l;
+    }
+    if (skip)
+        return; /* not even a header */
+    f->len = off;
+    s->ntx++;
 }
 
 uint32_t sim_tx_step(struct sim_dev *s, uint32_t n)
 {
     struct sim_queue *sq = &s->q[1];
-    sim_take(s, 1, n);
-    uint32_t hl = sim_hdr_len(s), done = sq->nheld;
+    simq_take(sq, n);
+    uint32_t done = sq->nheld;
     for (uint32_t k = 0; k < done; k++) {
-        uint16_t id = sq->held[s->out_of_order ? done - 1 - k : k];
-        const struct vring_desc *d = &sq->desc[id];
-        if (s->ntx < SIM_LOG_MAX && d->len >= hl) {
-            struct sim_frame *f = &s->tx_log[s->ntx++];
-            f->len = d->len - hl;
-            memcpy(f->data, (const uint8_t *)(uintptr_t)d->addr + hl,
-                   f->len < SIM_FRAME_MAX ? f->len : SIM_FRAME_MAX);
-        }
+        const struct sim_held *h = &sq->held[s->out_of_order ? done - 1 - k : k];
+        struct sim_chain c;
+        if (simq_chain(sq, h, &c) == 0)
+            sim_log_tx(s, &c);
         s->tx_seen++;
-        struct vring_used_elem *e = &sq->used->ring[sq->used_idx & (sq->num - 1)];
-        e->id = id;
-        e->len = 0;
-        sq->used_idx++;
+        simq_put_used(sq, h->id, 0, 1);
     }
     sq->nheld = 0;
-    __atomic_store_n(&sq->used->idx, sq->used_idx, __ATOMIC_RELEASE);
     if (s->event_idx)
-        sim_set_avail_event(s, 1, sq->last_avail);
+        simq_set_avail_event(sq, sq->last_avail);
     return done;
 }
 
-uint32_t sim_rx_frame(struct sim_dev *s, const void *frame, uint32_t len)
+/* How many RX buffers a frame of total bytes takes: 0 when too few. */
+static uint32_t sim_rx_need(const struct sim_dev *s, uint32_t total, bool mrg)
 {
-    struct sim_queue *sq = &s->q[0];
-    uint32_t hl = sim_hdr_len(s), total = hl + len, avail = sim_avail_pending(s, 0);
-    bool mrg = s->driver_features & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF);
-    /* How many buffers (peeking at the descriptors before taking them). */
+    const struct sim_queue *sq = &s->q[0];
     uint32_t need = 0, left = total;
     while (left) {
-        if (need == avail || (need && !mrg))
+        struct sim_chain c;
+        if ((need && !mrg) || simq_peek(sq, need, &c) || c.n != c.nr + 1)
             return 0;
-        uint16_t id = sq->avail->ring[(uint16_t)(sq->last_avail + need) & (sq->num - 1)];
-        uint32_t cap = sq->desc[id].len;
+        uint32_t cap = c.len[c.nr];
         if (mrg && s->mrg_split && cap > s->mrg_split)
             cap = s->mrg_split;
         left -= cap < left ? cap : left;
         need++;
     }
+    return need;
+}
+
+uint32_t sim_rx_frame(struct sim_dev *s, const void *frame, uint32_t len)
+{
+    struct sim_queue *sq = &s->q[0];
+    uint32_t hl = sim_hdr_len(s);
+    bool mrg = s->driver_features & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF);
+    uint32_t need = sim_rx_need(s, hl + len, mrg);
+    if (!need)
+        return 0;
     const uint8_t *src = frame;
     uint32_t off = 0;
+    const uint32_t at = sq->nheld; /* buffers a test holds stay held */
     for (uint32_t b = 0; b < need; b++) {
-        uint16_t id = sq->avail->ring[(sq->last_avail++) & (sq->num - 1)];
-        const struct vring_desc *d = &sq->desc[id];
-        uint8_t *dst = (uint8_t *)(uintptr_t)d->addr;
-        uint32_t cap = d->len, used = 0;
+        simq_take(sq, 1);
+        struct sim_chain c;
+        simq_chain(sq, &sq->held[at], &c);
+        uint8_t *dst = (uint8_t *)(uintptr_t)c.addr[0];
+        uint32_t cap = c.len[0], used = 0;
         if (mrg && s->mrg_split && cap > s->mrg_split)
             cap = s->mrg_split;
         if (b == 0) {
+            s->rx_last_hdr = dst;
             memset(dst, 0, hl);
             if (hl == 12) {
                 uint16_t nb = (uint16_t)need;
@@ -297,13 +300,10 @@ uint32_t sim_rx_frame(struct sim_dev *s, const void *frame, uint32_t len)
         memcpy(dst + used, src + off, chunk);
         off += chunk;
         used += chunk;
-        struct vring_used_elem *e = &sq->used->ring[sq->used_idx & (sq->num - 1)];
-        e->id = id;
-        e->len = used;
-        sq->used_idx++;
+        simq_put_used(sq, sq->held[at].id, used, 1);
+        sq->nheld = at;
     }
-    __atomic_store_n(&sq->used->idx, sq->used_idx, __ATOMIC_RELEASE);
     if (s->event_idx)
-        sim_set_avail_event(s, 0, sq->last_avail);
+        simq_set_avail_event(sq, sq->last_avail);
     return need;
 }

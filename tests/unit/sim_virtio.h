@@ -1,8 +1,9 @@
 /* A simulated virtio-net device for host unit tests: a struct virtio_ops
- * over plain memory, and device-side ring processing (a step function
- * that consumes avail entries and produces used ones, in order or not).
- * Also supplies what the driver takes from the kernel: mem_alloc_dma and
- * time_tsc_hz. */
+ * over plain memory, and device-side ring processing (consume available
+ * buffers, produce used ones, in order or not, honest or lying). The
+ * device sees a queue only through the addresses the driver gave it, as
+ * a real one does. Also supplies what the driver takes from the kernel:
+ * mem_alloc_dma and time_tsc_hz. */
 #ifndef VN_SIM_VIRTIO_H
 #define VN_SIM_VIRTIO_H
 
@@ -11,31 +12,77 @@
 #include <stdint.h>
 
 #include "drivers/virtio/virtio.h"
+#include "drivers/virtio/virtio_ring.h"
 #include "drivers/virtio/virtq.h"
 
 #define SIM_QMAX      2
 #define SIM_LOG_MAX   8192
 #define SIM_FRAME_MAX 2048
+#define SIM_SEG_MAX   64
 
 struct sim_frame {
     uint32_t len;
     uint8_t data[SIM_FRAME_MAX];
 };
 
+/* A buffer the device took and has not used yet. */
+struct sim_held {
+    uint16_t id;    /* split: head descriptor; packed: buffer id */
+    uint16_t ndesc; /* descriptors it took */
+};
+
+/* One buffer's elements as the device reads them. */
+struct sim_chain {
+    unsigned n, nr; /* elements, of which the first nr device-readable */
+    uint64_t addr[SIM_SEG_MAX];
+    uint32_t len[SIM_SEG_MAX];
+};
+
+/* The device side of one queue. */
 struct sim_queue {
     uint16_t max;
     uint16_t num;
     bool ready;
+    bool event_idx; /* negotiated: the suppression fields are indices */
     struct vring_desc *desc;
     struct vring_avail *avail;
     struct vring_used *used;
     uint16_t last_avail; /* next avail entry the device reads */
-    uint16_t used_idx;   /* device's used index (published on flush) */
-    uint64_t notifies;
-    /* taken from avail, not yet used */
-    uint16_t held[VIRTQ_MAX];
+    uint16_t used_idx;   /* device's used index (published on put) */
+    uint64_t notifies;   /* doorbell rings */
+    uint64_t interrupts; /* used buffer notifications the device would send */
+    struct sim_held held[VIRTQ_MAX];
     uint32_t nheld;
 };
+
+/* Attaches the device side to a queue's three areas. */
+void simq_attach(struct sim_queue *sq, uint16_t num, uint64_t desc, uint64_t driver,
+                 uint64_t device, bool event_idx);
+
+/* Buffers available and not taken. */
+uint32_t simq_pending(const struct sim_queue *sq);
+
+/* Takes up to n available buffers (0: all) into held[]. Returns how many. */
+uint32_t simq_take(struct sim_queue *sq, uint32_t n);
+
+/* Reads a taken buffer's elements. 0, or -EINVAL for a malformed chain. */
+int simq_chain(const struct sim_queue *sq, const struct sim_held *h, struct sim_chain *c);
+
+/* The k-th available buffer not taken yet: 0, -ENOENT, -EINVAL. */
+int simq_peek(const struct sim_queue *sq, uint32_t k, struct sim_chain *c);
+
+/* Writes one used element for id with len and publishes it; count buffers
+ * (IN_ORDER: one entry standing for a batch of count buffers; 1 otherwise)
+ * move the used index. Decides, as the device would, whether a used
+ * buffer notification is due (counted in interrupts). */
+void simq_put_used(struct sim_queue *sq, uint32_t id, uint32_t len, uint16_t count);
+
+/* Lies: a used index from nowhere. */
+void simq_set_used_idx(struct sim_queue *sq, uint16_t idx);
+
+/* The device side of available buffer notification suppression. */
+void simq_set_avail_event(struct sim_queue *sq, uint16_t v);
+void simq_set_no_notify(struct sim_queue *sq, bool on);
 
 struct sim_dev {
     struct virtio_dev vdev;
@@ -45,7 +92,7 @@ struct sim_dev {
     uint8_t config[16]; /* virtio-net config: mac, status, mqp, mtu */
     struct sim_queue q[SIM_QMAX];
     bool out_of_order;    /* complete each step's buffers in reverse */
-    bool event_idx;       /* device side of EVENT_IDX: ask for kicks via avail_event */
+    bool event_idx;       /* ask for kicks via avail_event at the device's position */
     bool auto_tx;         /* complete TX on every notify and on sim_relax */
     bool relax_tx;        /* complete TX on sim_relax (the driver spinning) only */
     uint32_t mrg_split;   /* >0: RX frames go into buffers of at most this many bytes */
@@ -55,31 +102,26 @@ struct sim_dev {
     struct sim_frame *tx_log;
     uint32_t ntx;
     uint64_t tx_seen;
+    uint8_t *rx_last_hdr; /* where the last RX frame's header went */
 };
 
 /* A fresh device offering these features, with queues of max entries. */
 struct sim_dev *sim_new(uint64_t offered, uint16_t max, bool legacy);
 void sim_free_all(void); /* every sim and every mem_alloc_dma buffer */
 
-/* Device-side processing of queue q: take up to n avail entries (0: all)
- * and use them. TX buffers are logged with used len 0. Returns how many. */
+/* TX processing: take up to n available buffers (0: all) and use them,
+ * logging each frame, used len 0. Returns how many. */
 uint32_t sim_tx_step(struct sim_dev *s, uint32_t n);
 
 /* Delivers one frame into the RX ring (the header with num_buffers
  * first). Returns buffers used, 0 when the ring has too few buffers. */
 uint32_t sim_rx_frame(struct sim_dev *s, const void *frame, uint32_t len);
 
-/* Raw device behaviour for the adversarial tests: take avail entries
- * without using them, write a used element, publish an index. */
+/* Shorthands on the device's queue q. */
 uint32_t sim_take(struct sim_dev *s, unsigned q, uint32_t n);
 void sim_put_used(struct sim_dev *s, unsigned q, uint32_t id, uint32_t len);
 void sim_set_used_idx(struct sim_dev *s, unsigned q, uint16_t idx);
-
-/* The device side of notification suppression. */
 void sim_set_avail_event(struct sim_dev *s, unsigned q, uint16_t v);
-void sim_set_no_notify(struct sim_dev *s, unsigned q, bool on);
-
-/* Buffers the device holds in q (available and not used). */
 uint32_t sim_avail_pending(const struct sim_dev *s, unsigned q);
 
 extern struct sim_dev *sim_current; /* what sim_relax steps */

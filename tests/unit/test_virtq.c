@@ -1,6 +1,8 @@
-/* drivers/virtio/virtq.c: the split ring driver side against a minimal
- * device written here (index wrap, kick decisions, batches, in-order
- * batches, used-ring validation). */
+/* drivers/virtio/virtq*.c through its interface only, against the device
+ * side of tests/unit/sim_queue.c, for every ring format: index wrap, kick
+ * decisions, batches in and out of order, IN_ORDER batches, chains, bound
+ * slots, used buffer notifications and their enable/disable races, and
+ * every used-ring violation. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,48 +17,54 @@
 #include "kernel/mem.h"
 #include "sim_virtio.h"
 
-/* The device side, kept apart from the driver's shadow state. */
+/* Ring formats every test runs on. */
+static const unsigned formats[] = {0};
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
 struct dev {
-    struct virtq vq;
-    uint16_t last_avail;
-    uint16_t used_idx;
+    struct virtq *vq;
+    struct sim_queue q;
     unsigned notifies;
 };
 
-static void dev_notify(struct virtq *vq)
+static void dev_ring(const struct virtq_doorbell *db)
 {
-    struct dev *d = vq->notify_ctx;
+    struct dev *d = db->ctx;
     d->notifies++;
 }
 
-static struct dev *dev_new(uint16_t num, bool event_idx, bool in_order)
+static struct dev *dev_new(uint16_t num, unsigned flags)
 {
     struct dev *d = mem_alloc_dma(sizeof(*d), 64);
-    void *mem = mem_alloc_dma(virtq_ring_bytes(num), VIRTQ_ALIGN);
-    assert_int_equal(virtq_init(&d->vq, 1, num, mem, event_idx, in_order), 0);
-    d->vq.notify = dev_notify;
-    d->vq.notify_ctx = d;
+    assert_int_equal(virtq_create(&d->vq, 1, num, flags), 0);
+    d->q.max = num;
+    simq_attach(&d->q, num, virtq_desc_addr(d->vq), virtq_driver_addr(d->vq),
+                virtq_device_addr(d->vq), flags & VIRTQ_F_EVENT_IDX);
+    struct virtq_doorbell db = {dev_ring, 0, d, 1};
+    virtq_set_doorbell(d->vq, &db);
     return d;
 }
 
-/* Takes one avail entry: returns the descriptor id. */
+/* Takes one available buffer: its id. */
 static uint16_t dev_take(struct dev *d)
 {
-    assert_int_not_equal(d->vq.avail->idx, d->last_avail);
-    return d->vq.avail->ring[d->last_avail++ & d->vq.mask];
+    d->q.nheld = 0;
+    assert_int_equal(simq_take(&d->q, 1), 1);
+    return d->q.held[0].id;
 }
 
 static void dev_use(struct dev *d, uint32_t id, uint32_t len)
 {
-    d->vq.used->ring[d->used_idx & d->vq.mask] = (struct vring_used_elem){id, len};
-    d->used_idx++;
-    __atomic_store_n(&d->vq.used->idx, d->used_idx, __ATOMIC_RELEASE);
+    simq_put_used(&d->q, id, len, 1);
 }
 
 static void add_n(struct dev *d, unsigned n, uintptr_t token0, bool writes)
 {
+    struct virtq_buf b[256];
+    assert_true(n <= 256);
     for (unsigned i = 0; i < n; i++)
-        virtq_add(&d->vq, 0x1000 + i, 100, writes, token0 + i);
+        b[i] = (struct virtq_buf){0x1000 + i, 100, token0 + i};
+    assert_int_equal(virtq_add_bufs(d->vq, b, (int)n, writes), (int)n);
 }
 
 static int teardown(void **state)
@@ -66,48 +74,57 @@ static int teardown(void **state)
     return 0;
 }
 
-static void test_init_layout(void **state)
+static void test_create(void **state)
 {
     (void)state;
-    struct virtq vq;
-    void *mem = mem_alloc_dma(virtq_ring_bytes(256), VIRTQ_ALIGN);
-    assert_int_equal(virtq_init(&vq, 0, 100, mem, false, false), -EINVAL);
-    assert_int_equal(virtq_init(&vq, 0, 0, mem, false, false), -EINVAL);
-    assert_int_equal(virtq_init(&vq, 0, 256, mem, false, false), 0);
-    assert_int_equal(virtq_avail_addr(&vq) - virtq_desc_addr(&vq), 16 * 256);
-    assert_int_equal(virtq_used_addr(&vq) % VIRTQ_ALIGN, 0);
-    assert_true(virtq_used_addr(&vq) >= virtq_avail_addr(&vq) + 6 + 2 * 256);
-    assert_int_equal(vq.nfree, 256);
-    /* polled: no interrupts wanted (virtio 1.2 s2.7.7) */
-    assert_int_equal(vq.avail->flags, VRING_AVAIL_F_NO_INTERRUPT);
+    struct virtq *vq;
+    assert_int_equal(virtq_create(&vq, 0, 100, 0), -EINVAL);
+    assert_int_equal(virtq_create(&vq, 0, 0, 0), -EINVAL);
+    for (size_t f = 0; f < NFORMATS; f++) {
+        assert_int_equal(virtq_create(&vq, 0, 256, formats[f]), 0);
+        assert_int_equal(virtq_size(vq), 256);
+        assert_int_equal(virtq_nfree(vq), 256);
+        assert_int_equal(virtq_in_flight(vq), 0);
+        assert_false(virtq_broken(vq));
+        assert_null(virtq_violation(vq));
+        assert_false(virtq_cb_enabled(vq));
+        assert_int_equal(virtq_desc_addr(vq) % 16, 0);
+        assert_int_equal(virtq_driver_addr(vq) % 2, 0);
+        assert_int_equal(virtq_device_addr(vq) % 4, 0);
+    }
+    /* Split: the legacy layout (s2.7.2), the used ring on a page. */
+    assert_int_equal(virtq_create(&vq, 0, 256, 0), 0);
+    assert_int_equal(virtq_driver_addr(vq) - virtq_desc_addr(vq), 16 * 256);
+    assert_int_equal(virtq_device_addr(vq) % VIRTQ_ALIGN, 0);
+    assert_true(virtq_device_addr(vq) >= virtq_driver_addr(vq) + 6 + 2 * 256);
 }
 
 /* 70000 buffers through an 8-entry ring: every 16-bit index wraps. */
 static void test_index_wrap(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(8, false, false);
-    struct virtq_used_buf out[8];
-    uintptr_t next_token = 0, expect = 0;
-    for (unsigned round = 0; round < 70000 / 5; round++) {
-        add_n(d, 5, next_token, false);
-        next_token += 5;
-        virtq_kick(&d->vq);
-        for (int i = 0; i < 5; i++)
-            dev_use(d, dev_take(d), 0);
-        assert_int_equal(virtq_get_used(&d->vq, out, 8), 5);
-        for (int i = 0; i < 5; i++)
-            assert_int_equal(out[i].token, expect++);
-        assert_int_equal(d->vq.nfree, 8);
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(8, formats[f]);
+        struct virtq_used_buf out[8];
+        uintptr_t next_token = 0, expect = 0;
+        for (unsigned round = 0; round < 70000 / 5; round++) {
+            add_n(d, 5, next_token, false);
+            next_token += 5;
+            virtq_kick(d->vq);
+            for (int i = 0; i < 5; i++)
+                dev_use(d, dev_take(d), 0);
+            assert_int_equal(virtq_get_used(d->vq, out, 8), 5);
+            for (int i = 0; i < 5; i++)
+                assert_int_equal(out[i].token, expect++);
+            assert_int_equal(virtq_nfree(d->vq), 8);
+        }
+        assert_int_equal(d->q.last_avail, (uint16_t)70000);
+        assert_false(virtq_broken(d->vq));
     }
-    assert_true(d->vq.avail_idx < 70000 - 65536 + 1);
-    assert_int_equal(d->vq.avail_idx, (uint16_t)70000);
-    assert_int_equal(d->vq.used_idx, (uint16_t)70000);
-    assert_false(d->vq.broken);
 }
 
-/* Reference for EVENT_IDX: notify iff avail_event is one of the indices
- * written since the last decision, i.e. in [old, new) modulo 2^16. */
+/* Reference for EVENT_IDX: notify iff the device's event index is one of
+ * the indices written since the last decision, [old, new) modulo 2^16. */
 static bool ref_need_kick(uint16_t event, uint16_t old_idx, uint16_t new_idx)
 {
     for (uint16_t i = old_idx; i != new_idx; i++)
@@ -119,61 +136,67 @@ static bool ref_need_kick(uint16_t event, uint16_t old_idx, uint16_t new_idx)
 static void test_event_idx_kicks(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(64, true, false);
-    struct virtq_used_buf out[64];
-    unsigned decisions = 0, kicks = 0, total = 0, parks = 0;
-    /* Walk the indices across the 16-bit wrap with batches of 1..37 and
-     * avail_event at every position around the batch. */
-    for (unsigned step = 0; step < 4000; step++) {
-        uint16_t batch = (uint16_t)(step % 37 + 1);
-        uint16_t old_idx = d->vq.avail_idx;
-        int delta = (int)(step % 41) - 2;
-        uint16_t event = (uint16_t)(old_idx + delta);
-        *d->vq.avail_event = event;
-        add_n(d, batch, 0, false);
-        unsigned before = d->notifies;
-        bool kicked = virtq_kick(&d->vq);
-        bool want = ref_need_kick(event, old_idx, d->vq.avail_idx);
-        assert_int_equal(kicked, want);
-        assert_int_equal(d->notifies - before, want ? 1 : 0);
-        decisions++;
-        kicks += want;
-        for (unsigned i = 0; i < batch; i++)
-            dev_use(d, dev_take(d), 0);
-        uint16_t parked = *d->vq.used_event;
-        assert_int_equal(virtq_get_used(&d->vq, out, 64), batch);
-        total += batch;
-        /* used_event stays far enough ahead that the device, at most a
-         * ring ahead of us, can never pass it: no interrupts. */
-        assert_true((uint16_t)(*d->vq.used_event - d->vq.used_idx) > d->vq.num);
-        if (*d->vq.used_event != parked)
-            parks++;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(64, formats[f] | VIRTQ_F_EVENT_IDX);
+        struct virtq_used_buf out[64];
+        unsigned decisions = 0, kicks = 0, total = 0;
+        uint16_t idx = 0; /* the device's count of what was made available */
+        /* Walk the indices across the 16-bit wrap with batches of 1..37
+         * and the event index at every position around the batch. */
+        for (unsigned step = 0; step < 4000; step++) {
+            uint16_t batch = (uint16_t)(step % 37 + 1);
+            int delta = (int)(step % 41) - 2;
+            uint16_t event = (uint16_t)(idx + delta);
+            simq_set_avail_event(&d->q, event);
+            add_n(d, batch, 0, false);
+            unsigned before = d->notifies;
+            bool kicked = virtq_kick(d->vq);
+            bool want = ref_need_kick(event, idx, (uint16_t)(idx + batch));
+            assert_int_equal(kicked, want);
+            assert_int_equal(d->notifies - before, want ? 1 : 0);
+            decisions++;
+            kicks += want;
+            for (unsigned i = 0; i < batch; i++)
+                dev_use(d, dev_take(d), 0);
+            idx += batch;
+            assert_int_equal(virtq_get_used(d->vq, out, 64), batch);
+            total += batch;
+        }
+        assert_true(kicks > 0 && kicks < decisions);
+        assert_true(total > 65536); /* the index wrapped */
+        /* Polling: the device never had a reason to notify us. */
+        assert_int_equal(d->q.interrupts, 0);
+        const struct virtq_stats *st = virtq_stats(d->vq);
+        assert_int_equal(st->kicks, kicks);
+        assert_int_equal(st->kicks_suppressed, decisions - kicks);
     }
-    /* Renewed now and then, not on every poll. */
-    assert_true(parks > 0 && parks < decisions / 100);
-    assert_true(kicks > 0 && kicks < decisions);
-    assert_true(total > 65536); /* the index wrapped */
-    assert_int_equal(d->vq.kicks, kicks);
-    assert_int_equal(d->vq.kicks_suppressed, decisions - kicks);
 }
 
+/* Without EVENT_IDX: the device's flag, and no decision without news. */
 static void test_no_notify_flag(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(16, false, false);
-    add_n(d, 2, 0, false);
-    assert_true(virtq_kick(&d->vq));
-    d->vq.used->flags = VRING_USED_F_NO_NOTIFY;
-    add_n(d, 2, 2, false);
-    assert_false(virtq_kick(&d->vq));
-    assert_int_equal(d->vq.kicks_suppressed, 1);
-    d->vq.used->flags = 0;
-    /* Nothing new: no kick and nothing counted as suppressed. */
-    assert_false(virtq_kick(&d->vq));
-    assert_int_equal(d->vq.kicks_suppressed, 1);
-    add_n(d, 1, 4, false);
-    assert_true(virtq_kick(&d->vq));
-    assert_int_equal(d->notifies, 2);
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(16, formats[f]);
+        add_n(d, 2, 0, false);
+        assert_true(virtq_kick(d->vq));
+        simq_set_no_notify(&d->q, true);
+        add_n(d, 2, 2, false);
+        assert_false(virtq_kick(d->vq));
+        assert_int_equal(virtq_stats(d->vq)->kicks_suppressed, 1);
+        simq_set_no_notify(&d->q, false);
+        /* Nothing new: no kick and nothing counted as suppressed. */
+        assert_false(virtq_kick(d->vq));
+        assert_int_equal(virtq_stats(d->vq)->kicks_suppressed, 1);
+        add_n(d, 1, 4, false);
+        assert_true(virtq_kick(d->vq));
+        assert_int_equal(d->notifies, 2);
+        /* The watchdog's notification is counted as forced. */
+        virtq_notify_forced(d->vq);
+        assert_int_equal(d->notifies, 3);
+        assert_int_equal(virtq_stats(d->vq)->forced_kicks, 1);
+        assert_int_equal(virtq_stats(d->vq)->kicks, 3);
+    }
 }
 
 /* Every batch size from 1 to the queue size, completed out of order. */
@@ -181,191 +204,485 @@ static void test_batches_out_of_order(void **state)
 {
     (void)state;
     const uint16_t num = 128;
-    struct dev *d = dev_new(num, false, false);
-    struct virtq_used_buf out[128];
-    uint16_t ids[128];
-    for (unsigned b = 1; b <= num; b++) {
-        add_n(d, b, 1000 * b, true);
-        assert_int_equal(d->vq.nfree, num - b);
-        virtq_kick(&d->vq);
-        for (unsigned i = 0; i < b; i++)
-            ids[i] = dev_take(d);
-        for (unsigned i = 0; i < b; i++)
-            dev_use(d, ids[b - 1 - i], i % 100);
-        assert_int_equal(virtq_get_used(&d->vq, out, num), b);
-        bool seen[128] = {false};
-        for (unsigned i = 0; i < b; i++) {
-            uintptr_t k = out[i].token - 1000 * b;
-            assert_true(k < b);
-            assert_false(seen[k]);
-            seen[k] = true;
-            assert_int_equal(out[i].len, i % 100);
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(num, formats[f]);
+        struct virtq_used_buf out[128];
+        for (unsigned b = 1; b <= num; b++) {
+            add_n(d, b, 1000 * b, true);
+            assert_int_equal(virtq_nfree(d->vq), num - b);
+            virtq_kick(d->vq);
+            d->q.nheld = 0;
+            assert_int_equal(simq_take(&d->q, b), b);
+            for (unsigned i = 0; i < b; i++)
+                dev_use(d, d->q.held[b - 1 - i].id, i % 100);
+            assert_int_equal(virtq_get_used(d->vq, out, num), b);
+            bool seen[128] = {false};
+            for (unsigned i = 0; i < b; i++) {
+                uintptr_t k = out[i].token - 1000 * b;
+                assert_true(k < b);
+                assert_false(seen[k]);
+                seen[k] = true;
+                assert_int_equal(out[i].len, i % 100);
+            }
+            assert_int_equal(virtq_nfree(d->vq), num);
         }
-        assert_int_equal(d->vq.nfree, num);
+        assert_false(virtq_broken(d->vq));
     }
-    assert_false(d->vq.broken);
 }
 
 /* get_used honours max and leaves the rest for the next call. */
 static void test_get_used_max(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(16, false, false);
-    struct virtq_used_buf out[16];
-    add_n(d, 10, 0, false);
-    virtq_kick(&d->vq);
-    for (int i = 0; i < 10; i++)
-        dev_use(d, dev_take(d), 0);
-    assert_int_equal(virtq_get_used(&d->vq, out, 4), 4);
-    assert_int_equal(out[3].token, 3);
-    assert_int_equal(virtq_get_used(&d->vq, out, 16), 6);
-    assert_int_equal(out[0].token, 4);
-    assert_int_equal(virtq_get_used(&d->vq, out, 16), 0);
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(16, formats[f]);
+        struct virtq_used_buf out[16];
+        add_n(d, 10, 0, false);
+        virtq_kick(d->vq);
+        for (int i = 0; i < 10; i++)
+            dev_use(d, dev_take(d), 0);
+        assert_true(virtq_has_used(d->vq));
+        assert_int_equal(virtq_get_used(d->vq, out, 4), 4);
+        assert_int_equal(out[3].token, 3);
+        assert_int_equal(virtq_get_used(d->vq, out, 16), 6);
+        assert_int_equal(out[0].token, 4);
+        assert_false(virtq_has_used(d->vq));
+        assert_int_equal(virtq_get_used(d->vq, out, 16), 0);
+    }
 }
 
-/* IN_ORDER: descriptors go out in ring order and one used element can
- * complete a whole batch (virtio 1.2 s2.7.9). */
+/* IN_ORDER (s2.7.9, s2.8.8): buffers go out in ring order, and one used
+ * entry naming the last buffer completes a whole batch. */
 static void test_in_order_batch(void **state)
 {
     (void)state;
     const uint16_t num = 8;
-    struct dev *d = dev_new(num, false, true);
-    struct virtq_used_buf out[8];
-    uintptr_t expect = 0;
-    for (unsigned round = 0; round < 20000; round++) {
-        unsigned b = round % num + 1;
-        add_n(d, b, expect, true);
-        virtq_kick(&d->vq);
-        uint16_t last = 0;
-        for (unsigned i = 0; i < b; i++) {
-            uint16_t id = dev_take(d);
-            assert_int_equal(id, (uint16_t)(expect + i) & (num - 1));
-            last = id;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(num, formats[f] | VIRTQ_F_IN_ORDER);
+        struct virtq_used_buf out[8];
+        uintptr_t expect = 0;
+        for (unsigned round = 0; round < 20000; round++) {
+            unsigned b = round % num + 1;
+            add_n(d, b, expect, true);
+            virtq_kick(d->vq);
+            d->q.nheld = 0;
+            assert_int_equal(simq_take(&d->q, b), b);
+            for (unsigned i = 0; i < b; i++)
+                assert_int_equal(d->q.held[i].id, (uint16_t)(expect + i) & (num - 1));
+            simq_put_used(&d->q, d->q.held[b - 1].id, 77, (uint16_t)b);
+            /* Two calls: a batch split across calls. */
+            int first = virtq_get_used(d->vq, out, (int)(b + 1) / 2);
+            assert_int_equal(first, (int)(b + 1) / 2);
+            int second = virtq_get_used(d->vq, out + first, num);
+            assert_int_equal(first + second, (int)b);
+            for (unsigned i = 0; i < b; i++) {
+                assert_int_equal(out[i].token, expect + i);
+                assert_int_equal(out[i].len, i == b - 1 ? 77 : 0);
+            }
+            expect += b;
+            assert_int_equal(virtq_nfree(d->vq), num);
         }
-        dev_use(d, last, 77);
-        /* Deliver in two calls to cover a batch split across calls. */
-        int first = virtq_get_used(&d->vq, out, (int)(b + 1) / 2);
-        assert_int_equal(first, (int)(b + 1) / 2);
-        int second = virtq_get_used(&d->vq, out + first, num);
-        assert_int_equal(first + second, (int)b);
-        for (unsigned i = 0; i < b; i++) {
-            assert_int_equal(out[i].token, expect + i);
-            assert_int_equal(out[i].len, i == b - 1 ? 77 : 0);
-        }
-        expect += b;
-        assert_int_equal(d->vq.nfree, num);
+        assert_false(virtq_broken(d->vq));
     }
-    assert_false(d->vq.broken);
+}
+
+/* A chain: readable elements then writable ones, one token, one used
+ * buffer whose length may reach the writable total and no further. */
+static void test_chain(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(16, formats[f]);
+        struct virtq_seg seg[5] = {
+            {0x1000, 10}, {0x2000, 20}, {0x3000, 300}, {0x4000, 400}, {0x5000, 500}};
+        assert_int_equal(virtq_add_chain(d->vq, seg, 2, 3, 42), 0);
+        assert_int_equal(virtq_nfree(d->vq), 11);
+        assert_true(virtq_kick(d->vq));
+        uint16_t id = dev_take(d);
+        struct sim_chain c;
+        assert_int_equal(simq_chain(&d->q, &d->q.held[0], &c), 0);
+        assert_int_equal(c.n, 5);
+        assert_int_equal(c.nr, 2);
+        for (unsigned i = 0; i < 5; i++) {
+            assert_int_equal(c.addr[i], seg[i].addr);
+            assert_int_equal(c.len[i], seg[i].len);
+        }
+        dev_use(d, id, 1200);
+        struct virtq_used_buf out[4];
+        assert_int_equal(virtq_get_used(d->vq, out, 4), 1);
+        assert_int_equal(out[0].token, 42);
+        assert_int_equal(out[0].len, 1200);
+        assert_int_equal(virtq_nfree(d->vq), 16);
+        /* One byte past the writable total breaks the queue. */
+        assert_int_equal(virtq_add_chain(d->vq, seg, 2, 3, 43), 0);
+        dev_use(d, dev_take(d), 1201);
+        assert_int_equal(virtq_get_used(d->vq, out, 4), -EIO);
+        assert_string_equal(virtq_violation(d->vq)->what, "used len larger than the buffer");
+        assert_int_equal(virtq_violation(d->vq)->limit, 1200);
+        assert_int_equal(virtq_add_chain(d->vq, seg, 2, 3, 44), -EIO);
+    }
+}
+
+/* What virtq_add_chain refuses, leaving the queue as it was. */
+static void test_chain_refused(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(8, formats[f]);
+        struct virtq_seg seg[9];
+        for (unsigned i = 0; i < 9; i++)
+            seg[i] = (struct virtq_seg){0x1000 * (i + 1), 0x80000000u};
+        assert_int_equal(virtq_add_chain(d->vq, seg, 0, 0, 1), -EINVAL);
+        assert_int_equal(virtq_add_chain(d->vq, seg, 4, 5, 1), -EINVAL); /* longer than the ring */
+        assert_int_equal(virtq_add_chain(d->vq, seg, 1, 2, 1), -EINVAL); /* 4 GiB writable */
+        assert_int_equal(virtq_add_chain(d->vq, seg, 2, 1, 1), 0);
+        add_n(d, 4, 10, false);
+        assert_int_equal(virtq_add_chain(d->vq, seg, 2, 0, 1), -ENOSPC);
+        assert_int_equal(virtq_nfree(d->vq), 1);
+        assert_false(virtq_broken(d->vq));
+    }
+}
+
+/* Chains of 1..5 descriptors, completed out of order, round after round:
+ * the free list stays whole (every descriptor comes back, none twice),
+ * and a used id naming a chain's second descriptor is not in flight. */
+static void test_chains_out_of_order(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(32, formats[f]);
+        struct virtq_seg seg[5];
+        for (unsigned i = 0; i < 5; i++)
+            seg[i] = (struct virtq_seg){0x1000 * (i + 1), 64};
+        struct virtq_used_buf out[32];
+        for (unsigned round = 0; round < 3000; round++) {
+            unsigned nbuf = 0;
+            for (unsigned k = 0; virtq_nfree(d->vq) >= 5; k++, nbuf++) {
+                unsigned len = (round + k) % 5 + 1, nw = k % 2 ? len / 2 : 0;
+                assert_int_equal(virtq_add_chain(d->vq, seg, len - nw, nw, round * 100 + k), 0);
+            }
+            virtq_kick(d->vq);
+            d->q.nheld = 0;
+            assert_int_equal(simq_take(&d->q, 0), nbuf);
+            for (unsigned i = 0; i < nbuf; i++)
+                dev_use(d, d->q.held[round % 2 ? nbuf - 1 - i : (i + round) % nbuf].id, 0);
+            assert_int_equal(virtq_get_used(d->vq, out, 32), (int)nbuf);
+            assert_int_equal(virtq_nfree(d->vq), 32);
+        }
+        assert_int_equal(virtq_add_chain(d->vq, seg, 3, 0, 7), 0);
+        d->q.nheld = 0;
+        simq_take(&d->q, 1);
+        struct sim_chain c;
+        assert_int_equal(simq_chain(&d->q, &d->q.held[0], &c), 0);
+        assert_int_equal(c.n, 3);
+        if (!virtq_packed(d->vq)) {
+            /* split: the id of the chain's second descriptor */
+            uint16_t second = d->q.desc[d->q.held[0].id].next;
+            dev_use(d, second, 0);
+            assert_int_equal(virtq_get_used(d->vq, out, 32), -EIO);
+            assert_string_equal(virtq_violation(d->vq)->what, "used id not in flight");
+        }
+    }
+}
+
+/* IN_ORDER with chains: a batch walks the chains by their lengths. */
+static void test_in_order_chains(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(16, formats[f] | VIRTQ_F_IN_ORDER);
+        struct virtq_seg seg[3] = {{0x1000, 10}, {0x2000, 20}, {0x3000, 30}};
+        struct virtq_used_buf out[16];
+        for (unsigned round = 0; round < 5000; round++) {
+            unsigned nbuf = 0;
+            for (unsigned k = 0; virtq_nfree(d->vq) >= 3 && k < 4; k++, nbuf++)
+                assert_int_equal(virtq_add_chain(d->vq, seg, 1, (round + k) % 3, k), 0);
+            d->q.nheld = 0;
+            assert_int_equal(simq_take(&d->q, 0), nbuf);
+            unsigned split = round % nbuf;
+            if (split)
+                simq_put_used(&d->q, d->q.held[split - 1].id, 5, (uint16_t)split);
+            simq_put_used(&d->q, d->q.held[nbuf - 1].id, 6, (uint16_t)(nbuf - split));
+            assert_int_equal(virtq_get_used(d->vq, out, 16), (int)nbuf);
+            for (unsigned k = 0; k < nbuf; k++) {
+                assert_int_equal(out[k].token, k);
+                unsigned want = k == nbuf - 1 ? 6 : split && k == split - 1 ? 5 : 0;
+                assert_int_equal(out[k].len, want);
+            }
+            assert_int_equal(virtq_nfree(d->vq), 16);
+        }
+        assert_false(virtq_broken(d->vq));
+    }
 }
 
 static void expect_broken(struct dev *d, const char *what)
 {
     struct virtq_used_buf out[16];
-    assert_int_equal(virtq_get_used(&d->vq, out, 16), -EIO);
-    assert_true(d->vq.broken);
-    assert_non_null(d->vq.bad.what);
-    assert_string_equal(d->vq.bad.what, what);
+    assert_int_equal(virtq_get_used(d->vq, out, 16), -EIO);
+    assert_true(virtq_broken(d->vq));
+    const struct virtq_violation *bad = virtq_violation(d->vq);
+    assert_non_null(bad);
+    assert_string_equal(bad->what, what);
     /* Stays dead. */
-    assert_int_equal(virtq_get_used(&d->vq, out, 16), -EIO);
+    assert_int_equal(virtq_get_used(d->vq, out, 16), -EIO);
+    assert_int_equal(virtq_add_bufs(d->vq, (struct virtq_buf[]){{0, 1, 0}}, 1, false), 0);
 }
 
 static void test_bad_id_range(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(16, false, false);
-    add_n(d, 2, 0, false);
-    virtq_kick(&d->vq);
-    dev_take(d);
-    dev_use(d, 16, 0);
-    expect_broken(d, "used id out of range");
-    assert_int_equal(d->vq.bad.id, 16);
-    assert_int_equal(d->vq.bad.limit, 15);
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(16, formats[f]);
+        add_n(d, 2, 0, false);
+        virtq_kick(d->vq);
+        dev_take(d);
+        dev_use(d, 16, 0);
+        expect_broken(d, "used id out of range");
+        assert_int_equal(virtq_violation(d->vq)->id, 16);
+        assert_int_equal(virtq_violation(d->vq)->limit, 15);
+    }
 }
 
 static void test_bad_id_not_in_flight(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(16, false, false);
-    add_n(d, 2, 0, false);
-    virtq_kick(&d->vq);
-    uint16_t a = dev_take(d);
-    /* ids handed out come from the free stack top: 0 then 1; 5 never was */
-    assert_int_equal(a, 0);
-    dev_use(d, 5, 0);
-    expect_broken(d, "used id not in flight");
-    assert_int_equal(d->vq.bad.id, 5);
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(16, formats[f]);
+        add_n(d, 2, 0, false);
+        virtq_kick(d->vq);
+        /* ids are handed out from 0: 5 never was */
+        assert_int_equal(dev_take(d), 0);
+        dev_use(d, 5, 0);
+        expect_broken(d, "used id not in flight");
+        assert_int_equal(virtq_violation(d->vq)->id, 5);
+    }
 }
 
 static void test_duplicate_id(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(16, false, false);
-    struct virtq_used_buf out[16];
-    add_n(d, 3, 0, false);
-    virtq_kick(&d->vq);
-    uint16_t a = dev_take(d);
-    dev_take(d);
-    dev_use(d, a, 0);
-    dev_use(d, a, 0);
-    /* The good one first, then the queue is dead. */
-    assert_int_equal(virtq_get_used(&d->vq, out, 16), 1);
-    assert_int_equal(out[0].token, 0);
-    expect_broken(d, "used id not in flight");
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(16, formats[f]);
+        struct virtq_used_buf out[16];
+        add_n(d, 3, 0, false);
+        virtq_kick(d->vq);
+        uint16_t a = dev_take(d);
+        dev_take(d);
+        dev_use(d, a, 0);
+        dev_use(d, a, 0);
+        /* The good one first, then the queue is dead. */
+        assert_int_equal(virtq_get_used(d->vq, out, 16), 1);
+        assert_int_equal(out[0].token, 0);
+        expect_broken(d, "used id not in flight");
+    }
 }
 
 static void test_len_too_large(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(16, false, false);
-    add_n(d, 1, 0, true); /* 100 bytes offered to be written */
-    virtq_kick(&d->vq);
-    dev_use(d, dev_take(d), 101);
-    expect_broken(d, "used len larger than the buffer");
-    assert_int_equal(d->vq.bad.len, 101);
-    assert_int_equal(d->vq.bad.limit, 100);
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(16, formats[f]);
+        add_n(d, 1, 0, true); /* 100 bytes offered to be written */
+        virtq_kick(d->vq);
+        dev_use(d, dev_take(d), 101);
+        expect_broken(d, "used len larger than the buffer");
+        assert_int_equal(virtq_violation(d->vq)->len, 101);
+        assert_int_equal(virtq_violation(d->vq)->limit, 100);
+    }
 }
 
 static void test_tx_len_counted(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(16, false, false);
-    struct virtq_used_buf out[16];
-    add_n(d, 1, 0, false);
-    virtq_kick(&d->vq);
-    dev_use(d, dev_take(d), 5000);
-    assert_int_equal(virtq_get_used(&d->vq, out, 16), 1);
-    assert_int_equal(d->vq.len_mismatch, 1);
-    assert_false(d->vq.broken);
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(16, formats[f]);
+        struct virtq_used_buf out[16];
+        add_n(d, 1, 0, false);
+        virtq_kick(d->vq);
+        dev_use(d, dev_take(d), 5000);
+        assert_int_equal(virtq_get_used(d->vq, out, 16), 1);
+        assert_int_equal(out[0].len, 5000);
+        assert_int_equal(virtq_stats(d->vq)->len_mismatch, 1);
+        assert_false(virtq_broken(d->vq));
+    }
 }
 
+/* Split: a used index further ahead than the buffers in flight. */
 static void test_used_idx_jump(void **state)
 {
     (void)state;
-    struct dev *d = dev_new(16, false, false);
+    struct dev *d = dev_new(16, 0);
     add_n(d, 4, 0, false);
-    virtq_kick(&d->vq);
-    __atomic_store_n(&d->vq.used->idx, (uint16_t)17, __ATOMIC_RELEASE);
+    virtq_kick(d->vq);
+    simq_set_used_idx(&d->q, 5);
     expect_broken(d, "used idx ahead of the buffers in flight");
-    assert_int_equal(d->vq.bad.dev_used_idx, 17);
-    assert_int_equal(d->vq.bad.limit, 4);
+    assert_int_equal(virtq_violation(d->vq)->dev_used_idx, 5);
+    assert_int_equal(virtq_violation(d->vq)->limit, 4);
+}
+
+/* Split IN_ORDER: an entry naming a batch longer than used.idx moved. */
+static void test_in_order_batch_past_used_idx(void **state)
+{
+    (void)state;
+    struct dev *d = dev_new(16, VIRTQ_F_IN_ORDER);
+    struct virtq_used_buf out[16];
+    add_n(d, 6, 0, false);
+    d->q.nheld = 0;
+    simq_take(&d->q, 6);
+    simq_put_used(&d->q, d->q.held[5].id, 0, 2); /* says 6 buffers, moves by 2 */
+    assert_int_equal(virtq_get_used(d->vq, out, 16), 2);
+    expect_broken(d, "in-order batch longer than used idx");
+}
+
+/* Bound slots: buffer i is slot i at a fixed address, in ring order; a
+ * slot the device still holds (out of order) is not handed out again. */
+static uint64_t slot_addr(void *ctx, uint16_t i)
+{
+    (void)ctx;
+    return 0x100000u + 0x800u * i;
+}
+
+static void test_bound_slots(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(16, formats[f]);
+        struct virtq_used_buf out[16];
+        add_n(d, 1, 0, false);
+        assert_int_equal(virtq_bind_slots(d->vq, slot_addr, NULL, 12), -EBUSY);
+        dev_use(d, dev_take(d), 0);
+        assert_int_equal(virtq_get_used(d->vq, out, 16), 1);
+        assert_int_equal(virtq_bind_slots(d->vq, slot_addr, NULL, 12), 0);
+        assert_true(virtq_bound(d->vq));
+        assert_int_equal(virtq_add_bufs(d->vq, (struct virtq_buf[]){{0, 1, 0}}, 1, false), 0);
+        uint16_t len[16];
+        for (unsigned i = 0; i < 16; i++)
+            len[i] = (uint16_t)(60 + i);
+        for (unsigned round = 0; round < 5000; round++) {
+            uint16_t first = virtq_next_slot(d->vq);
+            assert_int_equal(virtq_free_run(d->vq, 16), 16);
+            assert_int_equal(virtq_add_slots(d->vq, 16, len, 12), 16);
+            virtq_kick(d->vq);
+            d->q.nheld = 0;
+            assert_int_equal(simq_take(&d->q, 0), 16);
+            for (unsigned i = 0; i < 16; i++) {
+                struct sim_chain c;
+                assert_int_equal(simq_chain(&d->q, &d->q.held[i], &c), 0);
+                uint16_t s = (uint16_t)(first + i) & 15;
+                assert_int_equal(c.addr[0], slot_addr(NULL, s));
+                assert_int_equal(c.len[0], 72 + i);
+            }
+            /* All but the oldest come back: ring order waits for it. */
+            for (unsigned i = 1; i < 16; i++)
+                dev_use(d, d->q.held[i].id, 0);
+            assert_int_equal(virtq_get_used(d->vq, NULL, 16), 15);
+            assert_int_equal(virtq_nfree(d->vq), 15);
+            assert_int_equal(virtq_free_run(d->vq, 16), 0);
+            assert_int_equal(virtq_add_slots(d->vq, 4, len, 12), 0);
+            dev_use(d, d->q.held[0].id, 0);
+            assert_int_equal(virtq_get_used(d->vq, NULL, 16), 1);
+        }
+        assert_false(virtq_broken(d->vq));
+    }
+}
+
+/* Used buffer notifications: off from creation (polling); enabled, the
+ * device notifies on the next used buffer; disabled again, it does not. */
+static void test_cb_enable_disable(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        for (unsigned ev = 0; ev < 2; ev++) {
+            struct dev *d = dev_new(16, formats[f] | (ev ? VIRTQ_F_EVENT_IDX : 0));
+            struct virtq_used_buf out[16];
+            add_n(d, 8, 0, true);
+            dev_use(d, dev_take(d), 1);
+            assert_int_equal(d->q.interrupts, 0);
+            assert_int_equal(virtq_get_used(d->vq, out, 16), 1);
+            assert_false(virtq_enable_cb(d->vq));
+            assert_true(virtq_cb_enabled(d->vq));
+            dev_use(d, dev_take(d), 1);
+            assert_int_equal(d->q.interrupts, 1);
+            /* Consuming keeps them coming while enabled. */
+            assert_int_equal(virtq_get_used(d->vq, out, 16), 1);
+            dev_use(d, dev_take(d), 1);
+            assert_int_equal(d->q.interrupts, 2);
+            assert_int_equal(virtq_get_used(d->vq, out, 16), 1);
+            virtq_disable_cb(d->vq);
+            assert_false(virtq_cb_enabled(d->vq));
+            dev_use(d, dev_take(d), 1);
+            dev_use(d, dev_take(d), 1);
+            assert_int_equal(d->q.interrupts, 2);
+        }
+    }
+}
+
+/* The race of s2.7.14 / s2.8.22: the device uses a buffer at every point
+ * around virtq_enable_cb. Either enable says something is pending, or
+ * the device notifies: a wakeup is never lost. */
+static void test_cb_enable_race(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        for (unsigned ev = 0; ev < 2; ev++) {
+            for (unsigned when = 0; when < 3; when++) {
+                struct dev *d = dev_new(16, formats[f] | (ev ? VIRTQ_F_EVENT_IDX : 0));
+                struct virtq_used_buf out[16];
+                add_n(d, 8, 0, true);
+                for (unsigned round = 0; round < 40; round++) {
+                    uint64_t irq0 = d->q.interrupts;
+                    if (when == 0) /* before the last poll: polled, then enable is quiet */
+                        dev_use(d, dev_take(d), 1);
+                    while (virtq_get_used(d->vq, out, 16) > 0)
+                        ;
+                    if (when == 1) /* after the last poll, before enable */
+                        dev_use(d, dev_take(d), 1);
+                    bool pending = virtq_enable_cb(d->vq);
+                    if (when == 2) /* after enable: the device must notify */
+                        dev_use(d, dev_take(d), 1);
+                    bool irq = d->q.interrupts != irq0;
+                    if (when == 1)
+                        assert_true(pending);
+                    if (when == 2)
+                        assert_true(irq);
+                    if (when == 0)
+                        assert_false(pending || irq);
+                    virtq_disable_cb(d->vq);
+                    while (virtq_get_used(d->vq, out, 16) > 0)
+                        ;
+                    add_n(d, virtq_nfree(d->vq) < 8 ? virtq_nfree(d->vq) : 8, 0, true);
+                }
+                assert_false(virtq_broken(d->vq));
+            }
+        }
+    }
 }
 
 int main(void)
 {
+#define T(f) cmocka_unit_test_teardown(f, teardown)
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_init_layout, teardown),
-        cmocka_unit_test_teardown(test_index_wrap, teardown),
-        cmocka_unit_test_teardown(test_event_idx_kicks, teardown),
-        cmocka_unit_test_teardown(test_no_notify_flag, teardown),
-        cmocka_unit_test_teardown(test_batches_out_of_order, teardown),
-        cmocka_unit_test_teardown(test_get_used_max, teardown),
-        cmocka_unit_test_teardown(test_in_order_batch, teardown),
-        cmocka_unit_test_teardown(test_bad_id_range, teardown),
-        cmocka_unit_test_teardown(test_bad_id_not_in_flight, teardown),
-        cmocka_unit_test_teardown(test_duplicate_id, teardown),
-        cmocka_unit_test_teardown(test_len_too_large, teardown),
-        cmocka_unit_test_teardown(test_tx_len_counted, teardown),
-        cmocka_unit_test_teardown(test_used_idx_jump, teardown),
+        T(test_create),
+        T(test_index_wrap),
+        T(test_event_idx_kicks),
+        T(test_no_notify_flag),
+        T(test_batches_out_of_order),
+        T(test_get_used_max),
+        T(test_in_order_batch),
+        T(test_chain),
+        T(test_chain_refused),
+        T(test_chains_out_of_order),
+        T(test_in_order_chains),
+        T(test_bad_id_range),
+        T(test_bad_id_not_in_flight),
+        T(test_duplicate_id),
+        T(test_len_too_large),
+        T(test_tx_len_counted),
+        T(test_used_idx_jump),
+        T(test_in_order_batch_past_used_idx),
+        T(test_bound_slots),
+        T(test_cb_enable_disable),
+        T(test_cb_enable_race),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,8 +93,8 @@ static void test_bringup(void **state)
     assert_int_equal(s->driver_features,
                      ALL_FEATURES & ~(VIRTIO_BIT(VIRTIO_NET_F_CSUM) | VIRTIO_BIT(17)));
     assert_int_equal(d->hdr_len, 12);
-    assert_int_equal(d->rx.num, 256);
-    assert_int_equal(d->tx.num, 256);
+    assert_int_equal(d->rx_size, 256);
+    assert_int_equal(d->tx_size, 256);
     assert_int_equal(vnet_mtu(d), 1500);
     assert_memory_equal(vnet_mac(d), s->config, 6);
     assert_int_equal(vnet_link_up(d), 1);
@@ -112,13 +112,13 @@ static void test_ring_size_choice(void **state)
     struct sim_dev *s = sim_new(ALL_FEATURES, 1024, false);
     struct vnet_params p = params(128, 0, 64, VNET_TXFULL_WAIT);
     struct vnet_dev *d = up(s, &p);
-    assert_int_equal(d->rx.num, 128);
+    assert_int_equal(d->rx_size, 128);
     p.ring_size = 0;
     d = up(s, &p);
-    assert_int_equal(d->rx.num, 1024);
+    assert_int_equal(d->rx_size, 1024);
     p.ring_size = 4096; /* more than the device: capped */
     d = up(s, &p);
-    assert_int_equal(d->tx.num, 1024);
+    assert_int_equal(d->tx_size, 1024);
     p.ring_size = 300;
     struct vnet_dev bad;
     assert_int_equal(vnet_dev_init(&bad, &s->vdev, &p), -EINVAL);
@@ -126,7 +126,7 @@ static void test_ring_size_choice(void **state)
     struct sim_dev *l = sim_new(ALL_FEATURES, 256, true);
     p.ring_size = 1024;
     d = up(l, &p);
-    assert_int_equal(d->rx.num, 256);
+    assert_int_equal(d->rx_size, 256);
 }
 
 static void test_bringup_refuses_bad_device(void **state)
@@ -167,7 +167,6 @@ static void test_features_off(void **state)
     struct vnet_dev *d = up(s, &p);
     assert_false(s->driver_features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
     assert_false(d->mrg);
-    assert_false(d->rx.event_idx);
     assert_int_equal(d->hdr_len, 12); /* VERSION_1 keeps num_buffers */
 
     /* -version_1 on a modern-only device: a clear failure. */
@@ -217,8 +216,8 @@ static void test_tx_kick_batch(void **state)
         assert_int_equal(vnet_tx_burst(d, tx, 200), 200);
         unsigned k = kbs[t] ? kbs[t] : 200;
         assert_int_equal(s->q[1].notifies, (200 + k - 1) / k);
-        assert_int_equal(d->tx.kicks, (200 + k - 1) / k);
-        assert_true(d->tx.kick_cycles > 0);
+        assert_int_equal(virtq_stats(d->tx)->kicks, (200 + k - 1) / k);
+        assert_true(virtq_stats(d->tx)->kick_cycles > 0);
         assert_int_equal(vnet_tx_space(d), 56);
         assert_int_equal(sim_tx_step(s, 0), 200);
         for (unsigned i = 0; i < 200; i++) {
@@ -246,7 +245,7 @@ static void test_tx_event_idx_suppression(void **state)
     /* avail_event 0: the first batch [0,8) kicks, later ones do not. */
     assert_int_equal(vnet_tx_burst(d, tx, 64), 64);
     assert_int_equal(s->q[1].notifies, 1);
-    assert_int_equal(d->tx.kicks_suppressed, 7);
+    assert_int_equal(virtq_stats(d->tx)->kicks_suppressed, 7);
     /* The device catches up and asks again at its position. */
     assert_int_equal(sim_tx_step(s, 0), 64);
     assert_int_equal(vnet_tx_reclaim(d), 64);
@@ -372,7 +371,7 @@ static void test_tx_rx_wrap(void **state)
     }
     assert_int_equal(d->txs.packets, 70000);
     assert_int_equal(d->rxs.packets, 70000);
-    assert_true(d->tx.avail_idx == (uint16_t)70000);
+    assert_int_equal(s->q[1].last_avail, (uint16_t)70000);
     assert_false(vnet_broken(d));
 }
 
@@ -384,17 +383,17 @@ static void test_in_order(void **state)
     struct sim_dev *s = sim_new(ALL_FEATURES | VIRTIO_BIT(VIRTIO_F_IN_ORDER), 16, false);
     struct vnet_params p = params(16, 0, 4, VNET_TXFULL_WAIT);
     struct vnet_dev *d = up(s, &p);
-    assert_true(d->tx.in_order && d->rx.in_order);
+    assert_true(s->driver_features & VIRTIO_BIT(VIRTIO_F_IN_ORDER));
     struct vnet_tx tx[10];
     uint8_t frame[64];
     struct vnet_rx rx[16];
     for (unsigned round = 0; round < 500; round++) {
         make_tx(tx, 10, round * 10, 64);
         assert_int_equal(vnet_tx_burst(d, tx, 10), 10);
-        for (unsigned i = 0; i < 10; i++)
-            assert_int_equal(s->q[1].avail->ring[(uint16_t)(round * 10 + i) & 15],
-                             (round * 10 + i) & 15);
         s->ntx = 0;
+        assert_int_equal(sim_take(s, 1, 0), 10);
+        for (unsigned i = 0; i < 10; i++)
+            assert_int_equal(s->q[1].held[i].id, (round * 10 + i) & 15);
         assert_int_equal(sim_tx_step(s, 0), 10);
         assert_int_equal(vnet_tx_reclaim(d), 10);
         for (unsigned k = 0; k < 6; k++) {
@@ -566,14 +565,12 @@ static void test_bad_num_buffers(void **state)
     uint8_t frame[64] = {0};
     sim_rx_frame(s, frame, 64);
     /* Rewrite num_buffers in the header the device wrote. */
-    struct vring_used_elem *e = &s->q[0].used->ring[0];
-    struct virtio_net_hdr *h =
-        (void *)(vnet_rx_slot(d, d->rx.st[e->id].token) + VNET_HDR_ROOM - d->hdr_len);
+    struct virtio_net_hdr *h = (void *)s->rx_last_hdr;
     h->num_buffers = 17;
     struct vnet_rx rx[4];
     assert_int_equal(vnet_rx_burst(d, rx, 4), -EIO);
-    assert_int_equal(d->rx.bad.len, 17);
-    assert_int_equal(d->rx.bad.limit, 16);
+    assert_int_equal(virtq_violation(d->rx)->len, 17);
+    assert_int_equal(virtq_violation(d->rx)->limit, 16);
     expect_dead(d, "rx", "num_buffers larger than the buffers posted");
 }
 
@@ -583,7 +580,7 @@ static void test_bad_rx_len(void **state)
     struct sim_dev *s;
     struct vnet_dev *d = rx_dev(&s);
     sim_take(s, 0, 1);
-    sim_put_used(s, 0, s->q[0].held[0], d->rx_post_len + 1);
+    sim_put_used(s, 0, s->q[0].held[0].id, d->rx_post_len + 1);
     struct vnet_rx rx[4];
     assert_int_equal(vnet_rx_burst(d, rx, 4), -EIO);
     expect_dead(d, "rx", "used len larger than the buffer");
@@ -609,7 +606,7 @@ static void test_bad_tx_ids(void **state)
         sim_put_used(s, 1, cases[c].id, 0);
         assert_int_equal(vnet_tx_reclaim(d), -EIO);
         expect_dead(d, "tx", cases[c].what);
-        assert_int_equal(d->tx.bad.id, cases[c].id);
+        assert_int_equal(virtq_violation(d->tx)->id, cases[c].id);
     }
 }
 
@@ -623,8 +620,8 @@ static void test_duplicate_tx_id(void **state)
     make_tx(tx, 3, 0, 64);
     assert_int_equal(vnet_tx_burst(d, tx, 3), 3);
     sim_take(s, 1, 3);
-    sim_put_used(s, 1, s->q[1].held[0], 0);
-    sim_put_used(s, 1, s->q[1].held[0], 0);
+    sim_put_used(s, 1, s->q[1].held[0].id, 0);
+    sim_put_used(s, 1, s->q[1].held[0].id, 0);
     /* The genuine completion is delivered, then the queue is dead. */
     assert_int_equal(vnet_tx_reclaim(d), 1);
     assert_int_equal(done_count, 1);
@@ -642,7 +639,7 @@ static void test_used_idx_jump(void **state)
     struct vnet_rx rx[4];
     assert_int_equal(vnet_rx_burst(d, rx, 4), -EIO);
     expect_dead(d, "rx", "used idx ahead of the buffers in flight");
-    assert_int_equal(d->rx.bad.dev_used_idx, 17);
+    assert_int_equal(virtq_violation(d->rx)->dev_used_idx, 17);
 }
 
 static void test_needs_reset(void **state)
@@ -670,12 +667,12 @@ static void test_tx_lost_kick_watchdog(void **state)
     assert_int_equal(vnet_tx_burst(d, tx, 10), 10);
     assert_int_equal(s->q[1].notifies, 0);
     assert_int_equal(vnet_tx_reclaim(d), 0);
-    assert_int_equal(d->tx.forced_kicks, 0); /* not yet: no stall so far */
+    assert_int_equal(virtq_stats(d->tx)->forced_kicks, 0); /* not yet: no stall so far */
     int got = 0;
     for (int i = 0; i < 100000000 && !got; i++)
         got = vnet_tx_reclaim(d);
     assert_int_equal(got, 10);
-    assert_int_equal(d->tx.forced_kicks, 1);
+    assert_int_equal(virtq_stats(d->tx)->forced_kicks, 1);
     assert_int_equal(s->q[1].notifies, 1);
 }
 
@@ -695,18 +692,18 @@ static void test_rx_lost_kick_watchdog(void **state)
     sim_set_avail_event(s, 0, 30000); /* the refill kick will be suppressed */
     for (int i = 0; i < 4; i++)
         vnet_rx_release(d, rx[i].buf);
-    assert_int_equal(d->rx.kicks_suppressed, 1);
+    assert_int_equal(virtq_stats(d->rx)->kicks_suppressed, 1);
     uint64_t n0 = s->q[0].notifies;
     for (unsigned i = 0; i < VNET_RX_STALL_POLLS - 1; i++)
         assert_int_equal(vnet_rx_burst(d, rx, 16), 0);
     assert_int_equal(s->q[0].notifies, n0);
     assert_int_equal(vnet_rx_burst(d, rx, 16), 0);
     assert_int_equal(s->q[0].notifies, n0 + 1);
-    assert_int_equal(d->rx.forced_kicks, 1);
+    assert_int_equal(virtq_stats(d->rx)->forced_kicks, 1);
     /* Once per idle period. */
     for (unsigned i = 0; i < VNET_RX_STALL_POLLS; i++)
         vnet_rx_burst(d, rx, 16);
-    assert_int_equal(d->rx.forced_kicks, 1);
+    assert_int_equal(virtq_stats(d->rx)->forced_kicks, 1);
 }
 
 /* An RX-only app never calls vnet_link_up: idle polling notices. */

@@ -103,10 +103,15 @@ static void test_bind_layout(void **state)
     assert_int_equal(sl.num, 64);
     assert_int_equal(sl.room, 128);
     assert_int_equal(sl.stride, 192); /* 12 + 128 rounded up to 64 */
+    assert_int_equal(send_numbered(d, &sl, 64, 0), 64);
+    assert_int_equal(sim_take(s, 1, 0), 64);
     for (uint16_t i = 0; i < 64; i++) {
-        assert_int_equal(d->tx.desc[i].addr, (uintptr_t)(sl.frame0 + i * sl.stride - 12));
-        assert_int_equal(d->tx.desc[i].flags, 0);
-        assert_int_equal(d->tx.avail->ring[i], i);
+        struct sim_chain c;
+        assert_int_equal(simq_chain(&s->q[1], &s->q[1].held[i], &c), 0);
+        assert_int_equal(c.n, 1);
+        assert_int_equal(c.nr, 1);
+        assert_int_equal(c.addr[0], (uintptr_t)(sl.frame0 + i * sl.stride - 12));
+        assert_int_equal(c.len[0], 12 + 60);
         assert_int_equal(sl.tag[i], 0);
         const uint8_t *hdr = sl.frame0 + (size_t)i * sl.stride - 12;
         for (int b = 0; b < 12; b++)
@@ -148,7 +153,7 @@ static void test_send_wrap(void **state)
         }
         assert_int_equal(d->txs.packets, 70000);
         assert_int_equal(d->txs.bytes, 70000 * 60);
-        assert_int_equal(d->tx.avail_idx, (uint16_t)70000);
+        assert_int_equal(s->q[1].last_avail, (uint16_t)70000);
         assert_int_equal(done_count, 0);
         assert_int_equal(vnet_tx_in_flight(d), 0);
         assert_false(vnet_broken(d));
@@ -183,12 +188,12 @@ static void test_out_of_order_head(void **state)
     assert_int_equal(send_numbered(d, &sl, 16, 0), 16);
     assert_int_equal(sim_take(s, 1, 16), 16);
     for (int i = 1; i < 16; i++)
-        sim_put_used(s, 1, s->q[1].held[i], 0);
+        sim_put_used(s, 1, s->q[1].held[i].id, 0);
     assert_int_equal(vnet_tx_reclaim(d), 15);
     assert_int_equal(vnet_tx_space(d), 15);
     uint16_t first;
     assert_int_equal(vnet_txslots_reserve(d, 4, &first), 0);
-    sim_put_used(s, 1, s->q[1].held[0], 0);
+    sim_put_used(s, 1, s->q[1].held[0].id, 0);
     assert_int_equal(vnet_txslots_reserve(d, 4, &first), 4);
     assert_int_equal(first, 0);
     assert_false(vnet_broken(d));
@@ -362,7 +367,7 @@ static void test_bad_ids(void **state)
         assert_true(vnet_broken(d));
         uint16_t first;
         assert_int_equal(vnet_txslots_reserve(d, 4, &first), -EIO);
-        assert_int_equal(d->tx.bad.id, ids[c]);
+        assert_int_equal(virtq_violation(d->tx)->id, ids[c]);
     }
 }
 
@@ -373,11 +378,11 @@ static void test_in_order(void **state)
     struct sim_dev *s = sim_new(FEATURES | VIRTIO_BIT(VIRTIO_F_IN_ORDER), 16, false);
     struct vnet_txslots sl;
     struct vnet_dev *d = bound(s, 16, 0, VNET_TXFULL_DROP, &sl);
-    assert_true(d->tx.in_order);
+    assert_true(s->driver_features & VIRTIO_BIT(VIRTIO_F_IN_ORDER));
     for (uint32_t round = 0; round < 500; round++) {
         assert_int_equal(send_numbered(d, &sl, 10, round * 10), 10);
         assert_int_equal(sim_take(s, 1, 10), 10);
-        sim_put_used(s, 1, s->q[1].held[9], 0);
+        simq_put_used(&s->q[1], s->q[1].held[9].id, 0, 10); /* one entry, a batch of 10 */
         s->q[1].nheld = 0;
         assert_int_equal(vnet_tx_reclaim(d), 10);
         assert_int_equal(vnet_tx_in_flight(d), 0);

@@ -43,18 +43,21 @@ test_efi_memmap_SRCS := tests/unit/test_efi_memmap.c boot/efi/efi_memmap.c
 UNIT_TESTS += test_efi_cmdline
 test_efi_cmdline_SRCS := tests/unit/test_efi_cmdline.c boot/efi/efi_cmdline.c
 
+VIRTQ_SRCS := drivers/virtio/virtq.c drivers/virtio/virtq_split.c
+SIM_SRCS   := tests/unit/sim_virtio.c tests/unit/sim_queue.c
+
 UNIT_TESTS += test_virtq
-test_virtq_SRCS := tests/unit/test_virtq.c drivers/virtio/virtq.c tests/unit/sim_virtio.c
+test_virtq_SRCS := tests/unit/test_virtq.c $(VIRTQ_SRCS) $(SIM_SRCS)
 
 UNIT_TESTS += test_vnet
-test_vnet_SRCS := tests/unit/test_vnet.c tests/unit/sim_virtio.c drivers/virtio/virtq.c \
+test_vnet_SRCS := tests/unit/test_vnet.c $(SIM_SRCS) $(VIRTQ_SRCS) \
     drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c drivers/virtio/vnet_tx.c \
     drivers/virtio/vnet_txslots.c \
     drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c kernel/json.c
 
 UNIT_TESTS += test_vnet_txslots
-test_vnet_txslots_SRCS := tests/unit/test_vnet_txslots.c tests/unit/sim_virtio.c \
-    drivers/virtio/virtq.c drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c \
+test_vnet_txslots_SRCS := tests/unit/test_vnet_txslots.c $(SIM_SRCS) $(VIRTQ_SRCS) \
+    drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c \
     drivers/virtio/vnet_tx.c drivers/virtio/vnet_txslots.c drivers/virtio/vnet_stats.c \
     drivers/virtio/vnet_features.c kernel/json.c
 

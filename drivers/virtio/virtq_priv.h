@@ -1,0 +1,143 @@
+/* The virtqueue's layout and the bookkeeping both ring formats share.
+ * Included only by virtq.c, virtq_split.c and virtq_packed.c: nothing
+ * else sees inside struct virtq. */
+#ifndef VN_VIRTQ_PRIV_H
+#define VN_VIRTQ_PRIV_H
+
+#include "drivers/virtio/virtio_ring.h"
+#include "drivers/virtio/virtq.h"
+#include "kernel/io.h"
+
+/* Per buffer, driver-private: the split ring keeps it at the buffer's
+ * head descriptor, the packed ring at its buffer id. */
+#define VIRTQ_ST_INFLIGHT 1
+#define VIRTQ_ST_WRITE    2 /* has device-writable elements */
+struct virtq_state {
+    uintptr_t token; /* the caller's; a bound slot's device address */
+    uint32_t len;    /* device-writable bytes posted */
+    uint16_t flags;
+    uint16_t ndesc; /* descriptors the buffer takes */
+};
+
+#define VIRTQ_NONE 0xffffu /* end of the free list */
+
+struct virtq_split {
+    struct vring_desc *desc;
+    struct vring_avail *avail;
+    struct vring_used *used;
+    uint16_t *used_event;  /* &avail->ring[num] */
+    uint16_t *avail_event; /* &used->ring[num] */
+    uint16_t desc_idx;     /* IN_ORDER: the next descriptor in ring order */
+    uint16_t parked_at;    /* used_idx when used_event was last parked */
+    uint16_t park_every;   /* consumed entries between parks */
+};
+
+struct virtq {
+    /* hot, both formats */
+    struct virtq_state *st;
+    uint16_t *next; /* free list links; split: also a chain's descriptors */
+    uint16_t num;
+    uint16_t mask;
+    uint16_t nfree;     /* free descriptors */
+    uint16_t nbufs;     /* buffers in flight, not yet handed back */
+    uint16_t free_head; /* split: a free descriptor; packed: a free buffer id */
+    /* Free-running 16-bit indices (num divides 2^16, so a position is
+     * idx & mask and, packed, the wrap counter is !(idx & num)). Split:
+     * avail ring entries and used ring entries; packed: ring positions. */
+    uint16_t avail_idx; /* next entry or position made available */
+    uint16_t used_idx;  /* next used entry or position consumed */
+    uint16_t kick_old;  /* avail_idx at the last kick decision */
+    /* IN_ORDER: a used element completed every buffer up to batch_last */
+    bool batch;
+    uint16_t batch_last;
+    uint32_t batch_len;
+    bool event_idx;
+    bool in_order;
+    bool bound; /* buffer i is slot i for good: virtq_bind_slots */
+    bool broken;
+    bool cb; /* used buffer notifications wanted (virtq_enable_cb) */
+    struct virtq_split s;
+    struct virtq_doorbell db;
+    struct virtq_stats stats;
+    struct virtq_violation bad;
+    void *ring; /* the ring memory */
+};
+
+/* Records a violation with the device-side value it was read with. */
+void virtq_break(struct virtq *vq, const char *what, uint32_t id, uint32_t len, uint32_t limit,
+                 uint16_t dev);
+
+/* virtio 1.2 s2.7.10 (and s2.8.10 with positions made free-running):
+ * notify only when the other side's event index lies in [old, new). */
+static inline bool vring_need_event(uint16_t event, uint16_t new_idx, uint16_t old_idx)
+{
+    return (uint16_t)(new_idx - event - 1) < (uint16_t)(new_idx - old_idx);
+}
+
+/* One used buffer, checked (s2.7.8, s2.8.4 and the Linux/TDX hardening
+ * rules): id is a buffer we made available and have not had back; len,
+ * what the device wrote, at most what we offered to be written. Returns
+ * the state or NULL after breaking the queue. dev: the device-side value
+ * for the report. */
+static inline struct virtq_state *virtq_check_used(struct virtq *vq, uint32_t id, uint32_t len,
+                                                   uint16_t dev)
+{
+    if (id >= vq->num) {
+        virtq_break(vq, "used id out of range", id, len, vq->num - 1u, dev);
+        return NULL;
+    }
+    struct virtq_state *s = &vq->st[id];
+    if (!(s->flags & VIRTQ_ST_INFLIGHT)) {
+        virtq_break(vq, "used id not in flight", id, len, vq->num - 1u, dev);
+        return NULL;
+    }
+    if (s->flags & VIRTQ_ST_WRITE) {
+        if (len > s->len) {
+            virtq_break(vq, "used len larger than the buffer", id, len, s->len, dev);
+            return NULL;
+        }
+    } else if (len) {
+        vq->stats.len_mismatch++; /* device-readable: not trusted, not used */
+    }
+    return s;
+}
+
+/* The buffer at the head of what is in flight, in ring order (IN_ORDER
+ * and bound queues): next is the next descriptor or position. */
+static inline uint16_t virtq_oldest(const struct virtq *vq, uint16_t next)
+{
+    return (uint16_t)(next - (vq->num - vq->nfree)) & vq->mask;
+}
+
+/* IN_ORDER (s2.7.9, s2.8.8): one used element stands for every buffer up
+ * to and including batch_last; they are handed out one by one from the
+ * oldest, and only the last carries the length. */
+static inline void virtq_batch_take(struct virtq *vq, uint16_t head, struct virtq_used_buf *o)
+{
+    struct virtq_state *s = &vq->st[head];
+    if (o) {
+        o->token = s->token;
+        o->len = head == vq->batch_last ? vq->batch_len : 0;
+    }
+    if (head == vq->batch_last)
+        vq->batch = false;
+    s->flags = 0;
+    vq->nfree += s->ndesc;
+}
+
+/* Split ring (virtq_split.c) */
+void virtq_split_init(struct virtq *vq);
+size_t virtq_split_bytes(uint16_t num);
+void virtq_split_bind(struct virtq *vq, uint64_t (*addr)(void *ctx, uint16_t i), void *ctx,
+                      uint32_t len);
+int virtq_split_add_bufs(struct virtq *vq, const struct virtq_buf *b, int n, bool writes);
+int virtq_split_add_chain(struct virtq *vq, const struct virtq_seg *seg, unsigned nr, unsigned nw,
+                          uintptr_t token, uint32_t wlen);
+int virtq_split_add_slots(struct virtq *vq, int n, const uint16_t *len, uint32_t extra);
+bool virtq_split_kick_prepare(struct virtq *vq);
+int virtq_split_get_used(struct virtq *vq, struct virtq_used_buf *out, int max);
+bool virtq_split_has_used(const struct virtq *vq);
+void virtq_split_disable_cb(struct virtq *vq);
+bool virtq_split_enable_cb(struct virtq *vq);
+
+#endif

@@ -1,0 +1,302 @@
+/* Split virtqueue (virtio 1.2 s2.7), driver side: descriptor table, avail
+ * ring and used ring in the legacy contiguous layout, which every
+ * transport accepts. Descriptors come from a free list (a chain takes
+ * several), or in ring order with IN_ORDER and on a bound queue. */
+#include "drivers/virtio/virtq_priv.h"
+
+/* Bytes of ring memory: descriptors, avail ring (with used_event), then
+ * the used ring (with avail_event) on the next VIRTQ_ALIGN boundary,
+ * s2.7.2. */
+static size_t virtq_split_used_off(uint16_t num)
+{
+    size_t a = 16u * num + 6u + 2u * num;
+    return (a + VIRTQ_ALIGN - 1) & ~(size_t)(VIRTQ_ALIGN - 1);
+}
+
+size_t virtq_split_bytes(uint16_t num)
+{
+    return virtq_split_used_off(num) + 6u + 8u * num;
+}
+
+/* Used buffer notifications off (polling). With EVENT_IDX the device
+ * notifies when its used index passes used_event (s2.7.7.2), so
+ * used_event is parked half the index space ahead of us. The device is at
+ * most num entries ahead, so the park holds until we have consumed
+ * 0x7fff - num entries; it is renewed halfway there, not on every poll:
+ * the device reads used_event on every used entry it adds, and each store
+ * takes that cache line away from it. */
+static inline void virtq_split_park(struct virtq *vq)
+{
+    vq->s.parked_at = vq->used_idx;
+    VN_WRITE_ONCE(*vq->s.used_event, (uint16_t)(vq->used_idx + 0x7fff));
+}
+
+void virtq_split_init(struct virtq *vq)
+{
+    struct virtq_split *s = &vq->s;
+    uint8_t *base = vq->ring;
+    uint16_t num = vq->num;
+    s->desc = (struct vring_desc *)base;
+    s->avail = (struct vring_avail *)(base + 16u * num);
+    s->used = (struct vring_used *)(base + virtq_split_used_off(num));
+    s->used_event = &s->avail->ring[num];
+    s->avail_event = (uint16_t *)&s->used->ring[num];
+    s->park_every = num < 0x7fff ? (uint16_t)((0x7fff - num) / 2) : 0;
+    virtq_split_disable_cb(vq);
+}
+
+void virtq_split_bind(struct virtq *vq, uint64_t (*addr)(void *ctx, uint16_t i), void *ctx,
+                      uint32_t len)
+{
+    struct virtq_split *s = &vq->s;
+    /* The device reads avail entries only below avail->idx, all of them
+     * used already, so rewriting the tables cannot race with it. */
+    for (uint16_t i = 0; i < vq->num; i++) {
+        s->desc[i].addr = addr(ctx, i);
+        s->desc[i].len = len;
+        s->desc[i].flags = 0;
+        s->avail->ring[i] = i;
+    }
+    /* IN_ORDER hands out descriptors in ring order, which must stay in
+     * step with the avail index for slot i to be descriptor i (it is:
+     * the queue only ever had single-descriptor buffers). */
+    s->desc_idx = vq->avail_idx;
+}
+
+/* Makes the entries up to idx visible: s2.7.13.3, descriptors and ring
+ * entries before idx; x86 keeps stores in order, so only the compiler
+ * must not reorder. */
+static inline void virtq_split_publish(struct virtq *vq, uint16_t idx)
+{
+    barrier_wmb();
+    VN_WRITE_ONCE(vq->s.avail->idx, idx);
+    vq->avail_idx = idx;
+}
+
+/* The first descriptor of the next buffer. */
+static inline uint16_t virtq_split_head(const struct virtq *vq)
+{
+    return vq->in_order ? vq->s.desc_idx & vq->mask : vq->free_head;
+}
+
+/* The descriptor after d: in ring order (IN_ORDER), else the free list's
+ * next, which a chain keeps as its links. */
+static inline uint16_t virtq_split_after(const struct virtq *vq, uint16_t d)
+{
+    return vq->in_order ? (uint16_t)(d + 1) & vq->mask : vq->next[d];
+}
+
+int virtq_split_add_bufs(struct virtq *vq, const struct virtq_buf *b, int n, bool writes)
+{
+    struct virtq_split *s = &vq->s;
+    const uint16_t f = writes ? VRING_DESC_F_WRITE : 0;
+    const uint16_t sf = VIRTQ_ST_INFLIGHT | (writes ? VIRTQ_ST_WRITE : 0);
+    uint16_t idx = vq->avail_idx;
+    for (int i = 0; i < n; i++) {
+        uint16_t id;
+        if (vq->in_order) {
+            id = (uint16_t)(s->desc_idx + i) & vq->mask;
+        } else {
+            id = vq->free_head;
+            vq->free_head = vq->next[id];
+        }
+        struct vring_desc *d = &s->desc[id];
+        d->addr = b[i].addr;
+        d->len = b[i].len;
+        d->flags = f;
+        vq->st[id] = (struct virtq_state){b[i].token, writes ? b[i].len : 0, sf, 1};
+        s->avail->ring[idx++ & vq->mask] = id;
+    }
+    s->desc_idx += (uint16_t)n;
+    vq->nfree -= (uint16_t)n;
+    vq->nbufs += (uint16_t)n;
+    virtq_split_publish(vq, idx);
+    return n;
+}
+
+int virtq_split_add_chain(struct virtq *vq, const struct virtq_seg *seg, unsigned nr, unsigned nw,
+                          uintptr_t token, uint32_t wlen)
+{
+    struct virtq_split *s = &vq->s;
+    const unsigned n = nr + nw;
+    const uint16_t head = virtq_split_head(vq);
+    uint16_t id = head;
+    /* s2.7.13.1: readable elements first, each but the last linked. */
+    for (unsigned i = 0;; i++) {
+        struct vring_desc *d = &s->desc[id];
+        uint16_t after = virtq_split_after(vq, id);
+        d->addr = seg[i].addr;
+        d->len = seg[i].len;
+        if (i + 1 == n) {
+            d->flags = i >= nr ? VRING_DESC_F_WRITE : 0;
+            vq->free_head = after; /* unused with IN_ORDER */
+            break;
+        }
+        d->next = after;
+        d->flags = VRING_DESC_F_NEXT | (i >= nr ? VRING_DESC_F_WRITE : 0);
+        id = after;
+    }
+    uint16_t sf = VIRTQ_ST_INFLIGHT | (nw ? VIRTQ_ST_WRITE : 0);
+    vq->st[head] = (struct virtq_state){token, wlen, sf, (uint16_t)n};
+    s->avail->ring[vq->avail_idx & vq->mask] = head;
+    s->desc_idx += (uint16_t)n;
+    vq->nfree -= (uint16_t)n;
+    vq->nbufs++;
+    virtq_split_publish(vq, vq->avail_idx + 1);
+    return 0;
+}
+
+int virtq_split_add_slots(struct virtq *vq, int n, const uint16_t *len, uint32_t extra)
+{
+    struct vring_desc *desc = vq->s.desc;
+    uint16_t idx = vq->avail_idx;
+    int i;
+    for (i = 0; i < n; i++) {
+        uint16_t id = (uint16_t)(idx + i) & vq->mask;
+        struct virtq_state *st = &vq->st[id];
+        if (st->flags & VIRTQ_ST_INFLIGHT)
+            break;
+        /* The device reads the descriptor table, so a store pulls the
+         * line away from it; the length rarely changes between rounds. */
+        uint32_t l = len[i] + extra;
+        if (desc[id].len != l)
+            desc[id].len = l;
+        st->flags = VIRTQ_ST_INFLIGHT;
+    }
+    vq->s.desc_idx += (uint16_t)i;
+    vq->nfree -= (uint16_t)i;
+    vq->nbufs += (uint16_t)i;
+    virtq_split_publish(vq, (uint16_t)(idx + i));
+    return i;
+}
+
+/* s2.7.13.4 / s2.7.10: does the device want a notification for the
+ * entries published since kick_old? */
+bool virtq_split_kick_prepare(struct virtq *vq)
+{
+    /* The idx store must be globally visible before we read the device's
+     * suppression state, or both sides can decide the other will act:
+     * store->load is the one order x86 does not keep. */
+    barrier_mb();
+    if (vq->event_idx)
+        return vring_need_event(VN_READ_ONCE(*vq->s.avail_event), vq->avail_idx, vq->kick_old);
+    return !(VN_READ_ONCE(vq->s.used->flags) & VRING_USED_F_NO_NOTIFY);
+}
+
+/* Gives a completed buffer's descriptors back. */
+static inline void virtq_split_release(struct virtq *vq, uint16_t head, struct virtq_state *st)
+{
+    vq->nfree += st->ndesc;
+    vq->nbufs--;
+    st->flags = 0;
+    if (vq->in_order || vq->bound)
+        return;
+    uint16_t last = head;
+    for (uint16_t i = 1; i < st->ndesc; i++)
+        last = vq->next[last];
+    vq->next[last] = vq->free_head;
+    vq->free_head = head;
+}
+
+static int virtq_split_get_any_order(struct virtq *vq, struct virtq_used_buf *out, int max,
+                                     uint16_t end)
+{
+    int n = 0;
+    while (n < max && vq->used_idx != end) {
+        const struct vring_used_elem *e = &vq->s.used->ring[vq->used_idx & vq->mask];
+        uint32_t id = VN_READ_ONCE(e->id), len = VN_READ_ONCE(e->len);
+        struct virtq_state *st = virtq_check_used(vq, id, len, end);
+        if (!st)
+            break;
+        if (out)
+            out[n] = (struct virtq_used_buf){st->token, len};
+        virtq_split_release(vq, (uint16_t)id, st);
+        n++;
+        vq->used_idx++;
+    }
+    return n;
+}
+
+/* IN_ORDER (s2.7.9): one used entry, at the offset of the batch's first
+ * buffer, names the head of its last buffer; used.idx moves by the
+ * number of buffers in the batch. Each buffer handed out takes one index. */
+static int virtq_split_get_in_order(struct virtq *vq, struct virtq_used_buf *out, int max,
+                                    uint16_t end)
+{
+    int n = 0;
+    while (n < max && vq->used_idx != end) {
+        if (!vq->batch) {
+            const struct vring_used_elem *e = &vq->s.used->ring[vq->used_idx & vq->mask];
+            uint32_t id = VN_READ_ONCE(e->id), len = VN_READ_ONCE(e->len);
+            if (!virtq_check_used(vq, id, len, end))
+                break;
+            vq->batch = true;
+            vq->batch_last = (uint16_t)id;
+            vq->batch_len = len;
+        }
+        virtq_batch_take(vq, virtq_oldest(vq, vq->s.desc_idx), out ? &out[n] : NULL);
+        vq->nbufs--;
+        n++;
+        vq->used_idx++;
+    }
+    /* The batch's buffers each take an index: used.idx stopping short of
+     * them is a device that miscounted. */
+    if (vq->batch && vq->used_idx == end && n < max)
+        virtq_break(vq, "in-order batch longer than used idx", vq->batch_last, vq->batch_len,
+                    vq->nbufs, end);
+    return n;
+}
+
+int virtq_split_get_used(struct virtq *vq, struct virtq_used_buf *out, int max)
+{
+    uint16_t end = VN_READ_ONCE(vq->s.used->idx);
+    /* s2.7.14: read the elements only after the index. */
+    barrier_rmb();
+    uint16_t pending = (uint16_t)(end - vq->used_idx);
+    if (!pending)
+        return 0;
+    /* Every used index stands for a buffer we still have out. */
+    if (pending > vq->nbufs) {
+        virtq_break(vq, "used idx ahead of the buffers in flight", 0, 0, vq->nbufs, end);
+        return 0;
+    }
+    int n = vq->in_order ? virtq_split_get_in_order(vq, out, max, end)
+                         : virtq_split_get_any_order(vq, out, max, end);
+    if (!vq->event_idx || !n)
+        return n;
+    if (vq->cb) {
+        /* Notifications wanted: at the next entry, and the store seen
+         * before the next look at used.idx (s2.7.7.2). */
+        VN_WRITE_ONCE(*vq->s.used_event, vq->used_idx);
+        barrier_mb();
+    } else if ((uint16_t)(vq->used_idx - vq->s.parked_at) >= vq->s.park_every) {
+        virtq_split_park(vq);
+    }
+    return n;
+}
+
+bool virtq_split_has_used(const struct virtq *vq)
+{
+    return VN_READ_ONCE(vq->s.used->idx) != vq->used_idx;
+}
+
+void virtq_split_disable_cb(struct virtq *vq)
+{
+    if (vq->event_idx)
+        virtq_split_park(vq);
+    else
+        VN_WRITE_ONCE(vq->s.avail->flags, VRING_AVAIL_F_NO_INTERRUPT); /* s2.7.7.1 */
+}
+
+bool virtq_split_enable_cb(struct virtq *vq)
+{
+    /* With EVENT_IDX flags stay 0 (s2.7.7.1) and used_event says "the
+     * next entry"; without it, flags 0 asks for every one. */
+    if (vq->event_idx)
+        VN_WRITE_ONCE(*vq->s.used_event, vq->used_idx);
+    else
+        VN_WRITE_ONCE(vq->s.avail->flags, 0);
+    /* The request must be visible before the re-check reads used.idx. */
+    barrier_mb();
+    return virtq_split_has_used(vq);
+}
