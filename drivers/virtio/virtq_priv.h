@@ -76,29 +76,43 @@ static inline bool vring_need_event(uint16_t event, uint16_t new_idx, uint16_t o
 
 /* One used buffer, checked (s2.7.8, s2.8.4 and the Linux/TDX hardening
  * rules): id is a buffer we made available and have not had back; len,
- * what the device wrote, at most what we offered to be written. Returns
- * the state or NULL after breaking the queue. dev: the device-side value
- * for the report. */
+ * what the device wrote, at most what we offered to be written. NULL when
+ * it is good, else what is wrong with limit set. Loops keep the queue's
+ * fields in locals, so they pass them in. */
+static inline const char *virtq_used_fault(const struct virtq_state *st, uint16_t num, uint32_t id,
+                                           uint32_t len, uint32_t *limit)
+{
+    if (id >= num) {
+        *limit = num - 1u;
+        return "used id out of range";
+    }
+    const struct virtq_state *s = &st[id];
+    if (!(s->flags & VIRTQ_ST_INFLIGHT)) {
+        *limit = num - 1u;
+        return "used id not in flight";
+    }
+    if ((s->flags & VIRTQ_ST_WRITE) && len > s->len) {
+        *limit = s->len;
+        return "used len larger than the buffer";
+    }
+    return NULL;
+}
+
+/* The same for one element outside a loop: the state, or NULL after
+ * breaking the queue. A device-readable buffer with a length is counted,
+ * not trusted. dev: the device-side value for the report. */
 static inline struct virtq_state *virtq_check_used(struct virtq *vq, uint32_t id, uint32_t len,
                                                    uint16_t dev)
 {
-    if (id >= vq->num) {
-        virtq_break(vq, "used id out of range", id, len, vq->num - 1u, dev);
+    uint32_t limit;
+    const char *what = virtq_used_fault(vq->st, vq->num, id, len, &limit);
+    if (what) {
+        virtq_break(vq, what, id, len, limit, dev);
         return NULL;
     }
     struct virtq_state *s = &vq->st[id];
-    if (!(s->flags & VIRTQ_ST_INFLIGHT)) {
-        virtq_break(vq, "used id not in flight", id, len, vq->num - 1u, dev);
-        return NULL;
-    }
-    if (s->flags & VIRTQ_ST_WRITE) {
-        if (len > s->len) {
-            virtq_break(vq, "used len larger than the buffer", id, len, s->len, dev);
-            return NULL;
-        }
-    } else if (len) {
-        vq->stats.len_mismatch++; /* device-readable: not trusted, not used */
-    }
+    if (!(s->flags & VIRTQ_ST_WRITE) && len)
+        vq->stats.len_mismatch++;
     return s;
 }
 

@@ -88,26 +88,33 @@ static inline uint16_t virtq_split_after(const struct virtq *vq, uint16_t d)
 
 int virtq_split_add_bufs(struct virtq *vq, const struct virtq_buf *b, int n, bool writes)
 {
-    struct virtq_split *s = &vq->s;
+    /* Locals: the stores into the rings would otherwise make the
+     * compiler reload every field (the kernel builds without strict
+     * aliasing). */
+    struct vring_desc *const desc = vq->s.desc;
+    uint16_t *const ring = vq->s.avail->ring;
+    struct virtq_state *const st = vq->st;
+    const uint16_t mask = vq->mask;
     const uint16_t f = writes ? VRING_DESC_F_WRITE : 0;
     const uint16_t sf = VIRTQ_ST_INFLIGHT | (writes ? VIRTQ_ST_WRITE : 0);
-    uint16_t idx = vq->avail_idx;
+    uint16_t idx = vq->avail_idx, next_desc = vq->s.desc_idx, free_head = vq->free_head;
     for (int i = 0; i < n; i++) {
         uint16_t id;
         if (vq->in_order) {
-            id = (uint16_t)(s->desc_idx + i) & vq->mask;
+            id = next_desc & mask;
         } else {
-            id = vq->free_head;
-            vq->free_head = vq->next[id];
+            id = free_head;
+            free_head = vq->next[id];
         }
-        struct vring_desc *d = &s->desc[id];
-        d->addr = b[i].addr;
-        d->len = b[i].len;
-        d->flags = f;
-        vq->st[id] = (struct virtq_state){b[i].token, writes ? b[i].len : 0, sf, 1};
-        s->avail->ring[idx++ & vq->mask] = id;
+        next_desc++;
+        desc[id].addr = b[i].addr;
+        desc[id].len = b[i].len;
+        desc[id].flags = f;
+        st[id] = (struct virtq_state){b[i].token, writes ? b[i].len : 0, sf, 1};
+        ring[idx++ & mask] = id;
     }
-    s->desc_idx += (uint16_t)n;
+    vq->s.desc_idx = next_desc;
+    vq->free_head = free_head;
     vq->nfree -= (uint16_t)n;
     vq->nbufs += (uint16_t)n;
     virtq_split_publish(vq, idx);
@@ -148,20 +155,20 @@ int virtq_split_add_chain(struct virtq *vq, const struct virtq_seg *seg, unsigne
 
 int virtq_split_add_slots(struct virtq *vq, int n, const uint16_t *len, uint32_t extra)
 {
-    struct vring_desc *desc = vq->s.desc;
-    uint16_t idx = vq->avail_idx;
+    struct vring_desc *const desc = vq->s.desc;
+    struct virtq_state *const st = vq->st;
+    const uint16_t mask = vq->mask, idx = vq->avail_idx;
     int i;
     for (i = 0; i < n; i++) {
-        uint16_t id = (uint16_t)(idx + i) & vq->mask;
-        struct virtq_state *st = &vq->st[id];
-        if (st->flags & VIRTQ_ST_INFLIGHT)
+        uint16_t id = (uint16_t)(idx + i) & mask;
+        if (st[id].flags & VIRTQ_ST_INFLIGHT)
             break;
         /* The device reads the descriptor table, so a store pulls the
          * line away from it; the length rarely changes between rounds. */
         uint32_t l = len[i] + extra;
         if (desc[id].len != l)
             desc[id].len = l;
-        st->flags = VIRTQ_ST_INFLIGHT;
+        st[id].flags = VIRTQ_ST_INFLIGHT;
     }
     vq->s.desc_idx += (uint16_t)i;
     vq->nfree -= (uint16_t)i;
@@ -183,37 +190,47 @@ bool virtq_split_kick_prepare(struct virtq *vq)
     return !(VN_READ_ONCE(vq->s.used->flags) & VRING_USED_F_NO_NOTIFY);
 }
 
-/* Gives a completed buffer's descriptors back. */
-static inline void virtq_split_release(struct virtq *vq, uint16_t head, struct virtq_state *st)
-{
-    vq->nfree += st->ndesc;
-    vq->nbufs--;
-    st->flags = 0;
-    if (vq->in_order || vq->bound)
-        return;
-    uint16_t last = head;
-    for (uint16_t i = 1; i < st->ndesc; i++)
-        last = vq->next[last];
-    vq->next[last] = vq->free_head;
-    vq->free_head = head;
-}
-
 static int virtq_split_get_any_order(struct virtq *vq, struct virtq_used_buf *out, int max,
                                      uint16_t end)
 {
+    const struct vring_used_elem *const ring = vq->s.used->ring;
+    struct virtq_state *const st = vq->st;
+    uint16_t *const next = vq->next;
+    const uint16_t mask = vq->mask, num = vq->num;
+    const bool links = !vq->bound; /* bound: no free list, one descriptor each */
+    uint16_t used_idx = vq->used_idx, free_head = vq->free_head, freed = 0;
     int n = 0;
-    while (n < max && vq->used_idx != end) {
-        const struct vring_used_elem *e = &vq->s.used->ring[vq->used_idx & vq->mask];
-        uint32_t id = VN_READ_ONCE(e->id), len = VN_READ_ONCE(e->len);
-        struct virtq_state *st = virtq_check_used(vq, id, len, end);
-        if (!st)
+    while (n < max && used_idx != end) {
+        const struct vring_used_elem *e = &ring[used_idx & mask];
+        uint32_t id = VN_READ_ONCE(e->id), len = VN_READ_ONCE(e->len), limit;
+        const char *bad = virtq_used_fault(st, num, id, len, &limit);
+        if (bad) {
+            vq->used_idx = used_idx;
+            virtq_break(vq, bad, id, len, limit, end);
             break;
+        }
+        struct virtq_state *s = &st[id];
+        if (!(s->flags & VIRTQ_ST_WRITE) && len)
+            vq->stats.len_mismatch++; /* device-readable: not trusted */
         if (out)
-            out[n] = (struct virtq_used_buf){st->token, len};
-        virtq_split_release(vq, (uint16_t)id, st);
+            out[n] = (struct virtq_used_buf){s->token, len};
+        s->flags = 0;
+        freed += s->ndesc;
+        if (links) {
+            /* The chain kept the free list's links: put it back whole. */
+            uint16_t last = (uint16_t)id;
+            for (uint16_t k = 1; k < s->ndesc; k++)
+                last = next[last];
+            next[last] = free_head;
+            free_head = (uint16_t)id;
+        }
         n++;
-        vq->used_idx++;
+        used_idx++;
     }
+    vq->used_idx = used_idx;
+    vq->free_head = free_head;
+    vq->nfree += freed;
+    vq->nbufs -= (uint16_t)n;
     return n;
 }
 

@@ -123,6 +123,7 @@ int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max)
     d->rx_suppressed_seen = virtq_stats(vq)->kicks_suppressed;
     int n = 0;
     const uint32_t min_len = d->hdr_len + VNET_ETH_HLEN;
+    const uint32_t still_posted = virtq_in_flight(vq); /* no refill until the loop ends */
     for (int i = 0; i < got; i++) {
         uint32_t slot = (uint32_t)d->rx_used[i].token, len = d->rx_used[i].len;
         if (d->mrg_left) {
@@ -148,7 +149,7 @@ int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max)
             uint16_t nb = VN_READ_ONCE(h->num_buffers);
             /* s5.1.6.4: at least one, and never more than we had posted:
              * the rest of this batch plus what is still in flight. */
-            uint32_t limit = 1u + (uint32_t)(got - i - 1) + virtq_in_flight(vq);
+            uint32_t limit = 1u + (uint32_t)(got - i - 1) + still_posted;
             if (nb == 0 || nb > limit) {
                 virtq_set_broken(vq, "num_buffers larger than the buffers posted", slot, nb, limit);
                 vnet_rx_recycle(d, slot);
