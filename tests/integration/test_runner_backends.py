@@ -159,6 +159,72 @@ def test_killed_peer_fails_the_run_and_tears_down(image, peer, no_leftovers):
     assert "peer" in err
 
 
+def _wait_for_prog(tag, prog, timeout=30):
+    """The pid of the tagged process whose program (argv[0]) is prog."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for p in vnharness.tagged_pids(tag):
+            if os.path.basename(vnharness.proc_cmdline(p).split(" ")[0]) == prog:
+                return p
+        time.sleep(0.05)
+    raise AssertionError("no %s process appeared" % prog)
+
+
+@pytest.mark.parametrize("backend,app,prog", [
+    ("dgram", "gen", "vnperf-peer"),
+    ("socket", "sink", "vnperf-peer"),
+    pytest.param("tap", "sink", "vnperf-peer", marks=needs_root),
+    pytest.param("tap", "iperf", "iperf", marks=needs_root),
+    pytest.param("passt", "gen", "passt", marks=needs_passt),
+    pytest.param("vhost-user", "gen", "dpdk-testpmd", marks=needs_testpmd)])
+def test_killed_host_process_fails_the_run(image, peer, no_leftovers, backend, app, prog):
+    """Issue 13 F5: every host process the runner starts is watched; one
+    killed mid-run is the backend failure (status 68, one line naming it),
+    never "ok" (passt killed 3 s into a run read as ok, TX ring full 100%)."""
+    args = ["--backend", backend, "--app", app]
+    args += ["--", "role=client"] if app == "iperf" else ["--rate", "5k"]
+    p = subprocess.Popen([vnharness.PYTHON, vnharness.VNPERF, "run", "--accel", "tcg", "--quiet",
+                          "--json", "--duration", "60"] + args,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        pid = _wait_for_prog(no_leftovers, prog)
+        _wait_for(no_leftovers, "qemu-system", timeout=30)
+        time.sleep(2.0)
+        os.kill(pid, signal.SIGKILL)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == exitcodes.RUNNER_BACKEND_FAILED, (p.returncode, err)
+    assert "Traceback" not in err, err
+    rep = json.loads(out)
+    assert rep["status"] == exitcodes.RUNNER_BACKEND_FAILED, rep["why"]
+    assert "signal 9" in rep["why"] or "status -9" in rep["why"], rep["why"]
+
+
+@pytest.mark.parametrize("backend", ["dgram", pytest.param("vhost-user", marks=needs_testpmd)])
+def test_signal_storm_during_teardown_is_one_line(image, peer, no_leftovers, backend):
+    """Issue 13 F6: INT, INT, TERM 50 ms apart gave status 1 and three
+    tracebacks (signals released when the mask was restored escaped
+    teardown). Now: the first signal's status, one line, nothing left."""
+    p = _start_long_run(["--backend", backend])
+    try:
+        _wait_for(no_leftovers, "qemu-system", timeout=30)
+        time.sleep(1.5)
+        for s in (signal.SIGINT, signal.SIGINT, signal.SIGTERM):
+            p.send_signal(s)
+            time.sleep(0.05)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == exitcodes.RUNNER_INTERRUPTED, (p.returncode, err)
+    assert "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1, err
+
+
 def test_killed_guest_is_no_guest_exit_and_tears_down(image, peer, no_leftovers):
     p = _start_long_run(["--backend", "dgram"])
     try:

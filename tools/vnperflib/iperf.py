@@ -60,8 +60,11 @@ class HostIperf:
         self.finished = False
 
     def start(self):
+        # The host's server (guest client) runs until stopped; its client
+        # ends by itself.
+        watch = self.session.DAEMON if self.role == "client" else self.session.TASK
         self.proc = self.session.spawn(self.argv, name="iperf", stdout=self.out,
-                                       stderr=subprocess.STDOUT)
+                                       stderr=subprocess.STDOUT, watch=watch)
         if self.role == "client":
             # The server must listen before the guest connects.
             time.sleep(0.3)

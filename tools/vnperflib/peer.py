@@ -72,7 +72,7 @@ class Peer:
 
     def start(self, wait_s=5.0):
         self.proc = self.session.spawn(self.argv, name=self.label, stdout=self.out,
-                                       stderr=self.err)
+                                       stderr=self.err, watch=self.session.TASK)
         deadline = time.monotonic() + wait_s
         while not os.path.exists(self.ready_file):
             if self.proc.poll() is not None:

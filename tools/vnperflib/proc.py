@@ -69,11 +69,17 @@ class Session:
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
+    # spawn(watch=...): what ending early means for a child.
+    DAEMON = "daemon"  # runs until the backend stops it: any end is a death
+    TASK = "task"      # may finish on its own: only a failure or a signal is
+
     def __init__(self):
         self.children = []
         self._undo = []
         self._old = {}
         self.errors = []
+        self._closing = False
+        self.late = []  # signals that arrived during teardown
 
     def __enter__(self):
         _load_libc()
@@ -82,15 +88,33 @@ class Session:
         return self
 
     def _on_signal(self, signum, frame):
+        if self._closing:
+            # Teardown runs to its end whatever arrives (a second Ctrl-C);
+            # the signal is reported after it.
+            self.late.append(signum)
+            return
         raise Interrupted(signum)
 
-    def spawn(self, argv, name=None, **kw):
-        """Starts argv in its own session and registers it for teardown."""
+    def spawn(self, argv, name=None, watch=None, **kw):
+        """Starts argv in its own session and registers it for teardown.
+        watch (DAEMON or TASK): died() reports it ending early."""
         kw.setdefault("stdin", subprocess.DEVNULL)
         p = subprocess.Popen(argv, start_new_session=True, preexec_fn=_child_setup, **kw)
         p.vn_name = name or os.path.basename(argv[0])
+        p.vn_watch = watch
         self.children.append(p)
         return p
+
+    def died(self):
+        """None, or one line for the first watched child that ended early:
+        a DAEMON that ended at all, a TASK that failed or was killed."""
+        for p in self.children:
+            rc = p.poll() if p.vn_watch else None
+            if rc is None or (p.vn_watch == self.TASK and rc == 0):
+                continue
+            how = "signal %d" % -rc if rc < 0 else "status %d" % rc
+            return "%s (pid %d) ended during the run (%s)" % (p.vn_name, p.pid, how)
+        return None
 
     def stop(self, p, grace=1.0):
         kill_group(p, grace)
@@ -116,10 +140,18 @@ class Session:
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
+        self._closing = True
         self.close()
+        stop = exc if isinstance(exc, Interrupted) else None
+        if stop is None and self.late:
+            stop = Interrupted(self.late[0])
         for s, h in self._old.items():
-            signal.signal(s, h)
+            # Ending on a signal: more of them (a storm) must not cut the
+            # one closing line short or turn it into a traceback.
+            signal.signal(s, signal.SIG_IGN if stop else h)
+        if stop is not None and stop is not exc:
+            raise stop from None
         return False
 
 

@@ -123,6 +123,7 @@ class Run:
         self.window_open = False     # the sender's ready line started the CPU window
         self.window_closed = False   # its result line ended it
         self.backend_dead = None
+        self.guest_exiting = False   # a guest printed its exit line: QEMU and what hangs on it end
         self.ready_at = []
         self.net_up = []
         self.sender_up = True
@@ -292,6 +293,8 @@ class Run:
                 self.meter.start(time.monotonic())
         elif t == "net" or (t == "mark" and line.msg.get("name") == "net_ready"):
             self._net_ready(i)
+        elif t == "exit":
+            self.guest_exiting = True
         elif t == "result":
             self.be.tick()
             if g is self.sender and not self.window_closed:
@@ -311,6 +314,11 @@ class Run:
                 self._net_ready(i)
         if self.backend_dead is None:
             self.backend_dead = self.be.healthy()
+        # Every host process the backend started, whatever the backend
+        # checks itself: one that ends early fails the run (passt dying
+        # read as "ok", the guest's TX ring full 100%).
+        if self.backend_dead is None and not self.guest_exiting:
+            self.backend_dead = self.session.died()
 
 
 def run_one(session, opts, resolver, roles=None):

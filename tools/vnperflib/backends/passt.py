@@ -47,7 +47,7 @@ class Passt(Backend):
                 "-g", GW_IP, "-t", "none", "-u", ("%d:%d" % (self.port, PORT)) if sink else "none",
                 "--no-dhcpv6", "--no-ndp", "--no-ra"]
         self.proc = session.spawn(args, name="passt", stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)
+                                  stderr=subprocess.DEVNULL, watch=session.DAEMON)
         deadline = time.monotonic() + 5
         while not os.path.exists(self.sock):
             if self.proc.poll() is not None:

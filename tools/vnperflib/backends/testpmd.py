@@ -97,7 +97,7 @@ class VhostUser(Backend):
         self.log = open(self.logpath, "w+b")
         session.on_close(self.log.close, what="close testpmd log")
         self.proc = session.spawn(argv, name="testpmd", stdin=subprocess.PIPE, stdout=self.log,
-                                  stderr=subprocess.STDOUT)
+                                  stderr=subprocess.STDOUT, watch=session.DAEMON)
         deadline = time.monotonic() + 15
         while not all(os.path.exists(s) for s in self.socks):
             if self.proc.poll() is not None:
