@@ -93,6 +93,20 @@ static void test_defaults(void **state)
     assert_true(o.verify_csum);
 }
 
+static void test_latency_counts_only(void **state)
+{
+    struct peer_opts o;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(PARSE(&o, err, "count", "--local", "127.0.0.1:1"), 0);
+    assert_false(o.latency);
+    assert_int_equal(PARSE(&o, err, "count", "--local", "127.0.0.1:1", "--latency"), 0);
+    assert_true(o.latency);
+    expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--latency"), err,
+                 "--latency does not apply to send");
+}
+
 static void test_help(void **state)
 {
     struct peer_opts o;
@@ -122,6 +136,9 @@ static void test_errors(void **state)
                  "--size does not apply to count");
     expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--idle", "1"), err,
                  "--idle does not apply to send");
+    expect_error(
+        PARSE(&o, err, "reflect", "--local", "127.0.0.1:1", "--remote", "127.0.0.1:2", "--latency"),
+        err, "--latency does not apply to reflect");
     expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--size", "59"), err,
                  "60..9014");
     expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--size", "9015"), err,
@@ -172,6 +189,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_send_all_options),
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_latency_counts_only),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_errors),
     };

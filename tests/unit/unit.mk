@@ -72,6 +72,9 @@ test_peer_frame_SRCS := tests/unit/test_peer_frame.c tools/peer/peer_frame.c \
 UNIT_TESTS += test_peer_streams
 test_peer_streams_SRCS := tests/unit/test_peer_streams.c tools/peer/peer_streams.c apps/seqtrack.c
 
+UNIT_TESTS += test_peer_lat
+test_peer_lat_SRCS := tests/unit/test_peer_lat.c tools/peer/peer_lat.c apps/hist.c
+
 define unit_test_rule
 $(BUILD)/tests/unit/$(1): $$(patsubst %.c,$(BUILD)/tests/unit-obj/%.o,$$($(1)_SRCS))
 	@mkdir -p $$(dir $$@)

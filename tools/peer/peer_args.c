@@ -43,6 +43,7 @@ enum opt_id {
     O_PROGRESS,
     O_VERIFY_CSUM,
     O_SOCKBUF,
+    O_LATENCY,
 };
 
 static const struct option long_opts[] = {
@@ -68,6 +69,7 @@ static const struct option long_opts[] = {
     {"progress", no_argument, NULL, O_PROGRESS},
     {"verify-csum", no_argument, NULL, O_VERIFY_CSUM},
     {"sockbuf", required_argument, NULL, O_SOCKBUF},
+    {"latency", no_argument, NULL, O_LATENCY},
     {NULL, 0, NULL, 0},
 };
 
@@ -83,7 +85,7 @@ static const unsigned opt_modes[] = {
     [O_RATE - O_LOCAL] = M_SEND,      [O_BATCH - O_LOCAL] = M_ALL,
     [O_MALFORMED - O_LOCAL] = M_SEND, [O_READY_FILE - O_LOCAL] = M_ALL,
     [O_PROGRESS - O_LOCAL] = M_ALL,   [O_VERIFY_CSUM - O_LOCAL] = M_RX,
-    [O_SOCKBUF - O_LOCAL] = M_ALL,
+    [O_SOCKBUF - O_LOCAL] = M_ALL,    [O_LATENCY - O_LOCAL] = M_COUNT,
 };
 
 static const char *const mode_names[] = {
@@ -123,6 +125,9 @@ void peer_args_usage(FILE *f)
           "count, reflect:\n"
           "  --idle S             stop after S seconds without frames, once one came\n"
           "  --verify-csum        also check UDP checksums (IPv4 ones always are)\n"
+          "count:\n"
+          "  --latency            one-way latency of frames stamped by a vnperf-peer send\n"
+          "                       on this host (its TSC), e.g. forwarded back by a VM\n"
           "send:\n"
           "  --size BYTES         Ethernet frame length without FCS, 60..9014 (default 60)\n"
           "  --src-mac MAC        default 02:00:00:00:00:01\n"
@@ -363,6 +368,9 @@ static int apply(struct peer_opts *o, int id, const char *name, const char *v, c
         return 0;
     case O_VERIFY_CSUM:
         o->verify_csum = true;
+        return 0;
+    case O_LATENCY:
+        o->latency = true;
         return 0;
     case O_SOCKBUF:
         if (parse_u64(v, 4096, INT32_MAX / 2, &o->sockbuf))

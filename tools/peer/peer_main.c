@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE   2
@@ -80,6 +81,10 @@ int main(int argc, char **argv)
         return EXIT_RUNTIME;
     }
     st = peer_stats_new();
+    if (st && o.latency && peer_stats_latency(st, __rdtsc(), peer_now_ns(CLOCK_MONOTONIC_RAW))) {
+        peer_stats_free(st);
+        st = NULL;
+    }
     if (!st) {
         fprintf(stderr, "vnperf-peer: out of memory\n");
         return EXIT_RUNTIME;

@@ -34,6 +34,7 @@ struct peer_opts {
     enum peer_malformed malformed;
     const char *ready_file;
     bool progress, verify_csum;
+    bool latency; /* count: one-way latency from this host's TSC stamps */
     uint64_t sockbuf;
 };
 

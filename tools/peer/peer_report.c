@@ -3,6 +3,7 @@
 #include "tools/peer/peer_run.h"
 
 #include <string.h>
+#include <x86intrin.h>
 
 struct totals {
     uint64_t lost, dup, reorder, stale;
@@ -146,6 +147,8 @@ void peer_report_json(FILE *f, const struct peer_run *r)
                 (unsigned long long)o->rate, o->streams, peer_malformed_name(o->malformed));
     else
         json_rx(f, st);
+    if (st->lat)
+        peer_lat_json(f, st->lat, __rdtsc(), peer_now_ns(CLOCK_MONOTONIC_RAW));
     if (o->mode == PEER_MODE_REFLECT)
         fprintf(f, ",\"tx_packets\":%llu,\"tx_bytes\":%llu", (unsigned long long)st->tx_packets,
                 (unsigned long long)st->tx_bytes);

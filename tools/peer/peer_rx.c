@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <x86intrin.h>
 
 /* A UDP/IPv4 datagram is never longer, so no frame is ever cut. */
 #define RX_SLOT (PEER_SIZE_MAX + 1)
@@ -86,6 +87,8 @@ static int rx_batch(struct peer_run *r, struct rx_ring *q, uint32_t n, uint64_t 
     struct peer_stats *st = r->st;
     uint32_t ntx = 0;
 
+    if (st->lat)
+        st->rx_tsc = __rdtsc();
     if (st->packets == 0)
         st->first_ns = now - r->start_ns;
     st->last_ns = now - r->start_ns;

@@ -1,6 +1,7 @@
 /* Per-frame accounting: kind, size histogram, streams. */
 #include "tools/peer/peer_stats.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 struct peer_stats *peer_stats_new(void)
@@ -14,11 +15,21 @@ struct peer_stats *peer_stats_new(void)
     return st;
 }
 
+int peer_stats_latency(struct peer_stats *st, uint64_t tsc, uint64_t ns)
+{
+    st->lat = malloc(sizeof(*st->lat));
+    if (!st->lat)
+        return -ENOMEM;
+    peer_lat_start(st->lat, tsc, ns);
+    return 0;
+}
+
 void peer_stats_free(struct peer_stats *st)
 {
     if (!st)
         return;
     peer_streams_free(&st->streams);
+    free(st->lat);
     free(st);
 }
 
@@ -32,8 +43,11 @@ void peer_stats_rx(struct peer_stats *st, const uint8_t *f, size_t len, bool ver
     peer_stats_size(st, len, 1);
     kind = peer_frame_classify(f, len, verify_udp_csum, &v);
     st->kinds[kind]++;
-    if (kind == PKT_UDP)
-        peer_streams_add(&st->streams, v.stream, v.seq);
+    if (kind != PKT_UDP)
+        return;
+    peer_streams_add(&st->streams, v.stream, v.seq);
+    if (st->lat)
+        peer_lat_add(st->lat, v.tsc, st->rx_tsc);
 }
 
 void peer_stats_error(struct peer_stats *st, uint64_t *counter, int err)

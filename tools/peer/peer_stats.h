@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "tools/peer/peer_frame.h"
+#include "tools/peer/peer_lat.h"
 #include "tools/peer/peer_streams.h"
 
 /* Largest datagram: UDP over IPv4 carries at most 65507 bytes, so a receive
@@ -26,12 +27,18 @@ struct peer_stats {
     uint64_t reflect_runts; /* reflect: frames too short to turn around, dropped */
     uint64_t sock_drops;    /* frames the kernel dropped on our full socket buffer */
     int first_errno;        /* of the first counted error, 0 if none */
+    struct peer_lat *lat;   /* count --latency, else NULL */
+    uint64_t rx_tsc;        /* TSC when the current batch was read */
     struct peer_streams streams;
 };
 
 /* Zeroed stats on the heap (the tables are large); NULL on ENOMEM. */
 struct peer_stats *peer_stats_new(void);
 void peer_stats_free(struct peer_stats *st);
+
+/* Turns on latency (count --latency), started at (tsc, CLOCK_MONOTONIC_RAW
+ * ns); -ENOMEM. */
+int peer_stats_latency(struct peer_stats *st, uint64_t tsc, uint64_t ns);
 
 /* Accounts one received frame of len (<= PEER_SIZE_MAX) bytes. */
 void peer_stats_rx(struct peer_stats *st, const uint8_t *f, size_t len, bool verify_udp_csum);
