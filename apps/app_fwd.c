@@ -3,7 +3,13 @@
  * on the other as is, and its buffer goes back to the first device's RX
  * ring in the tx_done callback. Frames addressed to us on the first device
  * (ARP for our IP, IPv4 to our IP) go to lwIP so the forwarder answers
- * ping. Runs for duration= (default FWD_DEFAULT_S) or count= frames. */
+ * ping. Runs for duration= (default FWD_DEFAULT_S) or count= frames.
+ *
+ * Where frames waited, per direction: RX bursts that came back full (more
+ * were queued in the input ring: the forwarder came round late), bursts
+ * the output ring could not take whole (the backend had not emptied it:
+ * the rest were dropped), and the most frames left in flight on the output
+ * ring after a burst. */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +26,7 @@
 
 struct fwd_dir {
     uint64_t packets, bytes, dropped, runts, local;
+    uint64_t rx_bursts, rx_full, tx_full, tx_in_flight_max;
 };
 
 static struct fwd_dir dir[2];
@@ -30,6 +37,10 @@ static void fwd_step(struct net_if *in, struct net_if *out, struct fwd_dir *d, u
     struct vnet_tx tx[NET_RX_BATCH];
     uint32_t bufs[NET_RX_BATCH];
     int n = net_check(in, vnet_rx_burst(in->dev, rx, NET_RX_BATCH)), nt = 0;
+    if (n > 0) {
+        d->rx_bursts++;
+        d->rx_full += n == NET_RX_BATCH;
+    }
     for (int i = 0; i < n; i++) {
         if (rx[i].len < ETH_HLEN) {
             d->runts++;
@@ -50,6 +61,10 @@ static void fwd_step(struct net_if *in, struct net_if *out, struct fwd_dir *d, u
             vnet_rx_release(in->dev, bufs[i]);
         d->packets += (uint64_t)q;
         d->dropped += (uint64_t)(nt - q);
+        d->tx_full += q < nt;
+        int fl = vnet_tx_in_flight(out->dev);
+        if (fl > 0 && (uint64_t)fl > d->tx_in_flight_max)
+            d->tx_in_flight_max = (uint64_t)fl;
     }
     net_check(out, vnet_tx_reclaim(out->dev));
 }
@@ -62,6 +77,10 @@ static void dir_json(struct json *j, const char *key, const struct fwd_dir *d)
     json_u64(j, "tx_dropped", d->dropped);
     json_u64(j, "runts", d->runts);
     json_u64(j, "to_lwip", d->local);
+    json_u64(j, "rx_bursts", d->rx_bursts);
+    json_u64(j, "rx_full", d->rx_full);
+    json_u64(j, "tx_full", d->tx_full);
+    json_u64(j, "tx_in_flight_max", d->tx_in_flight_max);
     json_obj_end(j);
 }
 

@@ -10,8 +10,9 @@
  * path=stack: the same payload through lwIP's udp_sendto, to measure what
  * the stack costs.
  *
- * Frames that come back (a reflector swapping addresses and ports) are
- * counted with loss/dup/reorder and a latency histogram from their TSC
+ * Frames that come back, on any NIC (a reflector swapping addresses and
+ * ports, or a forwarder passing them on unchanged: PVP with a second NIC)
+ * are counted with loss/dup/reorder and a latency histogram from their TSC
  * stamps, which are ours. */
 #include <errno.h>
 #include <stdio.h>
@@ -68,7 +69,7 @@ static struct gen {
     struct seq_stream *rx_streams;
     struct hist lat; /* cycles */
     uint64_t rx_packets, rx_bytes, rx_bad, rx_future_ts;
-    uint64_t wire_rx, wire_rx_bytes; /* every frame received */
+    uint64_t wire_rx, wire_rx_bytes; /* every frame received on the first NIC */
 } g;
 
 static inline unsigned next_flow(void)
@@ -116,21 +117,31 @@ static void gen_account_return(const uint8_t *pl, uint32_t plen, uint32_t frame_
         g.rx_future_ts++;
 }
 
-static void gen_rx(uint64_t now)
+/* One of our flows' frames: its ports swapped (reflected) or as sent
+ * (forwarded back). */
+static bool gen_own_ports(uint32_t s, const struct pkt_info *pi)
+{
+    const struct pkt_flow *fl = &g.flows[s];
+    return (pi->dport == fl->sport && pi->sport == fl->dport) ||
+           (pi->sport == fl->sport && pi->dport == fl->dport);
+}
+
+static void gen_rx_dev(struct net_if *nif, uint64_t now)
 {
     struct vnet_rx rx[NET_RX_BATCH];
-    struct net_if *nif = g.nif;
     int n = net_check(nif, vnet_rx_burst(nif->dev, rx, NET_RX_BATCH));
     for (int i = 0; i < n; i++) {
         struct pkt_info pi;
         const uint8_t *f = rx[i].frame;
-        g.wire_rx++;
-        g.wire_rx_bytes += rx[i].len;
+        if (nif == g.nif) {
+            g.wire_rx++;
+            g.wire_rx_bytes += rx[i].len;
+        }
         enum pkt_kind k = pkt_parse(f, rx[i].len, true, &pi);
         if (k == PKT_UDP && pi.payload_len >= PL_MIN) {
             uint32_t s = pi.payload_len >= PL_LEN ? rdle32(f + pi.payload_off + PL_OFF_STREAM)
                                                   : rdle16(f + pi.payload_off + PL_OFF_STREAM);
-            if (s < g.nflows && pi.dport == g.flows[s].sport && pi.sport == g.flows[s].dport) {
+            if (s < g.nflows && gen_own_ports(s, &pi)) {
                 gen_account_return(f + pi.payload_off, pi.payload_len, rx[i].len, now);
                 vnet_rx_release(nif->dev, rx[i].buf);
                 continue;
@@ -143,6 +154,14 @@ static void gen_rx(uint64_t now)
         }
         net_input(nif, &rx[i]);
     }
+}
+
+/* Every NIC: the first sends, a second one gets frames a device under
+ * test forwarded back (PVP). */
+static void gen_rx(uint64_t now)
+{
+    for (unsigned d = 0; d < net_if_count(); d++)
+        gen_rx_dev(net_if_get(d), now);
 }
 
 static void stack_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,

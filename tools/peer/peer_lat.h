@@ -11,9 +11,9 @@
 #include "apps/hist.h"
 
 struct peer_lat {
-    struct hist h;         /* TSC cycles */
-    uint64_t future;       /* stamps later than the arrival: not ours */
-    uint64_t tsc0, ns0;    /* TSC and CLOCK_MONOTONIC_RAW at the start */
+    struct hist h;      /* TSC cycles */
+    uint64_t future;    /* stamps later than the arrival: not ours */
+    uint64_t tsc0, ns0; /* TSC and CLOCK_MONOTONIC_RAW at the start */
 };
 
 void peer_lat_start(struct peer_lat *l, uint64_t tsc, uint64_t ns);
