@@ -1,0 +1,203 @@
+"""RFC 2544 throughput search (s26.1): the highest rate at which the device
+under test loses no frame (NDR), or at most a stated share of them (PDR).
+
+Pure logic: the trials are run by a function the caller gives (search_run.py
+boots a guest per trial; the tests give a simulated device). One trial at
+the sender's flat-out rate measures the ceiling; then a binary search
+between the floor and that ceiling until the bracket above the highest
+passing rate is no wider than the resolution (a share of that rate, or
+pps); then a verification trial at the rate found. A verification
+that loses frames makes the rate the new ceiling and the search goes on
+below it (at most max_verify times). A trial that fails for any other
+reason (a backend died, a guest error) stops the search with that reason.
+
+A trial is a dict (trial_fn's answer): status (0 when it ran), why, sent,
+received (the tester's frames out and back in, both sides' counts), and
+achieved_pps (the rate the sender really held). The search adds target_pps,
+kind, lost, loss_pct, rate_error, missed and passed."""
+
+import math
+
+# Statuses of a search that ran its trials but has no rate to give.
+NO_RATE = "no_rate"        # frames lost even at the floor
+UNSTABLE = "unstable"      # verification failed max_verify times
+MISSED = "missed"          # the result's trial missed its target rate
+STOPPED = "stopped"        # a trial failed for a reason other than loss
+MAX_TRIALS = "max_trials"  # the trial budget ran out
+OK = "ok"
+
+
+class Spec:
+    """What a search is asked: loss_pct allowed (0: NDR), resolution as a
+    fraction of the rate found (relative=True: the bracket above it is at
+    most that share of it) or in pps, the floor in pps, and its trial
+    budget."""
+
+    def __init__(self, loss_pct=0.0, resolution=0.01, relative=True, floor_pps=1,
+                 max_trials=40, max_verify=3):
+        if loss_pct < 0 or loss_pct >= 100:
+            raise ValueError("loss %g%%: must be 0 <= loss < 100" % loss_pct)
+        if resolution <= 0 or (relative and resolution >= 1):
+            raise ValueError("resolution must be > 0%s" % (" and < 100%" if relative else ""))
+        if floor_pps < 1:
+            raise ValueError("floor %g pps: must be >= 1" % floor_pps)
+        self.loss_pct = float(loss_pct)
+        self.resolution = float(resolution)
+        self.relative = relative
+        self.floor_pps = int(floor_pps)
+        self.max_trials = max_trials
+        self.max_verify = max_verify
+
+    @property
+    def mode(self):
+        return "pdr" if self.loss_pct > 0 else "ndr"
+
+    def resolution_pps(self, rate):
+        """The resolution in pps at rate (at least 1 pps)."""
+        return max(1.0, self.resolution * rate if self.relative else self.resolution)
+
+    def floor(self, max_pps):
+        """The lowest rate searched: --floor, at most the flat-out rate."""
+        return max(1, min(self.floor_pps, int(max_pps)))
+
+
+def bisection_steps(width, res_pps):
+    """Halvings that narrow a bracket of width pps to res_pps."""
+    return 0 if width <= res_pps else int(math.ceil(math.log2(width / res_pps)))
+
+
+class Stop(Exception):
+    """Ends the search: status (one of the names above) and one line."""
+
+    def __init__(self, status, why):
+        super().__init__(why)
+        self.status = status
+        self.why = why
+
+
+class Search:
+    def __init__(self, spec, trial_fn, log=None):
+        self.spec = spec
+        self.trial_fn = trial_fn
+        self.log = log or (lambda line: None)
+        self.trials = []
+        self.max_pps = None
+        self.res_pps = None
+
+    def run(self):
+        """The search's result dict (trials, the rate found or why none)."""
+        out = {"mode": self.spec.mode, "loss_allowed_pct": self.spec.loss_pct,
+               "rate_pps": None, "verified": False}
+        try:
+            out["rate_pps"] = self._search()
+            out["verified"] = True
+            out["status"], out["why"] = OK, "%s %d pps (verified)" % (self.spec.mode.upper(),
+                                                                       out["rate_pps"])
+        except Stop as e:
+            out["status"], out["why"] = e.status, e.why
+        if out["rate_pps"] is not None:
+            self.res_pps = self.spec.resolution_pps(out["rate_pps"])
+        out.update(max_pps=self.max_pps, resolution_pps=self.res_pps, trials=self.trials,
+                   floor_pps=self.spec.floor(self.max_pps) if self.max_pps else None)
+        return out
+
+    def _search(self):
+        top = self._trial(None, "max")
+        if not top.get("achieved_pps") or top["achieved_pps"] <= 0:
+            raise Stop(STOPPED, "the flat-out trial sent nothing: %s" % top.get("why"))
+        self.max_pps = top["achieved_pps"]
+        lo, hi = self.spec.floor(self.max_pps), int(self.max_pps)
+        if top["passed"]:
+            # The device kept up with the sender's flat-out rate: the
+            # sender, not the device, bounds the result.
+            lo = hi
+        for _ in range(self.spec.max_verify):
+            lo = self._bisect(lo, hi)
+            v = self._trial(lo, "verify")
+            if v["passed"]:
+                self._check_pacing(lo)
+                return lo
+            self.log("verification at %d pps lost %d frames: searching below it"
+                     % (lo, v["lost"]))
+            hi = lo
+            lo = self._passed_below(hi)
+        raise Stop(UNSTABLE, "verification failed %d times (last at %d pps): the loss is not "
+                   "repeatable at this trial duration" % (self.spec.max_verify, hi))
+
+    def _bisect(self, lo, hi):
+        """Narrows [lo, hi] to the resolution; lo must pass (it is tried
+        when no trial has passed it yet). Returns the highest passing rate."""
+        while hi - lo > self.spec.resolution_pps(lo):
+            mid = (lo + hi) // 2
+            if self._trial(mid, "search")["passed"]:
+                lo = mid
+            else:
+                hi = mid
+        if not any(t["passed"] and t["target_pps"] == lo for t in self.trials) and \
+                not (lo == int(self.max_pps) and self.trials[0]["passed"]):
+            if not self._trial(lo, "floor")["passed"]:
+                raise Stop(NO_RATE, "frames lost even at the floor, %d pps (%s)"
+                           % (lo, self.trials[-1].get("where") or self.trials[-1].get("why")))
+        return lo
+
+    def _passed_below(self, rate):
+        """The highest rate below rate that a trial passed, or the floor."""
+        below = [t["target_pps"] for t in self.trials if t["passed"] and t["target_pps"]
+                 and t["target_pps"] < rate]
+        return max(below) if below else min(self.spec.floor(self.max_pps), rate - 1)
+
+    def _check_pacing(self, rate):
+        """Refuses a rate whose passing trials missed their target by more
+        than the resolution: the device was not offered that rate."""
+        self.res_pps = self.spec.resolution_pps(rate)
+        for t in self.trials:
+            if t["target_pps"] == rate and t["passed"] and t["missed"]:
+                raise Stop(MISSED, "the %s trial at %d pps sent %.0f pps (%+.2f%%): off by more "
+                           "than the resolution (%.0f pps), so %d pps was not what the device "
+                           "was offered" % (t["kind"], rate, t["achieved_pps"],
+                                            100 * t["rate_error"], self.res_pps, rate))
+
+    def _trial(self, target, kind):
+        if len(self.trials) >= self.spec.max_trials:
+            raise Stop(MAX_TRIALS, "%d trials without a verified rate" % self.spec.max_trials)
+        t = dict(self.trial_fn(target, kind))
+        t.update(target_pps=target, kind=kind)
+        self.trials.append(t)
+        if t.get("status", 0) != 0:
+            raise Stop(STOPPED, "%s trial at %s failed: %s" % (
+                kind, "flat out" if target is None else "%d pps" % target, t.get("why")))
+        judge(t, self.spec)
+        self.log(describe(t))
+        return t
+
+
+def judge(t, spec):
+    """Adds lost, loss_pct, rate_error, missed (off its target by more
+    than the resolution) and passed to trial t."""
+    sent, got = t.get("sent"), t.get("received")
+    if not isinstance(sent, int) or not isinstance(got, int) or sent <= 0:
+        raise Stop(STOPPED, "%s trial: no frame count on both sides (sent %s, received %s)%s"
+                   % (t["kind"], sent, got, ": " + t["why"] if t.get("why") else ""))
+    if got > sent:
+        raise Stop(STOPPED, "%s trial: %d received of %d sent: the counts disagree (frames from "
+                   "elsewhere, or a counting bug)" % (t["kind"], got, sent))
+    t["lost"] = sent - got
+    t["loss_pct"] = 100.0 * t["lost"] / sent
+    target, achieved = t["target_pps"], t.get("achieved_pps")
+    if target and achieved is not None:
+        t["rate_error"] = (achieved - target) / target
+        t["missed"] = abs(achieved - target) > spec.resolution_pps(target)
+    else:
+        t["rate_error"], t["missed"] = None, False
+    t["passed"] = t["lost"] == 0 if spec.loss_pct == 0 else t["loss_pct"] <= spec.loss_pct
+    return t
+
+
+def describe(t):
+    """One progress line for a trial."""
+    rate = "flat out" if t["target_pps"] is None else "%d pps" % t["target_pps"]
+    err = "" if t.get("rate_error") is None else ", rate error %+.2f%%%s" % (
+        100 * t["rate_error"], " (missed)" if t["missed"] else "")
+    return "%s trial at %s: sent %d (%.0f pps%s), lost %d (%.4f%%): %s" % (
+        t["kind"], rate, t["sent"], t.get("achieved_pps") or 0, err, t["lost"], t["loss_pct"],
+        "pass" if t["passed"] else "fail")
