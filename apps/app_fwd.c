@@ -3,7 +3,9 @@
  * on the other as is, and its buffer goes back to the first device's RX
  * ring in the tx_done callback. Frames addressed to us on the first device
  * (ARP for our IP, IPv4 to our IP) go to lwIP so the forwarder answers
- * ping. Runs for duration= (default FWD_DEFAULT_S) or count= frames.
+ * ping. Runs for duration= (default FWD_DEFAULT_S) or count= frames, or
+ * until idle_ms= passed without a frame in on the first device once
+ * frames came (the end of a PVP tester's traffic).
  *
  * Where frames waited, per direction: RX bursts that came back full (more
  * were queued in the input ring: the forwarder came round late), bursts
@@ -95,13 +97,17 @@ int app_fwd_main(void)
     uint64_t end = app_deadline(start, FWD_DEFAULT_S);
     uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
+    uint64_t idle = time_ns_to_cycles(cfg.idle_ms * 1000000ull), last_in = 0;
     printf("fwd: %s <-> %s\n", vnet_name(a->dev), vnet_name(b->dev));
 
     while (dir[0].packets + dir[1].packets < count) {
         now = time_cycles();
-        if (now >= end)
+        if (now >= end || (idle && last_in && now - last_in >= idle))
             break;
+        uint64_t bursts = dir[0].rx_bursts;
         fwd_step(a, b, &dir[0], me);
+        if (dir[0].rx_bursts != bursts)
+            last_in = now;
         fwd_step(b, a, &dir[1], me);
         if (now >= next_service) {
             net_service();

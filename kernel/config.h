@@ -68,6 +68,7 @@ struct vn_config {
     char flows[CFG_STR_MAX];
     uint64_t req_size, resp_size;
     uint64_t interval_ms;
+    uint64_t idle_ms; /* fwd: end this long after the last frame in on the first NIC */
     /* which keys the user gave (bit per key index), so apps can tell a
      * default from a choice */
     uint64_t given[2];

@@ -67,6 +67,8 @@ const struct cfg_key cfg_keys[] = {
     U("seed", seed, 0, UINT64_MAX, "1", "seed for random flows and payloads"),
     B("verbose", verbose, "0", "more console output"),
     U("interval_ms", interval_ms, 100, 60000, "1000", "sample line interval"),
+    U("idle_ms", idle_ms, 0, 3600000, "0",
+      "fwd: end this long after the last frame in on the first NIC; 0: off"),
     /* self-test apps */
     U("alloc_mb", alloc_mb, 1, 1048576, "16", "app=alloc: MiB to allocate"),
     E("fault", fault, "pf|ud|gp|de", "pf", "app=fault: which exception to raise"),
