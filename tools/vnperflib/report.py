@@ -51,6 +51,8 @@ def human(rep):
     if c:
         for name, d in c["directions"].items():
             rows.append(("counts " + name, "%s: %s" % (d["verdict"], d["why"].split(": ", 1)[-1])))
+    for label, line in (rep.get("waits") or {}).items():
+        rows.append(("waited in " + label, line))
     cpu = rep.get("cpu")
     if cpu and rep["backend"] != "none":
         parts = ["%s %.0f%%" % (k, v["pct"]) for k, v in sorted(cpu["roles"].items())

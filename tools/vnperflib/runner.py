@@ -5,7 +5,8 @@ import os
 import sys
 import time
 
-from . import backends, exitcodes, guest, hostcpu, outcome, pinning, qemucmd, scratch, verdict
+from . import (backends, exitcodes, guest, hostcpu, outcome, pinning, qemucmd, scratch,
+               topology_pvp, verdict)
 from .echo import Echo
 from .errors import RunnerError
 from .qmp import Qmp, QmpError
@@ -90,6 +91,8 @@ PARTNER = {"gen": ["app=sink"], "rr": ["app=rr", "role=server"]}
 def guest_roles(opts):
     """[(label, config words)]: one guest, or for --topology guests the
     receiver first and the sender last (the sender's result is the run's)."""
+    if topology_pvp.nfwd(opts):
+        return topology_pvp.roles(opts)
     words = app_config(opts)
     if getattr(opts, "topology", "host") != "guests":
         return [("guest", words)]
@@ -243,6 +246,8 @@ class Run:
             "wall_s": time.monotonic() - self.t0,
         }
         rep["metrics"] = outcome.metrics(rep)
+        if topology_pvp.nfwd(self.opts):
+            topology_pvp.finish_report(rep)
         rep["verdict"] = verdict.bottleneck(rep)
         rep["status"], rep["why"] = outcome.overall_status(rep, dead)
         rep["status_name"] = exitcodes.status_name(rep["status"])

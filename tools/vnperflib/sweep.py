@@ -9,7 +9,8 @@ import itertools
 import os
 import time
 
-from . import accel, backends, exitcodes, pinning, plots, qemucmd, resultsdir, runner, stats
+from . import (accel, backends, exitcodes, pinning, plots, qemucmd, resultsdir, runner, stats,
+               topology_pvp)
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
 from .tables import fmt_num, table
@@ -145,7 +146,7 @@ def base_opts(opts):
         raise usage("--boot uefi needs --machine q35 or pc (OVMF does not run on microvm)")
     runner.check_user_config(base)
     if base.app is None:
-        base.app = "gen"
+        base.app = topology_pvp.default_app(base)
     if base.duration is None:
         base.duration = 5
     if base.timeout is None:

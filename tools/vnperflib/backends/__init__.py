@@ -3,7 +3,9 @@ what it needs, gives QEMU its -netdev, reports host-side counts and tears
 everything down through the session's undo stack (base.Backend). The
 registry below is the one place that names them."""
 
+from .. import topology_pvp
 from ..errors import usage
+from . import pvp
 from .base import Backend, NoBackend
 from .passt import Passt
 from .qemuonly import Hub, User
@@ -34,4 +36,8 @@ def names():
 def make(name, opts):
     if name not in REGISTRY:
         raise usage("unknown backend %r: one of %s" % (name, ", ".join(REGISTRY)))
+    n = topology_pvp.nfwd(opts)
+    if n:
+        topology_pvp.check(opts)
+        return pvp.make(name, opts, n)
     return REGISTRY[name](opts)

@@ -1,0 +1,48 @@
+"""--topology pvp over vhost-user: testpmd io between a gen tester with two
+NICs and a forwarding guest, counted at every hop (three pollers on two
+cores: a low rate, the counts must be exact, not fast)."""
+
+import json
+import shutil
+
+import pytest
+
+from vnharness import run_vnperf
+
+needs_testpmd = pytest.mark.skipif(shutil.which("dpdk-testpmd") is None,
+                                   reason="no dpdk-testpmd (Debian dpdk-dev)")
+
+
+def agree(rep, names):
+    dirs = rep["counts"]["directions"]
+    for n in names:
+        assert dirs[n]["verdict"] == "agree", dirs[n]["why"]
+        assert dirs[n]["sent"] == dirs[n]["received"] > 0
+    return dirs
+
+
+@needs_testpmd
+@pytest.mark.timeout_s(120)
+def test_pvp_over_vhost_user_forwards_an_exact_count(image):
+    n = 3000
+    r = run_vnperf(["run", "--accel", "tcg", "--quiet", "--json", "--backend", "vhost-user",
+                    "--topology", "pvp", "--count", str(n), "--rate", "3k", "--duration", "5"],
+                   timeout=100)
+    assert r.stdout, r.stderr
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0, rep["why"]
+    assert [g["label"] for g in rep["guests"]] == ["fwd1", "tester"]
+    hops = rep["counts"]["hops"]
+    assert len(hops) == 7 and hops[3] == "fwd1 a -> b"
+    dirs = agree(rep, hops + ["end to end"])
+    tester = rep["guests"][-1]["result"]
+    assert dirs["end to end"]["sent"] == dirs["end to end"]["received"] == n
+    assert tester["rx"]["packets"] == n and tester["rx"]["lost"] == 0
+    # testpmd forwarded every frame both ways it was asked to.
+    ports = rep["host"]["testpmd"]["ports"]
+    assert ports["0"]["RX-packets"] == ports["1"]["TX-packets"] == dirs["fwd1 a -> b"]["sent"]
+    assert rep["metrics"]["p50_ns"] > 0 and "fwd1" in rep["waits"]
+    # The forwarder ended once the tester's frames stopped (idle_ms=), not
+    # at its duration cap (the tester's duration + 20 s).
+    fwd1, tester = rep["guests"]
+    assert fwd1["wall_s"] < tester["wall_s"] + 10

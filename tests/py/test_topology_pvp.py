@@ -1,0 +1,109 @@
+"""--topology pvp|pvvp without QEMU: the guests of a chain, refusals, and
+loss located per hop from recorded counters."""
+
+import argparse
+
+import pytest
+
+import vnpy  # noqa: F401 (the runner's library on sys.path)
+from vnperflib import backends, runner, topology_pvp
+from vnperflib.errors import RunnerError
+
+
+def opts(**kw):
+    o = argparse.Namespace(topology="pvp", backend="dgram", app="fwd", duration=3, size=60,
+                           rate="10k", count=None, machine="microvm", event_idx=None,
+                           queue_size=None, fwd_mode=None)
+    o.__dict__.update(kw)
+    return o
+
+
+def test_roles_of_a_chain():
+    assert runner.guest_roles(opts()) == [("fwd1", ["app=fwd", "duration=23", "idle_ms=1000"])]
+    two = runner.guest_roles(opts(topology="pvvp", backend="vhost-user", count=500))
+    assert [label for label, _ in two] == ["fwd1", "fwd2", "tester"]
+    assert two[-1][1] == ["app=gen", "duration=3", "size=60", "rate=10k", "count=500"]
+
+
+@pytest.mark.parametrize("kw,needle", [
+    ({"backend": "tap"}, "--backend tap cannot join guests into a chain"),
+    ({"app": "sink"}, "the network function is app=fwd (not --app sink)"),
+])
+def test_refused_before_anything_starts(kw, needle):
+    with pytest.raises(RunnerError) as e:
+        backends.make(kw.get("backend", "dgram"), opts(**kw))
+    assert needle in e.value.line
+
+
+def test_chain_backends_wire_two_nics_per_guest():
+    be = backends.make("vhost-user", opts(topology="pvvp", backend="vhost-user"))
+    be.socks = ["s%d" % i for i in range(6)]
+    assert [n.netdev for n in be.nics(0)] == ["vhost-user,chardev=vu1", "vhost-user,chardev=vu2"]
+    assert [n.netdev for n in be.nics(1)] == ["vhost-user,chardev=vu3", "vhost-user,chardev=vu4"]
+    assert [n.netdev for n in be.nics(2)] == ["vhost-user,chardev=vu0", "vhost-user,chardev=vu5"]
+    assert be.guest_config(2) == ["ip=10.0.2.17", "dst_ip=10.0.2.99",
+                                  "dst_mac=52:54:00:00:01:01"]
+    w = backends.make("dgram", opts(topology="pvvp"))
+    w.links = [(1001, 1002), (1003, 1004), (1005, 1006)]
+    a, b = w.nics(1)
+    # fwd2's a receives on link 1's downstream port, b sends into link 2.
+    assert "local.port=1004," in a.netdev and a.netdev.endswith("remote.port=1003")
+    assert "local.port=1005," in b.netdev and b.netdev.endswith("remote.port=1006")
+
+
+def vnet(rx, tx, in_flight=0):
+    return {"rx": {"packets": rx}, "tx": {"packets": tx, "in_flight": in_flight}}
+
+
+def fwd(got, out, dropped=0):
+    return {"app": "fwd", "a_to_b": {"packets": out, "tx_dropped": dropped, "to_lwip": 0,
+                                     "runts": 0, "rx_full": 3, "rx_bursts": 9, "tx_full": 0,
+                                     "tx_in_flight_max": 7},
+            "vnet": vnet(got, 1), "vnet1": vnet(0, out)}
+
+
+def test_wire_pvvp_locates_loss_per_hop():
+    rep = {"topology": "pvvp", "guests": [
+        {"label": "fwd1", "result": fwd(1000, 990, dropped=10), "boot": {"tsc_hz": 1e9}},
+        {"label": "fwd2", "result": fwd(985, 985), "boot": {"tsc_hz": 1e9}}],
+        "host": {"chain": {"backend": "wire", "nfwd": 2},
+                 "peer_tx": {"packets": 1000, "elapsed_ns": 2e9},
+                 "peer_rx": {"packets": 985, "vnperf": 985, "bytes": 985 * 60,
+                             "errors": {"sock_drops": 0},
+                             "latency": {"count": 985, "p50_us": 12.5, "p99_us": 40.0}},
+                 "qemu_socket_drops": {"fwd2 a": 5}}}
+    topology_pvp.finish_report(rep)
+    c = rep["counts"]
+    assert c["hops"] == ["peer-tx -> fwd1 a", "fwd1 a -> b", "fwd1 b -> fwd2 a", "fwd2 a -> b",
+                         "fwd2 b -> peer-rx"]
+    d = c["directions"]
+    assert d["peer-tx -> fwd1 a"]["verdict"] == "agree"
+    assert d["fwd1 a -> b"]["verdict"] == "lossy" and "10 at fwd1 output ring full" in \
+        d["fwd1 a -> b"]["why"]
+    assert d["fwd1 b -> fwd2 a"]["verdict"] == "lossy" and \
+        "5 at QEMU's UDP socket buffer (fwd2 a)" in d["fwd1 b -> fwd2 a"]["why"]
+    e2e = d["end to end"]
+    assert (e2e["sent"], e2e["received"], e2e["located"], e2e["verdict"]) == (1000, 985, 15,
+                                                                              "lossy")
+    assert c["agree"] is False
+    m = rep["metrics"]
+    assert m["pps"] == pytest.approx(492.5) and m["p50_ns"] == 12500 and m["p99_ns"] == 40000
+    assert rep["waits"]["fwd1"].startswith("input ring: 3 of 9 bursts full")
+
+
+def test_vhost_user_pvp_unexplained_loss_disagrees():
+    ports = {"0": {"RX-packets": 501}, "1": {"TX-packets": 501}, "2": {"RX-packets": 501},
+             "3": {"TX-packets": 501}}
+    tester = {"app": "gen", "packets": 500, "tx_dropped": 0, "duration_ns": 1e9,
+              "vnet": vnet(0, 501), "vnet1": vnet(490, 0),
+              "rx": {"packets": 490, "bytes": 490 * 60, "p50_us": 100.0}}
+    rep = {"topology": "pvp", "guests": [{"label": "fwd1", "result": fwd(501, 501)},
+                                         {"label": "tester", "result": tester}],
+           "host": {"chain": {"backend": "vhost-user", "nfwd": 1},
+                    "testpmd": {"ports": ports}}}
+    topology_pvp.finish_report(rep)
+    d = rep["counts"]["directions"]
+    assert rep["counts"]["hops"][-1] == "testpmd port 3 -> tester b"
+    assert d["testpmd port 3 -> tester b"]["verdict"] == "disagree"
+    assert d["end to end"]["lost"] == 10 and d["end to end"]["verdict"] == "disagree"
+    assert all(d[h]["verdict"] == "agree" for h in rep["counts"]["hops"][:-1])

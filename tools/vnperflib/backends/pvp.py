@@ -1,0 +1,155 @@
+"""The wiring of --topology pvp|pvvp (topology_pvp.py): a chain of
+forwarding guests (app=fwd, NICs a and b) between a tester's two ports.
+
+dgram/socket: the host peer is the tester, two UDP ports on each side of
+each guest: `vnperf-peer send` -> fwd1 a, fwd1 b -> fwd2 a (pvvp: QEMU to
+QEMU), fwdN b -> `vnperf-peer count --latency` (one-way, host TSC).
+
+vhost-user: testpmd in io mode between 2N+2 net_vhost ports, paired as
+testpmd pairs them (0-1, 2-3, ...): port 0 is the tester's first NIC (a gen
+guest with two NICs, round trip on its own TSC), 1 and 2 are fwd1's a and
+b, ..., the last is the tester's second NIC."""
+
+import copy
+import os
+
+from .. import peer, ports, qemucmd, udpdrops
+from ..errors import missing
+from .base import guest_ip, live_from_peer, nic_props
+from .testpmd import VhostUser
+from .wire import FWD_DST_IP, Dgram, Socket
+
+
+def nic_mac(guest, nic):
+    """fwd i's NICs a (0) and b (1); the tester's are guest nfwd's."""
+    return "52:54:00:00:%02x:%02x" % (guest + 1, nic + 1)
+
+
+class ChainWire:
+    """Mixed into Dgram/Socket: a chain over UDP links."""
+
+    max_guests = 2
+
+    def __init__(self, opts, nfwd):
+        super().__init__(opts)
+        self.nfwd = nfwd
+        self.links = []      # (upstream port, downstream port) per link
+        self.drops = {}      # "fwd1 a": drops on that QEMU's receiving socket
+        self.tx = self.rx = None
+
+    def check(self):
+        super().check()
+        if not os.access(peer.peer_binary(), os.X_OK):
+            raise missing("%s: host peer %s missing (run make)" % (self.name,
+                                                                    peer.peer_binary()))
+
+    def start(self, session, nguests=1):
+        self.session = session
+        # Link k feeds fwd k+1's NIC a; link nfwd leads to the counter.
+        flat = ports.free_udp_ports(2 * (self.nfwd + 1))
+        self.links = [(flat[2 * k], flat[2 * k + 1]) for k in range(self.nfwd + 1)]
+        up, down = self.links[-1]
+        self.rx = peer.Peer(session, peer.peer_binary(), "count", down, up, ["--latency"],
+                            label="peer-rx")
+        self.rx.start()
+        up, down = self.links[0]
+        args = self._peer_args("send")
+        args[args.index("--dst-ip") + 1] = FWD_DST_IP
+        args[args.index("--dst-mac") + 1] = nic_mac(0, 0)
+        self.tx = peer.Peer(session, peer.peer_binary(), "send", up, down, args,
+                            label="peer-tx")
+        # Stopped in this order: the counter drains after the sender ended.
+        self.peers = [self.tx, self.rx]
+
+    def nics(self, index):
+        a_up, a_down = self.links[index]
+        b_up, b_down = self.links[index + 1]
+        props = nic_props(self.opts)
+        # NIC a receives on its link's downstream port; b sends on the next.
+        return [qemucmd.Nic(self.netdev(a_down, a_up), nic_mac(index, 0), props),
+                qemucmd.Nic(self.netdev(b_up, b_down), nic_mac(index, 1), props)]
+
+    def guest_config(self, index):
+        return ["ip=" + guest_ip(index)]
+
+    def on_guest_ready(self, index):
+        # The last forwarder is the last guest up: the chain is whole.
+        if index == self.nfwd - 1 and self.tx.proc is None:
+            self.tx.start()
+
+    def tick(self):
+        d = udpdrops.drops_by_port()
+        for i in range(self.nfwd):
+            if self.links[i][1] in d:
+                self.drops["fwd%d a" % (i + 1)] = d[self.links[i][1]]
+
+    def live(self):
+        return live_from_peer(self.rx)
+
+    def collect(self):
+        return {"chain": {"backend": "wire", "nfwd": self.nfwd},
+                "peer_tx": self.tx.result, "peer_rx": self.rx.result,
+                "qemu_socket_drops": dict(self.drops)}
+
+
+class ChainDgram(ChainWire, Dgram):
+    pass
+
+
+class ChainSocket(ChainWire, Socket):
+    pass
+
+
+class ChainVhostUser(VhostUser):
+    """testpmd io between the tester guest's two NICs and the chain."""
+
+    max_guests = 3
+
+    def __init__(self, opts, nfwd):
+        o = copy.copy(opts)
+        o.fwd_mode = "io"
+        super().__init__(o)
+        self.nfwd = nfwd
+
+    def start(self, session, nguests=1):
+        # One net_vhost port per NIC of the chain: 2 per guest.
+        super().start(session, nguests=2 * nguests)
+
+    def _ports(self, index):
+        """The testpmd ports of guest index's NICs."""
+        if index < self.nfwd:
+            return [2 * index + 1, 2 * index + 2]
+        return [0, 2 * self.nfwd + 1]
+
+    def nics(self, index):
+        props = nic_props(self.opts)
+        if self.opts.machine != "microvm":
+            # QEMU 7.2 under TCG crashes when vhost-user starts with MSI-X.
+            props["vectors"] = 0
+        return [qemucmd.Nic("vhost-user,chardev=vu%d" % p, nic_mac(index, k), props)
+                for k, p in enumerate(self._ports(index))]
+
+    def qemu_extra(self, index):
+        out = []
+        for p in self._ports(index):
+            out += ["-chardev", "socket,id=vu%d,path=%s" % (p, self.socks[p])]
+        return out
+
+    def guest_config(self, index):
+        words = ["ip=" + guest_ip(index)]
+        if index == self.nfwd:
+            # Not to a forwarder's address: it would keep those frames.
+            words += ["dst_ip=" + FWD_DST_IP, "dst_mac=" + nic_mac(0, 0)]
+        return words
+
+    def collect(self):
+        if not self.stats:
+            return {}
+        return {"chain": {"backend": "vhost-user", "nfwd": self.nfwd},
+                "testpmd": {"mode": self.mode, "ports": self.stats}}
+
+
+def make(name, opts, nfwd):
+    """The chain backend for a --backend name; None when it has none."""
+    cls = {"dgram": ChainDgram, "socket": ChainSocket, "vhost-user": ChainVhostUser}.get(name)
+    return cls(opts, nfwd) if cls else None

@@ -1,0 +1,210 @@
+"""--topology pvp|pvvp: vnperf as the network function. One forwarding guest
+(pvp) or two in a row (pvvp), app=fwd with NICs a and b, between a tester's
+two ports (backends/pvp.py wires them): the host peer over dgram/socket, a
+gen guest with two NICs over vhost-user. Counts are taken at every hop, so
+loss is located per hop; the tester measures the latency through the chain
+(the peer one-way on the host TSC, gen round trip on its own)."""
+
+from . import counts
+from .errors import usage
+from .stats import number
+
+TOPOLOGIES = {"pvp": 1, "pvvp": 2}
+BACKENDS = ("dgram", "socket", "vhost-user")
+# Forwarders boot first and end once no frame came in for IDLE_MS (the
+# tester is done and the chain drained), whatever the tester's boot took;
+# FWD_CAP_S past the tester's duration is the cap (under the runner's
+# default --timeout of duration + 30 s).
+IDLE_MS = 1000
+FWD_CAP_S = 20
+
+
+def nfwd(opts):
+    """Forwarding guests of the options' topology; 0 for the others."""
+    return TOPOLOGIES.get(getattr(opts, "topology", "host"), 0)
+
+
+def default_app(opts):
+    """The app of the main guest when --app is not given."""
+    return "fwd" if nfwd(opts) else "gen"
+
+
+def check(opts):
+    """Refuses what a chain cannot do, before anything starts."""
+    topo = opts.topology
+    if opts.backend not in BACKENDS:
+        raise usage("--topology %s: --backend %s cannot join guests into a chain (one of %s)"
+                    % (topo, opts.backend, ", ".join(BACKENDS)))
+    if opts.app != "fwd":
+        raise usage("--topology %s: the network function is app=fwd (not --app %s); the "
+                    "tester is the host peer (dgram, socket) or a gen guest (vhost-user)"
+                    % (topo, opts.app))
+
+
+def roles(opts):
+    """[(label, config words)]: the forwarders first, then over vhost-user
+    the gen tester (the run's sender: it boots once the chain is up)."""
+    check(opts)
+    d = opts.duration or 5
+    n = nfwd(opts)
+    tester = opts.backend == "vhost-user"
+    out = []
+    for i in range(n):
+        out.append(("fwd%d" % (i + 1), ["app=fwd", "duration=%d" % (d + FWD_CAP_S),
+                                        "idle_ms=%d" % IDLE_MS]))
+    if tester:
+        words = ["app=gen", "duration=%d" % d]
+        for key in ("size", "rate", "count"):
+            if getattr(opts, key, None) is not None:
+                words.append("%s=%s" % (key, getattr(opts, key)))
+        out.append(("tester", words))
+    return out
+
+
+def _vnet(result, dev, queue, key="packets"):
+    v = (result or {}).get("vnet" if dev == 0 else "vnet%d" % dev)
+    q = v.get(queue) if isinstance(v, dict) else None
+    return q.get(key) if isinstance(q, dict) else None
+
+
+def _fwd_hop(name, result, got_a):
+    """Inside a forwarder: what came in on a against what went out on b."""
+    a2b = (result or {}).get("a_to_b") or {}
+    drops = {"%s output ring full (tx_dropped)" % name: a2b.get("tx_dropped", 0),
+             "%s for its own address (lwIP)" % name: a2b.get("to_lwip", 0),
+             "%s runts" % name: a2b.get("runts", 0)}
+    return ("%s a -> b" % name, got_a, a2b.get("packets"), drops)
+
+
+def _wire_hops(results, host, n):
+    """(name, sent, received, drops) per hop of a chain over UDP links."""
+    tx, rx = host.get("peer_tx") or {}, host.get("peer_rx") or {}
+    qd = host.get("qemu_socket_drops") or {}
+    hops = []
+    up, sent, left = "peer-tx", tx.get("packets"), {}
+    for i in range(n):
+        name, r = "fwd%d" % (i + 1), results[i]
+        got = _vnet(r, 0, "rx")
+        drops = dict(left, **{"QEMU's UDP socket buffer (%s a)" % name: qd.get(name + " a", 0)})
+        hops.append(("%s -> %s a" % (up, name), sent, got, drops))
+        hops.append(_fwd_hop(name, r, got))
+        up, sent = name + " b", _vnet(r, 1, "tx")
+        left = {"%s b TX ring at exit" % name: _vnet(r, 1, "tx", "in_flight") or 0}
+    err = rx.get("errors") or {}
+    hops.append(("%s -> peer-rx" % up, sent, rx.get("packets"),
+                 dict(left, **{"peer-rx socket buffer": err.get("sock_drops", 0)})))
+    return hops, ("peer-tx", tx.get("packets"), rx.get("vnperf"))
+
+
+def _testpmd_hops(results, host, n):
+    """Per hop of a chain through testpmd io; the tester is the last guest."""
+    st = ((host.get("testpmd") or {}).get("ports")) or {}
+    tester = results[n] or {}
+
+    def port(p, key):
+        return (st.get(p) or st.get(str(p)) or {}).get(key)
+
+    hops = []
+    up, sent = "tester a", _vnet(tester, 0, "tx")
+    left = {"tester a TX ring at exit": _vnet(tester, 0, "tx", "in_flight") or 0}
+    src = 0
+    for i in range(n + 1):
+        dst = src + 1
+        hops.append(("%s -> testpmd port %d" % (up, src), sent, port(src, "RX-packets"), left))
+        down = "fwd%d a" % (i + 1) if i < n else "tester b"
+        full = max(0, (port(src, "RX-packets") or 0) - (port(dst, "TX-packets") or 0))
+        hops.append(("testpmd port %d -> %d (io)" % (src, dst), port(src, "RX-packets"),
+                     port(dst, "TX-packets"), {"testpmd io (%s's RX ring full)" % down: full}))
+        r = results[i] if i < n else tester
+        got = _vnet(r, 0 if i < n else 1, "rx")
+        hops.append(("testpmd port %d -> %s" % (dst, down), port(dst, "TX-packets"), got, {}))
+        if i < n:
+            name = "fwd%d" % (i + 1)
+            hops.append(_fwd_hop(name, r, got))
+            up, sent = name + " b", _vnet(r, 1, "tx")
+            left = {"%s b TX ring at exit" % name: _vnet(r, 1, "tx", "in_flight") or 0}
+        src = dst + 1
+    rxd = tester.get("rx") if isinstance(tester.get("rx"), dict) else {}
+    sent_app = tester.get("packets")
+    if isinstance(sent_app, int):
+        sent_app += tester.get("tx_dropped") or 0
+    return hops, ("tester", sent_app, rxd.get("packets"))
+
+
+def chain_counts(rep):
+    """The report's counts for a chain: a direction per hop (frames at the
+    interfaces), and "end to end" (the tester's test frames out and back)."""
+    host = rep.get("host") or {}
+    chain = host.get("chain") or {}
+    n = chain.get("nfwd") or nfwd_of(rep)
+    results = [g.get("result") for g in rep["guests"]]
+    hops, (who, sent, got) = (_testpmd_hops if chain.get("backend") == "vhost-user"
+                              else _wire_hops)(results, host, n)
+    out = {"host": dict(host), "directions": {}}
+    located = {}
+    for name, s, g, drops in hops:
+        drops = {k: v for k, v in drops.items() if v}
+        located.update(drops)
+        if isinstance(s, int) and isinstance(g, int):
+            out["directions"][name] = counts._direction(name, s, g, drops, lossless=True)
+    if isinstance(sent, int) and isinstance(got, int):
+        out["directions"]["end to end"] = counts._direction("end to end", sent, got, located,
+                                                            lossless=True)
+    verdicts = [d["verdict"] for d in out["directions"].values()]
+    out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
+    out["tester"] = who
+    out["hops"] = [h[0] for h in hops if h[0] in out["directions"]]
+    return out
+
+
+def waits(rep):
+    """Where frames waited in each forwarder, one line each: its input
+    ring (bursts that came back full), its output ring (time the driver
+    waited on a full ring, bursts it could not take, most in flight)."""
+    out = {}
+    for g in rep["guests"]:
+        r = g.get("result") or {}
+        d = r.get("a_to_b")
+        if r.get("app") != "fwd" or not isinstance(d, dict):
+            continue
+        tsc = number((g.get("boot") or {}).get("tsc_hz"))
+        wait = number(_vnet(r, 1, "tx", "full_wait_cycles"))
+        out[g["label"]] = "input ring: %s of %s bursts full; output ring: %s waited full, %s " \
+            "bursts refused, at most %s frames in flight" % (
+                d.get("rx_full"), d.get("rx_bursts"),
+                "%.1f ms" % (wait / tsc * 1e3) if tsc and wait is not None else "-",
+                d.get("tx_full"), d.get("tx_in_flight_max"))
+    return out
+
+
+def nfwd_of(rep):
+    return TOPOLOGIES.get(rep.get("topology"), 1)
+
+
+def finish_report(rep):
+    """Counts per hop, and metrics of the chain: the tester's frames back
+    per second of its sending, and the latency it measured."""
+    rep["counts"] = chain_counts(rep)
+    rep["waits"] = waits(rep)
+    e2e = rep["counts"]["directions"].get("end to end") or {}
+    host = rep.get("host") or {}
+    tester = rep["guests"][-1].get("result") or {}
+    if host.get("chain", {}).get("backend") == "wire":
+        dur = number((host.get("peer_tx") or {}).get("elapsed_ns"))
+        lat = (host.get("peer_rx") or {}).get("latency") or {}
+        rx_bytes = (host.get("peer_rx") or {}).get("bytes")
+    else:
+        dur = number(tester.get("duration_ns"))
+        lat = tester.get("rx") if isinstance(tester.get("rx"), dict) else {}
+        rx_bytes = lat.get("bytes")
+    m = rep.setdefault("metrics", {})
+    got = e2e.get("received")
+    if isinstance(got, int) and dur:
+        m.update(packets=float(got), pps=got / (dur / 1e9), duration_s=dur / 1e9)
+        nbytes = number(rx_bytes)
+        if nbytes is not None:
+            m.update(bytes=nbytes, bps=nbytes * 8 / (dur / 1e9))
+    for k in ("p50", "p90", "p99", "p999"):
+        if number(lat.get(k + "_us")):
+            m[k + "_ns"] = number(lat[k + "_us"]) * 1e3
+    return rep
