@@ -13,7 +13,8 @@ from .tables import fmt_num, table
 
 # (column, metric). SD is netperf's service demand: host CPU us per KB.
 # Loss is already a percentage: its column shows A's and B's, not a ratio.
-COLUMNS = (("BW%", "bps"), ("pps%", "pps"), ("TPS%", "tps"), ("SD%", "sd_us_per_kb"),
+COLUMNS = (("NDR%", "ndr_pps"), ("PDR%", "pdr_pps"),
+           ("BW%", "bps"), ("pps%", "pps"), ("TPS%", "tps"), ("SD%", "sd_us_per_kb"),
            ("CPU%", "cpu_pct"), ("p99%", "p99_ns"), ("loss% A->B", "loss_pct"))
 LOSS = "loss% A->B"
 
@@ -158,8 +159,11 @@ def render(cmp, label_a="A", label_b="B"):
     names = cmp["key"] or ["point"]
     cols = cmp["columns"]
     # Request/response runs move few bytes: their scale is transactions/s.
-    base_metric = "tps" if "TPS%" in cols else "bps" if "BW%" in cols else "pps"
-    unit, scale = {"bps": ("Gbit/s", 1e-9), "tps": ("tps", 1.0), "pps": ("pps", 1.0)}[base_metric]
+    # Searches (vnperf ndr): the rate found.
+    base_metric = "tps" if "TPS%" in cols else "bps" if "BW%" in cols else \
+        "ndr_pps" if "NDR%" in cols else "pdr_pps" if "PDR%" in cols else "pps"
+    unit, scale = {"bps": ("Gbit/s", 1e-9), "tps": ("tps", 1.0), "pps": ("pps", 1.0),
+                   "ndr_pps": ("NDR pps", 1.0), "pdr_pps": ("PDR pps", 1.0)}[base_metric]
     col_of = {m: c for c, m in COLUMNS}
     headers = list(names) + ["%s %s" % (unit, "A"), "%s %s" % (unit, "B")] + cols
     out = []

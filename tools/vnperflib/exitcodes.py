@@ -25,6 +25,7 @@ RUNNER_BACKEND_MISSING = 67  # the backend cannot run on this host (e.g. no /dev
 RUNNER_BACKEND_FAILED = 68   # the backend (peer, testpmd, passt, tap) failed or died
 RUNNER_PROTOCOL = 69         # guest output broke the results protocol
 RUNNER_INTERNAL = 70         # bug in the runner
+RUNNER_NO_RATE = 71          # a throughput search ran but has no verified rate
 RUNNER_HANGUP = 129          # SIGHUP (128 + 1)
 RUNNER_INTERRUPTED = 130     # SIGINT (128 + 2)
 RUNNER_TERMINATED = 143      # SIGTERM (128 + 15)
@@ -37,6 +38,7 @@ RUNNER_CODES = {
     RUNNER_BACKEND_FAILED: "backend failed",
     RUNNER_PROTOCOL: "results protocol violated",
     RUNNER_INTERNAL: "runner internal error",
+    RUNNER_NO_RATE: "search found no verified rate",
     RUNNER_HANGUP: "hung up (SIGHUP)",
     RUNNER_INTERRUPTED: "interrupted (SIGINT)",
     RUNNER_TERMINATED: "terminated (SIGTERM)",

@@ -1,0 +1,188 @@
+"""`vnperf ndr` / `sweep --search` without QEMU: option parsing, run reports
+turned into trials, and whole searches over a simulated device standing in
+for `vnperf run` (every trial recorded, latency trials, compare on the
+results)."""
+
+import argparse
+import json
+import os
+
+import pytest
+
+from vnpy import run_vnperf
+from vnperflib import compare, exitcodes, resultsdir, search, search_run, sweep
+from vnperflib.errors import RunnerError
+
+
+@pytest.mark.parametrize("text,pct", [("ndr", 0.0), ("NDR", 0.0), ("pdr=0.5%", 0.5),
+                                      ("pdr=2", 2.0)])
+def test_search_modes(text, pct):
+    assert search_run.parse_search(text) == pct
+
+
+@pytest.mark.parametrize("fn,text", [
+    (search_run.parse_search, "pdr=0"), (search_run.parse_search, "pdr=100%"),
+    (search_run.parse_search, "rfc"), (search_run.parse_resolution, "0%"),
+    (search_run.parse_resolution, "100%"), (search_run.parse_resolution, "0.5"),
+    (search_run.parse_resolution, "x"), (search_run.parse_latency_at, "0,50"),
+    (search_run.parse_latency_at, "101"), (search_run.parse_sizes, "64,0"),
+    (search_run.parse_sizes, "64,64"), (search_run.parse_sizes, "jumbo")])
+def test_bad_search_options(fn, text):
+    with pytest.raises(RunnerError) as e:
+        fn(text)
+    assert e.value.status == exitcodes.RUNNER_USAGE and "\n" not in e.value.line
+
+
+def test_search_option_values():
+    assert search_run.parse_resolution("1%") == (0.01, True)
+    assert search_run.parse_resolution("5k") == (5000.0, False)
+    assert search_run.parse_latency_at("10,50,90,100") == [10, 50, 90, 100]
+    assert search_run.parse_latency_at("none") == []
+    assert search_run.parse_sizes(search_run.DEFAULT_SIZES)[0] == ("60", 60)
+    assert [search_run.rfc2544_label(s) for s in ("60", "1514", "imix")] == ["64", "1518",
+                                                                             "imix"]
+
+
+def sink_report(sent, got, pps, status=0, why="ok"):
+    return {"status": status, "why": why, "guests": [{"result": {"app": "sink"}}],
+            "host": {"peer": {"mode": "send", "pps": pps, "packets": sent}},
+            "counts": {"directions": {
+                "host->guest": {"sent": sent, "received": got, "lost": sent - got,
+                                "verdict": "agree" if sent == got else "lossy",
+                                "why": "host->guest: ..."},
+                "host->guest frames": {"sent": sent, "received": got + 1}}},
+            "cpu": {"total_pct": 150.0, "roles": {"vcpu": {"pct": 99.0}, "peer": {"pct": 51.0}}}}
+
+
+def test_trial_from_a_sink_report():
+    t = search_run.trial_from_report(sink_report(1000, 990, 2000.0))
+    assert (t["sent"], t["received"], t["counted"]) == (1000, 990, "host->guest")
+    assert t["achieved_pps"] == 2000.0 and t["latency"] is None
+    assert t["cpu_roles"] == {"vcpu": 99.0, "peer": 51.0}
+    assert set(t["hops"]) == {"host->guest", "host->guest frames"}
+
+
+def test_trial_from_a_pvp_report_with_a_gen_tester():
+    rep = {"status": 0, "why": "ok", "host": {},
+           "guests": [{"result": {"app": "fwd"}},
+                      {"result": {"app": "gen", "rate_achieved": 4990.5, "pps": 4990.5,
+                                  "tx_dropped": 3,
+                                  "rx": {"packets": 997, "p50_us": 20.0, "p99_us": 80.0,
+                                         "p999_us": 90.0, "max_us": 100.0}}}],
+           "counts": {"directions": {"end to end": {"sent": 1000, "received": 997}}}}
+    t = search_run.trial_from_report(rep)
+    # gen's own drops on a full TX ring were offered and never delivered.
+    assert (t["sent"], t["received"], t["achieved_pps"]) == (1003, 997, 4990.5)
+    assert t["latency"]["p99_us"] == 80.0 and t["latency"]["how"].startswith("round trip")
+
+
+class FakeRuns:
+    """Stands in for sweep.run_point_once: a device losing frames above
+    step pps; fail_at: the trial that dies (a backend crash)."""
+
+    def __init__(self, step, flat_out=100000.0, fail_at=None):
+        self.step, self.flat_out, self.fail_at = step, flat_out, fail_at
+        self.rates = []
+
+    def __call__(self, opts, resolver):
+        self.rates.append(opts.rate)
+        if len(self.rates) == self.fail_at:
+            return {"status": 68, "why": "testpmd died (status 139)", "guests": [],
+                    "host": {}, "counts": {}}
+        pps = float(opts.rate) if opts.rate else self.flat_out
+        sent = int(pps)
+        got = sent if pps <= self.step else int(sent * self.step / pps)
+        rep = sink_report(sent, got, pps)
+        rep["host"]["peer_rx"] = {"latency": {"count": got, "p50_us": pps / 1000.0,
+                                              "p99_us": pps / 100.0, "p999_us": 1.0,
+                                              "max_us": 2.0}}
+        return rep
+
+
+def base_opts(**kw):
+    o = argparse.Namespace(**{n: None for n in sweep.AXES})
+    o.__dict__.update(config=[], backend="dgram", app="sink", topology="host", duration=1,
+                      image="x", machine="microvm", boot="pvh", accel="tcg", timeout=None,
+                      verbose=False)
+    o.__dict__.update(kw)
+    return o
+
+
+def searched(tmp_path, monkeypatch, runs, name="a", latency_at=(10, 50, 100), **spec):
+    monkeypatch.setattr(sweep, "run_point_once", runs)
+    axes = {"size": search_run.parse_sizes("60,1514")}
+    base = base_opts()
+    out = search_run.Writer(str(tmp_path / name), {"size": ["60", "1514"]}, 1, {},
+                            {"mode": "ndr", "latency_at": list(latency_at)})
+    status = search_run.run(base, axes, 1, out, None, search.Spec(**spec), list(latency_at),
+                            log=lambda line: None)
+    out.save()
+    return status, out.results
+
+
+def test_a_whole_search_records_every_trial(tmp_path, monkeypatch):
+    runs = FakeRuns(step=31000)
+    status, res = searched(tmp_path, monkeypatch, runs, resolution=500, relative=False)
+    assert status == 0
+    p = res["points"][0]
+    (s,) = p["searches"]
+    assert s["status"] == search.OK and 30500 <= s["rate_pps"] <= 31000
+    # Latency at 10% and 50% ran as their own trials; 100% is the
+    # verification trial.
+    assert [e["pct"] for e in s["latency"]] == [10, 50, 100]
+    assert s["latency"][-1]["run"] == s["trials"][-1]["run"]
+    assert p["summary"]["ndr_pps"]["median"] == s["rate_pps"]
+    assert p["summary"]["ndr_bps"]["median"] == s["rate_pps"] * 60 * 8
+    assert p["summary"]["p50_ns"]["median"] == pytest.approx(s["rate_pps"] / 2 / 1000 * 1e3,
+                                                             rel=1e-3)
+    # Every trial (two points) has its report and a trials.csv row.
+    ntrials = sum(len(x["searches"][0]["trials"]) + 2 for x in res["points"])
+    assert len(runs.rates) == ntrials
+    outdir = str(tmp_path / "a")
+    assert len(os.listdir(os.path.join(outdir, "runs"))) == ntrials
+    with open(os.path.join(outdir, "trials.csv")) as f:
+        assert len(f.read().strip().splitlines()) == 1 + ntrials + 2  # + latency rows of 100%
+    with open(os.path.join(outdir, "results.csv")) as f:
+        head, row = f.read().strip().splitlines()[:2]
+    assert head.split(",")[:5] == ["size", "runs_ok", "runs", "ndr_pps_median", "ndr_pps_min"]
+    assert float(row.split(",")[3]) == s["rate_pps"]
+    table = search_run.render(res)
+    assert table.splitlines()[0].split()[:4] == ["size", "rfc2544", "ok", "NDR"]
+    assert "trial" in search_run.render_trials(res).splitlines()[0]
+
+
+def test_a_dead_backend_stops_the_search_with_its_reason(tmp_path, monkeypatch):
+    status, res = searched(tmp_path, monkeypatch, FakeRuns(step=31000, fail_at=3))
+    assert status == 68
+    s = res["points"][0]["searches"][0]
+    assert s["status"] == search.STOPPED and "testpmd died (status 139)" in s["why"]
+    assert res["points"][0]["ok"] == 0 and res["points"][0]["statuses"][0] == 68
+    assert "testpmd died" in search_run.render(res)
+
+
+def test_no_rate_has_its_own_status(tmp_path, monkeypatch):
+    status, res = searched(tmp_path, monkeypatch, FakeRuns(step=0.5), floor_pps=1000)
+    assert status == exitcodes.RUNNER_NO_RATE
+    assert res["points"][0]["searches"][0]["status"] == search.NO_RATE
+
+
+def test_compare_two_searches(tmp_path, monkeypatch):
+    searched(tmp_path, monkeypatch, FakeRuns(step=31000), "a", resolution=500, relative=False)
+    searched(tmp_path, monkeypatch, FakeRuns(step=62000), "b", resolution=500, relative=False)
+    a = resultsdir.load(str(tmp_path / "a"))
+    b = resultsdir.load(str(tmp_path / "b"))
+    cmp = compare.compare(a, b)
+    assert cmp["key"] == ["size"] and cmp["columns"][0] == "NDR%"
+    cell = cmp["rows"][0]["columns"]["NDR%"]
+    assert 95 < cell["pct"] < 105
+    assert "NDR pps A" in compare.render(cmp)
+
+
+def test_ndr_refuses_before_booting(tmp_path):
+    r = run_vnperf(["ndr", "--backend", "dgram", "--rate", "10k", "--out", str(tmp_path)])
+    assert r.returncode == exitcodes.RUNNER_USAGE and "the search chooses the rate" in r.stderr
+    r = run_vnperf(["ndr", "--backend", "dgram", "--size", "imix", "--out", str(tmp_path)])
+    assert r.returncode == exitcodes.RUNNER_USAGE and "imix needs a gen tester" in r.stderr
+    r = run_vnperf(["sweep", "--search", "pdr=200%", "--size", "60"])
+    assert r.returncode == exitcodes.RUNNER_USAGE and "--search 'pdr=200%'" in r.stderr
+    assert not os.listdir(str(tmp_path))
