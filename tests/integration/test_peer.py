@@ -346,6 +346,20 @@ def test_duration_stops_sender_and_counter(peer):
     assert 2000 <= sent["packets"] <= 3200 and res["packets"] == sent["packets"]
 
 
+def test_count_latency_of_the_hosts_own_stamps(peer):
+    cnt = peer("count", "--count", "2000", "--latency")
+    sent = run_send(cnt.local, "--count", "2000", "--rate", "20k")
+    res = cnt.result()
+    lat = res["latency"]
+    assert sent["packets"] == res["vnperf"] == lat["count"] == 2000 and lat["future"] == 0
+    # Loopback on one host: microseconds to milliseconds, never seconds.
+    assert 0 < lat["min_us"] <= lat["p50_us"] <= lat["p99_us"] <= lat["max_us"] < 1e6
+    assert 1e8 < lat["tsc_hz"] < 1e10
+    plain = peer("count", "--count", "10")
+    run_send(plain.local, "--count", "10")
+    assert "latency" not in plain.result()
+
+
 def test_send_to_nobody_counts_refusals():
     port = vnharness.free_udp_port()
     res = run_send(port, "--count", "1000", "--rate", "100k")
