@@ -23,6 +23,9 @@ static int parse_uint(const char **pp, uint32_t max, uint32_t *out)
 int imix_parse(const char *s, uint32_t max_frame, struct imix *m, char *why, size_t whylen)
 {
     memset(m, 0, sizeof(*m));
+    /* Sizes are stored in 16 bits: a larger device limit is no use. */
+    if (max_frame > UINT16_MAX)
+        max_frame = UINT16_MAX;
     if (strcmp(s, "simple") == 0)
         s = "64:7,594:4,1518:1";
     const char *p = s;

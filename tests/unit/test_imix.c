@@ -40,6 +40,11 @@ static void test_imix_parse(void **st)
         assert_true(why[0] != 0);
     }
     assert_int_equal(imix_parse("9018:1", 9014, &m, why, sizeof(why)), 0);
+    /* A device MTU near 65535 (frame limit above 16 bits): 65549 was
+     * stored as a 13-byte frame. */
+    assert_int_equal(imix_parse("65549:1", 65549, &m, why, sizeof(why)), -EINVAL);
+    assert_int_equal(imix_parse("65539:1", 65549, &m, why, sizeof(why)), 0);
+    assert_int_equal(m.size[0], 65535);
     assert_int_equal(imix_check("", why, sizeof(why)), 0);
     assert_int_equal(imix_check("9018:1", why, sizeof(why)), -EINVAL);
 }
