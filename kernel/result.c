@@ -2,7 +2,10 @@
 
 #include "kernel/result.h"
 
-static char result_buf[8192];
+/* Room for the largest line: iperf's result with 128 sessions (~70 bytes
+ * each) and the driver's counters took more than 8 KiB and went out as the
+ * stand-in {"truncated":true}. */
+static char result_buf[32768];
 static struct json result_json;
 
 struct json *result_begin(const char *type)
