@@ -7,12 +7,13 @@
 
 int virtq_create(struct virtq **out, uint16_t index, uint16_t num, unsigned flags)
 {
-    if (num == 0 || num > VIRTQ_MAX || (num & (num - 1)) || (flags & VIRTQ_F_PACKED))
+    if (num == 0 || num > VIRTQ_MAX || (num & (num - 1)))
         return -EINVAL;
     struct virtq *vq = mem_alloc_dma(sizeof(*vq), 64);
     vq->num = num;
     vq->mask = num - 1;
     vq->nfree = num;
+    vq->packed = flags & VIRTQ_F_PACKED;
     vq->event_idx = flags & VIRTQ_F_EVENT_IDX;
     vq->in_order = flags & VIRTQ_F_IN_ORDER;
     vq->db.index = index;
@@ -22,23 +23,28 @@ int virtq_create(struct virtq **out, uint16_t index, uint16_t num, unsigned flag
     for (uint16_t i = 0; i < num; i++)
         vq->next[i] = i + 1 < num ? (uint16_t)(i + 1) : VIRTQ_NONE;
     vq->free_head = 0;
-    vq->ring = mem_alloc_dma(virtq_split_bytes(num), VIRTQ_ALIGN);
-    virtq_split_init(vq);
+    if (vq->packed) {
+        vq->ring = mem_alloc_dma(virtq_packed_bytes(num), VIRTQ_ALIGN);
+        virtq_packed_init(vq);
+    } else {
+        vq->ring = mem_alloc_dma(virtq_split_bytes(num), VIRTQ_ALIGN);
+        virtq_split_init(vq);
+    }
     *out = vq;
     return 0;
 }
 
 uint64_t virtq_desc_addr(const struct virtq *vq)
 {
-    return (uintptr_t)vq->s.desc;
+    return vq->packed ? (uintptr_t)vq->p.desc : (uintptr_t)vq->s.desc;
 }
 uint64_t virtq_driver_addr(const struct virtq *vq)
 {
-    return (uintptr_t)vq->s.avail;
+    return vq->packed ? (uintptr_t)vq->p.driver : (uintptr_t)vq->s.avail;
 }
 uint64_t virtq_device_addr(const struct virtq *vq)
 {
-    return (uintptr_t)vq->s.used;
+    return vq->packed ? (uintptr_t)vq->p.device : (uintptr_t)vq->s.used;
 }
 
 void virtq_set_doorbell(struct virtq *vq, const struct virtq_doorbell *db)
@@ -60,8 +66,7 @@ uint16_t virtq_in_flight(const struct virtq *vq)
 }
 bool virtq_packed(const struct virtq *vq)
 {
-    (void)vq;
-    return false;
+    return vq->packed;
 }
 bool virtq_broken(const struct virtq *vq)
 {
@@ -104,7 +109,8 @@ int virtq_add_bufs(struct virtq *vq, const struct virtq_buf *b, int n, bool devi
         return 0;
     if (n > vq->nfree)
         n = vq->nfree;
-    return virtq_split_add_bufs(vq, b, n, device_writes);
+    return vq->packed ? virtq_packed_add_bufs(vq, b, n, device_writes)
+                      : virtq_split_add_bufs(vq, b, n, device_writes);
 }
 
 int virtq_add_chain(struct virtq *vq, const struct virtq_seg *seg, unsigned nr, unsigned nw,
@@ -123,7 +129,8 @@ int virtq_add_chain(struct virtq *vq, const struct virtq_seg *seg, unsigned nr, 
         return -EINVAL;
     if (n > vq->nfree)
         return -ENOSPC;
-    return virtq_split_add_chain(vq, seg, nr, nw, token, (uint32_t)wlen);
+    return vq->packed ? virtq_packed_add_chain(vq, seg, nr, nw, token, (uint32_t)wlen)
+                      : virtq_split_add_chain(vq, seg, nr, nw, token, (uint32_t)wlen);
 }
 
 int virtq_bind_slots(struct virtq *vq, uint64_t (*addr)(void *ctx, uint16_t i), void *ctx,
@@ -137,7 +144,8 @@ int virtq_bind_slots(struct virtq *vq, uint64_t (*addr)(void *ctx, uint16_t i), 
         vq->st[i].token = (uintptr_t)addr(ctx, i);
         vq->st[i].ndesc = 1;
     }
-    virtq_split_bind(vq, addr, ctx, len);
+    if (!vq->packed)
+        virtq_split_bind(vq, addr, ctx, len);
     vq->bound = true;
     return 0;
 }
@@ -163,7 +171,8 @@ int virtq_add_slots(struct virtq *vq, int n, const uint16_t *len, uint32_t extra
         return 0;
     if (n > vq->nfree)
         n = vq->nfree;
-    return virtq_split_add_slots(vq, n, len, extra);
+    return vq->packed ? virtq_packed_add_slots(vq, n, len, extra)
+                      : virtq_split_add_slots(vq, n, len, extra);
 }
 
 /* The doorbell is a trap into the hypervisor (under TCG it also waits
@@ -187,7 +196,7 @@ bool virtq_kick(struct virtq *vq)
     /* Nothing added since the last decision: nothing to tell. */
     if (vq->avail_idx == vq->kick_old)
         return false;
-    bool want = virtq_split_kick_prepare(vq);
+    bool want = vq->packed ? virtq_packed_kick_prepare(vq) : virtq_split_kick_prepare(vq);
     vq->kick_old = vq->avail_idx;
     if (want) {
         virtq_notify(vq);
@@ -203,7 +212,7 @@ int virtq_get_used(struct virtq *vq, struct virtq_used_buf *out, int max)
         return -EIO;
     if (max <= 0)
         return 0;
-    int n = virtq_split_get_used(vq, out, max);
+    int n = vq->packed ? virtq_packed_get_used(vq, out, max) : virtq_split_get_used(vq, out, max);
     return !n && vq->broken ? -EIO : n;
 }
 
@@ -211,18 +220,21 @@ bool virtq_has_used(const struct virtq *vq)
 {
     if (vq->batch)
         return true;
-    return virtq_split_has_used(vq);
+    return vq->packed ? virtq_packed_has_used(vq) : virtq_split_has_used(vq);
 }
 
 void virtq_disable_cb(struct virtq *vq)
 {
     vq->cb = false;
-    virtq_split_disable_cb(vq);
+    if (vq->packed)
+        virtq_packed_disable_cb(vq);
+    else
+        virtq_split_disable_cb(vq);
 }
 
 bool virtq_enable_cb(struct virtq *vq)
 {
     vq->cb = true;
-    bool pending = virtq_split_enable_cb(vq);
+    bool pending = vq->packed ? virtq_packed_enable_cb(vq) : virtq_split_enable_cb(vq);
     return pending || vq->batch;
 }

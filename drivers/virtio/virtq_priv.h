@@ -32,6 +32,12 @@ struct virtq_split {
     uint16_t park_every;   /* consumed entries between parks */
 };
 
+struct virtq_packed {
+    struct vring_packed_desc *desc;
+    struct vring_packed_event *driver; /* ours: used buffer notifications */
+    struct vring_packed_event *device; /* the device's: available buffer notifications */
+};
+
 struct virtq {
     /* hot, both formats */
     struct virtq_state *st;
@@ -51,12 +57,16 @@ struct virtq {
     bool batch;
     uint16_t batch_last;
     uint32_t batch_len;
+    bool packed;
     bool event_idx;
     bool in_order;
     bool bound; /* buffer i is slot i for good: virtq_bind_slots */
     bool broken;
     bool cb; /* used buffer notifications wanted (virtq_enable_cb) */
-    struct virtq_split s;
+    union {
+        struct virtq_split s;
+        struct virtq_packed p;
+    };
     struct virtq_doorbell db;
     struct virtq_stats stats;
     struct virtq_violation bad;
@@ -153,5 +163,18 @@ int virtq_split_get_used(struct virtq *vq, struct virtq_used_buf *out, int max);
 bool virtq_split_has_used(const struct virtq *vq);
 void virtq_split_disable_cb(struct virtq *vq);
 bool virtq_split_enable_cb(struct virtq *vq);
+
+/* Packed ring (virtq_packed.c) */
+void virtq_packed_init(struct virtq *vq);
+size_t virtq_packed_bytes(uint16_t num);
+int virtq_packed_add_bufs(struct virtq *vq, const struct virtq_buf *b, int n, bool writes);
+int virtq_packed_add_chain(struct virtq *vq, const struct virtq_seg *seg, unsigned nr, unsigned nw,
+                           uintptr_t token, uint32_t wlen);
+int virtq_packed_add_slots(struct virtq *vq, int n, const uint16_t *len, uint32_t extra);
+bool virtq_packed_kick_prepare(struct virtq *vq);
+int virtq_packed_get_used(struct virtq *vq, struct virtq_used_buf *out, int max);
+bool virtq_packed_has_used(const struct virtq *vq);
+void virtq_packed_disable_cb(struct virtq *vq);
+bool virtq_packed_enable_cb(struct virtq *vq);
 
 #endif

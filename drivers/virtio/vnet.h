@@ -46,8 +46,9 @@ struct vnet_dev;
 int vnet_probe(struct vnet_dev **devs, int max, const struct vnet_params *p);
 
 const uint8_t *vnet_mac(const struct vnet_dev *d);
-uint32_t vnet_mtu(const struct vnet_dev *d);     /* payload MTU, 1500 unless negotiated */
-const char *vnet_name(const struct vnet_dev *d); /* "pci0:3.0 modern" ... */
+uint32_t vnet_mtu(const struct vnet_dev *d);            /* payload MTU, 1500 unless negotiated */
+const char *vnet_name(const struct vnet_dev *d);        /* "pci0:3.0 modern" ... */
+const char *vnet_ring_format(const struct vnet_dev *d); /* "split" or "packed" */
 int vnet_link_up(struct vnet_dev *d);
 
 /* --- TX --- */

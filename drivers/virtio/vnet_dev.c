@@ -13,7 +13,8 @@
     (VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_NET_F_MAC) |                               \
      VIRTIO_BIT(VIRTIO_NET_F_STATUS) | VIRTIO_BIT(VIRTIO_NET_F_MTU) |                              \
      VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) |                         \
-     VIRTIO_BIT(VIRTIO_F_IN_ORDER) | VIRTIO_BIT(VIRTIO_F_ANY_LAYOUT))
+     VIRTIO_BIT(VIRTIO_F_IN_ORDER) | VIRTIO_BIT(VIRTIO_F_ANY_LAYOUT) |                             \
+     VIRTIO_BIT(VIRTIO_F_RING_PACKED))
 
 /* virtio-net config space, virtio 1.2 s5.1.4 */
 #define VNET_CFG_MAC    0
@@ -66,6 +67,8 @@ static int vnet_queue_init(struct vnet_dev *d, unsigned q, struct virtq **out)
         flags |= VIRTQ_F_EVENT_IDX;
     if (d->features & VIRTIO_BIT(VIRTIO_F_IN_ORDER))
         flags |= VIRTQ_F_IN_ORDER;
+    if (d->features & VIRTIO_BIT(VIRTIO_F_RING_PACKED))
+        flags |= VIRTQ_F_PACKED; /* virtio 1.2 s2.8; only with VERSION_1 (not legacy) */
     struct virtq *vq;
     r = virtq_create(&vq, (uint16_t)q, num, flags);
     if (r)
@@ -224,9 +227,9 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
     }
     virtq_kick(d->rx);
 
-    printf("vnet: %s: mac %02x:%02x:%02x:%02x:%02x:%02x mtu %u rx %u tx %u hdr %u\n", v->name,
-           d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->mtu, d->rx_size,
-           d->tx_size, d->hdr_len);
+    printf("vnet: %s: mac %02x:%02x:%02x:%02x:%02x:%02x mtu %u rx %u tx %u hdr %u %s ring\n",
+           v->name, d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->mtu,
+           d->rx_size, d->tx_size, d->hdr_len, vnet_ring_format(d));
     vnet_features_print("offered", d->offered);
     vnet_features_print("negotiated", d->features);
     return 0;
@@ -272,6 +275,11 @@ int vnet_link_up(struct vnet_dev *d)
     if (d->vdev->ops->read_config(d->vdev, VNET_CFG_STATUS, &st, sizeof(st)) < 0)
         return 0; /* unreadable status: not up */
     return !!(st & VIRTIO_NET_S_LINK_UP);
+}
+
+const char *vnet_ring_format(const struct vnet_dev *d)
+{
+    return virtq_packed(d->tx) ? "packed" : "split";
 }
 
 int vnet_broken(const struct vnet_dev *d)

@@ -43,7 +43,7 @@ static const struct vnet_feature vnet_feature_table[] = {
     {30, "bad_feature", false},
     {VIRTIO_F_VERSION_1, "version_1", true},
     {VIRTIO_F_ACCESS_PLATFORM, "access_platform", false},
-    {VIRTIO_F_RING_PACKED, "ring_packed", false},
+    {VIRTIO_F_RING_PACKED, "ring_packed", true},
     {VIRTIO_F_IN_ORDER, "in_order", true},
     {36, "order_platform", false},
     {37, "sr_iov", false},

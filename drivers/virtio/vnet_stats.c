@@ -61,6 +61,7 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "hdr_len", d->hdr_len);
     vnet_json_features(j, "features_offered", d->offered);
     vnet_json_features(j, "features", d->features);
+    json_str(j, "ring_format", vnet_ring_format(d));
     json_u64(j, "ring", d->params.ring_size);
     json_u64(j, "kick_batch", d->kick_batch);
     json_u64(j, "rx_refill", d->rx_refill);

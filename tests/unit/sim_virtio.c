@@ -119,8 +119,14 @@ static int sim_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint6
     struct sim_dev *s = sim_of(d);
     if (q >= SIM_QMAX || num > s->q[q].max || (d->queue_size_fixed && num != s->q[q].max))
         return -EINVAL;
-    simq_attach(&s->q[q], num, desc, driver, device,
-                s->driver_features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
+    unsigned flags = 0;
+    if (s->driver_features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX))
+        flags |= VIRTQ_F_EVENT_IDX;
+    if (s->driver_features & VIRTIO_BIT(VIRTIO_F_RING_PACKED))
+        flags |= VIRTQ_F_PACKED;
+    simq_attach(&s->q[q], num, desc, driver, device, flags);
+    if (s->event_idx)
+        simq_set_avail_event(&s->q[q], 0); /* packed: the event structure says so */
     return 0;
 }
 

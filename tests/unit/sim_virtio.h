@@ -18,17 +18,11 @@
 #define SIM_QMAX      2
 #define SIM_LOG_MAX   8192
 #define SIM_FRAME_MAX 2048
-#define SIM_SEG_MAX   64
+#define SIM_SEG_MAX   8
 
 struct sim_frame {
     uint32_t len;
     uint8_t data[SIM_FRAME_MAX];
-};
-
-/* A buffer the device took and has not used yet. */
-struct sim_held {
-    uint16_t id;    /* split: head descriptor; packed: buffer id */
-    uint16_t ndesc; /* descriptors it took */
 };
 
 /* One buffer's elements as the device reads them. */
@@ -38,26 +32,42 @@ struct sim_chain {
     uint32_t len[SIM_SEG_MAX];
 };
 
-/* The device side of one queue. */
+/* A buffer the device took (and read, as a device does when it starts
+ * processing: a used descriptor may overwrite its ring entries later)
+ * and has not used yet. */
+struct sim_held {
+    uint16_t id;    /* split: head descriptor; packed: buffer id */
+    uint16_t ndesc; /* descriptors it took */
+    bool bad;       /* malformed: readable after writable, too long */
+    struct sim_chain chain;
+};
+
+/* The device side of one queue, either format. Indices are free-running:
+ * split ones count avail and used entries, packed ones ring positions. */
 struct sim_queue {
     uint16_t max;
     uint16_t num;
     bool ready;
+    bool packed;
     bool event_idx; /* negotiated: the suppression fields are indices */
     struct vring_desc *desc;
     struct vring_avail *avail;
     struct vring_used *used;
-    uint16_t last_avail; /* next avail entry the device reads */
-    uint16_t used_idx;   /* device's used index (published on put) */
-    uint64_t notifies;   /* doorbell rings */
-    uint64_t interrupts; /* used buffer notifications the device would send */
-    struct sim_held held[VIRTQ_MAX];
+    struct vring_packed_desc *pdesc;
+    struct vring_packed_event *driver_ev, *device_ev;
+    uint16_t *ndesc_of;    /* packed: descriptors per buffer id, as taken */
+    uint16_t last_avail;   /* next avail entry or position the device reads */
+    uint16_t used_idx;     /* device's used index or position */
+    uint64_t notifies;     /* doorbell rings */
+    uint64_t interrupts;   /* used buffer notifications the device would send */
+    struct sim_held *held; /* num entries */
     uint32_t nheld;
 };
 
-/* Attaches the device side to a queue's three areas. */
+/* Attaches the device side to a queue's three areas; flags: VIRTQ_F_PACKED,
+ * VIRTQ_F_EVENT_IDX as negotiated. */
 void simq_attach(struct sim_queue *sq, uint16_t num, uint64_t desc, uint64_t driver,
-                 uint64_t device, bool event_idx);
+                 uint64_t device, unsigned flags);
 
 /* Buffers available and not taken. */
 uint32_t simq_pending(const struct sim_queue *sq);
@@ -71,16 +81,23 @@ int simq_chain(const struct sim_queue *sq, const struct sim_held *h, struct sim_
 /* The k-th available buffer not taken yet: 0, -ENOENT, -EINVAL. */
 int simq_peek(const struct sim_queue *sq, uint32_t k, struct sim_chain *c);
 
-/* Writes one used element for id with len and publishes it; count buffers
- * (IN_ORDER: one entry standing for a batch of count buffers; 1 otherwise)
- * move the used index. Decides, as the device would, whether a used
- * buffer notification is due (counted in interrupts). */
+/* Writes one used element (split) or descriptor (packed, WRITE set when
+ * len > 0) for id with len and publishes it. count: the buffers it stands
+ * for (IN_ORDER: a batch of the next count buffers, ids by position on
+ * the packed ring; 1 otherwise); the used index or position moves past
+ * them. Decides, as the device would, whether a used buffer notification
+ * is due (counted in interrupts). */
 void simq_put_used(struct sim_queue *sq, uint32_t id, uint32_t len, uint16_t count);
 
-/* Lies: a used index from nowhere. */
+/* Lies. Split: a used index from nowhere. Packed: a descriptor with any
+ * flags at index at (free-running), nothing else moved. */
 void simq_set_used_idx(struct sim_queue *sq, uint16_t idx);
+void simq_put_raw(struct sim_queue *sq, uint16_t at, uint16_t id, uint32_t len, uint16_t flags);
 
-/* The device side of available buffer notification suppression. */
+/* The device side of available buffer notification suppression: the
+ * event index (split: avail_event; packed: off_wrap of index v and
+ * RING_EVENT_FLAGS_DESC), or notifications off/on (split: NO_NOTIFY;
+ * packed: DISABLE/ENABLE). */
 void simq_set_avail_event(struct sim_queue *sq, uint16_t v);
 void simq_set_no_notify(struct sim_queue *sq, bool on);
 

@@ -18,7 +18,7 @@
 #include "sim_virtio.h"
 
 /* Ring formats every test runs on. */
-static const unsigned formats[] = {0};
+static const unsigned formats[] = {0, VIRTQ_F_PACKED};
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
 struct dev {
@@ -39,9 +39,10 @@ static struct dev *dev_new(uint16_t num, unsigned flags)
     assert_int_equal(virtq_create(&d->vq, 1, num, flags), 0);
     d->q.max = num;
     simq_attach(&d->q, num, virtq_desc_addr(d->vq), virtq_driver_addr(d->vq),
-                virtq_device_addr(d->vq), flags & VIRTQ_F_EVENT_IDX);
+                virtq_device_addr(d->vq), flags);
     struct virtq_doorbell db = {dev_ring, 0, d, 1};
     virtq_set_doorbell(d->vq, &db);
+    assert_int_equal(virtq_packed(d->vq), !!(flags & VIRTQ_F_PACKED));
     return d;
 }
 
@@ -534,6 +535,77 @@ static void test_in_order_batch_past_used_idx(void **state)
     expect_broken(d, "in-order batch longer than used idx");
 }
 
+/* Packed: the descriptor at the driver's used position (index u) with
+ * flags that neither an available nor a used descriptor of u's lap
+ * carries, on the first lap and after wrapping. */
+static void test_packed_wrap_lies(void **state)
+{
+    (void)state;
+    const uint16_t A = VRING_PACKED_DESC_F_AVAIL, U = VRING_PACKED_DESC_F_USED;
+    for (unsigned lap = 0; lap < 2; lap++) {
+        /* wrap counter 1 on lap 0 (used: A|U), 0 on lap 1 (used: none) */
+        const uint16_t lies[2][2] = {{0, U}, {A | U, A}};
+        for (unsigned k = 0; k < 2; k++) {
+            struct dev *d = dev_new(8, VIRTQ_F_PACKED);
+            struct virtq_used_buf out[8];
+            for (unsigned r = 0; r < lap; r++) { /* one lap of honest work */
+                add_n(d, 8, 0, false);
+                for (int i = 0; i < 8; i++)
+                    dev_use(d, dev_take(d), 0);
+                assert_int_equal(virtq_get_used(d->vq, out, 8), 8);
+            }
+            add_n(d, 4, 0, false);
+            uint16_t id = dev_take(d);
+            simq_put_raw(&d->q, (uint16_t)(8 * lap), id, 0, lies[lap][k]);
+            assert_true(virtq_has_used(d->vq));
+            expect_broken(d, "descriptor flags do not match the wrap counter");
+            assert_int_equal(virtq_violation(d->vq)->dev_used_idx, lies[lap][k]);
+        }
+    }
+}
+
+/* Packed: a used descriptor where nothing is in flight, with the wrap
+ * counter of the lap the driver is on. */
+static void test_packed_used_ahead(void **state)
+{
+    (void)state;
+    struct dev *d = dev_new(8, VIRTQ_F_PACKED);
+    struct virtq_used_buf out[8];
+    add_n(d, 3, 0, false);
+    for (int i = 0; i < 3; i++)
+        dev_use(d, dev_take(d), 0);
+    assert_int_equal(virtq_get_used(d->vq, out, 8), 3);
+    assert_false(virtq_has_used(d->vq));
+    simq_put_raw(&d->q, 3, 1, 0, VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED);
+    assert_true(virtq_has_used(d->vq));
+    expect_broken(d, "used descriptor ahead of the buffers in flight");
+}
+
+/* Packed: a used length means something only with WRITE (s2.8.4), but
+ * QEMU 7.2 never sets WRITE: a device-writable buffer takes its length
+ * (checked) without it, a device-readable one counts it only with it. */
+static void test_packed_used_len_and_write(void **state)
+{
+    (void)state;
+    const uint16_t BOTH = VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED;
+    struct dev *d = dev_new(8, VIRTQ_F_PACKED);
+    struct virtq_used_buf out[8];
+    add_n(d, 1, 0, true);
+    simq_put_raw(&d->q, 0, dev_take(d), 100, BOTH);
+    assert_int_equal(virtq_get_used(d->vq, out, 8), 1);
+    assert_int_equal(out[0].len, 100);
+    add_n(d, 2, 0, false);
+    simq_put_raw(&d->q, 1, dev_take(d), 100, BOTH);
+    simq_put_raw(&d->q, 2, dev_take(d), 100, BOTH | VRING_DESC_F_WRITE);
+    assert_int_equal(virtq_get_used(d->vq, out, 8), 2);
+    assert_int_equal(out[0].len, 0);
+    assert_int_equal(out[1].len, 100);
+    assert_int_equal(virtq_stats(d->vq)->len_mismatch, 1);
+    add_n(d, 1, 0, true);
+    simq_put_raw(&d->q, 3, dev_take(d), 101, BOTH);
+    expect_broken(d, "used len larger than the buffer");
+}
+
 /* Bound slots: buffer i is slot i at a fixed address, in ring order; a
  * slot the device still holds (out of order) is not handed out again. */
 static uint64_t slot_addr(void *ctx, uint16_t i)
@@ -680,6 +752,9 @@ int main(void)
         T(test_tx_len_counted),
         T(test_used_idx_jump),
         T(test_in_order_batch_past_used_idx),
+        T(test_packed_wrap_lies),
+        T(test_packed_used_ahead),
+        T(test_packed_used_len_and_write),
         T(test_bound_slots),
         T(test_cb_enable_disable),
         T(test_cb_enable_race),

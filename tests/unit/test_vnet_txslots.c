@@ -19,10 +19,18 @@
 #include "kernel/mem.h"
 #include "sim_virtio.h"
 
+/* test_vnet_txslots_packed.c builds this file with TEST_PACKED: every
+ * test then runs on packed rings. */
+#ifdef TEST_PACKED
+#define RING_FEATURE VIRTIO_BIT(VIRTIO_F_RING_PACKED)
+#else
+#define RING_FEATURE 0
+#endif
+
 #define FEATURES                                                                                   \
     (VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_NET_F_MAC) |                               \
      VIRTIO_BIT(VIRTIO_NET_F_STATUS) | VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) |                        \
-     VIRTIO_BIT(VIRTIO_F_EVENT_IDX))
+     VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | RING_FEATURE)
 
 static unsigned done_count;
 

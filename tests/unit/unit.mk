@@ -43,7 +43,7 @@ test_efi_memmap_SRCS := tests/unit/test_efi_memmap.c boot/efi/efi_memmap.c
 UNIT_TESTS += test_efi_cmdline
 test_efi_cmdline_SRCS := tests/unit/test_efi_cmdline.c boot/efi/efi_cmdline.c
 
-VIRTQ_SRCS := drivers/virtio/virtq.c drivers/virtio/virtq_split.c
+VIRTQ_SRCS := drivers/virtio/virtq.c drivers/virtio/virtq_split.c drivers/virtio/virtq_packed.c
 SIM_SRCS   := tests/unit/sim_virtio.c tests/unit/sim_queue.c
 
 UNIT_TESTS += test_virtq
@@ -55,11 +55,19 @@ test_vnet_SRCS := tests/unit/test_vnet.c $(SIM_SRCS) $(VIRTQ_SRCS) \
     drivers/virtio/vnet_txslots.c \
     drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c kernel/json.c
 
+UNIT_TESTS += test_vnet_packed
+test_vnet_packed_SRCS := tests/unit/test_vnet_packed.c \
+    $(filter-out tests/unit/test_vnet.c,$(test_vnet_SRCS))
+
 UNIT_TESTS += test_vnet_txslots
 test_vnet_txslots_SRCS := tests/unit/test_vnet_txslots.c $(SIM_SRCS) $(VIRTQ_SRCS) \
     drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c \
     drivers/virtio/vnet_tx.c drivers/virtio/vnet_txslots.c drivers/virtio/vnet_stats.c \
     drivers/virtio/vnet_features.c kernel/json.c
+
+UNIT_TESTS += test_vnet_txslots_packed
+test_vnet_txslots_packed_SRCS := tests/unit/test_vnet_txslots_packed.c \
+    $(filter-out tests/unit/test_vnet_txslots.c,$(test_vnet_txslots_SRCS))
 
 UNIT_TESTS += test_peer_args
 test_peer_args_SRCS := tests/unit/test_peer_args.c tools/peer/peer_args.c tools/peer/peer_malform.c \
