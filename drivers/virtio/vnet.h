@@ -62,10 +62,11 @@ struct vnet_tx {
 };
 
 /* Queues up to n frames, kicking every kick_batch frames and once at the
- * end (kicks the device suppresses are counted, not made). On a full ring:
- * txfull=wait reclaims and retries (cycles spent counted), txfull=drop stops
- * and counts the rest as dropped. Returns the number queued; frames not
- * queued stay the caller's. -EIO once the queue is broken. */
+ * end of each reservation (kicks the device suppresses are counted, not
+ * made). A full ring follows the one rule of docs/driver.md: txfull=wait
+ * waits for a batch to come back (cycles spent counted), txfull=drop
+ * stops and counts the rest as dropped. Returns the number queued; frames
+ * not queued stay the caller's. -EIO once the queue is broken. */
 int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n);
 
 /* Polls TX completions, calling tx_done for each. Returns how many, or -EIO. */
@@ -79,11 +80,10 @@ int vnet_tx_in_flight(const struct vnet_dev *d);
 
 /* --- TX through bound slots (for generators) ---
  * Every TX descriptor gets a buffer of its own for the life of the queue,
- * as netmap's rings own theirs: the descriptor table and the avail ring
- * are written once, the virtio-net header is zeroed once (no offloads, so
- * it never changes), and a frame costs its own bytes and its length.
- * Frames go out in ring order. The app writes frames into the slots it
- * reserved and sends them; nothing comes back through tx_done. */
+ * as netmap's rings own theirs: the virtio-net header is zeroed once (no
+ * offloads, so it never changes), and a frame costs its own bytes and its
+ * length. Frames go out in ring order. The app reserves slots, writes
+ * frames into them and sends them; nothing comes back through tx_done. */
 struct vnet_txslots {
     uint8_t *frame0; /* slot 0's Ethernet header; slot i is stride bytes further per i */
     uint32_t stride;
@@ -103,16 +103,19 @@ struct vnet_txslots {
  * tx_done at once; a frame larger than room stays the caller's. */
 int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *out);
 
-/* Free slots in ring order from *first (wrapping at num), up to n. With
- * none free, txfull=wait reclaims and waits (counted as ring full) for a
- * batch and txfull=drop returns 0. Returns the count, or -EIO. */
+/* Free slots in ring order from *first (wrapping at num), up to n, under
+ * the one full-ring rule: a ring with fewer than min(n, a quarter ring)
+ * free is full, and txfull=wait then waits until max(n, a quarter ring),
+ * at most half, is free; txfull=drop returns what is free (maybe 0). A
+ * short reservation counts as ring full. Returns the count, or -EIO. */
 int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first);
 
-/* Sends the first n reserved slots with their frame lengths (at most
+/* Sends the first n reserved slots with their frame lengths (14 ..
  * room), kicking every kick_batch frames and once at the end. dropped is
  * how many frames the caller could not place for want of a slot under
  * txfull=drop; they are counted with the driver's. Returns n, -EINVAL
- * when n exceeds the reservation or a length the room, -EIO. */
+ * when n exceeds the reservation (or it was used, or another TX call
+ * reserved since) or a length is out of range, -EIO. */
 int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int dropped);
 
 /* --- RX --- */

@@ -214,6 +214,8 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
     d->rx_size = virtq_size(d->rx);
     d->tx_size = virtq_size(d->tx);
     d->tx_used = mem_alloc_dma(sizeof(*d->tx_used) * d->tx_size, 64);
+    d->tx_bufs = mem_alloc_dma(sizeof(*d->tx_bufs) * d->tx_size, 64);
+    d->tx_lens = mem_alloc_dma(sizeof(*d->tx_lens) * d->tx_size, 64);
     d->tx_stall_cycles = time_tsc_hz / 1000000u * VNET_TX_STALL_US;
     vnet_rx_setup(d);
 

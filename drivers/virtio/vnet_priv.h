@@ -65,8 +65,10 @@ struct vnet_dev {
     void *tx_ctx;
     struct virtq_used_buf *tx_used; /* tx_size entries */
     uint64_t tx_progress;           /* TSC of the last TX completion */
-    struct vnet_txslots slots;      /* frame0 != NULL once bound */
-    uint16_t slots_reserved;        /* from the last vnet_txslots_reserve */
+    struct vnet_txslots slots;      /* once the queue is bound */
+    uint16_t tx_reserved;           /* from the last vnet_tx_reserve */
+    struct virtq_buf *tx_bufs;      /* tx_size entries: frames by reference */
+    uint16_t *tx_lens;              /* tx_size entries: frames copied into slots */
     uint64_t tx_stall_cycles;
     struct vnet_txq_stats txs;
 
@@ -122,9 +124,14 @@ static inline uint8_t *vnet_rx_slot(const struct vnet_dev *d, uint32_t slot)
     return d->rx_mem + (uintptr_t)slot * d->rx_stride;
 }
 
-/* TX internals shared by vnet_tx.c and vnet_txslots.c. */
-int vnet_tx_wait(struct vnet_dev *d, int want);
-int vnet_tx_copy(struct vnet_dev *d, const struct vnet_tx *tx, int n);
+/* The TX pipeline (vnet_tx.c) that vnet_txslots.c and vnet_txburst.c
+ * fill: how many of n frames may go now under the full-ring rule (on a
+ * bound queue: slots in ring order from virtq_next_slot), 0 when none
+ * (txfull=drop, or a wait that timed out), -EIO; then the reserved frames
+ * made available with their counts (-EINVAL past the reservation). */
+int vnet_tx_reserve(struct vnet_dev *d, int n);
+int vnet_tx_commit(struct vnet_dev *d, const uint16_t *len, const struct virtq_buf *buf, int n,
+                   uint64_t bytes, int dropped);
 
 /* Spinning on the device: host tests step the simulated device here. */
 #ifdef VN_HOST_TEST

@@ -1,15 +1,22 @@
-/* virtio-net transmit: bursts with batched kicks, polled reclaim, and the
- * full-ring policy (txfull=wait|drop). */
+/* virtio-net transmit: the one pipeline every TX path goes through.
+ *
+ *   vnet_tx_reserve  how many frames may go now, with the full-ring rule
+ *                    (txfull=wait|drop) and reclaim;
+ *   fill             the caller's: bound slots written in place
+ *                    (vnet_txslots.c), or buffers by reference or copied
+ *                    into slots (vnet_txburst.c);
+ *   vnet_tx_commit   makes them available with kicks every kick_batch
+ *                    frames and at the end, and counts them.
+ *
+ * Plus polled reclaim and the stall watchdog. */
 #include <string.h>
 
 #include "drivers/virtio/vnet_priv.h"
-#include "kernel/mem.h"
 #include "kernel/time.h"
 
-/* txfull=wait gives up after this long without a free descriptor and
- * returns what it queued: a stalled backend must not hang the app. */
+/* txfull=wait gives up after this long without enough free slots and
+ * returns what is free: a stalled backend must not hang the app. */
 #define VNET_TXWAIT_MAX_MS 200
-#define VNET_TX_CHUNK      64 /* frames handed to the virtqueue per call */
 
 void vnet_set_tx_done(struct vnet_dev *d, vnet_tx_done_fn fn, void *ctx)
 {
@@ -27,20 +34,24 @@ int vnet_tx_in_flight(const struct vnet_dev *d)
     return virtq_in_flight(d->tx);
 }
 
-/* What a waiter for want descriptors can use now: any free one, or on a
- * bound queue the free slots in ring order. */
+/* What can go now, up to want: any free descriptor, or on a bound queue
+ * the free slots in ring order. */
 static inline int vnet_tx_ready(const struct vnet_dev *d, int want)
 {
-    return virtq_bound(d->tx) ? virtq_free_run(d->tx, want) : virtq_nfree(d->tx);
+    if (virtq_bound(d->tx))
+        return virtq_free_run(d->tx, want);
+    int n = virtq_nfree(d->tx);
+    return n < want ? n : want;
 }
 
 /* Buffers out and none used for VNET_TX_STALL_US: the notification that
  * should have started the device may have been lost, so notify regardless
- * of suppression. A safety net: lost wakeups were seen only while the
- * 8259 PICs were left unmasked; since then runs with no watchdog on every
- * transport, with EVENT_IDX on and off, never stalled (docs/driver.md).
- * 50 ms, not less: a backend pausing for back-pressure (tap, a few ms) is
- * not stalled, and under TCG each kick waits for QEMU's global lock. */
+ * of suppression. A safety net, like the RX one (vnet_rx.c): lost
+ * wakeups were seen only while the 8259 PICs were left unmasked; since
+ * then runs with no watchdog on every transport, with EVENT_IDX on and
+ * off, never stalled (docs/driver.md). 50 ms, not less: a backend pausing
+ * for back-pressure (tap, a few ms) is not stalled, and under TCG each
+ * kick waits for QEMU's global lock. */
 static void vnet_tx_watchdog(struct vnet_dev *d)
 {
     if (!virtq_in_flight(d->tx))
@@ -69,12 +80,12 @@ int vnet_tx_reclaim(struct vnet_dev *d)
     return n;
 }
 
-/* Ring full under txfull=wait: kick what is queued, then poll until want
- * descriptors are back (a batch, not one at a time: each return to the
- * caller costs a burst's overhead, and the device keeps a backlog).
- * Returns what is ready (fewer than want after the time limit), -EIO
- * when the device broke. */
-int vnet_tx_wait(struct vnet_dev *d, int want)
+/* Kicks what is queued, then polls until want are ready. Between looks
+ * it spins (vnet_relax) rather than reading the used ring: every read
+ * pulls the line away from the device writing it. Returns what is ready
+ * (fewer than want after VNET_TXWAIT_MAX_MS: counted, and the device's
+ * status checked), or -EIO. */
+static int vnet_tx_wait(struct vnet_dev *d, int want)
 {
     struct virtq *vq = d->tx;
     uint64_t t0 = time_cycles();
@@ -82,9 +93,6 @@ int vnet_tx_wait(struct vnet_dev *d, int want)
     virtq_kick(vq);
     int r = 0;
     while (vnet_tx_ready(d, want) < want) {
-        /* Poll the used index only now and then: every read pulls its
-         * cache line away from the device writing it, slowing the very
-         * thing we wait for. */
         if (virtq_has_used(vq)) {
             r = vnet_tx_reclaim(d);
             if (r < 0 || vnet_tx_ready(d, want) >= want)
@@ -103,71 +111,72 @@ int vnet_tx_wait(struct vnet_dev *d, int want)
     return r < 0 ? r : vnet_tx_ready(d, want);
 }
 
-int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n)
+/* The full-ring rule, the one for every TX path. Frames come in bursts,
+ * and a burst that finds fewer free than min(n, a quarter ring) finds the
+ * ring full: under txfull=wait it waits until max(n, a quarter ring), at
+ * most half the ring, is free. Handing out a slot or two at a time would
+ * cost a burst's overhead per frame while the device still has a
+ * backlog, and waiting for more than half would let the device drain
+ * and idle. Under txfull=drop it returns what is free. */
+int vnet_tx_reserve(struct vnet_dev *d, int n)
+{
+    const int num = d->tx_size, quarter = num / 4 ? num / 4 : 1;
+    d->tx_reserved = 0;
+    if (virtq_broken(d->tx))
+        return -EIO;
+    if (n > num)
+        n = num;
+    if (n <= 0)
+        return 0;
+    int k = vnet_tx_ready(d, n);
+    if (!virtq_in_flight(d->tx)) {
+        d->tx_progress = time_cycles(); /* an idle gap is not a stall */
+    } else if (k < n) {
+        if (vnet_tx_reclaim(d) < 0)
+            return -EIO;
+        k = vnet_tx_ready(d, n);
+    }
+    if (k < n)
+        d->txs.ring_full++;
+    int batch = n < quarter ? n : quarter;
+    if (k < batch && d->txfull == VNET_TXFULL_WAIT) {
+        int want = n > quarter ? n : quarter, most = num / 2 > batch ? num / 2 : batch;
+        if (want > most)
+            want = most;
+        int r = vnet_tx_wait(d, want);
+        if (r < 0)
+            return r;
+        k = r < n ? r : n;
+    }
+    d->tx_reserved = (uint16_t)k;
+    return k;
+}
+
+/* Adds n reserved frames (bound: slot lengths in len; else buffers in
+ * buf), kicking every kick_batch frames and at the end, and counts them
+ * with bytes; dropped: frames the caller had no room for (txfull=drop). */
+int vnet_tx_commit(struct vnet_dev *d, const uint16_t *len, const struct virtq_buf *buf, int n,
+                   uint64_t bytes, int dropped)
 {
     struct virtq *vq = d->tx;
+    if (n < 0 || n > d->tx_reserved || dropped < 0)
+        return -EINVAL;
+    d->tx_reserved = 0;
     if (virtq_broken(vq))
         return -EIO;
-    if (virtq_bound(vq))
-        return vnet_tx_copy(d, tx, n);
-    d->txs.bursts++;
-    if (!virtq_in_flight(vq))
-        d->tx_progress = time_cycles(); /* an idle gap is not a stall */
-    else if (virtq_nfree(vq) < n && vnet_tx_reclaim(d) < 0)
-        return -EIO; /* nothing queued on a queue that just broke */
-    const uint16_t kb = d->kick_batch;
-    const uint32_t hl = d->hdr_len;
-    struct virtq_buf b[VNET_TX_CHUNK];
-    uint64_t bytes = 0;
-    int done = 0, since_kick = 0;
-    while (done < n) {
-        int nfree = virtq_nfree(vq);
-        if (!nfree) {
-            if (vnet_tx_reclaim(d) < 0)
-                break;
-            nfree = virtq_nfree(vq);
-            if (!nfree) {
-                d->txs.ring_full++;
-                if (d->txfull == VNET_TXFULL_DROP) {
-                    d->txs.dropped += (uint64_t)(n - done);
-                    break;
-                }
-                since_kick = 0;
-                int want = n - done < d->tx_size / 4 ? n - done : d->tx_size / 4;
-                nfree = vnet_tx_wait(d, want ? want : 1);
-                if (nfree <= 0)
-                    break;
-            }
-        }
-        int chunk = n - done;
-        if (chunk > nfree)
-            chunk = nfree;
-        if (chunk > VNET_TX_CHUNK)
-            chunk = VNET_TX_CHUNK;
-        if (kb && chunk > kb - since_kick)
-            chunk = kb - since_kick;
-        for (int i = 0; i < chunk; i++) {
-            const struct vnet_tx *t = &tx[done + i];
-            uint8_t *h = (uint8_t *)t->frame - VNET_HDR_ROOM;
-            /* No offloads: an all-zero header (virtio 1.2 s5.1.6.2). The
-             * legacy 10-byte header is the tail of the same zero bytes. */
-            memset(h, 0, VNET_HDR_ROOM);
-            b[i] = (struct virtq_buf){mem_virt_to_phys(h + VNET_HDR_ROOM - hl), t->len + hl,
-                                      (uintptr_t)t->cookie};
-            bytes += t->len;
-        }
-        virtq_add_bufs(vq, b, chunk, false);
-        done += chunk;
-        since_kick += chunk;
-        if (kb && since_kick >= kb) {
-            virtq_kick(vq);
-            since_kick = 0;
-        }
+    const int kb = d->kick_batch ? d->kick_batch : n;
+    for (int i = 0; i < n; i += kb) {
+        int k = n - i < kb ? n - i : kb;
+        if (len)
+            virtq_add_slots(vq, k, len + i, d->hdr_len);
+        else
+            virtq_add_bufs(vq, buf + i, k, false);
+        virtq_kick(vq);
     }
-    virtq_kick(vq);
-    d->txs.packets += (uint64_t)done;
+    if (n)
+        d->txs.bursts++;
+    d->txs.packets += (uint64_t)n;
     d->txs.bytes += bytes;
-    if (!done && virtq_broken(vq))
-        return -EIO;
-    return done;
+    d->txs.dropped += (uint64_t)dropped;
+    return n;
 }

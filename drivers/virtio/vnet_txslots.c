@@ -1,13 +1,10 @@
-/* virtio-net TX through bound slots (vnet.h): bind, reserve, send, and
- * the copying vnet_tx_burst of a bound queue. */
-#include <string.h>
-
+/* virtio-net TX through bound slots (vnet.h): bind, then the pipeline of
+ * vnet_tx.c with the app filling the slots it reserved. */
 #include "drivers/virtio/vnet_priv.h"
 #include "kernel/mem.h"
 #include "kernel/time.h"
 
 #define VNET_BIND_WAIT_MS 200
-#define VNET_COPY_CHUNK   64
 
 static uint64_t vnet_slot_addr(void *ctx, uint16_t i)
 {
@@ -50,57 +47,15 @@ int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *ou
 
 int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first)
 {
-    struct virtq *vq = d->tx;
-    const int num = d->tx_size;
-    d->slots_reserved = 0;
-    if (!virtq_bound(vq))
+    if (!virtq_bound(d->tx))
         return -EINVAL;
-    if (virtq_broken(vq))
-        return -EIO;
-    if (n > num)
-        n = num;
-    if (n <= 0)
-        return 0;
-    *first = virtq_next_slot(vq);
-    if (!virtq_in_flight(vq)) {
-        d->tx_progress = time_cycles(); /* an idle gap is not a stall */
-        d->slots_reserved = (uint16_t)n;
-        return n;
-    }
-    /* Fewer free than a burst (or a quarter ring, for larger bursts) is a
-     * full ring to a producer that works in bursts. Handing out a slot or
-     * two at a time would cost a burst's overhead per frame while the
-     * device still has a backlog, so the wait is for a quarter ring or the
-     * burst, whichever is more, but at most half: the device keeps work. */
-    int batch = n < num / 4 ? n : num / 4;
-    if (!batch)
-        batch = 1;
-    int want = n > num / 4 ? n : num / 4;
-    if (want > num / 2)
-        want = num / 2;
-    if (want < batch)
-        want = batch;
-    int k = virtq_free_run(vq, n);
-    if (k < n) {
-        if (vnet_tx_reclaim(d) < 0)
-            return -EIO;
-        k = virtq_free_run(vq, n);
-    }
-    if (k < batch && d->txfull == VNET_TXFULL_WAIT) {
-        d->txs.ring_full++;
-        int r = vnet_tx_wait(d, want);
-        if (r < 0)
-            return r;
-        k = virtq_free_run(vq, n);
-    }
-    d->slots_reserved = (uint16_t)k;
-    return k;
+    *first = virtq_next_slot(d->tx);
+    return vnet_tx_reserve(d, n);
 }
 
 int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int dropped)
 {
-    struct virtq *vq = d->tx;
-    if (n < 0 || n > d->slots_reserved || dropped < 0)
+    if (n < 0 || n > d->tx_reserved)
         return -EINVAL;
     /* Checked before anything is queued, so a bad length queues nothing. */
     uint64_t bytes = 0;
@@ -109,65 +64,5 @@ int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int droppe
             return -EINVAL;
         bytes += len[i];
     }
-    d->slots_reserved = 0;
-    if (virtq_broken(vq))
-        return -EIO;
-    const int kb = d->kick_batch ? d->kick_batch : n;
-    for (int i = 0; i < n; i += kb) {
-        virtq_add_slots(vq, n - i < kb ? n - i : kb, len + i, d->hdr_len);
-        virtq_kick(vq);
-    }
-    d->txs.bursts++;
-    d->txs.packets += (uint64_t)n;
-    d->txs.bytes += bytes;
-    if (dropped) {
-        d->txs.ring_full++;
-        d->txs.dropped += (uint64_t)dropped;
-    }
-    return n;
-}
-
-/* vnet_tx_burst on a bound queue: each frame is copied into a slot and
- * handed back at once. A frame larger than a slot stops the burst there
- * (it is the caller's, as every frame not queued). */
-int vnet_tx_copy(struct vnet_dev *d, const struct vnet_tx *tx, int n)
-{
-    struct vnet_txslots *sl = &d->slots;
-    uint16_t len[VNET_COPY_CHUNK];
-    int done = 0;
-    while (done < n) {
-        int want = n - done < VNET_COPY_CHUNK ? n - done : VNET_COPY_CHUNK;
-        for (int i = 0; i < want; i++)
-            if (tx[done + i].len > sl->room || tx[done + i].len < VNET_ETH_HLEN) {
-                want = i;
-                break;
-            }
-        if (!want)
-            break;
-        uint16_t first;
-        int k = vnet_txslots_reserve(d, want, &first);
-        if (k < 0)
-            return done ? done : k;
-        if (!k) {
-            if (d->txfull == VNET_TXFULL_DROP) {
-                d->txs.ring_full++;
-                d->txs.dropped += (uint64_t)(n - done);
-            }
-            break;
-        }
-        for (int i = 0; i < k; i++) {
-            uint16_t s = (uint16_t)(first + i) & (sl->num - 1);
-            memcpy(sl->frame0 + (size_t)s * sl->stride, tx[done + i].frame, tx[done + i].len);
-            sl->tag[s] = 0;
-            len[i] = (uint16_t)tx[done + i].len;
-        }
-        int r = vnet_txslots_send(d, k, len, 0);
-        if (r < 0)
-            return done ? done : r;
-        if (d->tx_done)
-            for (int i = 0; i < k; i++)
-                d->tx_done(d->tx_ctx, tx[done + i].cookie);
-        done += k;
-    }
-    return done;
+    return vnet_tx_commit(d, len, NULL, n, bytes, dropped);
 }

@@ -49,7 +49,7 @@ void sim_free_all(void)
 void sim_relax(void)
 {
     if (sim_current && (sim_current->auto_tx || sim_current->relax_tx))
-        sim_tx_step(sim_current, 0);
+        sim_tx_step(sim_current, sim_current->relax_step);
 }
 
 /* ---- transport ---- */

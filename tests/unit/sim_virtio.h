@@ -112,6 +112,7 @@ struct sim_dev {
     bool event_idx;       /* ask for kicks via avail_event at the device's position */
     bool auto_tx;         /* complete TX on every notify and on sim_relax */
     bool relax_tx;        /* complete TX on sim_relax (the driver spinning) only */
+    uint32_t relax_step;  /* buffers completed per sim_relax; 0: all */
     uint32_t mrg_split;   /* >0: RX frames go into buffers of at most this many bytes */
     bool reset_stuck;     /* status never reads back 0 after a reset */
     bool config_unstable; /* config_generation changes on every read */

@@ -331,6 +331,63 @@ static void test_tx_full_wait_stalled(void **state)
     assert_false(vnet_broken(d));
 }
 
+/* Sends n frames through one of the three TX paths: 0 bound slots (as
+ * gen: reserve, fill, send, until all are out), 1 frames by reference, 2
+ * frames copied into bound slots. */
+static void send_path(struct vnet_dev *d, int path, int n)
+{
+    struct vnet_tx tx[64];
+    make_tx(tx, (unsigned)n, 0, 60);
+    if (path) {
+        assert_int_equal(vnet_tx_burst(d, tx, n), n);
+        return;
+    }
+    uint16_t len[64];
+    for (int i = 0; i < 64; i++)
+        len[i] = 60;
+    for (int done = 0; done < n;) {
+        uint16_t first;
+        int k = vnet_txslots_reserve(d, n - done, &first);
+        assert_true(k > 0);
+        assert_int_equal(vnet_txslots_send(d, k, len, 0), k);
+        done += k;
+    }
+}
+
+/* The one full-ring rule, the same on every TX path: a burst of n that
+ * finds fewer than min(n, a quarter ring) free waits until max(n, a
+ * quarter ring), at most half the ring, is free. Ring 64, full, and a
+ * device that uses one buffer each time the driver spins: the device's
+ * count says how far each wait went. */
+static void test_tx_one_wait_rule(void **state)
+{
+    (void)state;
+    /* n, frames the device used by the end, full-ring events */
+    static const struct {
+        int n, used, full;
+    } cases[] = {{1, 16, 1}, {4, 16, 1}, {16, 16, 1}, {40, 48, 2}, {64, 64, 2}};
+    for (int path = 0; path < 3; path++) {
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+            struct sim_dev *s = sim_new(ALL_FEATURES, 64, false);
+            struct vnet_params p = params(64, 0, 8, VNET_TXFULL_WAIT);
+            struct vnet_dev *d = up(s, &p);
+            struct vnet_txslots sl;
+            if (path != 1)
+                assert_int_equal(vnet_txslots_bind(d, 128, &sl), 0);
+            send_path(d, path, 64);
+            s->relax_tx = true;
+            s->relax_step = 1;
+            send_path(d, path, cases[c].n);
+            assert_int_equal(s->tx_seen, cases[c].used);
+            assert_int_equal(d->txs.ring_full, cases[c].full);
+            assert_int_equal(d->txs.packets, 64 + cases[c].n);
+            assert_int_equal(d->txs.wait_timeouts, 0);
+            sim_free_all();
+            txbufs = mem_alloc_dma(sizeof(*txbufs) * 4096, 64);
+        }
+    }
+}
+
 /* Batch sizes 1..ring size through TX with the device completing each
  * burst, out of order. */
 static void test_tx_all_batch_sizes(void **state)
@@ -789,6 +846,7 @@ int main(void)
         T(test_tx_full_drop),
         T(test_tx_full_wait),
         T(test_tx_full_wait_stalled),
+        T(test_tx_one_wait_rule),
         T(test_tx_all_batch_sizes),
         T(test_tx_rx_wrap),
         T(test_rx_refill_batches),

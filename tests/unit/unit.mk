@@ -52,7 +52,7 @@ test_virtq_SRCS := tests/unit/test_virtq.c $(VIRTQ_SRCS) $(SIM_SRCS)
 UNIT_TESTS += test_vnet
 test_vnet_SRCS := tests/unit/test_vnet.c $(SIM_SRCS) $(VIRTQ_SRCS) \
     drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c drivers/virtio/vnet_tx.c \
-    drivers/virtio/vnet_txslots.c \
+    drivers/virtio/vnet_txslots.c drivers/virtio/vnet_txburst.c \
     drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c kernel/json.c
 
 UNIT_TESTS += test_vnet_packed
@@ -62,7 +62,7 @@ test_vnet_packed_SRCS := tests/unit/test_vnet_packed.c \
 UNIT_TESTS += test_vnet_txslots
 test_vnet_txslots_SRCS := tests/unit/test_vnet_txslots.c $(SIM_SRCS) $(VIRTQ_SRCS) \
     drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c \
-    drivers/virtio/vnet_tx.c drivers/virtio/vnet_txslots.c drivers/virtio/vnet_stats.c \
+    drivers/virtio/vnet_tx.c drivers/virtio/vnet_txslots.c drivers/virtio/vnet_txburst.c drivers/virtio/vnet_stats.c \
     drivers/virtio/vnet_features.c kernel/json.c
 
 UNIT_TESTS += test_vnet_txslots_packed
