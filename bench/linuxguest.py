@@ -133,8 +133,8 @@ def free_tcp_port():
 
 class UserTcp(Backend):
     """slirp without restrict=on: 10.0.2.2 is the host's loopback (the
-    guest's iperf client reaches the host's server there) and a host port
-    is forwarded to the guest's iperf server."""
+    guest's iperf client reaches the host's server on host_port there) and
+    the host's fwd_port is forwarded to the guest's iperf server."""
 
     name = "user-tcp"
     GUEST_IP = "10.0.2.15"
@@ -143,10 +143,13 @@ class UserTcp(Backend):
     def __init__(self, opts):
         super().__init__(opts)
         self.host_port = free_tcp_port()
+        self.fwd_port = free_tcp_port()
+        while self.fwd_port == self.host_port:
+            self.fwd_port = free_tcp_port()
 
     def nics(self, index):
         nd = "user,net=10.0.2.0/24,host=%s,hostfwd=tcp:127.0.0.1:%d-%s:%d" % (
-            self.HOST_IP, self.host_port, self.GUEST_IP, IPERF_PORT)
+            self.HOST_IP, self.fwd_port, self.GUEST_IP, IPERF_PORT)
         return [qemucmd.Nic(nd, guest_mac(index), nic_props(self.opts))]
 
     def guest_config(self, index):
@@ -179,6 +182,8 @@ def lnx_words(config):
             out.append("lnx.peer=" + v)
         elif k == "dst_mac":
             out.append("lnx.peer_mac=" + v)
+        elif k == "dst_port":
+            out.append("lnx.dport=" + v)
     return out
 
 
@@ -348,7 +353,9 @@ class Run:
         if g.timed_out:
             res.update(status=exitcodes.RUNNER_TIMEOUT, why="Linux guest: no exit within %gs"
                        % self.timeout)
-        elif code is None:
+        elif code is None or "exit" not in self.lines:
+            # Status 1 is also QEMU's own failure (a bad option): without
+            # /init's exit line it was QEMU.
             res.update(status=exitcodes.RUNNER_NO_GUEST_EXIT, why=g.why_no_exit())
         elif code != 0:
             err = self.lines.get("error", {}).get("msg", "").replace("_", " ")
@@ -414,7 +421,7 @@ class Iperf(Run):
         if self.direction == "h2g":
             user = isinstance(self.be, UserTcp)
             target = "127.0.0.1" if user else self._guest_ip()
-            port = self.be.host_port if user else IPERF_PORT
+            port = self.be.fwd_port if user else IPERF_PORT
             self.host = HostIperf(self.session, self.be, "client", target, port,
                                   self.duration, self.sessions, self.msg_size)
             self.host.start()
@@ -534,7 +541,8 @@ class Rx(Run):
                   "softnet_dropped", "udp_NoPorts", "udp_InDatagrams", "udp_RcvbufErrors",
                   "udp_InErrors"):
             out[k] = counter_delta(lines, k)
-        n, secs = num(rx.get("window_packets")), num(rx.get("window_s"))
+        n, cs = num(rx.get("window_packets")), num(rx.get("window_cs"))
+        secs = cs / 100 if cs else None
         out["guest_pps"] = n / secs if n and secs else None
         out["pps"] = out["guest_pps"]
         out["bytes"] = out["rx_bytes"]

@@ -24,7 +24,7 @@ def test_backend_config_becomes_lnx_words():
     words = linuxguest.lnx_words(["ip=10.0.2.15", "gw=10.0.2.2", "dst_ip=10.0.2.2",
                                   "dst_mac=02:00:00:00:00:01", "dst_port=9000"])
     assert words == ["lnx.ip=10.0.2.15/24", "lnx.gw=10.0.2.2", "lnx.peer=10.0.2.2",
-                     "lnx.peer_mac=02:00:00:00:00:01"]
+                     "lnx.peer_mac=02:00:00:00:00:01", "lnx.dport=9000"]
 
 
 def test_stream_total_is_all_bytes_over_the_longest_interval():
