@@ -77,6 +77,21 @@ def host_tsc_khz(cpuinfo="/proc/cpuinfo", cpufreq="/sys/devices/system/cpu/cpu0/
     return int(round(mhz * 1000))
 
 
+# virtio 1.2 s5.1.3 (net) and s6 (reserved) feature bits by number.
+FEATURES = {0: "csum", 1: "guest_csum", 2: "ctrl_guest_offloads", 3: "mtu", 5: "mac",
+            7: "guest_tso4", 8: "guest_tso6", 9: "guest_ecn", 10: "guest_ufo",
+            11: "host_tso4", 12: "host_tso6", 13: "host_ecn", 14: "host_ufo",
+            15: "mrg_rxbuf", 16: "status", 17: "ctrl_vq", 18: "ctrl_rx", 19: "ctrl_vlan",
+            21: "guest_announce", 22: "mq", 23: "ctrl_mac_addr", 28: "indirect_desc",
+            29: "event_idx", 32: "version_1", 33: "access_platform", 34: "ring_packed"}
+
+
+def feature_names(bits):
+    """The names of the bits set in sysfs's features string ('1' or '0'
+    per bit, bit 0 first); unnamed bits as bitN."""
+    return [FEATURES.get(i, "bit%d" % i) for i, c in enumerate(bits or "") if c == "1"]
+
+
 def missing():
     """None when the kernel and initramfs are built, else one line."""
     for p in (KERNEL, INITRD):
@@ -348,6 +363,7 @@ class Run:
         code = exitcodes.guest_code_from_qemu_status(g.qemu_status)
         res = {"system": "linux", "kernel": kernel_release(), "backend": self.backend_name,
                "machine": self.machine, "mode": self.mode, "lines": self.lines,
+               "features": feature_names(self.lines.get("net", {}).get("features")),
                "host": self.be.collect(), "cpu": self.meter.result(), "wall_s": g.wall_s}
         res.update(figures)
         if g.timed_out:
@@ -455,6 +471,12 @@ class Iperf(Run):
 
     def result(self, figures):
         res = super().result(figures)
+        # Mean frame size at the host end (tap): TSO/GRO show as frames
+        # far above the MTU.
+        host = res.get("host") or {}
+        way = "rx" if self.direction == "g2h" else "tx"
+        if host.get(way + "_frames"):
+            res["host_bytes_per_frame"] = host[way + "_bytes"] / host[way + "_frames"]
         if res["status"] == 0 and not res.get("bytes"):
             res.update(status=exitcodes.RUNNER_BACKEND_FAILED,
                        why="host iperf reported no stream: %s"
@@ -584,10 +606,11 @@ def summary(res):
         return "linux %s: FAILED (%d): %s" % (res.get("mode"), res["status"], res["why"])
     cpu = " ".join("%s %.0f%%" % kv for kv in sorted((res.get("cpu_pct") or {}).items()))
     if res["mode"] in ("iperf-c", "iperf-s"):
-        return "linux %s %s P=%d l=%d: %.3f Gbit/s (guest %s), SD %.2f us/KB, CPU %s" % (
-            res["backend"], res["direction"], res["sessions"], res["msg_size"], res["gbps"],
-            "%.3f" % res["guest_gbps"] if res.get("guest_gbps") else "-",
-            res.get("sd_us_per_kb") or 0, cpu)
+        return "linux %s %s P=%d l=%d: %.3f Gbit/s (guest %s), SD %.2f us/KB, %s B/frame " \
+            "at the host end, CPU %s" % (
+                res["backend"], res["direction"], res["sessions"], res["msg_size"], res["gbps"],
+                "%.3f" % res["guest_gbps"] if res.get("guest_gbps") else "-",
+                res.get("sd_us_per_kb") or 0, fmt(res.get("host_bytes_per_frame")), cpu)
     if res["mode"] == "pktgen":
         return "linux %s pktgen %d B: pktgen %s pps, host got %s pps (%s frames), CPU %s" % (
             res["backend"], res["size"], fmt(res.get("guest_pps")), fmt(res.get("host_pps")),

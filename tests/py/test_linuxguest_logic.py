@@ -50,3 +50,12 @@ def test_host_tsc_rate_only_from_a_constant_tsc_without_cpufreq(tmp_path):
     info.write_text("cpu MHz\t\t: 2095.993\nflags\t\t: fpu tsc\n")
     assert linuxguest.host_tsc_khz(str(info), nofreq) is None
     assert linuxguest.host_tsc_khz(str(tmp_path / "none"), nofreq) is None
+
+
+def test_feature_bits_are_named_bit_zero_first():
+    on = {0, 1, 11, 15, 29, 32}
+    bits = "".join("1" if i in on else "0" for i in range(64))
+    assert linuxguest.feature_names(bits) == ["csum", "guest_csum", "host_tso4", "mrg_rxbuf",
+                                              "event_idx", "version_1"]
+    assert linuxguest.feature_names("00001") == ["bit4"]
+    assert linuxguest.feature_names(None) == []
