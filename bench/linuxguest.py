@@ -202,14 +202,6 @@ def lnx_words(config):
     return out
 
 
-def host_peer_ip(config):
-    for w in config:
-        k, _, v = w.partition("=")
-        if k == "dst_ip":
-            return v
-    return None
-
-
 class HostIperf:
     """iperf 2 on the host end: server (-s) for a guest client, client (-c
     with -P and -l) for a guest server; inside the backend's namespace when
@@ -282,6 +274,7 @@ class Run:
         self.be = None
         self.g = None
         self.session = None
+        self.backend_dead = None
 
     # Hooks for the jobs.
     def opts(self):
@@ -320,10 +313,11 @@ class Run:
     def _on_tick(self, elapsed):
         self.be.tick()
         self.meter.tick()
+        if self.backend_dead is None:
+            self.backend_dead = self.be.healthy()
 
     def spec(self):
         cfg = self.be.guest_config(0)
-        self.peer_ip = host_peer_ip(cfg)
         khz = host_tsc_khz()
         words = [CMDLINE] + (["tsc_early_khz=%d" % khz] if khz else [])
         words += ["lnx.mode=" + self.mode] + lnx_words(cfg) + self.words()
@@ -366,7 +360,9 @@ class Run:
                "features": feature_names(self.lines.get("net", {}).get("features")),
                "host": self.be.collect(), "cpu": self.meter.result(), "wall_s": g.wall_s}
         res.update(figures)
-        if g.timed_out:
+        if self.backend_dead:
+            res.update(status=exitcodes.RUNNER_BACKEND_FAILED, why=self.backend_dead)
+        elif g.timed_out:
             res.update(status=exitcodes.RUNNER_TIMEOUT, why="Linux guest: no exit within %gs"
                        % self.timeout)
         elif code is None or "exit" not in self.lines:

@@ -4,8 +4,11 @@ command line, iperf report totals, counter deltas, the host's TSC rate."""
 
 import os
 import sys
+import types
 
 import vnpy
+from vnperflib import exitcodes
+from vnperflib.backends.base import Backend
 
 sys.path.insert(0, os.path.join(vnpy.ROOT, "bench"))
 
@@ -59,3 +62,37 @@ def test_feature_bits_are_named_bit_zero_first():
                                               "event_idx", "version_1"]
     assert linuxguest.feature_names("00001") == ["bit4"]
     assert linuxguest.feature_names(None) == []
+
+
+class FakeGuest:
+    """What Run.result reads of a finished vnperflib Guest."""
+
+    def __init__(self, qemu_status, timed_out=False):
+        self.qemu_status = qemu_status
+        self.timed_out = timed_out
+        self.wall_s = 0.5
+        self.console = types.SimpleNamespace(lines=[])
+
+    def why_no_exit(self):
+        return "linux: QEMU exited with status %s without a guest exit" % self.qemu_status
+
+
+def finished_run(qemu_status, lines, timed_out=False):
+    r = linuxguest.Ready("hub")
+    r.g = FakeGuest(qemu_status, timed_out)
+    r.be = Backend(None)
+    r.lines = lines
+    return r.result({})
+
+
+def test_qemu_failing_with_status_1_is_no_guest_exit_not_code_0():
+    res = finished_run(1, {})
+    assert res["status"] == exitcodes.RUNNER_NO_GUEST_EXIT
+    assert "without a guest exit" in res["why"]
+    assert finished_run(1, {"exit": {"type": "exit", "code": "0"}})["status"] == 0
+
+
+def test_guest_error_line_and_timeout_give_their_status():
+    res = finished_run(5, {"exit": {"code": "2"}, "error": {"msg": "bad_lnx.ip_x"}})
+    assert res["status"] == 2 and res["why"] == "Linux guest: exit 2: bad lnx.ip x"
+    assert finished_run(None, {}, timed_out=True)["status"] == exitcodes.RUNNER_TIMEOUT
