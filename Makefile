@@ -15,7 +15,7 @@ LD      := ld
 OBJCOPY := objcopy
 
 .DEFAULT_GOAL := all
-.PHONY: all deps run test unit pyunit integration clean distclean format format-check bench linux-guest
+.PHONY: all deps run test unit pyunit integration soak clean distclean format format-check bench linux-guest
 
 # ---- Debian dependencies (tools/deps.sh is idempotent and fast when done)
 deps:
@@ -131,6 +131,12 @@ test: pyunit all unit fuzz-smoke
 
 integration: all
 	$(Q)tools/run-integration.sh
+
+# Long runs checked for memory drift, loss and disagreement (tools/soak.py);
+# boots QEMU: on a shared machine run it under the QEMU lock.
+SOAK_TIME ?= 3600
+soak: all
+	$(Q)SOAK_TIME=$(SOAK_TIME) $(PYTHON) tools/soak.py
 
 bench: all
 	$(Q)$(PYTHON) bench/run_all.py
