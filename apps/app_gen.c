@@ -386,6 +386,8 @@ static int gen_stack_burst(struct udp_pcb *pcb, int max, struct pacer *pc, uint6
 static void gen_result(uint64_t ns, const struct rate *r, bool stack)
 {
     app_summary("gen", g.packets, g.bytes, ns);
+    /* Reflected frames' latency, in TSC cycles. */
+    app_hist_lines("latency", &g.lat, 1e9 / (double)time_tsc_hz);
     struct json *j = app_result_begin(g.packets, g.bytes, ns);
     /* The stack path's frames are lwIP's: counted there. */
     app_wire_json(j, stack ? 0 : g.packets, stack ? 0 : g.bytes, g.wire_rx, g.wire_rx_bytes);

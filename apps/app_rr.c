@@ -336,6 +336,10 @@ static void rr_result(uint64_t ns)
            cfg.proto == PROTO_TCP ? "tcp" : "udp", cfg.role == ROLE_SERVER ? "server" : "client",
            (unsigned long long)rr.transactions, tps, (double)hist_quantile(&rr.lat, 0.5) / 1e3,
            (double)hist_quantile(&rr.lat, 0.99) / 1e3);
+    /* Latency is measured where the transaction starts: the client. */
+    bool lat = cfg.role == ROLE_CLIENT;
+    if (lat)
+        app_hist_lines("latency", &rr.lat, 1.0);
     struct json *j = app_result_begin(rr.msgs, rr.bytes, ns);
     json_str(j, "role", cfg.role == ROLE_SERVER ? "server" : "client");
     json_str(j, "proto", cfg.proto == PROTO_TCP ? "tcp" : "udp");
@@ -347,8 +351,6 @@ static void rr_result(uint64_t ns)
     json_u64(j, "timeouts", rr.timeouts);
     json_u64(j, "late", rr.late);
     json_u64(j, "unsent", rr.unsent);
-    /* Latency is measured where the transaction starts: the client. */
-    bool lat = cfg.role == ROLE_CLIENT;
     json_double(j, "p50_us", lat ? (double)hist_quantile(&rr.lat, 0.5) / 1e3 : 0);
     json_double(j, "p90_us", lat ? (double)hist_quantile(&rr.lat, 0.9) / 1e3 : 0);
     json_double(j, "p99_us", lat ? (double)hist_quantile(&rr.lat, 0.99) / 1e3 : 0);

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 
+#include "apps/hist_json.h"
 #include "kernel/config.h"
 #include "kernel/mem.h"
 #include "kernel/result.h"
@@ -106,6 +107,27 @@ void app_result_end(struct json *j)
     json_obj_end(j);
     app_mem_json(j);
     result_end();
+}
+
+void app_hist_lines(const char *name, const struct hist *h, double unit_ns)
+{
+    unsigned from = 0, part = 0;
+    while (h->count && from < HIST_BUCKETS) {
+        struct json *j = result_begin("hist");
+        json_str(j, "name", name);
+        json_double(j, "unit_ns", unit_ns);
+        json_u64(j, "part", part++);
+        if (from == 0) {
+            json_u64(j, "count", h->count);
+            json_u64(j, "min", h->min);
+            json_u64(j, "max", h->max);
+            json_u64(j, "sum", h->sum);
+            json_u64(j, "sub_bits", HIST_SUB_BITS);
+        }
+        hist_json_buckets(j, h, &from);
+        json_bool(j, "last", from >= HIST_BUCKETS);
+        result_end();
+    }
 }
 
 void app_summary(const char *what, uint64_t packets, uint64_t bytes, uint64_t ns)

@@ -57,6 +57,14 @@ double app_per_s(uint64_t n, uint64_t ns);
 /* Cycles to nanoseconds for values that fit 64 bits after scaling. */
 uint64_t app_cycles_ns(uint64_t c);
 
+struct hist;
+
+/* The histogram's buckets as "hist" lines before the result, so a host
+ * merging several guests' latencies merges distributions, not
+ * percentiles (docs/protocol.md). unit_ns: nanoseconds per recorded
+ * unit. Nothing for an empty histogram. */
+void app_hist_lines(const char *name, const struct hist *h, double unit_ns);
+
 /* One human-readable summary line on the console. */
 void app_summary(const char *what, uint64_t packets, uint64_t bytes, uint64_t ns);
 

@@ -3,11 +3,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
-#include "apps/hist.h"
+#include "apps/hist_json.h"
 
 static void test_buckets_cover_values(void **st)
 {
@@ -80,12 +82,86 @@ static void test_small_and_empty(void **st)
     assert_int_equal(h.min, 1);
 }
 
+/* Parses "[[i,c],[i,c],...]" after "b": back into buckets; returns pairs. */
+static unsigned parse_pairs(const char *doc, uint32_t *bucket)
+{
+    const char *p = strstr(doc, "\"b\":[");
+    assert_non_null(p);
+    p += 5;
+    unsigned n = 0, i, c;
+    int used;
+    while (sscanf(p, "[%u,%u]%n", &i, &c, &used) == 2) {
+        assert_true(i < HIST_BUCKETS);
+        assert_int_equal(bucket[i], 0); /* no bucket twice */
+        bucket[i] = c;
+        n++;
+        p += used;
+        if (*p == ',')
+            p++;
+    }
+    assert_int_equal(*p, ']');
+    return n;
+}
+
+static void test_json_buckets_round_trip_in_parts(void **st)
+{
+    (void)st;
+    static struct hist h;
+    static uint32_t back[HIST_BUCKETS];
+    static char buf[8192];
+    hist_init(&h);
+    /* Every bucket non-empty: the worst case, several parts. */
+    for (unsigned i = 0; i < HIST_BUCKETS; i++)
+        h.bucket[i] = UINT32_MAX - i;
+    unsigned from = 0, parts = 0, total = 0;
+    while (from < HIST_BUCKETS) {
+        struct json j;
+        json_init(&j, buf, sizeof(buf));
+        json_obj_begin(&j, NULL);
+        unsigned n = hist_json_buckets(&j, &h, &from);
+        json_obj_end(&j);
+        const char *doc = json_finish(&j);
+        assert_false(j.overflow);
+        assert_true(n > 0 && n <= HIST_LINE_BUCKETS);
+        assert_int_equal(parse_pairs(doc, back), n);
+        total += n;
+        parts++;
+    }
+    assert_int_equal(total, HIST_BUCKETS);
+    assert_int_equal(parts, (HIST_BUCKETS + HIST_LINE_BUCKETS - 1) / HIST_LINE_BUCKETS);
+    assert_memory_equal(back, h.bucket, sizeof(back));
+}
+
+static void test_json_buckets_sparse_skips_empty_tail(void **st)
+{
+    (void)st;
+    static struct hist h;
+    static uint32_t back[HIST_BUCKETS];
+    static char buf[8192];
+    hist_init(&h);
+    /* Exactly one part's worth of buckets, the last far from the end. */
+    for (unsigned i = 0; i < HIST_LINE_BUCKETS; i++)
+        h.bucket[i * 2] = i + 1;
+    struct json j;
+    json_init(&j, buf, sizeof(buf));
+    json_obj_begin(&j, NULL);
+    unsigned from = 0;
+    assert_int_equal(hist_json_buckets(&j, &h, &from), HIST_LINE_BUCKETS);
+    json_obj_end(&j);
+    /* Nothing is left after it: no empty second part. */
+    assert_int_equal(from, HIST_BUCKETS);
+    assert_int_equal(parse_pairs(json_finish(&j), back), HIST_LINE_BUCKETS);
+    assert_memory_equal(back, h.bucket, sizeof(back));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_buckets_cover_values),
         cmocka_unit_test(test_quantiles_within_bucket_error),
         cmocka_unit_test(test_small_and_empty),
+        cmocka_unit_test(test_json_buckets_round_trip_in_parts),
+        cmocka_unit_test(test_json_buckets_sparse_skips_empty_tail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,7 +23,7 @@ UNIT_TESTS += test_pkt
 test_pkt_SRCS := tests/unit/test_pkt.c net/pkt.c
 
 UNIT_TESTS += test_hist
-test_hist_SRCS := tests/unit/test_hist.c apps/hist.c
+test_hist_SRCS := tests/unit/test_hist.c apps/hist.c apps/hist_json.c kernel/json.c
 
 UNIT_TESTS += test_rate
 test_rate_SRCS := tests/unit/test_rate.c apps/rate.c

@@ -4,7 +4,7 @@ lines, and machine lines "@vnperf " + one JSON object with a "type"."""
 import json
 
 PREFIX = "@vnperf "
-TYPES = ("boot", "config", "ready", "sample", "result", "error", "exit")
+TYPES = ("boot", "config", "ready", "sample", "hist", "result", "error", "exit")
 
 
 class Line:
