@@ -25,6 +25,9 @@ iperf:iperf2 peer for app=iperf
 iputils-ping:host ping test
 dpdk-dev:dpdk-testpmd vhost-user backend
 passt:passt backend
+libvirt-daemon-system:libvirtd for --engine libvirt and vnperf fleet
+libvirt-clients:virsh
+python3-libvirt:the runner's libvirt engine
 clang-format:format check
 clang:libFuzzer harnesses (make fuzz)
 libfuzzer-14-dev:libFuzzer harnesses (make fuzz)

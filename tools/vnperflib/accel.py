@@ -17,20 +17,29 @@ class Choice:
         self.why = why
 
 
+def probe_spec(image, machine):
+    """The probe guest: the real image running app=selftest under KVM."""
+    return qemucmd.GuestSpec(image, machine=machine, memory_mb=PROBE_MEMORY_MB, accel="kvm",
+                             config=["app=selftest"], name="vnperf-kvm-probe")
+
+
 def probe_kvm(session, image, machine, qemu=qemucmd.DEFAULT_QEMU, timeout=PROBE_TIMEOUT_S):
     """Returns (ok, why)."""
     if not os.path.exists("/dev/kvm"):
         return False, "no /dev/kvm"
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         return False, "/dev/kvm is not read/writable for this user"
-    spec = qemucmd.GuestSpec(image, machine=machine, memory_mb=PROBE_MEMORY_MB, accel="kvm",
-                             config=["app=selftest"], name="vnperf-kvm-probe")
-    g = guest.Guest(spec, qemu, label="kvm-probe")
+    return run_probe(session, guest.Guest(probe_spec(image, machine), qemu, label="kvm-probe"),
+                     timeout)
+
+
+def run_probe(session, g, timeout=PROBE_TIMEOUT_S):
+    """Boots the probe guest g (any engine's) and judges it: (ok, why)."""
     g.start(session)
     try:
         guest.pump([g], timeout)
     finally:
-        session.stop(g.proc)
+        g.stop(session)
     err = g.stderr_text()
     if "KVM internal error" in err:
         return False, "KVM probe guest died with \"KVM internal error\""
@@ -48,11 +57,13 @@ def probe_kvm(session, image, machine, qemu=qemucmd.DEFAULT_QEMU, timeout=PROBE_
 class Resolver:
     """Resolves --accel once per runner invocation (sweeps reuse it)."""
 
-    def __init__(self, requested, image, machine, qemu=qemucmd.DEFAULT_QEMU):
+    def __init__(self, requested, image, machine, qemu=qemucmd.DEFAULT_QEMU, probe=None):
         self.requested = requested
         self.image = image
         self.machine = machine
         self.qemu = qemu
+        # probe(session, image, machine) -> (ok, why): the engine's KVM probe.
+        self.probe = probe or (lambda s, i, m: probe_kvm(s, i, m, self.qemu))
         self.choice = None
 
     def resolve(self, session):
@@ -60,6 +71,6 @@ class Resolver:
             if self.requested in ("kvm", "tcg"):
                 self.choice = Choice(self.requested, "--accel %s" % self.requested)
             else:
-                ok, why = probe_kvm(session, self.image, self.machine, self.qemu)
+                ok, why = self.probe(session, self.image, self.machine)
                 self.choice = Choice("kvm" if ok else "tcg", why)
         return self.choice

@@ -7,11 +7,15 @@ import subprocess
 import tempfile
 import time
 
-from . import exitcodes, protocol, qemucmd
+from . import exitcodes, pinning, protocol, qemucmd
+from .qmp import Qmp
 
 
 class Guest:
     """One QEMU process and what it printed."""
+
+    # QOM path prefix of the first NIC (x-query-virtio): -device ...,id=nic0.
+    NIC_QOM = "/machine/peripheral/nic0"
 
     def __init__(self, spec, qemu=qemucmd.DEFAULT_QEMU, label=None):
         self.spec = spec
@@ -35,6 +39,18 @@ class Guest:
         self.proc = session.spawn(argv, name="qemu:" + self.label,
                                   stdout=subprocess.PIPE, stderr=self._stderr)
         os.set_blocking(self.proc.stdout.fileno(), False)
+
+    def stop(self, session):
+        """Ends it now (SIGTERM, then SIGKILL)."""
+        session.stop(self.proc)
+
+    def open_monitor(self, alive=None):
+        """QMP, connected (raises QmpError or OSError)."""
+        return Qmp(self.spec.qmp_path).connect(alive=alive)
+
+    def pin(self, pins, vcpu_tids):
+        """Applies --pin's QEMU roles to its threads; {role: [cpus]}."""
+        return pinning.apply(pins, self.pid, vcpu_tids)
 
     @property
     def pid(self):

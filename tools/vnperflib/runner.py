@@ -5,11 +5,11 @@ import os
 import sys
 import time
 
-from . import (backends, exitcodes, guest, hostcpu, outcome, pinning, qemucmd, scratch,
+from . import (backends, engine, exitcodes, guest, hostcpu, outcome, pinning, qemucmd, scratch,
                topology_pvp, verdict)
 from .echo import Echo
 from .errors import RunnerError
-from .qmp import Qmp, QmpError
+from .qmp import QmpError
 
 # Seconds after a receiver's ready line when senders start anyway if QMP
 # cannot say whether its NIC is up.
@@ -26,7 +26,7 @@ def nic_up(g):
         if path is None:
             # virtio-mmio: the device itself; PCI: the proxy's virtio-backend child.
             paths = [d["path"] for d in q.command("x-query-virtio")
-                     if d["path"].startswith("/machine/peripheral/nic0")]
+                     if d["path"].startswith(g.NIC_QOM)]
             if not paths:
                 return False
             path = g.nic_path = paths[0]
@@ -111,10 +111,11 @@ class Run:
     up), stop the backend, report. The console and tick callbacks share
     the run's state through the instance."""
 
-    def __init__(self, session, opts, resolver, roles=None):
+    def __init__(self, session, opts, resolver, roles=None, eng=None):
         self.session = session
         self.opts = opts
         self.resolver = resolver
+        self.engine = eng or engine.QemuEngine(getattr(opts, "qemu", qemucmd.DEFAULT_QEMU))
         self.roles = roles
         self.be = None
         self.accel = None
@@ -140,7 +141,8 @@ class Run:
     def check(self):
         """Everything that can be refused before anything starts."""
         opts = self.opts
-        if not os.path.isfile(opts.image):
+        # A remote engine's image is a path on its host.
+        if self.engine.local_files and not os.path.isfile(opts.image):
             raise RunnerError(exitcodes.RUNNER_USAGE,
                               "image %s not found (build it with make)" % opts.image)
         if opts.boot == "uefi":
@@ -149,6 +151,7 @@ class Run:
                                 "OVMF firmware %s not found (apt-get install ovmf)")):
                 if not os.path.isfile(path):
                     raise RunnerError(exitcodes.RUNNER_USAGE, what % path)
+        self.engine.check(opts)
         self.be = backends.make(opts.backend, opts)
         self.be.check()
         self.roles = self.roles or guest_roles(opts)
@@ -175,8 +178,7 @@ class Run:
                                      boot=opts.boot, esp=opts.esp,
                                      extra=be.qemu_extra(i) + list(getattr(opts, "qemu_args",
                                                                            ())))
-            self.guests.append(guest.Guest(spec, getattr(opts, "qemu", qemucmd.DEFAULT_QEMU),
-                                           label))
+            self.guests.append(self.engine.guest(spec, label))
         n = len(self.guests)
         self.ready_at = [None] * n
         self.net_up = [False] * n
@@ -229,6 +231,7 @@ class Run:
         rep = {
             "vnperf_report": 1,
             "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "engine": self.engine.describe(),
             "machine": self.opts.machine,
             "boot": self.opts.boot,
             "accel": self.accel.accel,
@@ -255,7 +258,8 @@ class Run:
 
     def _start_guest(self, g):
         g.start(self.session, netns=self.be.netns)
-        self.meter.add_qemu(g.label, g.pid)
+        if g.pid is not None:
+            self.meter.add_qemu(g.label, g.pid)
         self.qmp_info.update(_qmp_setup(self.opts, [g], self.meter, self.session))
         if self.pump is not None:
             self.pump.add(g)
@@ -326,10 +330,11 @@ class Run:
             self.backend_dead = self.session.died()
 
 
-def run_one(session, opts, resolver, roles=None):
+def run_one(session, opts, resolver, roles=None, eng=None):
     """Runs one test. roles: [(label, app config words)] per guest (one
-    guest by default). Returns the report dict; raises RunnerError."""
-    run = Run(session, opts, resolver, roles)
+    guest by default); eng: the engine (engine.py; default QEMU). Returns
+    the report dict; raises RunnerError."""
+    run = Run(session, opts, resolver, roles, eng)
     run.check()
     run.start_backend()
     run.make_guests()
@@ -349,9 +354,12 @@ def _qmp_setup(opts, guests, meter, session):
     stays open (g.qmp) to watch the NIC come up."""
     info = {}
     for g in guests:
-        q = Qmp(g.spec.qmp_path)
         try:
-            q.connect(alive=lambda: g.proc.poll() is None)
+            q = g.open_monitor(alive=lambda: g.proc.poll() is None)
+        except (QmpError, OSError, ValueError) as e:
+            info[g.label] = {"error": str(e)}
+            continue
+        try:
             tids = q.vcpu_threads()
         except (QmpError, OSError, ValueError) as e:
             info[g.label] = {"error": str(e)}
@@ -359,9 +367,10 @@ def _qmp_setup(opts, guests, meter, session):
             continue
         g.qmp = q
         session.on_close(q.close, what="close QMP")
-        meter.set_vcpus(g.pid, tids.values())
+        if g.pid is not None:
+            meter.set_vcpus(g.pid, tids.values())
         info[g.label] = {"vcpu_threads": tids}
         pin = getattr(opts, "pin", None)
         if pin:
-            info[g.label]["pinned"] = pinning.apply(pin, g.pid, tids)
+            info[g.label]["pinned"] = g.pin(pin, tids)
     return info

@@ -1,0 +1,186 @@
+"""The libvirt engine's pure parts (no daemon, no QEMU): domain XML from the
+runner's options and backends, refusals of what libvirt 9 cannot express,
+--engine parsing."""
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import vnpy
+from vnperflib import domxml, engine, libvirtconn, qemucmd
+from vnperflib.errors import RunnerError
+
+Q = "{%s}" % domxml.QEMU_NS
+DGRAM = ("dgram,local.type=inet,local.host=127.0.0.1,local.port=5000,"
+         "remote.type=inet,remote.host=127.0.0.1,remote.port=5001")
+
+
+def spec(**kw):
+    args = dict(machine="q35", config=["app=gen", "dst_ip=10.0.2.2"])
+    args.update(kw)
+    return qemucmd.GuestSpec("/img/vnperf.elf", **args)
+
+
+def dom(s, ifaces=(), console=("file", "/tmp/c"), **kw):
+    return ET.fromstring(domxml.Domain(s, "vnperf-1-1-x", list(ifaces), console, **kw).xml())
+
+
+def test_pvh_domain_has_kernel_config_console_and_debug_exit():
+    d = dom(spec())
+    assert d.get("type") == "qemu"
+    assert d.find("os/type").get("machine") == "q35"
+    assert d.find("os/kernel").text == "/img/vnperf.elf"
+    e = d.find("sysinfo[@type='fwcfg']/entry")
+    assert (e.get("name"), e.text) == ("opt/vnperf/config", "app=gen dst_ip=10.0.2.2")
+    assert d.find("devices/serial[@type='file']/source").get("path") == "/tmp/c"
+    assert [a.get("value") for a in d.findall(Q + "commandline/" + Q + "arg")] == [
+        "-device", qemucmd.DEBUG_EXIT]
+    assert [d.find(x).text for x in ("on_poweroff", "on_reboot", "on_crash")] == ["destroy"] * 3
+    assert d.find("memory").text == "128" and d.find("memory").get("unit") == "MiB"
+    assert d.find("devices/memballoon").get("model") == "none"
+
+
+def test_pty_console_kvm_and_extra_qemu_args():
+    d = dom(spec(accel="kvm"), console=("pty",), qemu_args=["-S"])
+    assert d.get("type") == "kvm"
+    assert d.find("cpu").get("mode") == "host-passthrough"
+    assert d.find("devices/serial").get("type") == "pty"
+    assert d.find("devices/console/target").get("type") == "serial"
+    assert [a.get("value") for a in d.findall(Q + "commandline/" + Q + "arg")][-1] == "-S"
+
+
+def test_uefi_boots_ovmf_with_the_esp_read_only():
+    d = dom(spec(boot="uefi", esp="/img/esp.img"))
+    assert d.find("os/kernel") is None
+    assert d.find("os/loader").text == qemucmd.DEFAULT_OVMF
+    disk = d.find("devices/disk")
+    assert disk.find("source").get("file") == "/img/esp.img"
+    assert disk.find("readonly") is not None
+
+
+def test_dgram_and_socket_become_udp_interfaces():
+    for nd in (DGRAM, "socket,udp=127.0.0.1:5001,localaddr=127.0.0.1:5000"):
+        nic = qemucmd.Nic(nd, "52:54:00:00:00:01", {"event_idx": "off", "rx_queue_size": 512,
+                                                     "tx_queue_size": 512})
+        i = dom(spec(), [domxml.iface_from_nic(nic, {})]).find("devices/interface")
+        assert i.get("type") == "udp"
+        assert (i.find("source").get("address"), i.find("source").get("port")) == (
+            "127.0.0.1", "5001")
+        assert i.find("source/local").get("port") == "5000"
+        assert i.find("mac").get("address") == "52:54:00:00:00:01"
+        assert i.find("model").get("type") == "virtio"
+        assert i.find("driver").attrib == {"event_idx": "off", "rx_queue_size": "512",
+                                           "tx_queue_size": "512"}
+        assert i.find("alias").get("name") == "ua-net0"
+
+
+def test_vhost_user_gets_its_socket_shared_memory_and_no_msix():
+    chardevs, rest = domxml.split_extra(["-chardev", "socket,id=vu0,path=/run/x.sock", "-S"])
+    assert (chardevs, rest) == ({"vu0": "/run/x.sock"}, ["-S"])
+    nic = qemucmd.Nic("vhost-user,chardev=vu0", "52:54:00:00:00:01", {"vectors": 0})
+    d = dom(spec(shared_mem=True), [domxml.iface_from_nic(nic, chardevs)])
+    i = d.find("devices/interface")
+    assert i.get("type") == "vhostuser"
+    assert i.find("source").attrib == {"type": "unix", "path": "/run/x.sock", "mode": "client"}
+    assert d.find("memoryBacking/source").get("type") == "memfd"
+    assert d.find("memoryBacking/access").get("mode") == "shared"
+    p = d.find(Q + "override/" + Q + "device[@alias='ua-net0']/" + Q + "frontend/" + Q
+               + "property")
+    assert p.attrib == {"name": "vectors", "type": "unsigned", "value": "0"}
+
+
+@pytest.mark.parametrize("netdev,why", [
+    ("hubport,hubid=0", "QEMU's hub is not a libvirt interface"),
+    ("user,restrict=on,net=10.0.2.0/24", "no restrict=on"),
+    ("stream,server=off,addr.type=unix,addr.path=/x", "starts passt itself"),
+    ("tap,ifname=vntap0,script=no,downscript=no", "network namespace"),
+    ("vhost-user,chardev=nope", "not one libvirt maps"),
+])
+def test_netdevs_libvirt_cannot_express_are_refused(netdev, why):
+    with pytest.raises(RunnerError) as e:
+        domxml.iface_from_nic(qemucmd.Nic(netdev, "52:54:00:00:00:01"), {})
+    assert e.value.status == 64 and why in e.value.line
+
+
+def test_unknown_device_property_and_microvm_are_refused():
+    with pytest.raises(RunnerError, match="property mq has no libvirt equivalent"):
+        domxml.Iface("udp", "52:54:00:00:00:01", {"mq": "on"}, local=("a", 1), remote=("b", 2))
+    with pytest.raises(RunnerError, match="microvm has no PCI bus"):
+        domxml.Domain(spec(machine="microvm"), "n", [], ("pty",))
+
+
+@pytest.mark.parametrize("pins,vcpu,emu", [
+    ({"vcpu": {0}, "main": {1}}, "0", "1"),
+    ({"qemu": {0, 1}}, "0,1", "0,1"),
+    ({"qemu": {0, 1}, "vcpu": {1}}, "1", "0,1"),
+    ({"main": {0}}, None, "0"),
+])
+def test_pinning_becomes_cputune(pins, vcpu, emu):
+    ct = dom(spec(), pins=pins).find("cputune")
+    got_v = ct.find("vcpupin")
+    assert (got_v.get("cpuset") if got_v is not None else None) == vcpu
+    assert ct.find("emulatorpin").get("cpuset") == emu
+    assert dom(spec()).find("cputune") is None
+
+
+def test_fleet_interfaces():
+    mac = "52:54:00:00:00:09"
+    cases = {
+        domxml.Iface("network", mac, name="default"): ("network", {"network": "default"}),
+        domxml.Iface("bridge", mac, name="br0"): ("bridge", {"bridge": "br0"}),
+        domxml.Iface("vhostuser", mac, path="/s0", mode="client"): (
+            "vhostuser", {"type": "unix", "path": "/s0", "mode": "client"}),
+    }
+    for iface, (kind, src) in cases.items():
+        e = iface.element()
+        assert e.get("type") == kind and e.find("source").attrib == src
+    e = domxml.Iface("ethernet", mac, dev="vnt0").element()
+    assert e.find("target").attrib == {"dev": "vnt0", "managed": "yes"}
+    e = domxml.Iface("passt", mac, ip=("10.0.2.15", 24), forwards=[("udp", 40000, 9000)]).element()
+    assert e.get("type") == "user" and e.find("backend").get("type") == "passt"
+    assert e.find("ip").attrib == {"family": "ipv4", "address": "10.0.2.15", "prefix": "24"}
+    assert e.find("portForward").get("proto") == "udp"
+    assert e.find("portForward/range").attrib == {"start": "40000", "to": "9000"}
+
+
+def test_engine_parse_and_remote_uris():
+    assert engine.parse(None) == ("qemu", None)
+    assert engine.parse("libvirt") == ("libvirt", None)
+    assert engine.parse("libvirt=qemu+ssh://h/system") == ("libvirt", "qemu+ssh://h/system")
+    for bad, why in (("xen", "one of qemu, libvirt"), ("qemu=x", "takes no URI"),
+                     ("libvirt=", "URI is empty")):
+        with pytest.raises(RunnerError, match=why):
+            engine.parse(bad)
+    assert libvirtconn.is_remote("qemu+ssh://host/system")
+    assert libvirtconn.is_remote("qemu+tcp://10.0.0.2/system")
+    assert not libvirtconn.is_remote("qemu:///system")
+    assert not libvirtconn.is_remote("qemu+unix:///system?socket=/run/x")
+
+
+def test_domain_names_carry_tag_and_pid(monkeypatch):
+    monkeypatch.setenv("VNPERF_TEST_TAG", "abc123")
+    a, b = libvirtconn.domain_name("tx 0/x"), libvirtconn.domain_name("tx")
+    assert a.startswith("vnperf-abc123-%d-" % __import__("os").getpid())
+    assert a != b and " " not in a and "/" not in a
+    m = libvirtconn.STALE_RE.match(a)
+    assert m and int(m.group(1)) == __import__("os").getpid()
+
+
+@pytest.mark.parametrize("args,why", [
+    (["--machine", "microvm"], "microvm has no PCI bus"),
+    (["--backend", "hub"], "backend hub: QEMU's hub is not a libvirt interface"),
+    (["--backend", "tap"], "backend tap: the runner's tap lives in a network namespace"),
+    (["--console", "file", "--engine", "libvirt=qemu+ssh://h/system"], "is another host"),
+])
+def test_run_refuses_before_anything_starts(args, why):
+    a = ["run", "--engine", "libvirt", "--accel", "tcg"] + args
+    if a.count("--engine") == 2:
+        a = a[:1] + a[3:]
+    r = vnpy.run_vnperf(a, timeout=30)
+    assert r.returncode == 64, r.stderr
+    assert why in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_console_option_is_for_libvirt_only():
+    r = vnpy.run_vnperf(["run", "--console", "stream"], timeout=30)
+    assert r.returncode == 64 and "--console is for --engine libvirt" in r.stderr
