@@ -1,12 +1,17 @@
-"""The libvirt engine against a real libvirtd (started here when
+"""The libvirt engine and fleets against a real libvirtd (started here when
 none runs; skipped with the reason when libvirt cannot run at all). After
 every test no domain of it may be left (`virsh list --all`)."""
 
 import json
+import os
+import signal
+import subprocess
+import time
 
 import pytest
 
 import libvirtd
+import vnharness
 from vnharness import run_vnperf
 
 _why = libvirtd.why_not()
@@ -28,6 +33,26 @@ def no_domains_left(no_leftovers, daemon):
     left = libvirtd.domains(prefix)
     libvirtd.destroy(left)
     assert not left, "domains left behind: %s" % ", ".join(left)
+
+
+def fleet_spec(tmp_path, text, name="spec.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def run_fleet(tmp_path, text, timeout=240):
+    r = run_vnperf(["fleet", fleet_spec(tmp_path, text), "--json", "-q",
+                    "--out", str(tmp_path / "out")], timeout=timeout)
+    try:
+        rep = json.loads(r.stdout)
+    except ValueError:
+        raise AssertionError("no JSON report (status %d): %s" % (r.returncode, r.stderr))
+    return r, rep
+
+
+def by_name(rep):
+    return {i["instance"]: i for i in rep["instances"]}
 
 
 @pytest.mark.timeout_s(120)
@@ -56,3 +81,202 @@ def test_run_engine_libvirt_guest_error_is_its_exit_code(image):
     assert r.returncode == 2, (rep["why"], r.stderr)
     assert "ring" in rep["why"]
     assert rep["guests"][0]["qemu_status"] is None
+
+
+PAIRS = """\
+[fleet]
+accel = "tcg"
+duration = 8
+
+[[group]]
+name = "sinks"
+app = "sink"
+count = 4
+config = ["count=1000"]
+
+[[group]]
+name = "gens"
+app = "gen"
+count = 4
+to = "sinks"
+config = ["count=1000", "rate=500"]
+"""
+
+
+@pytest.mark.timeout_s(300)
+def test_fleet_four_gen_four_sink_paced_exact_per_pair(image, tmp_path):
+    r, rep = run_fleet(tmp_path, PAIRS)
+    assert r.returncode == 0, (rep["why"], r.stderr)
+    inst = by_name(rep)
+    for k in range(4):
+        g, s = inst["gens-%d" % k], inst["sinks-%d" % k]
+        assert g["partner"] == s["instance"]
+        assert g["guest"]["result"]["packets"] == 1000
+        assert s["guest"]["result"]["packets"] == 1000
+        assert g["counts"]["directions"]["tx guest->rx guest"]["lost"] == 0
+    agg = rep["aggregate"]
+    gens = [inst["gens-%d" % k] for k in range(4)]
+    assert agg["instances"] == 4 and agg["ok"] == 4
+    assert agg["packets"] == sum(g["metrics"]["packets"] for g in gens) == 4000
+    assert agg["pps"] == pytest.approx(sum(g["metrics"]["pps"] for g in gens))
+    assert agg["bps"] == pytest.approx(sum(g["metrics"]["bps"] for g in gens))
+    assert agg["loss_pct"] == 0.0 and agg["sent"] == 4000
+    assert rep["groups"]["sinks"]["packets"] == 4000
+    assert rep["startup_s"] is not None and rep["startup_s"] < rep["wall_s"]
+    assert rep["not_destroyed"] == [] and rep["failed"] == []
+    # The results directory compare reads: one point per group and the fleet.
+    cmp = run_vnperf(["compare", str(tmp_path / "out"), str(tmp_path / "out"), "--json"])
+    assert cmp.returncode == 0, cmp.stderr
+    rows = {row["params"]["group"]: row for row in json.loads(cmp.stdout)["rows"]}
+    assert set(rows) == {"sinks", "gens", "fleet"}
+    assert rows["fleet"]["columns"]["pps%"]["a"] == pytest.approx(agg["pps"])
+
+
+RR = """\
+[fleet]
+accel = "tcg"
+duration = 4
+
+[[group]]
+name = "servers"
+app = "rr"
+role = "server"
+count = 2
+
+[[group]]
+name = "clients"
+app = "rr"
+count = 2
+to = "servers"
+"""
+
+
+@pytest.mark.timeout_s(300)
+def test_fleet_rr_pairs_aggregate_is_sum_and_latency_merged(image, tmp_path):
+    r, rep = run_fleet(tmp_path, RR)
+    assert r.returncode == 0, (rep["why"], r.stderr)
+    inst = by_name(rep)
+    clients = [inst["clients-%d" % k] for k in range(2)]
+    for c in clients:
+        res = c["guest"]["result"]
+        assert res["transactions"] > 0 and res["role"] == "client"
+        # the client's own hist lines hold all its transactions
+        assert c["metrics"]["latency_samples"] == res["transactions"]
+    agg = rep["aggregate"]
+    assert agg["tps"] == pytest.approx(sum(c["metrics"]["tps"] for c in clients))
+    assert agg["transactions"] == sum(c["metrics"]["transactions"] for c in clients)
+    assert agg["latency_samples"] == agg["transactions"]
+    # Merged, not averaged: the fleet's p50 lies within the clients' range
+    # and its max is the largest client's max.
+    p50s = [c["metrics"]["p50_ns"] for c in clients]
+    assert min(p50s) <= agg["p50_ns"] <= max(p50s)
+    assert agg["max_ns"] == max(c["metrics"]["max_ns"] for c in clients)
+
+
+BAD_ONE = """\
+[fleet]
+accel = "tcg"
+duration = 3
+
+[[group]]
+name = "rx"
+app = "sink"
+config = ["count=500"]
+
+[[group]]
+name = "tx"
+app = "gen"
+to = "rx"
+config = ["count=500", "rate=500"]
+
+[[group]]
+name = "broken"
+app = "selftest"
+config = ["ring=3"]
+"""
+
+
+@pytest.mark.timeout_s(240)
+def test_fleet_one_failing_instance_reported_and_all_destroyed(image, tmp_path):
+    r, rep = run_fleet(tmp_path, BAD_ONE)
+    assert r.returncode == 2, (rep["why"], r.stderr)
+    assert [f["instance"] for f in rep["failed"]] == ["broken-0"]
+    assert "ring" in rep["failed"][0]["why"]
+    inst = by_name(rep)
+    assert inst["tx-0"]["status"] == 0 and inst["rx-0"]["status"] == 0
+    assert inst["rx-0"]["guest"]["result"]["packets"] == 500
+    # The fleet row: the pair's sender and the partnerless group.
+    assert rep["aggregate"]["ok"] == 1 and rep["aggregate"]["instances"] == 2
+    assert rep["groups"]["rx"]["ok"] == 1
+    assert rep["not_destroyed"] == []
+
+
+LONG = """\
+[fleet]
+accel = "tcg"
+
+[[group]]
+name = "idle"
+app = "sink"
+count = 2
+config = ["duration=120"]
+"""
+
+
+def _start_fleet(tmp_path, text):
+    return subprocess.Popen([vnharness.PYTHON, vnharness.VNPERF, "fleet",
+                             fleet_spec(tmp_path, text), "--out", str(tmp_path / "out")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_ready(p, timeout=120):
+    """Reads the fleet's progress until every instance is ready."""
+    deadline = time.monotonic() + timeout
+    lines = []
+    while time.monotonic() < deadline:
+        line = p.stderr.readline()
+        if not line:
+            break
+        lines.append(line)
+        if "instances ready after" in line:
+            return lines
+    p.kill()
+    raise AssertionError("fleet never got ready: %s" % "".join(lines))
+
+
+@pytest.mark.timeout_s(180)
+def test_fleet_ctrl_c_destroys_every_domain(image, tmp_path, no_domains_left):
+    p = _start_fleet(tmp_path, LONG)
+    _wait_ready(p)
+    assert len(libvirtd.domains(no_domains_left)) == 2
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert "stopped, everything torn down" in err
+    assert libvirtd.domains(no_domains_left) == []
+
+
+@pytest.mark.timeout_s(180)
+def test_fleet_unanswering_daemon_domains_named_then_autodestroyed(image, tmp_path, daemon,
+                                                                     no_domains_left):
+    if not daemon.started_here:
+        pytest.skip("libvirtd was not started by the tests: not stopping someone else's")
+    p = _start_fleet(tmp_path, LONG.replace("count = 2", "count = 1"))
+    _wait_ready(p)
+    pid = daemon.pid("libvirtd")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=90)
+        took = time.monotonic() - t0
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert p.returncode == 130, err
+    assert "could not destroy %s" % no_domains_left in err, err
+    assert took < 60, "teardown took %.0f s against a stopped daemon" % took
+    # Back again, libvirtd finds our connection gone: AUTODESTROY acts.
+    deadline = time.monotonic() + 30
+    while libvirtd.domains(no_domains_left) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert libvirtd.domains(no_domains_left) == []

@@ -1,13 +1,13 @@
 """The libvirt engine's pure parts (no daemon, no QEMU): domain XML from the
 runner's options and backends, refusals of what libvirt 9 cannot express,
---engine parsing."""
+--engine parsing, and a fleet's plan (addresses, wires, config words)."""
 
 import xml.etree.ElementTree as ET
 
 import pytest
 
 import vnpy
-from vnperflib import domxml, engine, libvirtconn, qemucmd
+from vnperflib import domxml, engine, fleet, fleetspec, libvirtconn, qemucmd
 from vnperflib.errors import RunnerError
 
 Q = "{%s}" % domxml.QEMU_NS
@@ -184,3 +184,61 @@ def test_run_refuses_before_anything_starts(args, why):
 def test_console_option_is_for_libvirt_only():
     r = vnpy.run_vnperf(["run", "--console", "stream"], timeout=30)
     assert r.returncode == 64 and "--console is for --engine libvirt" in r.stderr
+
+
+PLAN = """\
+[fleet]
+duration = 4
+[[group]]
+name = "rx"
+app = "sink"
+count = 2
+[[group]]
+name = "tx"
+app = "gen"
+count = 2
+to = "rx"
+config = ["rate=1k"]
+[[group]]
+name = "b"
+app = "gen"
+wire = "bridge:br0"
+queue_size = 256
+[[group]]
+name = "ps"
+app = "rr"
+role = "server"
+wire = "passt"
+[[group]]
+name = "pc"
+app = "rr"
+to = "ps"
+wire = "passt"
+"""
+
+
+def test_fleet_plan_wires_addresses_and_words(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text(PLAN)
+    insts = fleet.plan(fleetspec.load(str(p)))
+    fleet.udp_ifaces(insts)
+    i = {x.label: x for x in insts}
+    rx, tx = i["rx-0"], i["tx-0"]
+    assert tx.partner is rx and rx.partner is tx and i["tx-1"].partner is i["rx-1"]
+    # The pair's UDP sockets face each other.
+    assert tx.iface.source["local"] == rx.iface.source["remote"]
+    assert tx.iface.source["remote"] == rx.iface.source["local"]
+    assert len({x.mac for x in insts}) == len(insts)
+    assert len({x.ip for x in insts}) == len(insts)
+    assert "duration=14" in rx.words  # the sender's 4 s + RX_EXTRA_S
+    assert "duration=4" in tx.words and "rate=1k" in tx.words and "app=gen" in tx.words
+    assert "dst_ip=%s" % rx.ip in tx.words and "dst_mac=%s" % rx.mac in tx.words
+    assert "dst_ip=%s" % tx.ip in rx.words
+    b = i["b-0"]
+    assert b.iface.kind == "bridge" and b.iface.source == {"name": "br0"}
+    assert b.iface.props == {"rx_queue_size": 256, "tx_queue_size": 256}
+    assert not any(w.startswith("dst_") for w in b.words)
+    ps, pc = i["ps-0"], i["pc-0"]
+    assert ps.iface.source["forwards"] == [("udp", ps.host_port, fleet.APP_PORT)]
+    assert "role=server" in ps.words and "role=client" in pc.words
+    assert "dst_port=%d" % ps.host_port in pc.words and "dst_ip=10.0.2.2" in pc.words
