@@ -12,6 +12,7 @@ import subprocess
 import time
 
 SOCK = "/var/run/libvirt/libvirt-sock"
+LOG_DIR = "/var/log/libvirt/qemu"
 URI = "qemu:///system"
 START_WAIT_S = 30.0
 
@@ -122,3 +123,12 @@ def destroy(names):
                 pass
     finally:
         c.close()
+
+
+def logs(prefix):
+    """QEMU log files libvirt keeps for domains whose name starts with prefix."""
+    try:
+        return sorted(os.path.join(LOG_DIR, n) for n in os.listdir(LOG_DIR)
+                      if n.startswith(prefix))
+    except OSError:
+        return []

@@ -166,6 +166,22 @@ def test_domain_names_carry_tag_and_pid(monkeypatch):
     assert m and int(m.group(1)) == __import__("os").getpid()
 
 
+def test_stale_logs_of_dead_runners_are_removed(tmp_path):
+    class Conn:
+        class conn:
+            @staticmethod
+            def listAllDomains(flags):
+                return []
+    dead = 2 ** 22 + 12345  # above pid_max: no such process
+    me = __import__("os").getpid()
+    names = ["vnperf-%d-1-a.log" % dead, "vnperf-abc123-%d-2-b.log" % dead,
+             "vnperf-%d-1-mine.log" % me, "other.log", "vnperf-x.log"]
+    for n in names:
+        (tmp_path / n).write_text("x")
+    assert libvirtconn.destroy_stale(Conn, str(tmp_path)) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names[2:])
+
+
 @pytest.mark.parametrize("args,why", [
     (["--machine", "microvm"], "microvm has no PCI bus"),
     (["--backend", "hub"], "backend hub: QEMU's hub is not a libvirt interface"),

@@ -7,7 +7,7 @@ import re
 import shutil
 import sys
 
-from . import accel, backends, peer, plots, qemucmd
+from . import accel, backends, libvirtconn, peer, plots, qemucmd
 from .errors import RunnerError
 from .proc import Session, run_quiet
 from .tables import kv_table
@@ -109,6 +109,7 @@ def report(opts):
     with Session() as s:
         rows.append(("ip netns", netns_ability(s)))
         rows.append(("accelerator", accelerator(s, img, opts.machine, qemu)))
+    rows.append(("libvirt", libvirtconn.describe()))
     brows, ready, missing = backend_rows(opts)
     rows += brows
     rows.append(("summary", "%d backends ready (%s)%s" % (

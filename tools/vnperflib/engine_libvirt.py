@@ -141,7 +141,9 @@ class DomainGuest(guest.Guest):
         self._wfd = None
 
     # ---- start
-    def start(self, session, netns=None):
+    def start(self, session, netns=None, paused=False):
+        """Creates the domain (left paused with paused=True: resume()
+        runs it) and starts reading its console."""
         if netns is not None:
             raise usage("libvirt: QEMU cannot run in the runner's network namespace")
         conn = self.engine.connection(session)
@@ -153,7 +155,7 @@ class DomainGuest(guest.Guest):
         conn.watch(self.name, lambda detail, lost: self._stopped(ended, detail, lost))
         self.engine.starting(self)
         flags = libvirt.VIR_DOMAIN_START_AUTODESTROY
-        if self.stream:
+        if self.stream or paused:
             # Nothing printed before the console stream opens may be lost.
             flags |= libvirt.VIR_DOMAIN_START_PAUSED
         self.t_start = time.monotonic()
@@ -166,17 +168,28 @@ class DomainGuest(guest.Guest):
         rfd, self._wfd = os.pipe()
         self.proc = DomainProcess(dom, rfd, self._qemu_pid())
         st = self._open_console(conn, dom) if self.stream else None
+        if self.stream and not paused and self.stop_why is None:
+            self.resume()
         reader = self._stream_reader if self.stream else self._file_reader
         threading.Thread(target=reader, args=(dom, ended, st), daemon=True,
                          name="console " + self.name).start()
 
+    def resume(self):
+        """Runs a domain created paused; None, or one line why not."""
+        try:
+            self.proc.dom.resume()
+        except libvirt.libvirtError as e:
+            self.stop_why = "resume: " + err_line(e)
+            self.proc.kill()
+            return self.stop_why
+        return None
+
     def _open_console(self, conn, dom):
-        """libvirt's console stream of the paused domain, then resume it;
-        None (and the domain destroyed) when that fails."""
+        """libvirt's console stream of the paused domain; None (and the
+        domain destroyed) when that fails."""
         try:
             st = conn.conn.newStream(0)
             dom.openConsole(None, st, 0)
-            dom.resume()
             return st
         except libvirt.libvirtError as e:
             self.stop_why = "console stream: " + err_line(e)
@@ -296,10 +309,12 @@ class DomainGuest(guest.Guest):
         path = os.path.join(LOG_DIR, self.name + ".log")
         try:
             with open(path, "rb") as f:
-                self.log_tail = f.read()[-4000:].decode("utf-8", "replace")
+                tail = f.read()[-4000:].decode("utf-8", "replace")
             os.unlink(path)
         except OSError:
-            pass
+            return
+        # Called again after the destroy: libvirt's closing line comes last.
+        self.log_tail = self.log_tail or tail
 
     def stop(self, session):
         if self.proc is not None:
@@ -397,7 +412,7 @@ class LibvirtEngine:
             session.on_close(self._close, what="close libvirt connection to " + self.uri)
             session.on_close(self._destroy_all, what="destroy domains on " + self.uri)
             if not libvirtconn.is_remote(self.uri):
-                libvirtconn.destroy_stale(self.conn)
+                libvirtconn.destroy_stale(self.conn, LOG_DIR)
         if self.conn.lost:
             raise usage("libvirt: " + self.conn.lost)
         return self.conn
@@ -419,6 +434,10 @@ class LibvirtEngine:
                 items.append((g.name, dom))
         failed = libvirtconn.destroy_all(items)
         self.not_destroyed += failed
+        gone = {g.name for g in guests} - {n for n, _ in failed}
+        for g in guests:
+            if g.name in gone:
+                g._collect_log()
         if failed:
             raise RuntimeError("could not destroy %s" % "; ".join("%s (%s)" % f for f in failed))
 

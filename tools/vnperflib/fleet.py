@@ -51,6 +51,7 @@ class Instance:
         self.ready_at = None
         self.net_up = False
         self.start_error = None
+        self.running = False
         self.wait_why = None
 
     @property
@@ -182,7 +183,9 @@ class Fleet:
         self.creating = 0
         self.pump = None
         self.t0 = None
+        self.t_created = None
         self.t_all_ready = None
+        self.wall_s = None
         self.accel = {}
 
     def engine(self, g):
@@ -227,13 +230,15 @@ class Fleet:
                                  config=i.words, name="vnperf-" + i.label)
         i.g = eng.guest(spec, i.label, ifaces=[i.iface] if i.iface else [], pins=g.pin or {})
 
-    def start(self, insts):
-        """Creates the domains of insts in the background, at most
-        spec.parallel at a time; stream() picks them up."""
+    def create(self):
+        """Creates every domain paused, at most spec.parallel at a time, in
+        the background: libvirt's start-up cost (seconds a domain under
+        load) is paid before any guest runs, so running guests do not slow
+        it and it does not delay a sender behind its receiver."""
         sem = threading.Semaphore(self.spec.parallel)
-        fleetreport.log_progress(self.opts, "starting %d domain%s: %s" % (
-            len(insts), "s" if len(insts) != 1 else "", _groups_of(insts)))
-        for i in insts:
+        fleetreport.log_progress(self.opts, "creating %d domain%s: %s" % (
+            len(self.insts), "s" if len(self.insts) != 1 else "", _groups_of(self.insts)))
+        for i in self.insts:
             self.make_guest(i)
             self.creating += 1
             threading.Thread(target=self._create, args=(i, sem), daemon=True,
@@ -242,7 +247,7 @@ class Fleet:
     def _create(self, i, sem):
         with sem:
             try:
-                i.g.start(self.session)
+                i.g.start(self.session, paused=True)
             except RunnerError as e:
                 i.start_error = e.line
             except Exception as e:  # a thread must report, never die silently
@@ -250,26 +255,37 @@ class Fleet:
         self.created.put(i)
 
     def run(self):
+        """Receivers and partnerless groups run once every domain exists;
+        each sender once its receiver is ready with its NIC up."""
         self.t0 = time.monotonic()
-        self.start([i for i in self.insts if not i.sender])
+        self.create()
         deadline = self.t0 + self.timeout()
         self.pump = guest.Pump(self._on_line, self._on_tick, tick_s=0.1)
         while time.monotonic() < deadline:
             self._take_created()
-            if self.creating == 0 and not self.pump.open and not self._senders_due():
+            if self.creating == 0 and self.t_created is None:
+                self.t_created = time.monotonic() - self.t0
+                fleetreport.log_progress(self.opts, "%d domains created in %.1f s" % (
+                    len(self.insts), self.t_created))
+                self._resume([i for i in self.insts if not i.sender])
+            if self.creating == 0 and not self.pump.open:
                 break
-            why = self.pump.run(min(deadline, time.monotonic() + 0.2)) if self.pump.open \
+            self.pump.run(min(deadline, time.monotonic() + 0.2)) if self.pump.open \
                 else self._idle(0.1)
-            if why == "done" and self.creating:
-                continue
         self._take_created()
         self.pump.finish()
         self.wall_s = time.monotonic() - self.t0
 
+    def _resume(self, insts):
+        for i in insts:
+            if i.start_error is None and i.g.resume() is None:
+                i.running = True
+            elif i.start_error is None:
+                i.start_error = "%s: resume: %s" % (i.label, i.g.stop_why)
+
     def _idle(self, s):
         time.sleep(s)
         self._on_tick(time.monotonic() - self.t0)
-        return "idle"
 
     def timeout(self):
         if self.spec.timeout:
@@ -290,9 +306,6 @@ class Fleet:
                 i.g.qmp = i.g.open_monitor()
                 self.pump.add(i.g)
 
-    def _senders_due(self):
-        return any(i.sender and i.g is None and i.wait_why is None for i in self.insts)
-
     def _on_line(self, g, line):
         if line.msg is not None and line.msg["type"] == "ready":
             i = self._inst(g)
@@ -308,21 +321,31 @@ class Fleet:
         return next(i for i in self.insts if i.g is g)
 
     def _on_tick(self, elapsed):
+        """A receiver up releases its sender; one that failed first leaves
+        its sender unstarted, destroyed, with the reason."""
         now = time.monotonic()
         due = []
         for i in self.insts:
-            if i.sender or i.net_up or i.partner is None:
+            s = i.partner
+            if i.sender or i.net_up or s is None or s.wait_why or s.running:
                 continue
-            if i.ready_at is not None and (runner.nic_up(i.g) or now - i.ready_at >=
-                                           NET_GRACE_S):
+            if i.start_error:
+                self._give_up(s, "its receiver %s did not start: %s" % (i.label,
+                                                                       i.start_error))
+            elif not i.running:
+                continue
+            elif i.ready_at is not None and (runner.nic_up(i.g) or now - i.ready_at >=
+                                             NET_GRACE_S):
                 i.net_up = True
-                due.append(i.partner)
-            elif i.start_error or (i.g is not None and i.g.proc is not None and
-                                   i.g.proc.poll() is not None and i.ready_at is None):
-                i.partner.wait_why = "its receiver %s did not come up: %s" % (
-                    i.label, i.start_error or "it ended before its ready line")
-        if due:
-            self.start(due)
+                due.append(s)
+            elif i.ready_at is None and i.g.proc.poll() is not None:
+                self._give_up(s, "its receiver %s ended before its ready line" % i.label)
+        self._resume(due)
+
+    def _give_up(self, i, why):
+        i.wait_why = why
+        if i.g is not None and i.g.proc is not None:
+            i.g.proc.kill()
 
     def report(self):
         return fleetreport.build(self)

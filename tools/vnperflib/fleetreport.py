@@ -28,7 +28,7 @@ def instance_report(f, i):
             "role": i.group.role, "uri": (i.group.uri or f.spec.uri),
             "partner": i.partner.label if i.partner else None,
             "domain": i.g.name if i.g else None, "config": i.words}
-    if i.g is None or i.g.proc is None:
+    if i.g is None or i.g.proc is None or not i.running:
         why = i.start_error or ("%s: never started: %s" % (
             i.label, i.wait_why or "the fleet's time ran out before its receiver was up"))
         status = exitcodes.RUNNER_NO_GUEST_EXIT if i.start_error else exitcodes.RUNNER_TIMEOUT
@@ -127,7 +127,8 @@ def build(f):
             "accel": f.accel, "engines": [e.describe() for e in f.engines.values()],
             "instances": [_jsonable(r) for r in reps], "groups": groups,
             "aggregate": summarize(measuring),
-            "wall_s": f.wall_s, "startup_s": f.t_all_ready, "failed": failed}
+            "wall_s": f.wall_s, "created_s": f.t_created, "startup_s": f.t_all_ready,
+            "failed": failed}
 
 
 def _jsonable(r):
@@ -190,6 +191,10 @@ def write_results(rep, out):
         json.dump(rep, fh, indent=1, sort_keys=True, default=str)
 
 
+def _s(v):
+    return "-" if v is None else "%.1f s" % v
+
+
 def _us(ns):
     return None if ns is None else "%.1f" % (ns / 1e3)
 
@@ -221,9 +226,9 @@ def render(rep):
     out.append(table(["group", "ok", "pps", "Gbit/s", "packets", "loss%", "tps", "p50 us",
                       "p99 us", "p999 us"], grows))
     out.append("")
-    out.append("fleet: wall clock %.1f s; all instances ready after %s; %d failed" % (
-        rep["wall_s"], "%.1f s" % rep["startup_s"] if rep["startup_s"] is not None else "-",
-        len(rep["failed"])))
+    out.append("fleet: wall clock %.1f s; every domain created after %s, every instance ready "
+               "after %s; %d failed" % (rep["wall_s"], _s(rep["created_s"]), _s(rep["startup_s"]),
+                                        len(rep["failed"])))
     out.append("(the fleet row sums the senders of pairs and the groups without a partner; "
                "latency percentiles come from the merged histograms)")
     for x in rep["failed"]:

@@ -49,16 +49,40 @@ def _start_event_loop():
         if _loop_started:
             return
         libvirt.virEventRegisterDefaultImpl()
-        # libvirt prints every error on stderr by default; ours are reported.
-        libvirt.registerErrorHandler(lambda ctx, err: None, None)
+        _quiet()
         t = threading.Thread(target=_run_loop, name="libvirt-events", daemon=True)
         t.start()
         _loop_started = True
 
 
+def _quiet():
+    """libvirt prints every error on stderr by default; ours are reported."""
+    libvirt.registerErrorHandler(lambda ctx, err: None, None)
+
+
 def _run_loop():
     while True:
         libvirt.virEventRunDefaultImpl()
+
+
+def describe(uri="qemu:///system"):
+    """One line for `vnperf doctor`: the daemon's version, or what is
+    missing for --engine libvirt and vnperf fleet."""
+    why = available()
+    if why:
+        return "no: " + why
+    _quiet()
+    try:
+        c = libvirt.openReadOnly(uri)
+    except libvirt.libvirtError as e:
+        return "no: cannot connect to %s: %s (as root: virtlogd -d; libvirtd -d)" % (
+            uri, err_line(e))
+    try:
+        v = c.getLibVersion()
+        return "libvirtd %d.%d.%d at %s: --engine libvirt and vnperf fleet ready" % (
+            v // 1000000, v // 1000 % 1000, v % 1000, uri)
+    finally:
+        c.close()
 
 
 def is_remote(uri):
@@ -197,19 +221,34 @@ def destroy_all(items, wait_s=DESTROY_WAIT_S):
     return failed
 
 
-def destroy_stale(conn):
+def _dead(name):
+    m = STALE_RE.match(name)
+    return m is not None and not os.path.exists("/proc/%s" % m.group(1))
+
+
+def destroy_stale(conn, log_dir):
     """Destroys transient vnperf domains of runners that died on this host
-    (their PID is gone) before AUTODESTROY could act. Local URIs only:
-    elsewhere a PID means nothing. Returns the names destroyed."""
+    (their PID is gone) before AUTODESTROY could act, and removes their
+    QEMU logs from log_dir (also of domains the daemon destroyed after
+    their runner was gone). Local URIs only: elsewhere a PID means
+    nothing. Returns the names of the domains destroyed."""
     out = []
     try:
         doms = conn.conn.listAllDomains(libvirt.VIR_CONNECT_LIST_DOMAINS_TRANSIENT)
     except libvirt.libvirtError:
-        return out
+        doms = []
     for d in doms:
-        m = STALE_RE.match(d.name())
-        if m and not os.path.exists("/proc/%s" % m.group(1)) and destroy(d) is None:
+        if _dead(d.name()) and destroy(d) is None:
             out.append(d.name())
+    try:
+        logs = [n for n in os.listdir(log_dir) if n.endswith(".log") and _dead(n)]
+    except OSError:
+        logs = []
+    for n in logs:
+        try:
+            os.unlink(os.path.join(log_dir, n))
+        except OSError:
+            pass
     return out
 
 
