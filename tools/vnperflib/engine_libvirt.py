@@ -16,7 +16,7 @@ import time
 
 from . import accel, domxml, guest, libvirtconn, scratch
 from .errors import usage
-from .libvirtconn import err_line, libvirt
+from .libvirtconn import err_line, libvirt, libvirt_qemu
 
 DEFAULT_URI = "qemu:///system"
 LOG_DIR = "/var/log/libvirt/qemu"    # qemu:///system domains' QEMU logs
@@ -61,7 +61,6 @@ class DomainProcess:
         self.pid = pid
         self.returncode = None
         self.done = threading.Event()
-        self.kill_error = None
 
     def poll(self):
         return 0 if self.done.is_set() else None
@@ -73,12 +72,11 @@ class DomainProcess:
 
     def kill(self):
         """Destroys the domain in the background: a host that stops
-        answering must not hold the runner (wait() bounds the wait)."""
-        threading.Thread(target=self._destroy, daemon=True,
+        answering must not hold the runner (wait() bounds the wait). A
+        failure shows in the teardown, which destroys it again and names
+        what it could not."""
+        threading.Thread(target=libvirtconn.destroy, args=(self.dom,), daemon=True,
                          name="destroy " + self.dom.name()).start()
-
-    def _destroy(self):
-        self.kill_error = libvirtconn.destroy(self.dom)
 
 
 class Monitor:
@@ -89,7 +87,6 @@ class Monitor:
         self.dom = dom
 
     def command(self, name, **args):
-        import libvirt_qemu
         msg = {"execute": name}
         if args:
             msg["arguments"] = args
@@ -109,7 +106,7 @@ class Monitor:
         return any("DRIVER_OK" in x for x in st.get("status", {}).get("statuses", ()))
 
     def close(self):
-        pass
+        """Nothing of its own to close: it speaks through the connection."""
 
 
 class DomainGuest(guest.Guest):

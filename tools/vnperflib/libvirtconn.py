@@ -18,8 +18,9 @@ from .errors import missing
 
 try:
     import libvirt
+    import libvirt_qemu
 except ImportError:  # the engine says so when it is chosen
-    libvirt = None
+    libvirt = libvirt_qemu = None
 
 KEEPALIVE_S = 2      # probe interval; the connection is dropped after
 KEEPALIVE_COUNT = 3  # this many unanswered probes
