@@ -121,7 +121,9 @@ run: all
 	$(Q)$(PYTHON) tools/vnperf run --make-run
 
 # The runner's pure-Python tests: no image, no QEMU, seconds.
-pyunit: deps
+# The runner's tests call tools/vnperf, which checks the image and the host
+# peer exist before it starts anything: build them first.
+pyunit: all
 	$(Q)$(PYTHON) -m pytest -q -p no:cacheprovider tests/py
 
 # fuzz-smoke: every libFuzzer harness for a few seconds, so they keep
