@@ -167,6 +167,27 @@ def test_more_received_than_sent_stops():
     assert r["status"] == search.STOPPED and "counts disagree" in r["why"]
 
 
+def test_a_sender_without_a_rate_stops_the_search():
+    dut = Dut(250000, max_pps=1000000)
+
+    def trial(target, kind):
+        t = dut(target, kind)
+        if target is not None:
+            t["achieved_pps"] = None    # unpaced: only the flat-out rate is known
+        return t
+
+    r = search.Search(search.Spec(), trial).run()
+    assert r["status"] == search.STOPPED and "the sender reports no rate" in r["why"]
+    assert len(r["trials"]) == 2
+
+    def unpaced(target, kind):
+        return dict(dut(target, kind), achieved_pps=None)
+
+    r = search.Search(search.Spec(), unpaced).run()
+    assert r["status"] == search.STOPPED and len(r["trials"]) == 1
+    assert "without pacing cannot be searched with" in r["why"]
+
+
 def test_trial_budget():
     dut = Dut(250000, max_pps=1000000)
     r = search.Search(search.Spec(max_trials=4), dut).run()

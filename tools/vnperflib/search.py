@@ -103,8 +103,11 @@ class Search:
 
     def _search(self):
         top = self._trial(None, "max")
-        if not top.get("achieved_pps") or top["achieved_pps"] <= 0:
-            raise Stop(STOPPED, "the flat-out trial sent nothing: %s" % top.get("why"))
+        if top.get("achieved_pps") is None:
+            raise Stop(STOPPED, "the flat-out trial: the sender reports no rate (a sender "
+                       "without pacing cannot be searched with)")
+        if top["achieved_pps"] <= 0:
+            raise Stop(STOPPED, "the flat-out trial sent nothing")
         self.max_pps = top["achieved_pps"]
         lo, hi = self.spec.floor(self.max_pps), int(self.max_pps)
         if top["passed"]:
@@ -184,7 +187,11 @@ def judge(t, spec):
     t["lost"] = sent - got
     t["loss_pct"] = 100.0 * t["lost"] / sent
     target, achieved = t["target_pps"], t.get("achieved_pps")
-    if target and achieved is not None:
+    if target and achieved is None:
+        # testpmd txonly, say: the rate asked for never reached the wire.
+        raise Stop(STOPPED, "%s trial at %d pps: the sender reports no rate, so the device "
+                   "may not have been offered it (a sender without pacing?)" % (t["kind"], target))
+    if target:
         t["rate_error"] = (achieved - target) / target
         t["missed"] = abs(achieved - target) > spec.resolution_pps(target)
     else:
