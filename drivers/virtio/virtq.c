@@ -109,6 +109,10 @@ int virtq_add_bufs(struct virtq *vq, const struct virtq_buf *b, int n, bool devi
         return 0;
     if (n > vq->nfree)
         n = vq->nfree;
+    /* A full ring: nothing to publish (the packed ring would store an
+     * empty batch's head flags over the oldest buffer in flight). */
+    if (!n)
+        return 0;
     return vq->packed ? virtq_packed_add_bufs(vq, b, n, device_writes)
                       : virtq_split_add_bufs(vq, b, n, device_writes);
 }

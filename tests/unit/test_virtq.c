@@ -252,6 +252,30 @@ static void test_get_used_max(void **state)
     }
 }
 
+/* Adding to a full ring adds nothing and writes nothing: on the packed
+ * ring an empty batch stored its (zero) head flags over the oldest
+ * buffer's descriptor, whether still available (the device never saw
+ * it) or already used (the queue broke on its own flags). Found by
+ * fuzz_virtq. */
+static void test_add_to_full_ring(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(4, formats[f]);
+        struct virtq_used_buf out[4];
+        add_n(d, 4, 0, true);
+        struct virtq_buf more = {0x9000, 100, 99};
+        assert_int_equal(virtq_add_bufs(d->vq, &more, 1, true), 0);
+        assert_int_equal(simq_pending(&d->q), 4); /* the oldest still available */
+        dev_use(d, dev_take(d), 10);
+        assert_int_equal(virtq_add_bufs(d->vq, &more, 1, true), 0);
+        assert_int_equal(virtq_get_used(d->vq, out, 4), 1);
+        assert_int_equal(out[0].token, 0);
+        assert_int_equal(out[0].len, 10);
+        assert_false(virtq_broken(d->vq));
+    }
+}
+
 /* IN_ORDER (s2.7.9, s2.8.8): buffers go out in ring order, and one used
  * entry naming the last buffer completes a whole batch. */
 static void test_in_order_batch(void **state)
@@ -740,6 +764,7 @@ int main(void)
         T(test_no_notify_flag),
         T(test_batches_out_of_order),
         T(test_get_used_max),
+        T(test_add_to_full_ring),
         T(test_in_order_batch),
         T(test_chain),
         T(test_chain_refused),
