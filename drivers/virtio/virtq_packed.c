@@ -225,7 +225,7 @@ static struct virtq_state *virtq_packed_read_used(struct virtq *vq, uint16_t fla
      * for a device-readable one it counts only with WRITE. */
     bool ours = *id < vq->num && (vq->st[*id].flags & VIRTQ_ST_WRITE);
     *len = ours || (flags & VRING_DESC_F_WRITE) ? VN_READ_ONCE(d->len) : 0;
-    return virtq_check_used(vq, *id, *len, flags);
+    return virtq_check_used(vq, *id, len, flags);
 }
 
 /* IN_ORDER (s2.8.8): one used descriptor, where the batch's first buffer
@@ -286,12 +286,12 @@ static int virtq_packed_get_any_order(struct virtq *vq, struct virtq_used_buf *o
         struct virtq_state *s = &st[id];
         /* s2.8.4: a length only with WRITE. QEMU 7.2 never sets it, so a
          * buffer offered for writing takes the length anyway (checked);
-         * a device-readable one with WRITE and a length is counted. */
+         * a device-readable one with WRITE and a length is counted, and
+         * comes back with none. */
         if (!(s->flags & VIRTQ_ST_WRITE)) {
-            if (!(f & VRING_DESC_F_WRITE))
-                len = 0;
-            else if (len)
+            if ((f & VRING_DESC_F_WRITE) && len)
                 vq->stats.len_mismatch++;
+            len = 0;
         }
         if (out)
             out[n] = (struct virtq_used_buf){s->token, len};

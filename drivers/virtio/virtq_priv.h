@@ -109,20 +109,23 @@ static inline const char *virtq_used_fault(const struct virtq_state *st, uint16_
 }
 
 /* The same for one element outside a loop: the state, or NULL after
- * breaking the queue. A device-readable buffer with a length is counted,
- * not trusted. dev: the device-side value for the report. */
-static inline struct virtq_state *virtq_check_used(struct virtq *vq, uint32_t id, uint32_t len,
+ * breaking the queue. A device-readable buffer with a length is counted
+ * and its length dropped: the device wrote nothing into it. dev: the
+ * device-side value for the report. */
+static inline struct virtq_state *virtq_check_used(struct virtq *vq, uint32_t id, uint32_t *len,
                                                    uint16_t dev)
 {
     uint32_t limit;
-    const char *what = virtq_used_fault(vq->st, vq->num, id, len, &limit);
+    const char *what = virtq_used_fault(vq->st, vq->num, id, *len, &limit);
     if (what) {
-        virtq_break(vq, what, id, len, limit, dev);
+        virtq_break(vq, what, id, *len, limit, dev);
         return NULL;
     }
     struct virtq_state *s = &vq->st[id];
-    if (!(s->flags & VIRTQ_ST_WRITE) && len)
+    if (!(s->flags & VIRTQ_ST_WRITE) && *len) {
         vq->stats.len_mismatch++;
+        *len = 0;
+    }
     return s;
 }
 

@@ -210,8 +210,10 @@ static int virtq_split_get_any_order(struct virtq *vq, struct virtq_used_buf *ou
             break;
         }
         struct virtq_state *s = &st[id];
-        if (!(s->flags & VIRTQ_ST_WRITE) && len)
-            vq->stats.len_mismatch++; /* device-readable: not trusted */
+        if (!(s->flags & VIRTQ_ST_WRITE) && len) {
+            vq->stats.len_mismatch++; /* device-readable: counted, not passed on */
+            len = 0;
+        }
         if (out)
             out[n] = (struct virtq_used_buf){s->token, len};
         s->flags = 0;
@@ -245,7 +247,7 @@ static int virtq_split_get_in_order(struct virtq *vq, struct virtq_used_buf *out
         if (!vq->batch) {
             const struct vring_used_elem *e = &vq->s.used->ring[vq->used_idx & vq->mask];
             uint32_t id = VN_READ_ONCE(e->id), len = VN_READ_ONCE(e->len);
-            if (!virtq_check_used(vq, id, len, end))
+            if (!virtq_check_used(vq, id, &len, end))
                 break;
             vq->batch = true;
             vq->batch_last = (uint16_t)id;
