@@ -180,7 +180,7 @@ bool virtq_packed_kick_prepare(struct virtq *vq)
     /* The event as a free-running index: its position on the lap its
      * wrap counter names, at most two laps behind new_idx. */
     uint16_t e0 = off | ((off_wrap >> VRING_PACKED_EVENT_WRAP) ? 0 : vq->num);
-    uint16_t e = new_idx - ((uint16_t)(new_idx - e0) & (uint16_t)(2u * vq->num - 1));
+    uint16_t e = (uint16_t)(new_idx - ((uint16_t)(new_idx - e0) & (uint16_t)(2u * vq->num - 1)));
     return vring_need_event(e, new_idx, old_idx);
 }
 
@@ -252,7 +252,7 @@ static int virtq_packed_get_in_order(struct virtq *vq, struct virtq_used_buf *ou
         vq->batch = true;
         vq->batch_last = (uint16_t)id;
         vq->batch_len = len;
-        vq->used_idx += (uint16_t)((id - vq->used_idx) & vq->mask) + s->ndesc;
+        vq->used_idx += (uint16_t)(((uint16_t)id - vq->used_idx) & vq->mask) + s->ndesc;
     }
     return n;
 }
