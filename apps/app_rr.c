@@ -247,6 +247,7 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
             s->got -= rr.req;
             s->answers_due++;
             rr.transactions++;
+            rr.msgs++; /* a whole request: messages count both ways, as for UDP */
         }
         tcp_server_answer(s);
         return ERR_OK;
@@ -255,6 +256,7 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
         s->got -= rr.resp;
         hist_add(&rr.lat, app_cycles_ns(now - s->t_send));
         rr.transactions++;
+        rr.msgs++; /* a whole reply */
         if (rr.transactions < rr.count)
             tcp_client_send(s);
     }

@@ -432,6 +432,10 @@ def test_rr_client_server_guest_to_guest(proto, req, resp):
     assert rc["p50_us"] <= rc["p90_us"] <= rc["p99_us"] <= rc["p999_us"] <= rc["max_us"]
     # Every answer the client counted was one the server sent.
     assert rs["transactions"] >= rc["transactions"], (rs, rc)
+    # Messages both ways, whatever the protocol: a request and a reply per
+    # transaction, plus requests still out and UDP's retries and late replies.
+    assert 2 * rc["transactions"] <= rc["packets"] <= \
+        2 * rc["transactions"] + rc["sessions"] + rc["timeouts"] + rc["late"], rc
 
 
 def test_fwd_between_two_legs(peer):

@@ -85,6 +85,9 @@ static void test_defaults(void **state)
     assert_int_equal(o.streams, 1);
     assert_int_equal(o.rate, 0);
     assert_int_equal(o.malformed, PEER_MAL_NONE);
+    assert_false(o.payload_only);
+    assert_int_equal(PARSE(&o, err, "send", "--remote", "127.0.0.1:4000", "--payload-only"), 0);
+    assert_true(o.payload_only);
 
     assert_int_equal(PARSE(&o, err, "reflect", "--local", "127.0.0.1:1", "--remote", "127.0.0.1:2",
                            "--idle", "0.25", "--verify-csum"),
@@ -177,6 +180,11 @@ static void test_errors(void **state)
                  "expected a path");
     expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--sockbuf", "100"), err,
                  "--sockbuf");
+    expect_error(
+        PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--payload-only", "--malformed", "runt"),
+        err, "cannot send --malformed");
+    expect_error(PARSE(&o, err, "count", "--local", "127.0.0.1:1", "--payload-only"), err,
+                 "--payload-only does not apply to count");
     expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--nope"), err,
                  "unknown option '--nope'");
     expect_error(PARSE(&o, err, "send", "--remote"), err, "'--remote' needs a value");

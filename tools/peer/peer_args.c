@@ -44,6 +44,7 @@ enum opt_id {
     O_VERIFY_CSUM,
     O_SOCKBUF,
     O_LATENCY,
+    O_PAYLOAD_ONLY,
 };
 
 static const struct option long_opts[] = {
@@ -70,22 +71,24 @@ static const struct option long_opts[] = {
     {"verify-csum", no_argument, NULL, O_VERIFY_CSUM},
     {"sockbuf", required_argument, NULL, O_SOCKBUF},
     {"latency", no_argument, NULL, O_LATENCY},
+    {"payload-only", no_argument, NULL, O_PAYLOAD_ONLY},
     {NULL, 0, NULL, 0},
 };
 
 /* Which modes take each option (index: enum opt_id - O_LOCAL). */
 static const unsigned opt_modes[] = {
-    [O_LOCAL - O_LOCAL] = M_ALL,      [O_REMOTE - O_LOCAL] = M_ALL,
-    [O_COUNT - O_LOCAL] = M_ALL,      [O_DURATION - O_LOCAL] = M_ALL,
-    [O_IDLE - O_LOCAL] = M_RX,        [O_SIZE - O_LOCAL] = M_SEND,
-    [O_SRC_MAC - O_LOCAL] = M_SEND,   [O_DST_MAC - O_LOCAL] = M_SEND,
-    [O_SRC_IP - O_LOCAL] = M_SEND,    [O_DST_IP - O_LOCAL] = M_SEND,
-    [O_SRC_PORT - O_LOCAL] = M_SEND,  [O_DST_PORT - O_LOCAL] = M_SEND,
-    [O_STREAM - O_LOCAL] = M_SEND,    [O_STREAMS - O_LOCAL] = M_SEND,
-    [O_RATE - O_LOCAL] = M_SEND,      [O_BATCH - O_LOCAL] = M_ALL,
-    [O_MALFORMED - O_LOCAL] = M_SEND, [O_READY_FILE - O_LOCAL] = M_ALL,
-    [O_PROGRESS - O_LOCAL] = M_ALL,   [O_VERIFY_CSUM - O_LOCAL] = M_RX,
-    [O_SOCKBUF - O_LOCAL] = M_ALL,    [O_LATENCY - O_LOCAL] = M_COUNT,
+    [O_LOCAL - O_LOCAL] = M_ALL,         [O_REMOTE - O_LOCAL] = M_ALL,
+    [O_COUNT - O_LOCAL] = M_ALL,         [O_DURATION - O_LOCAL] = M_ALL,
+    [O_IDLE - O_LOCAL] = M_RX,           [O_SIZE - O_LOCAL] = M_SEND,
+    [O_SRC_MAC - O_LOCAL] = M_SEND,      [O_DST_MAC - O_LOCAL] = M_SEND,
+    [O_SRC_IP - O_LOCAL] = M_SEND,       [O_DST_IP - O_LOCAL] = M_SEND,
+    [O_SRC_PORT - O_LOCAL] = M_SEND,     [O_DST_PORT - O_LOCAL] = M_SEND,
+    [O_STREAM - O_LOCAL] = M_SEND,       [O_STREAMS - O_LOCAL] = M_SEND,
+    [O_RATE - O_LOCAL] = M_SEND,         [O_BATCH - O_LOCAL] = M_ALL,
+    [O_MALFORMED - O_LOCAL] = M_SEND,    [O_READY_FILE - O_LOCAL] = M_ALL,
+    [O_PROGRESS - O_LOCAL] = M_ALL,      [O_VERIFY_CSUM - O_LOCAL] = M_RX,
+    [O_SOCKBUF - O_LOCAL] = M_ALL,       [O_LATENCY - O_LOCAL] = M_COUNT,
+    [O_PAYLOAD_ONLY - O_LOCAL] = M_SEND,
 };
 
 static const char *const mode_names[] = {
@@ -142,6 +145,8 @@ void peer_args_usage(FILE *f)
           "  --rate PPS           pace to PPS frames per second (default: flat out)\n"
           "  --malformed MODE     truncated, bad-ip-len, bad-udp-len, bad-csum, garbage,\n"
           "                       runt\n"
+          "  --payload-only       send each frame's UDP payload only (from a kernel UDP\n"
+          "                       socket, whose headers make the frame --size bytes)\n"
           "\n"
           "exit status: 0 done (also after a signal), 1 runtime error, 2 bad options\n",
           f);
@@ -372,6 +377,9 @@ static int apply(struct peer_opts *o, int id, const char *name, const char *v, c
     case O_LATENCY:
         o->latency = true;
         return 0;
+    case O_PAYLOAD_ONLY:
+        o->payload_only = true;
+        return 0;
     case O_SOCKBUF:
         if (parse_u64(v, 4096, INT32_MAX / 2, &o->sockbuf))
             return fail(err, errlen, "--%s '%s': expected 4096..%d bytes", name, v, INT32_MAX / 2);
@@ -391,6 +399,10 @@ static int check(const struct peer_opts *o, bool have_local, char *err, size_t e
     if ((uint64_t)o->flow.stream + o->streams - 1 > UINT32_MAX)
         return fail(err, errlen, "--stream %u with --streams %u goes past stream id %u",
                     o->flow.stream, o->streams, UINT32_MAX);
+    if (o->payload_only && o->malformed)
+        return fail(err, errlen,
+                    "--payload-only sends through the kernel's own headers: it "
+                    "cannot send --malformed frames");
     return 0;
 }
 

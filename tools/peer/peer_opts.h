@@ -34,7 +34,8 @@ struct peer_opts {
     enum peer_malformed malformed;
     const char *ready_file;
     bool progress, verify_csum;
-    bool latency; /* count: one-way latency from this host's TSC stamps */
+    bool latency;      /* count: one-way latency from this host's TSC stamps */
+    bool payload_only; /* send: the UDP payload only, for a kernel UDP socket */
     uint64_t sockbuf;
 };
 

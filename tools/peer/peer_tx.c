@@ -19,6 +19,13 @@ struct tx_ring {
     struct pkt_tmpl *tmpl; /* one per stream: the stream id is in the UDP sum */
 };
 
+/* Bytes of each frame not handed to the socket: --payload-only leaves the
+ * Ethernet, IPv4 and UDP headers to the kernel. */
+static size_t tx_skip(const struct peer_opts *o)
+{
+    return o->payload_only ? PKT_HDRS_LEN : 0;
+}
+
 static void ring_free(struct tx_ring *q)
 {
     free(q->pristine);
@@ -55,7 +62,7 @@ static int ring_alloc(struct tx_ring *q, const struct peer_opts *o)
     }
     for (uint32_t i = 0; i < o->batch; i++) {
         memcpy(q->bufs + i * size, q->pristine, size);
-        q->iov[i].iov_base = q->bufs + i * size;
+        q->iov[i].iov_base = q->bufs + i * size + tx_skip(o);
         q->msgs[i].msg_hdr.msg_iov = &q->iov[i];
         q->msgs[i].msg_hdr.msg_iovlen = 1;
     }
@@ -91,7 +98,7 @@ static void fill_batch(const struct peer_run *r, struct tx_ring *q, uint32_t n, 
     uint64_t first = r->st->packets;
 
     for (uint32_t k = 0; k < n; k++) {
-        uint8_t *f = q->iov[k].iov_base;
+        uint8_t *f = (uint8_t *)q->iov[k].iov_base - tx_skip(o);
         uint64_t idx = first + k;
         uint32_t s = (uint32_t)(idx % o->streams);
 
@@ -104,7 +111,7 @@ static void fill_batch(const struct peer_run *r, struct tx_ring *q, uint32_t n, 
             pkt_set_flow(f, &fl, &q->tmpl[s]);
         }
         pkt_patch(f, &q->tmpl[s], idx / o->streams, __rdtsc());
-        q->iov[k].iov_len = peer_malform(f, o->size, o->malformed, idx, rng);
+        q->iov[k].iov_len = peer_malform(f, o->size, o->malformed, idx, rng) - tx_skip(o);
     }
 }
 
@@ -135,7 +142,8 @@ static int send_batch(struct peer_run *r, struct tx_ring *q, uint32_t n)
             st->first_ns = now;
         st->last_ns = now;
         for (int i = 0; i < rc; i++) {
-            size_t len = q->iov[off + i].iov_len;
+            /* Frames as they are on the wire, with the kernel's headers. */
+            size_t len = q->iov[off + i].iov_len + tx_skip(r->o);
 
             st->bytes += len;
             peer_stats_size(st, len, 1);
