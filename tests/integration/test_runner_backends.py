@@ -398,3 +398,66 @@ def test_two_guests_receiver_failure_decides_the_status(image):
     rx, tx = rep["guests"]
     assert rx["guest_code"] == 2 and tx["started"] is False
     assert "ring" in rep["why"]
+
+
+def test_txfull_drop_loss_is_reported_from_both_sides(image, peer):
+    """gen with txfull=drop into dgram (the backend far slower than the
+    guest): the frames the driver dropped are the run's loss, never
+    "agree", and the peer's sequence numbers show the same loss: its gaps
+    plus the frames beyond its highest number (dropped at the end)."""
+    r, rep = run_json(["--backend", "dgram", "--duration", "2", "--", "txfull=drop"])
+    assert r.returncode == 0, r.stderr
+    res = rep["guests"][-1]["result"]
+    d = rep["counts"]["directions"]["guest->host"]
+    assert res["tx_dropped"] > 0 and d["verdict"] == "lossy" and rep["counts"]["agree"] is False
+    assert d["sent"] == res["packets"] + res["tx_dropped"] and d["received"] == res["packets"]
+    assert d["where"][0]["at"] == "driver" and d["where"][0]["frames"] == res["tx_dropped"]
+    assert d["located"] == d["lost"]
+    seen = d["receiver"]
+    assert seen["seq_gaps"] == rep["host"]["rx_seq_lost"] > 0
+    assert seen["seq_gaps"] + seen["after_last"] == d["lost"]
+    assert 0 <= seen["after_last"] <= 0.02 * d["sent"]
+    assert rep["metrics"]["loss_pct"] == d["loss_pct"] > 50
+    assert rep["metrics"]["tx_dropped"] == res["tx_dropped"]
+    assert rep["verdict"]["side"] == "backend"
+
+
+@needs_root
+@pytest.mark.parametrize("size", [60, 64])
+def test_tap_sink_gets_the_frame_size_asked_for(image, peer, no_leftovers, size):
+    """The host sender behind the tap sends through the kernel's UDP
+    socket: the kernel's headers make --size-byte frames, and their
+    payload starts with the vnperf header (sequence numbers tracked)."""
+    r, rep = run_json(["--backend", "tap", "--app", "sink", "--size", str(size), "--count",
+                       "2000", "--rate", "10k", "--duration", "30"])
+    assert r.returncode == 0, r.stderr
+    res = rep["guests"][-1]["result"]
+    assert res["packets"] == 2000 and res["bytes"] == size * 2000
+    assert res["no_header"] == 0 and res["lost"] == 0 and res["streams"] == 1
+    assert rep["host"]["peer"]["sizes"] == {str(size): 2000}
+
+
+@needs_root
+@needs_testpmd
+def test_vhost_user_sink_honours_rate_and_count(image):
+    r, rep = run_json(["--backend", "vhost-user", "--app", "sink", "--count", "5000",
+                       "--rate", "10k", "--duration", "30"], timeout=180)
+    assert r.returncode == 0, r.stderr
+    res = rep["guests"][-1]["result"]
+    assert res["packets"] == 5000 and res["complete"] is True and res["lost"] == 0
+    assert 9000 <= res["pps"] <= 11000, res["pps"]
+    assert rep["host"]["testpmd"]["mode"] == "io" and rep["host"]["testpmd"]["fed_by_peer"]
+    assert direction(rep, "host->guest")["sent"] == 5000
+
+
+@needs_root
+@needs_testpmd
+def test_reflect_over_vhost_user_completes_an_exact_count(image):
+    r, rep = run_json(["--backend", "vhost-user", "--app", "reflect", "--count", "5000",
+                       "--rate", "10k", "--duration", "30"], timeout=180)
+    assert r.returncode == 0, r.stderr
+    res = rep["guests"][-1]["result"]
+    assert res["packets"] == 5000 and res["tx_dropped"] == 0
+    assert direction(rep, "host->guest")["received"] == 5000
+    # Every reflected frame went back out through testpmd.
+    assert direction(rep, "guest->host frames")["received"] >= 5000

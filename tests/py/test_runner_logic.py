@@ -1,11 +1,11 @@
 """Pure-logic tests of the runner library (no QEMU): exit-code mapping,
-console/protocol parsing, QEMU command line, count merging, pinning specs,
-/proc parsing."""
+console/protocol parsing, QEMU command line, pinning specs, /proc parsing
+(count merging: test_counts.py; verdicts: test_verdict.py)."""
 
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import counts, exitcodes, hostcpu, pinning, protocol, qemucmd
+from vnperflib import exitcodes, hostcpu, pinning, protocol, qemucmd
 
 
 @pytest.mark.parametrize("status,code", [(1, 0), (3, 1), (5, 2), (7, 3), (19, 9), (255, 127)])
@@ -128,66 +128,6 @@ def test_merge_config_later_wins_order_kept():
         ["app=gen", "size=128", "rate=1k"]
 
 
-def test_counts_agree_on_lossless_gen():
-    m = counts.merge("gen", {"packets": 1000, "bytes": 64000}, {"rx_packets": 1000,
-                                                                 "rx_bytes": 64000}, True)
-    assert m["agree"] and m["directions"]["guest->host"]["verdict"] == "agree"
-    assert "host->guest" not in m["directions"]
-
-
-def test_counts_locate_loss():
-    m = counts.merge("gen", {"packets": 1000}, {"rx_packets": 900,
-                                                "rx_drops": {"peer socket buffer": 60}})
-    d = m["directions"]["guest->host"]
-    assert not m["agree"] and d["lost"] == 100 and d["verdict"] == "lossy"
-    assert "60 at peer socket buffer" in d["why"] and "40 in between" in d["why"]
-
-
-def test_counts_loss_fully_located_is_lossy_not_disagree():
-    m = counts.merge("sink", {"packets": 90}, {"tx_packets": 100,
-                                               "tx_drops": {"QEMU socket": 10}}, lossless=True)
-    d = m["directions"]["host->guest"]
-    assert d["verdict"] == "lossy" and d["located"] == 10 and m["agree"] is False
-
-
-def test_counts_wire_level_from_driver_counters():
-    res = {"packets": 10, "vnet": {"tx": {"packets": 11}, "rx": {"packets": 2}}}
-    m = counts.merge("gen", res, {"rx_packets": 10, "rx_frames": 11, "tx_frames": 2}, True)
-    assert set(m["directions"]) == {"guest->host", "guest->host frames", "host->guest frames"}
-    assert m["agree"] is True
-
-
-def test_counts_without_host_side_is_unknown():
-    assert counts.merge("gen", {"packets": 10}, {})["agree"] is None
-
-
-def test_counts_two_guests():
-    m = counts.merge_guests("gen", {"packets": 5, "vnet": {"tx": {"packets": 6}}},
-                            {"packets": 4, "vnet": {"rx": {"packets": 5}}},
-                            lossless=False, drops={"rx socket": 1})
-    d = m["directions"]["tx guest->rx guest"]
-    assert d["lost"] == 1 and d["located"] == 1 and d["verdict"] == "lossy"
-
-
-def test_counts_lossless_path_with_loss_disagrees():
-    m = counts.merge("sink", {"packets": 5}, {"tx_packets": 7}, lossless=True)
-    assert m["directions"]["host->guest"]["verdict"] == "disagree"
-
-
-def test_counts_more_received_than_sent_disagrees():
-    m = counts.merge("gen", {"packets": 5}, {"rx_packets": 7})
-    assert m["directions"]["guest->host"]["verdict"] == "disagree"
-
-
-def test_counts_app_level_is_packets_wire_level_is_tx_rx_members():
-    res = {"packets": 3, "tx_packets": 4, "rx_packets": 5, "vnet": {"tx": {"packets": 9}}}
-    assert counts.guest_counts("reflect", res)[::2] == (3, 3)
-    assert counts.guest_counts("gen", res)[::2] == (3, None)
-    assert counts.guest_counts("rr", res)[::2] == (None, None)
-    assert counts.vnet_count(res, "tx") == 4 and counts.vnet_count(res, "rx") == 5
-    assert counts.vnet_count({"vnet": {"tx": {"packets": 9}}}, "tx") == 9
-
-
 def test_pin_parse():
     assert pinning.parse("vcpu=0,main=0") == {"vcpu": {0}, "main": {0}}
     with pytest.raises(ValueError, match="role"):
@@ -204,17 +144,11 @@ def test_proc_stat_parse_with_odd_comm():
 
 
 def test_service_demand():
-    sd = hostcpu.service_demand(2.0, 1000000, 1024 * 1000)
+    sd = hostcpu.service_demand(2.0, 1000000, 1024 * 1000, 4000)
     assert sd["us_per_packet"] == pytest.approx(2.0) and sd["us_per_kb"] == pytest.approx(2000.0)
-    assert hostcpu.service_demand(1.0, 0, 0) == {"us_per_packet": None, "us_per_kb": None}
-
-
-def test_counts_frames_left_on_tx_ring_are_located():
-    res = {"packets": 100, "tx_packets": 101, "vnet": {"tx": {"in_flight": 30}}}
-    m = counts.merge("gen", res, {"rx_packets": 70, "rx_frames": 71}, lossless=True)
-    for name in ("guest->host", "guest->host frames"):
-        d = m["directions"][name]
-        assert d["lost"] == 30 and d["located"] == 30 and d["verdict"] == "lossy", d
+    assert sd["us_per_transaction"] == pytest.approx(500.0)
+    assert hostcpu.service_demand(1.0, 0, 0) == {"us_per_packet": None, "us_per_kb": None,
+                                                 "us_per_transaction": None}
 
 
 @pytest.mark.parametrize("rate,size,pps", [("250k", 64, 250000), ("1.5mpps", 64, 1500000),
@@ -230,68 +164,6 @@ def test_bad_rate_is_refused():
     from vnperflib import peer
     with pytest.raises(ValueError, match="expected"):
         peer.rate_pps("fast", 64)
-
-
-def _rep(app, result, roles=None, config=(), directions=None, boot=None):
-    cpu = {"roles": {k: {"pct": v, "cpu_s": 0, "threads": 1} for k, v in (roles or {}).items()}}
-    return {"app": app, "backend": "dgram", "config": list(config), "cpu": cpu,
-            "counts": {"directions": directions or {}},
-            "guests": [{"result": result, "boot": boot or {"tsc_hz": 1000000000}}]}
-
-
-def test_verdict_gen_ring_full_is_backend_bound():
-    from vnperflib import verdict
-    r = _rep("gen", {"duration_ns": 10 ** 9, "vnet": {"tx": {"full_wait_cycles": 5 * 10 ** 8}}},
-             {"vcpu": 100, "main": 40})
-    v = verdict.bottleneck(r)
-    assert v["side"] == "backend" and "50%" in v["why"]
-
-
-def test_verdict_gen_ring_rarely_full_is_guest_bound_and_vcpu_never_counts():
-    from vnperflib import verdict
-    r = _rep("gen", {"duration_ns": 10 ** 9, "vnet": {"tx": {"full_wait_cycles": 10 ** 7}}},
-             {"vcpu": 100, "testpmd": 100, "main": 30})
-    assert verdict.bottleneck(r)["side"] == "guest"
-
-
-def test_verdict_saturated_backend_thread():
-    from vnperflib import verdict
-    r = _rep("gen", {"duration_ns": 10 ** 9, "vnet": {"tx": {"full_wait_cycles": 0}}},
-             {"vcpu": 100, "main": 97})
-    assert verdict.bottleneck(r) == {"side": "backend", "why": "main at 97% CPU"}
-
-
-def test_verdict_paced_gen_is_neither():
-    from vnperflib import verdict
-    r = _rep("gen", {"rate_target": 10000, "rate_achieved": 9990.0, "duration_ns": 10 ** 9})
-    assert verdict.bottleneck(r)["side"] == "neither"
-    assert verdict.bottleneck(r)["why"].endswith("of 10000 pps)")
-
-
-def test_verdict_paced_by_bit_rate_says_bits():
-    """Issue 13 F2: a bit rate's verdict said pps."""
-    from vnperflib import verdict
-    r = _rep("gen", {"rate_unit": "bps", "rate_target": 10 ** 9, "rate_achieved": 999999000.0,
-                     "duration_ns": 10 ** 9})
-    assert verdict.bottleneck(r)["why"] == \
-        "paced at the requested rate (999999000 of 1000000000 bit/s)"
-
-
-def test_verdict_sink_drops_in_front_of_guest_is_guest_bound():
-    from vnperflib import verdict
-    d = {"host->guest": {"located": 10, "why": "host->guest: 10 of 100 lost (10%): 10 at X"}}
-    assert verdict.bottleneck(_rep("sink", {}, {"vcpu": 100}, directions=d))["side"] == "guest"
-    assert verdict.bottleneck(_rep("sink", {}, {"vcpu": 100}, config=["rate=10k"]))["side"] \
-        == "neither"
-
-
-def test_counts_fwd_locates_forwarder_drops():
-    res = {"a_to_b": {"packets": 90, "tx_dropped": 10, "runts": 0}}
-    m = counts.merge_fwd(res, {"tx_packets": 100, "rx_packets": 90}, lossless=True)
-    assert m["directions"]["host->guest a"]["verdict"] == "agree"
-    assert m["directions"]["guest b->host"]["verdict"] == "agree"
-    e2e = m["directions"]["end to end"]
-    assert e2e["lost"] == 10 and e2e["located"] == 10 and e2e["verdict"] == "lossy"
 
 
 def test_iperf_csv_reports_skip_client_sums():

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from vnpy import run_vnperf
-from vnperflib import exitcodes, plots, resultsdir, sweep
+from vnperflib import exitcodes, plots, resultsdir, stats, sweep
 from vnperflib.errors import RunnerError
 
 
@@ -118,7 +118,7 @@ def test_plots_from_a_recorded_sweep(tmp_path):
     if not plots.available():
         assert made == [] and os.listdir(tmp_path) == []
         return
-    assert made == ["pps_vs_size.png", "bps_vs_size.png"]
+    assert made == ["pps_vs_size.png", "gbps_vs_size.png"]
     for name in made:
         with open(tmp_path / name, "rb") as f:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"
@@ -140,7 +140,7 @@ def test_plot_against_a_non_numeric_axis(tmp_path):
                                                        ({"backend": "hub"}, 2e5)])
     assert plots.x_axis(res["axes"]) == "backend"
     made = plots.plot_sweep(res, str(tmp_path))
-    assert made == (["pps_vs_backend.png", "bps_vs_backend.png"] if plots.available() else [])
+    assert made == (["pps_vs_backend.png", "gbps_vs_backend.png"] if plots.available() else [])
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -171,3 +171,88 @@ def test_missing_backend_stops_the_sweep_before_any_boot(tmp_path):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "/dev/vhost-net missing" in lines[0]
     assert not os.path.exists(tmp_path / "o")
+
+
+class FakeAxes:
+    """Records what draw() asks matplotlib for."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        return lambda *a, **kw: self.calls.append((name, a, kw))
+
+
+def drawn(axes, metric="pps", scale=1.0):
+    res = fake_results(axes, [({n: v for n, v in zip(axes, combo)}, 1e5 * (i + 1))
+                              for i, combo in enumerate(sweep.itertools.product(
+                                  *axes.values()))])
+    xaxis = plots.x_axis(res["axes"])
+    ax = FakeAxes()
+    plots.draw(ax, plots.series(res, metric, xaxis), res["axes"][xaxis],
+               all(plots._isnum(v) for v in res["axes"][xaxis]), scale)
+    return {name: [(a, kw) for n, a, kw in ax.calls if n == name]
+            for name in ("bar", "errorbar", "set_xticks", "set_xticklabels")}
+
+
+def test_category_axes_are_bars_not_lines():
+    d = drawn({"backend": ["dgram", "hub", "tap"]})
+    assert d["errorbar"] == [] and len(d["bar"]) == 1
+    assert d["set_xticks"][0][0][0] == [0, 1, 2]
+    assert d["set_xticklabels"][0][0][0] == ["dgram", "hub", "tap"]
+
+
+def test_numeric_axes_tick_at_their_values():
+    d = drawn({"sessions": ["1", "2", "4", "8"], "backend": ["tap"]})
+    assert d["bar"] == [] and len(d["errorbar"]) == 1
+    assert d["set_xticks"][0][0][0] == [1.0, 2.0, 4.0, 8.0]
+
+
+def test_p99_is_plotted_in_microseconds_and_named_so():
+    stems = {m: (label, scale, stem) for m, label, scale, stem in plots.PLOTTED}
+    assert stems["p99_ns"] == ("p99 latency, us", 1e-3, "p99_us")
+
+
+def test_interleaved_order_reverses_every_other_round():
+    order = sweep.schedule(2, 4, "interleave", None)
+    assert [i for i, _ in order] == [0, 1, 1, 0, 0, 1, 1, 0]
+    assert [r for _, r in order] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert sweep.schedule(2, 2, "sequential", None) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    rnd = sweep.schedule(3, 5, "random", sweep.random.Random(1))
+    assert sorted(rnd) == sorted(sweep.schedule(3, 5, "sequential", None))
+    assert [r for _, r in rnd] == sorted(r for _, r in rnd)
+
+
+def test_aa_adds_two_identical_arms_last():
+    ns = argparse.Namespace(**{n: None for n in sweep.AXES})
+    ns.size, ns.aa = "64,1514", True
+    axes = sweep.axes_from(ns)
+    assert list(axes) == ["size", "aa"] and [l for l, _ in axes["aa"]] == ["a", "b"]
+    o = sweep.point_opts(base(), {"size": ("64", 64), "aa": ("b", "b")})
+    assert o.config == ["app=gen"] and o.size == 64
+
+
+def aa_results(shift=1.0, noise=0.02, seed=2):
+    """A --aa sweep over two sizes: arm b = arm a * shift, both noisy."""
+    rng = sweep.random.Random(seed)
+    pts = []
+    for size in ("64", "1514"):
+        for arm in ("a", "b"):
+            vals = [1e6 * (shift if arm == "b" else 1.0) * rng.gauss(1, noise) for _ in range(5)]
+            ident = {"size": size, "aa": arm, "backend": "hub"}
+            pts.append({"params": {"size": size, "aa": arm}, "identity": ident,
+                        "statuses": [0] * 5, "why": ["ok"] * 5, "ok": 5,
+                        "summary": {"pps": stats.summary(vals)}})
+    return {"axes": {"size": ["64", "1514"], "aa": ["a", "b"]}, "points": pts}
+
+
+def test_aa_report_and_calibration():
+    text, cmp, cal = sweep.aa_report(aa_results())
+    assert not any(c["significant"] for r in cmp["rows"] for c in r["columns"].values())
+    assert "A/A: 0 of 2 tested cells significant" in text
+    assert cal["cells"] == 2 and cal["rounds"] == 200
+    # Random re-splits of identical runs: near what the test promises.
+    assert cal["cell_rate"] <= 0.12 and cal["table_rate"] <= 0.12
+    # The same report on a real 10% difference calls it.
+    _, cmp, _ = sweep.aa_report(aa_results(shift=1.1))
+    assert all(r["columns"]["pps%"]["significant"] for r in cmp["rows"])

@@ -78,10 +78,10 @@ def test_wire_pvvp_locates_loss_per_hop():
                          "fwd2 b -> peer-rx"]
     d = c["directions"]
     assert d["peer-tx -> fwd1 a"]["verdict"] == "agree"
-    assert d["fwd1 a -> b"]["verdict"] == "lossy" and "10 at fwd1 output ring full" in \
+    assert d["fwd1 a -> b"]["verdict"] == "lossy" and "10 dropped on fwd1's full output ring" in \
         d["fwd1 a -> b"]["why"]
     assert d["fwd1 b -> fwd2 a"]["verdict"] == "lossy" and \
-        "5 at QEMU's UDP socket buffer (fwd2 a)" in d["fwd1 b -> fwd2 a"]["why"]
+        "5 in QEMU's UDP socket buffer (fwd2 a)" in d["fwd1 b -> fwd2 a"]["why"]
     e2e = d["end to end"]
     assert (e2e["sent"], e2e["received"], e2e["located"], e2e["verdict"]) == (1000, 985, 15,
                                                                               "lossy")

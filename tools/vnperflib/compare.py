@@ -1,7 +1,13 @@
-"""`vnperf compare A B`: per point, B (patched) relative to A (baseline) in
-percent, laid out like the virtio/vhost mailing-list tables: one row per
-size or session count, BW% pps% SD% CPU% p99% columns, an average row.
-A change inside the run-to-run noise (stats.significant) is marked `~`."""
+"""`vnperf compare A B`: per point, B (patched) relative to A (baseline),
+laid out like the virtio/vhost mailing-list tables: one row per size or
+session count, BW% pps% SD% CPU% p99% columns, an average row, and the
+loss, drops, kicks and backend batch of both sides.
+
+Points pair only when their identities (identity.py) agree except in the
+A/B dimensions (--ab, or the keys of --a-where/--b-where); anything else
+that differs is refused in one line. A change is significant when the
+chosen test (Welch's t-test by default, stats.py) says so after Holm's
+correction over every test of the table; `~` marks the rest."""
 
 import csv
 import io
@@ -11,13 +17,19 @@ from . import resultsdir, stats
 from .errors import usage
 from .tables import fmt_num, table
 
-# (column, metric). SD is netperf's service demand: host CPU us per KB.
-# Loss is already a percentage: its column shows A's and B's, not a ratio.
-COLUMNS = (("NDR%", "ndr_pps"), ("PDR%", "pdr_pps"),
-           ("BW%", "bps"), ("pps%", "pps"), ("TPS%", "tps"), ("SD%", "sd_us_per_kb"),
-           ("CPU%", "cpu_pct"), ("p99%", "p99_ns"), ("loss% A->B", "loss_pct"))
-LOSS = "loss% A->B"
-
+# Ratio columns: (B - A) / A in %, tested: the rates a search found (vnperf
+# ndr), then BW, pps, TPS. SD is netperf's service demand: host CPU us per
+# KB, or per transaction for request/response runs.
+RATIOS = (("NDR%", "ndr_pps"), ("PDR%", "pdr_pps"),
+          ("BW%", "bps"), ("pps%", "pps"), ("TPS%", "tps"), ("SD%", "sd_us_per_kb"),
+          ("SD%", "sd_us_per_tx"), ("CPU%", "cpu_pct"), ("p99%", "p99_ns"))
+# Value columns: A's and B's medians side by side. Loss and drops are
+# tested too; the driver and backend figures say whether a knob acted.
+VALUES = (("loss% A->B", "loss_pct", "%.2f", True),
+          ("drops A->B", "tx_dropped", None, True),
+          ("kicks/pkt A->B", "kicks_per_packet", "%.3g", False),
+          ("supp% A->B", "suppressed_pct", "%.1f", False),
+          ("batch A->B", "backend_batch", "%.1f", False))
 NOT_SIGNIFICANT = "~"
 
 
@@ -37,57 +49,61 @@ def select(points, where, label):
         return points
     for k in where:
         if not any(k in p["params"] for p in points):
-            raise usage("--%s-where: %s has no parameter %r" % (label, label, k))
+            raise usage("--%s-where: %s has no parameter %r" % (label.lower(), label, k))
     out = [p for p in points
            if all(str(p["params"].get(k)) == v for k, v in where.items())]
     if not out:
         raise usage("--%s-where %s: no point of %s matches" % (
-            label, ",".join("%s=%s" % kv for kv in where.items()), label))
+            label.lower(), ",".join("%s=%s" % kv for kv in where.items()), label))
     return out
 
 
 def _values(points, name):
-    return {str(p["params"].get(name)) for p in points}
+    return {str(p["params"].get(name, "-")) for p in points}
 
 
 def key_names(a, b, by=None):
     """The parameters that tell rows apart: given with --by, else those
-    both sides have and that vary inside A or inside B. Parameters constant
-    on each side but different between them are what the A/B changes."""
-    common = sorted(set.intersection(*[set(p["params"]) for p in a + b]))
+    that vary inside A or inside B."""
+    names = sorted({k for p in a + b for k in p["params"]})
     if by:
+        common = set.intersection(*[set(p["params"]) for p in a + b])
         for n in by:
             if n not in common:
-                raise usage("--by %s: not a parameter of both A and B (they share: %s)"
-                            % (n, ", ".join(common) or "none"))
+                raise usage("--by %s: not a parameter of both A and B" % n)
         return list(by)
-    return [n for n in common if len(_values(a, n)) > 1 or len(_values(b, n)) > 1]
+    return [n for n in names if len(_values(a, n)) > 1 or len(_values(b, n)) > 1]
 
 
-def differences(a, b):
-    """{param: (A value, B value)} for parameters constant on each side
-    that differ between A and B ("default" where a side does not set it)."""
+def differences(a, b, rows):
+    """{param: (A value, B value)} for the parameters, other than the row
+    ones, that differ between A and B ("-" where a side lacks it)."""
     out = {}
-    for n in sorted({k for p in a + b for k in p["params"]}):
-        va = {str(p["params"].get(n, "default")) for p in a}
-        vb = {str(p["params"].get(n, "default")) for p in b}
-        if len(va) == 1 and len(vb) == 1 and va != vb:
-            out[n] = (va.pop(), vb.pop())
+    for n in sorted({k for p in a + b for k in p["params"]} - set(rows)):
+        va, vb = _values(a, n), _values(b, n)
+        if va != vb:
+            out[n] = (", ".join(sorted(va)), ", ".join(sorted(vb)))
     return out
+
+
+def check_alike(diffs, ab):
+    """Refuses to pair points that differ in more than the A/B dimensions."""
+    unnamed = [n for n in diffs if n not in ab]
+    if unnamed:
+        raise usage("A and B differ in %s: not the same experiment; name the A/B dimension "
+                    "with --ab %s (or compare alike runs)" % (
+                        "; ".join("%s (%s vs %s)" % (n, diffs[n][0], diffs[n][1])
+                                  for n in unnamed), ",".join(unnamed)))
 
 
 def _index(points, names, label):
     idx = {}
     for p in points:
-        k = tuple(str(p["params"].get(n)) for n in names)
+        k = tuple(str(p["params"].get(n, "-")) for n in names)
         if k in idx:
-            first = idx[k]["params"]
-            others = sorted(n for n in p["params"]
-                            if n not in names and str(p["params"][n]) != str(first.get(n)))
-            raise usage("%s has several points for %s (they differ in %s): keep one with "
-                        "--%s-where %s=VALUE, or name the row parameters with --by" % (
-                            label, _keytext(names, k) or "the comparison", ", ".join(others),
-                            label.lower(), others[0] if others else "KEY"))
+            raise usage("%s has several points for %s: keep one with --%s-where, or name "
+                        "the row parameters with --by" % (
+                            label, _keytext(names, k) or "the comparison", label.lower()))
         idx[k] = p
     return idx
 
@@ -96,39 +112,82 @@ def _keytext(names, k):
     return " ".join("%s=%s" % nv for nv in zip(names, k))
 
 
-def compare(a, b, by=None, threshold_pct=stats.DEFAULT_THRESHOLD_PCT):
+def _cell(metric, sa, sb, method):
+    """One metric of one row: both sides' figures, the change, the test."""
+    c = {"metric": metric, "a": sa["median"], "b": sb["median"],
+         "a_mean": sa["mean"], "b_mean": sb["mean"], "a_n": sa["n"], "b_n": sb["n"],
+         "pct": stats.pct_change(sa["mean"], sb["mean"]), "p": None, "ci_pct": None}
+    res = stats.test(sa.get("values", ()), sb.get("values", ()), method)
+    if res is not None:
+        c["p"] = res["p"]
+        if res["ci"] is not None and sa["mean"]:
+            c["ci_pct"] = [100.0 * x / abs(sa["mean"]) for x in res["ci"]]
+    return c
+
+
+def _columns(rows_summaries):
+    """The columns both sides of some row have; SD per transaction where
+    the runs count transactions."""
+    has = lambda m: any(m in sa and m in sb for sa, sb in rows_summaries)  # noqa: E731
+    sd = "sd_us_per_tx" if has("tps") else "sd_us_per_kb"
+    cols = [(c, m, None, True) for c, m in RATIOS
+            if has(m) and (c != "SD%" or m == sd)]
+    return cols + [v for v in VALUES if has(v[1])]
+
+
+def _failures(p):
+    return ["status %s: %s" % (s, w) for s, w in zip(p.get("statuses", ()), p.get("why", ()))
+            if s != 0]
+
+
+def compare(a, b, by=None, ab=(), method="welch", alpha=stats.ALPHA):
     """The comparison as a dict (what --json prints)."""
     names = key_names(a, b, by)
+    diffs = differences(a, b, names)
+    check_alike(diffs, ab)
     ia, ib = _index(a, names, "A"), _index(b, names, "B")
-    keys = [k for k in ia if k in ib]
+    keys = sorted((k for k in ia if k in ib), key=_sortkey)
     if not keys:
         raise usage("A and B share no point (A: %s; B: %s)" % (
             "; ".join(_keytext(names, k) for k in list(ia)[:4]) or "-",
             "; ".join(_keytext(names, k) for k in list(ib)[:4]) or "-"))
+    cols = _columns([(ia[k]["summary"], ib[k]["summary"]) for k in keys])
     rows = []
-    for k in sorted(keys, key=_sortkey):
-        sa, sb = ia[k]["summary"], ib[k]["summary"]
-        cells = {}
-        for col, metric in COLUMNS:
-            ma, mb = sa.get(metric), sb.get(metric)
-            if ma is None or mb is None:
-                continue
-            sig, rule = stats.significant(ma, mb, threshold_pct)
-            cells[col] = {"metric": metric, "a": ma["median"], "b": mb["median"],
-                          "a_min": ma["min"], "a_max": ma["max"], "a_n": ma["n"],
-                          "b_min": mb["min"], "b_max": mb["max"], "b_n": mb["n"],
-                          "pct": stats.pct_change(ma["median"], mb["median"]),
-                          "significant": sig, "rule": rule}
-        rows.append({"params": dict(zip(names, k)), "columns": cells})
-    cols = [c for c, _ in COLUMNS if any(c in r["columns"] for r in rows)]
+    for k in keys:
+        pa, pb = ia[k], ib[k]
+        cells = {c: _cell(m, pa["summary"][m], pb["summary"][m], method)
+                 for c, m, _, _ in cols if m in pa["summary"] and m in pb["summary"]}
+        for c, _, _, tested in cols:
+            if c in cells and not tested:
+                cells[c]["p"] = cells[c]["ci_pct"] = None
+        rows.append({"params": dict(zip(names, k)), "columns": cells,
+                     "failed": {"a": _failures(pa), "b": _failures(pb)}})
+    ntests = _adjust(rows, alpha)
+    ratio_cols = [c for c, m, _, _ in cols if (c, m) in RATIOS]
     average = {}
-    for c in cols:
+    for c in ratio_cols:
         vals = [r["columns"][c]["pct"] for r in rows
-                if c != LOSS and c in r["columns"] and r["columns"][c]["pct"] is not None]
+                if c in r["columns"] and r["columns"][c]["pct"] is not None]
         average[c] = sum(vals) / len(vals) if vals else None
-    return {"vnperf_compare": 1, "key": names, "columns": cols, "rows": rows,
-            "average": average, "differences": {n: list(v) for n, v in differences(a, b).items()},
-            "threshold_pct": threshold_pct}
+    return {"vnperf_compare": 2, "key": names, "columns": [c for c, _, _, _ in cols],
+            "rows": rows, "average": average,
+            "differences": {n: list(v) for n, v in diffs.items()}, "ab": sorted(ab),
+            "only_a": [_keytext(names, k) for k in ia if k not in ib],
+            "only_b": [_keytext(names, k) for k in ib if k not in ia],
+            "test": method, "alpha": alpha, "tests": ntests}
+
+
+def _adjust(rows, alpha):
+    """Holm over every test of the table; marks each cell significant or
+    not. Returns the number of tests."""
+    cells = [c for r in rows for c in r["columns"].values() if c["p"] is not None]
+    for c, adj in zip(cells, stats.holm([c["p"] for c in cells])):
+        c["p_adj"] = adj
+    for r in rows:
+        for c in r["columns"].values():
+            c.setdefault("p_adj", None)
+            c["significant"] = c["p_adj"] is not None and c["p_adj"] < alpha
+    return len(cells)
 
 
 def _sortkey(k):
@@ -143,16 +202,22 @@ def _isnum(x):
         return False
 
 
-def _pct_cell(c):
+def _mark(c, text):
+    return text if c["significant"] else NOT_SIGNIFICANT + text
+
+
+def _value_cell(c, fmt):
     if c is None:
         return "-"
-    if c["metric"] == "loss_pct":
-        s = "%.2f->%.2f" % (c["a"], c["b"])
-    elif c["pct"] is None:
+    show = (lambda v: fmt % v) if fmt else (lambda v: "0" if v == 0 else fmt_num(v))
+    return _mark(c, "%s->%s" % (show(c["a"]), show(c["b"]))) if c["p"] is not None \
+        else "%s->%s" % (show(c["a"]), show(c["b"]))
+
+
+def _pct_cell(c):
+    if c is None or c["pct"] is None:
         return "-"
-    else:
-        s = "%+.1f" % c["pct"]
-    return s if c["significant"] else NOT_SIGNIFICANT + s
+    return _mark(c, "%+.1f" % c["pct"])
 
 
 def render(cmp, label_a="A", label_b="B"):
@@ -160,53 +225,77 @@ def render(cmp, label_a="A", label_b="B"):
     cols = cmp["columns"]
     # Request/response runs move few bytes: their scale is transactions/s.
     # Searches (vnperf ndr): the rate found.
-    base_metric = "tps" if "TPS%" in cols else "bps" if "BW%" in cols else \
-        "ndr_pps" if "NDR%" in cols else "pdr_pps" if "PDR%" in cols else "pps"
-    unit, scale = {"bps": ("Gbit/s", 1e-9), "tps": ("tps", 1.0), "pps": ("pps", 1.0),
-                   "ndr_pps": ("NDR pps", 1.0), "pdr_pps": ("PDR pps", 1.0)}[base_metric]
-    col_of = {m: c for c, m in COLUMNS}
-    headers = list(names) + ["%s %s" % (unit, "A"), "%s %s" % (unit, "B")] + cols
+    lead = "TPS%" if "TPS%" in cols else "BW%" if "BW%" in cols else \
+        "NDR%" if "NDR%" in cols else "PDR%" if "PDR%" in cols else "pps%"
+    unit, scale = {"BW%": ("Gbit/s", 1e-9), "TPS%": ("tps", 1.0), "pps%": ("pps", 1.0),
+                   "NDR%": ("NDR pps", 1.0), "PDR%": ("PDR pps", 1.0)}[lead]
+    fmts = {c: f for c, _, f, _ in VALUES}
+    headers = list(names) + ["%s A" % unit, "%s B" % unit, lead + " 95% CI", "p"] + \
+        [c for c in cols]
     out = []
     for r in cmp["rows"]:
         cells = [r["params"][n] for n in cmp["key"]] or ["all"]
-        main = r["columns"].get(col_of[base_metric])
-        for side in ("a", "b"):
+        main = r["columns"].get(lead)
+        for side in ("a_mean", "b_mean"):
             v = main[side] * scale if main else None
-            cells.append("%.3f" % v if main and base_metric == "bps" else fmt_num(v))
-        cells += [_pct_cell(r["columns"].get(c)) for c in cols]
+            cells.append("%.3f" % v if main and lead == "BW%" else fmt_num(v))
+        ci = main and main["ci_pct"]
+        cells.append("%+.1f..%+.1f" % tuple(ci) if ci else "-")
+        cells.append("%.2g" % main["p_adj"] if main and main["p_adj"] is not None else "-")
+        for c in cols:
+            cell = r["columns"].get(c)
+            cells.append(_value_cell(cell, fmts[c]) if c in fmts else _pct_cell(cell))
+        if r["failed"]["a"] or r["failed"]["b"]:
+            cells[len(names)] = "FAILED"
         out.append(cells)
     if len(cmp["rows"]) > 1:
-        avg = ["average"] + [""] * (len(names) - 1) + ["", ""]
-        avg += ["-" if cmp["average"][c] is None else "%+.1f" % cmp["average"][c] for c in cols]
+        avg = ["average"] + [""] * (len(names) - 1) + ["", "", "", ""]
+        avg += ["" if c not in cmp["average"] else "-" if cmp["average"][c] is None
+                else "%+.1f" % cmp["average"][c] for c in cols]
         out.append(avg)
     lines = ["baseline A: %s" % label_a, "patched  B: %s" % label_b]
     for n, (va, vb) in cmp["differences"].items():
         lines.append("  %s: %s -> %s" % (n, va, vb))
+    if not cmp["differences"]:
+        lines.append("  (A and B record the same parameters: the A/B is outside what the "
+                     "runs record, or A is B)")
     lines.append(table(headers, out, align=["<"] * len(names)
                        + [">"] * (len(headers) - len(names))))
-    lines.append(_legend(cmp))
+    lines += _notes(cmp)
     return "\n".join(lines)
 
 
-def _legend(cmp):
-    rules = {c["rule"] for r in cmp["rows"] for c in r["columns"].values()}
-    why = []
-    if "range" in rules:
-        why.append("the min-max ranges of A's and B's repeats overlap")
-    if "threshold" in rules:
-        why.append("one run per side and |change| <= %g%%" % cmp["threshold_pct"])
-    return ("%% = (B - A) / A of the medians. SD = host CPU us per KB (lower is better). "
-            "%s = not significant: %s.%s" % (
-                NOT_SIGNIFICANT, "; or ".join(why),
-                " loss% A->B: the medians of A and B (loss between the two sides' counts)."
-                if LOSS in cmp["columns"] else ""))
+def _notes(cmp):
+    test = {"welch": "Welch's t-test", "mwu": "Mann-Whitney U"}[cmp["test"]]
+    lines = ["%% = (B - A) / A of the means of the repeats; 95%% CI: that change's confidence "
+             "interval (Welch); p: %s, Holm-adjusted over the table's %d tests. %s = not "
+             "significant (adjusted p >= %g, or fewer than 2 runs on a side: no test). "
+             "A->B: the medians of A and B." % (test, cmp["tests"], NOT_SIGNIFICANT,
+                                                cmp["alpha"])]
+    if "SD%" in cmp["columns"]:
+        lines.append("SD = host CPU us per %s (lower is better)." % (
+            "transaction" if "TPS%" in cmp["columns"] else "KB"))
+    for side, what in (("only_a", "only in A"), ("only_b", "only in B")):
+        if cmp[side]:
+            lines.append("rows %s (not compared): %s" % (what, "; ".join(cmp[side])))
+    for r in cmp["rows"]:
+        for side in ("a", "b"):
+            if r["failed"][side]:
+                lines.append("FAILED %s %s: %d run(s): %s" % (
+                    side.upper(), _keytext(cmp["key"], [r["params"][n] for n in cmp["key"]])
+                    or "all", len(r["failed"][side]), r["failed"][side][0]))
+    return lines
 
 
-CSV_FIELDS = ("a", "b", "pct", "significant")
+CSV_FIELDS = ("a", "b", "pct", "p", "p_adj", "significant")
 
 
 def to_csv(cmp):
-    metrics = [m for c, m in COLUMNS if c in cmp["columns"]]
+    metrics = []
+    for r in cmp["rows"]:
+        for c in r["columns"].values():
+            if c["metric"] not in metrics:
+                metrics.append(c["metric"])
     fields = list(cmp["key"]) + ["%s_%s" % (m, f) for m in metrics for f in CSV_FIELDS]
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=fields)
@@ -229,27 +318,34 @@ def add_arguments(p):
     p.add_argument("b", metavar="B", help="patched, same forms")
     p.add_argument("--by", default=None, help="row parameters, comma-separated (default: "
                    "those that vary inside A or B, e.g. size)")
+    p.add_argument("--ab", default=None, metavar="KEY,...", help="the parameters A and B may "
+                   "differ in (the A/B dimension, e.g. qemu or txfull); any other difference "
+                   "is refused")
     p.add_argument("--a-where", action="append", default=[], metavar="KEY=VALUE",
                    dest="a_where", help="use only A's points with this parameter value "
                    "(e.g. A and B from one sweep: --a-where event_idx=on --b-where event_idx=off)")
     p.add_argument("--b-where", action="append", default=[], metavar="KEY=VALUE",
                    dest="b_where", help="the same for B")
-    p.add_argument("--threshold", type=float, default=stats.DEFAULT_THRESHOLD_PCT,
-                   metavar="PCT", help="with one run per side, changes up to PCT%% are not "
-                   "significant (default %(default)s)")
+    p.add_argument("--test", choices=stats.TESTS, default="welch",
+                   help="welch: Welch's t-test (default); mwu: Mann-Whitney U")
+    p.add_argument("--alpha", type=float, default=stats.ALPHA,
+                   help="significance level of the table (default %(default)s)")
     f = p.add_mutually_exclusive_group()
     f.add_argument("--json", action="store_true", help="print the comparison as JSON")
     f.add_argument("--csv", action="store_true", help="print the comparison as CSV")
 
 
 def main(opts):
-    """`vnperf compare`: returns the exit status."""
-    if opts.threshold < 0:
-        raise usage("--threshold %g: must be >= 0" % opts.threshold)
-    a = select(resultsdir.load(opts.a), parse_where(opts.a_where, "a"), "A")
-    b = select(resultsdir.load(opts.b), parse_where(opts.b_where, "b"), "B")
+    """`vnperf compare`: returns the exit status (64 when a compared point
+    has a failed run)."""
+    if not 0 < opts.alpha < 1:
+        raise usage("--alpha %g: must be between 0 and 1" % opts.alpha)
+    wa, wb = parse_where(opts.a_where, "a"), parse_where(opts.b_where, "b")
+    a = select(resultsdir.load(opts.a), wa, "A")
+    b = select(resultsdir.load(opts.b), wb, "B")
     by = [n.strip() for n in opts.by.split(",") if n.strip()] if opts.by else None
-    cmp = compare(a, b, by, opts.threshold)
+    ab = {n.strip() for n in (opts.ab or "").split(",") if n.strip()} | set(wa) | set(wb)
+    cmp = compare(a, b, by, ab, opts.test, opts.alpha)
     if opts.json:
         cmp.update({"a": opts.a, "b": opts.b})
         print(to_json(cmp))
@@ -257,6 +353,10 @@ def main(opts):
         print(to_csv(cmp), end="")
     else:
         print(render(cmp, _label(opts.a, opts.a_where), _label(opts.b, opts.b_where)))
+    failed = [r for r in cmp["rows"] if r["failed"]["a"] or r["failed"]["b"]]
+    if failed:
+        raise usage("compare: %d compared point(s) have failed runs (marked FAILED)"
+                    % len(failed))
     return 0
 
 

@@ -1,10 +1,23 @@
-"""Merges guest counters (results protocol) with host-side counts, says
-whether they agree and, where they differ, where frames were lost."""
+"""Merges guest counters (results protocol) with host-side counts: per
+direction what was sent, what arrived, what was lost and where (the guest
+driver's drops, a ring, QEMU's socket, the backend, the peer), and what
+the receiver's sequence numbers say. A direction with loss is never
+"agree"."""
 
 TX_APPS = ("gen",)
 RX_APPS = ("sink",)
 # rr's "packets" counts both directions: only explicit tx_/rx_ members.
 BOTH_APPS = ("reflect", "fwd")
+
+# Where frames can be lost (the "at" of a drop), in path order.
+PLACES = ("driver", "guest", "ring", "qemu_socket", "backend", "peer", "in_flight",
+          "unexplained")
+
+
+def drop(at, what, frames):
+    """One place frames were lost: at (one of PLACES), a readable what."""
+    assert at in PLACES, at
+    return {"at": at, "what": what, "frames": frames}
 
 
 def _first(d, *keys):
@@ -38,112 +51,199 @@ def vnet_count(result, queue):
     wire = _first(result or {}, queue + "_packets")
     if wire is not None:
         return wire
+    return _first(vnet_queue(result, queue), "packets")
+
+
+def vnet_queue(result, queue):
+    """The driver's counters of one queue ({} when not reported)."""
     vnet = (result or {}).get("vnet")
     q = vnet.get(queue) if isinstance(vnet, dict) else None
-    return _first(q, "packets") if isinstance(q, dict) else None
+    return q if isinstance(q, dict) else {}
 
 
-def _direction(what, sent, got, drops, lossless):
-    d = {"sent": sent, "received": got}
+def generated(app, result):
+    """Frames the sending app made, including those the guest itself
+    dropped (they took their sequence numbers: the receiver sees them as
+    gaps), and the guest-side drops: (frames, [drop])."""
+    txp = guest_counts(app, result)[0]
+    if txp is None:
+        return None, []
+    drops = [drop("driver", "dropped by the guest driver on a full TX ring (txfull=drop)",
+                  _first(result, "tx_dropped") or 0),
+             drop("guest", "not sent: lwIP out of memory (path=stack)",
+                  _first(result, "tx_nomem") or 0)]
+    return txp + sum(d["frames"] for d in drops), drops
+
+
+def _direction(what, sent, got, where=(), lossless=False, seen=None):
+    """One direction: sent, received, lost and where; the receiver's own
+    view (seen: sequence gaps and what lies outside the numbers it saw)
+    when it has one."""
+    d = {"sent": sent, "received": got, "where": [w for w in where if w["frames"]]}
+    if seen is not None:
+        d["receiver"] = seen
     if sent is None or got is None:
-        d["verdict"] = "unknown"
-        d["why"] = "%s: one side reports no count" % what
+        d.update(verdict="unknown", why="%s: one side reports no count" % what)
         return d
     lost = sent - got
     d["lost"] = lost
     d["loss_pct"] = 100.0 * lost / sent if sent else 0.0
+    if lost < 0:
+        d.update(verdict="disagree", why="%s: receiver counted %d more than were sent "
+                 "(frames from elsewhere, or a counting bug)" % (what, -lost))
+        return d
     if lost == 0:
-        d["verdict"] = "agree"
-        d["why"] = "%s: %d sent, %d received" % (what, sent, got)
-    elif lost < 0:
-        d["verdict"] = "disagree"
-        d["why"] = ("%s: receiver counted %d more than were sent "
-                    "(frames from elsewhere, or a counting bug)" % (what, -lost))
-    else:
-        where = []
-        known = 0
-        for place, n in sorted((drops or {}).items()):
-            if n:
-                where.append("%d at %s" % (n, place))
-                known += n
-        rest = lost - known
-        if rest > 0:
-            where.append("%d in between (%s)" % (rest, "unexplained on a lossless path" if lossless
-                                                  else "backend/QEMU queue"))
-        d["located"] = min(known, lost)
-        # Loss the counters account for is loss, not disagreement.
-        d["verdict"] = "disagree" if lossless and rest > 0 else "lossy"
-        d["why"] = "%s: %d of %d lost (%.3f%%): %s" % (what, lost, sent, d["loss_pct"],
-                                                       ", ".join(where))
+        d.update(verdict="agree", why="%s: %d sent, %d received, none lost" % (what, sent, got))
+        return d
+    known = sum(w["frames"] for w in d["where"])
+    if known > lost:
+        # Places that can only hold up to a bound (a ring) were given that
+        # bound: the loss itself is what was counted.
+        d["where"] = _clip(d["where"], lost)
+        known = lost
+    rest = lost - known
+    if rest:
+        d["where"].append(drop("unexplained", "unexplained on a lossless path" if lossless
+                               else "in between (backend or QEMU queues, not counted)", rest))
+    d["located"] = known
+    # Loss the counters account for is loss, not disagreement.
+    d["verdict"] = "disagree" if lossless and rest else "lossy"
+    d["why"] = "%s: %d sent, %d received, %d lost (%.3f%%): %s%s" % (
+        what, sent, got, lost, d["loss_pct"],
+        "; ".join("%d %s" % (w["frames"], w["what"]) for w in d["where"]),
+        _seen_text(seen))
     return d
 
 
+def _clip(where, lost):
+    out, left = [], lost
+    for w in where:
+        n = min(w["frames"], left)
+        if n:
+            out.append(dict(w, frames=n))
+        left -= n
+    return out
+
+
+def _seen_text(seen):
+    if not seen:
+        return ""
+    if seen["after_last"] is None:
+        return "; the receiver saw %d sequence gaps" % seen["seq_gaps"]
+    return "; the receiver saw %d sequence gaps and %d frames beyond its highest number" % (
+        seen["seq_gaps"], seen["after_last"])
+
+
+def receiver_view(sent, streams, gaps):
+    """What a receiver's sequence numbers say: gaps between the first and
+    the highest it saw, and (with its per-stream highest numbers) how many
+    of the sender's frames lie beyond them (lost at the end, invisible as
+    gaps). None when the receiver tracked no sequence numbers."""
+    if gaps is None:
+        return None
+    after = None
+    if isinstance(streams, list) and sent is not None:
+        after = sent - sum(s.get("max_seq", 0) + 1 for s in streams if isinstance(s, dict))
+    return {"seq_gaps": gaps, "after_last": after}
+
+
 def merge(app, result, host, lossless=False):
-    """Both directions that have counts on either side, and an overall
-    "agree": True only if every direction with both counts agrees."""
-    txp, txb, rxp, rxb = guest_counts(app, result)
+    """Both directions that have counts on either side, app level and
+    frame level, and an overall "agree": True only if every direction
+    with both counts agrees (None when none has both)."""
     host = host or {}
+    txp, txb, rxp, rxb = guest_counts(app, result)
     out = {"guest": {"tx_packets": txp, "tx_bytes": txb, "rx_packets": rxp, "rx_bytes": rxb},
            "host": dict(host), "directions": {}}
+    dirs = out["directions"]
     # Frames still on the guest's TX ring when it exited were counted as
     # sent but never reached the device.
-    rx_drops = dict(host.get("rx_drops") or {})
-    inflight = _first(((result or {}).get("vnet") or {}).get("tx") or {}, "in_flight")
-    if inflight:
-        rx_drops["the guest's TX ring at exit (never sent)"] = inflight
-    # App level: the app's frames against the host end's count of them.
-    if txp is not None and host.get("rx_packets") is not None and (txp or host["rx_packets"]):
-        out["directions"]["guest->host"] = _direction(
-            "guest->host", txp, host["rx_packets"], rx_drops, lossless)
+    ring = drop("ring", "left on the guest's TX ring at exit (never sent)",
+                _first(vnet_queue(result, "tx"), "in_flight") or 0)
+    rx_where = [ring] + list(host.get("rx_drops") or ())
+    sent, guest_drops = generated(app, result)
+    if sent is not None and host.get("rx_packets") is not None and (sent or host["rx_packets"]):
+        seen = receiver_view(sent, (host.get("peer") or {}).get("streams"),
+                             host.get("rx_seq_lost"))
+        dirs["guest->host"] = _direction("guest->host", sent, host["rx_packets"],
+                                         guest_drops + rx_where, lossless, seen)
     if rxp is not None and host.get("tx_packets") is not None and (rxp or host["tx_packets"]):
-        out["directions"]["host->guest"] = _direction(
-            "host->guest", host["tx_packets"], rxp, host.get("tx_drops"), lossless)
-    # Wire level: every frame the driver sent against every frame the host
+        seen = receiver_view(host["tx_packets"], None, _first(result, "lost"))
+        dirs["host->guest"] = _direction("host->guest", host["tx_packets"], rxp,
+                                         _rx_where(app, result, host, host["tx_packets"], rxp),
+                                         lossless, seen)
+    # Frame level: every frame the driver sent against every frame the host
     # end saw (ARP included), when both sides report it.
     vtx = vnet_count(result, "tx")
     if vtx is not None and host.get("rx_frames") is not None and (vtx or host["rx_frames"]):
-        out["directions"]["guest->host frames"] = _direction(
-            "guest->host frames", vtx, host["rx_frames"], rx_drops, lossless)
+        dirs["guest->host frames"] = _direction("guest->host frames", vtx, host["rx_frames"],
+                                                rx_where, lossless)
     vrx = vnet_count(result, "rx")
     if vrx is not None and host.get("tx_frames") is not None and (vrx or host["tx_frames"]):
-        drops = dict(host.get("tx_drops") or {})
-        ring = ((result or {}).get("vnet") or {}).get("rx", {}).get("size")
-        if host.get("sender_outlives_guest") and isinstance(ring, int):
-            # The host keeps sending after the app stopped reading: up to a
-            # ring's worth is left in the guest's RX ring.
-            drops["the guest's RX ring after the app stopped"] = min(
-                ring, max(0, host["tx_frames"] - vrx - sum(drops.values())))
-        if app == "rr":
-            # The client stops at its deadline with up to one reply per
-            # session still on its way.
-            inflight = _first(result, "sessions") or 1
-            drops["replies in flight when the client stopped"] = min(
-                inflight, max(0, host["tx_frames"] - vrx - sum(drops.values())))
-        out["directions"]["host->guest frames"] = _direction(
-            "host->guest frames", host["tx_frames"], vrx, drops, lossless)
+        dirs["host->guest frames"] = _direction(
+            "host->guest frames", host["tx_frames"], vrx,
+            _rx_where(app, result, host, host["tx_frames"], vrx), lossless)
+    if app == "rr":
+        _rr_direction(result, dirs)
+    return _verdict(out)
+
+
+def _rx_where(app, result, host, sent, got):
+    """Where host->guest frames were lost: the host end's drops, frames
+    left in the guest's RX ring when the sender outlived the app, rr
+    replies in flight when the client stopped."""
+    where = list(host.get("tx_drops") or ())
+    ring = _first(vnet_queue(result, "rx"), "size")
+    if host.get("sender_outlives_guest") and ring:
+        # The host kept sending after the app stopped reading: up to a
+        # ring's worth is left in the guest's RX ring.
+        where.append(drop("ring", "left in the guest's RX ring after the app stopped", ring))
+    if app == "rr":
+        # The client stops at its deadline with up to one reply per
+        # session still on its way.
+        where.append(drop("in_flight", "replies in flight when the client stopped",
+                          _first(result, "sessions") or 1))
+    return where
+
+
+def _rr_direction(result, dirs):
+    """rr: every UDP timeout is a request or a reply that never came (it
+    is sent again); TCP retransmits by itself."""
+    tr, to = _first(result or {}, "transactions"), _first(result or {}, "timeouts")
+    if tr is None or to is None:
+        return
+    dirs["rr transactions"] = _direction(
+        "rr transactions", tr + to, tr,
+        [drop("in_flight", "timed out after 200 ms (request or reply lost, sent again)", to)])
+
+
+def _verdict(out):
     verdicts = [d["verdict"] for d in out["directions"].values()]
     # None: no direction has counts on both sides (e.g. hub, user).
     out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
     return out
 
 
-def merge_guests(app, tx_result, rx_result, lossless=True, drops=None):
+def merge_guests(app, tx_result, rx_result, lossless=True, drops=()):
     """Two-guest topology: the sender guest's counts against the receiver
     guest's, at app level and (driver counters) at frame level."""
-    txp, _, _, _ = guest_counts(app, tx_result)
-    partner = {"gen": "sink", "rr": "rr"}.get(app, app)
-    _, _, rxp, _ = guest_counts(partner if partner != "rr" else "sink", rx_result)
-    out = {"guest": {"tx_packets": txp}, "peer_guest": {"rx_packets": rxp}, "directions": {}}
-    if txp is not None and rxp is not None and app == "gen":
+    sent, guest_drops = generated(app, tx_result)
+    _, _, rxp, _ = guest_counts("sink", rx_result) if app == "gen" else (None,) * 4
+    out = {"guest": {"tx_packets": guest_counts(app, tx_result)[0]},
+           "peer_guest": {"rx_packets": rxp}, "directions": {}}
+    ring = drop("ring", "left on the sender's TX ring at exit (never sent)",
+                _first(vnet_queue(tx_result, "tx"), "in_flight") or 0)
+    if sent is not None and rxp is not None:
         out["directions"]["tx guest->rx guest"] = _direction(
-            "tx guest->rx guest", txp, rxp, drops, lossless)
+            "tx guest->rx guest", sent, rxp, guest_drops + [ring] + list(drops), lossless,
+            receiver_view(sent, None, _first(rx_result or {}, "lost")))
     vtx, vrx = vnet_count(tx_result, "tx"), vnet_count(rx_result, "rx")
     if vtx is not None and vrx is not None:
         out["directions"]["tx guest->rx guest frames"] = _direction(
-            "tx guest->rx guest frames", vtx, vrx, drops, lossless)
-    verdicts = [d["verdict"] for d in out["directions"].values()]
-    out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
-    return out
+            "tx guest->rx guest frames", vtx, vrx, [ring] + list(drops), lossless)
+    if app == "rr":
+        _rr_direction(tx_result, out["directions"])
+    return _verdict(out)
 
 
 def merge_fwd(result, host, lossless=True):
@@ -152,23 +252,22 @@ def merge_fwd(result, host, lossless=True):
     host = host or {}
     a2b = (result or {}).get("a_to_b") if isinstance((result or {}).get("a_to_b"), dict) else {}
     fwd = _first(a2b, "packets")
-    guest_drops = {"guest forwarder (tx_dropped)": _first(a2b, "tx_dropped") or 0,
-                   "guest forwarder (runts)": _first(a2b, "runts") or 0}
+    guest_drops = [drop("driver", "dropped by the forwarder on NIC b's full TX ring",
+                        _first(a2b, "tx_dropped") or 0),
+                   drop("guest", "runts the forwarder dropped", _first(a2b, "runts") or 0)]
     out = {"guest": {"a_to_b": fwd}, "host": dict(host), "directions": {}}
     sent, got = host.get("tx_packets"), host.get("rx_packets")
     if sent is not None and fwd is not None:
         # Frames the forwarder received but could not pass on were received.
-        out["directions"]["host->guest a"] = _direction("host->guest a", sent, fwd + sum(
-            guest_drops.values()), host.get("tx_drops"), lossless)
+        out["directions"]["host->guest a"] = _direction(
+            "host->guest a", sent, fwd + sum(d["frames"] for d in guest_drops),
+            host.get("tx_drops") or (), lossless)
     if fwd is not None and got is not None:
-        out["directions"]["guest b->host"] = _direction("guest b->host", fwd, got, None, lossless)
+        out["directions"]["guest b->host"] = _direction("guest b->host", fwd, got, (), lossless)
     if sent is not None and got is not None:
-        drops = dict(host.get("tx_drops") or {})
-        drops.update(guest_drops)
-        out["directions"]["end to end"] = _direction("end to end", sent, got, drops, lossless)
-    verdicts = [d["verdict"] for d in out["directions"].values()]
-    out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
-    return out
+        where = list(host.get("tx_drops") or ()) + guest_drops
+        out["directions"]["end to end"] = _direction("end to end", sent, got, where, lossless)
+    return _verdict(out)
 
 
 def merge_iperf(result, host):
@@ -185,7 +284,26 @@ def merge_iperf(result, host):
     else:
         name, sent, got = "host->guest bytes", ip["bytes"], gbytes
     out["directions"][name] = {
-        "sent": sent, "received": got, "verdict": "tcp",
-        "why": "%s: sender counted %d bytes, receiver %d (%+d; TCP, not compared for loss)"
-               % (name, sent, got, got - sent)}
+        "sent": sent, "received": got, "verdict": "tcp", "where": [],
+        "why": "%s: sender counted %d bytes, receiver %d (%+d; TCP retransmits what is lost, "
+               "so loss is not visible here)" % (name, sent, got, got - sent)}
     return out
+
+
+# The directions whose loss is the run's: the app's own frames first, the
+# wire's frames when the host end cannot tell the app's frames apart.
+APP_DIRECTIONS = ("guest->host", "host->guest", "tx guest->rx guest", "end to end",
+                  "rr transactions")
+WIRE_DIRECTIONS = ("guest->host frames", "host->guest frames", "tx guest->rx guest frames")
+
+
+def run_loss(counts):
+    """(loss %, frames lost) of the worst direction, app level first; (None,
+    None) without counts on both sides."""
+    dirs = (counts or {}).get("directions") or {}
+    for names in (APP_DIRECTIONS, WIRE_DIRECTIONS):
+        have = [dirs[n] for n in names if n in dirs and "loss_pct" in dirs[n]]
+        if have:
+            worst = max(have, key=lambda d: d["loss_pct"])
+            return worst["loss_pct"], worst["lost"]
+    return None, None

@@ -3,11 +3,11 @@ every backend and what it lacks, tool versions). Reports; never fails."""
 
 import json
 import os
-import re
 import shutil
 import sys
 
 from . import accel, backends, libvirtconn, peer, plots, qemucmd
+from . import versions as versions_
 from .errors import RunnerError
 from .proc import Session, run_quiet
 from .tables import kv_table
@@ -15,38 +15,18 @@ from .tables import kv_table
 OVMF = "/usr/share/ovmf/OVMF.fd"
 
 
-def package_version(pkg):
-    rc, out = run_quiet(["dpkg-query", "-W", "-f=${Version}", pkg])
-    return out.strip() if rc == 0 and out.strip() else None
-
-
-def tool_version(argv, pattern, pkg):
-    """"VERSION (Debian PKG VERSION)" from the tool's own output and dpkg;
-    None when the tool is not on PATH."""
-    if shutil.which(argv[0]) is None:
-        return None
-    _, out = run_quiet(argv, timeout=10)
-    m = re.search(pattern, out)
-    deb = package_version(pkg)
-    parts = [m.group(1)] if m else []
-    if deb:
-        parts.append("(Debian %s %s)" % (pkg, deb))
-    return " ".join(parts) or "present, version unknown"
-
-
 def versions(qemu):
+    found = shutil.which(qemu) is not None
     return [
-        ("qemu", tool_version([qemu, "--version"], r"version (\S+)", "qemu-system-x86")
-         or "%s not found (Debian qemu-system-x86)" % qemu),
-        ("ovmf", ("%s (Debian ovmf %s)" % (OVMF, package_version("ovmf") or "?"))
+        ("qemu", versions_.qemu(qemu) if found else "%s not found (Debian qemu-system-x86)" % qemu),
+        ("ovmf", ("%s (Debian ovmf %s)" % (OVMF, versions_.package_version("ovmf") or "?"))
          if os.path.isfile(OVMF) else "%s missing (Debian ovmf): no UEFI boots" % OVMF),
         ("dpdk-testpmd", ("%s (Debian dpdk-dev %s)" % (shutil.which("dpdk-testpmd"),
-                                                      package_version("dpdk-dev") or "?"))
+                                                      versions_.package_version("dpdk-dev")
+                                                      or "?"))
          if shutil.which("dpdk-testpmd") else "not found (Debian dpdk-dev): no vhost-user"),
-        ("passt", tool_version(["passt", "--version"], r"passt (\d\S*)", "passt")
-         or "not found (Debian passt): no passt backend"),
-        ("iperf", tool_version(["iperf", "--version"], r"iperf version (\S+)", "iperf")
-         or "not found (Debian iperf): no app=iperf peer"),
+        ("passt", versions_.passt() or "not found (Debian passt): no passt backend"),
+        ("iperf", versions_.iperf() or "not found (Debian iperf): no app=iperf peer"),
         ("python3", "%d.%d.%d (%s)" % (sys.version_info[:3] + (sys.executable,))),
         ("matplotlib", "present: sweeps write PNG plots" if plots.available()
          else "absent (Debian python3-matplotlib): sweeps write tables and CSV only"),

@@ -118,11 +118,14 @@ class CpuMeter:
                 "total_pct": 100.0 * total / window}
 
 
-def service_demand(cpu_s, packets, nbytes):
-    """Microseconds of host CPU per packet and per KB (netperf's SD)."""
-    sd = {"us_per_packet": None, "us_per_kb": None}
+def service_demand(cpu_s, packets, nbytes, transactions=None):
+    """Microseconds of host CPU per packet, per KB and per transaction
+    (netperf's SD; the last for request/response runs)."""
+    sd = {"us_per_packet": None, "us_per_kb": None, "us_per_transaction": None}
     if packets:
         sd["us_per_packet"] = cpu_s * 1e6 / packets
     if nbytes:
         sd["us_per_kb"] = cpu_s * 1e6 / (nbytes / 1024.0)
+    if transactions:
+        sd["us_per_transaction"] = cpu_s * 1e6 / transactions
     return sd

@@ -38,13 +38,15 @@ def merged_counts(backend, app, reports, host, lossless):
     without a NIC."""
     result = reports[-1]["result"]
     if len(reports) == 2:
-        drops = {"rx QEMU's UDP socket buffer": host.get("qemu_socket_drops", {}).get(0, 0)}
+        drops = [counts.drop("qemu_socket", "in the receiver QEMU's UDP socket buffer",
+                             host.get("qemu_socket_drops", {}).get(0, 0))]
         ports = (host.get("testpmd") or {}).get("ports", {})
         if 0 in ports and 1 in ports:
             # io forwarding: what testpmd took from the sender (port 1) and
             # could not hand to the receiver (port 0).
-            drops["testpmd io forwarding"] = max(
-                0, ports[1].get("RX-packets", 0) - ports[0].get("TX-packets", 0))
+            drops.append(counts.drop("backend", "taken by testpmd io forwarding, not passed on",
+                                     max(0, ports[1].get("RX-packets", 0)
+                                         - ports[0].get("TX-packets", 0))))
         return counts.merge_guests(app, result, reports[0]["result"], lossless=lossless,
                                    drops=drops)
     if backend == "none":
@@ -63,21 +65,41 @@ def metrics(rep):
     m = {"pps": _num(r.get("pps")), "bps": _num(r.get("bps")),
          "packets": _num(r.get("packets")), "bytes": _num(r.get("bytes")),
          "duration_s": _num(r.get("duration_ns")) / 1e9 if _num(r.get("duration_ns")) else None}
-    for k in ("p50", "p90", "p99", "p999"):
+    # An rr server measures no latency (it reports zeros).
+    for k in () if r.get("role") == "server" else ("p50", "p90", "p99", "p999", "max", "mean"):
         if _num(r.get(k + "_ns")) is not None:
             m[k + "_ns"] = _num(r.get(k + "_ns"))
         elif _num(r.get(k + "_us")) is not None:
             m[k + "_ns"] = _num(r.get(k + "_us")) * 1e3
-    for k in ("tps", "transactions", "timeouts"):
+    for k in ("tps", "transactions", "timeouts", "tx_dropped"):
         if _num(r.get(k)) is not None:
             m[k] = _num(r.get(k))
+    m["loss_pct"], m["lost"] = counts.run_loss(rep.get("counts"))
+    m.update(notify_metrics(rep["app"], r))
+    m["backend_batch"] = _num((rep.get("host") or {}).get("backend_batch"))
     cpu = rep.get("cpu")
     if cpu:
         m["cpu_pct"] = cpu["total_pct"]
-        sd = hostcpu.service_demand(cpu["total_cpu_s"], m["packets"], m["bytes"])
+        sd = hostcpu.service_demand(cpu["total_cpu_s"], m["packets"], m["bytes"],
+                                    m.get("transactions"))
         m["sd_us_per_packet"] = sd["us_per_packet"]
         m["sd_us_per_kb"] = sd["us_per_kb"]
-    return m
+        m["sd_us_per_tx"] = sd["us_per_transaction"]
+    return {k: v for k, v in m.items() if v is not None}
+
+
+def notify_metrics(app, result):
+    """Kicks per frame and the share of notifications the device
+    suppressed, on the queue the app's traffic uses (RX for sink, else
+    TX): they show whether kick_batch and friends acted."""
+    q = counts.vnet_queue(result, "rx" if app == "sink" else "tx")
+    kicks, supp, frames = (_num(q.get(k)) for k in ("kicks", "kicks_suppressed", "packets"))
+    out = {}
+    if kicks is not None and frames:
+        out["kicks_per_packet"] = kicks / frames
+    if kicks is not None and supp is not None and kicks + supp:
+        out["suppressed_pct"] = 100.0 * supp / (kicks + supp)
+    return out
 
 
 def overall_status(rep, backend_dead):

@@ -10,7 +10,7 @@ import signal
 import subprocess
 import time
 
-from . import scratch
+from . import counts, scratch
 from .errors import failed
 
 # Addresses on the emulated wire; the peer does not answer ARP, so the guest
@@ -141,7 +141,7 @@ def host_counts(res):
         return {}
     err = res.get("errors") or {}
     out = {"peer": res}
-    drops = {"peer socket buffer (SO_RXQ_OVFL)": err.get("sock_drops", 0)}
+    drops = [counts.drop("peer", "in the peer's socket buffer (SO_RXQ_OVFL)", err.get("sock_drops", 0))]
     # App-level counts are the peer's vnperf-format frames; every frame
     # (ARP and the like too) is the wire-level count.
     if res["mode"] == "count":

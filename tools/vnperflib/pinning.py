@@ -58,3 +58,9 @@ def apply_process(pins, pid):
     for t in os.listdir("/proc/%d/task" % pid):
         _set(int(t), pins["backend"])
     return sorted(pins["backend"])
+
+
+def describe(pins):
+    """The canonical text of a parsed --pin ("main=1,vcpu=0+1"); "" for none."""
+    return ",".join("%s=%s" % (role, "+".join(str(c) for c in sorted(cpus)))
+                    for role, cpus in sorted((pins or {}).items()))

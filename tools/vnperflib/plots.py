@@ -3,10 +3,13 @@ importable; otherwise none (the table and CSVs carry the same numbers)."""
 
 import os
 
-# (metric, y label, scale)
-PLOTTED = (("pps", "packets/s", 1.0), ("bps", "Gbit/s", 1e-9),
-           ("cpu_pct", "host CPU %", 1.0), ("sd_us_per_kb", "service demand, host CPU us/KB", 1.0),
-           ("p99_ns", "p99 latency, us", 1e-3))
+# (metric, y label, scale, file name stem: what is plotted, in its unit)
+PLOTTED = (("pps", "packets/s", 1.0, "pps"), ("bps", "Gbit/s", 1e-9, "gbps"),
+           ("cpu_pct", "host CPU %", 1.0, "cpu_pct"),
+           ("sd_us_per_kb", "service demand, host CPU us/KB", 1.0, "sd_us_per_kb"),
+           ("p99_ns", "p99 latency, us", 1e-3, "p99_us"),
+           ("loss_pct", "loss %", 1.0, "loss_pct"),
+           ("kicks_per_packet", "kicks per frame", 1.0, "kicks_per_packet"))
 
 
 def available():
@@ -50,9 +53,29 @@ def series(results, metric, xaxis):
     return out
 
 
+def draw(ax, lines, labels, numeric, scale):
+    """The series on matplotlib axes ax: lines over a numeric axis with a
+    tick at each value (1, 2, 4, 8 sessions; no 1.5), grouped bars over
+    categories (backend, pin), never a line between unrelated categories;
+    error bars are the min-max of the repeats."""
+    width = 0.8 / len(lines)
+    for k, (key, pts) in enumerate(sorted(lines.items())):
+        ys = [s["median"] * scale for _, s in pts]
+        err = [[max(0.0, s["median"] - s["min"]) * scale for _, s in pts],
+               [max(0.0, s["max"] - s["median"]) * scale for _, s in pts]]
+        if numeric:
+            ax.errorbar([float(x) for x, _ in pts], ys, yerr=err, marker="o", capsize=3,
+                        label=key or None)
+        else:
+            xs = [labels.index(x) - 0.4 + width * (k + 0.5) for x, _ in pts]
+            ax.bar(xs, ys, width=width, yerr=err, capsize=3, label=key or None)
+    ax.set_xticks([float(v) for v in labels] if numeric else list(range(len(labels))))
+    ax.set_xticklabels(labels)
+
+
 def plot_sweep(results, outdir):
-    """One PNG per metric against x_axis(); error bars are the min-max of
-    the repeats. Returns the file names written."""
+    """One PNG per metric against x_axis() (draw()), named after what it
+    plots in its unit. Returns the file names written."""
     if not results["points"] or not available():
         return []
     import matplotlib
@@ -63,27 +86,19 @@ def plot_sweep(results, outdir):
     labels = results["axes"][xaxis]
     numeric = all(_isnum(v) for v in labels)
     made = []
-    for metric, ylabel, scale in PLOTTED:
+    for metric, ylabel, scale, stem in PLOTTED:
         lines = series(results, metric, xaxis)
         if not lines:
             continue
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        for key, pts in sorted(lines.items()):
-            xs = [float(x) if numeric else labels.index(x) for x, _ in pts]
-            ys = [s["median"] * scale for _, s in pts]
-            err = [[max(0.0, s["median"] - s["min"]) * scale for _, s in pts],
-                   [max(0.0, s["max"] - s["median"]) * scale for _, s in pts]]
-            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=key or None)
-        if not numeric:
-            ax.set_xticks(range(len(labels)))
-            ax.set_xticklabels(labels)
+        draw(ax, lines, labels, numeric, scale)
         ax.set_xlabel(xaxis)
         ax.set_ylabel(ylabel)
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         if any(lines):
             ax.legend(fontsize=8)
-        name = "%s_vs_%s.png" % (metric, xaxis)
+        name = "%s_vs_%s.png" % (stem, xaxis)
         fig.tight_layout()
         fig.savefig(os.path.join(outdir, name), dpi=100)
         plt.close(fig)

@@ -7,8 +7,9 @@ import json
 from .tables import fmt_num, kv_table
 
 CSV_FIELDS = ("backend", "app", "machine", "accel", "size", "status", "pps", "bps", "packets",
-              "bytes", "cpu_pct", "sd_us_per_packet", "sd_us_per_kb", "p50_ns", "p99_ns",
-              "agree", "bottleneck")
+              "bytes", "loss_pct", "lost", "tx_dropped", "cpu_pct", "sd_us_per_packet",
+              "sd_us_per_kb", "sd_us_per_tx", "tps", "p50_ns", "p99_ns", "p999_ns",
+              "kicks_per_packet", "suppressed_pct", "backend_batch", "agree", "bottleneck")
 
 
 def _gbit(bps):
@@ -44,24 +45,39 @@ def human(rep):
                  ("bytes", fmt_num(int(m["bytes"])) if m.get("bytes") is not None else "-"),
                  ("pps", fmt_num(m.get("pps"))),
                  ("Gbit/s", _gbit(m.get("bps")))]
-    for k in ("p50_ns", "p99_ns"):
-        if m.get(k) is not None:
-            rows.append((k.replace("_ns", " latency"), "%.1f us" % (m[k] / 1e3)))
+    if m.get("tps") is not None:
+        rows.append(("transactions", "%s, %s/s" % (fmt_num(int(m.get("transactions") or 0)),
+                                                    fmt_num(m["tps"]))))
+    lat = [(k, m[k + "_ns"]) for k in ("p50", "p90", "p99", "p999", "max", "mean")
+           if m.get(k + "_ns") is not None]
+    if lat:
+        rows.append(("latency", ", ".join("%s %.1f us" % (k.replace("p999", "p99.9"), v / 1e3)
+                                          for k, v in lat)))
     c = rep.get("counts")
     if c:
         for name, d in c["directions"].items():
             rows.append(("counts " + name, "%s: %s" % (d["verdict"], d["why"].split(": ", 1)[-1])))
     for label, line in (rep.get("waits") or {}).items():
         rows.append(("waited in " + label, line))
+    notify = [fmt % m[k] for k, fmt in (("kicks_per_packet", "%.3g kicks per frame"),
+                                         ("suppressed_pct", "%.1f%% of notifications "
+                                                            "suppressed by the device"),
+                                         ("backend_batch", "backend %.1f frames per burst"))
+              if m.get(k) is not None]
+    if notify:
+        rows.append(("notifications", ", ".join(notify)))
     cpu = rep.get("cpu")
     if cpu and rep["backend"] != "none":
         parts = ["%s %.0f%%" % (k, v["pct"]) for k, v in sorted(cpu["roles"].items())
                  if v["pct"] >= 0.5]
         rows.append(("host CPU", "%.0f%% total%s" % (cpu["total_pct"],
                                                       ": " + ", ".join(parts) if parts else "")))
-        if m.get("sd_us_per_packet") is not None:
-            rows.append(("service demand", "%.3f us/packet, %.3f us/KB" % (
-                m["sd_us_per_packet"], m["sd_us_per_kb"] or 0.0)))
+        sd = [fmt % m[k] for k, fmt in (("sd_us_per_packet", "%.3f us/packet"),
+                                         ("sd_us_per_kb", "%.3f us/KB"),
+                                         ("sd_us_per_tx", "%.2f us/transaction"))
+              if m.get(k) is not None]
+        if sd:
+            rows.append(("service demand", ", ".join(sd)))
     v = rep.get("verdict")
     if v and v["side"] in ("guest", "backend"):
         rows.append(("bottleneck", "%s-bound: %s" % (v["side"], v["why"])))

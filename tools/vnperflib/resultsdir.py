@@ -1,7 +1,8 @@
 """A sweep's results directory, and reading results back for compare.
 
-    results.json   axes, fixed parameters, per point: params, run files,
-                   statuses and {metric: median/min/max/n} over its runs
+    results.json   axes, fixed parameters, per point: params, identity,
+                   run files, statuses and {metric: median/min/max/mean/
+                   sd/n/values} over its runs
     results.csv    one row per point: params, runs ok, median/min/max
     runs.csv       one row per run: params, repeat, status, counts agree,
                    bottleneck side, metrics
@@ -18,40 +19,22 @@ from . import stats
 from .errors import usage
 
 SUMMARY = "results.json"
-FORMAT = 1
+# 2: points carry their identity (identity.py) and every repeat's value.
+FORMAT = 2
 
-# Config words that are sweep axes: they identify a run's point.
+# Format 1 (no identity): the config words that were sweep axes.
 CONFIG_PARAMS = ("size", "sessions", "kick_batch", "rx_refill", "ring", "txfull", "rate")
 
 # The metrics written per point, in this order.
-METRICS = ("pps", "bps", "packets", "bytes", "loss_pct", "tx_dropped", "cpu_pct",
-           "sd_us_per_packet", "sd_us_per_kb", "tps", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
+METRICS = ("pps", "bps", "packets", "bytes", "loss_pct", "lost", "tx_dropped", "cpu_pct",
+           "sd_us_per_packet", "sd_us_per_kb", "sd_us_per_tx", "tps", "p50_ns", "p90_ns",
+           "p99_ns", "p999_ns", "kicks_per_packet", "suppressed_pct", "backend_batch",
            "duration_s")
-
-# Directions of the merged counts (counts.py): the app's frames where the
-# host end tells them apart, else every frame on the wire (tap and testpmd
-# count at the interface, ARP included).
-APP_DIRECTIONS = ("guest->host", "host->guest")
-WIRE_DIRECTIONS = ("guest->host frames", "host->guest frames")
 
 
 def run_metrics(rep):
-    """The runner's metrics of a run, plus loss_pct (the worst direction's
-    loss between the two sides' counts) and tx_dropped (frames the guest
-    driver dropped on a full TX ring, txfull=drop)."""
-    m = dict(rep.get("metrics") or {})
-    dirs = (rep.get("counts") or {}).get("directions") or {}
-    for names in (APP_DIRECTIONS, WIRE_DIRECTIONS):
-        losses = [dirs[d]["loss_pct"] for d in names
-                  if d in dirs and stats.is_number(dirs[d].get("loss_pct"))]
-        if losses:
-            m["loss_pct"] = max(losses)
-            break
-    guests = rep.get("guests") or [{}]
-    dropped = (guests[-1].get("result") or {}).get("tx_dropped")
-    if stats.is_number(dropped):
-        m["tx_dropped"] = dropped
-    return m
+    """The metrics of a run report (the runner's, outcome.metrics)."""
+    return dict(rep.get("metrics") or {})
 
 
 def params_from_config(words, backend=None):
@@ -94,9 +77,9 @@ class Writer:
         self._runs = {}
         self._n = 0
 
-    def add_point(self, params):
-        p = {"params": dict(params), "runs": [], "statuses": [], "why": [], "ok": 0,
-             "summary": {}}
+    def add_point(self, params, identity):
+        p = {"params": dict(params), "identity": dict(identity), "runs": [], "statuses": [],
+             "why": [], "ok": 0, "summary": {}}
         self.results["points"].append(p)
         self._runs[id(p)] = []
         return p
@@ -167,9 +150,9 @@ def describe_files(results):
 
 def load(path):
     """Points from a sweep directory, its results.json, or one `vnperf run
-    --json` report: [{"params": {...}, "summary": {metric: summary}}]
-    (points without a successful run are left out). Raises a usage error
-    with one clear line."""
+    --json` report: [{"params": identity, "summary": {metric: summary},
+    "statuses", "why"}], failed points included (compare reports them).
+    Raises a usage error with one clear line."""
     if os.path.isdir(path):
         path = os.path.join(path, SUMMARY)
     try:
@@ -181,17 +164,17 @@ def load(path):
         raise usage("%s is not JSON: %s" % (path, e))
     if isinstance(data, dict) and data.get("vnperf_sweep"):
         fixed = data.get("fixed") or {}
-        pts = []
-        for p in data.get("points", ()):
-            if p.get("summary"):
-                pts.append({"params": dict(fixed, **p["params"]), "summary": p["summary"]})
+        pts = [{"params": p.get("identity") or dict(fixed, **p["params"]),
+                "summary": p.get("summary") or {}, "statuses": p.get("statuses", []),
+                "why": p.get("why", [])} for p in data.get("points", ())]
         if not pts:
-            raise usage("%s: no point of this sweep has a successful run" % path)
+            raise usage("%s: this sweep has no point" % path)
         return pts
     if isinstance(data, dict) and data.get("vnperf_report"):
-        if data.get("status") != 0:
-            raise usage("%s: that run failed (status %s: %s)" % (
-                path, data.get("status"), data.get("why")))
-        params = params_from_config(data.get("config"), data.get("backend"))
-        return [{"params": params, "summary": stats.summarize_runs([run_metrics(data)])}]
+        params = data.get("identity") or params_from_config(data.get("config"),
+                                                            data.get("backend"))
+        ok = data.get("status") == 0
+        return [{"params": params,
+                 "summary": stats.summarize_runs([run_metrics(data)]) if ok else {},
+                 "statuses": [data.get("status")], "why": [data.get("why")]}]
     raise usage("%s is neither a vnperf sweep nor a `vnperf run --json` report" % path)

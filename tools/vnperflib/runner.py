@@ -5,8 +5,9 @@ import os
 import sys
 import time
 
-from . import (backends, engine, exitcodes, guest, hostcpu, outcome, pinning, qemucmd, scratch,
-               topology_pvp, verdict)
+from . import (backends, engine, exitcodes, guest, hostcpu, identity, outcome, pinning, qemucmd,
+               scratch, support, topology_pvp, verdict)
+from .backends import testpmd
 from .echo import Echo
 from .errors import RunnerError
 from .qmp import QmpError
@@ -41,20 +42,7 @@ def log(opts, line):
     print("vnperf: " + line, file=sys.stderr, flush=True)
 
 
-def app_config(opts):
-    words = ["app=%s" % opts.app]
-    if getattr(opts, "duration", None) is not None:
-        words.append("duration=%d" % opts.duration)
-    if getattr(opts, "size", None) is not None:
-        words.append("size=%d" % opts.size)
-    if getattr(opts, "rate", None) is not None:
-        words.append("rate=%s" % opts.rate)
-    if getattr(opts, "count", None) is not None:
-        words.append("count=%d" % opts.count)
-    return words
-
-
-# Options that app_config turns into guest config words.
+# Options that identity.app_words turns into guest config words.
 OPTION_KEYS = ("app", "duration", "size", "rate", "count")
 
 
@@ -90,15 +78,14 @@ PARTNER = {"gen": ["app=sink"], "rr": ["app=rr", "role=server"]}
 
 def guest_roles(opts):
     """[(label, config words)]: one guest, or for --topology guests the
-    receiver first and the sender last (the sender's result is the run's)."""
+    receiver first and the sender last (the sender's result is the run's);
+    for pvp and pvvp the forwarders, then the tester (topology_pvp).
+    support.check has refused apps without a partner."""
     if topology_pvp.nfwd(opts):
         return topology_pvp.roles(opts)
-    words = app_config(opts)
+    words = identity.app_words(opts)
     if getattr(opts, "topology", "host") != "guests":
         return [("guest", words)]
-    if opts.app not in PARTNER:
-        raise RunnerError(exitcodes.RUNNER_USAGE, "--topology guests: app %s has no partner "
-                          "app (one of %s)" % (opts.app, ", ".join(PARTNER)))
     rx = PARTNER[opts.app] + ["duration=%d" % ((opts.duration or 5) + 3)]
     if getattr(opts, "count", None):
         rx.append("count=%d" % opts.count)
@@ -111,12 +98,12 @@ class Run:
     up), stop the backend, report. The console and tick callbacks share
     the run's state through the instance."""
 
-    def __init__(self, session, opts, resolver, roles=None, eng=None):
+    def __init__(self, session, opts, resolver, eng=None):
         self.session = session
         self.opts = opts
         self.resolver = resolver
         self.engine = eng or engine.QemuEngine(getattr(opts, "qemu", qemucmd.DEFAULT_QEMU))
-        self.roles = roles
+        self.roles = None
         self.be = None
         self.accel = None
         self.guests = []
@@ -141,6 +128,7 @@ class Run:
     def check(self):
         """Everything that can be refused before anything starts."""
         opts = self.opts
+        support.check(opts)
         # A remote engine's image is a path on its host.
         if self.engine.local_files and not os.path.isfile(opts.image):
             raise RunnerError(exitcodes.RUNNER_USAGE,
@@ -154,10 +142,7 @@ class Run:
         self.engine.check(opts)
         self.be = backends.make(opts.backend, opts)
         self.be.check()
-        self.roles = self.roles or guest_roles(opts)
-        if len(self.roles) > self.be.max_guests:
-            raise RunnerError(exitcodes.RUNNER_USAGE, "%s: guest <-> host only; two guests "
-                              "need dgram, socket or vhost-user" % self.be.name)
+        self.roles = guest_roles(opts)
 
     def start_backend(self):
         self.accel = self.resolver.resolve(self.session)
@@ -246,6 +231,7 @@ class Run:
             "cpu": self.meter.result(),
             "qmp": self.qmp_info,
             "topology": getattr(self.opts, "topology", "host"),
+            "identity": run_identity(self.opts, self.accel.accel),
             "wall_s": time.monotonic() - self.t0,
         }
         rep["metrics"] = outcome.metrics(rep)
@@ -306,6 +292,7 @@ class Run:
             self.guest_exiting = True
         elif t == "result":
             self.be.tick()
+            self.be.on_guest_done(i)
             if g is self.sender and not self.window_closed:
                 self.window_closed = True
                 self.meter.stop(time.monotonic())
@@ -330,11 +317,16 @@ class Run:
             self.backend_dead = self.session.died()
 
 
-def run_one(session, opts, resolver, roles=None, eng=None):
-    """Runs one test. roles: [(label, app config words)] per guest (one
-    guest by default); eng: the engine (engine.py; default QEMU). Returns
-    the report dict; raises RunnerError."""
-    run = Run(session, opts, resolver, roles, eng)
+def run_identity(opts, accel):
+    """What defines a run of these options (identity.py)."""
+    return identity.of_run(opts, identity.main_words(opts), accel,
+                           testpmd.plan(opts)[0] if opts.backend == "vhost-user" else None)
+
+
+def run_one(session, opts, resolver, eng=None):
+    """Runs one test; eng: the engine (engine.py; default QEMU). Returns the
+    report dict; raises RunnerError."""
+    run = Run(session, opts, resolver, eng)
     run.check()
     run.start_backend()
     run.make_guests()

@@ -11,7 +11,7 @@ import json
 import os
 import time
 
-from . import accel, exitcodes, resultsdir, runner, search, stats, sweep, topology_pvp
+from . import accel, exitcodes, resultsdir, runner, search, stats, support, sweep, topology_pvp
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
 from .tables import fmt_num, table
@@ -109,16 +109,6 @@ def sender_pps(rep):
     return None
 
 
-def _gen_dropped(rep):
-    """Frames gen dropped itself on a full TX ring (txfull=drop): offered
-    to the path under test and never delivered."""
-    for g in rep.get("guests") or ():
-        r = g.get("result") or {}
-        if r.get("app") == "gen" and stats.is_number(r.get("tx_dropped")):
-            return int(r["tx_dropped"])
-    return 0
-
-
 def latency_of(rep):
     """The latency of the frames that came back, {"how", "count", "p50_us",
     "p99_us", "p999_us", "max_us"}, or None: the host peer's one-way figures
@@ -151,7 +141,8 @@ def trial_from_report(rep):
         d = dirs.get(name)
         if d and isinstance(d.get("sent"), int) and isinstance(d.get("received"), int):
             t["counted"] = name
-            t["sent"] = d["sent"] + _gen_dropped(rep)
+            # A gen sender's own drops (txfull=drop) are in sent already.
+            t["sent"] = d["sent"]
             t["received"] = d["received"]
             t["where"] = d.get("why")
             break
@@ -371,7 +362,8 @@ def run(base, axes, repeat, out, resolver, spec, latency_at, log=None):
     for k, pt in enumerate(pts):
         params = {n: l for n, (l, _) in pt.items()}
         opts = size_opts(sweep.point_opts(base, pt))
-        point = out.add_point(params)
+        accel = resolver.choice.accel if getattr(resolver, "choice", None) else base.accel
+        point = out.add_point(params, sweep.point_identity(opts, params, accel))
         for r in range(repeat):
             head = "search %d/%d: %s%s" % (k + 1, len(pts), sweep.describe(params),
                                            " #%d" % (r + 1) if repeat > 1 else "")
@@ -481,6 +473,8 @@ def main(opts):
         # The device under test: the sink receiving, or the chain forwarding.
         opts.app = "fwd" if topology_pvp.nfwd(opts) else "sink"
     base = sweep.base_opts(opts)
+    for pt in sweep.points(axes):
+        support.check(size_opts(sweep.point_opts(base, pt)))
     if any(v == IMIX for _, v in sizes) and not gen_sends(base):
         raise usage("--size imix: the host peer sends one size; imix needs a gen tester "
                     "(--topology guests, or --topology pvp|pvvp over vhost-user)")

@@ -1,10 +1,17 @@
-"""Numbers over repeated runs: median, min-max spread, % change, and
-whether a change is bigger than the run-to-run noise."""
+"""Numbers over repeated runs: median and spread, and whether B differs
+from A by more than the run-to-run noise: Welch's t-test (default) or the
+Mann-Whitney U test, with Holm's correction over every test of one
+comparison. Standard library only."""
 
-# With one run per side there is no spread to judge a change by: changes
-# smaller than this (in % of the baseline) are called not significant.
-# Run-to-run noise of short TCG runs on a loaded 2-core host is a few %.
-DEFAULT_THRESHOLD_PCT = 5.0
+import functools
+import math
+
+# Significance level of one comparison (a table): with Holm's correction
+# the chance that an A/A table shows any significant cell is at most this.
+ALPHA = 0.05
+# Confidence level of the intervals shown next to a change.
+CI_LEVEL = 0.95
+TESTS = ("welch", "mwu")
 
 
 def median(xs):
@@ -24,13 +31,27 @@ def number(v):
     return float(v) if is_number(v) else None
 
 
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def variance(xs):
+    """Sample variance (n - 1); 0 for one value."""
+    if len(xs) < 2:
+        return 0.0
+    m = mean(xs)
+    return sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+
+
 def summary(values):
-    """{"median", "min", "max", "n"} over the numbers in values (None and
-    non-numbers skipped); None when there is none."""
+    """{"median", "min", "max", "mean", "sd", "n", "values"} over the
+    numbers in values (None and non-numbers skipped); None when there is
+    none. The values are kept: the tests need the samples, not a digest."""
     xs = [float(v) for v in values if is_number(v)]
     if not xs:
         return None
-    return {"median": median(xs), "min": min(xs), "max": max(xs), "n": len(xs)}
+    return {"median": median(xs), "min": min(xs), "max": max(xs), "mean": mean(xs),
+            "sd": math.sqrt(variance(xs)), "n": len(xs), "values": xs}
 
 
 def summarize_runs(metric_dicts):
@@ -58,14 +79,149 @@ def pct_change(a, b):
     return 100.0 * (b - a) / abs(a)
 
 
-def significant(sa, sb, threshold_pct=DEFAULT_THRESHOLD_PCT):
-    """(significant, rule). With repeats on either side: the change is real
-    only when the min-max ranges of A and B do not overlap. With one run on
-    each side: only when the medians differ by more than threshold_pct."""
-    if sa["n"] > 1 or sb["n"] > 1:
-        overlap = sa["min"] <= sb["max"] and sb["min"] <= sa["max"]
-        return not overlap, "range"
-    d = pct_change(sa["median"], sb["median"])
-    if d is None:
-        return sa["median"] != sb["median"], "threshold"
-    return abs(d) > threshold_pct, "threshold"
+# ---- distributions (DLMF 8.17: the regularized incomplete beta function)
+
+def _beta_cf(a, b, x):
+    """Continued fraction of I_x(a, b) (DLMF 8.17.22), modified Lentz."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= c * d
+        if abs(c * d - 1.0) < 1e-14:
+            break
+    return h
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                     + a * math.log(x) + b * math.log1p(-x))
+    # The fraction converges fast on the side of the mean.
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _beta_cf(a, b, x) / a
+    return 1.0 - front * _beta_cf(b, a, 1.0 - x) / b
+
+
+def t_two_sided_p(t, df):
+    """P(|T| >= |t|) for Student's t with df degrees of freedom."""
+    return betainc(df / 2.0, 0.5, df / (df + t * t))
+
+
+def t_quantile(p_two_sided, df):
+    """t > 0 with P(|T| >= t) = p_two_sided (bisection: monotone in t)."""
+    lo, hi = 0.0, 1.0
+    while t_two_sided_p(hi, df) > p_two_sided:
+        hi *= 2.0
+    for _ in range(60):
+        mid = (lo + hi) / 2.0
+        if t_two_sided_p(mid, df) > p_two_sided:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def normal_two_sided_p(z):
+    return math.erfc(abs(z) / math.sqrt(2.0))
+
+
+# ---- the tests: {"p", "ci": (lo, hi) of mean(b) - mean(a) or None}
+
+def welch(a, b, level=CI_LEVEL):
+    """Welch's unequal-variance t-test of mean(b) - mean(a); needs two
+    samples per side. Constant samples: p 1 when the means are equal, else
+    0 (the difference is exact)."""
+    na, nb = len(a), len(b)
+    diff = mean(b) - mean(a)
+    va, vb = variance(a) / na, variance(b) / nb
+    se2 = va + vb
+    if se2 == 0.0:
+        return {"p": 1.0 if diff == 0 else 0.0, "ci": (diff, diff), "df": None}
+    df = se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1))
+    se = math.sqrt(se2)
+    half = t_quantile(1.0 - level, df) * se
+    return {"p": t_two_sided_p(diff / se, df), "ci": (diff - half, diff + half), "df": df}
+
+
+@functools.lru_cache(maxsize=64)
+def _u_counts(na, nb):
+    """Number of orderings of na A's and nb B's by U (pairs with the B
+    above the A): the exact null distribution of Mann-Whitney U without
+    ties. The largest value is an A (U as without it) or a B (above all i
+    A's): f(i, j, u) = f(i - 1, j, u) + f(i, j - 1, u - i)."""
+    prev = [[1] for _ in range(nb + 1)]
+    for i in range(1, na + 1):
+        cur = [[1]]
+        for j in range(1, nb + 1):
+            a_top, b_top = prev[j], cur[j - 1]
+            row = [0] * max(len(a_top), len(b_top) + i)
+            for u, c in enumerate(a_top):
+                row[u] += c
+            for u, c in enumerate(b_top):
+                row[u + i] += c
+            cur.append(row)
+        prev = cur
+    return prev[nb]
+
+
+def mann_whitney(a, b):
+    """Mann-Whitney U test (two-sided): exact without ties for small
+    samples, else the normal approximation with tie and continuity
+    corrections. CI: none (a rank test)."""
+    na, nb = len(a), len(b)
+    u = sum(1.0 if y > x else 0.5 if y == x else 0.0 for x in a for y in b)
+    pooled = sorted(a + b)
+    ties = len(set(pooled)) < len(pooled)
+    if not ties and na * nb <= 400:
+        # B above A counts u from the top and the bottom: a shift can go
+        # either way.
+        counts = _u_counts(na, nb)
+        total = float(sum(counts))
+        lo = sum(counts[:int(u) + 1]) / total
+        hi = sum(counts[int(u):]) / total
+        return {"p": min(1.0, 2.0 * min(lo, hi)), "ci": None, "u": u}
+    n = na + nb
+    tie_term = 0.0
+    for v in set(pooled):
+        t = pooled.count(v)
+        tie_term += t ** 3 - t
+    var = na * nb / 12.0 * ((n + 1) - tie_term / (n * (n - 1)))
+    if var <= 0:
+        return {"p": 1.0, "ci": None, "u": u}
+    z = (abs(u - na * nb / 2.0) - 0.5) / math.sqrt(var)
+    return {"p": normal_two_sided_p(max(0.0, z)), "ci": None, "u": u}
+
+
+def test(a, b, method="welch"):
+    """The chosen test on two samples; None with fewer than two values on
+    either side (no spread to judge by)."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    if method == "mwu":
+        return mann_whitney(list(a), list(b))
+    return welch(list(a), list(b))
+
+
+def holm(pvalues):
+    """Holm's step-down adjustment: the adjusted p-values, in order (a
+    family-wise error rate of at most alpha under any dependence)."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adj = [None] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        adj[i] = running
+    return adj

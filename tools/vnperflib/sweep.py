@@ -1,16 +1,20 @@
 """`vnperf sweep`: the cartesian product of the axes, each point run
---repeat times (each run with its own backend, guest and teardown), written
-as it goes to a results directory (resultsdir.py), then plotted and shown
-as a table of medians and min-max."""
+--repeat times (each run with its own backend, guest and teardown; the
+points interleaved round by round so that host drift hits all of them),
+written as it goes to a results directory (resultsdir.py), then plotted
+and shown as a table of medians and spread. `--aa` runs every point as two
+identical arms and reports their comparison: the A/A calibration."""
 
 import argparse
 import copy
 import itertools
 import os
+import random
 import time
 
-from . import (accel, backends, exitcodes, pinning, plots, qemucmd, resultsdir, runner, stats,
-               topology_pvp)
+from . import (accel, backends, compare, exitcodes, pinning, plots, qemucmd,
+               resultsdir, runner, stats, support, topology_pvp)
+from .backends import testpmd
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
 from .tables import fmt_num, table
@@ -57,7 +61,20 @@ AXES = {
     "txfull": ("config", _choice("wait", "drop")),
     "rate": ("opt", str),
     "pin": ("opt", pinning.parse),
+    "fwd_mode": ("opt", _choice(*testpmd.FWD_MODES)),
+    "pmd_burst": ("opt", _positive),
+    "pmd_rxd": ("opt", _positive),
+    "pmd_txd": ("opt", _positive),
 }
+
+# Runs per point when --repeat is not given: enough for the test of
+# compare to see a 10% change on this kind of host, few enough to keep a
+# sweep short (docs/runner.md, "Statistics").
+DEFAULT_REPEAT = 5
+ORDERS = ("interleave", "random", "sequential")
+# --aa: the arm axis, two identical arms of every point.
+AA_AXIS = "aa"
+AA_ARMS = ("a", "b")
 
 
 def flag(name):
@@ -84,8 +101,14 @@ def parse_axis(name, text):
 
 
 def axes_from(ns):
-    """{axis: [(label, value)]} for the axes given, in AXES order."""
-    return {n: parse_axis(n, getattr(ns, n)) for n in AXES if getattr(ns, n, None) is not None}
+    """{axis: [(label, value)]} for the axes given, in AXES order; with
+    --aa the two arms last (they vary fastest: each point's arms run side
+    by side)."""
+    axes = {n: parse_axis(n, getattr(ns, n)) for n in AXES
+            if getattr(ns, n, None) is not None}
+    if getattr(ns, "aa", False):
+        axes[AA_AXIS] = [(arm, arm) for arm in AA_ARMS]
+    return axes
 
 
 def points(axes):
@@ -117,6 +140,8 @@ def point_opts(base, point):
     o = copy.copy(base)
     o.config = list(base.config)
     for name, (label, value) in point.items():
+        if name == AA_AXIS:
+            continue
         how, _ = AXES[name]
         if how == "config":
             o.config.append("%s=%s" % (name, label))
@@ -191,43 +216,73 @@ def describe(params):
     return " ".join("%s=%s" % kv for kv in params.items())
 
 
-def writer(base, axes, repeat, outdir):
-    return resultsdir.Writer(outdir, axes={n: [l for l, _ in v] for n, v in axes.items()},
-                             repeat=repeat, fixed=resultsdir.fixed_params(base, axes))
+def writer(base, axes, repeat, outdir, order, seed):
+    w = resultsdir.Writer(outdir, axes={n: [l for l, _ in v] for n, v in axes.items()},
+                          repeat=repeat, fixed=resultsdir.fixed_params(base, axes))
+    w.results.update(order=order, seed=seed)
+    return w
 
 
-def run(base, axes, repeat, out, resolver, log=None):
+def schedule(npoints, repeat, order, rng):
+    """[(point index, repeat index)] in running order. interleave: round
+    by round, every other round in reverse (A B, B A, ...: a steady drift
+    of the host cancels out between neighbours); random: every round
+    shuffled; sequential: all repeats of a point, then the next."""
+    if order == "sequential":
+        return [(i, r) for i in range(npoints) for r in range(repeat)]
+    out = []
+    for r in range(repeat):
+        idx = list(range(npoints))
+        if order == "random":
+            rng.shuffle(idx)
+        elif r % 2:
+            idx.reverse()
+        out += [(i, r) for i in idx]
+    return out
+
+
+def point_identity(opts, params, accel):
+    """What defines every run of this point (identity.py), the A/A arm
+    included."""
+    ident = runner.run_identity(opts, accel)
+    if AA_AXIS in params:
+        ident[AA_AXIS] = params[AA_AXIS]
+    return ident
+
+
+def run(base, axes, repeat, out, resolver, log=None, order="interleave", seed=1):
     """Runs the sweep into out (a resultsdir.Writer); returns the status: 0
     when every run passed, else the first failed run's. A guest config
     error stops the sweep (the same error would repeat at every point)."""
     log = log or (lambda line: runner.log(base, line))
-    pts = points(axes)
-    total = len(pts) * repeat
-    start = time.monotonic()
-    k = 0
-    status = 0
-    for pt in pts:
+    accel_used = resolver.choice.accel if resolver.choice else base.accel
+    plan = []
+    for pt in points(axes):
         params = {n: l for n, (l, _) in pt.items()}
         opts = point_opts(base, pt)
-        point = out.add_point(params)
-        for r in range(repeat):
-            k += 1
-            t0 = time.monotonic()
-            rep = run_point_once(opts, resolver)
-            out.add_run(point, r + 1, rep)
-            m = rep.get("metrics") or {}
-            now = time.monotonic()
-            log("sweep %d/%d: %s%s: %s, %.1f s%s" % (
-                k, total, describe(params), " #%d" % (r + 1) if repeat > 1 else "",
-                "%s pps" % fmt_num(m.get("pps")) if rep["status"] == 0
-                else "failed: %s" % rep.get("why"), now - t0,
-                "; about %.0f s to go" % ((now - start) / k * (total - k)) if k < total else ""))
-            if rep["status"] == GUEST_CONFIG_ERROR:
-                out.save()
-                raise RunnerError(GUEST_CONFIG_ERROR, "sweep stopped at %s: %s" % (
-                    describe(params), rep.get("why")))
-            status = status or rep["status"]
+        plan.append((params, opts, out.add_point(params, point_identity(opts, params,
+                                                                        accel_used))))
+    order_ = schedule(len(plan), repeat, order, random.Random(seed))
+    start = time.monotonic()
+    status = 0
+    for k, (i, r) in enumerate(order_, 1):
+        params, opts, point = plan[i]
+        t0 = time.monotonic()
+        rep = run_point_once(opts, resolver)
+        out.add_run(point, r + 1, rep)
+        m = rep.get("metrics") or {}
+        now = time.monotonic()
+        log("sweep %d/%d: %s%s: %s, %.1f s%s" % (
+            k, len(order_), describe(params), " #%d" % (r + 1) if repeat > 1 else "",
+            "%s pps" % fmt_num(m.get("pps")) if rep["status"] == 0
+            else "failed: %s" % rep.get("why"), now - t0,
+            "; about %.0f s to go" % ((now - start) / k * (len(order_) - k))
+            if k < len(order_) else ""))
         out.save()
+        if rep["status"] == GUEST_CONFIG_ERROR:
+            raise RunnerError(GUEST_CONFIG_ERROR, "sweep stopped at %s: %s" % (
+                describe(params), rep.get("why")))
+        status = status or rep["status"]
     try:
         out.set_plots(plots.plot_sweep(out.results, out.outdir))
     except Exception as e:  # the measurements are saved; plots are extra
@@ -241,7 +296,11 @@ TABLE_METRICS = (("pps", "pps", 1.0, None), ("Gbit/s", "bps", 1e-9, "%.3f"),
                  ("loss%", "loss_pct", 1.0, "%.2f"), ("TX drops", "tx_dropped", 1.0, None),
                  ("CPU%", "cpu_pct", 1.0, "%.0f"),
                  ("SD us/KB", "sd_us_per_kb", 1.0, "%.2f"),
-                 ("p99 us", "p99_ns", 1e-3, "%.1f"), ("tps", "tps", 1.0, None))
+                 ("SD us/tx", "sd_us_per_tx", 1.0, "%.1f"),
+                 ("p99 us", "p99_ns", 1e-3, "%.1f"), ("tps", "tps", 1.0, None),
+                 ("kicks/pkt", "kicks_per_packet", 1.0, "%.3g"),
+                 ("supp%", "suppressed_pct", 1.0, "%.1f"),
+                 ("batch", "backend_batch", 1.0, "%.1f"))
 
 
 # Columns left out when every point has 0 there.
@@ -279,6 +338,59 @@ def render(results):
     return table(headers, rows, align=["<"] * len(names) + [">"] * (len(headers) - len(names)))
 
 
+def aa_report(results, method="welch", alpha=stats.ALPHA, rounds=200, seed=1):
+    """The A/A comparison of a --aa sweep (arm a against arm b) and its
+    calibration: (text, comparison dict, calibration dict)."""
+    pts = [{"params": p["identity"], "summary": p["summary"], "statuses": p["statuses"],
+            "why": p["why"]} for p in results["points"]]
+    a = [p for p in pts if p["params"].get(AA_AXIS) == "a"]
+    b = [p for p in pts if p["params"].get(AA_AXIS) == "b"]
+    cmp = compare.compare(a, b, ab={AA_AXIS}, method=method, alpha=alpha)
+    cal = calibration(cmp, a, b, method, alpha, rounds, seed)
+    sig = sum(c["significant"] for r in cmp["rows"] for c in r["columns"].values())
+    lines = [compare.render(cmp, "arm a", "arm b"),
+             "A/A: %d of %d tested cells significant (expected: none; at most %g%% of A/A "
+             "tables show one)." % (sig, cmp["tests"], 100 * alpha),
+             "Calibration, %d random re-splits of these runs into two arms: single tests "
+             "significant in %.1f%% (the test promises %g%%), whole tables in %.1f%% (promise: "
+             "at most %g%%)." % (rounds, 100 * cal["cell_rate"], 100 * alpha,
+                                 100 * cal["table_rate"], 100 * alpha)]
+    return "\n".join(lines), cmp, cal
+
+
+def calibration(cmp, a, b, method, alpha, rounds, seed):
+    """False-positive rates of the test on this host's own noise: the runs
+    of both arms of each cell pooled and split at random into two arms
+    again, rounds times (the time order is lost, the shape of the noise is
+    kept)."""
+    rng = random.Random(seed)
+    key = cmp["key"]
+    ia = {tuple(p["params"].get(n) for n in key): p for p in a}
+    ib = {tuple(p["params"].get(n) for n in key): p for p in b}
+    pools = []
+    for r in cmp["rows"]:
+        k = tuple(r["params"][n] for n in key)
+        for c in r["columns"].values():
+            if c["p"] is not None:
+                pools.append((list(ia[k]["summary"][c["metric"]]["values"]),
+                              list(ib[k]["summary"][c["metric"]]["values"])))
+    cells = cell_hits = table_hits = 0
+    for _ in range(rounds):
+        ps = []
+        for va, vb in pools:
+            pool = va + vb
+            rng.shuffle(pool)
+            res = stats.test(pool[:len(va)], pool[len(va):], method)
+            if res is not None:
+                ps.append(res["p"])
+        cells += len(ps)
+        cell_hits += sum(p < alpha for p in ps)
+        table_hits += any(p < alpha for p in stats.holm(ps))
+    return {"rounds": rounds, "cells": len(pools),
+            "cell_rate": cell_hits / cells if cells else 0.0,
+            "table_rate": table_hits / rounds}
+
+
 def add_arguments(p):
     a = p.add_argument_group("axes (comma-separated values; the sweep runs their product)")
     a.add_argument("--backend", help="e.g. dgram,hub,vhost-user")
@@ -292,7 +404,21 @@ def add_arguments(p):
     a.add_argument("--txfull", help="TX-full policy: wait,drop")
     a.add_argument("--rate", help="send rates, e.g. 10k,100k or 100mbps,1gbps")
     a.add_argument("--pin", help="pinnings separated by ';', e.g. 'vcpu=0,main=0;vcpu=0,main=1'")
-    p.add_argument("--repeat", type=_repeat, default=1, help="runs per point (median, min-max)")
+    a.add_argument("--fwd-mode", dest="fwd_mode", help="vhost-user: testpmd forward modes, "
+                   "e.g. rxonly,io")
+    a.add_argument("--pmd-burst", dest="pmd_burst", help="vhost-user: testpmd --burst, e.g. "
+                   "1,16,32,64")
+    a.add_argument("--pmd-rxd", dest="pmd_rxd", help="vhost-user: testpmd --rxd, e.g. 256,1024")
+    a.add_argument("--pmd-txd", dest="pmd_txd", help="vhost-user: testpmd --txd, e.g. 256,1024")
+    p.add_argument("--repeat", type=_repeat, default=DEFAULT_REPEAT,
+                   help="runs per point (median, spread, the test of compare; default "
+                   "%(default)s)")
+    p.add_argument("--order", choices=ORDERS, default="interleave",
+                   help="running order: interleave (round by round, every other round "
+                   "reversed; default), random (each round shuffled, --seed), sequential")
+    p.add_argument("--seed", type=int, default=1, help="seed of --order random")
+    p.add_argument("--aa", action="store_true", help="A/A calibration: every point twice, as "
+                   "two identical arms (axis aa=a,b), then their comparison")
     p.add_argument("--out", default=None, help="results directory (default results/sweep-TIME)")
     p.add_argument("--verbose", "-v", action="store_true", help="echo the guests' consoles")
 
@@ -310,6 +436,8 @@ def main(opts):
     if not axes:
         raise usage("sweep: no axis given (e.g. --size 64,512,1514 --backend dgram)")
     base = base_opts(opts)
+    for pt in points(axes):
+        support.check(point_opts(base, pt))
     check_backends(base, axes)
     if not os.path.isfile(base.image):
         raise usage("image %s not found (build it with make)" % base.image)
@@ -317,16 +445,16 @@ def main(opts):
     if os.path.exists(os.path.join(outdir, resultsdir.SUMMARY)):
         raise usage("sweep: %s already holds results; choose another --out" % outdir)
     try:
-        out = writer(base, axes, opts.repeat, outdir)
+        out = writer(base, axes, opts.repeat, outdir, opts.order, opts.seed)
     except OSError as e:
         raise usage("sweep: cannot create the results directory %s: %s" % (outdir, e.strerror))
     resolver = accel.Resolver(base.accel, base.image, base.machine, base.qemu)
     with Session() as s:
         choice = resolver.resolve(s)
-    runner.log(base, "sweep: %d points x %d runs, accel %s, results in %s" % (
-        len(points(axes)), opts.repeat, choice.accel, outdir))
+    runner.log(base, "sweep: %d points x %d runs (%s), accel %s, results in %s" % (
+        len(points(axes)), opts.repeat, opts.order, choice.accel, outdir))
     try:
-        status = run(base, axes, opts.repeat, out, resolver)
+        status = run(base, axes, opts.repeat, out, resolver, order=opts.order, seed=opts.seed)
     except (Interrupted, KeyboardInterrupt):
         # What was measured so far stays, and is shown.
         out.save()
@@ -334,5 +462,12 @@ def main(opts):
         print("results so far: %s (results.json, results.csv, runs.csv, runs/)" % outdir)
         raise
     print(render(out.results))
+    if opts.aa:
+        text, cmp, cal = aa_report(out.results)
+        out.results["aa"] = {"calibration": cal, "significant": [
+            "%s %s" % (" ".join("%s=%s" % kv for kv in r["params"].items()) or "all", col)
+            for r in cmp["rows"] for col, c in r["columns"].items() if c["significant"]]}
+        out.save()
+        print(text)
     print("results: %s (%s)" % (outdir, resultsdir.describe_files(out.results)))
     return status

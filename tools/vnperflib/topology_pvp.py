@@ -70,9 +70,11 @@ def _vnet(result, dev, queue, key="packets"):
 def _fwd_hop(name, result, got_a):
     """Inside a forwarder: what came in on a against what went out on b."""
     a2b = (result or {}).get("a_to_b") or {}
-    drops = {"%s output ring full (tx_dropped)" % name: a2b.get("tx_dropped", 0),
-             "%s for its own address (lwIP)" % name: a2b.get("to_lwip", 0),
-             "%s runts" % name: a2b.get("runts", 0)}
+    drops = [counts.drop("driver", "dropped on %s's full output ring (tx_dropped)" % name,
+                         a2b.get("tx_dropped", 0)),
+             counts.drop("guest", "kept by %s for its own address (lwIP)" % name,
+                         a2b.get("to_lwip", 0)),
+             counts.drop("guest", "runts %s dropped" % name, a2b.get("runts", 0))]
     return ("%s a -> b" % name, got_a, a2b.get("packets"), drops)
 
 
@@ -81,18 +83,21 @@ def _wire_hops(results, host, n):
     tx, rx = host.get("peer_tx") or {}, host.get("peer_rx") or {}
     qd = host.get("qemu_socket_drops") or {}
     hops = []
-    up, sent, left = "peer-tx", tx.get("packets"), {}
+    up, sent, left = "peer-tx", tx.get("packets"), []
     for i in range(n):
         name, r = "fwd%d" % (i + 1), results[i]
         got = _vnet(r, 0, "rx")
-        drops = dict(left, **{"QEMU's UDP socket buffer (%s a)" % name: qd.get(name + " a", 0)})
+        drops = left + [counts.drop("qemu_socket", "in QEMU's UDP socket buffer (%s a)" % name,
+                                    qd.get(name + " a", 0))]
         hops.append(("%s -> %s a" % (up, name), sent, got, drops))
         hops.append(_fwd_hop(name, r, got))
         up, sent = name + " b", _vnet(r, 1, "tx")
-        left = {"%s b TX ring at exit" % name: _vnet(r, 1, "tx", "in_flight") or 0}
+        left = [counts.drop("ring", "left on %s b's TX ring at exit" % name,
+                            _vnet(r, 1, "tx", "in_flight") or 0)]
     err = rx.get("errors") or {}
     hops.append(("%s -> peer-rx" % up, sent, rx.get("packets"),
-                 dict(left, **{"peer-rx socket buffer": err.get("sock_drops", 0)})))
+                 left + [counts.drop("peer", "in peer-rx's socket buffer",
+                                     err.get("sock_drops", 0))]))
     return hops, ("peer-tx", tx.get("packets"), rx.get("vnperf"))
 
 
@@ -106,7 +111,8 @@ def _testpmd_hops(results, host, n):
 
     hops = []
     up, sent = "tester a", _vnet(tester, 0, "tx")
-    left = {"tester a TX ring at exit": _vnet(tester, 0, "tx", "in_flight") or 0}
+    left = [counts.drop("ring", "left on tester a's TX ring at exit",
+                        _vnet(tester, 0, "tx", "in_flight") or 0)]
     src = 0
     for i in range(n + 1):
         dst = src + 1
@@ -114,15 +120,18 @@ def _testpmd_hops(results, host, n):
         down = "fwd%d a" % (i + 1) if i < n else "tester b"
         full = max(0, (port(src, "RX-packets") or 0) - (port(dst, "TX-packets") or 0))
         hops.append(("testpmd port %d -> %d (io)" % (src, dst), port(src, "RX-packets"),
-                     port(dst, "TX-packets"), {"testpmd io (%s's RX ring full)" % down: full}))
+                     port(dst, "TX-packets"),
+                     [counts.drop("ring", "not placed by testpmd io in %s's full RX ring" % down,
+                                 full)]))
         r = results[i] if i < n else tester
         got = _vnet(r, 0 if i < n else 1, "rx")
-        hops.append(("testpmd port %d -> %s" % (dst, down), port(dst, "TX-packets"), got, {}))
+        hops.append(("testpmd port %d -> %s" % (dst, down), port(dst, "TX-packets"), got, []))
         if i < n:
             name = "fwd%d" % (i + 1)
             hops.append(_fwd_hop(name, r, got))
             up, sent = name + " b", _vnet(r, 1, "tx")
-            left = {"%s b TX ring at exit" % name: _vnet(r, 1, "tx", "in_flight") or 0}
+            left = [counts.drop("ring", "left on %s b's TX ring at exit" % name,
+                                _vnet(r, 1, "tx", "in_flight") or 0)]
         src = dst + 1
     rxd = tester.get("rx") if isinstance(tester.get("rx"), dict) else {}
     sent_app = tester.get("packets")
@@ -141,10 +150,10 @@ def chain_counts(rep):
     hops, (who, sent, got) = (_testpmd_hops if chain.get("backend") == "vhost-user"
                               else _wire_hops)(results, host, n)
     out = {"host": dict(host), "directions": {}}
-    located = {}
+    located = []
     for name, s, g, drops in hops:
-        drops = {k: v for k, v in drops.items() if v}
-        located.update(drops)
+        drops = [d for d in drops if d["frames"]]
+        located += drops
         if isinstance(s, int) and isinstance(g, int):
             out["directions"][name] = counts._direction(name, s, g, drops, lossless=True)
     if isinstance(sent, int) and isinstance(got, int):

@@ -50,6 +50,11 @@ def _paced(result):
         and a >= 0.97 * t
 
 
+# A sender that could not hand over this share of what it offered was
+# held up by the receiver.
+REFUSED_SHARE = 0.01
+
+
 def bottleneck(rep):
     """{"side": "guest"|"backend"|"neither"|"unknown", "why": line}."""
     roles = (rep.get("cpu") or {}).get("roles", {})
@@ -61,27 +66,49 @@ def bottleneck(rep):
         return {"side": "neither", "why": "paced at the requested rate (%.0f of %.0f %s)"
                 % (result["rate_achieved"], result["rate_target"],
                    "bit/s" if result.get("rate_unit") == "bps" else "pps")}
-    hot = _saturated(roles)
     if app == "gen":
-        frac = ring_full_fraction(rep)
-        if frac is not None and frac >= RING_FULL_BACKEND:
-            return {"side": "backend", "why": "guest TX ring full %.0f%% of the run" % (100 * frac)}
-        if hot:
-            return {"side": "backend", "why": "%s at %.0f%% CPU" % hot}
-        if frac is not None:
-            return {"side": "guest", "why": "TX ring full only %.1f%% of the run and no backend "
-                                            "thread saturated" % (100 * frac)}
-        if roles:
-            return {"side": "guest", "why": "no backend thread saturated (ring-full time not "
-                                            "reported)"}
-        return {"side": "unknown", "why": "no CPU figures"}
-    # sink: the host sends; frames the guest did not take in time were
-    # dropped in front of it.
-    d = ((rep.get("counts") or {}).get("directions") or {}).get("host->guest frames") or \
-        ((rep.get("counts") or {}).get("directions") or {}).get("host->guest") or {}
-    if d.get("located"):
-        return {"side": "guest", "why": "the guest did not drain its RX ring in time (%s)"
-                % d["why"].split(": ", 1)[-1]}
+        return _gen(rep, result, _saturated(roles))
+    return _sink(rep, result, _saturated(roles))
+
+
+def _gen(rep, result, hot):
+    dropped = result.get("tx_dropped")
+    made = (result.get("packets") or 0) + (dropped or 0)
+    if isinstance(dropped, (int, float)) and made and dropped / made >= RING_FULL_BACKEND:
+        return {"side": "backend", "why": "the guest's TX ring was full for %.1f%% of the "
+                "frames it made (dropped, txfull=drop): the backend did not take them in "
+                "time" % (100.0 * dropped / made)}
+    frac = ring_full_fraction(rep)
+    if frac is not None and frac >= RING_FULL_BACKEND:
+        return {"side": "backend", "why": "guest TX ring full %.0f%% of the run" % (100 * frac)}
+    if hot:
+        return {"side": "backend", "why": "%s at %.0f%% CPU" % hot}
+    if frac is not None:
+        return {"side": "guest", "why": "TX ring full only %.1f%% of the run and no backend "
+                                        "thread saturated" % (100 * frac)}
+    if rep.get("cpu"):
+        return {"side": "guest", "why": "no backend thread saturated (ring-full time not "
+                                        "reported)"}
+    return {"side": "unknown", "why": "no CPU figures"}
+
+
+def _sink(rep, result, hot):
+    """The host sends; the place that turned most frames away says who was
+    slow: the guest's full RX ring (testpmd could not place them while the
+    app ran), QEMU's socket, or the backend's own queues. Frames left in
+    the guest's ring after the app stopped say nothing."""
+    host = rep.get("host") or {}
+    refused, offered = host.get("ring_full_drops") or 0, host.get("offered_at_end")
+    socket, backend = _lost_at(rep, "qemu_socket"), _lost_at(rep, "backend")
+    worst = max((refused, (socket or {}).get("frames", 0), (backend or {}).get("frames", 0)))
+    if worst and worst == refused and offered and refused / offered >= REFUSED_SHARE:
+        return {"side": "guest", "why": "testpmd could not place %d of the %d frames it "
+                "offered (%.1f%%) in the guest's full RX ring while the app ran"
+                % (refused, offered, 100.0 * refused / offered)}
+    if socket and worst == socket["frames"]:
+        return _socket_verdict(result, socket)
+    if backend and worst == backend["frames"]:
+        return {"side": "backend", "why": "%d frames %s" % (backend["frames"], backend["what"])}
     if hot:
         return {"side": "backend", "why": "%s at %.0f%% CPU" % hot}
     if any(w.startswith("rate=") and w not in ("rate=", "rate=max", "rate=0")
@@ -89,3 +116,33 @@ def bottleneck(rep):
         return {"side": "neither", "why": "the host sender was paced (rate given) and "
                                           "nothing was dropped"}
     return {"side": "unknown", "why": "no drops and no saturated host thread"}
+
+
+def _lost_at(rep, place):
+    """The largest host->guest drop at place, or None."""
+    dirs = (rep.get("counts") or {}).get("directions") or {}
+    for name in ("host->guest", "host->guest frames"):
+        found = [w for w in (dirs.get(name) or {}).get("where", ())
+                 if w["at"] == place and w["frames"]]
+        if found:
+            return max(found, key=lambda w: w["frames"])
+    return None
+
+
+def _socket_verdict(result, at):
+    """Drops in QEMU's receiving UDP socket: QEMU's netdev reads one
+    datagram per call (docs/apps.md). If the guest mostly found its RX ring
+    empty, QEMU's read path was the bottleneck, not the guest."""
+    q = (result.get("vnet") or {}).get("rx") or {}
+    polls, frames = q.get("polls"), q.get("packets")
+    if isinstance(polls, (int, float)) and polls and isinstance(frames, (int, float)):
+        empty = max(0.0, 1.0 - frames / polls)
+        if empty >= 0.5:
+            return {"side": "backend", "why": "QEMU's netdev did not read its UDP socket in "
+                    "time: %d frames dropped in the socket buffer while the guest found its RX "
+                    "ring empty in at least %.0f%% of its polls" % (at["frames"], 100 * empty)}
+        return {"side": "guest", "why": "the guest did not drain its RX ring in time: QEMU's "
+                "socket buffer overflowed (%d frames) while the guest's polls found %.1f "
+                "frames each" % (at["frames"], frames / polls)}
+    return {"side": "unknown", "why": "%d frames %s (the guest's RX polls not reported)"
+            % (at["frames"], at["what"])}

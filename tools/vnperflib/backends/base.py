@@ -7,7 +7,6 @@ class Backend:
     lossless = False       # host side sees exactly what the guest sent
     needs_shared_mem = False
     netns = None           # namespace QEMU runs in, if any
-    max_guests = 1         # --topology guests needs 2
 
     def __init__(self, opts):
         self.opts = opts
@@ -32,6 +31,9 @@ class Backend:
 
     def on_guest_ready(self, index):
         """Guest index can take frames now (senders start)."""
+
+    def on_guest_done(self, index):
+        """Guest index printed its result: its app stopped counting."""
 
     def tick(self):
         """Called about every 0.1 s while guests run (cheap sampling)."""

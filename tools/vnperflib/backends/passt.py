@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import time
 
-from .. import peer, ports, qemucmd, scratch
+from .. import counts, peer, ports, qemucmd, scratch
 from ..errors import failed, missing
 from .base import Backend, guest_mac, live_from_peer, nic_props
 
@@ -106,7 +106,8 @@ class Passt(Backend):
         # The peer gets UDP payloads (passt ends the guest's UDP on a host
         # socket), not frames: every datagram is one of the app's packets.
         out = {"peer": res}
-        drops = {"peer socket buffer (SO_RXQ_OVFL)": (res.get("errors") or {}).get("sock_drops", 0)}
+        drops = [counts.drop("peer", "in the peer's socket buffer (SO_RXQ_OVFL)",
+                             (res.get("errors") or {}).get("sock_drops", 0))]
         if res["mode"] == "count":
             out.update(rx_packets=res["packets"], rx_bytes=res["bytes"], rx_drops=drops)
         else:

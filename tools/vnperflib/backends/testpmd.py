@@ -1,6 +1,13 @@
 """vhost-user backend: DPDK dpdk-testpmd with --no-huge, one net_vhost port
-per guest, driven through its interactive prompt (start, show port stats
-all, quit) so its own port statistics can be read at the end."""
+per guest, driven through its interactive prompt (start, show fwd stats
+all, stop, show port stats all, quit) so its own statistics can be read
+when the guest's app ends and at the end.
+
+Forward modes (plan()): rxonly counts a gen; txonly sends to a sink flat
+out; a sink with --rate or --count, and reflect, are fed by the host peer
+through a second, tap port (net_tap in a namespace of the runner) with io
+forwarding between the two ports, so the peer's rate and count reach the
+guest and a reflector's frames are drained; two guests are joined by io."""
 
 import os
 import re
@@ -8,60 +15,118 @@ import shutil
 import subprocess
 import time
 
-from .. import qemucmd, scratch
-from ..errors import failed, missing, usage
-from .base import Backend, guest_ip, guest_mac, nic_props
+from .. import counts, qemucmd, scratch, topology_pvp
+from ..errors import failed, missing
+from . import netns
+from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
 
 TESTPMD = "dpdk-testpmd"
-# Guest TX only counted, guest RX only sent to, RR answered, guest <-> guest.
-FWD_MODE = {"gen": "rxonly", "sink": "txonly", "rr": "macswap", "reflect": "txonly"}
+# The forward mode for one guest by app (docs/runner.md).
+FWD_MODE = {"gen": "rxonly", "sink": "txonly"}
 # dpdk-testpmd 22.11's --forward-mode values: it falls back to io for any
 # other word, so a typo must not reach it.
 FWD_MODES = ("io", "mac", "macswap", "flowgen", "rxonly", "txonly", "csum", "icmpecho", "noisy",
              "5tswap")
+FEED_TAP = "vnfeed0"
 STAT_RE = re.compile(r"(RX-packets|RX-missed|RX-bytes|RX-errors|RX-nombuf|TX-packets|"
-                     r"TX-errors|TX-bytes):\s*(\d+)")
+                     r"TX-errors|TX-bytes|RX-dropped|TX-dropped):\s*(\d+)")
+BURST_RE = re.compile(r"(RX|TX)-bursts\s*:\s*(\d+)\s*\[(.*)\]")
+
+
+def plan(opts):
+    """(forward mode, fed by the peer through a tap port) for the options."""
+    if getattr(opts, "topology", "host") == "guests" or topology_pvp.nfwd(opts):
+        return "io", False
+    if opts.app == "reflect" or (opts.app == "sink" and (
+            getattr(opts, "rate", None) or getattr(opts, "count", None))):
+        return "io", True
+    return getattr(opts, "fwd_mode", None) or FWD_MODE.get(opts.app, "rxonly"), False
 
 
 def parse_port_stats(text):
     """{port: {"RX-packets": n, ...}} from `show port stats all` output (the
     last block per port wins)."""
-    out = {}
-    port = None
+    groups = _blocks(text, r"NIC statistics for port (\d+)")
+    return groups[-1] if groups else {}
+
+
+def parse_fwd_stats(text):
+    """[{port: {"RX-packets", "TX-dropped", ..., "RX-bursts": (n, [(pct,
+    frames)])}}], one per `show fwd stats all` or `stop` output, in order."""
+    return _blocks(text, r"Forward statistics for port (\d+)")
+
+
+def _blocks(text, header):
+    """Consecutive per-port blocks, grouped: a port seen again starts the
+    next group."""
+    groups, cur, port = [], {}, None
     for line in text.splitlines():
-        m = re.search(r"NIC statistics for port (\d+)", line)
+        m = re.search(header, line)
         if m:
             port = int(m.group(1))
-            out[port] = {}
+            if port in cur:
+                groups.append(cur)
+                cur = {}
+            cur[port] = {}
             continue
-        if port is not None:
-            for k, v in STAT_RE.findall(line):
-                out[port][k] = int(v)
-            if line.strip().startswith("####") and out[port]:
-                port = None
-    return out
+        if port is None:
+            continue
+        if re.search(r"(Forward|NIC) statistics|Accumulated forward", line):
+            port = None
+            continue
+        for k, v in STAT_RE.findall(line):
+            cur[port][k] = int(v)
+        b = BURST_RE.search(line)
+        if b:
+            spread = [(float(p), int(n)) for p, n in
+                      re.findall(r"([\d.]+)% of (\d+) pkts", b.group(3))]
+            cur[port][b.group(1) + "-bursts"] = (int(b.group(2)), spread)
+        if line.strip().startswith(("####", "----", "++++")) and cur[port]:
+            port = None
+    if cur:
+        groups.append(cur)
+    return groups
+
+
+def mean_burst(port, side):
+    """Frames per non-empty burst on one side ("RX"/"TX") of a port, from
+    --record-burst-stats; None without bursts."""
+    bursts, spread = port.get(side + "-bursts", (0, []))
+    empty = sum(p for p, n in spread if n == 0) / 100.0
+    moved = bursts * (1.0 - empty)
+    frames = port.get(side + "-packets", 0)
+    return frames / moved if moved > 0 and frames else None
 
 
 class VhostUser(Backend):
     name = "vhost-user"
     lossless = True
     needs_shared_mem = True
-    max_guests = 2
 
     def __init__(self, opts):
         super().__init__(opts)
         self.proc = None
         self.socks = []
         self.log = None
-        self.logpath = None
         self.prefix = scratch.prefix("dpdk").rstrip("-")
         self.stats = {}
-        self.mode = None
+        self.fwd = []
+        self.mode, self.feed = plan(opts)
+        self.feed_ns = None
+        self.feed_tap = None
         self.finished = False
+        self.snapped = False
+        self.session = None
+        self.sender = None
+        self.feed_mac = None
 
     def check(self):
         if shutil.which(TESTPMD) is None:
             raise missing("vhost-user: %s not found (Debian package dpdk-dev)" % TESTPMD)
+        if self.feed and os.geteuid() != 0:
+            raise missing("vhost-user: %s needs root to feed the guest through a tap port "
+                          "in a namespace" % ("reflect" if self.opts.app == "reflect"
+                                              else "--rate/--count"))
 
     def start(self, session, nguests=1):
         self.session = session
@@ -70,48 +135,66 @@ class VhostUser(Backend):
         session.on_close(shutil.rmtree, "/var/run/dpdk/" + self.prefix, True,
                          what="remove DPDK runtime dir")
         self.socks = [os.path.join(tmp, "vhost%d.sock" % i) for i in range(nguests)]
-        if nguests == 2:
-            if getattr(self.opts, "fwd_mode", None) not in (None, "io"):
-                raise usage("vhost-user: two guests are joined by testpmd io; --fwd-mode %s "
-                            "does not apply" % self.opts.fwd_mode)
-            self.mode = "io"
-        else:
-            self.mode = getattr(self.opts, "fwd_mode", None) or FWD_MODE.get(self.opts.app,
-                                                                             "rxonly")
-            if self.opts.app == "rr" and self.mode == "macswap":
-                raise usage("vhost-user: rr against testpmd macswap gets its requests back "
-                            "unanswered (IPs not swapped); use --topology guests (testpmd io "
-                            "between a client and a server VM)")
+        self.feed_ns = netns.create(session) if self.feed else None
+        self.log = open(os.path.join(tmp, "testpmd.log"), "w+b")
+        session.on_close(self.log.close, what="close testpmd log")
+        argv = self._argv()
+        if self.feed_ns:
+            # testpmd's tap port is created in the namespace; QEMU stays out.
+            argv = ["ip", "netns", "exec", self.feed_ns] + argv
+        self.proc = session.spawn(argv, name="testpmd", stdin=subprocess.PIPE,
+                                  stdout=self.log, stderr=subprocess.STDOUT,
+                                  watch=session.DAEMON)
+        self._wait(lambda: all(os.path.exists(s) for s in self.socks),
+                   "its vhost-user sockets")
+        if self.feed:
+            self._wait(lambda: netns.link(self.feed_ns, FEED_TAP) is not None,
+                       "its tap port " + FEED_TAP)
+            netns.face_guest(self.feed_ns, FEED_TAP, guest_mac(0))
+            self.feed_mac = netns.link(self.feed_ns, FEED_TAP)[0]
+            self.sender = netns.sender(session, self.opts, self.feed_ns)
+            # A full guest ring makes io wait (up to 100 ms) instead of
+            # dropping; the kernel queues up to 10000 frames meanwhile.
+            netns.ip("-n", self.feed_ns, "link", "set", FEED_TAP, "txqueuelen", "10000")
+            self._cmd("set fwd io retry")
+            self._cmd("set burst tx delay 10 retry 10000")
+        if self.mode != "txonly":
+            self._cmd("start")
+
+    def _argv(self):
         vdevs = []
         for i, s in enumerate(self.socks):
             vdevs += ["--vdev", "net_vhost%d,iface=%s,queues=1" % (i, s)]
+        if self.feed:
+            vdevs += ["--vdev", "net_tap0,iface=%s" % FEED_TAP]
         ncpu = os.cpu_count() or 1
-        lcores = "0-1" if ncpu >= 2 else "0"
         args = ["--forward-mode=" + self.mode, "--nb-cores=1", "--total-num-mbufs=16384",
-                "-i"]
-        if self.mode == "txonly":
+                "--record-burst-stats", "-i"]
+        for knob, flag in (("pmd_burst", "--burst"), ("pmd_rxd", "--rxd"), ("pmd_txd", "--txd")):
+            if getattr(self.opts, knob, None):
+                args.append("%s=%d" % (flag, getattr(self.opts, knob)))
+        if self.mode in ("txonly", "flowgen"):
             args += ["--txpkts=%d" % (self.opts.size or 64), "--eth-peer=0,%s" % guest_mac(0)]
-        argv = [TESTPMD, "--no-huge", "-m", "512", "-l", lcores, "--no-pci", "--no-shconf",
-                "--file-prefix", self.prefix, "--log-level=lib.eal:error"] + vdevs + ["--"] + args
-        self.logpath = os.path.join(tmp, "testpmd.log")
-        self.log = open(self.logpath, "w+b")
-        session.on_close(self.log.close, what="close testpmd log")
-        self.proc = session.spawn(argv, name="testpmd", stdin=subprocess.PIPE, stdout=self.log,
-                                  stderr=subprocess.STDOUT, watch=session.DAEMON)
-        deadline = time.monotonic() + 15
-        while not all(os.path.exists(s) for s in self.socks):
+        return [TESTPMD, "--no-huge", "-m", "512", "-l", "0-1" if ncpu >= 2 else "0",
+                "--no-pci", "--no-shconf", "--file-prefix", self.prefix,
+                "--log-level=lib.eal:error"] + vdevs + ["--"] + args
+
+    def _wait(self, ready, what, timeout_s=15.0):
+        deadline = time.monotonic() + timeout_s
+        while not ready():
             if self.proc.poll() is not None:
                 raise failed("testpmd exited at start (status %d): %s"
                              % (self.proc.returncode, self._tail()))
             if time.monotonic() >= deadline:
-                raise failed("testpmd did not create its vhost-user sockets within 15 s")
+                raise failed("testpmd did not create %s within %.0f s" % (what, timeout_s))
             time.sleep(0.05)
-        if self.mode != "txonly":
-            self._cmd("start")
+
+    def _text(self):
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")
 
     def _tail(self):
-        self.log.seek(0)
-        lines = [l for l in self.log.read().decode("utf-8", "replace").splitlines() if l.strip()]
+        lines = [l for l in self._text().splitlines() if l.strip()]
         return lines[-1] if lines else "no output"
 
     def _cmd(self, line):
@@ -124,6 +207,15 @@ class VhostUser(Backend):
     def on_guest_ready(self, index):
         if self.mode == "txonly":
             self._cmd("start")
+        if self.sender is not None and self.sender.proc is None:
+            self.sender.start()
+
+    def on_guest_done(self, index):
+        # The app stopped counting: testpmd's figures now are the run's
+        # (a sender that goes on fills the guest's ring and drops the rest).
+        if not self.snapped and index == len(self.socks) - 1 and self.proc.poll() is None:
+            self.snapped = True
+            self._cmd("show fwd stats all")
 
     def nics(self, index):
         props = nic_props(self.opts)
@@ -142,20 +234,34 @@ class VhostUser(Backend):
             other = 1 - index
             return ["ip=" + guest_ip(index), "dst_ip=" + guest_ip(other),
                     "dst_mac=" + guest_mac(other)]
+        if self.feed:
+            return ["ip=" + netns.GUEST_IP, "dst_ip=" + netns.HOST_IP,
+                    "dst_mac=" + self.feed_mac]
         return ["ip=" + guest_ip(0), "dst_ip=10.0.2.2", "dst_mac=02:00:00:00:00:01"]
 
     def processes(self):
-        return [("testpmd", self.proc.pid)] if self.proc else []
+        out = [("testpmd", self.proc.pid)] if self.proc else []
+        if self.sender is not None and self.sender.proc is not None:
+            out.append(("peer", self.sender.proc.pid))
+        return out
+
+    def live(self):
+        return live_from_peer(self.sender)
 
     def healthy(self):
         if self.proc is not None and not self.finished and self.proc.poll() is not None:
             return "testpmd died (status %d): %s" % (self.proc.returncode, self._tail())
-        return None
+        return self.sender.dead() if self.sender else None
 
     def finish(self):
+        if self.sender is not None:
+            self.sender.finish()
         if self.proc is None or self.proc.poll() is not None:
             return
         self.finished = True
+        if self.feed_ns:
+            # testpmd's tap port goes away with testpmd.
+            self.feed_tap = netns.link(self.feed_ns, FEED_TAP)
         self._cmd("stop")
         self._cmd("show port stats all")
         self._cmd("quit")
@@ -165,23 +271,55 @@ class VhostUser(Backend):
             pass
         try:
             self.proc.wait(10)
-        except Exception:
+        except subprocess.TimeoutExpired:
             self.session.stop(self.proc)
-        self.log.seek(0)
-        self.stats = parse_port_stats(self.log.read().decode("utf-8", "replace"))
+        text = self._text()
+        self.stats = parse_port_stats(text)
+        self.fwd = parse_fwd_stats(text)
 
     def collect(self):
         if not self.stats:
             return {}
-        p = self.stats.get(0, {})
-        out = {"testpmd": {"mode": self.mode, "ports": self.stats}}
+        out = {"testpmd": {"mode": self.mode, "fed_by_peer": self.feed, "ports": self.stats,
+                           "fwd": self.fwd}}
         if len(self.socks) == 2:
             return out
+        final = self.fwd[-1].get(0, {}) if self.fwd else {}
+        at_end = self.fwd[0].get(0, {}) if len(self.fwd) > 1 else None
+        p = self.stats.get(0, {})
+        # The guest's port, the traffic's side: what testpmd moved per burst.
+        out["backend_batch"] = mean_burst(final, "RX" if self.opts.app == "gen" else "TX")
         # testpmd counts every frame (ARP too): wire-level counts.
         out.update(rx_frames=p.get("RX-packets"), rx_bytes=p.get("RX-bytes"),
                    tx_frames=p.get("TX-packets"), tx_bytes=p.get("TX-bytes"),
-                   rx_drops={"testpmd RX-missed": p.get("RX-missed", 0),
-                             "testpmd RX-nombuf": p.get("RX-nombuf", 0)},
-                   sender_outlives_guest=self.mode == "txonly")
+                   rx_drops=[counts.drop("backend", "missed by testpmd (RX-missed)",
+                                         p.get("RX-missed", 0)),
+                             counts.drop("backend", "no mbuf in testpmd (RX-nombuf)",
+                                         p.get("RX-nombuf", 0))],
+                   # txonly sends until stopped; behind the feeder the kernel
+                   # answers reflections that come back after the peer closed
+                   # its socket (ICMP port unreachable) until QEMU is gone.
+                   sender_outlives_guest=self.mode == "txonly" or self.feed)
+        if at_end is not None:
+            # Frames testpmd could not place in the guest's full RX ring
+            # while the app ran: the guest did not keep up.
+            out["ring_full_drops"] = at_end.get("TX-dropped", 0)
+            out["offered_at_end"] = at_end.get("TX-packets", 0) + at_end.get("TX-dropped", 0)
+        if self.feed:
+            out.update(self._feed_counts(p, final))
         return out
 
+    def _feed_counts(self, guest_port, final):
+        """The peer's frames at app level, and where they were lost on the
+        way: the namespace's tap queue, testpmd's io towards the guest."""
+        res = self.sender.result if self.sender else None
+        out = {"tx_drops": [counts.drop("ring", "not placed in the guest's full RX ring by "
+                                        "testpmd io (TX-dropped)", final.get("TX-dropped", 0))]}
+        tap = self.feed_tap
+        if tap is not None:
+            out["tx_drops"].append(counts.drop(
+                "backend", "dropped at testpmd's tap port queue (tx_dropped)",
+                tap[1].get("tx", {}).get("dropped", 0)))
+        if res is not None:
+            out.update(peer=res, tx_packets=res["packets"])
+        return out

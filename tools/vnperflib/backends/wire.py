@@ -4,7 +4,7 @@ wire (--topology guests)."""
 
 import os
 
-from .. import peer, ports, qemucmd, udpdrops
+from .. import counts, peer, ports, qemucmd, udpdrops
 from ..errors import missing, usage
 from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
 
@@ -16,7 +16,6 @@ class Wire(Backend):
     (dgram/socket), or a second guest on the same wire (--topology guests)."""
 
     lossless = True
-    max_guests = 2
 
     def __init__(self, opts):
         super().__init__(opts)
@@ -141,13 +140,15 @@ class Wire(Backend):
                    "tx_packets": (tx.result or {}).get("packets"),
                    "rx_packets": (rx.result or {}).get("vnperf"),
                    "rx_frames": (rx.result or {}).get("packets"),
-                   "tx_drops": {"QEMU's UDP socket buffer (first NIC)":
-                                self.qemu_drops.get(0, 0)}}
+                   "tx_drops": [counts.drop("qemu_socket", "in QEMU's UDP socket buffer of "
+                                            "NIC a (QEMU did not read it in time)",
+                                            self.qemu_drops.get(0, 0))]}
             return out
         for pr in self.peers:
             out.update(peer.host_counts(pr.result))
         if self.peers:
-            out["tx_drops"] = {"QEMU's UDP socket buffer": self.qemu_drops.get(0, 0)}
+            out["tx_drops"] = [counts.drop("qemu_socket", "in QEMU's UDP socket buffer (QEMU did not read it in time)",
+                                           self.qemu_drops.get(0, 0))]
         elif self.qemu_drops:
             out["qemu_socket_drops"] = dict(self.qemu_drops)
         return out

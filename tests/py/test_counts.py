@@ -1,0 +1,157 @@
+"""counts.py: both sides' counts merged per direction; loss is always
+reported with where it happened, a lossy run is never "agree", and the
+receiver's sequence numbers are shown next to it."""
+
+import pytest
+
+import vnpy  # noqa: F401 (the runner's library on sys.path)
+from vnperflib import counts, outcome
+
+
+def peer_drop(n):
+    return [counts.drop("peer", "in the peer's socket buffer", n)]
+
+
+def test_agree_on_lossless_gen():
+    m = counts.merge("gen", {"packets": 1000, "bytes": 64000}, {"rx_packets": 1000,
+                                                                 "rx_bytes": 64000}, True)
+    assert m["agree"] and m["directions"]["guest->host"]["verdict"] == "agree"
+    assert "host->guest" not in m["directions"]
+
+
+def test_loss_is_located():
+    m = counts.merge("gen", {"packets": 1000}, {"rx_packets": 900, "rx_drops": peer_drop(60)})
+    d = m["directions"]["guest->host"]
+    assert not m["agree"] and d["lost"] == 100 and d["verdict"] == "lossy"
+    assert [(w["at"], w["frames"]) for w in d["where"]] == [("peer", 60), ("unexplained", 40)]
+    assert "60 in the peer's socket buffer" in d["why"] and "40 in between" in d["why"]
+
+
+def test_txfull_drop_is_loss_not_agreement():
+    """The guest driver's drops took their sequence numbers: what the app
+    made is what was sent; the peer's gaps and its highest number show
+    the same loss from the other side (issue: 'counts agree' with 17 M
+    frames dropped)."""
+    res = {"packets": 164899, "tx_dropped": 28584957, "tx_packets": 164900,
+           "vnet": {"tx": {"packets": 164900, "in_flight": 0}}}
+    host = {"rx_packets": 164899, "rx_frames": 164900, "rx_drops": peer_drop(0),
+            "rx_seq_lost": 28445794,
+            "peer": {"streams": [{"id": 0, "first_seq": 0, "max_seq": 28610692}]}}
+    m = counts.merge("gen", res, host, lossless=True)
+    d = m["directions"]["guest->host"]
+    assert m["agree"] is False and d["verdict"] == "lossy"
+    assert d["sent"] == 164899 + 28584957 and d["lost"] == 28584957
+    assert d["where"] == [counts.drop("driver", "dropped by the guest driver on a full TX "
+                                                "ring (txfull=drop)", 28584957)]
+    seen = d["receiver"]
+    assert seen["seq_gaps"] + seen["after_last"] == d["lost"]
+    assert "the receiver saw 28445794 sequence gaps and 139163 frames beyond" in d["why"]
+    # The wire carried what the driver put on it: that direction agrees.
+    assert m["directions"]["guest->host frames"]["verdict"] == "agree"
+    assert counts.run_loss(m) == (pytest.approx(100.0 * 28584957 / (164899 + 28584957)),
+                                  28584957)
+
+
+def test_loss_fully_located_is_lossy_not_disagree():
+    drops = [counts.drop("qemu_socket", "in QEMU's UDP socket buffer", 10)]
+    m = counts.merge("sink", {"packets": 90, "lost": 10}, {"tx_packets": 100,
+                                                           "tx_drops": drops}, lossless=True)
+    d = m["directions"]["host->guest"]
+    assert d["verdict"] == "lossy" and d["located"] == 10 and m["agree"] is False
+    assert d["receiver"] == {"seq_gaps": 10, "after_last": None}
+
+
+def test_a_ring_bound_is_clipped_to_the_loss():
+    res = {"packets": 95, "rx_packets": 95, "vnet": {"rx": {"size": 256}}}
+    m = counts.merge("sink", res, {"tx_packets": 100, "tx_frames": 100,
+                                   "sender_outlives_guest": True}, lossless=True)
+    d = m["directions"]["host->guest frames"]
+    assert d["where"] == [counts.drop("ring", "left in the guest's RX ring after the app "
+                                              "stopped", 5)]
+    assert d["verdict"] == "lossy"
+
+
+def test_wire_level_from_driver_counters():
+    res = {"packets": 10, "vnet": {"tx": {"packets": 11}, "rx": {"packets": 2}}}
+    m = counts.merge("gen", res, {"rx_packets": 10, "rx_frames": 11, "tx_frames": 2}, True)
+    assert set(m["directions"]) == {"guest->host", "guest->host frames", "host->guest frames"}
+    assert m["agree"] is True
+
+
+def test_without_host_side_is_unknown():
+    assert counts.merge("gen", {"packets": 10}, {})["agree"] is None
+
+
+def test_two_guests():
+    m = counts.merge_guests("gen", {"packets": 5, "vnet": {"tx": {"packets": 6}}},
+                            {"packets": 4, "lost": 1, "vnet": {"rx": {"packets": 5}}},
+                            lossless=False,
+                            drops=[counts.drop("qemu_socket", "rx socket", 1)])
+    d = m["directions"]["tx guest->rx guest"]
+    assert d["lost"] == 1 and d["located"] == 1 and d["verdict"] == "lossy"
+    assert d["receiver"]["seq_gaps"] == 1
+
+
+def test_lossless_path_with_unexplained_loss_disagrees():
+    m = counts.merge("sink", {"packets": 5}, {"tx_packets": 7}, lossless=True)
+    assert m["directions"]["host->guest"]["verdict"] == "disagree"
+
+
+def test_more_received_than_sent_disagrees():
+    m = counts.merge("gen", {"packets": 5}, {"rx_packets": 7})
+    assert m["directions"]["guest->host"]["verdict"] == "disagree"
+
+
+def test_app_level_is_packets_wire_level_is_tx_rx_members():
+    res = {"packets": 3, "tx_packets": 4, "rx_packets": 5, "vnet": {"tx": {"packets": 9}}}
+    assert counts.guest_counts("reflect", res)[::2] == (3, 3)
+    assert counts.guest_counts("gen", res)[::2] == (3, None)
+    assert counts.guest_counts("rr", res)[::2] == (None, None)
+    assert counts.vnet_count(res, "tx") == 4 and counts.vnet_count(res, "rx") == 5
+    assert counts.vnet_count({"vnet": {"tx": {"packets": 9}}}, "tx") == 9
+
+
+def test_frames_left_on_tx_ring_are_located():
+    res = {"packets": 100, "tx_packets": 101, "vnet": {"tx": {"in_flight": 30}}}
+    m = counts.merge("gen", res, {"rx_packets": 70, "rx_frames": 71}, lossless=True)
+    for name in ("guest->host", "guest->host frames"):
+        d = m["directions"][name]
+        assert d["lost"] == 30 and d["located"] == 30 and d["verdict"] == "lossy", d
+
+
+def test_fwd_locates_forwarder_drops():
+    res = {"a_to_b": {"packets": 90, "tx_dropped": 10, "runts": 0}}
+    m = counts.merge_fwd(res, {"tx_packets": 100, "rx_packets": 90}, lossless=True)
+    assert m["directions"]["host->guest a"]["verdict"] == "agree"
+    assert m["directions"]["guest b->host"]["verdict"] == "agree"
+    e2e = m["directions"]["end to end"]
+    assert e2e["lost"] == 10 and e2e["located"] == 10 and e2e["verdict"] == "lossy"
+
+
+def test_rr_timeouts_are_lost_messages():
+    res = {"transactions": 1000, "timeouts": 3, "sessions": 1}
+    m = counts.merge("rr", res, {})
+    d = m["directions"]["rr transactions"]
+    assert d["lost"] == 3 and d["verdict"] == "lossy" and m["agree"] is False
+
+
+def test_iperf_is_tcp_not_loss():
+    m = counts.merge_iperf({"bytes": 100}, {"iperf": {"bytes": 104, "host_role": "server"}})
+    assert m["agree"] is None and m["directions"]["guest->host bytes"]["verdict"] == "tcp"
+
+
+def test_metrics_carry_loss_drops_and_kicks():
+    res = {"packets": 100, "pps": 50.0, "tx_dropped": 25,
+           "vnet": {"tx": {"packets": 100, "kicks": 4, "kicks_suppressed": 12}}}
+    rep = {"app": "gen", "guests": [{"result": res}], "host": {"backend_batch": 31.5},
+           "counts": counts.merge("gen", res, {"rx_packets": 100})}
+    m = outcome.metrics(rep)
+    assert m["loss_pct"] == pytest.approx(20.0) and m["lost"] == 25 and m["tx_dropped"] == 25
+    assert m["kicks_per_packet"] == pytest.approx(0.04) and m["suppressed_pct"] == 75.0
+    assert m["backend_batch"] == 31.5
+
+
+def test_rr_server_reports_no_latency():
+    res = {"role": "server", "p50_us": 0.0, "p99_us": 0.0, "tps": 10.0, "transactions": 20}
+    m = outcome.metrics({"app": "rr", "guests": [{"result": res}], "counts": None})
+    assert "p50_ns" not in m and m["tps"] == 10.0

@@ -1,0 +1,110 @@
+"""stats.py on synthetic samples: the distributions against reference
+values, the tests' false-positive rate on A/A noise (what they promise),
+their power on a real 10% change, Holm's correction over a table."""
+
+import math
+import random
+
+import pytest
+
+import vnpy  # noqa: F401 (the runner's library on sys.path)
+from vnperflib import stats
+
+# Reference values: Student's t (two-sided p, quantiles) as printed in any
+# table, and Welch's test on a small textbook sample (scipy.stats.ttest_ind
+# with equal_var=False gives p = 0.16470, df = 4.0836).
+
+
+@pytest.mark.parametrize("t,df,p", [(2.0, 5, 0.10194), (2.5706, 5, 0.05), (1.9623, 1000, 0.05),
+                                    (12.706, 1, 0.05), (0.0, 3, 1.0)])
+def test_t_distribution(t, df, p):
+    assert stats.t_two_sided_p(t, df) == pytest.approx(p, abs=2e-4)
+    if p < 1:
+        assert stats.t_quantile(p, df) == pytest.approx(t, rel=1e-3)
+
+
+def test_welch_reference():
+    r = stats.welch([1, 2, 3, 4], [2, 4, 6, 9])
+    assert r["p"] == pytest.approx(0.16470, abs=1e-4)
+    assert r["df"] == pytest.approx(4.0836, abs=1e-3)
+    lo, hi = r["ci"]
+    assert lo < 2.75 < hi and (lo + hi) / 2 == pytest.approx(2.75)
+
+
+def test_welch_constant_samples():
+    assert stats.welch([5, 5, 5], [5, 5, 5])["p"] == 1.0
+    assert stats.welch([0, 0, 0], [3, 3, 3])["p"] == 0.0
+
+
+def test_mann_whitney_exact_distribution():
+    counts = stats._u_counts(5, 5)
+    assert sum(counts) == math.comb(10, 5) and counts == counts[::-1]
+    # Complete separation: the smallest p the exact test can give.
+    assert stats.mann_whitney([1, 2, 3], [4, 5, 6])["p"] == pytest.approx(2 / 20)
+    assert stats.mann_whitney([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])["p"] == pytest.approx(2 / 252)
+    assert stats.mann_whitney([1, 3, 5], [2, 4, 6])["p"] == pytest.approx(0.7)
+
+
+def test_holm():
+    assert stats.holm([0.01, 0.04, 0.03, 0.2]) == pytest.approx([0.04, 0.09, 0.09, 0.2])
+    assert stats.holm([]) == []
+
+
+def test_no_test_below_two_runs_a_side():
+    assert stats.test([1.0], [2.0, 3.0]) is None
+    assert stats.test([1.0, 2.0], [3.0]) is None
+
+
+def draws(rng, n, mean, cv):
+    return [rng.gauss(mean, mean * cv) for _ in range(n)]
+
+
+@pytest.mark.parametrize("method,low,high", [("welch", 0.03, 0.07), ("mwu", 0.0, 0.06)])
+def test_aa_noise_is_significant_at_the_stated_rate(method, low, high):
+    """A/A: both sides drawn from the same noisy distribution (3% of the
+    mean, 5 runs a side): the share of p < 0.05 is what alpha promises
+    (Mann-Whitney with 5 a side is exact and a little conservative)."""
+    rng = random.Random(11)
+    trials = 3000
+    hits = sum(stats.test(draws(rng, 5, 1e6, 0.03), draws(rng, 5, 1e6, 0.03), method)["p"]
+               < stats.ALPHA for _ in range(trials))
+    assert low <= hits / trials <= high
+
+
+def test_aa_tables_rarely_show_any_significant_cell():
+    """With Holm over a table of 12 A/A cells, a table shows any
+    significant cell in at most alpha of the cases."""
+    rng = random.Random(5)
+    tables = 600
+    bad = 0
+    for _ in range(tables):
+        ps = [stats.welch(draws(rng, 5, 100.0, 0.05), draws(rng, 5, 100.0, 0.05))["p"]
+              for _ in range(12)]
+        bad += any(p < stats.ALPHA for p in stats.holm(ps))
+    assert bad / tables <= 0.07
+
+
+def test_a_real_ten_percent_change_with_low_noise_is_significant():
+    rng = random.Random(3)
+    covered = held = ranked = 0
+    for _ in range(200):
+        a, b = draws(rng, 5, 1e6, 0.02), draws(rng, 5, 1.1e6, 0.02)
+        r = stats.welch(a, b)
+        assert r["p"] < 0.01 and r["ci"][0] > 0
+        # Even the smallest p of a table of 12 tests must beat alpha / 12.
+        held += r["p"] * 12 < stats.ALPHA
+        covered += r["ci"][0] < 1e5 < r["ci"][1]
+        ranked += stats.mann_whitney(a, b)["p"] < stats.ALPHA
+    assert held / 200 >= 0.95 and ranked / 200 >= 0.95
+    # The 95% interval holds the true change about 95% of the time.
+    assert 0.9 <= covered / 200 <= 0.99
+
+
+def test_summary_keeps_the_samples():
+    s = stats.summary([3, None, "x", True, 1, 2])
+    assert s["median"] == 2.0 and s["min"] == 1.0 and s["max"] == 3.0 and s["n"] == 3
+    assert s["values"] == [3.0, 1.0, 2.0] and s["mean"] == 2.0 and s["sd"] == 1.0
+    assert stats.spread_pct(s) == 100.0
+    assert stats.summary([None]) is None
+    assert stats.pct_change(0, 5) is None and stats.pct_change(50, 75) == 50.0
+    assert stats.median([4, 1, 3, 2]) == 2.5

@@ -1,0 +1,95 @@
+"""Network namespaces the runner creates (no route out, IPv6 off so the
+kernel sends nothing of its own) with one kernel interface facing the
+guest, and the host sender that sends UDP to the guest through that
+kernel's own stack: tap and vhost-net (QEMU's tap), vhost-user's feeder
+(testpmd's tap port)."""
+
+import itertools
+import json
+import os
+import re
+
+from .. import peer
+from ..errors import failed
+from ..proc import run_quiet
+
+# The host side of the wire and the guest, as the kernel's stack sees them.
+HOST_IP = "10.0.0.1"
+GUEST_IP = "10.0.0.2"
+# UDP port the sink and reflect apps take any datagram on (docs/apps.md).
+GUEST_PORT = 9000
+
+_seq = itertools.count(1)
+
+
+def ip(*args):
+    """Runs `ip ARGS`; a failure is the backend's failure (status 68)."""
+    rc, out = run_quiet(["ip"] + list(args))
+    if rc != 0:
+        raise failed("ip %s: %s" % (" ".join(args), out.strip()))
+    return out
+
+
+def remove_stale():
+    """Namespaces of runners that were killed (SIGKILL leaves no time to
+    clean up): vnperf-[TAG-]PID-N whose PID is gone."""
+    rc, out = run_quiet(["ip", "netns", "list"])
+    removed = []
+    for line in out.splitlines() if rc == 0 else ():
+        name = line.split()[0] if line.strip() else ""
+        m = re.match(r"^vnperf-(?:[0-9a-f]+-)?(\d+)-\d+$", name)
+        if m and not os.path.exists("/proc/%s" % m.group(1)):
+            if run_quiet(["ip", "netns", "del", name])[0] == 0:
+                removed.append(name)
+    return removed
+
+
+def create(session):
+    """A fresh namespace, deleted when the session closes; its name."""
+    remove_stale()
+    # The test harness's tag (if any) in the name lets a test find its own.
+    tag = os.environ.get("VNPERF_TEST_TAG")
+    ns = "vnperf-%s%d-%d" % (tag + "-" if tag else "", os.getpid(), next(_seq))
+    ip("netns", "add", ns)
+    session.on_close(ip, "netns", "del", ns, what="delete namespace " + ns)
+    ip("-n", ns, "link", "set", "lo", "up")
+    # No IPv6 chatter towards the guest: host->guest counts stay exact.
+    for k in ("all", "default"):
+        run_quiet(["ip", "netns", "exec", ns, "sysctl", "-qw",
+                   "net.ipv6.conf.%s.disable_ipv6=1" % k])
+    return ns
+
+
+def face_guest(ns, dev, mac):
+    """Addresses dev as the host end of the wire, with a static neighbour
+    entry for the guest (nothing waits for ARP)."""
+    ip("-n", ns, "addr", "add", HOST_IP + "/24", "dev", dev)
+    ip("-n", ns, "link", "set", dev, "up")
+    ip("-n", ns, "neigh", "replace", GUEST_IP, "lladdr", mac, "dev", dev, "nud", "permanent")
+
+
+def link(ns, dev):
+    """(MAC, stats64) of an interface in the namespace; None when absent."""
+    rc, out = run_quiet(["ip", "-n", ns, "-s", "-j", "link", "show", dev])
+    if rc != 0:
+        return None
+    dev = json.loads(out)[0]
+    return dev.get("address"), dev.get("stats64", {})
+
+
+def sender(session, opts, ns):
+    """The peer sending the run's frames to the guest through a UDP socket
+    in the namespace: the kernel writes the Ethernet, IPv4 and UDP headers
+    (--payload-only), so the guest gets --size-byte frames that start their
+    payload with the vnperf header. The same count and rate as the guest;
+    without a count, 0.5 s shorter, so the guest is still counting when
+    it stops."""
+    size = opts.size or 60
+    args = ["--payload-only", "--size", str(size), "--dst-port", str(GUEST_PORT)]
+    args += ["--count", str(opts.count)] if getattr(opts, "count", None) \
+        else ["--duration", "%.1f" % max(0.5, (opts.duration or 5) - 0.5)]
+    pps = peer.rate_pps(opts.rate, size)
+    if pps:
+        args += ["--rate", str(pps)]
+    return peer.Peer(session, peer.peer_binary(), "send", 0, GUEST_PORT, args,
+                     host=HOST_IP, remote_host=GUEST_IP, netns=ns)

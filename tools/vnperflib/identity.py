@@ -1,0 +1,97 @@
+"""What defines a run: everything a result depends on that the runner
+knows (app and its parameters, backend and its knobs, topology, machine,
+accelerator, durations and sizes, QEMU and backend versions, host CPUs and
+kernel, the image). Every value is a string. compare pairs only runs whose
+identities agree, except in the dimensions it is told are the A/B ones."""
+
+from . import pinning, versions
+
+# The guest's defaults (docs/config.md; tests/py checks the two agree), so
+# that a word left out and the same word given with its default value
+# name the same run.
+GUEST_DEFAULTS = {
+    "app": "selftest", "duration": "0", "count": "0", "seed": "1",
+    "ring": "0", "kick_batch": "0", "rx_refill": "64", "txfull": "wait", "features": "",
+    "size": "64", "rate": "max", "burst": "32", "flows": "", "imix": "", "path": "raw",
+    "sessions": "1", "role": "client", "proto": "udp", "req_size": "1", "resp_size": "1",
+    "alloc_mb": "16", "fault": "pf",
+}
+
+# Words that do not change what is measured: addresses and ports the
+# runner picks per backend, console output.
+NOT_DEFINING = ("ip", "mask", "gw", "dhcp", "dst_ip", "mac", "dst_mac", "src_port",
+                "dst_port", "interval_ms", "verbose")
+
+# The spellings of "as fast as possible" (docs/config.md, rate=).
+_UNPACED = ("", "0", "max")
+
+
+def guest_params(words):
+    """The defining guest parameters of config words, defaults filled in;
+    EVENT_IDX switched off through features= becomes event_idx=off."""
+    p = dict(GUEST_DEFAULTS)
+    for w in words:
+        k, _, v = w.partition("=")
+        if k not in NOT_DEFINING:
+            p[k] = v
+    if p["rate"].lower() in _UNPACED:
+        p["rate"] = "max"
+    feats = [f for f in p["features"].split(",") if f]
+    p["event_idx"] = "off" if "-event_idx" in feats else "on"
+    p["features"] = ",".join(f for f in feats if f != "-event_idx")
+    return p
+
+
+def app_words(opts):
+    """The app's config words from the runner options (--app, --duration,
+    --size, --rate, --count)."""
+    words = ["app=%s" % opts.app]
+    for name, fmt in (("duration", "%d"), ("size", "%d"), ("rate", "%s"), ("count", "%d")):
+        v = getattr(opts, name, None)
+        if v is not None:
+            words.append(("%s=" + fmt) % (name, v))
+    return words
+
+
+def main_words(opts):
+    """The main (sending) guest's config words but the backend's
+    addresses: the app's, then those after --, which win."""
+    return app_words(opts) + list(getattr(opts, "config", ()))
+
+
+def _opt(opts, name, default="default"):
+    v = getattr(opts, name, None)
+    return default if v is None else str(v)
+
+
+def of_run(opts, words, accel, pmd_mode=None):
+    """The identity of a run of these runner options whose main guest gets
+    config words (the runner's and those after --); accel: the one used;
+    pmd_mode: testpmd's forward mode (vhost-user)."""
+    ident = guest_params(words)
+    if getattr(opts, "event_idx", None) is False:
+        ident["event_idx"] = "off"
+    image = [versions.file_id(opts.image)]
+    if getattr(opts, "boot", "pvh") == "uefi":
+        image.append("esp " + versions.file_id(opts.esp))
+    ident.update({
+        "backend": opts.backend,
+        "topology": _opt(opts, "topology", "host"),
+        "machine": opts.machine,
+        "boot": _opt(opts, "boot", "pvh"),
+        "accel": accel,
+        "memory_mb": _opt(opts, "memory"),
+        "queue_size": _opt(opts, "queue_size", "device"),
+        "pin": pinning.describe(getattr(opts, "pin", None)) or "none",
+        "qemu_args": " ".join(getattr(opts, "qemu_args", None) or ()) or "none",
+        "qemu": versions.qemu(getattr(opts, "qemu", "qemu-system-x86_64")),
+        "backend_version": versions.backend(opts.backend, ident["app"]) or "-",
+        "host_cpus": str(versions.host_cpus()),
+        "host_kernel": versions.host_kernel(),
+        "image": ", ".join(image),
+    })
+    if opts.backend == "vhost-user":
+        ident.update(fwd_mode=pmd_mode or _opt(opts, "fwd_mode"),
+                     pmd_burst=_opt(opts, "pmd_burst"), pmd_rxd=_opt(opts, "pmd_rxd"),
+                     pmd_txd=_opt(opts, "pmd_txd"))
+    return ident

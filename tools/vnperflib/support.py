@@ -1,0 +1,141 @@
+"""What works: every app x backend x topology the runner can set up, and
+one line why for the rest. `vnperf run` and `sweep` refuse an unsupported
+combination with that line and status 64 before anything starts (no QEMU,
+no backend, no KVM probe); docs/runner.md's table is `vnperf support
+--markdown` (tests/py checks the two agree)."""
+
+from . import backends, identity, topology_pvp
+from .errors import usage
+
+NET_APPS = ("gen", "sink", "reflect", "fwd", "rr", "iperf")
+TOPOLOGIES = ("host", "guests") + tuple(topology_pvp.TOPOLOGIES)
+
+HOST_SENDERS = ("dgram", "socket", "tap", "vhost-net", "vhost-user", "passt")
+NO_HOST_END = "QEMU alone: no host end sends to the guest or answers it"
+
+# (app, topology) -> {backend: None (works) or why not}; a backend left
+# out of a row gets the row's "*" entry.
+TABLE = {
+    ("gen", "host"): {"*": None},
+    ("sink", "host"): dict({b: None for b in HOST_SENDERS}, **{"*": NO_HOST_END}),
+    ("reflect", "host"): dict({b: None for b in HOST_SENDERS}, **{"*": NO_HOST_END}),
+    ("fwd", "host"): {"dgram": None, "socket": None,
+                      "*": "fwd needs two NICs; the runner wires them over dgram and socket "
+                           "only"},
+    ("rr", "host"): {"dgram": None, "socket": None,
+                     "tap": "no host rr server over a tap; use --topology guests",
+                     "vhost-net": "no host rr server over a tap; use --topology guests",
+                     "vhost-user": "testpmd macswap returns the requests with their IP "
+                                   "addresses unswapped; use --topology guests (testpmd io)",
+                     "passt": "no rr server behind passt; use dgram (the host peer reflects) "
+                              "or --topology guests",
+                     "*": NO_HOST_END},
+    ("iperf", "host"): {"tap": None, "vhost-net": None,
+                        "*": "iperf needs the host's iperf 2 over a tap (tap, vhost-net)"},
+    ("gen", "guests"): {"dgram": None, "socket": None, "vhost-user": None,
+                        "*": "two guests need a wire between them: dgram, socket or "
+                             "vhost-user"},
+    ("rr", "guests"): {"dgram": None, "socket": None, "vhost-user": None,
+                       "*": "two guests need a wire between them: dgram, socket or "
+                            "vhost-user"},
+}
+NO_PARTNER = "--topology guests pairs gen with a sink and an rr client with an rr server"
+# --topology pvp|pvvp: a chain of forwarders between a tester's two ports.
+for _topo in topology_pvp.TOPOLOGIES:
+    TABLE[("fwd", _topo)] = dict({b: None for b in topology_pvp.BACKENDS},
+                                 **{"*": "a chain of guests needs %s"
+                                         % ", ".join(topology_pvp.BACKENDS)})
+NOT_A_CHAIN = ("the network function of pvp and pvvp is app=fwd (the tester is the host peer "
+               "or a gen guest)")
+
+# The peer reflects each UDP request as it is (docs/peer.md).
+RR_PEER_RULES = (
+    (lambda p: p["proto"] != "udp",
+     "the host peer reflects UDP only: proto=tcp needs --topology guests"),
+    (lambda p: p["role"] != "client", "no host client sends requests to an rr server here: "
+                                      "role=server needs --topology guests"),
+    (lambda p: p["req_size"] != p["resp_size"],
+     "the host peer sends each request back as it is: resp_size must equal req_size"),
+)
+
+# testpmd forward modes by app (vhost-user, one guest).
+PMD_MODES = {"gen": ("rxonly", "io", "mac", "macswap", "5tswap"), "sink": ("txonly", "flowgen")}
+PMD_KNOBS = ("fwd_mode", "pmd_burst", "pmd_rxd", "pmd_txd")
+
+
+def why_not(app, backend, topology):
+    """None when the combination works, else one line why not."""
+    if app not in NET_APPS:
+        return None  # the NIC, if any, is not used
+    if backend == "none":
+        return "app %s needs a network backend (--backend)" % app
+    row = TABLE.get((app, topology))
+    if row is None:
+        return NOT_A_CHAIN if topology in topology_pvp.TOPOLOGIES else NO_PARTNER
+    return row.get(backend, row["*"])
+
+
+def check(opts):
+    """Raises a usage error (status 64) with one line when the options
+    name something that cannot work; before anything starts."""
+    if opts.backend not in backends.REGISTRY:
+        raise usage("unknown backend %r: one of %s" % (opts.backend,
+                                                       ", ".join(backends.REGISTRY)))
+    p = identity.guest_params(identity.main_words(opts))
+    topology = getattr(opts, "topology", "host")
+    line = why_not(p["app"], opts.backend, topology)
+    if line is None and p["app"] == "rr" and topology == "host":
+        line = next((why for bad, why in RR_PEER_RULES if bad(p)), None)
+    if line is None:
+        line = _pmd_knobs(opts, p)
+    if line is not None:
+        raise usage("%s over %s%s: %s" % (p["app"], opts.backend,
+                                          " (--topology guests)" if topology == "guests"
+                                          else "", line))
+
+
+def _pmd_knobs(opts, p):
+    given = [k for k in PMD_KNOBS if getattr(opts, k, None) is not None]
+    if not given:
+        return None
+    if opts.backend != "vhost-user":
+        return "--%s is a testpmd knob: vhost-user only" % given[0].replace("_", "-")
+    mode = getattr(opts, "fwd_mode", None)
+    if mode is None:
+        return None
+    if getattr(opts, "topology", "host") == "guests":
+        return "two guests are joined by testpmd io: --fwd-mode does not apply"
+    allowed = PMD_MODES.get(p["app"], ())
+    if mode not in allowed:
+        return "--fwd-mode %s: %s" % (mode, "one of %s for app %s" % (", ".join(allowed),
+                                                                     p["app"])
+                                      if allowed else "app %s sets its own" % p["app"])
+    return None
+
+
+def markdown():
+    """The table of docs/runner.md: one row per app and topology, one
+    column per backend; numbered reasons under it."""
+    names = [b for b in backends.REGISTRY if b != "none"]
+    reasons = []
+    rows = ["| app | topology | " + " | ".join("`%s`" % b for b in names) + " |",
+            "|---|---|" + "---|" * len(names)]
+    for app in NET_APPS:
+        for topo in TOPOLOGIES:
+            cells = []
+            for b in names:
+                why = why_not(app, b, topo)
+                if why is None:
+                    cells.append("yes")
+                    continue
+                if why not in reasons:
+                    reasons.append(why)
+                cells.append("no (%d)" % (reasons.index(why) + 1))
+            rows.append("| `%s` | %s | %s |" % (app, topo, " | ".join(cells)))
+    rows.append("")
+    rows += ["%d. %s" % (i + 1, why) for i, why in enumerate(reasons)]
+    rows.append("")
+    rows.append("Over dgram and socket, rr runs against the host peer, which sends each UDP "
+                "request back as it is: `proto=udp`, `role=client` and `resp_size` equal to "
+                "`req_size` only (the rest: `--topology guests`).")
+    return "\n".join(rows)
