@@ -462,6 +462,9 @@ def spec_from(opts):
 
 def main(opts):
     """`vnperf ndr` / `vnperf sweep --search`: returns the exit status."""
+    if opts.repeat is None:
+        # A search is many trials already: one per point unless asked.
+        opts.repeat = 1
     spec = spec_from(opts)
     latency_at = parse_latency_at(opts.latency_at)
     if opts.rate is not None:

@@ -410,9 +410,9 @@ def add_arguments(p):
                    "1,16,32,64")
     a.add_argument("--pmd-rxd", dest="pmd_rxd", help="vhost-user: testpmd --rxd, e.g. 256,1024")
     a.add_argument("--pmd-txd", dest="pmd_txd", help="vhost-user: testpmd --txd, e.g. 256,1024")
-    p.add_argument("--repeat", type=_repeat, default=DEFAULT_REPEAT,
-                   help="runs per point (median, spread, the test of compare; default "
-                   "%(default)s)")
+    p.add_argument("--repeat", type=_repeat, default=None,
+                   help="runs per point (median, spread, the test of compare; default %d; "
+                   "searches: 1)" % DEFAULT_REPEAT)
     p.add_argument("--order", choices=ORDERS, default="interleave",
                    help="running order: interleave (round by round, every other round "
                    "reversed; default), random (each round shuffled, --seed), sequential")
@@ -432,6 +432,8 @@ def _repeat(v):
 
 def main(opts):
     """`vnperf sweep`: returns the exit status."""
+    if opts.repeat is None:
+        opts.repeat = DEFAULT_REPEAT
     axes = axes_from(opts)
     if not axes:
         raise usage("sweep: no axis given (e.g. --size 64,512,1514 --backend dgram)")
