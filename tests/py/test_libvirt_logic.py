@@ -7,7 +7,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import vnpy
-from vnperflib import domxml, engine, fleet, fleetspec, libvirtconn, qemucmd
+from vnperflib import (compare, domxml, engine, fleet, fleetreport, fleetspec, libvirtconn,
+                       qemucmd, resultsdir)
 from vnperflib.errors import RunnerError
 
 Q = "{%s}" % domxml.QEMU_NS
@@ -258,3 +259,23 @@ def test_fleet_plan_wires_addresses_and_words(tmp_path):
     assert ps.iface.source["forwards"] == [("udp", ps.host_port, fleet.APP_PORT)]
     assert "role=server" in ps.words and "role=client" in pc.words
     assert "dst_port=%d" % ps.host_port in pc.words and "dst_ip=10.0.2.2" in pc.words
+
+
+def fleet_rep(pps):
+    return {"name": "pairs", "accel": {"qemu:///system": "tcg"},
+            "groups": {"gens": {"app": "gen", "role": None, "wire": "udp", "pps": pps}},
+            "aggregate": {"pps": pps},
+            "instances": [{"group": "gens", "instance": "gens-0", "status": 0, "why": "ok"}]}
+
+
+def test_fleet_results_directory_carries_identities_compare_pairs(tmp_path):
+    """A fleet's results directory: one point per group and the fleet, each
+    with its identity, so that compare pairs two fleets of one spec."""
+    for name, pps in (("a", 1000.0), ("b", 1100.0)):
+        fleetreport.write_results(fleet_rep(pps), str(tmp_path / name))
+    a, b = (resultsdir.load(str(tmp_path / n)) for n in "ab")
+    assert [p["params"]["group"] for p in a] == ["gens", "fleet"]
+    assert a[0]["params"]["app"] == "gen" and a[0]["params"]["accel"] == "tcg"
+    cmp = compare.compare(a, b)
+    assert [r["params"]["group"] for r in cmp["rows"]] == ["fleet", "gens"]
+    assert all(r["columns"]["pps%"]["pct"] == pytest.approx(10.0) for r in cmp["rows"])

@@ -3,6 +3,7 @@ combination is one line and status 64 in under a second, before anything
 starts (no QEMU, no backend, no KVM probe); docs/runner.md shows the same
 table; identity.py's guest defaults are docs/config.md's."""
 
+import argparse
 import importlib.machinery
 import importlib.util
 import os
@@ -125,3 +126,14 @@ def test_guest_defaults_are_the_documented_ones():
 ])
 def test_identity_of_guest_words(words, key, value):
     assert identity.guest_params(words).get(key) == value
+
+
+def test_identity_names_the_engine(tmp_path):
+    """A run through libvirt is not the same experiment as one the runner
+    spawned: compare must see the engine."""
+    base = dict(backend="dgram", machine="microvm", image=str(tmp_path / "none.elf"),
+                qemu="qemu-system-x86_64")
+    ids = [identity.of_run(argparse.Namespace(**dict(base, **kw)), ["app=gen"], "tcg")
+           for kw in ({}, {"engine": "qemu"}, {"engine": "libvirt"})]
+    assert [i["engine"] for i in ids] == ["qemu", "qemu", "libvirt"]
+    assert ids[0] == ids[1] != ids[2]

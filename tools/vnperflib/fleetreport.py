@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from . import counts, exitcodes, histmerge, outcome, resultsdir, runner
+from . import counts, exitcodes, histmerge, outcome, resultsdir, runner, versions
 from .stats import number as _num
 from .tables import fmt_num, table
 
@@ -173,15 +173,15 @@ def write_results(rep, out):
     """The sweep's results directory: one point per group and one for the
     fleet ("group": "fleet"), each with one run, the group's report."""
     names = list(rep["groups"]) + ["fleet"]
-    w = resultsdir.Writer(out, axes={"group": names}, repeat=1,
-                          fixed={"fleet": rep["name"], "engine": "libvirt"})
+    fixed = {"fleet": rep["name"], "engine": "libvirt"}
+    w = resultsdir.Writer(out, axes={"group": names}, repeat=1, fixed=fixed)
     for name in names:
         summary = rep["aggregate"] if name == "fleet" else rep["groups"][name]
         mine = [r for r in rep["instances"] if name == "fleet" or r["group"] == name]
         bad = [r for r in mine if r["status"] != 0]
         metrics = {k: v for k, v in summary.items()
                    if k in resultsdir.METRICS or k in SUM_METRICS or k in LATENCY}
-        w.add_run(w.add_point({"group": name}), 1, {
+        w.add_run(w.add_point({"group": name}, fleet_identity(rep, fixed, name)), 1, {
             "vnperf_report": 1, "vnperf_fleet_group": name,
             "status": bad[0]["status"] if bad else 0,
             "why": bad[0]["why"] if bad else "ok", "metrics": metrics,
@@ -189,6 +189,16 @@ def write_results(rep, out):
     w.save()
     with open(os.path.join(out, "fleet.json"), "w") as fh:
         json.dump(rep, fh, indent=1, sort_keys=True, default=str)
+
+
+def fleet_identity(rep, fixed, name):
+    """What defines a group's point (compare pairs on it): the fleet, the
+    group and its app, role and wire, the accelerator and the host."""
+    g = rep["groups"].get(name, {})
+    ident = dict(fixed, group=name, accel=", ".join(sorted(set(rep["accel"].values()))),
+                 host_cpus=str(versions.host_cpus()), host_kernel=versions.host_kernel())
+    ident.update({k: str(g[k]) for k in ("app", "role", "wire") if g.get(k) is not None})
+    return ident
 
 
 def _s(v):

@@ -1,7 +1,7 @@
 """What defines a run: everything a result depends on that the runner
-knows (app and its parameters, backend and its knobs, topology, machine,
-accelerator, durations and sizes, QEMU and backend versions, host CPUs and
-kernel, the image). Every value is a string. compare pairs only runs whose
+knows (app and its parameters, backend and its knobs, topology, engine,
+machine, accelerator, durations and sizes, QEMU and backend versions, host
+CPUs and kernel, the image). Every value is a string. compare pairs only runs whose
 identities agree, except in the dimensions it is told are the A/B ones."""
 
 from . import pinning, versions
@@ -76,6 +76,7 @@ def of_run(opts, words, accel, pmd_mode=None):
         image.append("esp " + versions.file_id(opts.esp))
     ident.update({
         "backend": opts.backend,
+        "engine": _opt(opts, "engine", "qemu"),
         "topology": _opt(opts, "topology", "host"),
         "machine": opts.machine,
         "boot": _opt(opts, "boot", "pvh"),
