@@ -51,14 +51,17 @@ static bool honest_use(const struct fz *z, uint32_t first, uint32_t k, uint32_t 
     return !last->writes || len <= last->wlen;
 }
 
-/* What the driver must hand back for an honest use, in ring order. */
+/* What the driver must hand back for an honest use, in ring order. The
+ * used element names the last buffer; the driver reads it, and counts a
+ * length for a device-readable one, as it hands back the first. */
 static void expect_used(struct fz *z, uint32_t first, uint32_t k, uint32_t len)
 {
+    bool readable = !z->m[held_slot(z, &z->q.held[k])].writes;
     for (uint32_t i = first; i <= k; i++) {
         uint16_t s = (uint16_t)held_slot(z, &z->q.held[i]);
         struct mbuf *b = &z->m[s];
         uint32_t l = i == k && b->writes ? len : 0;
-        bool mismatch = i == k && !b->writes && len;
+        bool mismatch = i == first && readable && len;
         FUZZ_CHECK(z->exp_count < z->num);
         z->exp[(z->exp_head + z->exp_count++) % z->num] = (struct expect){s, l, mismatch};
         b->done = true;
