@@ -1,0 +1,54 @@
+"""report.py: the human report says what the JSON says: an rr run's
+transactions per second, p99.9, max and mean latency and its service
+demand per transaction; a lossy run says lossy, with the loss and where it
+happened, and never that the counts agree (issue 11, findings 1 and 7)."""
+
+import re
+
+import vnpy  # noqa: F401 (the runner's library on sys.path)
+from vnperflib import counts, outcome, report
+
+
+def rep_of(app, result, host=None, lossless=True, cpu_s=2.0):
+    rep = {"status": 0, "status_name": "ok", "why": "ok", "app": app, "backend": "dgram",
+           "machine": "microvm", "accel": "tcg", "config": ["app=%s" % app],
+           "guests": [{"label": "guest", "wall_s": 3.0, "ready_s": 0.05, "result": result}],
+           "host": host or {}, "cpu": {"total_pct": 150.0, "total_cpu_s": cpu_s,
+                                       "roles": {"vcpu": {"pct": 100.0}}}}
+    rep["counts"] = outcome.merged_counts("dgram", app, [rep["guests"][0]], host, lossless)
+    rep["metrics"] = outcome.metrics(rep)
+    return rep
+
+
+def line(text, key):
+    """The value of the report's row named key."""
+    (hit,) = [re.split(r"\s{2,}", l, 1)[1] for l in text.splitlines()
+              if re.split(r"\s{2,}", l, 1)[0] == key]
+    return hit
+
+
+def test_rr_report_has_tps_tail_latency_and_demand_per_transaction():
+    res = {"app": "rr", "role": "client", "proto": "udp", "transactions": 20000, "tps": 10000.0,
+           "packets": 40000, "bytes": 40000, "duration_ns": 2000000000, "timeouts": 0,
+           "late": 0, "sessions": 1, "p50_us": 80.0, "p90_us": 95.0, "p99_us": 120.0,
+           "p999_us": 400.0, "max_us": 900.0, "mean_us": 85.5}
+    text = report.human(rep_of("rr", res, {"rx_packets": 20000, "tx_packets": 20000}))
+    assert line(text, "transactions") == "20000, 10.000k/s"
+    assert line(text, "latency") == (
+        "p50 80.0 us, p90 95.0 us, p99 120.0 us, p99.9 400.0 us, max 900.0 us, mean 85.5 us")
+    # 2 s of host CPU over 20000 transactions.
+    assert "100.00 us/transaction" in line(text, "service demand")
+
+
+def test_txfull_drop_run_reads_lossy_with_the_drops_located():
+    res = {"app": "gen", "packets": 127895, "bytes": 127895 * 64, "tx_dropped": 17425403,
+           "duration_ns": 2000000000, "vnet": {"tx": {"packets": 127895, "in_flight": 0}}}
+    host = {"rx_packets": 127895, "rx_frames": 127895,
+            "rx_drops": [counts.drop("peer", "in the peer's socket buffer", 0)],
+            "rx_seq_lost": 17326053,
+            "peer": {"streams": [{"id": 0, "first_seq": 0, "max_seq": 17453948}]}}
+    text = report.human(rep_of("gen", res, host))
+    got = line(text, "counts guest->host")
+    assert got.startswith("lossy: 17553298 sent, 127895 received, 17425403 lost"), got
+    assert "17425403 dropped by the guest driver on a full TX ring (txfull=drop)" in got
+    assert "agree" not in got
