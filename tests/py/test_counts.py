@@ -155,3 +155,18 @@ def test_rr_server_reports_no_latency():
     res = {"role": "server", "p50_us": 0.0, "p99_us": 0.0, "tps": 10.0, "transactions": 20}
     m = outcome.metrics({"app": "rr", "guests": [{"result": res}], "counts": None})
     assert "p50_ns" not in m and m["tps"] == 10.0
+
+
+def test_a_client_that_measured_nothing_shows_no_agreement_and_no_latency():
+    """A failed rr client (no transaction, no timeout) printed zeros: no
+    "0 sent, 0 received: agree" and no "p50 latency 0.0 us" (issue 11,
+    finding 6)."""
+    res = {"app": "rr", "role": "client", "transactions": 0, "timeouts": 0, "tps": 0.0,
+           "packets": 0, "p50_us": 0.0, "p99_us": 0.0, "p999_us": 0.0, "max_us": 0.0}
+    c = counts.merge("rr", res, {"rx_packets": 0, "tx_packets": 0})
+    assert c["directions"] == {} and c["agree"] is None
+    m = outcome.metrics({"app": "rr", "guests": [{"result": res}], "counts": c})
+    assert not [k for k in m if k.endswith("_ns")]
+    res.update(transactions=10, p50_us=80.0, max_us=0.0)
+    assert outcome.metrics({"app": "rr", "guests": [{"result": res}],
+                            "counts": None})["p50_ns"] == 80000.0

@@ -210,7 +210,8 @@ def _rr_direction(result, dirs):
     """rr: every UDP timeout is a request or a reply that never came (it
     is sent again); TCP retransmits by itself."""
     tr, to = _first(result or {}, "transactions"), _first(result or {}, "timeouts")
-    if tr is None or to is None:
+    if tr is None or to is None or tr + to == 0:
+        # Nothing sent is no agreement (a client that never got going).
         return
     dirs["rr transactions"] = _direction(
         "rr transactions", tr + to, tr,

@@ -65,12 +65,7 @@ def metrics(rep):
     m = {"pps": _num(r.get("pps")), "bps": _num(r.get("bps")),
          "packets": _num(r.get("packets")), "bytes": _num(r.get("bytes")),
          "duration_s": _num(r.get("duration_ns")) / 1e9 if _num(r.get("duration_ns")) else None}
-    # An rr server measures no latency (it reports zeros).
-    for k in () if r.get("role") == "server" else ("p50", "p90", "p99", "p999", "max", "mean"):
-        if _num(r.get(k + "_ns")) is not None:
-            m[k + "_ns"] = _num(r.get(k + "_ns"))
-        elif _num(r.get(k + "_us")) is not None:
-            m[k + "_ns"] = _num(r.get(k + "_us")) * 1e3
+    m.update(latency_metrics(r))
     for k in ("tps", "transactions", "timeouts", "tx_dropped"):
         if _num(r.get(k)) is not None:
             m[k] = _num(r.get(k))
@@ -86,6 +81,23 @@ def metrics(rep):
         m["sd_us_per_kb"] = sd["us_per_kb"]
         m["sd_us_per_tx"] = sd["us_per_transaction"]
     return {k: v for k, v in m.items() if v is not None}
+
+
+LATENCY_KEYS = ("p50", "p90", "p99", "p999", "max", "mean")
+
+
+def latency_metrics(r):
+    """{"p50_ns", ...} of a result; none from an rr server (it reports
+    zeros) or from a run that measured nothing (all zeros: no sample)."""
+    if r.get("role") == "server":
+        return {}
+    lat = {}
+    for k in LATENCY_KEYS:
+        if _num(r.get(k + "_ns")) is not None:
+            lat[k + "_ns"] = _num(r.get(k + "_ns"))
+        elif _num(r.get(k + "_us")) is not None:
+            lat[k + "_ns"] = _num(r.get(k + "_us")) * 1e3
+    return lat if any(lat.values()) else {}
 
 
 def notify_metrics(app, result):
