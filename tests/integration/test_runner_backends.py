@@ -109,6 +109,19 @@ def test_vhost_user_testpmd_frame_counts(image):
     assert not os.path.exists("/var/run/dpdk/vnperf-%d" % 0)
 
 
+@needs_testpmd
+def test_vhost_user_pmd_burst_reaches_testpmd_and_shows(image):
+    """--pmd-burst 4: testpmd moves at most 4 frames per burst, and the
+    report shows it (backend_batch) next to the guest's kicks per frame."""
+    r, rep = run_json(["--backend", "vhost-user", "--duration", "1", "--pmd-burst", "4"],
+                      timeout=180)
+    assert r.returncode == 0, r.stderr
+    m = rep["metrics"]
+    assert 1.0 <= m["backend_batch"] <= 4.0, m
+    assert m["kicks_per_packet"] >= 0 and "suppressed_pct" in m
+    assert rep["identity"]["pmd_burst"] == "4" and rep["identity"]["fwd_mode"] == "rxonly"
+
+
 @needs_passt
 def test_passt_udp_counts(image, peer):
     r, rep = run_json(["--backend", "passt", "--count", "2000", "--rate", "5k",
