@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernel/config.h"
+#include "kernel/csum.h"
 #include "kernel/exit.h"
 #include "kernel/json.h"
 #include "kernel/mem.h"
@@ -26,6 +27,12 @@ static unsigned nifs;
 static uint64_t rand_state;
 
 void *net_lwip_heap; /* lwipopts.h: LWIP_RAM_HEAP_POINTER */
+
+/* lwipopts.h: LWIP_CHKSUM, a native folded sum as lwIP's own returns. */
+unsigned short net_lwip_chksum(const void *data, int len)
+{
+    return csum_fold16(csum_partial(data, (size_t)len, 0));
+}
 
 u32_t sys_now(void)
 {

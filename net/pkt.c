@@ -4,17 +4,12 @@
 #include <errno.h>
 #include <string.h>
 
+#include "kernel/csum.h"
+
 uint32_t pkt_sum(const uint8_t *data, size_t len, uint32_t partial)
 {
-    uint64_t s = partial;
-    size_t i = 0;
-    for (; i + 1 < len; i += 2)
-        s += (uint32_t)(data[i] << 8 | data[i + 1]);
-    if (i < len)
-        s += (uint32_t)data[i] << 8;
-    while (s >> 32)
-        s = (s & 0xffffffffu) + (s >> 32);
-    return (uint32_t)s;
+    /* The native sum byte-swapped is the network-order one (csum.h). */
+    return csum_add(partial, csum_swap(csum_partial(data, len, 0)));
 }
 
 /* RFC 768 pseudo header: addresses, protocol, UDP length. */

@@ -77,7 +77,10 @@ extern void *net_lwip_heap;
 #define LWIP_TCP_KEEPALIVE  0
 #define TCP_LISTEN_BACKLOG  0
 
-/* ---- checksums in software: no offloads are negotiated */
+/* ---- checksums: one routine for the whole image (kernel/csum.c) */
+#define LWIP_CHKSUM net_lwip_chksum
+unsigned short net_lwip_chksum(const void *data, int len);
+
 #define CHECKSUM_GEN_IP     1
 #define CHECKSUM_GEN_UDP    1
 #define CHECKSUM_GEN_TCP    1

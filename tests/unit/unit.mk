@@ -20,7 +20,10 @@ UNIT_TESTS += test_mem_arena
 test_mem_arena_SRCS := tests/unit/test_mem_arena.c kernel/mem_arena.c
 
 UNIT_TESTS += test_pkt
-test_pkt_SRCS := tests/unit/test_pkt.c net/pkt.c
+test_pkt_SRCS := tests/unit/test_pkt.c net/pkt.c kernel/csum.c
+
+UNIT_TESTS += test_csum
+test_csum_SRCS := tests/unit/test_csum.c kernel/csum.c
 
 UNIT_TESTS += test_hist
 test_hist_SRCS := tests/unit/test_hist.c apps/hist.c apps/hist_json.c kernel/json.c
@@ -71,11 +74,11 @@ test_vnet_txslots_packed_SRCS := tests/unit/test_vnet_txslots_packed.c \
 
 UNIT_TESTS += test_peer_args
 test_peer_args_SRCS := tests/unit/test_peer_args.c tools/peer/peer_args.c tools/peer/peer_malform.c \
-    net/pkt.c
+    net/pkt.c kernel/csum.c
 
 UNIT_TESTS += test_peer_frame
 test_peer_frame_SRCS := tests/unit/test_peer_frame.c tools/peer/peer_frame.c \
-    tools/peer/peer_malform.c net/pkt.c
+    tools/peer/peer_malform.c net/pkt.c kernel/csum.c
 
 UNIT_TESTS += test_peer_streams
 test_peer_streams_SRCS := tests/unit/test_peer_streams.c tools/peer/peer_streams.c apps/seqtrack.c

@@ -1,7 +1,7 @@
 # vnperf-peer: host-side peer for QEMU -netdev dgram / socket,udp= (docs/peer.md).
 # net/pkt.c and apps/seqtrack.c are the guest's own frame format and loss
 # accounting, built for the host so both ends agree by construction.
-PEER_SRCS := $(wildcard tools/peer/*.c) net/pkt.c apps/seqtrack.c apps/hist.c
+PEER_SRCS := $(wildcard tools/peer/*.c) net/pkt.c kernel/csum.c apps/seqtrack.c apps/hist.c
 PEER_OBJS := $(patsubst %.c,$(BUILD)/tools/peer-obj/%.o,$(PEER_SRCS))
 PEER_BIN  := $(BUILD)/tools/vnperf-peer
 
