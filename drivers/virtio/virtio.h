@@ -27,11 +27,19 @@
 #define VIRTIO_F_IN_ORDER        35
 
 /* virtio-net feature bits, virtio 1.2 s5.1.3 */
-#define VIRTIO_NET_F_CSUM      0
-#define VIRTIO_NET_F_MTU       3
-#define VIRTIO_NET_F_MAC       5
-#define VIRTIO_NET_F_MRG_RXBUF 15
-#define VIRTIO_NET_F_STATUS    16
+#define VIRTIO_NET_F_CSUM       0
+#define VIRTIO_NET_F_GUEST_CSUM 1
+#define VIRTIO_NET_F_MTU        3
+#define VIRTIO_NET_F_MAC        5
+#define VIRTIO_NET_F_GUEST_TSO4 7
+#define VIRTIO_NET_F_GUEST_TSO6 8
+#define VIRTIO_NET_F_GUEST_ECN  9
+#define VIRTIO_NET_F_HOST_TSO4  11
+#define VIRTIO_NET_F_HOST_TSO6  12
+#define VIRTIO_NET_F_HOST_ECN   13
+#define VIRTIO_NET_F_MRG_RXBUF  15
+#define VIRTIO_NET_F_STATUS     16
+#define VIRTIO_NET_F_RSC_EXT    61
 
 #define VIRTIO_NET_S_LINK_UP 1
 

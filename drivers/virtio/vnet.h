@@ -19,12 +19,44 @@
 
 enum vnet_txfull { VNET_TXFULL_WAIT = 0, VNET_TXFULL_DROP = 1 };
 
+/* Offloads a user of the driver can handle (vnet_params.offloads); the
+ * matching features are negotiated only when asked for and offered:
+ *  TX_CSUM  CSUM: frames may leave their TCP/UDP checksum to the device;
+ *  TX_TSO   HOST_TSO4/6: TCP frames up to 64 KiB cut into gso_size segments;
+ *  RX_CSUM  GUEST_CSUM: frames may arrive with an unfinished checksum
+ *           (vnet_rx_off.csum says which ones need no check);
+ *  RX_TSO   GUEST_TSO4/6: TCP frames up to 64 KiB over several buffers
+ *           (needs MRG_RXBUF and RX_CSUM). */
+#define VNET_OFF_TX_CSUM 1u
+#define VNET_OFF_TX_TSO  2u
+#define VNET_OFF_RX_CSUM 4u
+#define VNET_OFF_RX_TSO  8u
+#define VNET_OFF_ALL     15u
+
+/* Per TX frame: what the device is asked to finish. */
+#define VNET_TX_CSUM 1u /* the TCP/UDP checksum (the driver seeds the field) */
+#define VNET_TX_GSO  2u /* TCP segmentation into gso_size payloads (implies CSUM) */
+struct vnet_tx_off {
+    uint8_t flags; /* VNET_TX_* */
+    uint16_t gso_size;
+};
+
+/* Per RX frame: what the device says about it. */
+enum { VNET_RX_CSUM_NONE = 0, VNET_RX_CSUM_OK = 1 };
+struct vnet_rx_off {
+    uint8_t csum;     /* VNET_RX_CSUM_OK: no L4 check needed (DATA_VALID, or
+                       * NEEDS_CSUM: the field holds only the pseudo sum) */
+    uint8_t gso_type; /* VIRTIO_NET_HDR_GSO_* without ECN; NONE for one segment */
+    uint16_t gso_size;
+};
+
 /* Knobs from the config line (ring=, kick_batch=, rx_refill=, txfull=, features=). */
 struct vnet_params {
     uint16_t ring_size;    /* 0: the device's maximum (capped at 1024) */
     uint16_t kick_batch;   /* frames per kick inside a burst; 0: one kick per burst */
     uint16_t rx_refill;    /* buffers re-posted per refill (one kick each) */
     uint8_t txfull;        /* enum vnet_txfull */
+    uint8_t offloads;      /* VNET_OFF_*: what the caller handles */
     uint64_t features_off; /* feature bits the user switched off */
 };
 

@@ -10,6 +10,7 @@
 #include "drivers/virtio/virtio.h"
 #include "drivers/virtio/virtq.h"
 #include "drivers/virtio/vnet.h"
+#include "drivers/virtio/vnet_hdr.h"
 #include "kernel/io.h"
 
 #define VNET_RXQ 0
@@ -23,20 +24,6 @@
 #define VNET_RX_IDLE_CHECK    (1u << 20) /* empty RX polls between status reads */
 #define VNET_RX_STALL_POLLS   (1u << 14) /* empty RX polls before a forced kick */
 #define VNET_TX_STALL_US      50000      /* TX buffers out, none used: forced kick */
-
-/* The virtio-net header, virtio 1.2 s5.1.6; the first 10 bytes are the
- * legacy header without num_buffers. */
-struct virtio_net_hdr {
-    uint8_t flags;
-    uint8_t gso_type;
-    uint16_t hdr_len;
-    uint16_t gso_size;
-    uint16_t csum_start;
-    uint16_t csum_offset;
-    uint16_t num_buffers;
-};
-#define VNET_HDR_LEGACY 10
-#define VNET_HDR_MRG    12
 
 /* Who owns an RX slot right now. */
 enum { VNET_RX_DEVICE = 0, VNET_RX_APP = 1, VNET_RX_PENDING = 2 };

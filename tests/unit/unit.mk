@@ -25,6 +25,9 @@ test_pkt_SRCS := tests/unit/test_pkt.c net/pkt.c kernel/csum.c
 UNIT_TESTS += test_csum
 test_csum_SRCS := tests/unit/test_csum.c kernel/csum.c
 
+UNIT_TESTS += test_vnet_hdr
+test_vnet_hdr_SRCS := tests/unit/test_vnet_hdr.c drivers/virtio/vnet_hdr.c kernel/csum.c
+
 UNIT_TESTS += test_hist
 test_hist_SRCS := tests/unit/test_hist.c apps/hist.c apps/hist_json.c kernel/json.c
 
