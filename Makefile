@@ -59,8 +59,7 @@ LWIP_CORE := core/init.c core/def.c core/dns.c core/inet_chksum.c core/ip.c core
     core/memp.c core/netif.c core/pbuf.c core/raw.c core/stats.c core/sys.c core/tcp.c \
     core/tcp_in.c core/tcp_out.c core/timeouts.c core/udp.c core/ipv4/autoip.c \
     core/ipv4/dhcp.c core/ipv4/etharp.c core/ipv4/icmp.c core/ipv4/igmp.c \
-    core/ipv4/ip4_frag.c core/ipv4/ip4.c core/ipv4/ip4_addr.c netif/ethernet.c \
-    apps/lwiperf/lwiperf.c
+    core/ipv4/ip4_frag.c core/ipv4/ip4.c core/ipv4/ip4_addr.c netif/ethernet.c
 LWIP_OBJS := $(patsubst %.c,$(BUILD)/lwip-obj/%.o,$(LWIP_CORE))
 LWIP_LIB  := $(BUILD)/liblwip.a
 # Third-party code: our flags and headers, but its warnings are not ours.

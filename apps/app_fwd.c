@@ -52,7 +52,8 @@ static void fwd_step(struct net_if *in, struct net_if *out, struct fwd_dir *d, u
             net_input(in, &rx[i]);
         } else {
             bufs[nt] = rx[i].buf;
-            tx[nt++] = (struct vnet_tx){rx[i].frame, rx[i].len, net_cookie_rx(in, rx[i].buf)};
+            tx[nt++] = (struct vnet_tx){
+                .frame = rx[i].frame, .len = rx[i].len, .cookie = net_cookie_rx(in, rx[i].buf)};
         }
     }
     if (nt) {
@@ -88,7 +89,7 @@ static void dir_json(struct json *j, const char *key, const struct fwd_dir *d)
 
 int app_fwd_main(void)
 {
-    net_init(2);
+    net_init(2, 0);
     struct net_if *a = net_if_get(0), *b = net_if_get(1);
     uint32_t me = net_ip();
     struct meter m;

@@ -449,7 +449,7 @@ int app_gen_main(void)
     if (rate_parse(cfg.rate, &r, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "gen: %s", why);
 
-    net_init(1);
+    net_init(1, 0);
     g.nif = net_if_get(0);
     hist_init(&g.lat);
     gen_setup_sizes();

@@ -31,7 +31,7 @@ static uint64_t malformed(void)
 
 int app_reflect_main(void)
 {
-    net_init(1);
+    net_init(1, 0);
     struct net_if *nif = net_if_get(0);
     struct vnet_rx rx[NET_RX_BATCH];
     struct vnet_tx tx[NET_RX_BATCH];
@@ -59,7 +59,8 @@ int app_reflect_main(void)
             if (k == PKT_UDP && !(cfg.dhcp && pi.dport == DHCP_CLIENT_PORT)) {
                 pkt_udp_reflect(f, &pi, nif->mac);
                 bufs[nt] = rx[i].buf;
-                tx[nt++] = (struct vnet_tx){f, rx[i].len, net_cookie_rx(nif, rx[i].buf)};
+                tx[nt++] = (struct vnet_tx){
+                    .frame = f, .len = rx[i].len, .cookie = net_cookie_rx(nif, rx[i].buf)};
             } else if (k == PKT_BAD_LEN || k == PKT_BAD_HDR || k == PKT_BAD_CSUM) {
                 vnet_rx_release(nif->dev, rx[i].buf);
             } else {

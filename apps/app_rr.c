@@ -385,7 +385,7 @@ int app_rr_main(void)
 {
     bool tcp = cfg.proto == PROTO_TCP, server = cfg.role == ROLE_SERVER;
     rr_setup();
-    net_init(1);
+    net_init(1, VNET_OFF_ALL);
     uint8_t mac[6];
     /* Client: a clear error when the server is not there at all. Server:
      * dst_mac= enters the static ARP entry for peers that do not answer

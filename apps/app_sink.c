@@ -120,7 +120,7 @@ int app_sink_main(void)
     s.streams = calloc(SINK_STREAMS, sizeof(*s.streams));
     if (!s.streams)
         vn_fatal(VN_EXIT_OOM, "sink: no memory for %d streams", SINK_STREAMS);
-    net_init(1);
+    net_init(1, 0);
     struct net_if *nif = net_if_get(0);
     struct vnet_rx rx[NET_RX_BATCH];
     struct meter m;

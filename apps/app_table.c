@@ -13,7 +13,8 @@ const struct app app_table[] = {
     {"reflect", "sends UDP frames back (MAC, IP and port swap), zero-copy", app_reflect_main},
     {"fwd", "L2 forwarder between two virtio-net devices, zero-copy", app_fwd_main},
     {"rr", "request/response latency over UDP or TCP (netperf RR)", app_rr_main},
-    {"iperf", "TCP throughput with iperf 2 (lwiperf server, stream client)", app_iperf_main},
+    {"iperf",
+     "TCP stream with iperf 2 on the host: client or server, msg_size=, sessions=", app_iperf_main},
 };
 
 const unsigned app_count = sizeof(app_table) / sizeof(app_table[0]);

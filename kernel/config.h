@@ -61,6 +61,7 @@ struct vn_config {
     char rate[CFG_STR_MAX];
     uint64_t burst;
     uint64_t sessions;
+    uint64_t msg_size;
     uint8_t role;
     uint8_t proto;
     uint8_t path;

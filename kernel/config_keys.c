@@ -96,6 +96,7 @@ const struct cfg_key cfg_keys[] = {
       rate_check),
     U("burst", burst, 1, 1024, "32", "frames per TX burst"),
     U("sessions", sessions, 1, 128, "1", "parallel sessions (rr, iperf)"),
+    U("msg_size", msg_size, 1, 65535, "16384", "iperf client: bytes per write (netperf -m)"),
     E("role", role, "client|server", "client", "rr/iperf role"),
     E("proto", proto, "udp|tcp", "udp", "rr protocol"),
     E("path", path, "raw|stack", "raw", "gen: raw fast path or lwIP udp_sendto"),

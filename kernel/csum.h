@@ -28,8 +28,8 @@ static inline uint16_t csum_fold16(uint32_t sum)
 /* Adds two partial sums (end-around carry). */
 static inline uint32_t csum_add(uint32_t a, uint32_t b)
 {
-    a += b;
-    return a + (a < b);
+    uint64_t s = (uint64_t)a + b;
+    return (uint32_t)s + (uint32_t)(s >> 32); /* at most 0xffffffff: no wrap */
 }
 
 /* A native partial sum of data that starts at an odd offset of the

@@ -19,13 +19,15 @@
 
 #define NET_RX_BATCH 64
 #define NET_TX_BATCH 32
-/* Zero-copy RX pbufs per device. lwIP may hold received frames (TCP
- * out-of-order queue, IP reassembly); past this many the next frames are
- * copied, so what lwIP holds never takes a ring of 128 or more slots dry. */
-#define NET_RX_PBUFS 64
+_Static_assert(NET_RX_BATCH >= VNET_RX_MAX_BUFS, "vnet_rx_burst needs room for a frame");
+/* Zero-copy RX pbufs per device: half the RX ring. lwIP may hold received
+ * frames (TCP out-of-order queue, IP reassembly); past this many the next
+ * frames are copied, so what lwIP holds never takes the ring dry. */
+#define NET_RX_PBUFS_MIN 16
 
 struct net_rx_pbuf;
 struct json;
+struct tcp_pcb;
 
 struct net_if {
     struct netif netif;
@@ -34,17 +36,28 @@ struct net_if {
     unsigned idx;
     uint8_t mac[6]; /* source MAC of raw frames: mac= or the NIC's */
     struct net_rx_pbuf *rx_pool, *rx_free;
+    unsigned rx_nfree;
     struct vnet_tx pend[NET_TX_BATCH]; /* lwIP output waiting for the next flush */
+    struct vnet_frag pend_frags[NET_TX_BATCH][VNET_TX_MAX_FRAGS];
     int npend;
+    /* offloads (docs/lwip.md) */
+    unsigned offloads;     /* VNET_OFF_* negotiated */
+    uint16_t mtu;          /* the device's; netif.mtu is larger with TSO */
+    uint16_t tso_mss;      /* TSO: the segment size the device cuts to; 0: no TSO */
+    uint16_t tso_send_mss; /* what net_tcp_offload gives a connection */
     /* counters of this layer (the driver keeps its own) */
     uint64_t lwip_rx, lwip_rx_bytes, lwip_rx_copied, lwip_rx_dropped;
+    uint64_t lwip_rx_csum_bad, lwip_rx_csum_done, lwip_rx_big;
     uint64_t lwip_tx, lwip_tx_copied, lwip_tx_dropped;
     uint64_t lwip_tx_sent, lwip_tx_sent_bytes; /* taken by the driver */
 };
 
 /* Brings up at least min_devs virtio-net devices (fatal otherwise), lwIP
- * and the first device's address (static or DHCP). */
-void net_init(unsigned min_devs);
+ * and the first device's address (static or DHCP). offloads: the
+ * VNET_OFF_* the caller's traffic may use (0 for apps that read and
+ * write raw frames themselves: they get complete checksums and one
+ * buffer per frame). */
+void net_init(unsigned min_devs, unsigned offloads);
 
 unsigned net_if_count(void);
 struct net_if *net_if_get(unsigned i);
@@ -60,10 +73,16 @@ static inline int net_check(const struct net_if *nif, int rc)
     return rc;
 }
 
-/* Hands a received frame to lwIP without copying (the buffer goes back
- * to the ring when lwIP frees the pbuf). Frames for a device without
- * lwIP are released and counted as dropped. */
+/* Hands a received frame (rx[0..rx->nbufs)) to lwIP without copying (the
+ * buffers go back to the ring when lwIP frees the pbufs), after the
+ * checksum work the device left (docs/lwip.md). Frames for a device
+ * without lwIP are released and counted as dropped. */
 void net_input(struct net_if *nif, const struct vnet_rx *rx);
+
+/* A TCP connection just came up (connected or accepted): with TSO, and
+ * when its MSS is the one the device cuts to, lwIP may now build
+ * segments up to 64 KiB (its send MSS is raised; the device segments). */
+void net_tcp_offload(struct tcp_pcb *pcb);
 
 /* One round of the main loop for apps that use only lwIP: every device's
  * RX into lwIP, then net_service(). */

@@ -9,4 +9,11 @@
 void net_netif_add(struct net_if *nif, const ip4_addr_t *ip, const ip4_addr_t *mask,
                    const ip4_addr_t *gw);
 
+/* Turns on what the device offers for lwIP's traffic (after addressing:
+ * DHCP asks with the real MTU): checksum control, TSO's larger MTU. */
+void net_netif_offloads(struct net_if *nif);
+
+/* RX pbufs for the zero-copy path (netif_rx.c). */
+void net_rx_pool_init(struct net_if *nif);
+
 #endif

@@ -97,7 +97,7 @@ static void net_dhcp(struct net_if *nif)
     }
 }
 
-void net_init(unsigned min_devs)
+void net_init(unsigned min_devs, unsigned offloads)
 {
     struct vnet_dev *devs[VNET_MAX_DEVS];
     struct vnet_params p;
@@ -107,6 +107,7 @@ void net_init(unsigned min_devs)
     if (rand_state == 0)
         rand_state = 1;
     vnet_params_from_config(&p);
+    p.offloads = (uint8_t)offloads;
     int n = vnet_probe(devs, VNET_MAX_DEVS, &p);
     if (n < 0)
         vn_fatal(VN_EXIT_DEVICE, "net: virtio-net probe failed (%d)", n);
@@ -138,6 +139,7 @@ void net_init(unsigned min_devs)
         gw.addr = cfg.gw;
         net_netif_add(nif, &ip, &mask, &gw);
     }
+    net_netif_offloads(nif);
     printf("net: %s ip %s mask %s gw %s\n", cfg.dhcp ? "dhcp" : "static",
            ip_str(lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(&nif->netif))), a),
            ip_str(lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(&nif->netif))), b),
@@ -164,7 +166,7 @@ void net_poll(void)
     struct vnet_rx rx[NET_RX_BATCH];
     for (unsigned i = 0; i < nifs; i++) {
         int n = net_check(&ifs[i], vnet_rx_burst(ifs[i].dev, rx, NET_RX_BATCH));
-        for (int k = 0; k < n; k++)
+        for (int k = 0; k < n; k += rx[k].nbufs)
             net_input(&ifs[i], &rx[k]);
     }
     net_service();
@@ -264,11 +266,14 @@ void net_lwip_sent(uint64_t *packets, uint64_t *bytes)
 
 void net_stats_json(struct json *j)
 {
-    uint64_t rx = 0, rxc = 0, rxd = 0, tx = 0, txc = 0, txd = 0;
+    uint64_t rx = 0, rxc = 0, rxd = 0, tx = 0, txc = 0, txd = 0, bad = 0, done = 0, big = 0;
     for (unsigned i = 0; i < nifs; i++) {
         rx += ifs[i].lwip_rx;
         rxc += ifs[i].lwip_rx_copied;
         rxd += ifs[i].lwip_rx_dropped;
+        bad += ifs[i].lwip_rx_csum_bad;
+        done += ifs[i].lwip_rx_csum_done;
+        big += ifs[i].lwip_rx_big;
         tx += ifs[i].lwip_tx;
         txc += ifs[i].lwip_tx_copied;
         txd += ifs[i].lwip_tx_dropped;
@@ -277,9 +282,13 @@ void net_stats_json(struct json *j)
     json_u64(j, "rx", rx);
     json_u64(j, "rx_copied", rxc);
     json_u64(j, "rx_dropped", rxd);
+    json_u64(j, "rx_csum_bad", bad);
+    json_u64(j, "rx_csum_finished", done);
+    json_u64(j, "rx_over_64k", big);
     json_u64(j, "tx", tx);
     json_u64(j, "tx_copied", txc);
     json_u64(j, "tx_dropped", txd);
+    json_u64(j, "tso_mss", ifs[0].tso_mss);
     json_u64(j, "link_drop", lwip_stats.link.drop);
     json_u64(j, "etharp_drop", lwip_stats.etharp.drop);
     json_u64(j, "ip_drop", lwip_stats.ip.drop);

@@ -1,81 +1,31 @@
 /* lwIP netif over a virtio-net device, in the shape of lwIP's ethernetif
- * template (low_level_init / low_level_output / input), with zero-copy in
- * both directions:
- *  RX: the device's buffer becomes a PBUF_REF pbuf_custom; freeing the
- *      pbuf gives the buffer back to the ring.
- *  TX: a single pbuf with VNET_HDR_ROOM bytes of its own memory in front
- *      of the payload (PBUF_LINK_ENCAPSULATION_HLEN) goes to the device as
- *      is, referenced until tx_done; anything else is copied once. */
-#include <stdlib.h>
+ * template (low_level_init / low_level_output; input in netif_rx.c),
+ * zero-copy both ways and on top of the device's offloads (docs/lwip.md):
+ *  TX: a pbuf chain whose first pbuf has VNET_HDR_ROOM bytes of its own
+ *      memory in front (PBUF_LINK_ENCAPSULATION_HLEN) goes to the device
+ *      as is, one descriptor per pbuf, referenced until tx_done; TCP
+ *      frames ask the device for their checksum (CSUM) and, when larger
+ *      than the MTU, for segmentation (HOST_TSO4). Anything else is
+ *      copied once. */
 #include <string.h>
 
 #include "kernel/exit.h"
 #include "lwip/etharp.h"
+#include "lwip/ip4_frag.h"
 #include "lwip/pbuf.h"
 #include "net/net.h"
 #include "net/net_priv.h"
+#include "net/pkt.h"
 #include "netif/ethernet.h"
 
 #define ETH_MIN_FRAME 60 /* without FCS */
+#define NET_TSO_MTU   0xffff
+/* IPv4 + TCP headers without options: lwIP sends neither timestamps nor
+ * SACK, so every segment's headers are this long. */
+#define NET_TCP_HDRS (IP4_HLEN + 20)
 
 _Static_assert(PBUF_LINK_ENCAPSULATION_HLEN >= VNET_HDR_ROOM,
                "lwIP pbufs need room for the virtio-net header");
-
-struct net_rx_pbuf {
-    struct pbuf_custom pc; /* first: lwIP hands back the struct pbuf */
-    struct net_if *nif;
-    uint32_t buf;
-    struct net_rx_pbuf *next_free;
-};
-
-static void rx_pbuf_free(struct pbuf *p)
-{
-    struct net_rx_pbuf *r = (struct net_rx_pbuf *)p;
-    vnet_rx_release(r->nif->dev, r->buf);
-    r->next_free = r->nif->rx_free;
-    r->nif->rx_free = r;
-}
-
-void net_input(struct net_if *nif, const struct vnet_rx *rx)
-{
-    if (!nif->has_netif || rx->len > 0xffff) {
-        vnet_rx_release(nif->dev, rx->buf);
-        nif->lwip_rx_dropped++;
-        return;
-    }
-    struct pbuf *p;
-    struct net_rx_pbuf *r = nif->rx_free;
-    if (r) {
-        nif->rx_free = r->next_free;
-        r->buf = rx->buf;
-        r->pc.custom_free_function = rx_pbuf_free;
-        p = pbuf_alloced_custom(PBUF_RAW, (u16_t)rx->len, PBUF_REF, &r->pc, rx->frame,
-                                (u16_t)rx->len);
-        if (!p) {
-            r->next_free = nif->rx_free;
-            nif->rx_free = r;
-            vnet_rx_release(nif->dev, rx->buf);
-        }
-    } else {
-        /* Every zero-copy pbuf is held by lwIP (TCP queues): copy this one
-         * so the ring does not run dry. */
-        p = pbuf_alloc(PBUF_RAW, (u16_t)rx->len, PBUF_POOL);
-        if (p)
-            pbuf_take(p, rx->frame, (u16_t)rx->len);
-        vnet_rx_release(nif->dev, rx->buf);
-        nif->lwip_rx_copied++;
-    }
-    if (!p) {
-        nif->lwip_rx_dropped++;
-        return;
-    }
-    nif->lwip_rx++;
-    nif->lwip_rx_bytes += rx->len;
-    if (nif->netif.input(p, &nif->netif) != ERR_OK) {
-        nif->lwip_rx_dropped++;
-        pbuf_free(p);
-    }
-}
 
 void net_flush(struct net_if *nif)
 {
@@ -84,8 +34,11 @@ void net_flush(struct net_if *nif)
         int n = net_check(nif, vnet_tx_burst(nif->dev, nif->pend + off, nif->npend - off));
         if (n == 0)
             break;
-        for (int i = off; i < off + n; i++)
+        for (int i = off; i < off + n; i++) {
             nif->lwip_tx_sent_bytes += nif->pend[i].len;
+            for (unsigned k = 0; k < nif->pend[i].nfrags; k++)
+                nif->lwip_tx_sent_bytes += nif->pend[i].frags[k].len;
+        }
         nif->lwip_tx_sent += (uint64_t)n;
         off += n;
     }
@@ -97,19 +50,49 @@ void net_flush(struct net_if *nif)
     nif->npend = 0;
 }
 
+/* Whether the device can take p as it is: headroom for the header in
+ * the first pbuf's own memory, a pbuf per descriptor, and at least the
+ * Ethernet minimum (shorter frames are padded in a copy, as a NIC would). */
+static bool net_tx_direct(const struct net_if *nif, const struct pbuf *p)
+{
+    const u8_t *mem = (const u8_t *)p + LWIP_MEM_ALIGN_SIZE(sizeof(struct pbuf));
+    if (p->tot_len < ETH_MIN_FRAME || !(p->type_internal & PBUF_TYPE_FLAG_STRUCT_DATA_CONTIGUOUS) ||
+        (const u8_t *)p->payload < mem + VNET_HDR_ROOM)
+        return false;
+    return pbuf_clen(p) - 1u <= (unsigned)vnet_tx_max_frags(nif->dev);
+}
+
+/* What the device is asked to finish: the TCP checksum lwIP left out
+ * (CSUM), and segmentation of a segment larger than the MTU. The headers
+ * must be in the first pbuf (vnet_hdr_tx_build reads them there). */
+static struct vnet_tx_off net_tx_off(const struct net_if *nif, const struct pbuf *p)
+{
+    struct vnet_tx_off off = {0, 0};
+    const u8_t *f = p->payload;
+    if (!(nif->offloads & VNET_OFF_TX_CSUM) || p->len < ETH_HLEN + NET_TCP_HDRS ||
+        rd16(f + OFF_ETH_TYPE) != ETH_P_IP || f[OFF_IP + 9] != IP_PROTO_TCP)
+        return off;
+    off.flags = VNET_TX_CSUM;
+    if (p->tot_len > (u32_t)nif->mtu + ETH_HLEN) {
+        off.flags |= VNET_TX_GSO;
+        off.gso_size = nif->tso_mss;
+    }
+    return off;
+}
+
 /* low_level_output */
 static err_t net_linkoutput(struct netif *netif, struct pbuf *p)
 {
     struct net_if *nif = netif->state;
+    if (nif->npend == NET_TX_BATCH)
+        net_flush(nif);
+    struct vnet_tx *t = &nif->pend[nif->npend];
+    struct vnet_frag *fr = nif->pend_frags[nif->npend];
     struct pbuf *q = p;
-    const u8_t *mem = (const u8_t *)p + LWIP_MEM_ALIGN_SIZE(sizeof(struct pbuf));
-    if (p->next == NULL && p->tot_len >= ETH_MIN_FRAME &&
-        (p->type_internal & PBUF_TYPE_FLAG_STRUCT_DATA_CONTIGUOUS) &&
-        (const u8_t *)p->payload >= mem + VNET_HDR_ROOM) {
-        pbuf_ref(p);
+    if (net_tx_direct(nif, p)) {
+        pbuf_ref(p); /* the chain stays alive with its head until tx_done */
     } else {
-        /* Chained, without headroom, or shorter than the Ethernet minimum
-         * (ARP, bare TCP ACKs): one copy, padded with zeros as a NIC would. */
+        /* One copy, padded with zeros to the Ethernet minimum. */
         u16_t len = p->tot_len < ETH_MIN_FRAME ? ETH_MIN_FRAME : p->tot_len;
         q = pbuf_alloc(PBUF_RAW_TX, len, PBUF_RAM);
         if (!q) {
@@ -120,11 +103,52 @@ static err_t net_linkoutput(struct netif *netif, struct pbuf *p)
         pbuf_copy_partial(p, q->payload, p->tot_len, 0);
         nif->lwip_tx_copied++;
     }
-    if (nif->npend == NET_TX_BATCH)
-        net_flush(nif);
-    nif->pend[nif->npend++] = (struct vnet_tx){q->payload, q->len, q};
+    *t = (struct vnet_tx){.frame = q->payload, .len = q->len, .cookie = q, .frags = fr};
+    for (const struct pbuf *c = q->next; c; c = c->next)
+        fr[t->nfrags++] = (struct vnet_frag){c->payload, c->len};
+    t->off = net_tx_off(nif, q);
+    nif->npend++;
     nif->lwip_tx++;
     return ERR_OK;
+}
+
+/* netif->output with TSO: the netif's MTU is NET_TSO_MTU so that lwIP's
+ * ip4_output does not fragment TCP segments larger than the device's MTU
+ * (there is no hook between TCP and that check); everything else larger
+ * than the real MTU is fragmented here by lwIP's ip4_frag, which cuts
+ * at netif->mtu and sends each fragment back through this function. */
+static err_t net_output_tso(struct netif *netif, struct pbuf *p, const ip4_addr_t *dst)
+{
+    struct net_if *nif = netif->state;
+    const u8_t *ip = p->payload;
+    if (p->tot_len <= nif->mtu || (p->len >= NET_TCP_HDRS && ip[9] == IP_PROTO_TCP))
+        return etharp_output(netif, p, dst);
+    netif->mtu = nif->mtu;
+    err_t e = ip4_frag(p, netif, dst);
+    netif->mtu = NET_TSO_MTU;
+    return e;
+}
+
+void net_netif_offloads(struct net_if *nif)
+{
+    struct netif *netif = &nif->netif;
+    nif->offloads = vnet_offloads(nif->dev);
+    u16_t ctrl = NETIF_CHECKSUM_ENABLE_ALL;
+    /* TCP only: a UDP datagram may leave in IP fragments, which carry no
+     * offloadable checksum, and may arrive so, which the device cannot
+     * check; UDP here is small (rr, DHCP) */
+    if (nif->offloads & VNET_OFF_TX_CSUM)
+        ctrl &= (u16_t)~NETIF_CHECKSUM_GEN_TCP;
+    if (nif->offloads & VNET_OFF_RX_CSUM)
+        ctrl &= (u16_t)~NETIF_CHECKSUM_CHECK_TCP;
+    NETIF_SET_CHECKSUM_CTRL(netif, ctrl);
+    if (!(nif->offloads & VNET_OFF_TX_TSO) || nif->mtu <= NET_TCP_HDRS)
+        return;
+    nif->tso_mss = (u16_t)LWIP_MIN(TCP_MSS, nif->mtu - NET_TCP_HDRS);
+    /* whole segments, the IP total length within 16 bits */
+    nif->tso_send_mss = (u16_t)((0xffff - NET_TCP_HDRS) / nif->tso_mss * nif->tso_mss);
+    netif->mtu = NET_TSO_MTU;
+    netif->output = net_output_tso;
 }
 
 /* low_level_init */
@@ -135,7 +159,8 @@ static err_t net_netif_init(struct netif *netif)
     netif->name[1] = 'n';
     netif->output = etharp_output;
     netif->linkoutput = net_linkoutput;
-    netif->mtu = (u16_t)vnet_mtu(nif->dev);
+    nif->mtu = (u16_t)vnet_mtu(nif->dev);
+    netif->mtu = nif->mtu;
     netif->hwaddr_len = ETH_HWADDR_LEN;
     memcpy(netif->hwaddr, nif->mac, ETH_HWADDR_LEN);
     netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
@@ -145,14 +170,7 @@ static err_t net_netif_init(struct netif *netif)
 void net_netif_add(struct net_if *nif, const ip4_addr_t *ip, const ip4_addr_t *mask,
                    const ip4_addr_t *gw)
 {
-    nif->rx_pool = calloc(NET_RX_PBUFS, sizeof(*nif->rx_pool));
-    if (!nif->rx_pool)
-        vn_fatal(VN_EXIT_OOM, "net: no memory for %d RX pbufs", NET_RX_PBUFS);
-    for (unsigned i = 0; i < NET_RX_PBUFS; i++) {
-        nif->rx_pool[i].nif = nif;
-        nif->rx_pool[i].next_free = nif->rx_free;
-        nif->rx_free = &nif->rx_pool[i];
-    }
+    net_rx_pool_init(nif);
     if (!netif_add(&nif->netif, ip, mask, gw, nif, net_netif_init, ethernet_input))
         vn_fatal(VN_EXIT_INTERNAL, "net: netif_add failed for %s", vnet_name(nif->dev));
     nif->has_netif = true;

@@ -41,13 +41,18 @@ struct vnet_tx_off {
     uint16_t gso_size;
 };
 
-/* Per RX frame: what the device says about it. */
-enum { VNET_RX_CSUM_NONE = 0, VNET_RX_CSUM_OK = 1 };
+/* Per RX frame: what the device says about its L4 checksum (GUEST_CSUM,
+ * virtio 1.2 s5.1.6.4): NONE, not checked; VALID, checked and right
+ * (DATA_VALID); PARTIAL, checked, but the field holds only the
+ * pseudo-header sum: the one's complement sum from csum_start to the end
+ * belongs at csum_start + csum_offset (NEEDS_CSUM; always so for GSO
+ * frames). */
+enum { VNET_RX_CSUM_NONE = 0, VNET_RX_CSUM_VALID = 1, VNET_RX_CSUM_PARTIAL = 2 };
 struct vnet_rx_off {
-    uint8_t csum;     /* VNET_RX_CSUM_OK: no L4 check needed (DATA_VALID, or
-                       * NEEDS_CSUM: the field holds only the pseudo sum) */
+    uint8_t csum;     /* VNET_RX_CSUM_* */
     uint8_t gso_type; /* VIRTIO_NET_HDR_GSO_* without ECN; NONE for one segment */
     uint16_t gso_size;
+    uint16_t csum_start, csum_offset; /* PARTIAL only, checked to lie inside the frame */
 };
 
 /* Knobs from the config line (ring=, kick_batch=, rx_refill=, txfull=, features=). */
@@ -79,26 +84,47 @@ int vnet_probe(struct vnet_dev **devs, int max, const struct vnet_params *p);
 
 const uint8_t *vnet_mac(const struct vnet_dev *d);
 uint32_t vnet_mtu(const struct vnet_dev *d);            /* payload MTU, 1500 unless negotiated */
+uint16_t vnet_rx_size(const struct vnet_dev *d);        /* RX ring entries */
 const char *vnet_name(const struct vnet_dev *d);        /* "pci0:3.0 modern" ... */
 const char *vnet_ring_format(const struct vnet_dev *d); /* "split" or "packed" */
 int vnet_link_up(struct vnet_dev *d);
+/* The offloads negotiated (VNET_OFF_*; TX_TSO: IPv4, what lwIP sends). */
+unsigned vnet_offloads(const struct vnet_dev *d);
 
 /* --- TX --- */
 typedef void (*vnet_tx_done_fn)(void *ctx, void *cookie);
 void vnet_set_tx_done(struct vnet_dev *d, vnet_tx_done_fn fn, void *ctx);
 
+/* More of a TX frame after its first piece: memory the device reads,
+ * left alone until tx_done. */
+#define VNET_TX_MAX_FRAGS 16
+struct vnet_frag {
+    const void *addr;
+    uint32_t len;
+};
+
 struct vnet_tx {
     void *frame;  /* Ethernet header; VNET_HDR_ROOM bytes before it are ours */
-    uint32_t len; /* Ethernet frame length, no virtio-net header */
-    void *cookie; /* handed to tx_done once the device is done with frame */
+    uint32_t len; /* bytes at frame (with the L2-L4 headers when off asks for offloads) */
+    void *cookie; /* handed to tx_done once the device is done with the frame */
+    const struct vnet_frag *frags; /* the rest of the frame, in order */
+    uint16_t nfrags;               /* at most vnet_tx_max_frags() */
+    struct vnet_tx_off off;        /* zero: the frame is complete as it is */
 };
+
+/* How many fragments a frame may have: 0 on a bound queue (frames are
+ * copied into slots), else VNET_TX_MAX_FRAGS. */
+int vnet_tx_max_frags(const struct vnet_dev *d);
 
 /* Queues up to n frames, kicking every kick_batch frames and once at the
  * end of each reservation (kicks the device suppresses are counted, not
  * made). A full ring follows the one rule of docs/driver.md: txfull=wait
  * waits for a batch to come back (cycles spent counted), txfull=drop
- * stops and counts the rest as dropped. Returns the number queued; frames
- * not queued stay the caller's. -EIO once the queue is broken. */
+ * stops and counts the rest as dropped. A frame whose offload request
+ * cannot be met (not negotiated, not TCP/UDP) is dropped, counted and
+ * given back through tx_done. Returns the number taken (queued or so
+ * dropped); frames not taken stay the caller's. -EIO once the queue is
+ * broken. */
 int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n);
 
 /* Polls TX completions, calling tx_done for each. Returns how many, or -EIO. */
@@ -151,13 +177,23 @@ int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first);
 int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int dropped);
 
 /* --- RX --- */
+/* A frame is one buffer, or with GUEST_TSO (VNET_OFF_RX_TSO) up to
+ * VNET_RX_MAX_BUFS consecutive entries: the first has the Ethernet header,
+ * nbufs and the frame's length and offload state, the others nbufs 0.
+ * Each buffer is released on its own. */
+#define VNET_RX_MAX_BUFS 8
 struct vnet_rx {
-    void *frame;  /* Ethernet header, VNET_HDR_ROOM bytes of headroom */
-    uint32_t len; /* frame length without the virtio-net header */
-    uint32_t buf; /* handle for vnet_rx_release */
+    void *frame;        /* this buffer's bytes; the first has VNET_HDR_ROOM of headroom */
+    uint32_t len;       /* bytes in this buffer */
+    uint32_t buf;       /* handle for vnet_rx_release */
+    uint32_t frame_len; /* first buffer: the whole frame, no virtio-net header */
+    uint16_t nbufs;     /* first buffer: the frame's buffers; 0 in the others */
+    struct vnet_rx_off off;
 };
 
-/* Takes up to max received frames. Returns the count or -EIO. */
+/* Takes received frames, never more than max entries, never part of a
+ * frame (with RX_TSO max must be at least VNET_RX_MAX_BUFS, else -EINVAL).
+ * Returns the entries filled or -EIO. */
 int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max);
 
 /* Gives a buffer back; the ring is refilled rx_refill buffers at a time. */

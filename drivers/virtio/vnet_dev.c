@@ -135,8 +135,17 @@ static void vnet_rx_setup(struct vnet_dev *d)
 {
     uint16_t num = d->rx_size;
     d->max_frame = d->mtu + VNET_FRAME_EXTRA;
-    d->rx_post_len = d->hdr_len + d->max_frame;
-    d->rx_stride = (VNET_HDR_ROOM + d->max_frame + 63u) & ~63u;
+    d->rx_chains = !!(d->features &
+                      (VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6)));
+    if (d->rx_chains) {
+        /* Large frames over mergeable buffers (s5.1.6.3): a few big
+         * slots each, not one slot per MTU. */
+        d->rx_stride = VNET_RX_TSO_SLOT;
+        d->rx_post_len = VNET_RX_TSO_SLOT - (VNET_HDR_ROOM - d->hdr_len);
+    } else {
+        d->rx_post_len = d->hdr_len + d->max_frame;
+        d->rx_stride = (VNET_HDR_ROOM + d->max_frame + 63u) & ~63u;
+    }
     d->rx_mem = mem_alloc_dma((size_t)d->rx_stride * num, 64);
     d->rx_owner = mem_alloc_dma(num, 64);
     d->rx_pending = mem_alloc_dma(sizeof(*d->rx_pending) * num, 64);
@@ -171,10 +180,11 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
 
     /* step 4: features */
     d->offered = v->ops->get_features(v);
-    uint64_t want = vnet_check_mtu_offer(d, VNET_WANTED & ~p->features_off);
+    uint64_t want = VNET_WANTED | vnet_offload_features(p->offloads);
+    want = vnet_check_mtu_offer(d, want & ~p->features_off);
     if (v->legacy)
         want &= 0xffffffffu; /* legacy devices have 32 feature bits */
-    d->features = d->offered & want;
+    d->features = vnet_offload_deps(v->name, d->offered & want);
     if (!v->legacy && !(d->features & VIRTIO_BIT(VIRTIO_F_VERSION_1))) {
         vnet_fail(d, (p->features_off & VIRTIO_BIT(VIRTIO_F_VERSION_1))
                          ? "features=-version_1 needs a legacy or transitional device"
@@ -216,6 +226,7 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
     d->tx_used = mem_alloc_dma(sizeof(*d->tx_used) * d->tx_size, 64);
     d->tx_bufs = mem_alloc_dma(sizeof(*d->tx_bufs) * d->tx_size, 64);
     d->tx_lens = mem_alloc_dma(sizeof(*d->tx_lens) * d->tx_size, 64);
+    d->tx_chains = mem_alloc_dma(sizeof(*d->tx_chains) * VNET_TX_CHAINS, 64);
     d->tx_stall_cycles = time_tsc_hz / 1000000u * VNET_TX_STALL_US;
     vnet_rx_setup(d);
 
@@ -258,6 +269,10 @@ const uint8_t *vnet_mac(const struct vnet_dev *d)
 {
     return d->mac;
 }
+uint16_t vnet_rx_size(const struct vnet_dev *d)
+{
+    return d->rx_size;
+}
 uint32_t vnet_mtu(const struct vnet_dev *d)
 {
     return d->mtu;
@@ -282,6 +297,21 @@ int vnet_link_up(struct vnet_dev *d)
 const char *vnet_ring_format(const struct vnet_dev *d)
 {
     return virtq_packed(d->tx) ? "packed" : "split";
+}
+
+unsigned vnet_offloads(const struct vnet_dev *d)
+{
+    uint64_t f = d->features;
+    unsigned o = 0;
+    if (f & VIRTIO_BIT(VIRTIO_NET_F_CSUM))
+        o |= VNET_OFF_TX_CSUM;
+    if (f & VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4))
+        o |= VNET_OFF_TX_TSO;
+    if (f & VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM))
+        o |= VNET_OFF_RX_CSUM;
+    if (d->rx_chains)
+        o |= VNET_OFF_RX_TSO;
+    return o;
 }
 
 int vnet_broken(const struct vnet_dev *d)

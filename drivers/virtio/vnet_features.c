@@ -1,5 +1,6 @@
 /* virtio-net feature names: what boot prints, what the result JSON lists,
- * and which ones features=-a,-b can switch off. */
+ * which ones features=-a,-b can switch off, and the features behind the
+ * offloads a caller handles. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,19 +14,19 @@ struct vnet_feature {
 };
 
 static const struct vnet_feature vnet_feature_table[] = {
-    {VIRTIO_NET_F_CSUM, "csum", false},
-    {1, "guest_csum", false},
+    {VIRTIO_NET_F_CSUM, "csum", true},
+    {VIRTIO_NET_F_GUEST_CSUM, "guest_csum", true},
     {2, "ctrl_guest_offloads", false},
     {VIRTIO_NET_F_MTU, "mtu", true},
     {VIRTIO_NET_F_MAC, "mac", true},
     {6, "gso", false},
-    {7, "guest_tso4", false},
-    {8, "guest_tso6", false},
-    {9, "guest_ecn", false},
+    {VIRTIO_NET_F_GUEST_TSO4, "guest_tso4", true},
+    {VIRTIO_NET_F_GUEST_TSO6, "guest_tso6", true},
+    {VIRTIO_NET_F_GUEST_ECN, "guest_ecn", false},
     {10, "guest_ufo", false},
-    {11, "host_tso4", false},
-    {12, "host_tso6", false},
-    {13, "host_ecn", false},
+    {VIRTIO_NET_F_HOST_TSO4, "host_tso4", true},
+    {VIRTIO_NET_F_HOST_TSO6, "host_tso6", true},
+    {VIRTIO_NET_F_HOST_ECN, "host_ecn", false},
     {14, "host_ufo", false},
     {VIRTIO_NET_F_MRG_RXBUF, "mrg_rxbuf", true},
     {VIRTIO_NET_F_STATUS, "status", true},
@@ -51,7 +52,7 @@ static const struct vnet_feature vnet_feature_table[] = {
     {40, "ring_reset", false},
     {57, "hash_report", false},
     {60, "rss", false},
-    {61, "rsc_ext", false},
+    {VIRTIO_NET_F_RSC_EXT, "rsc_ext", false},
     {62, "standby", false},
     {63, "speed_duplex", false},
 };
@@ -129,4 +130,37 @@ int vnet_features_check(const char *val, char *why, size_t whylen)
 int vnet_features_parse(const char *val, uint64_t *off)
 {
     return vnet_features_scan(val, off, NULL, 0);
+}
+
+#define F(b) VIRTIO_BIT(VIRTIO_NET_F_##b)
+
+uint64_t vnet_offload_features(uint8_t offloads)
+{
+    uint64_t f = 0;
+    if (offloads & VNET_OFF_TX_CSUM)
+        f |= F(CSUM);
+    if (offloads & VNET_OFF_TX_TSO)
+        f |= F(HOST_TSO4) | F(HOST_TSO6);
+    if (offloads & VNET_OFF_RX_CSUM)
+        f |= F(GUEST_CSUM);
+    if (offloads & VNET_OFF_RX_TSO)
+        f |= F(GUEST_TSO4) | F(GUEST_TSO6);
+    return f;
+}
+
+uint64_t vnet_offload_deps(const char *dev, uint64_t f)
+{
+    /* virtio 1.2 s5.1.3.1: segmentation needs the matching checksum
+     * offload. */
+    if (!(f & F(CSUM)))
+        f &= ~(F(HOST_TSO4) | F(HOST_TSO6));
+    if (!(f & F(GUEST_CSUM)))
+        f &= ~(F(GUEST_TSO4) | F(GUEST_TSO6));
+    /* Our choice: frames up to 64 KiB arrive over mergeable buffers, not
+     * in 64 KiB buffers (s5.1.6.3.1) the ring would have to hold each. */
+    if ((f & (F(GUEST_TSO4) | F(GUEST_TSO6))) && !(f & F(MRG_RXBUF))) {
+        printf("vnet: %s: guest_tso4/6 not negotiated: large frames need mrg_rxbuf\n", dev);
+        f &= ~(F(GUEST_TSO4) | F(GUEST_TSO6));
+    }
+    return f;
 }

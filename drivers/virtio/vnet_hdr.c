@@ -223,10 +223,18 @@ enum vnet_hdr_bad vnet_hdr_rx_check(const struct virtio_net_hdr *h, uint32_t fra
     }
     /* NEEDS_CSUM: the device says how to finish the checksum; the field
      * it names must lie inside the frame (16-bit fields: no wrap). */
-    if ((h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) && !(h->flags & VIRTIO_NET_HDR_F_RSC_INFO) &&
+    if ((h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
         (h->csum_start < ETH_HLEN_ || (uint32_t)h->csum_start + h->csum_offset + 2u > frame_len))
         return VNET_HDR_BAD_CSUM;
-    out->csum = (h->flags & csum_flags) ? VNET_RX_CSUM_OK : VNET_RX_CSUM_NONE;
+    memset(out, 0, sizeof(*out));
+    /* s5.1.6.4.2: csum_start/offset only with NEEDS_CSUM, never with RSC_INFO */
+    if (h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
+        out->csum = VNET_RX_CSUM_PARTIAL;
+        out->csum_start = h->csum_start;
+        out->csum_offset = h->csum_offset;
+    } else if (h->flags & VIRTIO_NET_HDR_F_DATA_VALID) {
+        out->csum = VNET_RX_CSUM_VALID;
+    }
     out->gso_type = type;
     out->gso_size = type != VIRTIO_NET_HDR_GSO_NONE ? h->gso_size : 0;
     return VNET_HDR_OK;

@@ -25,13 +25,27 @@
 #define VNET_RX_STALL_POLLS   (1u << 14) /* empty RX polls before a forced kick */
 #define VNET_TX_STALL_US      50000      /* TX buffers out, none used: forced kick */
 
-/* Who owns an RX slot right now. */
-enum { VNET_RX_DEVICE = 0, VNET_RX_APP = 1, VNET_RX_PENDING = 2 };
+/* Who owns an RX slot right now (HELD: the driver, while the rest of
+ * its frame is still to come). */
+enum { VNET_RX_DEVICE = 0, VNET_RX_APP = 1, VNET_RX_PENDING = 2, VNET_RX_HELD = 3 };
+
+/* With GUEST_TSO, RX slots are this large: a 64 KiB frame takes 5. */
+#define VNET_RX_TSO_SLOT 16384u
+_Static_assert((VNET_GSO_FRAME_MAX + VNET_HDR_MRG + VNET_RX_TSO_SLOT - VNET_HDR_ROOM - 1) /
+                       (VNET_RX_TSO_SLOT - VNET_HDR_ROOM) <=
+                   VNET_RX_MAX_BUFS,
+               "the largest frame fits VNET_RX_MAX_BUFS slots");
+
+struct vnet_rx_piece {
+    uint32_t slot, len;
+};
 
 struct vnet_txq_stats {
     uint64_t packets, bytes, bursts;
     uint64_t reclaim_calls, reclaimed;
     uint64_t ring_full, full_wait_cycles, wait_timeouts, dropped;
+    uint64_t csum, gso_frames, gso_bytes, chains;
+    uint64_t offload_refused; /* frames whose offload request could not be met: dropped */
 };
 
 struct vnet_rxq_stats {
@@ -39,6 +53,8 @@ struct vnet_rxq_stats {
     uint64_t refills, refilled;
     uint64_t len_errors, merged;
     uint64_t bad_release; /* vnet_rx_release of a handle not held by the app */
+    uint64_t csum_ok, gso_frames, gso_bytes;
+    uint64_t bad_hdr[VNET_HDR_NBAD]; /* frames dropped for their header, by reason */
 };
 
 struct vnet_dev {
@@ -56,6 +72,7 @@ struct vnet_dev {
     uint16_t tx_reserved;           /* from the last vnet_tx_reserve */
     struct virtq_buf *tx_bufs;      /* tx_size entries: frames by reference */
     uint16_t *tx_lens;              /* tx_size entries: frames copied into slots */
+    struct vnet_txchain *tx_chains; /* VNET_TX_CHAINS entries: frames with fragments */
     uint64_t tx_stall_cycles;
     struct vnet_txq_stats txs;
 
@@ -72,10 +89,13 @@ struct vnet_dev {
     uint8_t *rx_owner;              /* per slot, VNET_RX_* */
     struct virtq_used_buf *rx_used; /* rx_size entries */
     bool mrg;
-    uint16_t mrg_left; /* buffers still to come for the frame in mrg_slot */
-    uint32_t mrg_slot;
-    uint32_t mrg_len;
+    bool rx_chains;    /* frames of several buffers go out as such (GUEST_TSO) */
+    uint16_t mrg_left; /* buffers still to come for the frame being taken */
+    uint16_t mrg_n;    /* its buffers so far */
+    uint32_t mrg_len;  /* its bytes so far, without the header */
     bool mrg_drop;
+    struct virtio_net_hdr mrg_hdr; /* its header, copied once */
+    struct vnet_rx_piece mrg_piece[VNET_RX_MAX_BUFS];
     uint32_t rx_idle_polls;      /* empty RX polls in a row */
     uint64_t rx_suppressed_seen; /* rx kicks_suppressed when a frame last came */
     struct vnet_rxq_stats rxs;
@@ -120,6 +140,26 @@ int vnet_tx_reserve(struct vnet_dev *d, int n);
 int vnet_tx_commit(struct vnet_dev *d, const uint16_t *len, const struct virtq_buf *buf, int n,
                    uint64_t bytes, int dropped);
 
+/* A frame of several pieces as one descriptor chain (frames by reference
+ * with fragments): the reservation counts its descriptors. */
+struct vnet_txchain {
+    struct virtq_seg seg[1 + VNET_TX_MAX_FRAGS];
+    uint16_t nseg;
+    uintptr_t token;
+};
+#define VNET_TX_CHAINS 16 /* chained frames per commit */
+
+/* What a commit adds: one of slot lengths, single buffers, chains. */
+struct vnet_txfill {
+    const uint16_t *len;
+    const struct virtq_buf *buf;
+    const struct vnet_txchain *chain;
+};
+
+/* vnet_tx_commit for any fill: n frames of descs descriptors in all. */
+int vnet_tx_commit_fill(struct vnet_dev *d, const struct vnet_txfill *f, int n, int descs,
+                        uint64_t bytes, int dropped);
+
 /* Spinning on the device: host tests step the simulated device here. */
 #ifdef VN_HOST_TEST
 void sim_relax(void);
@@ -141,5 +181,10 @@ static inline void vnet_relax(void)
 /* Feature names (vnet_features.c) */
 const char *vnet_feature_name(unsigned bit); /* NULL for bits we do not know */
 void vnet_features_print(const char *what, uint64_t f);
+/* The features that give the offloads a caller handles (VNET_OFF_*). */
+uint64_t vnet_offload_features(uint8_t offloads);
+/* f less the offload features whose dependencies are missing (says why
+ * on the console when it matters). */
+uint64_t vnet_offload_deps(const char *dev, uint64_t f);
 
 #endif

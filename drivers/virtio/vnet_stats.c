@@ -67,6 +67,7 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "rx_refill", d->rx_refill);
     json_str(j, "txfull", d->txfull == VNET_TXFULL_DROP ? "drop" : "wait");
     json_bool(j, "tx_slots", virtq_bound(d->tx));
+    json_bool(j, "rx_chains", d->rx_chains);
 
     const struct vnet_txq_stats *t = &d->txs;
     json_obj_begin(j, "tx");
@@ -83,6 +84,11 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "dropped", t->dropped);
     json_u64(j, "len_mismatch", virtq_stats(d->tx)->len_mismatch);
     json_u64(j, "in_flight", virtq_in_flight(d->tx));
+    json_u64(j, "chains", t->chains);
+    json_u64(j, "csum", t->csum);
+    json_u64(j, "gso_frames", t->gso_frames);
+    json_u64(j, "gso_bytes", t->gso_bytes);
+    json_u64(j, "offload_refused", t->offload_refused);
     json_obj_end(j);
 
     const struct vnet_rxq_stats *r = &d->rxs;
@@ -97,6 +103,16 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "len_errors", r->len_errors);
     json_u64(j, "merged", r->merged);
     json_u64(j, "bad_release", r->bad_release);
+    json_u64(j, "csum_ok", r->csum_ok);
+    json_u64(j, "gso_frames", r->gso_frames);
+    json_u64(j, "gso_bytes", r->gso_bytes);
+    uint64_t bad = 0;
+    for (unsigned i = 1; i < VNET_HDR_NBAD; i++)
+        bad += r->bad_hdr[i];
+    json_u64(j, "bad_hdr", bad);
+    for (unsigned i = 1; i < VNET_HDR_NBAD; i++)
+        if (i != VNET_HDR_BAD_LEN) /* counted in len_errors */
+            json_u64(j, vnet_hdr_bad_name[i], r->bad_hdr[i]);
     json_obj_end(j);
 
     json_bool(j, "broken", vnet_broken(d));

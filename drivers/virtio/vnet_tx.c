@@ -152,14 +152,31 @@ int vnet_tx_reserve(struct vnet_dev *d, int n)
     return k;
 }
 
-/* Adds n reserved frames (bound: slot lengths in len; else buffers in
- * buf), kicking every kick_batch frames and at the end, and counts them
- * with bytes; dropped: frames the caller had no room for (txfull=drop). */
-int vnet_tx_commit(struct vnet_dev *d, const uint16_t *len, const struct virtq_buf *buf, int n,
-                   uint64_t bytes, int dropped)
+/* Adds frames [i, i + k) of a commit: slot lengths, single buffers or
+ * descriptor chains. */
+static void vnet_tx_add(struct virtq *vq, const struct vnet_txfill *f, int i, int k, uint32_t hl)
+{
+    if (f->len) {
+        virtq_add_slots(vq, k, f->len + i, hl);
+    } else if (f->buf) {
+        virtq_add_bufs(vq, f->buf + i, k, false);
+    } else {
+        /* the reservation counted every element: a chain is refused only
+         * by a broken queue, and the commit then answers -EIO */
+        for (int j = i; j < i + k; j++)
+            virtq_add_chain(vq, f->chain[j].seg, f->chain[j].nseg, 0, f->chain[j].token);
+    }
+}
+
+/* Adds n reserved frames (bound: slot lengths; else buffers or chains,
+ * descs descriptors in all), kicking every kick_batch frames and at the
+ * end, and counts them with bytes; dropped: frames the caller had no room
+ * for (txfull=drop). */
+int vnet_tx_commit_fill(struct vnet_dev *d, const struct vnet_txfill *f, int n, int descs,
+                        uint64_t bytes, int dropped)
 {
     struct virtq *vq = d->tx;
-    if (n < 0 || n > d->tx_reserved || dropped < 0)
+    if (n < 0 || descs < n || descs > d->tx_reserved || dropped < 0)
         return -EINVAL;
     d->tx_reserved = 0;
     if (virtq_broken(vq))
@@ -167,16 +184,22 @@ int vnet_tx_commit(struct vnet_dev *d, const uint16_t *len, const struct virtq_b
     const int kb = d->kick_batch ? d->kick_batch : n;
     for (int i = 0; i < n; i += kb) {
         int k = n - i < kb ? n - i : kb;
-        if (len)
-            virtq_add_slots(vq, k, len + i, d->hdr_len);
-        else
-            virtq_add_bufs(vq, buf + i, k, false);
+        vnet_tx_add(vq, f, i, k, d->hdr_len);
         virtq_kick(vq);
     }
+    if (virtq_broken(vq))
+        return -EIO;
     if (n)
         d->txs.bursts++;
     d->txs.packets += (uint64_t)n;
     d->txs.bytes += bytes;
     d->txs.dropped += (uint64_t)dropped;
     return n;
+}
+
+int vnet_tx_commit(struct vnet_dev *d, const uint16_t *len, const struct virtq_buf *buf, int n,
+                   uint64_t bytes, int dropped)
+{
+    struct vnet_txfill f = {len, buf, NULL};
+    return vnet_tx_commit_fill(d, &f, n, n, bytes, dropped);
 }

@@ -25,21 +25,28 @@
 #define NET_LWIP_HEAP_BYTES (MEM_SIZE + 1024)
 extern void *net_lwip_heap;
 #define LWIP_RAM_HEAP_POINTER   net_lwip_heap
-#define MEMP_NUM_PBUF           2048 /* PBUF_REF/ROM: zero-copy RX frames */
+#define MEMP_NUM_PBUF           8192 /* PBUF_REF/ROM: zero-copy TX payload */
 #define MEMP_NUM_UDP_PCB        136
 #define MEMP_NUM_TCP_PCB        136
 #define MEMP_NUM_TCP_PCB_LISTEN 8
-#define MEMP_NUM_TCP_SEG        1024
+#define MEMP_NUM_TCP_SEG        8192 /* all sessions' queued segments */
 #define MEMP_NUM_REASSDATA      8
+/* Without LWIP_NETIF_TX_SINGLE_PBUF each IP fragment we send references
+ * the datagram until the device is done with it (ip4_frag.c,
+ * ip_frag_alloc_pbuf_custom_ref): a TX ring's worth (lwIP's 15 held one
+ * 20000-byte rr answer and lost the next one's fragments). */
+#define MEMP_NUM_FRAG_PBUF 1024
 #define MEMP_NUM_ARP_QUEUE      64
 #define PBUF_POOL_SIZE          512 /* RX copies when the zero-copy pool is out */
 #define PBUF_POOL_BUFSIZE       1536
 
 /* The driver writes the virtio-net header in front of every TX frame:
  * leave that room in every pbuf lwIP allocates for output, so the frame
- * goes out without a copy. */
+ * goes out without a copy. TCP payload written without TCP_WRITE_FLAG_COPY
+ * stays where the app keeps it (PBUF_ROM after the header pbuf): the
+ * netif hands the device a descriptor chain (docs/lwip.md). */
 #define PBUF_LINK_ENCAPSULATION_HLEN 12 /* VNET_HDR_ROOM */
-#define LWIP_NETIF_TX_SINGLE_PBUF    1
+#define LWIP_NETIF_TX_SINGLE_PBUF    0
 #define LWIP_SUPPORT_CUSTOM_PBUF     1 /* zero-copy RX */
 
 /* ---- protocols */
@@ -65,30 +72,40 @@ extern void *net_lwip_heap;
 #define LWIP_HAVE_LOOPIF              0
 #define LWIP_NETIF_LOOPBACK           0
 
-/* ---- TCP: windows for Gbit/s-class streams over a virtio ring */
+/* ---- TCP: windows for 10 Gbit/s-class streams over a virtio ring
+ * (docs/lwip.md): 4 MiB each way covers a few ms of round trip under
+ * TCG. TCP_MSS is what we advertise; with TSO the netif raises a
+ * connection's send MSS (net_tcp_offload). */
 #define TCP_MSS             1460
 #define LWIP_WND_SCALE      1
-#define TCP_RCV_SCALE       2
-#define TCP_WND             (64 * TCP_MSS)
-#define TCP_SND_BUF         (64 * TCP_MSS)
+#define TCP_RCV_SCALE       7 /* 0xffff << 7: 8 MiB */
+#define TCP_WND             (4 * 1024 * 1024)
+#define TCP_SND_BUF         (4 * 1024 * 1024)
 #define TCP_SND_QUEUELEN    (4 * TCP_SND_BUF / TCP_MSS)
-#define TCP_OOSEQ_MAX_PBUFS 64 /* out-of-order data holds RX ring buffers */
+#define TCP_SNDLOWAT        (4 * TCP_MSS) /* netconn only; lwIP wants it below 64 KiB */
+#define TCP_OOSEQ_MAX_PBUFS 64            /* out-of-order data holds RX ring buffers */
 #define TCP_QUEUE_OOSEQ     1
 #define LWIP_TCP_KEEPALIVE  0
 #define TCP_LISTEN_BACKLOG  0
+/* lwIP's TCP sanity checks assume received data sits in PBUF_POOL and ask
+ * for a pool as large as the window; ours sits in the RX ring's buffers
+ * (zero-copy), the pool only takes the overflow. */
+#define LWIP_DISABLE_TCP_SANITY_CHECKS 1
 
-/* ---- checksums: one routine for the whole image (kernel/csum.c) */
+/* ---- checksums: one routine for the whole image (kernel/csum.c); the
+ * netif switches TCP generation and TCP/UDP checking off where the
+ * device does them (CSUM, GUEST_CSUM). */
 #define LWIP_CHKSUM net_lwip_chksum
 unsigned short net_lwip_chksum(const void *data, int len);
-
-#define CHECKSUM_GEN_IP     1
-#define CHECKSUM_GEN_UDP    1
-#define CHECKSUM_GEN_TCP    1
-#define CHECKSUM_GEN_ICMP   1
-#define CHECKSUM_CHECK_IP   1
-#define CHECKSUM_CHECK_UDP  1
-#define CHECKSUM_CHECK_TCP  1
-#define CHECKSUM_CHECK_ICMP 1
+#define LWIP_CHECKSUM_CTRL_PER_NETIF 1
+#define CHECKSUM_GEN_IP              1
+#define CHECKSUM_GEN_UDP             1
+#define CHECKSUM_GEN_TCP             1
+#define CHECKSUM_GEN_ICMP            1
+#define CHECKSUM_CHECK_IP            1
+#define CHECKSUM_CHECK_UDP           1
+#define CHECKSUM_CHECK_TCP           1
+#define CHECKSUM_CHECK_ICMP          1
 
 /* ---- counters: drops and checksum errors end up in the result */
 #define LWIP_STATS         1
@@ -104,8 +121,5 @@ unsigned short net_lwip_chksum(const void *data, int len);
 #define MEM_STATS          1
 #define MEMP_STATS         1
 #define SYS_STATS          0
-
-/* ---- apps */
-#define LWIPERF_CHECK_RX_DATA 0
 
 #endif

@@ -220,10 +220,12 @@ static void sim_log_tx(struct sim_dev *s, const struct sim_chain *c)
     if (s->ntx == SIM_LOG_MAX)
         return;
     struct sim_frame *f = &s->tx_log[s->ntx];
+    f->segs = (uint16_t)c->nr;
     for (unsigned i = 0; i < c->nr; i++) {
         const uint8_t *p = (const uint8_t *)(uintptr_t)c->addr[i];
         uint32_t l = c->len[i];
         uint32_t k = skip < l ? skip : l;
+        memcpy(f->hdr + (hl - skip), p, k);
         p += k;
         l -= k;
         skip -= k;
@@ -296,6 +298,8 @@ uint32_t sim_rx_frame(struct sim_dev *s, const void *frame, uint32_t len)
         if (b == 0) {
             s->rx_last_hdr = dst;
             memset(dst, 0, hl);
+            if (s->rx_hdr)
+                memcpy(dst, s->rx_hdr, 10);
             if (hl == 12) {
                 uint16_t nb = (uint16_t)need;
                 memcpy(dst + 10, &nb, 2);

@@ -21,8 +21,10 @@
 #define SIM_SEG_MAX   8
 
 struct sim_frame {
-    uint32_t len;
+    uint32_t len; /* the whole frame; data holds its first SIM_FRAME_MAX bytes */
     uint8_t data[SIM_FRAME_MAX];
+    uint8_t hdr[12]; /* the virtio-net header as the driver wrote it */
+    uint16_t segs;   /* descriptors the buffer had */
 };
 
 /* One buffer's elements as the device reads them. */
@@ -121,6 +123,7 @@ struct sim_dev {
     uint32_t ntx;
     uint64_t tx_seen;
     uint8_t *rx_last_hdr; /* where the last RX frame's header went */
+    const void *rx_hdr;   /* non-NULL: the first 10 header bytes of RX frames */
 };
 
 /* A fresh device offering these features, with queues of max entries. */

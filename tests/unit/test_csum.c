@@ -58,7 +58,8 @@ static void test_large(void **state)
         fill(pass ? 0xff : 0, 11);
         size_t sizes[] = {1460, 1461, 9000, 65535, 65536, sizeof(buf) - 3};
         for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-            assert_int_equal(as_net(csum_partial(buf + 3, sizes[i], 0)), ref_sum(buf + 3, sizes[i]));
+            assert_int_equal(as_net(csum_partial(buf + 3, sizes[i], 0)),
+                             ref_sum(buf + 3, sizes[i]));
     }
 }
 
@@ -97,8 +98,10 @@ static void test_host16(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lengths_alignments), cmocka_unit_test(test_large),
-        cmocka_unit_test(test_carry_in),           cmocka_unit_test(test_split_odd),
+        cmocka_unit_test(test_lengths_alignments),
+        cmocka_unit_test(test_large),
+        cmocka_unit_test(test_carry_in),
+        cmocka_unit_test(test_split_odd),
         cmocka_unit_test(test_host16),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -69,9 +69,8 @@ static void make_tx(struct vnet_tx *tx, unsigned n, unsigned first, uint32_t len
         struct txbuf *b = &txbufs[(first + i) % 4096];
         memset(b->frame, 0, sizeof(b->frame));
         memcpy(b->frame, &(uint32_t){first + i}, 4);
-        tx[i].frame = b->frame;
-        tx[i].len = len;
-        tx[i].cookie = (void *)(uintptr_t)(first + i + 1);
+        tx[i] = (struct vnet_tx){
+            .frame = b->frame, .len = len, .cookie = (void *)(uintptr_t)(first + i + 1)};
     }
 }
 
@@ -169,7 +168,7 @@ static void test_features_off(void **state)
     assert_non_null(strstr(why, "mrg_rxbuf"));
     assert_non_null(strstr(why, "in_order"));
     assert_int_equal(vnet_features_check("event_idx", why, sizeof(why)), -EINVAL);
-    assert_int_equal(vnet_features_check("-csum", why, sizeof(why)), -EINVAL);
+    assert_int_equal(vnet_features_check("-ctrl_vq", why, sizeof(why)), -EINVAL);
     assert_int_equal(vnet_features_check("-", why, sizeof(why)), -EINVAL);
 
     struct sim_dev *s = sim_new(ALL_FEATURES, 64, false);

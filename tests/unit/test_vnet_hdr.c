@@ -16,7 +16,7 @@
 #include "drivers/virtio/virtio.h"
 #include "drivers/virtio/vnet_hdr.h"
 
-#define F(b) VIRTIO_BIT(VIRTIO_NET_F_##b)
+#define F(b)   VIRTIO_BIT(VIRTIO_NET_F_##b)
 #define ALL_TX (F(CSUM) | F(HOST_TSO4) | F(HOST_TSO6))
 #define ALL_RX (F(GUEST_CSUM) | F(GUEST_TSO4) | F(GUEST_TSO6))
 #define BIG    (70 * 1024)
@@ -158,7 +158,7 @@ static void dev_segment(const uint8_t *f, uint32_t len, const struct virtio_net_
         put16(seg + l4 + 4, (seq + off) >> 16);
         put16(seg + l4 + 6, (seq + off) & 0xffff);
         /* seed - old L4 length + new L4 length, one's complement */
-        uint32_t s = get16(seg + l4 + 16) + (uint16_t)~(len - l4) + (hl - l4 + m);
+        uint32_t s = get16(seg + l4 + 16) + (uint16_t) ~(len - l4) + (hl - l4 + m);
         while (s >> 16)
             s = (s & 0xffff) + (s >> 16);
         put16(seg + l4 + 16, s);
@@ -281,14 +281,14 @@ static void test_tx_refused(void **state)
     static uint8_t f[8192];
     uint32_t len;
     build(f, false, 6, 4000, &len);
-    expect_tx(f, 128, len, VNET_TX_CSUM, 0, 0, -EOPNOTSUPP);                 /* no CSUM */
-    expect_tx(f, 128, len, VNET_TX_GSO, 1000, F(CSUM), -EOPNOTSUPP);         /* no TSO4 */
-    expect_tx(f, 128, len, VNET_TX_GSO, 0, ALL_TX, -EINVAL);                 /* no MSS */
-    expect_tx(f, 53, len, VNET_TX_CSUM, 0, ALL_TX, -EINVAL);                 /* TCP header cut */
-    expect_tx(f, 128, len - 1, VNET_TX_CSUM, 0, ALL_TX, -EINVAL);            /* IP longer */
-    expect_tx(f, 128, len + 4, VNET_TX_GSO, 1000, ALL_TX, -EINVAL);          /* GSO with a tail */
-    expect_tx(f, len + 1, len, VNET_TX_CSUM, 0, ALL_TX, -EINVAL);            /* head > len */
-    f[20] = 0x20;                                                            /* MF: a fragment */
+    expect_tx(f, 128, len, VNET_TX_CSUM, 0, 0, -EOPNOTSUPP);         /* no CSUM */
+    expect_tx(f, 128, len, VNET_TX_GSO, 1000, F(CSUM), -EOPNOTSUPP); /* no TSO4 */
+    expect_tx(f, 128, len, VNET_TX_GSO, 0, ALL_TX, -EINVAL);         /* no MSS */
+    expect_tx(f, 53, len, VNET_TX_CSUM, 0, ALL_TX, -EINVAL);         /* TCP header cut */
+    expect_tx(f, 128, len - 1, VNET_TX_CSUM, 0, ALL_TX, -EINVAL);    /* IP longer */
+    expect_tx(f, 128, len + 4, VNET_TX_GSO, 1000, ALL_TX, -EINVAL);  /* GSO with a tail */
+    expect_tx(f, len + 1, len, VNET_TX_CSUM, 0, ALL_TX, -EINVAL);    /* head > len */
+    f[20] = 0x20;                                                    /* MF: a fragment */
     expect_tx(f, 128, len, VNET_TX_CSUM, 0, ALL_TX, -EINVAL);
     f[20] = 0;
     f[14] = 0x44; /* IHL 4 */
@@ -347,10 +347,13 @@ static void test_rx_good(void **state)
     assert_int_equal(rx(0, 0, 0, 0, 0, 0, 1514, 0, &o), VNET_HDR_OK);
     assert_int_equal(o.csum, VNET_RX_CSUM_NONE);
     assert_int_equal(o.gso_type, VIRTIO_NET_HDR_GSO_NONE);
-    assert_int_equal(rx(VIRTIO_NET_HDR_F_DATA_VALID, 0, 0, 0, 0, 0, 1514, ALL_RX, &o), VNET_HDR_OK);
-    assert_int_equal(o.csum, VNET_RX_CSUM_OK);
+    assert_int_equal(rx(VIRTIO_NET_HDR_F_DATA_VALID, 0, 0, 0, 7, 9, 1514, ALL_RX, &o), VNET_HDR_OK);
+    assert_int_equal(o.csum, VNET_RX_CSUM_VALID);
+    assert_int_equal(o.csum_start | o.csum_offset, 0); /* not used without NEEDS_CSUM */
     assert_int_equal(rx(1, 0, 0, 0, 34, 16, 1514, ALL_RX, &o), VNET_HDR_OK);
-    assert_int_equal(o.csum, VNET_RX_CSUM_OK);
+    assert_int_equal(o.csum, VNET_RX_CSUM_PARTIAL);
+    assert_int_equal(o.csum_start, 34);
+    assert_int_equal(o.csum_offset, 16);
     assert_int_equal(rx(1, 1, 54, 1448, 34, 16, 65000, ALL_RX, &o), VNET_HDR_OK);
     assert_int_equal(o.gso_type, VIRTIO_NET_HDR_GSO_TCPV4);
     assert_int_equal(o.gso_size, 1448);
@@ -376,25 +379,25 @@ static void test_rx_malformed(void **state)
         uint64_t feat;
         enum vnet_hdr_bad want;
     } c[] = {
-        {1, 0, 0, 0, 34, 16, 1514, 0, VNET_HDR_BAD_FLAGS},              /* no GUEST_CSUM */
-        {2, 0, 0, 0, 0, 0, 1514, F(GUEST_TSO4), VNET_HDR_BAD_FLAGS},    /* DATA_VALID */
-        {4, 0, 0, 0, 0, 0, 1514, A, VNET_HDR_BAD_FLAGS},                /* RSC_INFO */
+        {1, 0, 0, 0, 34, 16, 1514, 0, VNET_HDR_BAD_FLAGS},                    /* no GUEST_CSUM */
+        {2, 0, 0, 0, 0, 0, 1514, F(GUEST_TSO4), VNET_HDR_BAD_FLAGS},          /* DATA_VALID */
+        {4, 0, 0, 0, 0, 0, 1514, A, VNET_HDR_BAD_FLAGS},                      /* RSC_INFO */
         {1, 1, 54, 1448, 34, 16, 9000, F(GUEST_CSUM), VNET_HDR_BAD_GSO_TYPE}, /* no TSO4 */
         {1, 4, 74, 1448, 54, 16, 9000, F(GUEST_CSUM) | F(GUEST_TSO4), VNET_HDR_BAD_GSO_TYPE},
-        {1, 3, 42, 1448, 34, 6, 9000, A, VNET_HDR_BAD_GSO_TYPE},        /* UDP (UFO) */
-        {1, 5, 42, 1448, 34, 6, 9000, A, VNET_HDR_BAD_GSO_TYPE},        /* UDP_L4 */
-        {1, 2, 54, 1448, 34, 16, 9000, A, VNET_HDR_BAD_GSO_TYPE},       /* unknown */
-        {1, 0x81, 54, 1448, 34, 16, 9000, A, VNET_HDR_BAD_GSO_TYPE},    /* ECN, no GUEST_ECN */
+        {1, 3, 42, 1448, 34, 6, 9000, A, VNET_HDR_BAD_GSO_TYPE},     /* UDP (UFO) */
+        {1, 5, 42, 1448, 34, 6, 9000, A, VNET_HDR_BAD_GSO_TYPE},     /* UDP_L4 */
+        {1, 2, 54, 1448, 34, 16, 9000, A, VNET_HDR_BAD_GSO_TYPE},    /* unknown */
+        {1, 0x81, 54, 1448, 34, 16, 9000, A, VNET_HDR_BAD_GSO_TYPE}, /* ECN, no GUEST_ECN */
         {1, 0x80, 0, 0, 34, 16, 1514, A | F(GUEST_ECN), VNET_HDR_BAD_GSO_TYPE}, /* ECN alone */
-        {2, 1, 54, 1448, 0, 0, 9000, A, VNET_HDR_BAD_GSO_TYPE},         /* GSO, no NEEDS_CSUM */
+        {2, 1, 54, 1448, 0, 0, 9000, A, VNET_HDR_BAD_GSO_TYPE}, /* GSO, no NEEDS_CSUM */
         {1, 1, 54, 0, 34, 16, 9000, A, VNET_HDR_BAD_GSO_SIZE},
         {1, 1, 9001, 1448, 34, 16, 9000, A, VNET_HDR_BAD_HDR_LEN},
         {1, 1, 54, 1448, 34, 16, VNET_GSO_FRAME_MAX + 1, A, VNET_HDR_BAD_LEN},
-        {0, 0, 0, 0, 0, 0, 1519, A, VNET_HDR_BAD_LEN},                  /* plain, over MTU */
-        {1, 0, 0, 0, 1513, 0, 1514, A, VNET_HDR_BAD_CSUM},              /* field past the end */
+        {0, 0, 0, 0, 0, 0, 1519, A, VNET_HDR_BAD_LEN},     /* plain, over MTU */
+        {1, 0, 0, 0, 1513, 0, 1514, A, VNET_HDR_BAD_CSUM}, /* field past the end */
         {1, 0, 0, 0, 34, 1479, 1514, A, VNET_HDR_BAD_CSUM},
-        {1, 0, 0, 0, 65535, 65535, 1514, A, VNET_HDR_BAD_CSUM},         /* 16-bit sum wraps */
-        {1, 0, 0, 0, 13, 16, 1514, A, VNET_HDR_BAD_CSUM},               /* inside Ethernet */
+        {1, 0, 0, 0, 65535, 65535, 1514, A, VNET_HDR_BAD_CSUM}, /* 16-bit sum wraps */
+        {1, 0, 0, 0, 13, 16, 1514, A, VNET_HDR_BAD_CSUM},       /* inside Ethernet */
         {1, 1, 54, 1448, 60000, 16, 9000, A, VNET_HDR_BAD_CSUM},
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -409,13 +412,13 @@ static void test_rx_malformed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_csum_tcp4),     cmocka_unit_test(test_csum_tcp6),
-        cmocka_unit_test(test_csum_udp4),     cmocka_unit_test(test_csum_udp6),
-        cmocka_unit_test(test_gso_tcp4),      cmocka_unit_test(test_gso_tcp6),
-        cmocka_unit_test(test_gso_max),       cmocka_unit_test(test_gso_one_segment),
-        cmocka_unit_test(test_ecn),           cmocka_unit_test(test_tx_none),
-        cmocka_unit_test(test_tx_refused),    cmocka_unit_test(test_csum_vlan),
-        cmocka_unit_test(test_rx_good),       cmocka_unit_test(test_rx_malformed),
+        cmocka_unit_test(test_csum_tcp4),  cmocka_unit_test(test_csum_tcp6),
+        cmocka_unit_test(test_csum_udp4),  cmocka_unit_test(test_csum_udp6),
+        cmocka_unit_test(test_gso_tcp4),   cmocka_unit_test(test_gso_tcp6),
+        cmocka_unit_test(test_gso_max),    cmocka_unit_test(test_gso_one_segment),
+        cmocka_unit_test(test_ecn),        cmocka_unit_test(test_tx_none),
+        cmocka_unit_test(test_tx_refused), cmocka_unit_test(test_csum_vlan),
+        cmocka_unit_test(test_rx_good),    cmocka_unit_test(test_rx_malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

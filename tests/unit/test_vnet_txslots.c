@@ -316,9 +316,9 @@ static void test_copy_path(void **state)
     struct vnet_tx tx[3];
     for (int i = 0; i < 3; i++) {
         memset(room[i], 0xa0 + i, sizeof(room[i]));
-        tx[i].frame = room[i] + VNET_HDR_ROOM;
-        tx[i].len = i == 2 ? 129 : 60 + (uint32_t)i;
-        tx[i].cookie = (void *)(uintptr_t)(i + 1);
+        tx[i] = (struct vnet_tx){.frame = room[i] + VNET_HDR_ROOM,
+                                 .len = i == 2 ? 129 : 60 + (uint32_t)i,
+                                 .cookie = (void *)(uintptr_t)(i + 1)};
     }
     assert_int_equal(vnet_tx_burst(d, tx, 3), 2);
     assert_int_equal(done_count, 2);
@@ -340,7 +340,7 @@ static void test_bind_in_flight(void **state)
 {
     (void)state;
     static uint8_t room[VNET_HDR_ROOM + 64];
-    struct vnet_tx tx = {room + VNET_HDR_ROOM, 60, (void *)1};
+    struct vnet_tx tx = {.frame = room + VNET_HDR_ROOM, .len = 60, .cookie = (void *)1};
     struct sim_dev *s = sim_new(FEATURES, 16, false);
     struct vnet_dev *d = up(s, 16, 0, VNET_TXFULL_WAIT);
     assert_int_equal(vnet_tx_burst(d, &tx, 1), 1);

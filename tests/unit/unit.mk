@@ -59,7 +59,16 @@ UNIT_TESTS += test_vnet
 test_vnet_SRCS := tests/unit/test_vnet.c $(SIM_SRCS) $(VIRTQ_SRCS) \
     drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c drivers/virtio/vnet_tx.c \
     drivers/virtio/vnet_txslots.c drivers/virtio/vnet_txburst.c \
-    drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c kernel/json.c
+    drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c drivers/virtio/vnet_hdr.c \
+    kernel/csum.c kernel/json.c
+
+UNIT_TESTS += test_vnet_offload
+test_vnet_offload_SRCS := tests/unit/test_vnet_offload.c \
+    $(filter-out tests/unit/test_vnet.c,$(test_vnet_SRCS))
+
+UNIT_TESTS += test_vnet_offload_packed
+test_vnet_offload_packed_SRCS := tests/unit/test_vnet_offload_packed.c \
+    $(filter-out tests/unit/test_vnet_offload.c,$(test_vnet_offload_SRCS))
 
 UNIT_TESTS += test_vnet_packed
 test_vnet_packed_SRCS := tests/unit/test_vnet_packed.c \
@@ -68,8 +77,9 @@ test_vnet_packed_SRCS := tests/unit/test_vnet_packed.c \
 UNIT_TESTS += test_vnet_txslots
 test_vnet_txslots_SRCS := tests/unit/test_vnet_txslots.c $(SIM_SRCS) $(VIRTQ_SRCS) \
     drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c \
-    drivers/virtio/vnet_tx.c drivers/virtio/vnet_txslots.c drivers/virtio/vnet_txburst.c drivers/virtio/vnet_stats.c \
-    drivers/virtio/vnet_features.c kernel/json.c
+    drivers/virtio/vnet_tx.c drivers/virtio/vnet_txslots.c drivers/virtio/vnet_txburst.c \
+    drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c drivers/virtio/vnet_hdr.c \
+    kernel/csum.c kernel/json.c
 
 UNIT_TESTS += test_vnet_txslots_packed
 test_vnet_txslots_packed_SRCS := tests/unit/test_vnet_txslots_packed.c \

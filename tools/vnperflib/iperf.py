@@ -57,6 +57,10 @@ class HostIperf:
         else:
             self.argv = base + ["-c", guest_ip, "-t", str(duration), "-P", sessions,
                                 "--connect-retries", "50"]
+            # The guest server's msg_size= is the sending side's write size.
+            msg = config_value(words, "msg_size", None)
+            if msg is not None:
+                self.argv += ["-l", msg]
         self.proc = None
         self.result = None
         self.finished = False

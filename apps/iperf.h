@@ -1,0 +1,64 @@
+/* app=iperf, the TCP stream against iperf 2 on the host (docs/apps.md):
+ * state shared by the client (iperf_client.c), the server
+ * (iperf_server.c) and the run loop with its result (app_iperf.c). */
+#ifndef VN_IPERF_H
+#define VN_IPERF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lwip/ip_addr.h"
+
+#define IPERF_PORT      5001
+#define IPERF_MAX_SESS  128
+#define IPERF_CONNECT_S 5 /* client: refused connects are retried this long */
+
+/* The client's payload: zeros (to an iperf 2 server, a header of zero
+ * words means "no options"), handed to lwIP by reference, never copied.
+ * Writes walk through it, so consecutive ones are adjacent and lwIP
+ * extends one ROM pbuf instead of chaining another per write. */
+#define IPERF_ZBUF (256 * 1024)
+
+struct tcp_pcb;
+
+struct iperf_sess {
+    unsigned idx;
+    struct tcp_pcb *pcb;
+    bool connected, done, failed;
+    uint64_t written; /* client: queued into lwIP */
+    uint64_t bytes;   /* client: acknowledged; server: received */
+    uint64_t t_start, t_end;
+    uint32_t zoff;     /* client: next write's offset into the payload */
+    uint64_t cap;      /* client: most bytes in lwIP's queues at once */
+    uint64_t retry_at; /* client: connect retry */
+};
+
+struct iperf {
+    struct iperf_sess s[IPERF_MAX_SESS];
+    unsigned n;        /* sessions= */
+    unsigned accepted; /* server: connections taken */
+    unsigned finished; /* server: streams ended (FIN or error) */
+    uint32_t msg;      /* msg_size= */
+    const uint8_t *zbuf;
+    ip_addr_t dst;
+    uint16_t port;
+    bool stop;
+};
+
+extern struct iperf ip;
+
+/* Client: connects every session (retrying refused connects until
+ * connect_end), keeps each send buffer full, then at stop closes and
+ * counts what the host acknowledges. */
+void iperf_client_start(void);
+void iperf_client_poll(uint64_t now, uint64_t connect_end);
+unsigned iperf_client_failed(void);
+void iperf_client_stop(void);
+/* True while a closed session still has unacknowledged data. */
+bool iperf_client_draining(void);
+
+/* Server: listens on ip.port; every accepted stream is a session. */
+void iperf_server_start(void);
+void iperf_server_stop(void);
+
+#endif

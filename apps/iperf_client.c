@@ -1,0 +1,188 @@
+/* app=iperf role=client: sessions= parallel iperf 2 streams on lwIP's raw
+ * API. lwiperf's own client (lwIP 2.1.3) always runs 10 s and writes one
+ * MSS at a time, so this one is written here: msg_size= bytes per
+ * tcp_write (netperf -m), by reference into a constant zero buffer. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "apps/iperf.h"
+#include "kernel/exit.h"
+#include "kernel/time.h"
+#include "lwip/tcp.h"
+#include "net/net.h"
+
+_Static_assert(IPERF_ZBUF >= 2 * 65535, "a write of the largest msg_size fits after any offset");
+
+#define IPERF_RETRY_NS 200000000ull /* a refused connect is tried again */
+
+static void client_push(struct iperf_sess *s)
+{
+    struct tcp_pcb *pcb = s->pcb;
+    if (!pcb || !s->connected || ip.stop)
+        return;
+    /* Like a blocking send of msg_size bytes: wait until all of it fits.
+     * The queue limit leaves room for lwIP's own segments (FIN). */
+    while (tcp_sndbuf(pcb) >= ip.msg && tcp_sndqueuelen(pcb) + 4 < TCP_SND_QUEUELEN &&
+           s->written - s->bytes + ip.msg <= s->cap) {
+        if (tcp_write(pcb, ip.zbuf + s->zoff, (u16_t)ip.msg, TCP_WRITE_FLAG_MORE) != ERR_OK)
+            break; /* out of segments or pbufs: the next ACK frees some */
+        s->written += ip.msg;
+        s->zoff += ip.msg;
+        if (s->zoff + ip.msg > IPERF_ZBUF)
+            s->zoff = 0;
+    }
+    tcp_output(pcb);
+}
+
+static err_t client_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+    (void)pcb;
+    struct iperf_sess *s = arg;
+    s->bytes += len;
+    s->t_end = time_cycles();
+    client_push(s);
+    return ERR_OK;
+}
+
+static void client_err(void *arg, err_t err)
+{
+    struct iperf_sess *s = arg;
+    s->pcb = NULL; /* lwIP has freed it */
+    if (!s->connected) {
+        s->retry_at = time_cycles() + time_ns_to_cycles(IPERF_RETRY_NS);
+        return;
+    }
+    s->connected = false;
+    if (!s->done) {
+        s->failed = true;
+        printf("iperf: session %u lost (lwIP err %d)\n", s->idx, err);
+    }
+}
+
+static err_t client_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+    struct iperf_sess *s = arg;
+    (void)err;
+    if (p) {
+        /* iperf 2 sends nothing back on a plain stream; ignore. */
+        tcp_recved(pcb, p->tot_len);
+        pbuf_free(p);
+        return ERR_OK;
+    }
+    /* The host closed: before our stop that is a failure; after it, the
+     * end of a stream we closed ourselves. */
+    if (!ip.stop)
+        s->failed = true;
+    s->done = true;
+    return ERR_OK;
+}
+
+/* lwIP's segments and payload pbufs come from pools all sessions share
+ * (MEMP_NUM_TCP_SEG, MEMP_NUM_PBUF), and tcp_write fails for whoever finds
+ * them empty: without a share each, the first sessions would keep them
+ * and a late one never send. Half the pool, a segment (and its payload
+ * pbuf) per MSS, split evenly; the send buffer caps it too, one write
+ * is the least. */
+static uint64_t client_cap(const struct tcp_pcb *pcb)
+{
+    uint64_t share = (uint64_t)(MEMP_NUM_TCP_SEG / 2) * tcp_mss(pcb) / ip.n;
+    if (share > TCP_SND_BUF)
+        share = TCP_SND_BUF;
+    return share > ip.msg ? share : ip.msg; /* a write always fits an empty queue */
+}
+
+static err_t client_connected(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+    struct iperf_sess *s = arg;
+    if (err != ERR_OK)
+        return err;
+    s->connected = true;
+    s->t_start = s->t_end = time_cycles();
+    net_tcp_offload(pcb);
+    s->cap = client_cap(pcb);
+    client_push(s);
+    return ERR_OK;
+}
+
+static void client_connect(struct iperf_sess *s)
+{
+    s->retry_at = 0;
+    s->pcb = tcp_new();
+    if (!s->pcb)
+        vn_fatal(VN_EXIT_OOM, "iperf: no TCP PCB for session %u", s->idx);
+    tcp_arg(s->pcb, s);
+    tcp_sent(s->pcb, client_sent);
+    tcp_err(s->pcb, client_err);
+    tcp_recv(s->pcb, client_recv);
+    if (tcp_connect(s->pcb, &ip.dst, ip.port, client_connected) != ERR_OK)
+        vn_fatal(VN_EXIT_NETWORK, "iperf: tcp_connect failed for session %u", s->idx);
+}
+
+void iperf_client_start(void)
+{
+    /* Zeros that never change: lwIP references them until acknowledged. */
+    uint8_t *z = calloc(1, IPERF_ZBUF);
+    if (!z)
+        vn_fatal(VN_EXIT_OOM, "iperf: no memory for the %d KiB payload", IPERF_ZBUF / 1024);
+    ip.zbuf = z;
+    for (unsigned i = 0; i < ip.n; i++) {
+        ip.s[i].idx = i;
+        client_connect(&ip.s[i]);
+    }
+}
+
+void iperf_client_poll(uint64_t now, uint64_t connect_end)
+{
+    for (unsigned i = 0; i < ip.n; i++) {
+        struct iperf_sess *s = &ip.s[i];
+        if (!s->connected && !s->failed && s->retry_at && now >= s->retry_at) {
+            if (now >= connect_end)
+                vn_fatal(VN_EXIT_NETWORK, "iperf: TCP connect to port %u refused for %d s", ip.port,
+                         IPERF_CONNECT_S);
+            client_connect(s);
+        }
+        client_push(s);
+    }
+}
+
+unsigned iperf_client_failed(void)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < ip.n; i++)
+        n += ip.s[i].failed;
+    return n;
+}
+
+/* Stop writing and close: the FIN goes after what is queued, and the
+ * callbacks stay so the acknowledgements of that data still count (the
+ * host's byte count includes it). */
+void iperf_client_stop(void)
+{
+    ip.stop = true;
+    for (unsigned i = 0; i < ip.n; i++) {
+        struct iperf_sess *s = &ip.s[i];
+        if (!s->pcb)
+            continue;
+        if (!s->connected) {
+            tcp_arg(s->pcb, NULL);
+            tcp_abort(s->pcb); /* a connect still in progress */
+            s->pcb = NULL;
+            continue;
+        }
+        if (tcp_close(s->pcb) != ERR_OK) {
+            s->failed = true;
+            tcp_abort(s->pcb);
+            s->pcb = NULL;
+        }
+    }
+}
+
+bool iperf_client_draining(void)
+{
+    for (unsigned i = 0; i < ip.n; i++) {
+        const struct iperf_sess *s = &ip.s[i];
+        if (s->pcb && s->connected && !s->failed && s->bytes < s->written)
+            return true;
+    }
+    return false;
+}

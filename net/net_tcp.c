@@ -1,0 +1,32 @@
+/* TCP on top of the device's segmentation offload (docs/lwip.md).
+ *
+ * lwIP cuts its send queue into segments of at most pcb->mss bytes
+ * (tcp_write, lwIP 2.1.3 src/core/tcp_out.c, mss_local) and has no notion
+ * of a device that segments: no option or hook separates "the MSS on the
+ * wire" from "the most a segment may carry". The MSS on the wire is only
+ * ever used by the sender to size segments, so once a connection is up
+ * we raise its pcb->mss to whole multiples of the real one that still
+ * fit an IPv4 packet, and the netif hands each large segment to the
+ * device with gso_size = the real MSS (net_netif_offloads).
+ *
+ * lwIP's congestion window is in bytes and tcp_output sends a segment
+ * only when all of it fits (tcp_out.c, tcp_output: seg->len <= wnd); it
+ * set the initial window from the real MSS at the handshake (tcp_in.c,
+ * tcp_process: LWIP_TCP_CALC_INITIAL_CWND, at most 4 * 1460 bytes), below
+ * one large segment, so nothing would ever be sent. The window starts at
+ * one large segment instead; after a timeout lwIP itself restarts it at
+ * one MSS (tcp.c, tcp_slowtmr), which is then the large one. */
+#include "lwip/tcp.h"
+#include "net/net.h"
+
+void net_tcp_offload(struct tcp_pcb *pcb)
+{
+    const struct net_if *nif = net_if_get(0); /* lwIP lives on the first device */
+    /* Only when the connection's MSS is the one the device cuts to: a
+     * peer that asked for less keeps its segments as they are. */
+    if (!nif || !nif->tso_mss || pcb->mss != nif->tso_mss)
+        return;
+    pcb->mss = nif->tso_send_mss;
+    if (pcb->cwnd < pcb->mss)
+        pcb->cwnd = pcb->mss;
+}

@@ -1,0 +1,222 @@
+/* The netif's receive side: a frame of one or more device buffers becomes
+ * a chain of PBUF_REF pbufs without a copy (freeing one gives its buffer
+ * back to the ring), after the checksum work the device left undone:
+ *  - TCP checking is off in lwIP on a GUEST_CSUM device (lwIP can only
+ *    switch checks per netif, not per frame): a TCP frame the device did
+ *    not vouch for is checked here;
+ *  - a frame of any other protocol with a partial checksum (NEEDS_CSUM)
+ *    is finished here, so lwIP's own check passes.
+ * A frame over 64 KiB with its Ethernet header (pbuf lengths are 16-bit)
+ * goes to ip4_input without that header. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/exit.h"
+#include "lwip/inet_chksum.h"
+#include "lwip/ip.h"
+#include "lwip/pbuf.h"
+#include "lwip/prot/ethernet.h"
+#include "net/net.h"
+#include "net/net_priv.h"
+#include "net/pkt.h"
+
+struct net_rx_pbuf {
+    struct pbuf_custom pc; /* first: lwIP hands back the struct pbuf */
+    struct net_if *nif;
+    uint32_t buf;
+    struct net_rx_pbuf *next_free;
+};
+
+static void rx_pbuf_free(struct pbuf *p)
+{
+    struct net_rx_pbuf *r = (struct net_rx_pbuf *)p;
+    vnet_rx_release(r->nif->dev, r->buf);
+    r->next_free = r->nif->rx_free;
+    r->nif->rx_free = r;
+    r->nif->rx_nfree++;
+}
+
+void net_rx_pool_init(struct net_if *nif)
+{
+    unsigned n = vnet_rx_size(nif->dev) / 2;
+    if (n < NET_RX_PBUFS_MIN)
+        n = NET_RX_PBUFS_MIN;
+    nif->rx_pool = calloc(n, sizeof(*nif->rx_pool));
+    if (!nif->rx_pool)
+        vn_fatal(VN_EXIT_OOM, "net: no memory for %u RX pbufs", n);
+    for (unsigned i = 0; i < n; i++) {
+        nif->rx_pool[i].nif = nif;
+        nif->rx_pool[i].next_free = nif->rx_free;
+        nif->rx_free = &nif->rx_pool[i];
+    }
+    nif->rx_nfree = n;
+}
+
+static void net_rx_release_all(struct net_if *nif, const struct vnet_rx *rx, unsigned nb)
+{
+    for (unsigned i = 0; i < nb; i++)
+        vnet_rx_release(nif->dev, rx[i].buf);
+}
+
+/* Buffer i's bytes, less skip bytes at the front of the first. */
+static inline const uint8_t *piece(const struct vnet_rx *rx, unsigned i, uint32_t skip,
+                                   uint32_t *len)
+{
+    *len = rx[i].len - (i ? 0 : skip);
+    return (const uint8_t *)rx[i].frame + (i ? 0 : skip);
+}
+
+/* The frame as PBUF_REF pbufs over its buffers (they become lwIP's). */
+static struct pbuf *net_rx_zero_copy(struct net_if *nif, const struct vnet_rx *rx, unsigned nb,
+                                     uint32_t skip)
+{
+    struct pbuf *head = NULL;
+    for (unsigned i = 0; i < nb; i++) {
+        struct net_rx_pbuf *r = nif->rx_free;
+        nif->rx_free = r->next_free;
+        nif->rx_nfree--;
+        r->buf = rx[i].buf;
+        r->pc.custom_free_function = rx_pbuf_free;
+        uint32_t len;
+        void *mem = (void *)piece(rx, i, skip, &len);
+        struct pbuf *p =
+            pbuf_alloced_custom(PBUF_RAW, (u16_t)len, PBUF_REF, &r->pc, mem, (u16_t)len);
+        if (head)
+            pbuf_cat(head, p); /* cannot fail: PBUF_REF over our memory */
+        else
+            head = p;
+    }
+    return head;
+}
+
+/* Every zero-copy pbuf is held by lwIP (TCP queues): the frame is copied
+ * into pool pbufs so the ring does not run dry. */
+static struct pbuf *net_rx_copy(struct net_if *nif, const struct vnet_rx *rx, unsigned nb,
+                                uint32_t skip, uint32_t total)
+{
+    struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)total, PBUF_POOL);
+    uint32_t off = 0;
+    for (unsigned i = 0; p && i < nb; i++) {
+        uint32_t len;
+        const uint8_t *src = piece(rx, i, skip, &len);
+        pbuf_take_at(p, src, (u16_t)len, (u16_t)off);
+        off += len;
+    }
+    net_rx_release_all(nif, rx, nb);
+    nif->lwip_rx_copied++;
+    return p;
+}
+
+/* IPv4 header of a frame (Ethernet header first): 0 and where its L4
+ * part is, or -1 for anything else (lwIP deals with it). */
+static int net_rx_ipv4(const uint8_t *f, uint32_t len, uint32_t *l4off, uint32_t *l4len,
+                       uint8_t *proto)
+{
+    if (len < ETH_HLEN + IP4_HLEN || rd16(f + OFF_ETH_TYPE) != ETH_P_IP || f[OFF_IP] >> 4 != 4)
+        return -1;
+    uint32_t ihl = (f[OFF_IP] & 15u) * 4u, tot = rd16(f + OFF_IP_LEN);
+    if (ihl < IP4_HLEN || ETH_HLEN + ihl > len || tot < ihl || (rd16(f + OFF_IP + 6) & 0x3fff))
+        return -1; /* fragments: checked after reassembly, by lwIP */
+    *l4off = ETH_HLEN + ihl;
+    *l4len = tot - ihl;
+    *proto = f[OFF_IP + 9];
+    return 0;
+}
+
+/* TCP on a GUEST_CSUM device: lwIP does not check, so a frame the device
+ * did not vouch for is checked here. true when it may go on. */
+static bool net_rx_tcp_ok(struct pbuf *p, uint32_t l4off, uint32_t l4len)
+{
+    const uint8_t *f = p->payload;
+    ip_addr_t src, dst;
+    ip_addr_set_ip4_u32(&src, lwip_htonl(rd32(f + OFF_IP_SRC)));
+    ip_addr_set_ip4_u32(&dst, lwip_htonl(rd32(f + OFF_IP_DST)));
+    if (l4off + l4len > p->tot_len || pbuf_remove_header(p, (u16_t)l4off))
+        return false;
+    u16_t c = ip_chksum_pseudo_partial(p, IP_PROTO_TCP, (u16_t)l4len, (u16_t)l4len, &src, &dst);
+    pbuf_header_force(p, (s16_t)l4off);
+    return c == 0;
+}
+
+/* NEEDS_CSUM on a frame lwIP checks itself: finish the checksum the
+ * device left (virtio 1.2 s5.1.6.4), in place. */
+static bool net_rx_finish_csum(struct pbuf *p, const struct vnet_rx_off *off)
+{
+    uint32_t at = (uint32_t)off->csum_start + off->csum_offset;
+    if (at + 2u > p->len || pbuf_remove_header(p, off->csum_start))
+        return false; /* the field is not in the first buffer */
+    u16_t c = inet_chksum_pbuf(p);
+    pbuf_header_force(p, (s16_t)off->csum_start);
+    memcpy((uint8_t *)p->payload + at, &c, sizeof(c));
+    return true;
+}
+
+/* The checksum work the device left; false: drop the frame. */
+static bool net_rx_csum(struct net_if *nif, struct pbuf *p, const struct vnet_rx_off *off)
+{
+    uint32_t l4off, l4len;
+    uint8_t proto;
+    bool tcp =
+        net_rx_ipv4(p->payload, p->len, &l4off, &l4len, &proto) == 0 && proto == IP_PROTO_TCP;
+    if (tcp) {
+        if (off->csum != VNET_RX_CSUM_NONE)
+            return true;
+        if (net_rx_tcp_ok(p, l4off, l4len))
+            return true;
+        nif->lwip_rx_csum_bad++;
+        return false;
+    }
+    if (off->csum != VNET_RX_CSUM_PARTIAL)
+        return true;
+    nif->lwip_rx_csum_done++;
+    return net_rx_finish_csum(p, off);
+}
+
+/* Over 64 KiB with its Ethernet header: only an IPv4 frame can be, and
+ * ip4_input takes it without that header. */
+static uint32_t net_rx_skip(const struct vnet_rx *rx)
+{
+    if (rx->frame_len <= 0xffff)
+        return 0;
+    const uint8_t *f = rx->frame;
+    if (rx->len < ETH_HLEN || rd16(f + OFF_ETH_TYPE) != ETH_P_IP ||
+        rx->frame_len - ETH_HLEN > 0xffff)
+        return UINT32_MAX;
+    return ETH_HLEN;
+}
+
+void net_input(struct net_if *nif, const struct vnet_rx *rx)
+{
+    unsigned nb = rx->nbufs ? rx->nbufs : 1;
+    uint32_t skip = net_rx_skip(rx);
+    if (!nif->has_netif || skip == UINT32_MAX) {
+        net_rx_release_all(nif, rx, nb);
+        nif->lwip_rx_dropped++;
+        return;
+    }
+    uint32_t total = rx->frame_len - skip;
+    struct pbuf *p = nif->rx_nfree >= nb ? net_rx_zero_copy(nif, rx, nb, skip)
+                                         : net_rx_copy(nif, rx, nb, skip, total);
+    if (!p) {
+        nif->lwip_rx_dropped++;
+        return;
+    }
+    if ((nif->offloads & VNET_OFF_RX_CSUM) && !skip && !net_rx_csum(nif, p, &rx->off)) {
+        pbuf_free(p);
+        nif->lwip_rx_dropped++;
+        return;
+    }
+    nif->lwip_rx++;
+    nif->lwip_rx_bytes += rx->frame_len;
+    err_t e;
+    if (skip) {
+        nif->lwip_rx_big++;
+        e = ip4_input(p, &nif->netif);
+    } else {
+        e = nif->netif.input(p, &nif->netif);
+    }
+    if (e != ERR_OK) {
+        nif->lwip_rx_dropped++;
+        pbuf_free(p);
+    }
+}
