@@ -20,7 +20,11 @@ writes are lwiperf's (g2h) and the host client's default (h2g).
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_tcp_stream.py \\
         [--backends tap,user] [--directions g2h,h2g] [--sessions 1,4] \\
         [--msg-sizes 512,1024,16384] [--duration 5] [--repeat 3] [--machine pc] \\
-        [--aa] [--json] [-- vnperf config words]
+        [--aa] [--no-offloads] [--json] [-- vnperf config words]
+
+--no-offloads adds a third side between the two: vnperf with every
+offload refused (features=-csum,-guest_csum,-host_tso4,...), the same
+image, so offloads on, offloads off and Linux run side by side.
 """
 
 import argparse
@@ -34,11 +38,17 @@ import benchlib  # noqa: E402
 import linuxguest  # noqa: E402
 
 
-class VnperfSide:
-    """vnperf's app=iperf through the runner."""
+# vnperf's offload features (docs/driver.md), all refused by --no-offloads
+NO_OFFLOADS = "features=-csum,-guest_csum,-host_tso4,-host_tso6,-guest_tso4,-guest_tso6"
 
-    def __init__(self, opts):
+
+class VnperfSide:
+    """vnperf's app=iperf through the runner; extra: config words of this
+    side only."""
+
+    def __init__(self, opts, extra=()):
         self.opts = opts
+        self.extra = list(extra)
         self.msg_size_key = True
 
     def args(self, point, with_msg):
@@ -49,7 +59,7 @@ class VnperfSide:
         if with_msg:
             words.append("msg_size=%d" % msg)
         return ["--backend", backend, "--app", "iperf", "--machine", o.machine,
-                "--duration", str(o.duration), "--"] + words + o.config
+                "--duration", str(o.duration), "--"] + words + o.config + self.extra
 
     def __call__(self, point):
         o = self.opts
@@ -109,6 +119,8 @@ def parse(argv):
     ap.add_argument("--machine", default="pc", choices=("microvm", "q35", "pc"))
     ap.add_argument("--aa", action="store_true",
                     help="A/A: the Linux guest on both sides (the noise floor)")
+    ap.add_argument("--no-offloads", dest="no_offloads", action="store_true",
+                    help="also vnperf with every offload refused (a third side)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("config", nargs="*", help="vnperf config words (after --)")
     o = ap.parse_args(argv)
@@ -120,6 +132,8 @@ def parse(argv):
             ap.error("--directions: g2h, h2g; not %r" % d)
     if o.duration < 1 or o.repeat < 1:
         ap.error("--duration and --repeat: at least 1")
+    if o.aa and o.no_offloads:
+        ap.error("--aa and --no-offloads: one at a time")
     o.sessions_list = int_list(o.sessions, "--sessions")
     o.msg_list = int_list(o.msg_sizes, "--msg-sizes")
     return o
@@ -134,7 +148,8 @@ def main(argv=None):
     points = [(b, d, s, m) for b in o.backends.split(",") for d in o.directions.split(",")
               for s in o.sessions_list for m in o.msg_list]
     a = ("linux", LinuxSide(o)) if o.aa else ("vnperf", VnperfSide(o))
-    sides = [a, ("linux" if not o.aa else "linux'", LinuxSide(o))]
+    sides = [a] + ([("vnperf-off", VnperfSide(o, [NO_OFFLOADS]))] if o.no_offloads else []) + \
+        [("linux" if not o.aa else "linux'", LinuxSide(o))]
     res, pairs = benchlib.interleave(points, sides, o.repeat, "tcp")
     if o.json:
         print(json.dumps(report_json(points, sides, res, pairs), indent=1))
@@ -155,34 +170,38 @@ def report_json(points, sides, res, pairs):
 
 
 def print_report(o, points, sides, res, pairs):
-    (an, _), (bn, _) = sides
+    """One row per point: each side's Gbit/s, SD and CPU, every side but
+    the last (the reference) as a ratio to it; pairs: the first side's
+    ratios of runs back to back."""
+    names = [n for n, _ in sides]
+    ref = names[-1]
     vside = sides[0][1]
     own = isinstance(vside, VnperfSide) and not vside.msg_size_key
-    print("TCP stream, %s vs %s: machine %s, TCG, %d s per run, %d repeats, Linux %s, "
-          "host iperf 2 measures both" % (an, bn, o.machine, o.duration, o.repeat,
-                                          linuxguest.kernel_release()))
-    header = ["backend", "dir", "P", "l", an + " Gbit/s", bn + " Gbit/s", "ratio", "pairs",
-              an + " SD", bn + " SD", "SD ratio", an + " CPU v/m/i", bn + " CPU v/m/i"]
+    print("TCP stream, %s: machine %s, TCG, %d s per run, %d repeats, Linux %s, "
+          "host iperf 2 measures all" % (" vs ".join(names), o.machine, o.duration, o.repeat,
+                                         linuxguest.kernel_release()))
+    header = ["backend", "dir", "P", "l"] + [n + " Gbit/s" for n in names] + \
+        ["%s/%s" % (n, ref) for n in names[:-1]] + ["pairs"] + [n + " SD" for n in names] + \
+        ["SD %s/%s" % (n, ref) for n in names[:-1]] + [n + " CPU v/m/i" for n in names]
     rows = []
     for p in points:
-        A, B = res[p][an], res[p][bn]
-        ga, gb = benchlib.pick(A, "gbps"), benchlib.pick(B, "gbps")
-        sa, sb = benchlib.pick(A, "sd"), benchlib.pick(B, "sd")
+        g = [benchlib.pick(res[p][n], "gbps") for n in names]
+        sd = [benchlib.pick(res[p][n], "sd") for n in names]
         pr = pairs[p].get("gbps", benchlib.Series())
-        rows.append([p[0], p[1], p[2], "%d%s" % (p[3], " (own)" if own else ""),
-                     benchlib.cell(ga, "%.3f".__mod__), benchlib.cell(gb, "%.3f".__mod__),
-                     benchlib.ratio_cell(ga.median(), gb.median()), benchlib.range_cell(pr),
-                     benchlib.cell(sa, "%.2f".__mod__), benchlib.cell(sb, "%.2f".__mod__),
-                     benchlib.ratio_cell(sa.median(), sb.median()),
-                     benchlib.cpu_cell(A, ("vcpu", "main", "iperf")),
-                     benchlib.cpu_cell(B, ("vcpu", "main", "iperf"))])
+        rows.append([p[0], p[1], p[2], "%d%s" % (p[3], " (own)" if own else "")]
+                    + [benchlib.cell(x, "%.3f".__mod__) for x in g]
+                    + [benchlib.ratio_cell(x.median(), g[-1].median()) for x in g[:-1]]
+                    + [benchlib.range_cell(pr)]
+                    + [benchlib.cell(x, "%.2f".__mod__) for x in sd]
+                    + [benchlib.ratio_cell(x.median(), sd[-1].median()) for x in sd[:-1]]
+                    + [benchlib.cpu_cell(res[p][n], ("vcpu", "main", "iperf")) for n in names])
     benchlib.print_table(header, rows, left=4)
-    print("ratio: %s/%s of the medians; pairs: min-max of the ratios of runs back to back; "
-          "SD: host CPU us per KB (lower is better); CPU %%: vcpu/main/host iperf" % (an, bn))
+    print("ratios: of the medians; pairs: min-max of the ratios %s/%s of runs back to back; "
+          "SD: host CPU us per KB (lower is better); CPU %%: vcpu/main/host iperf"
+          % (names[0], ref))
     for line in benchlib.failures([("%s %s" % (benchlib.label_of(p), n), benchlib.pick(
-            res[p][n], "gbps")) for p in points for n, _ in sides]):
+            res[p][n], "gbps")) for p in points for n in names]):
         print("failed: " + line)
-
 
 if __name__ == "__main__":
     sys.exit(main())
