@@ -36,9 +36,9 @@ extern void *net_lwip_heap;
  * ip_frag_alloc_pbuf_custom_ref): a TX ring's worth (lwIP's 15 held one
  * 20000-byte rr answer and lost the next one's fragments). */
 #define MEMP_NUM_FRAG_PBUF 1024
-#define MEMP_NUM_ARP_QUEUE      64
-#define PBUF_POOL_SIZE          512 /* RX copies when the zero-copy pool is out */
-#define PBUF_POOL_BUFSIZE       1536
+#define MEMP_NUM_ARP_QUEUE 64
+#define PBUF_POOL_SIZE     512 /* RX copies when the zero-copy pool is out */
+#define PBUF_POOL_BUFSIZE  1536
 
 /* The driver writes the virtio-net header in front of every TX frame:
  * leave that room in every pbuf lwIP allocates for output, so the frame
