@@ -6,7 +6,8 @@ start to every domain created (created_s: libvirt's part, domains paused)
 and to every instance's ready line (startup_s), N = 1, 4, 16 by default, side by side with one QEMU started by the runner itself (the
 guest's own share: QEMU start to ready). Two kinds of appliance: selftest
 (ends right after ready: what libvirt costs per domain) and sink (stays up
-polling: the fleet competes with its running guests for the CPUs).
+polling on a slirp NIC of its own: the fleet competes with its running
+guests for the CPUs). A failed fleet ends the script with one line, status 1.
 
 Throughput: N gen -> N sink pairs over udp wires, gen unpaced, for
 --duration seconds; the fleet row's pps and Gbit/s (the senders' sum), what
@@ -58,9 +59,10 @@ def fleet(spec_text, tmp):
 
 
 def startup_spec(n, app):
-    cfg = '["duration=5"]' if app == "sink" else "[]"
+    # A sink without a partner needs a NIC of its own: slirp, no host peer.
+    extra = 'config = ["duration=5"]\nwire = "user"\n' if app == "sink" else ""
     return ('[fleet]\naccel = "tcg"\nparallel = 4\n[[group]]\nname = "a"\napp = "%s"\n'
-            'count = %d\nconfig = %s\n' % (app, n, cfg))
+            'count = %d\n%s' % (app, n, extra))
 
 
 def pairs_spec(n, duration):
@@ -102,27 +104,40 @@ def main():
     d = libvirtd.Daemons().start()
     res = {"startup": [], "pairs": []}
     try:
-        with tempfile.TemporaryDirectory(prefix="vnperf-bench-fleet-") as tmp:
-            res["qemu_ready_s"] = spread([qemu_ready_s() for _ in range(o.repeat)])
-            for app in ("selftest", "sink"):
-                for n in sizes:
-                    reps = [fleet(startup_spec(n, app), tmp) for _ in range(o.repeat)]
-                    res["startup"].append({
-                        "app": app, "n": n,
-                        "created_s": spread([r["created_s"] for r in reps]),
-                        "startup_s": spread([r["startup_s"] for r in reps])})
-            for n in pairs:
-                reps = [fleet(pairs_spec(n, o.duration), tmp) for _ in range(o.repeat)]
-                res["pairs"].append({
-                    "n": n, "pps": spread([r["aggregate"]["pps"] for r in reps]),
-                    "gbps": spread([r["aggregate"]["bps"] / 1e9 for r in reps]),
-                    "rx_pps": spread([r["groups"]["sinks"]["pps"] for r in reps]),
-                    "loss_pct": spread([r["aggregate"]["loss_pct"] for r in reps])})
+        measure(o, sizes, pairs, res)
+    except RuntimeError as e:
+        print("fleet_scale: %s" % e, file=sys.stderr)
+        return 1
     finally:
         d.stop()
+    report(o, res)
+    return 0
+
+
+def measure(o, sizes, pairs, res):
+    """Every point o.repeat times into res; RuntimeError on a failed fleet."""
+    with tempfile.TemporaryDirectory(prefix="vnperf-bench-fleet-") as tmp:
+        res["qemu_ready_s"] = spread([qemu_ready_s() for _ in range(o.repeat)])
+        for app in ("selftest", "sink"):
+            for n in sizes:
+                reps = [fleet(startup_spec(n, app), tmp) for _ in range(o.repeat)]
+                res["startup"].append({
+                    "app": app, "n": n,
+                    "created_s": spread([r["created_s"] for r in reps]),
+                    "startup_s": spread([r["startup_s"] for r in reps])})
+        for n in pairs:
+            reps = [fleet(pairs_spec(n, o.duration), tmp) for _ in range(o.repeat)]
+            res["pairs"].append({
+                "n": n, "pps": spread([r["aggregate"]["pps"] for r in reps]),
+                "gbps": spread([r["aggregate"]["bps"] / 1e9 for r in reps]),
+                "rx_pps": spread([r["groups"]["sinks"]["pps"] for r in reps]),
+                "loss_pct": spread([r["aggregate"]["loss_pct"] for r in reps])})
+
+
+def report(o, res):
     if o.json:
         print(json.dumps(res, indent=1))
-        return 0
+        return
     print("one QEMU started by the runner (q35, selftest), start to ready: %s s"
           % cell(res["qemu_ready_s"]))
     print("\nfleet start to every domain created (libvirt) and to every instance ready, s: "
@@ -140,8 +155,6 @@ def main():
                                                 cell(r["gbps"], "%.4f"),
                                                 cell(r["rx_pps"], "%.0f"),
                                                 cell(r["loss_pct"], "%.2f")))
-    return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
