@@ -2,7 +2,8 @@
 virtio-net offloads and without them: both directions, 1 and 8 sessions,
 write sizes, byte counts of both ends, and that segmentation offload is
 really used (the guest's GSO frames and their mean size, the tap's bytes
-per frame on the host)."""
+per frame on the host); over slirp (no offloads), against the host's
+iperf on the address slirp maps the gateway to."""
 
 import json
 import os
@@ -24,8 +25,8 @@ OFFLOADS = {"csum", "guest_csum", "host_tso4", "host_tso6", "guest_tso4", "guest
 IPERF_FLAGS_WORD = 4
 
 
-def stream(role, sessions, *words, duration=2):
-    r = run_vnperf(["run", "--accel", "tcg", "--quiet", "--json", "--backend", "tap",
+def stream(role, sessions, *words, duration=2, backend="tap"):
+    r = run_vnperf(["run", "--accel", "tcg", "--quiet", "--json", "--backend", backend,
                     "--app", "iperf", "--duration", str(duration), "--",
                     "role=" + role, "sessions=%d" % sessions] + list(words), timeout=180)
     assert r.stdout, "no report (status %d): %s" % (r.returncode, r.stderr)
@@ -95,3 +96,11 @@ def test_gso_really_used(image, no_leftovers):
     assert rx["gso_frames"] > 0.5 * rx["packets"] and rx["gso_bytes"] / rx["gso_frames"] > 16384, rx
     assert rx["merged"] > 0 and res["net"]["lwip"]["rx_copied"] == 0, res["net"]
     assert rep["host"]["tx_bytes"] / rep["host"]["tx_frames"] > 16384, rep["host"]
+
+
+@pytest.mark.skipif(shutil.which("iperf") is None, reason="needs iperf 2 (Debian iperf)")
+@pytest.mark.parametrize("role", ["client", "server"])
+def test_stream_over_slirp(image, no_leftovers, role):
+    rep, res = stream(role, 2, backend="user")
+    check_counts(rep, res, role, 2)
+    assert not (OFFLOADS & set(res["vnet"]["features"])), res["vnet"]["features"]

@@ -256,3 +256,17 @@ def test_aa_report_and_calibration():
     # The same report on a real 10% difference calls it.
     _, cmp, _ = sweep.aa_report(aa_results(shift=1.1))
     assert all(r["columns"]["pps%"]["significant"] for r in cmp["rows"])
+
+
+def test_msg_size_and_sessions_reach_the_guest_config():
+    """netperf's -m and sessions as sweep axes of app=iperf; compare reads
+    msg_size= back as a parameter of the point."""
+    ns = argparse.Namespace(**{n: None for n in sweep.AXES})
+    ns.sessions, ns.msg_size = "1,8", "512,16384"
+    pts = sweep.points(sweep.axes_from(ns))
+    assert len(pts) == 4
+    o = sweep.point_opts(base(config=["app=iperf"], backend="tap"), pts[-1])
+    assert o.config == ["app=iperf", "sessions=8", "msg_size=16384"]
+    assert resultsdir.params_from_config(o.config, "tap")["msg_size"] == "16384"
+    with pytest.raises(RunnerError):
+        sweep.parse_axis("msg_size", "0")

@@ -1,11 +1,14 @@
-"""Host side of app=iperf over tap: Debian's iperf 2 inside the runner's
-namespace, server for a guest client (started before the guest), client
-for a guest server (started once the guest's NIC is up, retrying the
-connect until lwiperf listens). Its CSV reports give the host's byte
-counts per stream."""
+"""Host side of app=iperf: Debian's iperf 2, server for a guest client
+(started before the guest), client for a guest server (started once the
+guest's NIC is up, retrying the connect until the guest listens). Over
+tap it runs inside the runner's namespace; over slirp on the
+host's loopback, where the backend maps the guest's gateway address (the
+guest's client) and forwards a port to the guest (its server). Its CSV
+reports give the host's byte counts per stream."""
 
 import os
 import signal
+import socket
 import subprocess
 import time
 
@@ -35,8 +38,26 @@ def parse_csv_reports(text):
     return out
 
 
+def free_tcp_ports(n):
+    """n distinct TCP ports on 127.0.0.1 that were free a moment ago."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
 class HostIperf:
-    def __init__(self, session, netns, guest_ip, opts):
+    """netns: run inside it (tap), or None (the host's loopback); target:
+    where the host's client connects; port: the host's port (its server's,
+    or the one its client connects to), by default the guest's dst_port=."""
+
+    def __init__(self, session, netns, target, opts, port=None):
         if not any(os.access(os.path.join(d, "iperf"), os.X_OK)
                    for d in os.environ.get("PATH", "/usr/bin").split(os.pathsep)):
             raise missing("iperf: host iperf 2 not found (Debian package iperf)")
@@ -44,18 +65,18 @@ class HostIperf:
         words = list(opts.config)
         self.role = config_value(words, "role", "client")  # the guest's role
         sessions = config_value(words, "sessions", "1")
-        port = config_value(words, "dst_port", str(PORT))
+        port = str(port or config_value(words, "dst_port", str(PORT)))
         # A guest server counts from its own start and fails at duration=
         # with streams still open: the host client stops 1 s earlier.
         duration = max(1, (opts.duration or 10) - 1)
         tmp = scratch.mkdtemp(session, "iperf")
         self.out = open(os.path.join(tmp, "out"), "w+b")
         session.on_close(self.out.close, what="close iperf output")
-        base = ["ip", "netns", "exec", netns, "iperf", "-y", "C", "-p", port]
+        base = (["ip", "netns", "exec", netns] if netns else []) + ["iperf", "-y", "C", "-p", port]
         if self.role == "client":
-            self.argv = base + ["-s"]
+            self.argv = base + ["-s"] + ([] if netns else ["-B", "127.0.0.1"])
         else:
-            self.argv = base + ["-c", guest_ip, "-t", str(duration), "-P", sessions,
+            self.argv = base + ["-c", target, "-t", str(duration), "-P", sessions,
                                 "--connect-retries", "50"]
             # The guest server's msg_size= is the sending side's write size.
             msg = config_value(words, "msg_size", None)
@@ -105,3 +126,29 @@ class HostIperf:
         streams = parse_csv_reports(self.out.read().decode("utf-8", "replace"))
         self.result = {"host_role": "server" if self.role == "client" else "client",
                        "streams": streams, "bytes": sum(s["bytes"] for s in streams)}
+
+
+class IperfBackend:
+    """What a backend with a host iperf does for app=iperf; a backend calls
+    these from its own hooks. The guest's client gets the host's server
+    before it boots; the guest's server gets the host's client once the
+    guest is up."""
+
+    iperf = None
+
+    def iperf_start(self, session, netns, target, port=None):
+        self.iperf = HostIperf(session, netns, target, self.opts, port)
+        if self.iperf.role == "client":
+            self.iperf.start()
+
+    def iperf_ready(self):
+        if self.iperf is not None and self.iperf.proc is None:
+            self.iperf.start()
+
+    def iperf_collect(self):
+        return {"iperf": self.iperf.result} if self.iperf is not None else {}
+
+    def iperf_processes(self):
+        if self.iperf is not None and self.iperf.proc is not None:
+            return [("iperf", self.iperf.proc.pid)]
+        return []

@@ -30,8 +30,8 @@ TABLE = {
                      "passt": "no rr server behind passt; use dgram (the host peer reflects) "
                               "or --topology guests",
                      "*": NO_HOST_END},
-    ("iperf", "host"): {"tap": None, "vhost-net": None,
-                        "*": "iperf needs the host's iperf 2 over a tap (tap, vhost-net)"},
+    ("iperf", "host"): {"tap": None, "vhost-net": None, "user": None,
+                        "*": "iperf needs the host's iperf 2 over tap, vhost-net or user"},
     ("gen", "guests"): {"dgram": None, "socket": None, "vhost-user": None,
                         "*": "two guests need a wire between them: dgram, socket or "
                              "vhost-user"},

@@ -54,6 +54,7 @@ AXES = {
     "backend": ("opt", _backend),
     "size": ("opt", _positive),
     "sessions": ("config", _positive),
+    "msg_size": ("config", _positive),
     "kick_batch": ("config", _count),
     "rx_refill": ("config", _positive),
     "ring": ("config", _count),
@@ -396,6 +397,8 @@ def add_arguments(p):
     a.add_argument("--backend", help="e.g. dgram,hub,vhost-user")
     a.add_argument("--size", help="frame sizes, e.g. 64,512,1514")
     a.add_argument("--sessions", help="parallel sessions (rr, iperf), e.g. 1,2,4")
+    a.add_argument("--msg-size", dest="msg_size",
+                   help="iperf write sizes (netperf -m), e.g. 512,1024,16384")
     a.add_argument("--kick-batch", dest="kick_batch", help="TX frames per kick, e.g. 1,32")
     a.add_argument("--rx-refill", dest="rx_refill", help="RX buffers per refill, e.g. 16,64")
     a.add_argument("--ring", help="virtqueue sizes, e.g. 64,256 (above 256 needs --queue-size)")

@@ -1,7 +1,7 @@
 """Backends that are QEMU alone, with no host end to count: a hub with an
 unattached port (the device model as a null sink) and slirp."""
 
-from .. import peer, qemucmd
+from .. import iperf, peer, qemucmd
 from .base import Backend, guest_ip, guest_mac, nic_props
 
 
@@ -21,14 +21,53 @@ class Hub(Backend):
         return ["ip=" + guest_ip(index), "dst_ip=" + peer.PEER_IP, "dst_mac=" + peer.PEER_MAC]
 
 
-class User(Backend):
-    """slirp, restricted: nothing leaves the host."""
+class User(iperf.IperfBackend, Backend):
+    """slirp, restricted (nothing leaves the host) except for app=iperf
+    with the guest as the client: the guest's gateway address is the
+    host's loopback, where the host's iperf server listens (restrict=on
+    would refuse that connection); the guest as server is reached through
+    a port forwarded from the host's loopback."""
 
     name = "user"
+    GUEST_IP = "10.0.2.15"
+    GW_IP = "10.0.2.2"
+
+    def __init__(self, opts):
+        super().__init__(opts)
+        self.ports = None
+
+    def start(self, session, nguests=1):
+        if self.opts.app == "iperf":
+            self.ports = iperf.free_tcp_ports(2)  # the host's server; forwarded to the guest's
+            client = iperf.config_value(self.opts.config, "role", "client") == "client"
+            self.iperf_start(session, None, "127.0.0.1", self.ports[0 if client else 1])
+
+    def on_guest_ready(self, index):
+        self.iperf_ready()
 
     def nics(self, index):
-        return [qemucmd.Nic("user,restrict=on,net=10.0.2.0/24,host=10.0.2.2", guest_mac(index),
-                            nic_props(self.opts))]
+        nd = "user,net=10.0.2.0/24,host=" + self.GW_IP
+        if self.iperf is None or self.iperf.role != "client":
+            nd += ",restrict=on"
+        if self.iperf is not None and self.iperf.role == "server":
+            nd += ",hostfwd=tcp:127.0.0.1:%d-%s:%d" % (self.ports[1], self.GUEST_IP, iperf.PORT)
+        return [qemucmd.Nic(nd, guest_mac(index), nic_props(self.opts))]
 
     def guest_config(self, index):
-        return ["ip=" + guest_ip(index), "gw=10.0.2.2", "dst_ip=10.0.2.2"]
+        words = ["ip=" + guest_ip(index), "gw=" + self.GW_IP, "dst_ip=" + self.GW_IP]
+        if self.iperf is not None and self.iperf.role == "client":
+            words.append("dst_port=%d" % self.ports[0])
+        return words
+
+    def healthy(self):
+        return self.iperf.dead() if self.iperf is not None else None
+
+    def finish(self):
+        if self.iperf is not None:
+            self.iperf.finish()
+
+    def processes(self):
+        return self.iperf_processes()
+
+    def collect(self):
+        return self.iperf_collect()

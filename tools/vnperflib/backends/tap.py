@@ -9,7 +9,7 @@ from . import netns
 from .base import Backend, guest_mac, live_from_peer, nic_props
 
 
-class Tap(Backend):
+class Tap(iperf.IperfBackend, Backend):
     """A tap inside a network namespace the runner creates (no route out);
     QEMU runs inside the namespace. Host-side counts are the tap's own
     interface statistics (its RX is what the guest sent)."""
@@ -25,7 +25,6 @@ class Tap(Backend):
         self.tap_mac = None
         self.base = None
         self.sender = None
-        self.iperf = None
 
     def check(self):
         if os.geteuid() != 0:
@@ -43,17 +42,14 @@ class Tap(Backend):
         netns.face_guest(ns, self.TAP, guest_mac(0))
         self.tap_mac, self.base = self._stats()
         if self.opts.app == "iperf":
-            self.iperf = iperf.HostIperf(session, ns, netns.GUEST_IP, self.opts)
-            if self.iperf.role == "client":
-                self.iperf.start()
+            self.iperf_start(session, ns, netns.GUEST_IP)
         elif self.opts.app in ("sink", "reflect"):
             self.sender = netns.sender(session, self.opts, ns)
 
     def on_guest_ready(self, index):
         if self.sender is not None and self.sender.proc is None:
             self.sender.start()
-        if self.iperf is not None and self.iperf.proc is None:
-            self.iperf.start()
+        self.iperf_ready()
 
     def healthy(self):
         if self.iperf is not None:
@@ -67,8 +63,8 @@ class Tap(Backend):
             self.iperf.finish()
 
     def processes(self):
-        if self.iperf is not None and self.iperf.proc is not None:
-            return [("iperf", self.iperf.proc.pid)]
+        if self.iperf is not None:
+            return self.iperf_processes()
         return [("peer", self.sender.proc.pid)] if self.sender and self.sender.proc else []
 
     def live(self):
@@ -108,8 +104,7 @@ class Tap(Backend):
         if self.sender is not None and self.sender.result is not None:
             out["peer"] = self.sender.result
             out["tx_packets"] = self.sender.result["packets"]
-        if self.iperf is not None:
-            out["iperf"] = self.iperf.result
+        out.update(self.iperf_collect())
         return out
 
 
