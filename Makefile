@@ -111,6 +111,7 @@ HOSTCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -MMD -MP
 host-tools:
 .PHONY: host-tools
 -include tools/peer/peer.mk
+-include tools/rrserver/rrserver.mk
 -include boot/efi/efi.mk
 -include tests/unit/unit.mk
 -include tests/fuzz/fuzz.mk

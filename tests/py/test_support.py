@@ -41,6 +41,8 @@ def refused():
                        (["--", "role=server"], "no host client"),
                        (["--", "resp_size=100"], "resp_size must equal req_size")):
         out.append((["--backend", "dgram", "--app", "rr"] + extra, why))
+    for b in ("tap", "vhost-net"):
+        out.append((["--backend", b, "--app", "rr", "--", "role=server"], "has no rr client"))
     out.append((["--backend", "dgram", "--pmd-burst", "32"], "vhost-user only"))
     out.append((["--backend", "vhost-user", "--app", "sink", "--fwd-mode", "rxonly"],
                 "--fwd-mode rxonly: one of txonly, flowgen"))

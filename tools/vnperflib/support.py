@@ -22,9 +22,7 @@ TABLE = {
     ("fwd", "host"): {"dgram": None, "socket": None,
                       "*": "fwd needs two NICs; the runner wires them over dgram and socket "
                            "only"},
-    ("rr", "host"): {"dgram": None, "socket": None,
-                     "tap": "no host rr server over a tap; use --topology guests",
-                     "vhost-net": "no host rr server over a tap; use --topology guests",
+    ("rr", "host"): {"dgram": None, "socket": None, "tap": None, "vhost-net": None,
                      "vhost-user": "testpmd macswap returns the requests with their IP "
                                    "addresses unswapped; use --topology guests (testpmd io)",
                      "passt": "no rr server behind passt; use dgram (the host peer reflects) "
@@ -58,6 +56,14 @@ RR_PEER_RULES = (
      "the host peer sends each request back as it is: resp_size must equal req_size"),
 )
 
+# Over a tap the host's own stack serves (vnperf-rrserver, UDP and TCP).
+RR_TAP_RULES = (
+    (lambda p: p["role"] != "client", "the host serves (vnperf-rrserver) and has no rr "
+                                      "client: role=server needs --topology guests"),
+)
+RR_RULES = {"dgram": RR_PEER_RULES, "socket": RR_PEER_RULES, "tap": RR_TAP_RULES,
+            "vhost-net": RR_TAP_RULES}
+
 # testpmd forward modes by app (vhost-user, one guest).
 PMD_MODES = {"gen": ("rxonly", "io", "mac", "macswap", "5tswap"), "sink": ("txonly", "flowgen")}
 PMD_KNOBS = ("fwd_mode", "pmd_burst", "pmd_rxd", "pmd_txd")
@@ -85,7 +91,7 @@ def check(opts):
     topology = getattr(opts, "topology", "host")
     line = why_not(p["app"], opts.backend, topology)
     if line is None and p["app"] == "rr" and topology == "host":
-        line = next((why for bad, why in RR_PEER_RULES if bad(p)), None)
+        line = next((why for bad, why in RR_RULES.get(opts.backend, ()) if bad(p)), None)
     if line is None:
         line = _pmd_knobs(opts, p)
     if line is not None:
@@ -137,5 +143,6 @@ def markdown():
     rows.append("")
     rows.append("Over dgram and socket, rr runs against the host peer, which sends each UDP "
                 "request back as it is: `proto=udp`, `role=client` and `resp_size` equal to "
-                "`req_size` only (the rest: `--topology guests`).")
+                "`req_size` only (the rest: `--topology guests`). Over tap and vhost-net, "
+                "vnperf-rrserver answers a `role=client` guest, UDP or TCP, any sizes.")
     return "\n".join(rows)

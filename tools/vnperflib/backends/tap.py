@@ -3,7 +3,7 @@ QEMU inside it; the tap's interface statistics are the host-side counts."""
 
 import os
 
-from .. import counts, iperf, qemucmd
+from .. import counts, iperf, qemucmd, rrhost
 from ..errors import failed, missing
 from . import netns
 from .base import Backend, guest_mac, live_from_peer, nic_props
@@ -12,7 +12,8 @@ from .base import Backend, guest_mac, live_from_peer, nic_props
 class Tap(iperf.IperfBackend, Backend):
     """A tap inside a network namespace the runner creates (no route out);
     QEMU runs inside the namespace. Host-side counts are the tap's own
-    interface statistics (its RX is what the guest sent)."""
+    interface statistics (its RX is what the guest sent). app=rr: the
+    guest's client is answered by vnperf-rrserver in the namespace."""
 
     name = "tap"
     lossless = True
@@ -25,8 +26,11 @@ class Tap(iperf.IperfBackend, Backend):
         self.tap_mac = None
         self.base = None
         self.sender = None
+        self.rr = None
 
     def check(self):
+        if self.opts.app == "rr":
+            rrhost.check()
         if os.geteuid() != 0:
             raise missing("%s: needs root (CAP_NET_ADMIN) to create a namespace and a tap"
                           % self.name)
@@ -43,6 +47,9 @@ class Tap(iperf.IperfBackend, Backend):
         self.tap_mac, self.base = self._stats()
         if self.opts.app == "iperf":
             self.iperf_start(session, ns, netns.GUEST_IP)
+        elif self.opts.app == "rr":
+            self.rr = rrhost.HostRr(session, ns, netns.HOST_IP, self.opts)
+            self.rr.start()
         elif self.opts.app in ("sink", "reflect"):
             self.sender = netns.sender(session, self.opts, ns)
 
@@ -54,6 +61,8 @@ class Tap(iperf.IperfBackend, Backend):
     def healthy(self):
         if self.iperf is not None:
             return self.iperf.dead()
+        if self.rr is not None:
+            return self.rr.dead()
         return self.sender.dead() if self.sender else None
 
     def finish(self):
@@ -61,10 +70,14 @@ class Tap(iperf.IperfBackend, Backend):
             self.sender.finish()
         if self.iperf is not None:
             self.iperf.finish()
+        if self.rr is not None:
+            self.rr.finish()
 
     def processes(self):
         if self.iperf is not None:
             return self.iperf_processes()
+        if self.rr is not None and self.rr.proc is not None:
+            return [("rrserver", self.rr.proc.pid)]
         return [("peer", self.sender.proc.pid)] if self.sender and self.sender.proc else []
 
     def live(self):
@@ -105,6 +118,8 @@ class Tap(iperf.IperfBackend, Backend):
             out["peer"] = self.sender.result
             out["tx_packets"] = self.sender.result["packets"]
         out.update(self.iperf_collect())
+        if self.rr is not None and self.rr.result is not None:
+            out["rr"] = self.rr.result
         return out
 
 

@@ -1,0 +1,53 @@
+/* vnperf-rrserver: the host end of app=rr over a backend whose host side is
+ * the kernel's own stack (tap): netperf's TCP_RR/UDP_RR server. Every
+ * req bytes that arrive (a UDP datagram, or req bytes of a TCP stream)
+ * are answered with resp bytes; a UDP answer starts with the request's
+ * first min(8, req, resp) bytes, the transaction number app=rr puts there
+ * (docs/apps.md). Runs until SIGINT/SIGTERM, then prints one JSON line. */
+#ifndef VN_RRS_H
+#define VN_RRS_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RRS_MSG_MAX  65000 /* app=rr's req_size/resp_size limit */
+#define RRS_SESS_MAX 1024
+#define RRS_ID_LEN   8
+
+enum rrs_proto { RRS_UDP, RRS_TCP };
+
+struct rrs_opts {
+    enum rrs_proto proto;
+    const char *bind; /* IPv4 address */
+    uint16_t port;
+    uint32_t req, resp;
+    const char *ready_file; /* written once the socket listens */
+};
+
+struct rrs_stats {
+    uint64_t transactions; /* answers sent in full */
+    uint64_t sessions;     /* TCP connections accepted (UDP: 0) */
+    uint64_t req_bytes, resp_bytes;
+    uint64_t short_msgs; /* UDP datagrams of another length than req (answered anyway) */
+    uint64_t refused;    /* TCP connections past RRS_SESS_MAX */
+    uint64_t io_errors;  /* reads/writes that failed other than would-block */
+};
+
+extern volatile sig_atomic_t rrs_stop;
+
+/* 0 and *o, or -1 with one line in err. */
+int rrs_args(int argc, char **argv, struct rrs_opts *o, char *err, size_t errlen);
+
+/* The server loops; 0 at a stop signal, -errno when the socket fails. */
+int rrs_run_udp(const struct rrs_opts *o, int fd, struct rrs_stats *st);
+int rrs_run_tcp(const struct rrs_opts *o, int fd, struct rrs_stats *st);
+
+/* How many leading bytes of a request an answer echoes. */
+static inline uint32_t rrs_id_len(const struct rrs_opts *o)
+{
+    uint32_t n = o->req < o->resp ? o->req : o->resp;
+    return n < RRS_ID_LEN ? n : RRS_ID_LEN;
+}
+
+#endif

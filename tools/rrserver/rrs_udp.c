@@ -1,0 +1,54 @@
+/* UDP_RR: every datagram is a request, answered at once. */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "tools/rrserver/rrs.h"
+
+static uint8_t rrs_in[65536], rrs_out[RRS_MSG_MAX];
+
+/* Answers what is queued on fd now. */
+static void rrs_udp_drain(const struct rrs_opts *o, int fd, struct rrs_stats *st)
+{
+    const uint32_t idl = rrs_id_len(o);
+    for (;;) {
+        struct sockaddr_in from;
+        socklen_t fl = sizeof(from);
+        ssize_t n =
+            recvfrom(fd, rrs_in, sizeof(rrs_in), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                st->io_errors++;
+            return;
+        }
+        st->req_bytes += (uint64_t)n;
+        if ((uint32_t)n != o->req)
+            st->short_msgs++;
+        /* the transaction number, as far as the request carried it */
+        memset(rrs_out, 0, idl);
+        memcpy(rrs_out, rrs_in, (uint32_t)n < idl ? (size_t)n : idl);
+        ssize_t w = sendto(fd, rrs_out, o->resp, 0, (struct sockaddr *)&from, fl);
+        if (w == (ssize_t)o->resp) {
+            st->transactions++;
+            st->resp_bytes += (uint64_t)w;
+        } else {
+            st->io_errors++;
+        }
+    }
+}
+
+int rrs_run_udp(const struct rrs_opts *o, int fd, struct rrs_stats *st)
+{
+    struct pollfd pfd = {fd, POLLIN, 0};
+    while (!rrs_stop) {
+        int r = poll(&pfd, 1, 100);
+        if (r < 0 && errno != EINTR)
+            return -errno;
+        if (r > 0)
+            rrs_udp_drain(o, fd, st);
+    }
+    return 0;
+}

@@ -1,0 +1,93 @@
+"""Host end of app=rr where the guest's peer is the host's own stack (tap):
+vnperf-rrserver (tools/rrserver), netperf's UDP_RR/TCP_RR server. It
+answers every req_size bytes with resp_size bytes, on the guest client's
+proto= and dst_port=, and prints its counts as one JSON line when
+stopped."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+from . import scratch
+from .errors import failed, missing
+from .iperf import config_value
+
+
+def rrserver_binary():
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.join(os.path.dirname(here), "build", "tools", "vnperf-rrserver")
+
+
+def check():
+    if not os.access(rrserver_binary(), os.X_OK):
+        raise missing("rr: host server %s missing (run make)" % rrserver_binary())
+
+
+class HostRr:
+    """The server for a guest client, inside netns (or on the host when
+    None), bound to bind."""
+
+    def __init__(self, session, netns, bind, opts):
+        self.session = session
+        words = list(opts.config)
+        tmp = scratch.mkdtemp(session, "rrserver")
+        self.ready_file = os.path.join(tmp, "ready")
+        self.out = open(os.path.join(tmp, "out"), "w+b")
+        self.err = open(os.path.join(tmp, "err"), "w+b")
+        session.on_close(self.out.close, what="close rrserver output")
+        session.on_close(self.err.close, what="close rrserver errors")
+        self.argv = (["ip", "netns", "exec", netns] if netns else []) + [
+            rrserver_binary(), "--proto", config_value(words, "proto", "udp"),
+            "--bind", bind, "--port", config_value(words, "dst_port", "9000"),
+            "--req", config_value(words, "req_size", "1"),
+            "--resp", config_value(words, "resp_size", "1"), "--ready-file", self.ready_file]
+        self.proc = None
+        self.result = None
+        self.finished = False
+
+    def start(self, wait_s=5.0):
+        self.proc = self.session.spawn(self.argv, name="rrserver", stdout=self.out,
+                                       stderr=self.err, watch=self.session.DAEMON)
+        deadline = time.monotonic() + wait_s
+        while not os.path.exists(self.ready_file):
+            if self.proc.poll() is not None:
+                raise failed("rrserver exited at start (status %d): %s"
+                             % (self.proc.returncode, self._err_line()))
+            if time.monotonic() >= deadline:
+                raise failed("rrserver did not listen within %.0f s" % wait_s)
+            time.sleep(0.01)
+
+    def _err_line(self):
+        self.err.seek(0)
+        lines = self.err.read().decode("utf-8", "replace").strip().splitlines()
+        return lines[-1] if lines else "no error output"
+
+    def dead(self):
+        if self.proc is not None and not self.finished and self.proc.poll() is not None:
+            return "rrserver died (status %d): %s" % (self.proc.returncode, self._err_line())
+        return None
+
+    def finish(self):
+        """Stops the server (SIGTERM: it prints its counts) and reads them."""
+        self.finished = True
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.session.stop(self.proc)
+        self.out.seek(0)
+        for line in self.out.read().decode("utf-8", "replace").splitlines():
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and "transactions" in obj:
+                self.result = obj
+        if self.result is None:
+            raise failed("rrserver printed no result (status %s): %s"
+                         % (self.proc.returncode, self._err_line()))
