@@ -11,16 +11,16 @@ int app_fault_main(void)
 {
     printf("fault: raising %s\n", config_enum_name("fault", cfg.fault));
     switch (cfg.fault) {
-    case 0: /* page fault: an address no page table maps (above 512 GiB) */
+    case CFG_FAULT_PF: /* page fault: an address no page table maps (above 512 GiB) */
         (void)*(volatile uint64_t *)(uintptr_t)0x00007e0000000000ull;
         break;
-    case 1:
+    case CFG_FAULT_UD:
         __asm__ volatile("ud2");
         break;
-    case 2: /* non-canonical address -> #GP */
+    case CFG_FAULT_GP: /* non-canonical address -> #GP */
         (void)*(volatile uint64_t *)(uintptr_t)0x8000000000000000ull;
         break;
-    case 3: {
+    case CFG_FAULT_DE: {
         volatile uint32_t zero = 0;
         uint32_t q;
         __asm__ volatile("divl %2" : "=a"(q) : "a"(1), "r"(zero), "d"(0));

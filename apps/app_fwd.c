@@ -17,6 +17,7 @@
 
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
+#include "apps/apps_net.h"
 #include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
@@ -89,7 +90,7 @@ static void dir_json(struct json *j, const char *key, const struct fwd_dir *d)
 
 int app_fwd_main(void)
 {
-    net_init(2, 0);
+    apps_net_init(2, 0);
     struct net_if *a = net_if_get(0), *b = net_if_get(1);
     uint32_t me = net_ip();
     struct meter m;

@@ -21,6 +21,7 @@
 
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
+#include "apps/apps_net.h"
 #include "apps/flows.h"
 #include "apps/hist.h"
 #include "apps/imix.h"
@@ -312,7 +313,7 @@ static int gen_build_plain(uint16_t first, int k, int max, uint64_t now, uint64_
 static int gen_build_burst(uint16_t first, int k, int max, struct pacer *pc, uint64_t now,
                            uint64_t left, uint64_t *bytes, int *dropped)
 {
-    const bool drop = cfg.txfull == VNET_TXFULL_DROP;
+    const bool drop = cfg.txfull == CFG_TXFULL_DROP;
     int n = 0, nd = 0;
     uint64_t b = 0;
     while (n + nd < max && (uint64_t)(n + nd) < left && pacer_due(pc, now)) {
@@ -445,11 +446,11 @@ int app_gen_main(void)
 {
     char why[160];
     struct rate r;
-    bool stack = cfg.path == 1;
+    bool stack = cfg.path == CFG_PATH_STACK;
     if (rate_parse(cfg.rate, &r, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "gen: %s", why);
 
-    net_init(1, 0);
+    apps_net_init(1, 0);
     g.nif = net_if_get(0);
     hist_init(&g.lat);
     gen_setup_sizes();
@@ -481,7 +482,7 @@ int app_gen_main(void)
     uint64_t service_every = time_ns_to_cycles(SERVICE_US * 1000u), next_service = start;
     uint64_t now = start, sent = 0;
     const bool plain =
-        g.ncls == 1 && g.nflows == 1 && r.unit == RATE_UNLIMITED && cfg.txfull == VNET_TXFULL_WAIT;
+        g.ncls == 1 && g.nflows == 1 && r.unit == RATE_UNLIMITED && cfg.txfull == CFG_TXFULL_WAIT;
     unsigned rounds = 0;
     printf("gen: %s path, %u size%s, %u flow%s, burst %d, rate %s\n", stack ? "stack" : "raw",
            g.ncls, g.ncls > 1 ? "s" : "", g.nflows, g.nflows > 1 ? "s" : "", burst,

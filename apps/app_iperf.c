@@ -13,6 +13,7 @@
 
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
+#include "apps/apps_net.h"
 #include "apps/iperf.h"
 #include "kernel/config.h"
 #include "kernel/exit.h"
@@ -26,8 +27,6 @@
 #define IPERF_GRACE_S   10
 #define IPERF_DRAIN_MS  2000 /* client: acknowledgements after the close */
 #define IPERF_LINGER_MS 200  /* FINs and last ACKs out before the result */
-
-enum { ROLE_CLIENT = 0, ROLE_SERVER = 1 };
 
 struct iperf ip;
 
@@ -129,13 +128,13 @@ static uint64_t iperf_run(bool server)
 
 int app_iperf_main(void)
 {
-    bool server = cfg.role == ROLE_SERVER;
+    bool server = cfg.role == CFG_ROLE_SERVER;
     ip.n = (unsigned)cfg.sessions;
     ip.msg = (uint32_t)cfg.msg_size;
     _Static_assert(IPERF_MAX_SESS >= 128, "sessions= allows 128");
     ip.port = config_given(&cfg, "dst_port") ? cfg.dst_port : IPERF_PORT;
     ip_addr_set_ip4_u32(&ip.dst, cfg.dst_ip);
-    net_init(1, VNET_OFF_ALL);
+    apps_net_init(1, VNET_OFF_ALL);
     if (server) {
         iperf_server_start();
     } else {

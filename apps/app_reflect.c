@@ -8,6 +8,7 @@
 
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
+#include "apps/apps_net.h"
 #include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
@@ -31,7 +32,7 @@ static uint64_t malformed(void)
 
 int app_reflect_main(void)
 {
-    net_init(1, 0);
+    apps_net_init(1, 0);
     struct net_if *nif = net_if_get(0);
     struct vnet_rx rx[NET_RX_BATCH];
     struct vnet_tx tx[NET_RX_BATCH];

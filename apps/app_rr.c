@@ -12,6 +12,7 @@
 
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
+#include "apps/apps_net.h"
 #include "apps/hist.h"
 #include "kernel/config.h"
 #include "kernel/exit.h"
@@ -26,9 +27,6 @@
 #define RR_CONNECT_S      5   /* TCP connect retries (the server may still boot) */
 #define RR_SERVER_IDLE_S  2   /* the server ends this long after the last request */
 #define RR_ID_LEN         8
-
-enum { ROLE_CLIENT = 0, ROLE_SERVER = 1 };
-enum { PROTO_UDP = 0, PROTO_TCP = 1 };
 
 struct rr_sess {
     unsigned idx;
@@ -208,7 +206,7 @@ static err_t tcp_sent_cb(void *arg, struct tcp_pcb *pcb, u16_t len)
     (void)len;
     struct rr_sess *s = arg;
     tcp_push_msg(s);
-    if (cfg.role == ROLE_SERVER)
+    if (cfg.role == CFG_ROLE_SERVER)
         tcp_server_answer(s);
     return ERR_OK;
 }
@@ -226,7 +224,7 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
         tcp_err(pcb, NULL);
         s->tpcb = NULL;
         s->connected = false;
-        if (cfg.role == ROLE_CLIENT)
+        if (cfg.role == CFG_ROLE_CLIENT)
             s->failed = true;
         /* lwIP: ERR_ABRT only after tcp_abort(); a closed pcb is ERR_OK. */
         if (tcp_close(pcb) != ERR_OK) {
@@ -241,7 +239,7 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
     uint64_t now = now_cycles();
     rr.bytes += len;
     s->got += len;
-    if (cfg.role == ROLE_SERVER) {
+    if (cfg.role == CFG_ROLE_SERVER) {
         rr.last_req = now;
         while (s->got >= rr.req) {
             s->got -= rr.req;
@@ -269,7 +267,7 @@ static void tcp_err_cb(void *arg, err_t err)
     if (!s)
         return;
     s->tpcb = NULL;
-    if (!s->connected && cfg.role == ROLE_CLIENT) {
+    if (!s->connected && cfg.role == CFG_ROLE_CLIENT) {
         /* Refused or reset before it was up: the server may not be up yet. */
         s->retry_at = now_cycles() + time_ns_to_cycles(200000000ull);
         return;
@@ -335,17 +333,18 @@ static void rr_result(uint64_t ns)
 {
     double tps = app_per_s(rr.transactions, ns);
     printf("rr: %s %s: %llu transactions, %.0f/s, p50 %.1f us, p99 %.1f us\n",
-           cfg.proto == PROTO_TCP ? "tcp" : "udp", cfg.role == ROLE_SERVER ? "server" : "client",
-           (unsigned long long)rr.transactions, tps, (double)hist_quantile(&rr.lat, 0.5) / 1e3,
+           cfg.proto == CFG_PROTO_TCP ? "tcp" : "udp",
+           cfg.role == CFG_ROLE_SERVER ? "server" : "client", (unsigned long long)rr.transactions,
+           tps, (double)hist_quantile(&rr.lat, 0.5) / 1e3,
            (double)hist_quantile(&rr.lat, 0.99) / 1e3);
     /* Latency is measured where the transaction starts: the client. */
-    bool lat = cfg.role == ROLE_CLIENT;
+    bool lat = cfg.role == CFG_ROLE_CLIENT;
     if (lat)
         app_hist_lines("latency", &rr.lat, 1.0);
     struct json *j = app_result_begin(rr.msgs, rr.bytes, ns);
-    json_str(j, "role", cfg.role == ROLE_SERVER ? "server" : "client");
-    json_str(j, "proto", cfg.proto == PROTO_TCP ? "tcp" : "udp");
-    json_u64(j, "sessions", cfg.role == ROLE_SERVER ? rr.accepted : rr.n);
+    json_str(j, "role", cfg.role == CFG_ROLE_SERVER ? "server" : "client");
+    json_str(j, "proto", cfg.proto == CFG_PROTO_TCP ? "tcp" : "udp");
+    json_u64(j, "sessions", cfg.role == CFG_ROLE_SERVER ? rr.accepted : rr.n);
     json_u64(j, "req_size", rr.req);
     json_u64(j, "resp_size", rr.resp);
     json_u64(j, "transactions", rr.transactions);
@@ -368,7 +367,7 @@ static void rr_result(uint64_t ns)
 
 static void rr_setup(void)
 {
-    rr.n = cfg.role == ROLE_SERVER ? RR_SERVER_SLOTS : (unsigned)cfg.sessions;
+    rr.n = cfg.role == CFG_ROLE_SERVER ? RR_SERVER_SLOTS : (unsigned)cfg.sessions;
     rr.req = (uint32_t)cfg.req_size;
     rr.resp = (uint32_t)cfg.resp_size;
     rr.count = cfg.count ? cfg.count : UINT64_MAX;
@@ -383,9 +382,9 @@ static void rr_setup(void)
 
 int app_rr_main(void)
 {
-    bool tcp = cfg.proto == PROTO_TCP, server = cfg.role == ROLE_SERVER;
+    bool tcp = cfg.proto == CFG_PROTO_TCP, server = cfg.role == CFG_ROLE_SERVER;
     rr_setup();
-    net_init(1, VNET_OFF_ALL);
+    apps_net_init(1, VNET_OFF_ALL);
     uint8_t mac[6];
     /* Client: a clear error when the server is not there at all. Server:
      * dst_mac= enters the static ARP entry for peers that do not answer

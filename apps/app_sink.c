@@ -9,6 +9,7 @@
 
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
+#include "apps/apps_net.h"
 #include "apps/seqtrack.h"
 #include "kernel/config.h"
 #include "kernel/exit.h"
@@ -120,7 +121,7 @@ int app_sink_main(void)
     s.streams = calloc(SINK_STREAMS, sizeof(*s.streams));
     if (!s.streams)
         vn_fatal(VN_EXIT_OOM, "sink: no memory for %d streams", SINK_STREAMS);
-    net_init(1, 0);
+    apps_net_init(1, 0);
     struct net_if *nif = net_if_get(0);
     struct vnet_rx rx[NET_RX_BATCH];
     struct meter m;

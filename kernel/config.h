@@ -34,6 +34,19 @@ struct cfg_key {
 
 enum cfg_source { CFG_SRC_NONE, CFG_SRC_CMDLINE, CFG_SRC_FWCFG };
 
+/* The CFG_ENUM keys' values: an enum in the order of its choices string,
+ * side by side (test_config checks every name against its value). */
+enum cfg_fault { CFG_FAULT_PF, CFG_FAULT_UD, CFG_FAULT_GP, CFG_FAULT_DE };
+#define CFG_FAULT_CHOICES "pf|ud|gp|de"
+enum cfg_txfull { CFG_TXFULL_WAIT, CFG_TXFULL_DROP };
+#define CFG_TXFULL_CHOICES "wait|drop"
+enum cfg_role { CFG_ROLE_CLIENT, CFG_ROLE_SERVER };
+#define CFG_ROLE_CHOICES "client|server"
+enum cfg_proto { CFG_PROTO_UDP, CFG_PROTO_TCP };
+#define CFG_PROTO_CHOICES "udp|tcp"
+enum cfg_path { CFG_PATH_RAW, CFG_PATH_STACK };
+#define CFG_PATH_CHOICES "raw|stack"
+
 struct vn_config {
     /* run */
     char app[32];
@@ -43,12 +56,12 @@ struct vn_config {
     uint8_t verbose;
     /* self-test apps */
     uint64_t alloc_mb;
-    uint8_t fault;
+    uint8_t fault; /* enum cfg_fault */
     /* virtio-net */
     uint16_t ring;
     uint16_t kick_batch;
     uint16_t rx_refill;
-    uint8_t txfull;
+    uint8_t txfull; /* enum cfg_txfull */
     char features[CFG_STR_MAX];
     /* addressing */
     uint32_t ip, mask, gw, dst_ip;
@@ -62,9 +75,9 @@ struct vn_config {
     uint64_t burst;
     uint64_t sessions;
     uint64_t msg_size;
-    uint8_t role;
-    uint8_t proto;
-    uint8_t path;
+    uint8_t role;  /* enum cfg_role */
+    uint8_t proto; /* enum cfg_proto */
+    uint8_t path;  /* enum cfg_path */
     char imix[CFG_STR_MAX];
     char flows[CFG_STR_MAX];
     uint64_t req_size, resp_size;

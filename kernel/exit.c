@@ -1,3 +1,4 @@
+/* Leaving the guest: the exit line, then isa-debug-exit. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -6,26 +7,6 @@
 #include "kernel/result.h"
 
 #define ISA_DEBUG_EXIT_PORT 0xf4
-
-static const char *const exit_names[] = {
-    [VN_EXIT_OK] = "ok",
-    [VN_EXIT_TEST_FAILED] = "test_failed",
-    [VN_EXIT_CONFIG] = "config_error",
-    [VN_EXIT_FAULT] = "fault",
-    [VN_EXIT_DEVICE] = "device_error",
-    [VN_EXIT_OOM] = "out_of_memory",
-    [VN_EXIT_NO_DEVICE] = "no_device",
-    [VN_EXIT_INTERNAL] = "internal_error",
-    [VN_EXIT_TIMEOUT] = "timeout",
-    [VN_EXIT_NETWORK] = "network_error",
-};
-
-const char *vn_exit_name(int code)
-{
-    if (code < 0 || (unsigned)code >= sizeof(exit_names) / sizeof(exit_names[0]))
-        return "unknown";
-    return exit_names[code];
-}
 
 void vn_exit(int code)
 {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "apps/app.h"
+#include "apps/app_config.h"
 #include "kernel/acpi.h"
 #include "kernel/boot_info.h"
 #include "kernel/config.h"
@@ -61,7 +62,8 @@ static void load_config(const struct boot_info *bi)
         src = "fw_cfg";
     }
     printf("config (%s): %s\n", src, line);
-    if (config_parse(&cfg, line, err, sizeof(err)) < 0)
+    if (config_parse(&cfg, line, err, sizeof(err)) < 0 ||
+        app_config_check(&cfg, err, sizeof(err)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "%s", err);
 
     struct json *j = result_begin("config");

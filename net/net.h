@@ -5,8 +5,9 @@
  * Every TX frame on a device, whoever sent it, comes back through one
  * tx_done callback; the cookie's low two bits say whose it was:
  *   0 an lwIP pbuf (freed), 1 a received buffer sent on (released to the
- *   device it came from: zero-copy reflect and forward). Generators write
- *   into the driver's bound TX slots instead and get nothing back. */
+ *   device it came from: zero-copy reflect and forward; the device index
+ *   in bits 2..3, the buffer from bit 8). Generators write into the
+ *   driver's bound TX slots instead and get nothing back. */
 #ifndef VN_NET_H
 #define VN_NET_H
 
@@ -52,12 +53,25 @@ struct net_if {
     uint64_t lwip_tx_sent, lwip_tx_sent_bytes; /* taken by the driver */
 };
 
+/* What the appliance (apps/apps_net.c) gives the network layer. */
+struct net_setup {
+    unsigned min_devs;       /* fewer found is fatal */
+    struct vnet_params vnet; /* for every device */
+    const char *cmdline;     /* the drivers' words on it (virtio_mmio.device=) */
+    /* A device broke a rule (a driver call said -EIO): the appliance's
+     * exit, which never returns. */
+    void (*device_error)(const struct vnet_dev *d) __attribute__((noreturn));
+};
+
 /* Brings up at least min_devs virtio-net devices (fatal otherwise), lwIP
- * and the first device's address (static or DHCP). offloads: the
- * VNET_OFF_* the caller's traffic may use (0 for apps that read and
+ * and the first device's address (static or DHCP). s->vnet.offloads:
+ * the VNET_OFF_* the caller's traffic may use (0 for apps that read and
  * write raw frames themselves: they get complete checksums and one
  * buffer per frame). */
-void net_init(unsigned min_devs, unsigned offloads);
+void net_init(const struct net_setup *s);
+
+/* The setup's device_error for nif's device; never returns. */
+void net_device_error(const struct net_if *nif) __attribute__((noreturn));
 
 unsigned net_if_count(void);
 struct net_if *net_if_get(unsigned i);
@@ -69,7 +83,7 @@ uint32_t net_ip(void);
 static inline int net_check(const struct net_if *nif, int rc)
 {
     if (rc == -EIO)
-        vnet_die_broken(nif->dev);
+        net_device_error(nif);
     return rc;
 }
 
@@ -96,9 +110,21 @@ void net_service(void);
 void net_flush(struct net_if *nif);
 
 /* TX cookies (see top). */
+#define NET_COOKIE_KIND_MASK 3u
+#define NET_COOKIE_PBUF      0u
+#define NET_COOKIE_RX        1u
+#define NET_COOKIE_DEV_SHIFT 2
+#define NET_COOKIE_DEV_BITS  2
+#define NET_COOKIE_BUF_SHIFT 8
+_Static_assert(VNET_MAX_DEVS <= 1u << NET_COOKIE_DEV_BITS, "device index fits the cookie");
+_Static_assert(NET_COOKIE_DEV_SHIFT + NET_COOKIE_DEV_BITS <= NET_COOKIE_BUF_SHIFT,
+               "device bits below the buffer");
+_Static_assert(sizeof(uintptr_t) * 8 >= NET_COOKIE_BUF_SHIFT + 32, "an RX buffer handle fits");
+
 static inline void *net_cookie_rx(const struct net_if *from, uint32_t buf)
 {
-    return (void *)(((uintptr_t)buf << 8) | ((uintptr_t)from->idx << 2) | 1);
+    return (void *)(((uintptr_t)buf << NET_COOKIE_BUF_SHIFT) |
+                    ((uintptr_t)from->idx << NET_COOKIE_DEV_SHIFT) | NET_COOKIE_RX);
 }
 
 /* ARP for ip (host byte order) with lwIP, retrying every 200 ms; 0 and the

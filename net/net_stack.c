@@ -22,8 +22,13 @@
 #define ARP_TIMEOUT_MS  1000
 #define ARP_RETRY_MS    200
 
+/* A pbuf pointer is a cookie of kind 0: lwIP's allocations must leave
+ * the kind bits clear. */
+_Static_assert(MEM_ALIGNMENT > NET_COOKIE_KIND_MASK, "pbuf pointers leave the kind bits");
+
 static struct net_if ifs[VNET_MAX_DEVS];
 static unsigned nifs;
+static void (*device_error)(const struct vnet_dev *d) __attribute__((noreturn));
 static uint64_t rand_state;
 
 void *net_lwip_heap; /* lwipopts.h: LWIP_RAM_HEAP_POINTER */
@@ -61,16 +66,16 @@ static void net_tx_done(void *ctx, void *cookie)
 {
     (void)ctx;
     uintptr_t c = (uintptr_t)cookie;
-    switch (c & 3) {
-    case 0:
+    switch (c & NET_COOKIE_KIND_MASK) {
+    case NET_COOKIE_PBUF:
         pbuf_free((struct pbuf *)cookie);
         break;
-    case 1: {
-        unsigned from = (unsigned)(c >> 2) & 3;
+    case NET_COOKIE_RX: {
+        unsigned from = (unsigned)(c >> NET_COOKIE_DEV_SHIFT) & ((1u << NET_COOKIE_DEV_BITS) - 1);
         if (from >= nifs)
             vn_fatal(VN_EXIT_INTERNAL, "net: TX cookie %#lx names device %u", (unsigned long)c,
                      from);
-        vnet_rx_release(ifs[from].dev, (uint32_t)(c >> 8));
+        vnet_rx_release(ifs[from].dev, (uint32_t)(c >> NET_COOKIE_BUF_SHIFT));
         break;
     }
     default:
@@ -97,18 +102,22 @@ static void net_dhcp(struct net_if *nif)
     }
 }
 
-void net_init(unsigned min_devs, unsigned offloads)
+void net_device_error(const struct net_if *nif)
+{
+    device_error(nif->dev);
+}
+
+void net_init(const struct net_setup *s)
 {
     struct vnet_dev *devs[VNET_MAX_DEVS];
-    struct vnet_params p;
+    const unsigned min_devs = s->min_devs;
     char a[16], b[16], c[16];
 
+    device_error = s->device_error;
     rand_state = cfg.seed ^ time_cycles() ^ 0x9e3779b97f4a7c15ull;
     if (rand_state == 0)
         rand_state = 1;
-    vnet_params_from_config(&p);
-    p.offloads = (uint8_t)offloads;
-    int n = vnet_probe(devs, VNET_MAX_DEVS, &p);
+    int n = vnet_probe(devs, VNET_MAX_DEVS, &s->vnet, s->cmdline);
     if (n < 0)
         vn_fatal(VN_EXIT_DEVICE, "net: virtio-net probe failed (%d)", n);
     if ((unsigned)n < min_devs)

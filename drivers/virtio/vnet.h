@@ -55,7 +55,8 @@ struct vnet_rx_off {
     uint16_t csum_start, csum_offset; /* PARTIAL only, checked to lie inside the frame */
 };
 
-/* Knobs from the config line (ring=, kick_batch=, rx_refill=, txfull=, features=). */
+/* What the appliance asks of the driver (the config line's ring=,
+ * kick_batch=, rx_refill=, txfull=, features=: apps/apps_net.c). */
 struct vnet_params {
     uint16_t ring_size;    /* 0: the device's maximum (capped at 1024) */
     uint16_t kick_batch;   /* frames per kick inside a burst; 0: one kick per burst */
@@ -64,10 +65,6 @@ struct vnet_params {
     uint8_t offloads;      /* VNET_OFF_*: what the caller handles */
     uint64_t features_off; /* feature bits the user switched off */
 };
-
-/* Fills p from the config globals (ring=, kick_batch=, rx_refill=,
- * txfull=, features=) so every app asks for the same thing. */
-void vnet_params_from_config(struct vnet_params *p);
 
 /* features=: comma-separated -NAME words (-event_idx,-mrg_rxbuf,...).
  * check is the config table's hook: 0, or -EINVAL with the allowed names
@@ -78,9 +75,10 @@ int vnet_features_parse(const char *val, uint64_t *off);
 struct vnet_dev;
 
 /* Finds virtio-net devices on every transport (PCI modern, PCI legacy,
- * MMIO), brings each up to DRIVER_OK with both queues ready and the RX ring
- * full. Returns how many were found (0 is not an error) or -errno. */
-int vnet_probe(struct vnet_dev **devs, int max, const struct vnet_params *p);
+ * MMIO: the virtio_mmio.device= words of cmdline, and ACPI), brings each
+ * up to DRIVER_OK with both queues ready and the RX ring full. Returns
+ * how many were found (0 is not an error) or -errno. */
+int vnet_probe(struct vnet_dev **devs, int max, const struct vnet_params *p, const char *cmdline);
 
 const uint8_t *vnet_mac(const struct vnet_dev *d);
 uint32_t vnet_mtu(const struct vnet_dev *d);            /* payload MTU, 1500 unless negotiated */
@@ -209,7 +207,14 @@ struct json;
  * currently open object; on a broken device also the violation. */
 void vnet_stats_json(const struct vnet_dev *d, struct json *j);
 
-/* Prints the violation as a result line and exits with VN_EXIT_DEVICE. */
-void vnet_die_broken(const struct vnet_dev *d) __attribute__((noreturn));
+/* What broke (see vnet_broken): the queue ("rx", "tx", or "device" for a
+ * device status), the rule, and the values the device used. 0, or
+ * -ENOENT when nothing broke. */
+struct vnet_fault {
+    const char *queue;
+    const char *what;
+    uint32_t id, len, limit;
+};
+int vnet_fault(const struct vnet_dev *d, struct vnet_fault *f);
 
 #endif

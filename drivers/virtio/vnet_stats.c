@@ -1,4 +1,5 @@
 /* virtio-net counters, parameters and features as JSON members. */
+#include <errno.h>
 #include <stdio.h>
 
 #include "drivers/virtio/vnet_priv.h"
@@ -21,8 +22,30 @@ static void vnet_json_features(struct json *j, const char *key, uint64_t f)
     json_arr_end(j);
 }
 
-static void vnet_json_violation(struct json *j, const char *queue, const struct virtq *vq)
+/* The broken queue (RX first), its name and what it recorded. */
+static const struct virtq *vnet_broken_queue(const struct vnet_dev *d, const char **queue)
 {
+    const struct virtq *vq = virtq_broken(d->rx) ? d->rx : virtq_broken(d->tx) ? d->tx : NULL;
+    *queue = d->fail_queue ? d->fail_queue : vq == d->rx ? "rx" : "tx";
+    return vq;
+}
+
+int vnet_fault(const struct vnet_dev *d, struct vnet_fault *f)
+{
+    const char *queue;
+    const struct virtq *vq = vnet_broken_queue(d, &queue);
+    if (!vq)
+        return -ENOENT;
+    const struct virtq_violation *bad = virtq_violation(vq);
+    *f = (struct vnet_fault){queue, bad ? bad->what : "broken", bad ? bad->id : 0,
+                             bad ? bad->len : 0, bad ? bad->limit : 0};
+    return 0;
+}
+
+static void vnet_json_violation(struct json *j, const struct vnet_dev *d)
+{
+    const char *queue;
+    const struct virtq *vq = vnet_broken_queue(d, &queue);
     const struct virtq_violation *bad = virtq_violation(vq);
     json_obj_begin(j, "violation");
     json_str(j, "queue", queue);
@@ -116,10 +139,8 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_obj_end(j);
 
     json_bool(j, "broken", vnet_broken(d));
-    if (virtq_broken(d->rx))
-        vnet_json_violation(j, d->fail_queue ? d->fail_queue : "rx", d->rx);
-    else if (virtq_broken(d->tx))
-        vnet_json_violation(j, "tx", d->tx);
+    if (vnet_broken(d))
+        vnet_json_violation(j, d);
     if (d->fail_queue)
         json_u64(j, "device_status", d->dev_status);
 }

@@ -10,8 +10,15 @@ UNIT_LDFLAGS := -fsanitize=address,undefined -lcmocka
 UNIT_TESTS :=
 
 UNIT_TESTS += test_config
-test_config_SRCS := tests/unit/test_config.c kernel/config.c kernel/config_keys.c tests/unit/stub_apps.c \
-    apps/rate.c apps/imix.c apps/flows.c drivers/virtio/vnet_features.c
+test_config_SRCS := tests/unit/test_config.c kernel/config.c kernel/config_keys.c
+
+UNIT_TESTS += test_app_config
+test_app_config_SRCS := tests/unit/test_app_config.c apps/app_config.c kernel/config.c \
+    kernel/config_keys.c tests/unit/stub_apps.c apps/rate.c apps/imix.c apps/flows.c \
+    drivers/virtio/vnet_features.c
+
+UNIT_TESTS += test_exitcodes
+test_exitcodes_SRCS := tests/unit/test_exitcodes.c kernel/exit_codes.c
 
 UNIT_TESTS += test_json
 test_json_SRCS := tests/unit/test_json.c kernel/json.c

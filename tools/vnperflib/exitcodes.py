@@ -15,7 +15,7 @@ GUEST_CODES = {
     6: "no device",
     7: "internal error",
     8: "timeout",
-    9: "network (peer unreachable)",
+    9: "network error (peer unreachable)",
 }
 
 RUNNER_USAGE = 64            # bad runner options

@@ -1,0 +1,43 @@
+#include "apps/app_config.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "apps/app.h"
+#include "apps/flows.h"
+#include "apps/imix.h"
+#include "apps/rate.h"
+#include "drivers/virtio/vnet.h"
+
+static int app_check(const char *val, char *why, size_t whylen)
+{
+    if (app_find(val))
+        return 0;
+    size_t n = (size_t)snprintf(why, whylen, "no such app (allowed ");
+    for (unsigned i = 0; i < app_count && n < whylen; i++)
+        n += (size_t)snprintf(why + n, whylen - n, "%s%s", i ? "|" : "", app_table[i].name);
+    if (n < whylen)
+        snprintf(why + n, whylen - n, ")");
+    return -EINVAL;
+}
+
+int app_config_check(const struct vn_config *c, char *err, size_t errlen)
+{
+    const struct {
+        const char *key, *val;
+        int (*check)(const char *val, char *why, size_t whylen);
+    } keys[] = {
+        {"app", c->app, app_check},       {"features", c->features, vnet_features_check},
+        {"rate", c->rate, rate_check},    {"imix", c->imix, imix_check},
+        {"flows", c->flows, flows_check},
+    };
+    char why[160];
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        why[0] = '\0';
+        if (keys[i].check(keys[i].val, why, sizeof(why)) < 0) {
+            snprintf(err, errlen, "config: %s=%s: %s", keys[i].key, keys[i].val, why);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}

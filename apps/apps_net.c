@@ -1,0 +1,52 @@
+#include "apps/apps_net.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "kernel/exit.h"
+#include "kernel/kernel.h"
+#include "kernel/result.h"
+#include "net/net.h"
+
+int apps_vnet_params(const struct vn_config *c, struct vnet_params *p, char *why, size_t whylen)
+{
+    p->ring_size = c->ring;
+    p->kick_batch = c->kick_batch;
+    p->rx_refill = c->rx_refill;
+    p->txfull = c->txfull == CFG_TXFULL_DROP ? VNET_TXFULL_DROP : VNET_TXFULL_WAIT;
+    if (vnet_features_parse(c->features, &p->features_off) < 0) {
+        vnet_features_check(c->features, why, whylen);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+void apps_net_init(unsigned min_devs, unsigned offloads)
+{
+    struct net_setup s = {
+        .min_devs = min_devs, .cmdline = kboot.cmdline, .device_error = apps_device_error};
+    char why[256];
+    if (apps_vnet_params(&cfg, &s.vnet, why, sizeof(why)) < 0)
+        vn_fatal(VN_EXIT_CONFIG, "config: features=%s: %s", cfg.features, why);
+    s.vnet.offloads = (uint8_t)offloads;
+    net_init(&s);
+}
+
+void apps_device_error(const struct vnet_dev *d)
+{
+    struct vnet_fault f = {"?", "broken", 0, 0, 0};
+    vnet_fault(d, &f);
+    char msg[160];
+    snprintf(msg, sizeof(msg), "%s %s: %s (id %u len %u limit %u)", vnet_name(d), f.queue, f.what,
+             f.id, f.len, f.limit);
+    printf("vnet: %s\n", msg);
+    struct json *j = result_begin("error");
+    json_u64(j, "code", VN_EXIT_DEVICE);
+    json_str(j, "reason", vn_exit_name(VN_EXIT_DEVICE));
+    json_str(j, "message", msg);
+    json_obj_begin(j, "vnet");
+    vnet_stats_json(d, j);
+    json_obj_end(j);
+    result_end();
+    vn_exit(VN_EXIT_DEVICE);
+}

@@ -1,0 +1,22 @@
+/* The appliance's side of the network: what the config line asks of the
+ * driver, the bring-up, and the exit when a device breaks a rule. */
+#ifndef VN_APPS_NET_H
+#define VN_APPS_NET_H
+
+#include "drivers/virtio/vnet.h"
+#include "kernel/config.h"
+
+/* The driver parameters the config line asks for (ring=, kick_batch=,
+ * rx_refill=, txfull=, features=). 0, or -EINVAL with why. */
+int apps_vnet_params(const struct vn_config *c, struct vnet_params *p, char *why, size_t whylen);
+
+/* net_init with those parameters, the offloads (VNET_OFF_*) the app's
+ * traffic may use, the kernel command line (the drivers read the
+ * virtio_mmio.device= words on it) and apps_device_error. */
+void apps_net_init(unsigned min_devs, unsigned offloads);
+
+/* A device broke a rule: one line and an "error" result with the
+ * driver's counters and the violation, then VN_EXIT_DEVICE. */
+void apps_device_error(const struct vnet_dev *d) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,65 @@
+/* apps/app_config.c: the keys whose values the layers above the kernel
+ * check (app=, features=, rate=, imix=, flows=), after the kernel's
+ * parser, in the parser's error format. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+
+#include "apps/app_config.h"
+#include "kernel/config.h"
+
+static struct vn_config c;
+static char err[256];
+
+static int parse_and_check(const char *line)
+{
+    int rc = config_parse(&c, line, err, sizeof(err));
+    return rc < 0 ? rc : app_config_check(&c, err, sizeof(err));
+}
+
+static void defaults_pass(void **state)
+{
+    (void)state;
+    assert_int_equal(parse_and_check(""), 0);
+    assert_int_equal(parse_and_check("app=gen features=-event_idx,-ring_packed rate=10k "
+                                     "imix=64:7,1518:1 flows=sport:1000-1003,random"),
+                     0);
+}
+
+static void errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        const char *must_contain[3];
+    } cases[] = {
+        {"app=nosuch", {"config: app=nosuch", "selftest|gen", NULL}},
+        {"features=-warp_drive", {"features=-warp_drive", "event_idx", "ring_packed"}},
+        {"rate=fast", {"config: rate=fast", NULL, NULL}},
+        {"imix=64:0", {"config: imix=64:0", NULL, NULL}},
+        {"flows=bogus", {"config: flows=bogus", NULL, NULL}},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        err[0] = '\0';
+        if (parse_and_check(cases[i].line) != -EINVAL)
+            fail_msg("'%s' passed", cases[i].line);
+        for (int k = 0; k < 3 && cases[i].must_contain[k]; k++)
+            if (!strstr(err, cases[i].must_contain[k]))
+                fail_msg("'%s': error '%s' lacks '%s'", cases[i].line, err,
+                         cases[i].must_contain[k]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults_pass),
+        cmocka_unit_test(errors),
+    };
+    return cmocka_run_group_tests_name("app_config", tests, NULL, NULL);
+}
