@@ -49,7 +49,7 @@ KINC := -I. -Inet/include -isystem $(LWIP_SRC)/src/include -nostdinc \
 KFLAGS_BASE := -std=gnu11 -O2 -g -ffreestanding -fno-stack-protector -fno-pic -fno-pie \
         -mno-red-zone -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
         -fno-strict-aliasing --param=min-pagesize=0 -MMD -MP
-KCFLAGS := $(KFLAGS_BASE) -Wall -Wextra -Werror $(KINC)
+KCFLAGS := $(KFLAGS_BASE) -Wall -Wextra -Wshadow -Werror $(KINC)
 KASFLAGS := -MMD -MP -I.
 
 KSRCS := $(wildcard boot/*.S boot/*.c kernel/*.c drivers/virtio/*.c net/*.c apps/*.c)

@@ -511,9 +511,9 @@ int app_gen_main(void)
                 n = q + dropped;
                 if (n) {
                     g.build_cycles += time_cycles() - t0;
-                    int r = net_check(g.nif, vnet_txslots_send(g.nif->dev, q, g.lens, dropped));
-                    if (r < 0)
-                        vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", r);
+                    int rc = net_check(g.nif, vnet_txslots_send(g.nif->dev, q, g.lens, dropped));
+                    if (rc < 0)
+                        vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", rc);
                     g.bytes += bytes;
                     g.packets += (uint64_t)q;
                     g.dropped += (uint64_t)dropped;

@@ -41,8 +41,6 @@
 #define VIRTIO_NET_F_STATUS     16
 #define VIRTIO_NET_F_RSC_EXT    61
 
-#define VIRTIO_NET_S_LINK_UP 1
-
 #define VIRTIO_BIT(b) (1ull << (b))
 
 struct virtio_dev;

@@ -85,7 +85,6 @@ uint32_t vnet_mtu(const struct vnet_dev *d);            /* payload MTU, 1500 unl
 uint16_t vnet_rx_size(const struct vnet_dev *d);        /* RX ring entries */
 const char *vnet_name(const struct vnet_dev *d);        /* "pci0:3.0 modern" ... */
 const char *vnet_ring_format(const struct vnet_dev *d); /* "split" or "packed" */
-int vnet_link_up(struct vnet_dev *d);
 /* The offloads negotiated (VNET_OFF_*; TX_TSO: IPv4, what lwIP sends). */
 unsigned vnet_offloads(const struct vnet_dev *d);
 

@@ -17,9 +17,8 @@
      VIRTIO_BIT(VIRTIO_F_RING_PACKED))
 
 /* virtio-net config space, virtio 1.2 s5.1.4 */
-#define VNET_CFG_MAC    0
-#define VNET_CFG_STATUS 6
-#define VNET_CFG_MTU    10
+#define VNET_CFG_MAC 0
+#define VNET_CFG_MTU 10
 
 static void vnet_fail(struct vnet_dev *d, const char *why)
 {
@@ -280,18 +279,6 @@ uint32_t vnet_mtu(const struct vnet_dev *d)
 const char *vnet_name(const struct vnet_dev *d)
 {
     return d->vdev->name;
-}
-
-int vnet_link_up(struct vnet_dev *d)
-{
-    if (vnet_check_status(d))
-        return 0;
-    if (!(d->features & VIRTIO_BIT(VIRTIO_NET_F_STATUS)))
-        return 1; /* virtio 1.2 s5.1.4.2: assume the link is up */
-    uint16_t st;
-    if (d->vdev->ops->read_config(d->vdev, VNET_CFG_STATUS, &st, sizeof(st)) < 0)
-        return 0; /* unreadable status: not up */
-    return !!(st & VIRTIO_NET_S_LINK_UP);
 }
 
 const char *vnet_ring_format(const struct vnet_dev *d)

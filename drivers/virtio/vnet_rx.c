@@ -187,8 +187,11 @@ static int vnet_rx_idle(struct vnet_dev *d)
     d->rx_idle_polls++;
     /* Buffers went out without a notification and nothing came since:
      * if the device was waiting for buffers, that notification was
-     * the one it needed (a lost wakeup, seen with QEMU 7.2 and
-     * EVENT_IDX under load). One unneeded kick is cheap. */
+     * the one it needed. A safety net, written with the TX one
+     * (vnet_tx.c) for the lost wakeups seen (QEMU 7.2, EVENT_IDX, under
+     * load) while the 8259 PICs were left unmasked; TX was re-checked
+     * since and never stalled, RX was not. One unneeded kick per idle
+     * period is cheap. */
     if (d->rx_idle_polls == VNET_RX_STALL_POLLS) {
         uint64_t suppressed = virtq_stats(vq)->kicks_suppressed;
         if (suppressed != d->rx_suppressed_seen) {

@@ -46,12 +46,13 @@ static inline int vnet_tx_ready(const struct vnet_dev *d, int want)
 
 /* Buffers out and none used for VNET_TX_STALL_US: the notification that
  * should have started the device may have been lost, so notify regardless
- * of suppression. A safety net, like the RX one (vnet_rx.c): lost
- * wakeups were seen only while the 8259 PICs were left unmasked; since
- * then runs with no watchdog on every transport, with EVENT_IDX on and
- * off, never stalled (docs/driver.md). 50 ms, not less: a backend pausing
- * for back-pressure (tap, a few ms) is not stalled, and under TCG each
- * kick waits for QEMU's global lock. */
+ * of suppression. A safety net, written with the RX one (vnet_rx.c) for
+ * the lost wakeups seen (QEMU 7.2, EVENT_IDX, under load) while the 8259
+ * PICs were left unmasked; re-checked since, runs with no watchdog on
+ * every transport, with EVENT_IDX on and off, never stalled
+ * (docs/driver.md). 50 ms, not less: a backend pausing for back-pressure
+ * (tap, a few ms) is not stalled, and under TCG each kick waits for
+ * QEMU's global lock. */
 static void vnet_tx_watchdog(struct vnet_dev *d)
 {
     if (!virtq_in_flight(d->tx))

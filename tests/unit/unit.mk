@@ -3,7 +3,7 @@
 #   test_foo_SRCS := tests/unit/test_foo.c kernel/foo.c
 # Kernel sources are compiled for the host with -DVN_HOST_TEST.
 
-UNIT_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -Itests/unit -DVN_HOST_TEST \
+UNIT_CFLAGS  := -std=gnu11 -O1 -g -Wall -Wextra -Wshadow -Werror -I. -Itests/unit -DVN_HOST_TEST \
                 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -MMD -MP
 UNIT_LDFLAGS := -fsanitize=address,undefined -lcmocka
 
