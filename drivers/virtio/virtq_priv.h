@@ -21,6 +21,14 @@ struct virtq_state {
 
 #define VIRTQ_NONE 0xffffu /* end of the free list */
 
+/* The encodings a queue size must fit (virtio 1.2 s2.7, s2.8): indices
+ * run free in 16 bits, so num divides 2^16 and a packed ring's wrap
+ * counter is bit log2(num) of an index; off_wrap holds an offset in 15
+ * bits under the wrap bit; no index reads as the free list's end. */
+_Static_assert((VIRTQ_MAX & (VIRTQ_MAX - 1)) == 0, "VIRTQ_MAX: a power of two");
+_Static_assert(VIRTQ_MAX <= 1u << VRING_PACKED_EVENT_WRAP, "an offset fits off_wrap");
+_Static_assert(VIRTQ_MAX < VIRTQ_NONE, "VIRTQ_NONE is no descriptor index");
+
 struct virtq_split {
     struct vring_desc *desc;
     struct vring_avail *avail;

@@ -25,6 +25,10 @@
 #define VNET_RX_STALL_POLLS   (1u << 14) /* empty RX polls before a forced kick */
 #define VNET_TX_STALL_US      50000      /* TX buffers out, none used: forced kick */
 
+_Static_assert(VNET_RING_DEFAULT_MAX <= VIRTQ_MAX, "ring=0's cap is a queue size");
+_Static_assert((VNET_RX_IDLE_CHECK & (VNET_RX_IDLE_CHECK - 1)) == 0,
+               "VNET_RX_IDLE_CHECK is used as a mask");
+
 /* Who owns an RX slot right now (HELD: the driver, while the rest of
  * its frame is still to come). */
 enum { VNET_RX_DEVICE = 0, VNET_RX_APP = 1, VNET_RX_PENDING = 2, VNET_RX_HELD = 3 };
