@@ -1,75 +1,18 @@
-/* kmain: bring the machine up, read the config, run the app, exit. */
-#include <errno.h>
+/* kmain: bring the machine up, then hand it to the appliance above. */
 #include <stdio.h>
-#include <string.h>
 
-#include "apps/app.h"
-#include "apps/app_config.h"
 #include "kernel/acpi.h"
 #include "kernel/boot_info.h"
-#include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/exit.h"
-#include "kernel/fwcfg.h"
+#include "kernel/kernel.h"
 #include "kernel/mem.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
 
-#define FWCFG_CONFIG_FILE "opt/vnperf/config"
-
-static char fwcfg_config[2048];
-
 static const char *path_name(uint32_t p)
 {
     return p == BOOT_PATH_PVH ? "pvh" : p == BOOT_PATH_UEFI ? "uefi" : "unknown";
-}
-
-/* The command line minus the words the platform adds (microvm's
- * virtio_mmio.device=...): is anything of the user's left? */
-static int cmdline_has_config(const char *s)
-{
-    while (*s) {
-        s += strspn(s, " \t\r\n");
-        size_t n = strcspn(s, " \t\r\n");
-        if (n && strncmp(s, "virtio_mmio.device=", 19) != 0)
-            return 1;
-        s += n;
-    }
-    return 0;
-}
-
-static void load_config(const struct boot_info *bi)
-{
-    char err[256];
-    const char *line = bi->cmdline;
-    const char *src = "cmdline";
-    int rc = fwcfg_read_file(FWCFG_CONFIG_FILE, fwcfg_config, sizeof(fwcfg_config));
-
-    if (bi->flags & BOOT_F_CMDLINE_TOO_LONG)
-        vn_fatal(VN_EXIT_CONFIG,
-                 "config: the kernel command line is longer than %d bytes; give the config "
-                 "through fw_cfg %s instead",
-                 BOOT_CMDLINE_MAX - 1, FWCFG_CONFIG_FILE);
-    if (rc == -E2BIG)
-        vn_fatal(VN_EXIT_CONFIG, "config: fw_cfg file %s is larger than %zu bytes",
-                 FWCFG_CONFIG_FILE, sizeof(fwcfg_config) - 1);
-    if (rc >= 0) {
-        if (cmdline_has_config(bi->cmdline))
-            printf("config: both fw_cfg %s and the command line are given; fw_cfg wins, the "
-                   "command line is ignored\n",
-                   FWCFG_CONFIG_FILE);
-        line = fwcfg_config;
-        src = "fw_cfg";
-    }
-    printf("config (%s): %s\n", src, line);
-    if (config_parse(&cfg, line, err, sizeof(err)) < 0 ||
-        app_config_check(&cfg, err, sizeof(err)) < 0)
-        vn_fatal(VN_EXIT_CONFIG, "%s", err);
-
-    struct json *j = result_begin("config");
-    json_str(j, "source", src);
-    json_str(j, "line", line);
-    result_end();
 }
 
 /* newlib's printf converts a double it cannot round in double arithmetic
@@ -123,15 +66,5 @@ void kmain(const struct boot_info *bi)
     json_u64(j, "arena_free_bytes", ms.free);
     result_end();
 
-    load_config(bi);
-    const struct app *app = app_find(cfg.app);
-    if (!app)
-        vn_fatal(VN_EXIT_INTERNAL, "app '%s' passed the config check but is not in the table",
-                 cfg.app);
-
-    j = result_begin("ready");
-    json_str(j, "app", app->name);
-    json_u64(j, "t_ns", time_ns());
-    result_end();
-    vn_exit(app->main());
+    vn_exit(apps_main(bi));
 }
