@@ -262,9 +262,10 @@ static int set_key(struct vn_config *c, const struct cfg_key *k, const char *val
                         k->name, val);
         break;
     case CFG_STR:
-        if (strlen(val) >= CFG_STR_MAX)
-            return fail(err, errlen, "config: %s= is too long (%zu characters, at most %d)",
-                        k->name, strlen(val), CFG_STR_MAX - 1);
+        /* The field's own size: app= is shorter than the rest. */
+        if (strlen(val) >= k->size)
+            return fail(err, errlen, "config: %s= is too long (%zu characters, at most %zu)",
+                        k->name, strlen(val), k->size - 1);
         break;
     }
     if (k->check && k->check(val, why, sizeof(why)) < 0)

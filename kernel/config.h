@@ -23,7 +23,7 @@ struct cfg_key {
     const char *name;
     enum cfg_type type;
     size_t offset; /* into struct vn_config */
-    size_t size;   /* of the field, for CFG_UINT (1, 2, 4 or 8) */
+    size_t size;   /* of the field: CFG_UINT 1, 2, 4 or 8; CFG_STR its capacity */
     uint64_t min, max;
     const char *choices; /* CFG_ENUM */
     const char *def;     /* default as text, parsed like user input; NULL: none */

@@ -1,5 +1,6 @@
-/* kernel/config.c: the whole config line, every key's parser and check
- * hook (rate, imix, flows, features, sizes, addresses) behind it. */
+/* kernel/config.c: the whole config line and every key's parser (sizes,
+ * addresses, enums, strings within their fields); the values checked
+ * above the kernel (apps/app_config.c) have their own harnesses. */
 #include <errno.h>
 
 #include "kernel/config.h"

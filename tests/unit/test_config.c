@@ -116,6 +116,8 @@ static void errors(void **state)
         {"imix=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
          "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
          {"imix=", "too long", NULL}},
+        /* app= holds 32 bytes, not CFG_STR_MAX: no app check in the parser guards it. */
+        {"app=gggggggggggggggggggggggggggggggg", {"app=", "too long", "at most 31"}},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         err[0] = '\0';
