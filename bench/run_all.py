@@ -29,6 +29,7 @@ SHORT = {
     "bench_tcp_stream.py": ["--duration", "3", "--repeat", "1", "--sessions", "1",
                             "--msg-sizes", "16384"],
     "bench_pps.py": ["--duration", "3", "--repeat", "1"],
+    "bench_ring.py": ["--duration", "1", "--repeat", "1", "--points", "hub:64"],
 }
 
 

@@ -1,0 +1,183 @@
+#!/usr/bin/python3
+"""Split ring vs packed ring, and the split ring against an older image,
+side by side in one run (issue 14).
+
+Every point (backend, frame size) runs app=gen for --duration seconds,
+the sides in turn within each repeat (A B C D A B C D: the host's drift
+hits all alike):
+
+  before   --before IMAGE (an image built from an older commit), split ring
+  split    this tree's image, split ring (the device offers no packed ring)
+  split'   the same again: the A/A pair, split'/split reads the noise
+  packed   this tree's image, the device with packed=on (the driver takes it)
+
+Figures per run: the guest's Mpps, its TSC cycles per frame (run time
+over frames) and its own cycles per frame (the run less the time it waited
+on a full TX ring: what the guest itself costs). Ratios are taken per
+repeat between sides run back to back, then their median and min-max:
+split/before (no regression), split'/split (A/A) and packed/split.
+
+    flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_ring.py \\
+        [--before build-old/vnperf.elf] [--points hub:64,vhost-user:64,...] \\
+        [--duration 3] [--repeat 3] [--machine pc] [--json]
+"""
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import benchlib  # noqa: E402
+
+DEFAULT_POINTS = "hub:64,hub:1514,vhost-user:64,vhost-user:1514,tap:64"
+RATIOS = (("split/before", "split", "before"), ("split'/split", "split'", "split"),
+          ("packed/split", "packed", "split"))
+
+
+def packed_args(machine):
+    dev = "virtio-net-device" if machine == "microvm" else "virtio-net-pci"
+    args = ["--qemu-arg=-global", "--qemu-arg=%s.packed=on" % dev]
+    if machine == "microvm":
+        args += ["--qemu-arg=-global", "--qemu-arg=virtio-mmio.force-legacy=false"]
+    return args
+
+
+def figures(rep, ring):
+    """Mpps and cycles per frame from one report, or {"why": line}."""
+    if rep.get("status"):
+        return {"why": "status %s: %s" % (rep.get("status"), rep.get("why"))}
+    g = rep["guests"][-1]
+    res = g.get("result") or {}
+    vnet = res.get("vnet") or {}
+    got = vnet.get("ring_format", "split")  # images older than the packed ring say nothing
+    if got != ring:
+        return {"why": "ran on a %s ring, not %s" % (got, ring)}
+    tsc = (g.get("boot") or {}).get("tsc_hz")
+    frames = vnet.get("tx", {}).get("packets")
+    if not tsc or not frames or not res.get("duration_ns"):
+        return {"why": "no frames, duration or TSC rate in the result"}
+    cycles = res["duration_ns"] * tsc / 1e9
+    return {"mpps": res["pps"] / 1e6, "cyc": cycles / frames,
+            "own_cyc": max(0.0, cycles - vnet["tx"]["full_wait_cycles"]) / frames}
+
+
+class Side:
+    def __init__(self, name, opts, image, ring):
+        self.name, self.opts, self.image, self.ring = name, opts, image, ring
+
+    def __call__(self, point):
+        backend, size = point
+        args = ["--accel", "tcg", "--machine", self.opts.machine, "--backend", backend,
+                "--app", "gen", "--size", str(size), "--duration", str(self.opts.duration),
+                "--image", self.image]
+        if self.ring == "packed":
+            args += packed_args(self.opts.machine)
+        return figures(benchlib.vnperf_run(args, timeout=self.opts.duration + 90), self.ring)
+
+
+def parse_points(text):
+    points = []
+    for item in text.split(","):
+        backend, _, size = item.partition(":")
+        if not backend or not size.isdigit() or not 60 <= int(size) <= 1514:
+            raise ValueError("--points: backend:size with size 60-1514, not %r" % item)
+        points.append((backend, int(size)))
+    return points
+
+
+def run(points, sides, repeat):
+    """{point: {side: {figure: Series}}} and {point: {ratio: {figure: Series}}}."""
+    per, ratios = {}, {}
+    for point in points:
+        got = per.setdefault(point, {s.name: {} for s in sides})
+        rat = ratios.setdefault(point, {})
+        for r in range(repeat):
+            fig = {}
+            for s in sides:
+                benchlib.progress("%s (%s, %d/%d)" % (benchlib.label_of(point), s.name, r + 1,
+                                                      repeat))
+                fig[s.name] = s(point)
+                for k, v in fig[s.name].items():
+                    if k == "why":
+                        got[s.name].setdefault("_runs", benchlib.Series()).add(None, v)
+                    else:
+                        got[s.name].setdefault(k, benchlib.Series()).add(v)
+            for label, a, b in RATIOS:
+                if a in fig and b in fig:
+                    for k in ("mpps", "cyc", "own_cyc"):
+                        x = benchlib.ratio(fig[a].get(k), fig[b].get(k))
+                        if x is not None:
+                            rat.setdefault(label, {}).setdefault(k, benchlib.Series()).add(x)
+    return per, ratios
+
+
+def ratio_text(series):
+    if not series or not series.values:
+        return "-"
+    return "%.3f (%s)" % (series.median(), benchlib.range_cell(series))
+
+
+def table(points, sides, per, ratios):
+    names = [s.name for s in sides]
+    header = ["point", "figure"] + names + [label for label, a, b in RATIOS
+                                            if a in names and b in names]
+    rows = []
+    for point in points:
+        for k, show in (("mpps", lambda v: "%.3f" % v), ("cyc", lambda v: "%.0f" % v),
+                        ("own_cyc", lambda v: "%.0f" % v)):
+            row = [benchlib.label_of(point), k]
+            row += [benchlib.cell(benchlib.pick(per[point][n], k), show) for n in names]
+            row += [ratio_text(ratios[point].get(label, {}).get(k))
+                    for label, a, b in RATIOS if a in names and b in names]
+            rows.append(row)
+    benchlib.print_table(header, rows)
+    for line in benchlib.failures([("%s %s" % (benchlib.label_of(p), n), per[p][n].get(
+            "_runs", benchlib.Series())) for p in points for n in names]):
+        print("failed: " + line)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", help="an older image for the split/before column")
+    ap.add_argument("--image", default=os.path.join(benchlib.ROOT, "build", "vnperf.elf"))
+    ap.add_argument("--points", default=DEFAULT_POINTS, help="backend:size,... (default %s)" %
+                    DEFAULT_POINTS)
+    ap.add_argument("--sides", default=None,
+                    help="which of before,split,split',packed to run (default: all, before "
+                    "only with --before)")
+    ap.add_argument("--duration", type=int, default=3, help="whole seconds per run")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--machine", default="pc", choices=("pc", "q35", "microvm"))
+    ap.add_argument("--json", action="store_true")
+    opts = ap.parse_args()
+    try:
+        points = parse_points(opts.points)
+    except ValueError as e:
+        ap.error(str(e))
+    wanted = (opts.sides or ("before,split,split',packed" if opts.before else
+                             "split,split',packed")).split(",")
+    rings = {"before": "split", "split": "split", "split'": "split", "packed": "packed"}
+    bad = [w for w in wanted if w not in rings]
+    if bad or ("before" in wanted and not opts.before):
+        ap.error("--sides: before (with --before), split, split', packed; not %s" %
+                 (",".join(bad) or "before without --before"))
+    for img in [opts.image] + ([opts.before] if "before" in wanted else []):
+        if not os.path.isfile(img):
+            ap.error("no image %s" % img)
+    sides = [Side(n, opts, opts.before if n == "before" else opts.image, rings[n])
+             for n in wanted]
+    per, ratios = run(points, sides, opts.repeat)
+    if opts.json:
+        print(json.dumps({"points": [{
+            "backend": p[0], "size": p[1],
+            "sides": {n: {k: s.summary() for k, s in per[p][n].items()} for n in wanted},
+            "ratios": {label: {k: s.summary() for k, s in r.items()}
+                       for label, r in ratios[p].items()}} for p in points]}, indent=1))
+    else:
+        table(points, sides, per, ratios)
+
+
+if __name__ == "__main__":
+    main()
