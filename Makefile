@@ -74,6 +74,10 @@ $(BUILD)/obj/%.o: %.c | $(NEWLIB_STAMP) $(LWIP_STAMP)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
+# The interrupt handler runs on the interrupted code's SSE registers
+# (boot/traps.S saves only the general ones): no SSE in what it compiles to.
+$(BUILD)/obj/kernel/irq.o: KCFLAGS += -mgeneral-regs-only
+
 # lwipopts.h reaches our objects through lwIP's headers, which sit in a
 # -isystem directory, and -MMD leaves out whatever a system header
 # includes: state the dependency here, or a changed option leaves objects

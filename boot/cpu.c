@@ -1,6 +1,8 @@
 /* Early CPU setup: our own GDT (with a TSS so every exception runs on a
- * known-good IST stack, even after a kernel stack overflow) and the IDT
- * for the 32 exception vectors. Interrupts stay off: all I/O is polled. */
+ * known-good IST stack, even after a kernel stack overflow) and the IDT:
+ * the 32 exception vectors, then the interrupt vectors (kernel/irq.c),
+ * which run on the interrupted stack. Interrupts stay off until a driver
+ * asks for them (irq_init). */
 #include <stdint.h>
 #include <string.h>
 
@@ -36,11 +38,13 @@ struct desc_ptr {
 #define SEL_DATA 0x10
 #define SEL_TSS  0x18
 
+#define IRQ_STUB_BYTES 16
 extern const uint64_t trap_stubs[32];
+extern const uint8_t irq_stub_32[];
 
 static uint64_t gdt[5] __attribute__((aligned(16)));
 static struct tss64 tss __attribute__((aligned(16)));
-static struct idt_gate idt[32] __attribute__((aligned(16)));
+static struct idt_gate idt[256] __attribute__((aligned(16)));
 static uint8_t ist_stack[16384] __attribute__((aligned(16)));
 
 static void gdt_load(void)
@@ -74,18 +78,23 @@ static void gdt_load(void)
                      : "rax", "memory");
 }
 
+static void idt_set(int v, uint64_t h, uint8_t ist)
+{
+    idt[v].off_lo = h & 0xffff;
+    idt[v].sel = SEL_CODE;
+    idt[v].ist = ist;
+    idt[v].type_attr = 0x8e; /* present, DPL 0, interrupt gate: IF cleared on entry */
+    idt[v].off_mid = (h >> 16) & 0xffff;
+    idt[v].off_hi = h >> 32;
+    idt[v].rsvd = 0;
+}
+
 static void idt_load(void)
 {
-    for (int v = 0; v < 32; v++) {
-        uint64_t h = trap_stubs[v];
-        idt[v].off_lo = h & 0xffff;
-        idt[v].sel = SEL_CODE;
-        idt[v].ist = 1;
-        idt[v].type_attr = 0x8e; /* present, DPL 0, interrupt gate */
-        idt[v].off_mid = (h >> 16) & 0xffff;
-        idt[v].off_hi = h >> 32;
-        idt[v].rsvd = 0;
-    }
+    for (int v = 0; v < 32; v++)
+        idt_set(v, trap_stubs[v], 1);
+    for (int v = 32; v < 256; v++)
+        idt_set(v, (uint64_t)(uintptr_t)(irq_stub_32 + (v - 32) * IRQ_STUB_BYTES), 0);
     struct desc_ptr p = {sizeof(idt) - 1, (uint64_t)(uintptr_t)idt};
     __asm__ volatile("lidt %0" : : "m"(p));
 }

@@ -1,6 +1,11 @@
 /* Exception entry stubs: vectors 0-31 push a vector number (and a zero
  * error code where the CPU pushes none), save every register and call
- * trap_handler(struct trap_frame *) in kernel/trap.c, which never returns. */
+ * trap_handler(struct trap_frame *) in kernel/trap.c, which never returns.
+ *
+ * Interrupt entry stubs: vectors 32-255 push their number, save the
+ * registers a C function may clobber and call irq_dispatch(vector) in
+ * kernel/irq.c, then return to the interrupted code. SSE registers are
+ * not saved: irq.c is built with -mgeneral-regs-only. */
 
 .macro TRAP_NOERR n
     .globl trap_stub_\n
@@ -71,6 +76,48 @@ trap_common:
     call trap_handler
 1:  hlt
     jmp 1b
+
+/* 16 bytes apart (boot/cpu.c IRQ_STUB_BYTES), so the IDT can be filled
+ * from irq_stub_32 on: a push imm32 and a jmp rel32 are 10 at most. */
+    .p2align 4
+    .globl irq_stub_32
+irq_stub_32:
+    .set vec, 32
+    .rept 224
+    .p2align 4
+    pushq $vec
+    jmp irq_common
+    .set vec, vec + 1
+    .endr
+
+/* On entry the CPU aligned the stack to 16 and pushed 5 words; with the
+ * vector and 9 registers below, one more word aligns the call. */
+irq_common:
+    pushq %rax
+    pushq %rcx
+    pushq %rdx
+    pushq %rsi
+    pushq %rdi
+    pushq %r8
+    pushq %r9
+    pushq %r10
+    pushq %r11
+    movq 72(%rsp), %rdi
+    subq $8, %rsp
+    cld
+    call irq_dispatch
+    addq $8, %rsp
+    popq %r11
+    popq %r10
+    popq %r9
+    popq %r8
+    popq %rdi
+    popq %rsi
+    popq %rdx
+    popq %rcx
+    popq %rax
+    addq $8, %rsp
+    iretq
 
     .section .rodata
     .p2align 3

@@ -4,6 +4,7 @@
 #ifndef VN_IO_H
 #define VN_IO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 static inline void pio_write8(uint16_t port, uint8_t v)
@@ -93,6 +94,14 @@ static inline void barrier_mb(void)
     __asm__ volatile("lock; addl $0,-4(%%rsp)" ::: "memory", "cc");
 }
 
+/* mfence, where the SDM asks for it by name: before a WRMSR that must
+ * not pass earlier stores (IA32_TSC_DEADLINE after an xAPIC LVT write,
+ * Intel SDM vol 3 11.5.4.1). */
+static inline void barrier_mfence(void)
+{
+    __asm__ volatile("mfence" ::: "memory");
+}
+
 /* Shared-memory (ring) accesses: read/write once, never torn or cached in
  * a register, without implying any ordering. */
 #define VN_READ_ONCE(x)     (*(const volatile __typeof__(x) *)&(x))
@@ -115,6 +124,43 @@ static inline void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
     __asm__ volatile("cpuid"
                      : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
                      : "a"(leaf), "c"(sub));
+}
+
+static inline uint64_t msr_read(uint32_t msr)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* A memory clobber: an x2APIC EOI or a TSC-deadline write must not be
+ * moved before the stores it follows. */
+static inline void msr_write(uint32_t msr, uint64_t v)
+{
+    __asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+}
+
+/* Interrupt flag. cpu_sti_hlt is the race-free idle: sti takes effect
+ * after the next instruction, so an interrupt that became pending while
+ * IF was 0 (after the caller's last look for work) is taken in the hlt
+ * and ends it, instead of slipping in before it and being slept on. */
+static inline void cpu_cli(void)
+{
+    __asm__ volatile("cli" ::: "memory");
+}
+static inline void cpu_sti(void)
+{
+    __asm__ volatile("sti" ::: "memory");
+}
+static inline void cpu_sti_hlt(void)
+{
+    __asm__ volatile("sti; hlt" ::: "memory");
+}
+static inline bool cpu_irqs_on(void)
+{
+    uint64_t f;
+    __asm__ volatile("pushfq; popq %0" : "=r"(f));
+    return f & (1u << 9);
 }
 
 #endif

@@ -246,3 +246,47 @@ void pci_enable(const struct pci_dev *d, uint16_t bits)
     if ((cmd & bits) != bits)
         pci_write16(d, PCI_COMMAND, cmd | bits);
 }
+
+/* MSI-X, PCI Local Bus 3.0 s6.8.2 */
+#define MSIX_CTRL           2
+#define MSIX_TABLE          4
+#define MSIX_CTRL_FUNC_MASK 0x4000
+#define MSIX_CTRL_ENABLE    0x8000
+#define MSIX_ENTRY_VCTRL    12
+#define MSIX_VCTRL_MASKED   1
+
+int pci_msix_find(const struct pci_dev *d, struct pci_msix *m)
+{
+    uint8_t cap = pci_cap_next(d, 0, PCI_CAP_ID_MSIX);
+    if (!cap)
+        return -ENOENT;
+    m->cap = cap;
+    return pci_msix_decode(pci_read16(d, cap + MSIX_CTRL), pci_read32(d, cap + MSIX_TABLE), m);
+}
+
+uintptr_t pci_msix_map(const struct pci_dev *d, const struct pci_msix *m)
+{
+    struct pci_bar b;
+    if (pci_bar(d, m->table_bar, &b) || b.io || !pci_msix_fits(m->table_off, m->entries, b.size))
+        return 0;
+    return mem_map_mmio(b.addr + m->table_off, (uint64_t)m->entries * PCI_MSIX_ENTRY_BYTES);
+}
+
+void pci_msix_set_entry(uintptr_t table, unsigned i, uint64_t addr, uint32_t data, bool masked)
+{
+    uintptr_t e = table + (uintptr_t)i * PCI_MSIX_ENTRY_BYTES;
+    mmio_write32(e + MSIX_ENTRY_VCTRL, MSIX_VCTRL_MASKED);
+    mmio_write32(e, (uint32_t)addr);
+    mmio_write32(e + 4, (uint32_t)(addr >> 32));
+    mmio_write32(e + 8, data);
+    if (!masked)
+        mmio_write32(e + MSIX_ENTRY_VCTRL, 0);
+}
+
+/* Entries come out of reset masked one by one (s6.8.2.9), so the
+ * function as a whole needs no mask while they are written. */
+void pci_msix_enable(const struct pci_dev *d, const struct pci_msix *m)
+{
+    uint16_t c = pci_read16(d, m->cap + MSIX_CTRL);
+    pci_write16(d, m->cap + MSIX_CTRL, (c | MSIX_CTRL_ENABLE) & ~MSIX_CTRL_FUNC_MASK);
+}

@@ -24,6 +24,9 @@
 #define PCI_STATUS_CAP_LIST      0x10
 
 #define PCI_CAP_ID_VNDR 0x09
+#define PCI_CAP_ID_MSIX 0x11
+
+#define PCI_MSIX_ENTRY_BYTES 16
 
 #define PCI_MAX_DEVS 64
 
@@ -64,6 +67,37 @@ int pci_bar(const struct pci_dev *d, int i, struct pci_bar *b);
  * Returns its offset in config space or 0. The walk is bounded, so a
  * looping list ends. */
 uint8_t pci_cap_next(const struct pci_dev *d, uint8_t pos, uint8_t id);
+
+/* MSI-X (PCI Local Bus 3.0 s6.8.2): the capability as the device
+ * describes it. */
+struct pci_msix {
+    uint8_t cap;        /* capability offset in config space */
+    uint16_t entries;   /* table size */
+    uint8_t table_bar;  /* BIR */
+    uint32_t table_off; /* into that BAR */
+};
+
+/* Decodes Message Control and Table Offset/BIR: 0, or -EINVAL for a BIR
+ * that names no BAR. Pure. */
+int pci_msix_decode(uint16_t ctrl, uint32_t table, struct pci_msix *m);
+
+/* Whether a table of entries 16-byte entries at off fits a BAR of
+ * bar_size bytes. Pure. */
+bool pci_msix_fits(uint32_t off, uint16_t entries, uint64_t bar_size);
+
+/* Finds and decodes the MSI-X capability: 0, -ENOENT (none), -EINVAL. */
+int pci_msix_find(const struct pci_dev *d, struct pci_msix *m);
+
+/* Maps the table; 0 when its BAR is missing, I/O, or too small. */
+uintptr_t pci_msix_map(const struct pci_dev *d, const struct pci_msix *m);
+
+/* Entry i: the message, written while masked; unmasked last when
+ * !masked. */
+void pci_msix_set_entry(uintptr_t table, unsigned i, uint64_t addr, uint32_t data, bool masked);
+
+/* MSI-X Enable on, function mask off; each entry stays masked until
+ * pci_msix_set_entry unmasks it. */
+void pci_msix_enable(const struct pci_dev *d, const struct pci_msix *m);
 
 /* Sets command bits (I/O, memory decode, bus mastering, INTx off). */
 void pci_enable(const struct pci_dev *d, uint16_t bits);

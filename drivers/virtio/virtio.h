@@ -72,6 +72,13 @@ struct virtio_ops {
                        uint64_t driver, uint64_t device);
     /* Gives the virtqueue for q its doorbell (virtq_set_doorbell). */
     void (*queue_notifier)(struct virtio_dev *d, unsigned q, struct virtq *vq);
+    /* Interrupts. irq_setup readies the device's path (MSI-X on, or its
+     * pin routed to a vector); queue_irq then puts queue q's used-buffer
+     * notifications on a vector, before queue_setup (virtio 1.2
+     * s4.1.5.1.3). Both return 0, or -ENODEV with what is missing in
+     * *why: the queue is then polled. */
+    int (*irq_setup)(struct virtio_dev *d, const char **why);
+    int (*queue_irq)(struct virtio_dev *d, unsigned q, int *vector, const char **why);
 };
 
 struct virtio_dev {

@@ -11,6 +11,7 @@
 #include "drivers/virtio/virtq.h"
 #include "kernel/acpi.h"
 #include "kernel/io.h"
+#include "kernel/irq.h"
 #include "kernel/mem.h"
 
 #define VM_MAGIC            0x000
@@ -28,6 +29,8 @@
 #define VM_QUEUE_PFN        0x040 /* v1 */
 #define VM_QUEUE_READY      0x044 /* v2 */
 #define VM_QUEUE_NOTIFY     0x050
+#define VM_INT_STATUS       0x060
+#define VM_INT_ACK          0x064
 #define VM_STATUS           0x070
 #define VM_QUEUE_DESC_LO    0x080
 #define VM_QUEUE_DESC_HI    0x084
@@ -41,12 +44,22 @@
 #define VM_MAGIC_VALUE 0x74726976u /* "virt" */
 #define VM_RESET_SPINS 1000000
 
+/* The device's interrupt line, from its virtio_mmio.device= word or
+ * its DSDT entry. */
+struct vm_irq {
+    bool known;
+    bool edge, active_low; /* QEMU's line is level, active high */
+    uint32_t gsi;
+};
+
 struct virtio_mmio {
     struct virtio_dev vdev; /* first: the ops get this pointer */
     uintptr_t base;
     uint64_t phys;
     uint64_t size;
     uint32_t version;
+    struct vm_irq irq;
+    int vector; /* every queue's, once irq_setup routed the line */
 };
 
 static struct virtio_mmio virtio_mmio_devs[VIRTIO_TRANSPORT_MAX];
@@ -158,6 +171,42 @@ static void vm_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq
     virtq_set_doorbell(vq, &db);
 }
 
+/* One line for the whole device (s4.2.2): the handler reads
+ * InterruptStatus and writes it to InterruptACK, which drops the line. */
+static int vm_irq_setup(struct virtio_dev *d, const char **why)
+{
+    struct virtio_mmio *vm = vm_of(d);
+    if (!vm->irq.known) {
+        *why = "no interrupt number (virtio_mmio.device= or DSDT)";
+        return -ENODEV;
+    }
+    if (irq_init()) {
+        *why = "no local APIC";
+        return -ENODEV;
+    }
+    int v = irq_vector_alloc();
+    if (v < 0) {
+        *why = "no interrupt vector left";
+        return -ENODEV;
+    }
+    irq_vector_level_ack(v, vm->base + VM_INT_STATUS, vm->base + VM_INT_ACK);
+    if (irq_route_gsi(vm->irq.gsi, v, !vm->irq.edge, vm->irq.active_low)) {
+        irq_vector_free(v);
+        *why = "no I/O APIC pin for its interrupt";
+        return -ENODEV;
+    }
+    vm->vector = v;
+    return 0;
+}
+
+static int vm_queue_irq(struct virtio_dev *d, unsigned q, int *vector, const char **why)
+{
+    (void)q;
+    (void)why;
+    *vector = vm_of(d)->vector;
+    return 0;
+}
+
 static const struct virtio_ops vm_ops = {
     .reset = vm_reset,
     .get_status = vm_get_status,
@@ -168,6 +217,8 @@ static const struct virtio_ops vm_ops = {
     .queue_max = vm_queue_max,
     .queue_setup = vm_queue_setup,
     .queue_notifier = vm_queue_notifier,
+    .irq_setup = vm_irq_setup,
+    .queue_irq = vm_queue_irq,
 };
 
 /* Linux's memparse: a number with an optional K/M/G suffix. */
@@ -195,7 +246,7 @@ static uint64_t vm_parse_size(const char *s, char **end)
 }
 
 /* One "<size>@<base>:<irq>[:<id>]" value. Returns 0 or -EINVAL. */
-static int vm_parse_word(const char *w, uint64_t *base, uint64_t *size)
+static int vm_parse_word(const char *w, uint64_t *base, uint64_t *size, struct vm_irq *irq)
 {
     char *end;
     *size = vm_parse_size(w, &end);
@@ -205,6 +256,11 @@ static int vm_parse_word(const char *w, uint64_t *base, uint64_t *size)
     *base = strtoull(b, &end, 0);
     if (end == b || *end != ':')
         return -EINVAL;
+    const char *i = end + 1;
+    unsigned long long n = strtoull(i, &end, 0);
+    if (end == i || (*end && *end != ':' && *end != ' ') || n > UINT32_MAX)
+        return -EINVAL;
+    *irq = (struct vm_irq){.known = true, .gsi = (uint32_t)n};
     return 0;
 }
 
@@ -235,7 +291,8 @@ static int vm_setup(struct virtio_mmio *vm, uint16_t type)
 
 /* Maps and checks one window; adds it to out when it holds a device of
  * this type. Returns 1 when added, 0 when not. */
-static int vm_add(struct virtio_dev **out, uint64_t base, uint64_t size, uint16_t type)
+static int vm_add(struct virtio_dev **out, uint64_t base, uint64_t size, const struct vm_irq *irq,
+                  uint16_t type)
 {
     for (int i = 0; i < virtio_mmio_used; i++)
         if (virtio_mmio_devs[i].phys == base)
@@ -249,6 +306,7 @@ static int vm_add(struct virtio_dev **out, uint64_t base, uint64_t size, uint16_
     memset(vm, 0, sizeof(*vm));
     vm->size = size;
     vm->phys = base;
+    vm->irq = *irq;
     vm->base = mem_map_mmio(base, size);
     if (!vm->base || vm_setup(vm, type))
         return 0;
@@ -262,10 +320,24 @@ static int vm_add(struct virtio_dev **out, uint64_t base, uint64_t size, uint16_
  * devices with _HID "LNRO0005" and a Memory32Fixed _CRS instead of
  * putting them on the command line. A byte scan finds them: the string,
  * then the first Memory32Fixed descriptor (ACPI 6.4 s6.4.3.4: tag 0x86,
- * length 9, info, base, length) shortly after it. */
+ * length 9, info, base, length) shortly after it, and the interrupt in
+ * the Extended Interrupt descriptor QEMU puts right behind it. */
 #define FADT_DSDT   40
 #define FADT_X_DSDT 140
 #define AML_SCAN    96
+#define AML_MEM32   12 /* Memory32Fixed descriptor bytes */
+
+/* ACPI 6.4 s6.4.3.6: tag 0x89, 16-bit length (at least 6), flags (bit 1
+ * edge, bit 2 active low), count, then 32-bit interrupt numbers (GSIs).
+ * Leaves irq unknown when p (avail bytes) holds none. */
+static void vm_aml_irq(const uint8_t *p, uint32_t avail, struct vm_irq *irq)
+{
+    if (avail < 9 || p[0] != 0x89 || (p[1] | p[2] << 8) < 6 || p[4] < 1)
+        return;
+    uint32_t gsi;
+    memcpy(&gsi, p + 5, 4);
+    *irq = (struct vm_irq){.known = true, .edge = p[3] & 2, .active_low = p[3] & 4, .gsi = gsi};
+}
 
 static const struct acpi_sdt_hdr *vm_dsdt(void)
 {
@@ -303,14 +375,16 @@ static int vm_probe_acpi(struct virtio_dev **out, int max, uint16_t type)
     for (uint32_t i = sizeof(*d); i + sizeof(hid) - 1 < d->len && found < max; i++) {
         if (memcmp(aml + i, hid, sizeof(hid) - 1))
             continue;
-        for (uint32_t k = i + sizeof(hid) - 1; k + 12 <= d->len && k < i + AML_SCAN; k++) {
+        for (uint32_t k = i + sizeof(hid) - 1; k + AML_MEM32 <= d->len && k < i + AML_SCAN; k++) {
             if (aml[k] != 0x86 || aml[k + 1] != 9 || aml[k + 2] != 0)
                 continue;
             uint32_t base, len;
+            struct vm_irq irq = {0};
             memcpy(&base, aml + k + 4, 4);
             memcpy(&len, aml + k + 8, 4);
+            vm_aml_irq(aml + k + AML_MEM32, d->len - k - AML_MEM32, &irq);
             if (base && len)
-                found += vm_add(out + found, base, len, type);
+                found += vm_add(out + found, base, len, &irq, type);
             break;
         }
     }
@@ -331,11 +405,12 @@ int virtio_mmio_probe(struct virtio_dev **out, int max, uint16_t type, const cha
         if ((size_t)(p - w) <= sizeof(key) - 1 || strncmp(w, key, sizeof(key) - 1))
             continue;
         uint64_t base, size;
-        if (vm_parse_word(w + sizeof(key) - 1, &base, &size)) {
+        struct vm_irq irq;
+        if (vm_parse_word(w + sizeof(key) - 1, &base, &size, &irq)) {
             printf("virtio-mmio: cannot parse '%.*s'\n", (int)(p - w), w);
             continue;
         }
-        found += vm_add(out + found, base, size, type);
+        found += vm_add(out + found, base, size, &irq, type);
     }
     if (found < max)
         found += vm_probe_acpi(out + found, max - found, type);

@@ -5,6 +5,7 @@
 
 #include "drivers/virtio/virtio_pci.h"
 #include "drivers/virtio/virtio_transport.h"
+#include "kernel/irq.h"
 
 static struct virtio_pci virtio_pci_devs[VIRTIO_TRANSPORT_MAX];
 static int virtio_pci_used;
@@ -65,4 +66,51 @@ int virtio_pci_probe(struct virtio_dev **out, int max, uint16_t type, bool prefe
         out[found++] = &vp->vdev;
     }
     return found;
+}
+
+int virtio_pci_msix_setup(struct virtio_pci *vp, const char **why)
+{
+    int r = pci_msix_find(&vp->pci, &vp->msix);
+    if (r) {
+        *why = r == -ENOENT ? "no MSI-X capability (vectors=0?)" : "MSI-X table BIR names no BAR";
+        return -ENODEV;
+    }
+    vp->msix_table = pci_msix_map(&vp->pci, &vp->msix);
+    if (!vp->msix_table) {
+        *why = "MSI-X table outside its BAR";
+        return -ENODEV;
+    }
+    if (irq_init()) {
+        *why = "no local APIC";
+        return -ENODEV;
+    }
+    pci_msix_enable(&vp->pci, &vp->msix);
+    return 0;
+}
+
+int virtio_pci_msix_entry(struct virtio_pci *vp, unsigned q, int *vector, const char **why)
+{
+    uint64_t addr;
+    uint32_t data;
+    if (!vp->msix_table || q >= vp->msix.entries || q >= 32) {
+        *why = "fewer MSI-X vectors than queues";
+        return -ENODEV;
+    }
+    int v = irq_vector_alloc();
+    if (v < 0 || irq_msi_msg(v, &addr, &data)) {
+        irq_vector_free(v);
+        *why = "no interrupt vector left";
+        return -ENODEV;
+    }
+    pci_msix_set_entry(vp->msix_table, q, addr, data, false);
+    vp->msix_queues |= 1u << q;
+    *vector = v;
+    return 0;
+}
+
+void virtio_pci_msix_refused(struct virtio_pci *vp, unsigned q, int vector)
+{
+    pci_msix_set_entry(vp->msix_table, q, 0, 0, true);
+    vp->msix_queues &= ~(1u << q);
+    irq_vector_free(vector);
 }

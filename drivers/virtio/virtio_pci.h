@@ -20,9 +20,29 @@ struct virtio_pci {
     uintptr_t notify;
     uint32_t notify_len;
     uint32_t notify_mult;
-    /* legacy: I/O port base of BAR0, virtio 1.2 s4.1.4.8 */
+    /* legacy: I/O port base of BAR0, virtio 1.2 s4.1.4.8; the device
+     * config moves 4 bytes up once MSI-X is on */
     uint16_t iobase;
+    uint16_t devcfg_off;
+    /* MSI-X (virtio_pci_msix_setup): table entry q serves queue q */
+    struct pci_msix msix;
+    uintptr_t msix_table;
+    uint32_t msix_queues; /* bit q: queue q has its entry */
 };
+
+/* MSI-X on for vp: 0, or -ENODEV with why (no capability, as with
+ * QEMU's vectors=0; an unusable table; no local APIC). */
+int virtio_pci_msix_setup(struct virtio_pci *vp, const char **why);
+
+/* A fresh vector in table entry q (queue q's), unmasked; *vector gets
+ * it. 0, or -ENODEV with why. */
+int virtio_pci_msix_entry(struct virtio_pci *vp, unsigned q, int *vector, const char **why);
+
+/* Gives entry q back (masked, vector freed) after the device refused it:
+ * virtio 1.2 s4.1.4.3 and s4.1.4.8, VIRTIO_MSI_NO_VECTOR read back. */
+void virtio_pci_msix_refused(struct virtio_pci *vp, unsigned q, int vector);
+
+#define VIRTIO_MSI_NO_VECTOR 0xffff
 
 static inline struct virtio_pci *virtio_pci_of(struct virtio_dev *d)
 {

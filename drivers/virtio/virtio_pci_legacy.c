@@ -15,7 +15,10 @@
 #define VL_QUEUE_NOTIFY   0x10
 #define VL_STATUS         0x12
 #define VL_ISR            0x13
-#define VL_CONFIG         0x14 /* device config when MSI-X is off (it is) */
+#define VL_CONFIG         0x14 /* device config while MSI-X is off */
+#define VL_MSI_CONFIG     0x14 /* with MSI-X on: config vector, queue vector, */
+#define VL_MSI_QUEUE      0x16
+#define VL_CONFIG_MSIX    0x18 /* then the device config */
 
 static int legacy_reset(struct virtio_dev *d)
 {
@@ -49,7 +52,7 @@ static int legacy_read_config(struct virtio_dev *d, unsigned off, void *buf, uns
 {
     struct virtio_pci *vp = virtio_pci_of(d);
     uint8_t *out = buf;
-    uint16_t base = vp->iobase + VL_CONFIG;
+    uint16_t base = vp->iobase + vp->devcfg_off;
     /* Nothing past the end of the BAR. */
     for (unsigned i = 0; i < len; i++)
         out[i] = off + i < vp->devcfg_len ? pio_read8((uint16_t)(base + off + i)) : 0;
@@ -92,6 +95,35 @@ static void legacy_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq
     virtq_set_doorbell(vq, &db);
 }
 
+/* MSI-X on moves the device config 4 bytes up (virtio 1.2 s4.1.4.8);
+ * the config vector stays NO_VECTOR: the link state is polled. */
+static int legacy_irq_setup(struct virtio_dev *d, const char **why)
+{
+    struct virtio_pci *vp = virtio_pci_of(d);
+    int r = virtio_pci_msix_setup(vp, why);
+    if (r)
+        return r;
+    vp->devcfg_off = VL_CONFIG_MSIX;
+    vp->devcfg_len -= VL_CONFIG_MSIX - VL_CONFIG;
+    pio_write16(vp->iobase + VL_MSI_CONFIG, VIRTIO_MSI_NO_VECTOR);
+    return 0;
+}
+
+static int legacy_queue_irq(struct virtio_dev *d, unsigned q, int *vector, const char **why)
+{
+    struct virtio_pci *vp = virtio_pci_of(d);
+    int r = virtio_pci_msix_entry(vp, q, vector, why);
+    if (r)
+        return r;
+    pio_write16(vp->iobase + VL_QUEUE_SEL, (uint16_t)q);
+    pio_write16(vp->iobase + VL_MSI_QUEUE, (uint16_t)q);
+    if (pio_read16(vp->iobase + VL_MSI_QUEUE) == q)
+        return 0;
+    virtio_pci_msix_refused(vp, q, *vector);
+    *why = "the device refused the MSI-X vector (reads back NO_VECTOR)";
+    return -ENODEV;
+}
+
 static const struct virtio_ops legacy_ops = {
     .reset = legacy_reset,
     .get_status = legacy_get_status,
@@ -102,14 +134,17 @@ static const struct virtio_ops legacy_ops = {
     .queue_max = legacy_queue_max,
     .queue_setup = legacy_queue_setup,
     .queue_notifier = legacy_queue_notifier,
+    .irq_setup = legacy_irq_setup,
+    .queue_irq = legacy_queue_irq,
 };
 
 int virtio_pci_legacy_setup(struct virtio_pci *vp)
 {
     struct pci_bar b;
-    if (pci_bar(&vp->pci, 0, &b) || !b.io || b.addr > 0xffff || b.size < VL_CONFIG)
+    if (pci_bar(&vp->pci, 0, &b) || !b.io || b.addr > 0xffff || b.size < VL_CONFIG_MSIX)
         return -ENODEV;
     vp->iobase = (uint16_t)b.addr;
+    vp->devcfg_off = VL_CONFIG;
     vp->devcfg_len = (uint32_t)b.size - VL_CONFIG;
     vp->vdev.ops = &legacy_ops;
     vp->vdev.transport = "legacy";

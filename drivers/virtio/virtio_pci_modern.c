@@ -24,27 +24,26 @@
 #define VPCI_TYPE_DEVICE 4
 
 /* struct virtio_pci_common_cfg, s4.1.4.3 */
-#define CC_DFSELECT          0x00
-#define CC_DF                0x04
-#define CC_GFSELECT          0x08
-#define CC_GF                0x0c
-#define CC_MSIX              0x10
-#define CC_NUMQ              0x12
-#define CC_STATUS            0x14
-#define CC_CFGGEN            0x15
-#define CC_Q_SELECT          0x16
-#define CC_Q_SIZE            0x18
-#define CC_Q_MSIX            0x1a
-#define CC_Q_ENABLE          0x1c
-#define CC_Q_NOFF            0x1e
-#define CC_Q_DESCLO          0x20
-#define CC_Q_DESCHI          0x24
-#define CC_Q_AVAILLO         0x28
-#define CC_Q_AVAILHI         0x2c
-#define CC_Q_USEDLO          0x30
-#define CC_Q_USEDHI          0x34
-#define CC_LEN               0x38
-#define VIRTIO_MSI_NO_VECTOR 0xffff
+#define CC_DFSELECT  0x00
+#define CC_DF        0x04
+#define CC_GFSELECT  0x08
+#define CC_GF        0x0c
+#define CC_MSIX      0x10
+#define CC_NUMQ      0x12
+#define CC_STATUS    0x14
+#define CC_CFGGEN    0x15
+#define CC_Q_SELECT  0x16
+#define CC_Q_SIZE    0x18
+#define CC_Q_MSIX    0x1a
+#define CC_Q_ENABLE  0x1c
+#define CC_Q_NOFF    0x1e
+#define CC_Q_DESCLO  0x20
+#define CC_Q_DESCHI  0x24
+#define CC_Q_AVAILLO 0x28
+#define CC_Q_AVAILHI 0x2c
+#define CC_Q_USEDLO  0x30
+#define CC_Q_USEDHI  0x34
+#define CC_LEN       0x38
 
 #define VPCI_RESET_SPINS 1000000
 
@@ -118,7 +117,8 @@ static int modern_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, ui
     if (mmio_read16(c + CC_Q_ENABLE))
         return -EBUSY;
     mmio_write16(c + CC_Q_SIZE, num);
-    mmio_write16(c + CC_Q_MSIX, VIRTIO_MSI_NO_VECTOR); /* polled */
+    if (!(virtio_pci_of(d)->msix_queues & (1u << q)))
+        mmio_write16(c + CC_Q_MSIX, VIRTIO_MSI_NO_VECTOR); /* polled */
     /* s4.1.3.1: 64-bit fields may be written as two 32-bit halves. */
     mmio_write32(c + CC_Q_DESCLO, (uint32_t)desc);
     mmio_write32(c + CC_Q_DESCHI, (uint32_t)(desc >> 32));
@@ -157,6 +157,27 @@ static void modern_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq
     virtq_set_doorbell(vq, &db);
 }
 
+static int modern_irq_setup(struct virtio_dev *d, const char **why)
+{
+    return virtio_pci_msix_setup(virtio_pci_of(d), why);
+}
+
+/* s4.1.4.3: the device answers a vector it cannot use with NO_VECTOR. */
+static int modern_queue_irq(struct virtio_dev *d, unsigned q, int *vector, const char **why)
+{
+    struct virtio_pci *vp = virtio_pci_of(d);
+    int r = virtio_pci_msix_entry(vp, q, vector, why);
+    if (r)
+        return r;
+    mmio_write16(vp->common + CC_Q_SELECT, (uint16_t)q);
+    mmio_write16(vp->common + CC_Q_MSIX, (uint16_t)q);
+    if (mmio_read16(vp->common + CC_Q_MSIX) == q)
+        return 0;
+    virtio_pci_msix_refused(vp, q, *vector);
+    *why = "the device refused the MSI-X vector (reads back NO_VECTOR)";
+    return -ENODEV;
+}
+
 static const struct virtio_ops modern_ops = {
     .reset = modern_reset,
     .get_status = modern_get_status,
@@ -167,6 +188,8 @@ static const struct virtio_ops modern_ops = {
     .queue_max = modern_queue_max,
     .queue_setup = modern_queue_setup,
     .queue_notifier = modern_queue_notifier,
+    .irq_setup = modern_irq_setup,
+    .queue_irq = modern_queue_irq,
 };
 
 /* Maps the window one capability describes; 0 if it is not usable. */
@@ -213,7 +236,7 @@ int virtio_pci_modern_setup(struct virtio_pci *vp)
     vp->vdev.transport = "modern";
     vp->vdev.legacy = false;
     vp->vdev.queue_size_fixed = false;
-    /* No interrupts: config changes are not signalled either. */
+    /* Config changes are never signalled: the link state is polled. */
     mmio_write16(vp->common + CC_MSIX, VIRTIO_MSI_NO_VECTOR);
     return 0;
 }

@@ -92,6 +92,9 @@ UNIT_TESTS += test_vnet_txslots_packed
 test_vnet_txslots_packed_SRCS := tests/unit/test_vnet_txslots_packed.c \
     $(filter-out tests/unit/test_vnet_txslots.c,$(test_vnet_txslots_SRCS))
 
+UNIT_TESTS += test_irq
+test_irq_SRCS := tests/unit/test_irq.c kernel/madt.c kernel/pci_msix.c
+
 UNIT_TESTS += test_peer_args
 test_peer_args_SRCS := tests/unit/test_peer_args.c tools/peer/peer_args.c tools/peer/peer_malform.c \
     net/pkt.c kernel/csum.c

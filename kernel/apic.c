@@ -1,0 +1,173 @@
+/* Local APIC: mode, registers, timer (Intel SDM vol 3 ch. 11). */
+#include "kernel/apic.h"
+
+#include <errno.h>
+
+#include "kernel/mem.h"
+#include "kernel/time.h"
+
+#define MSR_APIC_BASE     0x1b
+#define APIC_BASE_EXTD    (1ull << 10) /* x2APIC mode */
+#define APIC_BASE_EN      (1ull << 11)
+#define APIC_BASE_ADDR    0x000ffffffffff000ull
+#define MSR_TSC_DEADLINE  0x6e0
+#define CPUID1_EDX_APIC   (1u << 9)
+#define CPUID1_ECX_X2APIC (1u << 21)
+#define CPUID1_ECX_TSCDL  (1u << 24)
+
+#define APIC_REG_ID      0x020
+#define APIC_REG_VERSION 0x030
+#define APIC_REG_TPR     0x080
+#define APIC_REG_SVR     0x0f0
+#define APIC_REG_ESR     0x280
+#define APIC_REG_LVT_TMR 0x320
+#define APIC_REG_LVT_THM 0x330
+#define APIC_REG_LVT_PMC 0x340
+#define APIC_REG_LINT0   0x350
+#define APIC_REG_LINT1   0x360
+#define APIC_REG_LVT_ERR 0x370
+#define APIC_REG_TMR_INI 0x380
+#define APIC_REG_TMR_CUR 0x390
+#define APIC_REG_TMR_DIV 0x3e0
+
+#define APIC_SVR_ENABLE (1u << 8)
+#define APIC_LVT_MASKED (1u << 16)
+#define APIC_LVT_TSC_DL (2u << 17)
+#define APIC_TMR_DIV_1  0xb
+
+uintptr_t apic_mmio;
+static bool apic_x2;
+static bool timer_tscdl;
+static uint64_t timer_hz;
+static uint8_t timer_vec;
+
+static uint32_t apic_read(unsigned reg)
+{
+    if (apic_mmio)
+        return mmio_read32(apic_mmio + reg);
+    return (uint32_t)msr_read(APIC_X2APIC_MSR + (reg >> 4));
+}
+
+static void apic_write(unsigned reg, uint32_t v)
+{
+    if (apic_mmio)
+        mmio_write32(apic_mmio + reg, v);
+    else
+        msr_write(APIC_X2APIC_MSR + (reg >> 4), v);
+}
+
+int apic_init(uint8_t spurious_vector)
+{
+    uint32_t r[4];
+    cpuid(1, 0, r);
+    if (!(r[3] & CPUID1_EDX_APIC))
+        return -ENODEV;
+    uint64_t base = msr_read(MSR_APIC_BASE);
+    /* SDM 11.12.5: disabled -> x2APIC is not a valid transition; go
+     * through xAPIC (enabled) first. */
+    if (!(base & APIC_BASE_EN)) {
+        base |= APIC_BASE_EN;
+        msr_write(MSR_APIC_BASE, base);
+    }
+    apic_x2 = (r[2] & CPUID1_ECX_X2APIC) || (base & APIC_BASE_EXTD);
+    if (apic_x2) {
+        msr_write(MSR_APIC_BASE, base | APIC_BASE_EXTD);
+        apic_mmio = 0;
+    } else {
+        apic_mmio = mem_map_mmio(base & APIC_BASE_ADDR, PAGE_SIZE);
+        if (!apic_mmio)
+            return -ENODEV;
+    }
+    /* Whatever firmware left armed stays quiet: LVT entries masked
+     * (LINT0 is where the 8259s would come in). */
+    unsigned max_lvt = (apic_read(APIC_REG_VERSION) >> 16) & 0xff;
+    apic_write(APIC_REG_TMR_INI, 0);
+    apic_write(APIC_REG_LVT_TMR, APIC_LVT_MASKED);
+    apic_write(APIC_REG_LINT0, APIC_LVT_MASKED);
+    apic_write(APIC_REG_LINT1, APIC_LVT_MASKED);
+    apic_write(APIC_REG_LVT_ERR, APIC_LVT_MASKED);
+    if (max_lvt >= 4)
+        apic_write(APIC_REG_LVT_PMC, APIC_LVT_MASKED);
+    if (max_lvt >= 5)
+        apic_write(APIC_REG_LVT_THM, APIC_LVT_MASKED);
+    apic_write(APIC_REG_ESR, 0); /* SDM 11.5.3: write before reading; clears it */
+    apic_write(APIC_REG_TPR, 0);
+    apic_write(APIC_REG_SVR, APIC_SVR_ENABLE | spurious_vector);
+    return 0;
+}
+
+const char *apic_mode(void)
+{
+    return apic_x2 ? "x2apic" : "xapic";
+}
+
+uint32_t apic_id(void)
+{
+    uint32_t id = apic_read(APIC_REG_ID);
+    return apic_x2 ? id : id >> 24;
+}
+
+/* One-shot ticks per second, counted against the TSC over cal_ms with
+ * the timer's interrupt masked. */
+static uint64_t apic_calibrate(unsigned cal_ms)
+{
+    apic_write(APIC_REG_TMR_DIV, APIC_TMR_DIV_1);
+    apic_write(APIC_REG_LVT_TMR, APIC_LVT_MASKED | timer_vec);
+    uint64_t c0 = rdtsc();
+    apic_write(APIC_REG_TMR_INI, APIC_TICKS_MAX);
+    uint64_t end = c0 + time_ns_to_cycles((uint64_t)cal_ms * 1000000u);
+    while ((int64_t)(rdtsc() - end) < 0)
+        barrier_compiler();
+    uint32_t cur = apic_read(APIC_REG_TMR_CUR);
+    uint64_t c1 = rdtsc();
+    apic_write(APIC_REG_TMR_INI, 0);
+    return apic_hz_from(APIC_TICKS_MAX - cur, c1 - c0, time_tsc_hz);
+}
+
+int apic_timer_init(uint8_t vector, unsigned cal_ms)
+{
+    uint32_t r[4];
+    cpuid(1, 0, r);
+    timer_vec = vector;
+    timer_tscdl = r[2] & CPUID1_ECX_TSCDL;
+    if (timer_tscdl) {
+        apic_write(APIC_REG_LVT_TMR, APIC_LVT_TSC_DL | vector);
+        /* SDM 11.5.4.1: the LVT write before any deadline write. */
+        barrier_mfence();
+        return 0;
+    }
+    timer_hz = apic_calibrate(cal_ms);
+    if (!timer_hz)
+        return -EIO;
+    apic_write(APIC_REG_LVT_TMR, vector); /* one-shot, unmasked; stopped while INI is 0 */
+    return 0;
+}
+
+const char *apic_timer_mode(void)
+{
+    return timer_tscdl ? "tsc_deadline" : "oneshot";
+}
+
+uint64_t apic_timer_hz(void)
+{
+    return timer_hz;
+}
+
+void apic_timer_arm(uint64_t deadline)
+{
+    if (timer_tscdl) {
+        msr_write(MSR_TSC_DEADLINE, deadline ? deadline : 1); /* 0 would disarm */
+        return;
+    }
+    uint64_t now = rdtsc();
+    uint64_t wait = (int64_t)(deadline - now) > 0 ? deadline - now : 0;
+    apic_write(APIC_REG_TMR_INI, apic_ticks_for(wait, timer_hz, time_tsc_hz));
+}
+
+void apic_timer_stop(void)
+{
+    if (timer_tscdl)
+        msr_write(MSR_TSC_DEADLINE, 0);
+    else
+        apic_write(APIC_REG_TMR_INI, 0);
+}

@@ -1,0 +1,266 @@
+/* The pure parts of interrupt delivery: MADT parsing, vector allocation,
+ * the local APIC timer's arithmetic and MSI messages, I/O APIC
+ * redirection entries, MSI-X capability decoding. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernel/apic.h"
+#include "kernel/ioapic.h"
+#include "kernel/irq_vec.h"
+#include "kernel/madt.h"
+#include "kernel/pci.h"
+
+/* ---- MADT ---- */
+
+struct madt_buf {
+    uint8_t b[512];
+    size_t len;
+};
+
+static void madt_start(struct madt_buf *m)
+{
+    memset(m, 0, sizeof(*m));
+    memcpy(m->b, "APIC", 4);
+    uint32_t lapic = 0xfee00000u;
+    memcpy(m->b + 36, &lapic, 4);
+    m->len = 44;
+}
+
+static void madt_add(struct madt_buf *m, const uint8_t *e, size_t n)
+{
+    memcpy(m->b + m->len, e, n);
+    m->len += n;
+}
+
+static void madt_ioapic(struct madt_buf *m, uint8_t id, uint32_t addr, uint32_t gsi)
+{
+    uint8_t e[12] = {1, 12, id, 0};
+    memcpy(e + 4, &addr, 4);
+    memcpy(e + 8, &gsi, 4);
+    madt_add(m, e, sizeof(e));
+}
+
+static void test_madt_qemu_layout(void **state)
+{
+    (void)state;
+    struct madt_buf m;
+    struct madt_info mi;
+    madt_start(&m);
+    const uint8_t lapic[8] = {0, 8, 0, 0, 1, 0, 0, 0};
+    madt_add(&m, lapic, sizeof(lapic));
+    madt_ioapic(&m, 0, 0xfec00000u, 0);
+    const uint8_t iso[10] = {2, 10, 0, 0, 2, 0, 0, 0, 0, 0};
+    madt_add(&m, iso, sizeof(iso));
+    madt_ioapic(&m, 1, 0xfec10000u, 24); /* microvm's second one */
+    const uint8_t nmi[6] = {4, 6, 0xff, 0, 0, 1};
+    madt_add(&m, nmi, sizeof(nmi));
+    assert_int_equal(madt_parse(m.b, m.len, &mi), 0);
+    assert_int_equal(mi.n_ioapic, 2);
+    assert_int_equal(mi.ioapic[0].addr, 0xfec00000u);
+    assert_int_equal(mi.ioapic[0].gsi_base, 0);
+    assert_int_equal(mi.ioapic[1].id, 1);
+    assert_int_equal(mi.ioapic[1].addr, 0xfec10000u);
+    assert_int_equal(mi.ioapic[1].gsi_base, 24);
+    assert_int_equal(mi.skipped, 0);
+}
+
+static void test_madt_rejects_bad_lengths(void **state)
+{
+    (void)state;
+    struct madt_buf m;
+    struct madt_info mi;
+    madt_start(&m);
+    assert_int_equal(madt_parse(m.b, 43, &mi), -EINVAL);
+    /* An entry of length 0 or 1 would loop or step into itself. */
+    for (uint8_t l = 0; l < 2; l++) {
+        madt_start(&m);
+        madt_add(&m, (uint8_t[]){0, l}, 2);
+        assert_int_equal(madt_parse(m.b, m.len, &mi), -EINVAL);
+    }
+    /* Past the end of the table. */
+    madt_start(&m);
+    madt_ioapic(&m, 0, 0xfec00000u, 0);
+    assert_int_equal(madt_parse(m.b, m.len - 1, &mi), -EINVAL);
+    /* An I/O APIC entry too short for its fields. */
+    madt_start(&m);
+    madt_add(&m, (uint8_t[]){1, 8, 0, 0, 0, 0, 0xc0, 0xfe}, 8);
+    assert_int_equal(madt_parse(m.b, m.len, &mi), -EINVAL);
+    /* A lone trailing byte. */
+    madt_start(&m);
+    madt_ioapic(&m, 0, 0xfec00000u, 0);
+    m.len++;
+    assert_int_equal(madt_parse(m.b, m.len, &mi), -EINVAL);
+    /* Empty (no entries) is fine. */
+    madt_start(&m);
+    assert_int_equal(madt_parse(m.b, m.len, &mi), 0);
+    assert_int_equal(mi.n_ioapic, 0);
+}
+
+static void test_madt_too_many_ioapics(void **state)
+{
+    (void)state;
+    struct madt_buf m;
+    struct madt_info mi;
+    madt_start(&m);
+    for (unsigned i = 0; i < MADT_MAX_IOAPIC + 3; i++)
+        madt_ioapic(&m, (uint8_t)i, 0xfec00000u + 0x1000 * i, 24 * i);
+    assert_int_equal(madt_parse(m.b, m.len, &mi), 0);
+    assert_int_equal(mi.n_ioapic, MADT_MAX_IOAPIC);
+    assert_int_equal(mi.skipped, 3);
+    assert_int_equal(mi.ioapic[MADT_MAX_IOAPIC - 1].gsi_base, 24 * (MADT_MAX_IOAPIC - 1));
+}
+
+/* ---- vectors ---- */
+
+static void test_vector_alloc(void **state)
+{
+    (void)state;
+    struct irq_vec_map m = {{0}};
+    assert_int_equal(irq_vec_alloc(&m, 0xef, 0xef), 0xef);
+    assert_int_equal(irq_vec_alloc(&m, 0xef, 0xef), -ENOSPC);
+    /* Lowest first, each once, across the 64-bit words. */
+    for (unsigned v = 0x30; v <= 0xdf; v++)
+        assert_int_equal(irq_vec_alloc(&m, 0x30, 0xdf), (int)v);
+    assert_int_equal(irq_vec_alloc(&m, 0x30, 0xdf), -ENOSPC);
+    assert_true(irq_vec_used(&m, 0x3f) && irq_vec_used(&m, 0x40) && irq_vec_used(&m, 0xdf));
+    assert_false(irq_vec_used(&m, 0x2f) || irq_vec_used(&m, 0xe0) || irq_vec_used(&m, 300));
+    irq_vec_free(&m, 0x41);
+    irq_vec_free(&m, 0x80);
+    assert_int_equal(irq_vec_alloc(&m, 0x30, 0xdf), 0x41);
+    assert_int_equal(irq_vec_alloc(&m, 0x30, 0xdf), 0x80);
+    /* A range past 255 stops at 255. */
+    struct irq_vec_map e = {{0}};
+    assert_int_equal(irq_vec_alloc(&e, 0xff, 0x1ff), 0xff);
+    assert_int_equal(irq_vec_alloc(&e, 0xff, 0x1ff), -ENOSPC);
+}
+
+/* ---- local APIC timer arithmetic ---- */
+
+static void test_timer_ticks(void **state)
+{
+    (void)state;
+    const uint64_t tsc = 2100000000ull, hz = 1000000000ull;
+    /* 1 ms of TSC is 1 ms of timer ticks, rounded down. */
+    assert_int_equal(apic_ticks_for(tsc / 1000, hz, tsc), 1000000);
+    assert_int_equal(apic_ticks_for(2099, hz, tsc), 999);
+    /* Never 0 (that stops the timer): a wait that is due fires at once. */
+    assert_int_equal(apic_ticks_for(0, hz, tsc), 1);
+    assert_int_equal(apic_ticks_for(1, hz, tsc), 1);
+    /* Past the 32-bit counter: the longest wait, the caller looks again. */
+    assert_int_equal(apic_ticks_for(10 * tsc, hz, tsc), APIC_TICKS_MAX);
+    assert_int_equal(apic_ticks_for(UINT64_MAX, hz, tsc), APIC_TICKS_MAX);
+    /* No product overflow for large inputs with a fast timer. */
+    assert_int_equal(apic_ticks_for(UINT64_MAX / 2, UINT64_MAX / 4, UINT64_MAX), APIC_TICKS_MAX);
+    assert_int_equal(apic_ticks_for(5, hz, 0), 1);
+}
+
+static void test_timer_calibration(void **state)
+{
+    (void)state;
+    const uint64_t tsc = 2100000000ull;
+    /* 10 ms: 10e6 ticks while the TSC went 21e6 cycles: 1 GHz. */
+    assert_int_equal(apic_hz_from(10000000u, 21000000ull, tsc), 1000000000ull);
+    assert_int_equal(apic_hz_from(APIC_TICKS_MAX, 21000000ull, tsc),
+                     (uint64_t)((unsigned __int128)APIC_TICKS_MAX * tsc / 21000000ull));
+    assert_int_equal(apic_hz_from(0, 21000000ull, tsc), 0);
+    assert_int_equal(apic_hz_from(1000, 0, tsc), 0);
+}
+
+static void test_timer_lateness(void **state)
+{
+    (void)state;
+    const uint64_t tsc = 1000000000ull, cap = tsc / APIC_LATE_CAP_DIV;
+    uint64_t avg = 0;
+    for (int i = 0; i < 200; i++)
+        avg = apic_late_avg(avg, 80000, tsc);
+    assert_true(avg > 79000 && avg <= 80000);
+    /* One descheduled wake counts as the cap only. */
+    uint64_t before = avg;
+    avg = apic_late_avg(avg, 500 * cap, tsc);
+    assert_int_equal(avg, before + (cap - before) / 8);
+    for (int i = 0; i < 200; i++)
+        avg = apic_late_avg(avg, 0, tsc);
+    assert_true(avg < 100);
+}
+
+static void test_msi_message(void **state)
+{
+    (void)state;
+    uint64_t addr;
+    uint32_t data;
+    assert_int_equal(apic_msi_msg(0, 0x30, &addr, &data), 0);
+    assert_int_equal(addr, 0xfee00000ull);
+    assert_int_equal(data, 0x30); /* fixed, edge */
+    assert_int_equal(apic_msi_msg(3, 0xdf, &addr, &data), 0);
+    assert_int_equal(addr, 0xfee03000ull);
+    assert_int_equal(data, 0xdf);
+    assert_int_equal(apic_msi_msg(256, 0x30, &addr, &data), -ERANGE);
+    assert_int_equal(apic_msi_msg(0, 31, &addr, &data), -EINVAL);
+}
+
+/* ---- I/O APIC ---- */
+
+static void test_ioapic_rte(void **state)
+{
+    (void)state;
+    /* 82093AA: vector 0-7, fixed delivery, physical mode, polarity 13,
+     * trigger 15, mask 16, destination 56-63. */
+    assert_int_equal(ioapic_rte(0x31, 0, true, false, false), 0x8031ull);
+    assert_int_equal(ioapic_rte(0x31, 0, false, true, false), 0x2031ull);
+    assert_int_equal(ioapic_rte(0x40, 5, false, false, true), (5ull << 56) | 0x10040ull);
+}
+
+/* ---- MSI-X capability ---- */
+
+static void test_msix_decode(void **state)
+{
+    (void)state;
+    struct pci_msix m;
+    /* QEMU's virtio-net-pci: 3 vectors, table in BAR1 at 0. */
+    assert_int_equal(pci_msix_decode(0x0002, 0x00000001, &m), 0);
+    assert_int_equal(m.entries, 3);
+    assert_int_equal(m.table_bar, 1);
+    assert_int_equal(m.table_off, 0);
+    /* Enable and function-mask bits are not part of the size. */
+    assert_int_equal(pci_msix_decode(0xc7ff, 0x00002004, &m), 0);
+    assert_int_equal(m.entries, 2048);
+    assert_int_equal(m.table_bar, 4);
+    assert_int_equal(m.table_off, 0x2000);
+    /* BIR 6 and 7 name no BAR. */
+    assert_int_equal(pci_msix_decode(0, 0x1006, &m), -EINVAL);
+    assert_int_equal(pci_msix_decode(0, 0x1007, &m), -EINVAL);
+}
+
+static void test_msix_fits(void **state)
+{
+    (void)state;
+    assert_true(pci_msix_fits(0, 3, 48));
+    assert_false(pci_msix_fits(0, 3, 47));
+    assert_true(pci_msix_fits(0x1000, 2048, 0x1000 + 2048 * 16));
+    assert_false(pci_msix_fits(0xfffffff8u, 2048, 0x100000000ull));
+    /* No 32-bit wrap: an offset near 4 GiB does not fit a small BAR. */
+    assert_false(pci_msix_fits(0xfffffff0u, 2, 0x4000));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_madt_qemu_layout),
+        cmocka_unit_test(test_madt_rejects_bad_lengths),
+        cmocka_unit_test(test_madt_too_many_ioapics),
+        cmocka_unit_test(test_vector_alloc),
+        cmocka_unit_test(test_timer_ticks),
+        cmocka_unit_test(test_timer_calibration),
+        cmocka_unit_test(test_timer_lateness),
+        cmocka_unit_test(test_msi_message),
+        cmocka_unit_test(test_ioapic_rte),
+        cmocka_unit_test(test_msix_decode),
+        cmocka_unit_test(test_msix_fits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
