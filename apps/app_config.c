@@ -29,7 +29,7 @@ int app_config_check(const struct vn_config *c, char *err, size_t errlen)
     } keys[] = {
         {"app", c->app, app_check},       {"features", c->features, vnet_features_check},
         {"rate", c->rate, rate_check},    {"imix", c->imix, imix_check},
-        {"flows", c->flows, flows_check},
+        {"flows", c->flows, flows_check}, {"notify", c->notify, vnet_notify_check},
     };
     char why[160];
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {

@@ -384,6 +384,12 @@ static int gen_stack_burst(struct udp_pcb *pcb, int max, struct pacer *pc, uint6
     return n;
 }
 
+static uint64_t gen_wake(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
 static void gen_result(uint64_t ns, const struct rate *r, bool stack)
 {
     app_summary("gen", g.packets, g.bytes, ns);
@@ -533,6 +539,10 @@ int app_gen_main(void)
             net_service();
             next_service = now + service_every;
         }
+        /* Paced and early: halt (notify=irq|hybrid) until the next
+         * departure, a frame, the next sample or the end. */
+        if (n == 0 && !pacer_due(&pc, now))
+            net_idle(gen_wake(pacer_next(&pc), m.next, end));
         if (meter_due(&m, now)) {
             struct json *j = meter_sample(&m, now, g.packets, g.bytes);
             json_u64(j, "tx_dropped", g.dropped);

@@ -151,6 +151,10 @@ int app_sink_main(void)
             net_service();
             next_service = now + service_every;
         }
+        /* An empty ring: halt (notify=irq|hybrid) until a frame, the next
+         * sample or the end. */
+        if (n == 0)
+            net_idle(m.next < end ? m.next : end);
         if (meter_due(&m, now)) {
             struct seq_totals t;
             seq_sum(s.streams, SINK_STREAMS, &t);

@@ -14,8 +14,15 @@ int apps_vnet_params(const struct vn_config *c, struct vnet_params *p, char *why
     p->kick_batch = c->kick_batch;
     p->rx_refill = c->rx_refill;
     p->txfull = c->txfull == CFG_TXFULL_DROP ? VNET_TXFULL_DROP : VNET_TXFULL_WAIT;
+    char r[160] = "";
     if (vnet_features_parse(c->features, &p->features_off) < 0) {
-        vnet_features_check(c->features, why, whylen);
+        vnet_features_check(c->features, r, sizeof(r));
+        snprintf(why, whylen, "features=%s: %s", c->features, r);
+        return -EINVAL;
+    }
+    if (vnet_notify_parse(c->notify, &p->notify_rx, &p->notify_tx) < 0) {
+        vnet_notify_check(c->notify, r, sizeof(r));
+        snprintf(why, whylen, "notify=%s: %s", c->notify, r);
         return -EINVAL;
     }
     return 0;
@@ -27,7 +34,7 @@ void apps_net_init(unsigned min_devs, unsigned offloads)
         .min_devs = min_devs, .cmdline = kboot.cmdline, .device_error = apps_device_error};
     char why[256];
     if (apps_vnet_params(&cfg, &s.vnet, why, sizeof(why)) < 0)
-        vn_fatal(VN_EXIT_CONFIG, "config: features=%s: %s", cfg.features, why);
+        vn_fatal(VN_EXIT_CONFIG, "config: %s", why);
     s.vnet.offloads = (uint8_t)offloads;
     net_init(&s);
 }

@@ -7,7 +7,8 @@
 #include "kernel/config.h"
 
 /* The driver parameters the config line asks for (ring=, kick_batch=,
- * rx_refill=, txfull=, features=). 0, or -EINVAL with why. */
+ * rx_refill=, txfull=, features=, notify=). 0, or -EINVAL with why
+ * (the key, its value and what is wrong). */
 int apps_vnet_params(const struct vn_config *c, struct vnet_params *p, char *why, size_t whylen);
 
 /* net_init with those parameters, the offloads (VNET_OFF_*) the app's

@@ -63,6 +63,7 @@ struct vn_config {
     uint16_t rx_refill;
     uint8_t txfull; /* enum cfg_txfull */
     char features[CFG_STR_MAX];
+    char notify[CFG_STR_MAX];
     /* addressing */
     uint32_t ip, mask, gw, dst_ip;
     uint8_t mac[6], dst_mac[6];

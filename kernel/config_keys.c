@@ -66,6 +66,8 @@ const struct cfg_key cfg_keys[] = {
     E("txfull", txfull, CFG_TXFULL_CHOICES, "wait",
       "on a full TX ring: wait (reclaim, retry) or drop"),
     S("features", features, "", "feature bits to switch off, e.g. -event_idx,-mrg_rxbuf", NULL),
+    S("notify", notify, "poll", "used-buffer notifications: poll|irq|hybrid, or rx:MODE,tx:MODE",
+      NULL),
     /* addressing */
     IP("ip", ip, "10.0.0.2", "our IPv4 address"),
     IP("mask", mask, "255.255.255.0", "netmask"),

@@ -7,6 +7,7 @@
 #include "kernel/config.h"
 #include "kernel/csum.h"
 #include "kernel/exit.h"
+#include "kernel/irq.h"
 #include "kernel/json.h"
 #include "kernel/mem.h"
 #include "kernel/time.h"
@@ -29,6 +30,7 @@ _Static_assert(MEM_ALIGNMENT > NET_COOKIE_KIND_MASK, "pbuf pointers leave the ki
 static struct net_if ifs[VNET_MAX_DEVS];
 static unsigned nifs;
 static void (*device_error)(const struct vnet_dev *d) __attribute__((noreturn));
+static bool can_idle; /* every RX queue can end a halt */
 static uint64_t rand_state;
 
 void *net_lwip_heap; /* lwipopts.h: LWIP_RAM_HEAP_POINTER */
@@ -136,6 +138,9 @@ void net_init(const struct net_setup *s)
         printf("net: dev%u %s mac %02x:%02x:%02x:%02x:%02x:%02x mtu %u\n", i, vnet_name(devs[i]),
                m[0], m[1], m[2], m[3], m[4], m[5], (unsigned)vnet_mtu(devs[i]));
     }
+    can_idle = true;
+    for (unsigned i = 0; i < nifs; i++)
+        can_idle = can_idle && vnet_can_idle(devs[i]);
     /* lwIP (ARP, ICMP, DHCP, the apps' sockets) lives on the first device. */
     struct net_if *nif = &ifs[0];
     if (cfg.dhcp) {
@@ -168,6 +173,35 @@ void net_service(void)
             net_flush(&ifs[i]);
     }
     sys_check_timeouts();
+}
+
+/* The earlier of deadline and lwIP's next timer. */
+static uint64_t net_idle_until(uint64_t deadline)
+{
+    u32_t ms = sys_timeouts_sleeptime();
+    if (ms == SYS_TIMEOUTS_SLEEPTIME_INFINITE)
+        return deadline;
+    uint64_t t = time_cycles() + time_ns_to_cycles((uint64_t)ms * 1000000u);
+    return deadline && deadline < t ? deadline : t;
+}
+
+void net_idle(uint64_t deadline)
+{
+    if (!can_idle)
+        return;
+    uint64_t until = net_idle_until(deadline);
+    irq_idle_enter();
+    int busy = 0;
+    unsigned armed = 0;
+    while (armed < nifs && !busy)
+        busy = vnet_idle_arm(ifs[armed++].dev);
+    uint64_t cycles = 0;
+    if (busy)
+        irq_idle_leave();
+    else
+        cycles = irq_idle(until);
+    for (unsigned i = 0; i < armed; i++)
+        vnet_idle_done(ifs[i].dev, cycles);
 }
 
 void net_poll(void)

@@ -11,6 +11,7 @@
 #ifndef VN_VNET_H
 #define VN_VNET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,8 +56,16 @@ struct vnet_rx_off {
     uint16_t csum_start, csum_offset; /* PARTIAL only, checked to lie inside the frame */
 };
 
+/* How a queue learns that the device used buffers (docs/driver.md):
+ * poll: never told, the driver looks (interrupts stay off);
+ * irq: a used-buffer notification for every batch the device completes,
+ *      and waits halt until one comes;
+ * hybrid: NAPI-style, notifications off while there is work, on (with a
+ *      re-check) only before a halt. */
+enum vnet_notify { VNET_NOTIFY_POLL = 0, VNET_NOTIFY_IRQ = 1, VNET_NOTIFY_HYBRID = 2 };
+
 /* What the appliance asks of the driver (the config line's ring=,
- * kick_batch=, rx_refill=, txfull=, features=: apps/apps_net.c). */
+ * kick_batch=, rx_refill=, txfull=, features=, notify=: apps/apps_net.c). */
 struct vnet_params {
     uint16_t ring_size;    /* 0: the device's maximum (capped at 1024) */
     uint16_t kick_batch;   /* frames per kick inside a burst; 0: one kick per burst */
@@ -64,6 +73,8 @@ struct vnet_params {
     uint8_t txfull;        /* enum vnet_txfull */
     uint8_t offloads;      /* VNET_OFF_*: what the caller handles */
     uint64_t features_off; /* feature bits the user switched off */
+    uint8_t notify_rx;     /* enum vnet_notify */
+    uint8_t notify_tx;     /* enum vnet_notify */
 };
 
 /* features=: comma-separated -NAME words (-event_idx,-mrg_rxbuf,...).
@@ -71,6 +82,13 @@ struct vnet_params {
  * in why. parse gives the bits switched off. */
 int vnet_features_check(const char *val, char *why, size_t whylen);
 int vnet_features_parse(const char *val, uint64_t *off);
+
+/* notify=: poll|irq|hybrid for both queues, or per queue rx:MODE,tx:MODE
+ * (a queue left out polls). check is the config table's hook (0, or
+ * -EINVAL with the syntax in why); parse gives both modes. */
+int vnet_notify_check(const char *val, char *why, size_t whylen);
+int vnet_notify_parse(const char *val, uint8_t *rx, uint8_t *tx);
+const char *vnet_notify_name(uint8_t mode);
 
 struct vnet_dev;
 
@@ -195,6 +213,21 @@ int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max);
 
 /* Gives a buffer back; the ring is refilled rx_refill buffers at a time. */
 void vnet_rx_release(struct vnet_dev *d, uint32_t buf);
+
+/* --- waiting for frames (notify=irq|hybrid) ---
+ * The race-free halt, for the layer that owns the main loop:
+ *   irq_idle_enter(); arm every device; if all returned 0, irq_idle();
+ *   else irq_idle_leave(); then vnet_idle_done on each.
+ * vnet_idle_arm turns RX notifications on and looks at the ring once
+ * more: 1 when frames are there (do not halt), 0 when armed, -EAGAIN
+ * when RX is polled (nothing would end the halt). vnet_idle_done counts
+ * the halt (cycles long, 0 for none) and puts a hybrid queue back to
+ * polling. */
+int vnet_idle_arm(struct vnet_dev *d);
+void vnet_idle_done(struct vnet_dev *d, uint64_t cycles);
+
+/* Whether a halt can end on this device's RX (its queue is not polled). */
+bool vnet_can_idle(const struct vnet_dev *d);
 
 /* --- state and counters --- */
 

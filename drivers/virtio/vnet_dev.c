@@ -72,6 +72,7 @@ static int vnet_queue_init(struct vnet_dev *d, unsigned q, struct virtq **out)
     r = virtq_create(&vq, (uint16_t)q, num, flags);
     if (r)
         return r;
+    vnet_notify_queue(d, q, q == VNET_RXQ ? &d->rx_note : &d->tx_note);
     r = v->ops->queue_setup(v, q, num, virtq_desc_addr(vq), virtq_driver_addr(vq),
                             virtq_device_addr(vq));
     if (r) {
@@ -201,6 +202,7 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
             return -EIO;
         }
     }
+    vnet_notify_setup(d);
     d->mrg = !!(d->features & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF));
     /* virtio 1.2 s5.1.6: the header has num_buffers with VERSION_1 or
      * MRG_RXBUF; a legacy device without MRG_RXBUF uses 10 bytes. */
@@ -238,6 +240,7 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
         return -EIO;
     }
     virtq_kick(d->rx);
+    vnet_notify_start(d);
 
     printf("vnet: %s: mac %02x:%02x:%02x:%02x:%02x:%02x mtu %u rx %u tx %u hdr %u %s ring\n",
            v->name, d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->mtu,

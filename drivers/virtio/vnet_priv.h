@@ -52,6 +52,17 @@ struct vnet_txq_stats {
     uint64_t offload_refused; /* frames whose offload request could not be met: dropped */
 };
 
+/* Used-buffer notifications of one queue (vnet_notify.c). */
+struct vnet_qnote {
+    uint8_t want;   /* enum vnet_notify, as asked */
+    uint8_t mode;   /* what runs: poll when the device gave no interrupt path */
+    int vector;     /* -1: none */
+    uint64_t halts; /* halts this queue was armed for */
+    uint64_t halt_cycles;
+    uint64_t spurious;      /* wakes by its interrupt with nothing new on it */
+    uint64_t used_while_on; /* buffers taken while notifications were on */
+};
+
 struct vnet_rxq_stats {
     uint64_t packets, bytes, polls;
     uint64_t refills, refilled;
@@ -79,6 +90,7 @@ struct vnet_dev {
     struct vnet_txchain *tx_chains; /* VNET_TX_CHAINS entries: frames with fragments */
     uint64_t tx_stall_cycles;
     struct vnet_txq_stats txs;
+    struct vnet_qnote tx_note;
 
     /* RX hot */
     struct virtq *rx;
@@ -103,6 +115,7 @@ struct vnet_dev {
     uint32_t rx_idle_polls;      /* empty RX polls in a row */
     uint64_t rx_suppressed_seen; /* rx kicks_suppressed when a frame last came */
     struct vnet_rxq_stats rxs;
+    struct vnet_qnote rx_note;
 
     /* cold */
     struct virtio_dev *vdev;
@@ -163,6 +176,30 @@ struct vnet_txfill {
 /* vnet_tx_commit for any fill: n frames of descs descriptors in all. */
 int vnet_tx_commit_fill(struct vnet_dev *d, const struct vnet_txfill *f, int n, int descs,
                         uint64_t bytes, int dropped);
+/* Notification modes (vnet_notify.c). setup: after FEATURES_OK, readies
+ * the device's interrupt path when a queue wants one (or falls back to
+ * polling with a line saying why); queue: before queue q's setup, its
+ * vector; start: after DRIVER_OK, notifications on for notify=irq. */
+void vnet_notify_setup(struct vnet_dev *d);
+void vnet_notify_queue(struct vnet_dev *d, unsigned q, struct vnet_qnote *n);
+void vnet_notify_start(struct vnet_dev *d);
+
+/* got buffers were just taken from vq: counted when they came with
+ * notifications on (irq: always; hybrid: around a halt). */
+static inline void vnet_notify_used(const struct virtq *vq, struct vnet_qnote *n, int got)
+{
+    if (got > 0 && n->mode != VNET_NOTIFY_POLL && virtq_cb_enabled(vq))
+        n->used_while_on += (uint64_t)got;
+}
+
+/* txfull=wait: halts until the TX queue's interrupt or the TSC passes
+ * until. false when the queue is polled (the caller spins instead). */
+bool vnet_tx_halt(struct vnet_dev *d, uint64_t until);
+
+/* The counters as members of the queue's open JSON object. */
+struct json;
+void vnet_notify_json(struct json *j, const struct vnet_dev *d, const struct vnet_qnote *n,
+                      uint64_t packets);
 
 /* Spinning on the device: host tests step the simulated device here. */
 #ifdef VN_HOST_TEST

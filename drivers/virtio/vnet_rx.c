@@ -225,6 +225,7 @@ int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max)
     int got = virtq_get_used(vq, d->rx_used, want);
     if (got < 0)
         return got;
+    vnet_notify_used(vq, &d->rx_note, got);
     if (!got)
         return vnet_rx_idle(d);
     d->rx_idle_polls = 0;

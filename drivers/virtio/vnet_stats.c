@@ -112,6 +112,7 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "gso_frames", t->gso_frames);
     json_u64(j, "gso_bytes", t->gso_bytes);
     json_u64(j, "offload_refused", t->offload_refused);
+    vnet_notify_json(j, d, &d->tx_note, t->packets);
     json_obj_end(j);
 
     const struct vnet_rxq_stats *r = &d->rxs;
@@ -136,6 +137,7 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     for (unsigned i = 1; i < VNET_HDR_NBAD; i++)
         if (i != VNET_HDR_BAD_LEN) /* counted in len_errors */
             json_u64(j, vnet_hdr_bad_name[i], r->bad_hdr[i]);
+    vnet_notify_json(j, d, &d->rx_note, r->packets);
     json_obj_end(j);
 
     json_bool(j, "broken", vnet_broken(d));

@@ -69,6 +69,7 @@ int vnet_tx_reclaim(struct vnet_dev *d)
     d->txs.reclaim_calls++;
     bool bound = virtq_bound(d->tx); /* no tokens: nothing to give back */
     int n = virtq_get_used(d->tx, bound ? NULL : d->tx_used, d->tx_size);
+    vnet_notify_used(d->tx, &d->tx_note, n);
     if (n == 0)
         vnet_tx_watchdog(d);
     if (n <= 0)
@@ -81,11 +82,13 @@ int vnet_tx_reclaim(struct vnet_dev *d)
     return n;
 }
 
-/* Kicks what is queued, then polls until want are ready. Between looks
- * it spins (vnet_relax) rather than reading the used ring: every read
- * pulls the line away from the device writing it. Returns what is ready
- * (fewer than want after VNET_TXWAIT_MAX_MS: counted, and the device's
- * status checked), or -EIO. */
+/* Kicks what is queued, then waits until want are ready: between looks
+ * a queue with notifications halts until its interrupt (or the
+ * watchdog's next look), a polled one spins (vnet_relax) rather than
+ * reading the used ring: every read pulls the line away from the device
+ * writing it. Returns what is ready (fewer than want after
+ * VNET_TXWAIT_MAX_MS: counted, and the device's status checked), or
+ * -EIO. */
 static int vnet_tx_wait(struct vnet_dev *d, int want)
 {
     struct virtq *vq = d->tx;
@@ -106,7 +109,9 @@ static int vnet_tx_wait(struct vnet_dev *d, int want)
             r = vnet_check_status(d);
             break;
         }
-        vnet_relax();
+        uint64_t look = d->tx_progress + d->tx_stall_cycles;
+        if (!vnet_tx_halt(d, look < t0 + limit ? look : t0 + limit))
+            vnet_relax();
     }
     d->txs.full_wait_cycles += time_cycles() - t0;
     return r < 0 ? r : vnet_tx_ready(d, want);

@@ -17,8 +17,10 @@ void simq_attach(struct sim_queue *sq, uint16_t num, uint64_t desc, uint64_t dri
                  uint64_t device, unsigned flags)
 {
     uint16_t max = sq->max;
+    int vector = sq->vector; /* set before the queue (s4.1.5.1.3) */
     memset(sq, 0, sizeof(*sq));
     sq->max = max;
+    sq->vector = vector;
     sq->num = num;
     sq->packed = flags & VIRTQ_F_PACKED;
     sq->event_idx = flags & VIRTQ_F_EVENT_IDX;
@@ -200,8 +202,11 @@ static void decide_interrupt(struct sim_queue *sq, uint16_t old, uint16_t new_id
     } else {
         need = !(__atomic_load_n(&sq->avail->flags, __ATOMIC_RELAXED) & VRING_AVAIL_F_NO_INTERRUPT);
     }
-    if (need)
+    if (need) {
         sq->interrupts++;
+        if (sq->vector)
+            sim_irq_raise(sq->vector);
+    }
 }
 
 /* Packed: the descriptors count buffers take from the used position on

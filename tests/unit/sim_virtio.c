@@ -144,6 +144,28 @@ static void sim_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *v
     virtq_set_doorbell(vq, &db);
 }
 
+static int sim_irq_setup(struct virtio_dev *d, const char **why)
+{
+    struct sim_dev *s = sim_of(d);
+    if (s->no_irq) {
+        *why = "sim: none";
+        return -ENODEV;
+    }
+    s->irq_ready = true;
+    return 0;
+}
+
+static int sim_queue_irq(struct virtio_dev *d, unsigned q, int *vector, const char **why)
+{
+    (void)why;
+    struct sim_dev *s = sim_of(d);
+    if (q >= SIM_QMAX)
+        return -ENODEV;
+    *vector = SIM_VEC0 + (s->shared_line ? 0 : (int)q);
+    s->q[q].vector = *vector;
+    return 0;
+}
+
 static const struct virtio_ops sim_ops = {
     .reset = sim_reset,
     .get_status = sim_get_status,
@@ -154,6 +176,8 @@ static const struct virtio_ops sim_ops = {
     .queue_max = sim_queue_max,
     .queue_setup = sim_queue_setup,
     .queue_notifier = sim_queue_notifier,
+    .irq_setup = sim_irq_setup,
+    .queue_irq = sim_queue_irq,
 };
 
 struct sim_dev *sim_new(uint64_t offered, uint16_t max, bool legacy)

@@ -14,6 +14,7 @@
 #include "drivers/virtio/virtio.h"
 #include "drivers/virtio/virtio_ring.h"
 #include "drivers/virtio/virtq.h"
+#include "sim_irq.h"
 
 #define SIM_QMAX      2
 #define SIM_LOG_MAX   8192
@@ -62,6 +63,7 @@ struct sim_queue {
     uint16_t used_idx;     /* device's used index or position */
     uint64_t notifies;     /* doorbell rings */
     uint64_t interrupts;   /* used buffer notifications the device would send */
+    int vector;            /* raised with each (sim_irq.h) once the driver set it up; 0: none */
     struct sim_held *held; /* num entries */
     uint32_t nheld;
 };
@@ -118,6 +120,9 @@ struct sim_dev {
     uint32_t mrg_split;   /* >0: RX frames go into buffers of at most this many bytes */
     bool reset_stuck;     /* status never reads back 0 after a reset */
     bool config_unstable; /* config_generation changes on every read */
+    bool no_irq;          /* the transport offers no interrupts */
+    bool shared_line;     /* both queues on one vector (MMIO's one line) */
+    bool irq_ready;       /* irq_setup ran */
     /* TX: what the device saw (payload after the header) */
     struct sim_frame *tx_log;
     uint32_t ntx;

@@ -36,7 +36,8 @@
 
 static struct vnet_params params(uint16_t ring, uint16_t kb, uint16_t refill, uint8_t txfull)
 {
-    struct vnet_params p = {ring, kb, refill, txfull, 0, 0};
+    struct vnet_params p = {
+        .ring_size = ring, .kick_batch = kb, .rx_refill = refill, .txfull = txfull};
     return p;
 }
 

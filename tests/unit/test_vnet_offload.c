@@ -46,7 +46,11 @@ static void on_done(void *ctx, void *cookie)
 
 static struct vnet_dev *up(struct sim_dev *s, uint8_t offloads, uint64_t off)
 {
-    struct vnet_params p = {64, 0, 8, VNET_TXFULL_WAIT, offloads, off};
+    struct vnet_params p = {.ring_size = 64,
+                            .rx_refill = 8,
+                            .txfull = VNET_TXFULL_WAIT,
+                            .offloads = offloads,
+                            .features_off = off};
     struct vnet_dev *d = mem_alloc_dma(sizeof(*d), 64);
     assert_int_equal(vnet_dev_init(d, &s->vdev, &p), 0);
     vnet_set_tx_done(d, on_done, NULL);

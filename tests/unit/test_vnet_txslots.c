@@ -43,7 +43,7 @@ static void on_done(void *ctx, void *cookie)
 
 static struct vnet_dev *up(struct sim_dev *s, uint16_t ring, uint16_t kb, uint8_t txfull)
 {
-    struct vnet_params p = {ring, kb, 4, txfull, 0, 0};
+    struct vnet_params p = {.ring_size = ring, .kick_batch = kb, .rx_refill = 4, .txfull = txfull};
     struct vnet_dev *d = mem_alloc_dma(sizeof(*d), 64);
     assert_int_equal(vnet_dev_init(d, &s->vdev, &p), 0);
     vnet_set_tx_done(d, on_done, NULL);

@@ -15,7 +15,7 @@ test_config_SRCS := tests/unit/test_config.c kernel/config.c kernel/config_keys.
 UNIT_TESTS += test_app_config
 test_app_config_SRCS := tests/unit/test_app_config.c apps/app_config.c kernel/config.c \
     kernel/config_keys.c tests/unit/stub_apps.c apps/rate.c apps/imix.c apps/flows.c \
-    drivers/virtio/vnet_features.c
+    drivers/virtio/vnet_features.c drivers/virtio/vnet_notify_cfg.c
 
 UNIT_TESTS += test_exitcodes
 test_exitcodes_SRCS := tests/unit/test_exitcodes.c kernel/exit_codes.c
@@ -57,17 +57,18 @@ UNIT_TESTS += test_efi_cmdline
 test_efi_cmdline_SRCS := tests/unit/test_efi_cmdline.c boot/efi/efi_cmdline.c
 
 VIRTQ_SRCS := drivers/virtio/virtq.c drivers/virtio/virtq_split.c drivers/virtio/virtq_packed.c
-SIM_SRCS   := tests/unit/sim_virtio.c tests/unit/sim_queue.c
+SIM_SRCS   := tests/unit/sim_virtio.c tests/unit/sim_queue.c tests/unit/sim_irq.c
 
 UNIT_TESTS += test_virtq
 test_virtq_SRCS := tests/unit/test_virtq.c $(VIRTQ_SRCS) $(SIM_SRCS)
 
 UNIT_TESTS += test_vnet
-test_vnet_SRCS := tests/unit/test_vnet.c $(SIM_SRCS) $(VIRTQ_SRCS) \
-    drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c drivers/virtio/vnet_tx.c \
-    drivers/virtio/vnet_txslots.c drivers/virtio/vnet_txburst.c \
+VNET_SIM_SRCS := $(SIM_SRCS) $(VIRTQ_SRCS) drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c \
+    drivers/virtio/vnet_tx.c drivers/virtio/vnet_txslots.c drivers/virtio/vnet_txburst.c \
     drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c drivers/virtio/vnet_hdr.c \
-    kernel/csum.c kernel/json.c
+    drivers/virtio/vnet_notify.c drivers/virtio/vnet_notify_cfg.c kernel/csum.c kernel/json.c
+
+test_vnet_SRCS := tests/unit/test_vnet.c $(VNET_SIM_SRCS)
 
 UNIT_TESTS += test_vnet_offload
 test_vnet_offload_SRCS := tests/unit/test_vnet_offload.c \
@@ -82,11 +83,10 @@ test_vnet_packed_SRCS := tests/unit/test_vnet_packed.c \
     $(filter-out tests/unit/test_vnet.c,$(test_vnet_SRCS))
 
 UNIT_TESTS += test_vnet_txslots
-test_vnet_txslots_SRCS := tests/unit/test_vnet_txslots.c $(SIM_SRCS) $(VIRTQ_SRCS) \
-    drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c \
-    drivers/virtio/vnet_tx.c drivers/virtio/vnet_txslots.c drivers/virtio/vnet_txburst.c \
-    drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c drivers/virtio/vnet_hdr.c \
-    kernel/csum.c kernel/json.c
+test_vnet_txslots_SRCS := tests/unit/test_vnet_txslots.c $(VNET_SIM_SRCS)
+
+UNIT_TESTS += test_vnet_notify
+test_vnet_notify_SRCS := tests/unit/test_vnet_notify.c $(VNET_SIM_SRCS)
 
 UNIT_TESTS += test_vnet_txslots_packed
 test_vnet_txslots_packed_SRCS := tests/unit/test_vnet_txslots_packed.c \

@@ -1,0 +1,135 @@
+/* Used-buffer notifications (virtio 1.2 s2.7.7): per queue poll, irq or
+ * hybrid; the vectors the transport gives; the waits that halt; their
+ * counters. */
+#include <stdio.h>
+
+#include "drivers/virtio/vnet_priv.h"
+#include "kernel/irq.h"
+#include "kernel/json.h"
+
+static void vnet_notify_poll(struct vnet_dev *d, const char *which, const char *why)
+{
+    printf("vnet: %s: %s: no interrupts (%s): notify=poll\n", d->vdev->name, which, why);
+}
+
+void vnet_notify_setup(struct vnet_dev *d)
+{
+    d->rx_note = (struct vnet_qnote){.want = d->params.notify_rx, .vector = -1};
+    d->tx_note = (struct vnet_qnote){.want = d->params.notify_tx, .vector = -1};
+    bool rx = d->rx_note.want != VNET_NOTIFY_POLL, tx = d->tx_note.want != VNET_NOTIFY_POLL;
+    if (!rx && !tx)
+        return;
+    const char *which = rx && tx ? "rx and tx" : rx ? "rx" : "tx";
+    struct virtio_dev *v = d->vdev;
+    const char *why = "the transport has none";
+    if (!v->ops->irq_setup || v->ops->irq_setup(v, &why)) {
+        vnet_notify_poll(d, which, why);
+        return;
+    }
+    /* Waits need the timer for their time limits (and paced senders). */
+    if (irq_timer_init()) {
+        vnet_notify_poll(d, which, "no timer");
+        return;
+    }
+    d->rx_note.mode = d->rx_note.want;
+    d->tx_note.mode = d->tx_note.want;
+}
+
+void vnet_notify_queue(struct vnet_dev *d, unsigned q, struct vnet_qnote *n)
+{
+    if (n->mode == VNET_NOTIFY_POLL)
+        return;
+    const char *why = "";
+    struct virtio_dev *v = d->vdev;
+    if (v->ops->queue_irq(v, q, &n->vector, &why)) {
+        vnet_notify_poll(d, q == VNET_RXQ ? "rx" : "tx", why);
+        n->mode = VNET_NOTIFY_POLL;
+        n->vector = -1;
+    }
+}
+
+void vnet_notify_start(struct vnet_dev *d)
+{
+    if (d->rx_note.mode == VNET_NOTIFY_IRQ)
+        virtq_enable_cb(d->rx);
+    if (d->tx_note.mode == VNET_NOTIFY_IRQ)
+        virtq_enable_cb(d->tx);
+}
+
+/* With interrupts off: notifications on and one more look (virtq does
+ * the fence between the two). 1: buffers are there; 0: armed. A stale
+ * pending note from before goes: only what comes after counts. */
+static int vnet_note_arm(struct virtq *vq, struct vnet_qnote *n)
+{
+    irq_take(n->vector);
+    return virtq_enable_cb(vq) ? 1 : 0;
+}
+
+/* After the halt (or the decision not to halt, cycles 0). */
+static void vnet_note_done(struct virtq *vq, struct vnet_qnote *n, uint64_t cycles)
+{
+    if (cycles) {
+        n->halts++;
+        n->halt_cycles += cycles;
+        if (irq_take(n->vector) && !virtq_has_used(vq))
+            n->spurious++;
+    }
+    if (n->mode == VNET_NOTIFY_HYBRID)
+        virtq_disable_cb(vq);
+}
+
+bool vnet_can_idle(const struct vnet_dev *d)
+{
+    return d->rx_note.mode != VNET_NOTIFY_POLL;
+}
+
+int vnet_idle_arm(struct vnet_dev *d)
+{
+    if (d->rx_note.mode == VNET_NOTIFY_POLL)
+        return -EAGAIN;
+    return vnet_note_arm(d->rx, &d->rx_note);
+}
+
+void vnet_idle_done(struct vnet_dev *d, uint64_t cycles)
+{
+    if (d->rx_note.mode != VNET_NOTIFY_POLL)
+        vnet_note_done(d->rx, &d->rx_note, cycles);
+}
+
+bool vnet_tx_halt(struct vnet_dev *d, uint64_t until)
+{
+    struct vnet_qnote *n = &d->tx_note;
+    if (n->mode == VNET_NOTIFY_POLL)
+        return false;
+    irq_idle_enter();
+    uint64_t cycles = 0;
+    if (vnet_note_arm(d->tx, n))
+        irq_idle_leave();
+    else
+        cycles = irq_idle(until);
+    vnet_note_done(d->tx, n, cycles);
+    return true;
+}
+
+void vnet_notify_json(struct json *j, const struct vnet_dev *d, const struct vnet_qnote *n,
+                      uint64_t packets)
+{
+    uint64_t irqs = n->vector >= 0 ? irq_count(n->vector) : 0;
+    json_str(j, "notify", vnet_notify_name(n->mode));
+    if (n->want != n->mode)
+        json_str(j, "notify_asked", vnet_notify_name(n->want));
+    json_i64(j, "irq_vector", n->vector);
+    /* One line for both queues (virtio-mmio): both count all of it. */
+    json_bool(j, "irq_shared", n->vector >= 0 && d->rx_note.vector == d->tx_note.vector);
+    json_u64(j, "interrupts", irqs);
+    json_double(j, "interrupts_per_1000", packets ? (double)irqs * 1000.0 / (double)packets : 0.0);
+    json_u64(j, "halts", n->halts);
+    json_u64(j, "halt_cycles", n->halt_cycles);
+    json_u64(j, "spurious_wakeups", n->spurious);
+    /* With EVENT_IDX the device signals when its used index passes
+     * used_event; buffers that came with notifications on but without an
+     * interrupt of their own were folded into another one. */
+    bool ev = d->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
+    uint64_t folded = ev && n->used_while_on > irqs ? n->used_while_on - irqs : 0;
+    json_u64(j, "used_event_suppressed", folded);
+}

@@ -1,0 +1,316 @@
+/* Notification modes against the simulated device and its simulated
+ * interrupts (sim_virtio.h): notify= parsing; bring-up and the fallback
+ * to polling; the arm / re-check / halt order of RX and TX waits never
+ * losing a wakeup when the device completes between the driver's last
+ * look and its halt, with and without EVENT_IDX; used_event across the
+ * 16-bit index wrap; the counters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "drivers/virtio/vnet_priv.h"
+#include "kernel/irq.h"
+#include "kernel/json.h"
+#include "kernel/mem.h"
+#include "sim_virtio.h"
+
+#define FEATURES                                                                                   \
+    (VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_NET_F_MAC) |                               \
+     VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX))
+#define NO_EV (FEATURES & ~VIRTIO_BIT(VIRTIO_F_EVENT_IDX))
+
+static struct sim_dev *sim;
+static struct vnet_dev *dev;
+
+static struct vnet_dev *up(uint64_t features, uint16_t ring, uint8_t rx_mode, uint8_t tx_mode)
+{
+    sim = sim_new(features, ring, false);
+    struct vnet_params p = {.ring_size = ring,
+                            .rx_refill = 1,
+                            .txfull = VNET_TXFULL_WAIT,
+                            .notify_rx = rx_mode,
+                            .notify_tx = tx_mode};
+    dev = mem_alloc_dma(sizeof(*dev), 64);
+    assert_int_equal(vnet_dev_init(dev, &sim->vdev, &p), 0);
+    return dev;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    sim_irq_reset();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sim_free_all();
+    return 0;
+}
+
+static void deliver(void)
+{
+    static const uint8_t frame[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    assert_int_equal(sim_rx_frame(sim, frame, sizeof(frame)), 1);
+}
+
+/* Takes every frame there is and gives the buffers back. */
+static int drain(void)
+{
+    struct vnet_rx rx[64];
+    int n = vnet_rx_burst(dev, rx, 64);
+    for (int i = 0; i < n; i++)
+        vnet_rx_release(dev, rx[i].buf);
+    return n;
+}
+
+static const char *stats_text(void)
+{
+    static char buf[8192];
+    static struct json j;
+    json_init(&j, buf, sizeof(buf));
+    json_obj_begin(&j, NULL);
+    vnet_stats_json(dev, &j);
+    json_obj_end(&j);
+    return json_finish(&j);
+}
+
+/* One net_idle, as net/net_stack.c does it. Returns whether it halted. */
+static bool idle(void)
+{
+    irq_idle_enter();
+    int busy = vnet_idle_arm(dev);
+    uint64_t cycles = 0;
+    if (busy)
+        irq_idle_leave();
+    else
+        cycles = irq_idle(0);
+    vnet_idle_done(dev, cycles);
+    return cycles != 0;
+}
+
+static void test_notify_parse(void **state)
+{
+    (void)state;
+    uint8_t rx, tx;
+    assert_int_equal(vnet_notify_parse("hybrid", &rx, &tx), 0);
+    assert_true(rx == VNET_NOTIFY_HYBRID && tx == VNET_NOTIFY_HYBRID);
+    assert_int_equal(vnet_notify_parse("poll", &rx, &tx), 0);
+    assert_true(rx == VNET_NOTIFY_POLL && tx == VNET_NOTIFY_POLL);
+    assert_int_equal(vnet_notify_parse("rx:irq,tx:hybrid", &rx, &tx), 0);
+    assert_true(rx == VNET_NOTIFY_IRQ && tx == VNET_NOTIFY_HYBRID);
+    assert_int_equal(vnet_notify_parse("tx:irq", &rx, &tx), 0);
+    assert_true(rx == VNET_NOTIFY_POLL && tx == VNET_NOTIFY_IRQ);
+    static const char *const bad[] = {"",        "irqs",           "rx:",       "rx:irq,",
+                                      ",rx:irq", "rx:irq,rx:poll", "q:irq",     "rx:irq,,tx:irq",
+                                      "rx=irq",  "Hybrid",         "tx:hybridx"};
+    char why[128];
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(vnet_notify_parse(bad[i], &rx, &tx), -EINVAL);
+        assert_int_equal(vnet_notify_check(bad[i], why, sizeof(why)), -EINVAL);
+        assert_non_null(strstr(why, "poll|irq|hybrid"));
+    }
+    assert_string_equal(vnet_notify_name(VNET_NOTIFY_HYBRID), "hybrid");
+}
+
+static void test_bringup_modes(void **state)
+{
+    (void)state;
+    up(NO_EV, 64, VNET_NOTIFY_HYBRID, VNET_NOTIFY_IRQ);
+    assert_true(sim->irq_ready);
+    assert_int_equal(dev->rx_note.vector, SIM_VEC0);
+    assert_int_equal(dev->tx_note.vector, SIM_VEC0 + 1);
+    /* hybrid starts polling (notifications off), irq has them on, as
+     * the device sees it */
+    assert_int_equal(sim->q[0].avail->flags, VRING_AVAIL_F_NO_INTERRUPT);
+    assert_int_equal(sim->q[1].avail->flags, 0);
+    assert_false(virtq_cb_enabled(dev->rx));
+    assert_true(virtq_cb_enabled(dev->tx));
+    assert_true(vnet_can_idle(dev));
+}
+
+static void test_fallback_to_poll(void **state)
+{
+    (void)state;
+    sim = sim_new(FEATURES, 64, false);
+    sim->no_irq = true;
+    struct vnet_params p = {.ring_size = 64, .rx_refill = 1, .notify_rx = VNET_NOTIFY_IRQ};
+    dev = mem_alloc_dma(sizeof(*dev), 64);
+    assert_int_equal(vnet_dev_init(dev, &sim->vdev, &p), 0);
+    assert_int_equal(dev->rx_note.mode, VNET_NOTIFY_POLL);
+    assert_false(vnet_can_idle(dev));
+    assert_int_equal(vnet_idle_arm(dev), -EAGAIN);
+    /* The result says what ran and what was asked. */
+    assert_non_null(strstr(stats_text(), "\"notify\":\"poll\",\"notify_asked\":\"irq\""));
+}
+
+/* The device completes between the driver's last look and its halt. */
+static void race_rx(void)
+{
+    deliver();
+}
+
+static void rx_race_case(uint64_t features, uint8_t mode)
+{
+    sim_irq_reset();
+    up(features, 64, mode, VNET_NOTIFY_POLL);
+    for (int round = 0; round < 300; round++) {
+        sim_idle_race = race_rx;
+        assert_true(idle());
+        assert_int_equal(sim_lost_wakeups, 0);
+        sim_idle_race = NULL;
+        assert_int_equal(drain(), 1);
+    }
+    assert_int_equal(dev->rx_note.halts, 300);
+    assert_int_equal(irq_count(SIM_VEC0), 300);
+    assert_int_equal(dev->rx_note.spurious, 0);
+    /* hybrid polls again after each halt */
+    if (mode == VNET_NOTIFY_HYBRID)
+        assert_false(virtq_cb_enabled(dev->rx));
+    sim_free_all();
+}
+
+static void test_rx_halt_never_loses_a_wakeup(void **state)
+{
+    (void)state;
+    rx_race_case(FEATURES, VNET_NOTIFY_HYBRID);
+    rx_race_case(NO_EV, VNET_NOTIFY_HYBRID);
+    rx_race_case(FEATURES, VNET_NOTIFY_IRQ);
+    rx_race_case(NO_EV, VNET_NOTIFY_IRQ);
+}
+
+/* The check is real: halting with notifications still off (what a
+ * driver that skipped the arm would do) is caught as a lost wakeup. */
+static void test_sim_catches_a_lost_wakeup(void **state)
+{
+    (void)state;
+    for (int ev = 0; ev < 2; ev++) {
+        sim_irq_reset();
+        up(ev ? FEATURES : NO_EV, 64, VNET_NOTIFY_HYBRID, VNET_NOTIFY_POLL);
+        sim_idle_race = race_rx;
+        irq_idle_enter();
+        irq_idle(0);
+        assert_int_equal(sim_lost_wakeups, 1);
+        sim_free_all();
+    }
+}
+
+/* Work that is already there is found by the re-check: no halt. */
+static void test_rx_work_before_halt(void **state)
+{
+    (void)state;
+    for (int ev = 0; ev < 2; ev++) {
+        sim_irq_reset();
+        up(ev ? FEATURES : NO_EV, 64, VNET_NOTIFY_HYBRID, VNET_NOTIFY_POLL);
+        deliver();
+        assert_false(idle());
+        assert_int_equal(dev->rx_note.halts, 0);
+        assert_int_equal(drain(), 1);
+        sim_free_all();
+    }
+}
+
+/* A wake by the queue's interrupt that finds nothing is spurious. */
+static void race_spurious(void)
+{
+    deliver();
+    assert_int_equal(drain(), 1); /* as if another path took it first */
+}
+
+static void test_rx_spurious_wakeup(void **state)
+{
+    (void)state;
+    up(FEATURES, 64, VNET_NOTIFY_HYBRID, VNET_NOTIFY_POLL);
+    sim_idle_race = race_spurious;
+    assert_true(idle());
+    assert_int_equal(dev->rx_note.spurious, 1);
+    assert_int_equal(sim_lost_wakeups, 0);
+}
+
+/* txfull=wait halts until the TX interrupt; the device completes only
+ * while the driver halts (sim_relax from irq_idle). */
+static void tx_wait_case(uint64_t features, uint8_t mode)
+{
+    sim_irq_reset();
+    up(features, 16, VNET_NOTIFY_POLL, mode);
+    sim->relax_tx = true;
+    static uint8_t bufs[100][VNET_HDR_ROOM + 64];
+    struct vnet_tx tx[100];
+    for (int i = 0; i < 100; i++)
+        tx[i] = (struct vnet_tx){
+            .frame = bufs[i] + VNET_HDR_ROOM, .len = 60, .cookie = (void *)(uintptr_t)(i + 1)};
+    assert_int_equal(vnet_tx_burst(dev, tx, 100), 100);
+    assert_int_equal(sim_lost_wakeups, 0);
+    assert_true(dev->tx_note.halts >= 1);
+    assert_int_equal(dev->txs.wait_timeouts, 0);
+    /* Each halt ends on an interrupt; with EVENT_IDX the rest of the
+     * device's batch is folded into it, without it each used buffer
+     * the flag allows sends one. */
+    if (features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX))
+        assert_int_equal(irq_count(SIM_VEC0 + 1), dev->tx_note.halts);
+    else
+        assert_true(irq_count(SIM_VEC0 + 1) > dev->tx_note.halts);
+    assert_int_equal(virtq_cb_enabled(dev->tx), mode == VNET_NOTIFY_IRQ);
+    sim_tx_step(sim, 0);
+    assert_int_equal(sim->tx_seen, 100);
+    sim_free_all();
+}
+
+static void test_tx_wait_halts(void **state)
+{
+    (void)state;
+    tx_wait_case(FEATURES, VNET_NOTIFY_HYBRID);
+    tx_wait_case(NO_EV, VNET_NOTIFY_HYBRID);
+    tx_wait_case(FEATURES, VNET_NOTIFY_IRQ);
+    tx_wait_case(NO_EV, VNET_NOTIFY_IRQ);
+}
+
+/* notify=irq with EVENT_IDX across the 16-bit index wrap: one interrupt
+ * per used buffer when each is taken before the next comes; one per
+ * batch when they come four at a time, the other three folded by
+ * used_event. */
+static void test_used_event_across_wrap(void **state)
+{
+    (void)state;
+    up(FEATURES, 256, VNET_NOTIFY_IRQ, VNET_NOTIFY_POLL);
+    const unsigned single = 70000, batches = 20000;
+    for (unsigned i = 0; i < single; i++) {
+        deliver();
+        assert_int_equal(drain(), 1);
+        assert_int_equal(irq_count(SIM_VEC0), i + 1);
+    }
+    for (unsigned i = 0; i < batches; i++) {
+        for (int k = 0; k < 4; k++)
+            deliver();
+        assert_int_equal(drain(), 4);
+    }
+    assert_int_equal(irq_count(SIM_VEC0), single + batches);
+    const char *out = stats_text();
+    char want[64];
+    snprintf(want, sizeof(want), "\"used_event_suppressed\":%u", 3 * batches);
+    assert_non_null(strstr(out, want));
+    assert_non_null(strstr(out, "\"notify\":\"irq\""));
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_notify_parse),
+        T(test_bringup_modes),
+        T(test_fallback_to_poll),
+        T(test_rx_halt_never_loses_a_wakeup),
+        T(test_sim_catches_a_lost_wakeup),
+        T(test_rx_work_before_halt),
+        T(test_rx_spurious_wakeup),
+        T(test_tx_wait_halts),
+        T(test_used_event_across_wrap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
