@@ -22,7 +22,8 @@
 #define FEATURES                                                                                   \
     (VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_NET_F_MAC) |                               \
      VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX))
-#define NO_EV (FEATURES & ~VIRTIO_BIT(VIRTIO_F_EVENT_IDX))
+#define NO_EV  (FEATURES & ~VIRTIO_BIT(VIRTIO_F_EVENT_IDX))
+#define PACKED VIRTIO_BIT(VIRTIO_F_RING_PACKED)
 
 static struct sim_dev *sim;
 static struct vnet_dev *dev;
@@ -183,6 +184,9 @@ static void test_rx_halt_never_loses_a_wakeup(void **state)
     rx_race_case(NO_EV, VNET_NOTIFY_HYBRID);
     rx_race_case(FEATURES, VNET_NOTIFY_IRQ);
     rx_race_case(NO_EV, VNET_NOTIFY_IRQ);
+    rx_race_case(FEATURES | PACKED, VNET_NOTIFY_HYBRID);
+    rx_race_case(NO_EV | PACKED, VNET_NOTIFY_HYBRID);
+    rx_race_case(FEATURES | PACKED, VNET_NOTIFY_IRQ);
 }
 
 /* The check is real: halting with notifications still off (what a
@@ -190,9 +194,10 @@ static void test_rx_halt_never_loses_a_wakeup(void **state)
 static void test_sim_catches_a_lost_wakeup(void **state)
 {
     (void)state;
-    for (int ev = 0; ev < 2; ev++) {
+    for (int ev = 0; ev < 4; ev++) {
         sim_irq_reset();
-        up(ev ? FEATURES : NO_EV, 64, VNET_NOTIFY_HYBRID, VNET_NOTIFY_POLL);
+        up(((ev & 1) ? FEATURES : NO_EV) | ((ev & 2) ? PACKED : 0), 64, VNET_NOTIFY_HYBRID,
+           VNET_NOTIFY_POLL);
         sim_idle_race = race_rx;
         irq_idle_enter();
         irq_idle(0);
@@ -269,6 +274,8 @@ static void test_tx_wait_halts(void **state)
     tx_wait_case(NO_EV, VNET_NOTIFY_HYBRID);
     tx_wait_case(FEATURES, VNET_NOTIFY_IRQ);
     tx_wait_case(NO_EV, VNET_NOTIFY_IRQ);
+    tx_wait_case(FEATURES | PACKED, VNET_NOTIFY_HYBRID);
+    tx_wait_case(NO_EV | PACKED, VNET_NOTIFY_IRQ);
 }
 
 /* notify=irq with EVENT_IDX across the 16-bit index wrap: one interrupt
