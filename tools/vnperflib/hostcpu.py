@@ -1,6 +1,8 @@
 """Host CPU time per thread from /proc, grouped by role: the QEMU vCPU
 threads, its main loop, iothreads, vhost workers, and backend processes
-(testpmd, passt, the peer). Gives CPU% and netperf-style service demand."""
+(testpmd, passt, the peer). Gives CPU% and netperf-style service demand,
+and how long each thread was runnable but waited for a CPU (schedstat):
+the sign of a host with more runnable threads than CPUs."""
 
 import os
 
@@ -18,8 +20,25 @@ def parse_stat(text):
     return comm, int(rest[11]) + int(rest[12])
 
 
+def parse_schedstat(text):
+    """Nanoseconds spent runnable on a run queue, waiting for a CPU: the
+    second field of /proc/.../schedstat (run, wait, timeslices)."""
+    return int(text.split()[1])
+
+
+def thread_wait_ns(path):
+    """A thread's run-queue wait, 0 where schedstat is not there (a kernel
+    without CONFIG_SCHEDSTATS)."""
+    try:
+        with open(path) as f:
+            return parse_schedstat(f.read())
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def thread_ticks(pid):
-    """{tid: (comm, ticks)} for every thread of pid; {} once it is gone."""
+    """{tid: (comm, ticks, wait_ns)} for every thread of pid; {} once it is
+    gone."""
     out = {}
     base = "/proc/%d/task" % pid
     try:
@@ -29,10 +48,19 @@ def thread_ticks(pid):
     for t in tids:
         try:
             with open("%s/%s/stat" % (base, t)) as f:
-                out[int(t)] = parse_stat(f.read())
+                comm, ticks = parse_stat(f.read())
         except (OSError, ValueError):
             continue
+        out[int(t)] = (comm, ticks, thread_wait_ns("%s/%s/schedstat" % (base, t)))
     return out
+
+
+def host_cpus():
+    """CPUs this process (and what it starts) may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except OSError:
+        return os.cpu_count() or 1
 
 
 def qemu_role(tid, comm, pid, vcpu_tids):
@@ -70,14 +98,14 @@ class CpuMeter:
     def _snap(self):
         snap = {}
         for label, pid, kind, vcpus in self.procs:
-            for tid, (comm, ticks) in thread_ticks(pid).items():
+            for tid, (comm, ticks, wait) in thread_ticks(pid).items():
                 if kind == "qemu":
                     role = qemu_role(tid, comm, pid, vcpus)
                     key = role if len([p for p in self.procs if p[2] == "qemu"]) == 1 \
                         else "%s:%s" % (label, role)
                 else:
                     key = label
-                snap[(pid, tid)] = (key, ticks)
+                snap[(pid, tid)] = (key, ticks, wait)
         return snap
 
     def start(self, t):
@@ -101,21 +129,28 @@ class CpuMeter:
             self._b, self._tb = b, t
 
     def result(self):
-        """{"window_s", "roles": {role: {"cpu_s", "pct", "threads"}}, "total_cpu_s"} or None."""
+        """{"window_s", "roles": {role: {"cpu_s", "pct", "wait_pct",
+        "threads"}}, "total_cpu_s", "total_pct", "wait_pct" (all roles'
+        run-queue waits), "runnable_avg" (threads running or waiting for a
+        CPU, on average), "cpus"} or None."""
         if self._a is None or self._b is None or self._tb <= self._ta:
             return None
         window = self._tb - self._ta
         roles = {}
-        for k, (role, tb) in self._b.items():
-            ta = self._a.get(k, (role, 0))[1]
-            r = roles.setdefault(role, {"cpu_s": 0.0, "threads": 0})
+        for k, (role, tb, wb) in self._b.items():
+            _, ta, wa = self._a.get(k, (role, 0, 0))
+            r = roles.setdefault(role, {"cpu_s": 0.0, "wait_s": 0.0, "threads": 0})
             r["cpu_s"] += (tb - ta) / CLK_TCK
+            r["wait_s"] += max(0, wb - wa) / 1e9
             r["threads"] += 1
         for r in roles.values():
             r["pct"] = 100.0 * r["cpu_s"] / window
+            r["wait_pct"] = 100.0 * r["wait_s"] / window
         total = sum(r["cpu_s"] for r in roles.values())
+        wait = sum(r["wait_s"] for r in roles.values())
         return {"window_s": window, "roles": roles, "total_cpu_s": total,
-                "total_pct": 100.0 * total / window}
+                "total_pct": 100.0 * total / window, "wait_pct": 100.0 * wait / window,
+                "runnable_avg": (total + wait) / window, "cpus": host_cpus()}
 
 
 def service_demand(cpu_s, packets, nbytes, transactions=None):

@@ -71,10 +71,15 @@ def metrics(rep):
             m[k] = _num(r.get(k))
     m["loss_pct"], m["lost"] = counts.run_loss(rep.get("counts"))
     m.update(notify_metrics(rep["app"], r))
+    m.update(_guest_waits(r))
     m["backend_batch"] = _num((rep.get("host") or {}).get("backend_batch"))
     cpu = rep.get("cpu")
     if cpu:
         m["cpu_pct"] = cpu["total_pct"]
+        if "vcpu" in cpu["roles"]:
+            m["vcpu_pct"] = cpu["roles"]["vcpu"]["pct"]
+        if cpu.get("wait_pct") is not None:
+            m["cpu_wait_pct"] = cpu["wait_pct"]
         sd = hostcpu.service_demand(cpu["total_cpu_s"], m["packets"], m["bytes"],
                                     m.get("transactions"))
         m["sd_us_per_packet"] = sd["us_per_packet"]
@@ -112,6 +117,23 @@ def notify_metrics(app, result):
     if kicks is not None and supp is not None and kicks + supp:
         out["suppressed_pct"] = 100.0 * supp / (kicks + supp)
     return out
+
+
+def _guest_waits(r):
+    """Interrupts per frame (both queues, a shared line counted once) and
+    the share of the run the vCPU was halted, from the guest's counters."""
+    m = {}
+    vnet, idle = r.get("vnet") or {}, r.get("idle") or {}
+    tx, rx = vnet.get("tx") or {}, vnet.get("rx") or {}
+    irqs = _num(rx.get("interrupts")) or 0
+    if not tx.get("irq_shared"):
+        irqs += _num(tx.get("interrupts")) or 0
+    packets = _num(r.get("packets"))
+    if "interrupts" in rx and packets:
+        m["irq_per_packet"] = irqs / packets
+    if _num(idle.get("share")) is not None:
+        m["idle_pct"] = 100.0 * idle["share"]
+    return m
 
 
 def overall_status(rep, backend_dead):

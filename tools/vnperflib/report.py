@@ -72,6 +72,14 @@ def human(rep):
                  if v["pct"] >= 0.5]
         rows.append(("host CPU", "%.0f%% total%s" % (cpu["total_pct"],
                                                       ": " + ", ".join(parts) if parts else "")))
+        waits = ["%s %.0f%%" % (k, v["wait_pct"]) for k, v in sorted(cpu["roles"].items())
+                 if v.get("wait_pct", 0.0) >= 0.5]
+        if waits:
+            rows.append(("waited for a CPU", "%s (%.1f threads runnable on average, %d CPUs)"
+                         % (", ".join(waits), cpu.get("runnable_avg", 0.0), cpu.get("cpus", 0))))
+        guest = guest_notify_line(rep)
+        if guest:
+            rows.append(("guest", guest))
         sd = [fmt % m[k] for k, fmt in (("sd_us_per_packet", "%.3f us/packet"),
                                          ("sd_us_per_kb", "%.3f us/KB"),
                                          ("sd_us_per_tx", "%.2f us/transaction"))
@@ -81,9 +89,28 @@ def human(rep):
     v = rep.get("verdict")
     if v and v["side"] in ("guest", "backend"):
         rows.append(("bottleneck", "%s-bound: %s" % (v["side"], v["why"])))
+    elif v and v["side"] == "host":
+        rows.append(("bottleneck", "host CPU-bound: %s" % v["why"]))
     elif v and v["side"] == "neither":
         rows.append(("bottleneck", "none: %s" % v["why"]))
     return kv_table(rows)
+
+
+def guest_notify_line(rep):
+    """How the guest waited: its notification modes, interrupts per frame
+    per queue and the share of the run its vCPU was halted (docs/driver.md,
+    "Notification modes"); None for a guest that reports neither."""
+    res = (rep.get("guests") or [{}])[-1].get("result") or {}
+    vnet, idle = res.get("vnet") or {}, res.get("idle") or {}
+    parts = []
+    for q in ("tx", "rx"):
+        d = vnet.get(q) or {}
+        if d.get("notify") and d["notify"] != "poll":
+            parts.append("%s %s %.3g interrupts/frame" % (q, d["notify"],
+                                                         d.get("interrupts_per_1000", 0) / 1e3))
+    if idle.get("share") is not None and (parts or idle.get("halts")):
+        parts.append("vCPU halted %.0f%% of the run" % (100.0 * idle["share"]))
+    return ", ".join(parts) or None
 
 
 def csv_row(rep):

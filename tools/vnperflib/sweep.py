@@ -60,6 +60,7 @@ AXES = {
     "ring": ("config", _count),
     "event_idx": ("features", _choice("on", "off")),
     "txfull": ("config", _choice("wait", "drop")),
+    "notify": ("config", _choice("poll", "irq", "hybrid")),
     "rate": ("opt", str),
     "pin": ("opt", pinning.parse),
     "fwd_mode": ("opt", _choice(*testpmd.FWD_MODES)),
@@ -295,7 +296,8 @@ def run(base, axes, repeat, out, resolver, log=None, order="interleave", seed=1)
 # Table columns: (header, metric, scale, format).
 TABLE_METRICS = (("pps", "pps", 1.0, None), ("Gbit/s", "bps", 1e-9, "%.3f"),
                  ("loss%", "loss_pct", 1.0, "%.2f"), ("TX drops", "tx_dropped", 1.0, None),
-                 ("CPU%", "cpu_pct", 1.0, "%.0f"),
+                 ("CPU%", "cpu_pct", 1.0, "%.0f"), ("vCPU%", "vcpu_pct", 1.0, "%.0f"),
+                 ("irq/pkt", "irq_per_packet", 1.0, "%.3f"), ("idle%", "idle_pct", 1.0, "%.0f"),
                  ("SD us/KB", "sd_us_per_kb", 1.0, "%.2f"),
                  ("SD us/tx", "sd_us_per_tx", 1.0, "%.1f"),
                  ("p99 us", "p99_ns", 1e-3, "%.1f"), ("tps", "tps", 1.0, None),
@@ -305,7 +307,7 @@ TABLE_METRICS = (("pps", "pps", 1.0, None), ("Gbit/s", "bps", 1e-9, "%.3f"),
 
 
 # Columns left out when every point has 0 there.
-QUIET_WHEN_ZERO = ("tx_dropped",)
+QUIET_WHEN_ZERO = ("tx_dropped", "irq_per_packet", "idle_pct")
 
 
 def _cell(s, scale, fmt):
@@ -405,6 +407,7 @@ def add_arguments(p):
     a.add_argument("--event-idx", dest="event_idx",
                    help="on,off (off: the guest config features=-event_idx)")
     a.add_argument("--txfull", help="TX-full policy: wait,drop")
+    a.add_argument("--notify", help="notification modes: poll,irq,hybrid (docs/driver.md)")
     a.add_argument("--rate", help="send rates, e.g. 10k,100k or 100mbps,1gbps")
     a.add_argument("--pin", help="pinnings separated by ';', e.g. 'vcpu=0,main=0;vcpu=0,main=1'")
     a.add_argument("--fwd-mode", dest="fwd_mode", help="vhost-user: testpmd forward modes, "

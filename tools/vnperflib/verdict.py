@@ -1,7 +1,10 @@
-"""Bottleneck verdict for one run. The guest polls, so its vCPU thread is
-always busy; what tells the sides apart is how often the guest found its TX
-ring full (waiting on the backend) and whether a backend thread was
-saturated."""
+"""Bottleneck verdict for one run. A polling guest's vCPU thread is always
+busy; what tells the sides apart is how often the guest found its TX ring
+full (waiting on the backend) and whether a backend thread was saturated.
+First of all: whether the host had CPUs enough for the threads measured
+(hostbound.py)."""
+
+from . import hostbound
 
 SATURATED_PCT = 90.0
 # Busy-polling by design: 100% CPU says nothing about saturation.
@@ -56,10 +59,16 @@ REFUSED_SHARE = 0.01
 
 
 def bottleneck(rep):
-    """{"side": "guest"|"backend"|"neither"|"unknown", "why": line}."""
+    """{"side": "host"|"guest"|"backend"|"neither"|"unknown", "why": line}."""
     roles = (rep.get("cpu") or {}).get("roles", {})
     result = rep["guests"][-1].get("result") or {}
     app = rep["app"]
+    if rep["backend"] != "none":
+        busy = hostbound.verdict(rep.get("cpu"))
+        if busy:
+            return busy
+    if rep["backend"] != "none" and app == "rr":
+        return _rr(result, _saturated(roles))
     if rep["backend"] == "none" or app not in ("gen", "sink"):
         return {"side": "unknown", "why": "no verdict for app %s" % app}
     if _paced(result):
@@ -146,3 +155,14 @@ def _socket_verdict(result, at):
                 "frames each" % (at["frames"], frames / polls)}
     return {"side": "unknown", "why": "%d frames %s (the guest's RX polls not reported)"
             % (at["frames"], at["what"])}
+
+
+def _rr(result, hot):
+    """Request/response: one transaction in flight per session, so the rate
+    is the round trip's, unless a thread on the way was saturated."""
+    if hot:
+        return {"side": "backend", "why": "%s at %.0f%% CPU" % hot}
+    p50 = result.get("p50_us")
+    lat = " (p50 %.0f us)" % p50 if isinstance(p50, (int, float)) else ""
+    return {"side": "neither", "why": "latency-bound: each session waits for its answer%s, "
+            "no host thread saturated and CPUs to spare" % lat}

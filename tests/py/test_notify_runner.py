@@ -1,0 +1,88 @@
+"""The runner's side of notification modes (issue 12): run-queue waits from
+schedstat, the host CPU-bound verdict, the rr verdict, interrupts per
+packet and the guest's idle share in metrics and the report."""
+
+import vnpy  # noqa: F401 (the runner's library on sys.path)
+from vnperflib import hostbound, hostcpu, outcome, report, verdict
+
+
+def test_schedstat_wait_is_the_second_field():
+    assert hostcpu.parse_schedstat("5816555643 13326313588 4330\n") == 13326313588
+
+
+def test_thread_wait_of_a_missing_file_is_zero(tmp_path):
+    assert hostcpu.thread_wait_ns(str(tmp_path / "nope")) == 0
+
+
+def cpu(waits, pcts, cpus=2):
+    roles = {k: {"pct": pcts.get(k, 0.0), "wait_pct": waits.get(k, 0.0), "cpu_s": 0.0,
+                 "threads": 1} for k in set(waits) | set(pcts)}
+    wait = sum(waits.values())
+    total = sum(pcts.values())
+    return {"window_s": 1.0, "roles": roles, "total_pct": total, "total_cpu_s": total / 100,
+            "wait_pct": wait, "runnable_avg": (total + wait) / 100.0, "cpus": cpus}
+
+
+def test_host_cpu_bound_names_the_waiting_threads():
+    c = cpu({"vcpu": 40.0, "peer": 25.0, "main": 3.0}, {"vcpu": 56, "peer": 89, "main": 44})
+    v = hostbound.verdict(c)
+    assert v["side"] == "host"
+    assert "2.6 of the measured threads runnable on average for 2 CPUs" in v["why"]
+    assert "vcpu 40%, peer 25%" in v["why"] and "main" not in v["why"]
+
+
+def test_other_processes_are_named_when_ours_fit():
+    c = cpu({"vcpu": 30.0, "main": 25.0}, {"vcpu": 50, "main": 40})
+    assert "other host processes" in hostbound.verdict(c)["why"]
+
+
+def test_no_host_verdict_below_the_threshold_or_without_schedstat():
+    assert hostbound.verdict(cpu({"vcpu": 10.0, "peer": 10.0}, {"vcpu": 90, "peer": 90})) is None
+    assert hostbound.verdict({"roles": {}, "total_pct": 0}) is None
+    assert hostbound.verdict(None) is None
+
+
+def rep(app, result, c=None, backend="dgram"):
+    return {"app": app, "backend": backend, "config": [], "cpu": c, "counts": {},
+            "guests": [{"result": result, "boot": {"tsc_hz": 1e9}}]}
+
+
+def test_host_cpu_bound_comes_before_the_side_verdicts():
+    c = cpu({"vcpu": 60.0}, {"vcpu": 60, "main": 95})
+    r = {"pps": 1.0, "duration_ns": 1e9, "vnet": {"tx": {"full_wait_cycles": 9e8}}}
+    assert verdict.bottleneck(rep("gen", r, c))["side"] == "host"
+    assert verdict.bottleneck(rep("gen", r, cpu({}, {"main": 50})))["side"] == "backend"
+
+
+def test_rr_has_a_verdict():
+    v = verdict.bottleneck(rep("rr", {"p50_us": 120.0}, cpu({"vcpu": 1.0}, {"vcpu": 50})))
+    assert v["side"] == "neither" and "latency-bound" in v["why"] and "p50 120 us" in v["why"]
+    hot = cpu({"vcpu": 1.0}, {"vcpu": 50, "main": 97})
+    assert verdict.bottleneck(rep("rr", {}, hot)) == {"side": "backend",
+                                                     "why": "main at 97% CPU"}
+    assert verdict.bottleneck(rep("rr", {}, None, backend="none"))["side"] == "unknown"
+
+
+def guest_result(shared):
+    return {"packets": 2000, "pps": 1.0, "idle": {"share": 0.8, "halts": 10},
+            "vnet": {"rx": {"notify": "hybrid", "interrupts": 100, "interrupts_per_1000": 50.0},
+                     "tx": {"notify": "poll", "interrupts": 100 if shared else 0,
+                            "irq_shared": shared, "interrupts_per_1000": 0.0}}}
+
+
+def test_metrics_count_a_shared_line_once():
+    for shared in (False, True):
+        m = outcome.metrics(rep("sink", guest_result(shared)))
+        assert m["irq_per_packet"] == 0.05 and m["idle_pct"] == 80.0
+
+
+def test_polled_guest_has_no_interrupt_metric():
+    m = outcome.metrics(rep("sink", {"packets": 5, "vnet": {"rx": {}, "tx": {}}}))
+    assert "irq_per_packet" not in m and "idle_pct" not in m
+
+
+def test_report_line_shows_modes_interrupts_and_idle():
+    line = report.guest_notify_line(rep("sink", guest_result(False)))
+    assert line == "rx hybrid 0.05 interrupts/frame, vCPU halted 80% of the run"
+    assert report.guest_notify_line(rep("sink", {"vnet": {"rx": {"notify": "poll"}},
+                                                 "idle": {"share": 0, "halts": 0}})) is None
