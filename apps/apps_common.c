@@ -72,16 +72,20 @@ void app_mem_json(struct json *j)
     json_obj_end(j);
 }
 
-/* The guest's halts: how much of the run its vCPU gave back to the host. */
-static void app_idle_json(struct json *j, uint64_t duration_ns)
+/* The guest's halts: how much of the app's run its vCPU gave back to the
+ * host. Over the whole run (every halt counts, also those before the first
+ * frame or after the last), not the app's measured window. */
+static void app_idle_json(struct json *j)
 {
     struct irq_idle_stats st;
     irq_idle_stats(&st);
     uint64_t ns = time_cycles_to_ns(st.halt_cycles);
+    uint64_t window = time_cycles_to_ns(time_cycles() - time_app_start);
     json_obj_begin(j, "idle");
     json_u64(j, "halts", st.halts);
     json_u64(j, "halted_ns", ns);
-    json_double(j, "share", duration_ns ? (double)ns / (double)duration_ns : 0.0);
+    json_u64(j, "window_ns", window);
+    json_double(j, "share", window ? (double)ns / (double)window : 0.0);
     json_u64(j, "timer_late_ns", time_cycles_to_ns(st.timer_late_cycles));
     json_obj_end(j);
 }
@@ -95,7 +99,7 @@ struct json *app_result_begin(uint64_t packets, uint64_t bytes, uint64_t duratio
     json_double(j, "pps", app_per_s(packets, duration_ns));
     json_double(j, "bps", app_per_s(bytes * 8, duration_ns));
     json_u64(j, "duration_ns", duration_ns);
-    app_idle_json(j, duration_ns);
+    app_idle_json(j);
     return j;
 }
 

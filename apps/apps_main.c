@@ -75,6 +75,7 @@ int apps_main(const struct boot_info *bi)
         vn_fatal(VN_EXIT_INTERNAL, "app '%s' passed the config check but is not in the table",
                  cfg.app);
 
+    time_app_start = time_cycles();
     struct json *j = result_begin("ready");
     json_str(j, "app", app->name);
     json_u64(j, "t_ns", time_ns());

@@ -9,6 +9,7 @@
 
 uint64_t time_tsc_hz;
 uint64_t time_tsc_start;
+uint64_t time_app_start;
 
 #define PM_TIMER_HZ 3579545u
 #define PIT_HZ      1193182u
