@@ -14,14 +14,18 @@ issue 16's zero-loss RX rates start from the rx rows).
       host end sent and what the guest counted (testpmd keeps sending
       after the guest stops: no loss figure over vhost-user).
 
-Each repeat runs vnperf, then Linux (A B A B). Columns: medians with the
-spread of the repeats, the ratio vnperf/Linux of the medians and the
-min-max of the ratios of the pairs run back to back, host CPU% of the
-vCPU thread, QEMU's main loop and the host end (peer or testpmd).
+Each repeat runs vnperf, then Linux (A B A B). --notify poll,hybrid runs
+one vnperf side per notification mode (docs/driver.md), A B C A B C.
+Columns: medians with the spread of the repeats, each side but Linux as a
+ratio to Linux's median, the min-max of the ratios of the first side's
+runs to Linux's run back to back, host CPU% of the vCPU thread, QEMU's
+main loop and the host end (peer or testpmd), and for vnperf the
+interrupts per frame and the share of the run its vCPU was halted.
 
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_pps.py \\
         [--tests tx,rx] [--backends dgram,tap] [--size 64] [--rate 50k] \\
-        [--duration 5] [--repeat 3] [--machine pc] [--aa] [--json] [-- vnperf words]
+        [--duration 5] [--repeat 3] [--machine pc] [--notify poll,hybrid] [--aa] \\
+        [--json] [-- vnperf words]
 """
 
 import argparse
@@ -36,6 +40,7 @@ import linuxguest  # noqa: E402
 
 BACKENDS = ("dgram", "socket", "tap", "vhost-user", "passt")
 ROLES = ("vcpu", "main", "peer", "testpmd")
+NOTIFY = ("poll", "irq", "hybrid")
 
 
 def host_end_cpu(fig):
@@ -54,8 +59,9 @@ def loss_pct(sent, got):
 
 
 class VnperfSide:
-    def __init__(self, opts):
+    def __init__(self, opts, notify=None):
         self.opts = opts
+        self.words = ["notify=" + notify] if notify else []
 
     def __call__(self, point):
         test, backend = point
@@ -64,11 +70,12 @@ class VnperfSide:
                 "--size", str(o.size), "--duration", str(o.duration), "--machine", o.machine]
         if test == "rx" and o.rate:
             args += ["--rate", o.rate]
-        rep = benchlib.vnperf_run(args + ["--"] + o.config, o.duration + 90)
+        rep = benchlib.vnperf_run(args + ["--"] + o.config + self.words, o.duration + 90)
         if rep.get("status"):
             return {"why": rep.get("why")}
         m, host = rep.get("metrics") or {}, rep.get("host") or {}
         fig = benchlib.cpu_figures(rep, ROLES)
+        fig.update(irq_per_pkt=m.get("irq_per_packet"), idle_pct=m.get("idle_pct"))
         if test == "tx":
             frames, secs = host.get("rx_frames"), m.get("duration_s")
             fig.update(pps=frames / secs if frames is not None and secs else None,
@@ -116,6 +123,8 @@ def parse(argv):
     ap.add_argument("--duration", type=int, default=5, help="seconds per run (default 5)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per side and point (default 3)")
     ap.add_argument("--machine", default="pc", choices=("microvm", "q35", "pc"))
+    ap.add_argument("--notify", default=None,
+                    help="one vnperf side per notification mode: poll,irq,hybrid")
     ap.add_argument("--aa", action="store_true",
                     help="A/A: the Linux guest on both sides (the noise floor)")
     ap.add_argument("--json", action="store_true")
@@ -127,6 +136,11 @@ def parse(argv):
     for b in o.backends.split(","):
         if b not in BACKENDS:
             ap.error("--backends: %s; not %r" % (", ".join(BACKENDS), b))
+    for m in (o.notify or "poll").split(","):
+        if m not in NOTIFY:
+            ap.error("--notify: %s; not %r" % (", ".join(NOTIFY), m))
+    if o.aa and o.notify:
+        ap.error("--aa and --notify: one at a time")
     if not 60 <= o.size <= 1514:
         ap.error("--size: 60..1514")
     if o.duration < 2 or o.repeat < 1 or o.burst < 1:
@@ -141,8 +155,13 @@ def main(argv=None):
         print("bench_pps: no Linux baseline: %s" % why)
         return 3
     points = [(t, b) for t in o.tests.split(",") for b in o.backends.split(",")]
-    a = ("linux", LinuxSide(o)) if o.aa else ("vnperf", VnperfSide(o))
-    sides = [a, ("linux'" if o.aa else "linux", LinuxSide(o))]
+    if o.aa:
+        first = [("linux", LinuxSide(o))]
+    elif o.notify:
+        first = [("vnperf " + m, VnperfSide(o, m)) for m in o.notify.split(",")]
+    else:
+        first = [("vnperf", VnperfSide(o))]
+    sides = first + [("linux'" if o.aa else "linux", LinuxSide(o))]
     res, pairs = benchlib.interleave(points, sides, o.repeat, "pps")
     if o.json:
         print(json.dumps(report_json(points, sides, res, pairs), indent=1))
@@ -163,33 +182,41 @@ def report_json(points, sides, res, pairs):
 
 
 def print_report(o, points, sides, res, pairs):
-    (an, _), (bn, _) = sides
-    print("%d-byte frames, %s vs %s: machine %s, TCG, %d s per run, %d repeats, Linux %s, "
-          "pktgen burst %d, rx %s" % (o.size, an, bn, o.machine, o.duration, o.repeat,
-                                      linuxguest.kernel_release(), o.burst,
+    """One row per point: each side's pps, every side but the last (Linux)
+    as a ratio to it; pairs: the first side's ratios of runs back to back."""
+    names = [n for n, _ in sides]
+    ref = names[-1]
+    vn = [n for n, fn in sides if isinstance(fn, VnperfSide)]
+    print("%d-byte frames, %s: machine %s, TCG, %d s per run, %d repeats, Linux %s, "
+          "pktgen burst %d, rx %s" % (o.size, " vs ".join(names), o.machine, o.duration,
+                                      o.repeat, linuxguest.kernel_release(), o.burst,
                                       "at " + o.rate if o.rate else "flat out"))
-    header = ["test", "backend", an + " pps", bn + " pps", "ratio", "pairs",
-              an + " own", bn + " own", an + " loss%", bn + " loss%",
-              an + " CPU v/m/h", bn + " CPU v/m/h"]
+    header = ["test", "backend"] + [n + " pps" for n in names] + \
+        ["%s/%s" % (n, ref) for n in names[:-1]] + ["pairs"] + [n + " own" for n in names] + \
+        [n + " loss%" for n in names] + [n + " CPU v/m/h" for n in names] + \
+        [n + " irq/pkt" for n in vn] + [n + " idle%" for n in vn]
     rows = []
     for p in points:
-        A, B = res[p][an], res[p][bn]
-        pa, pb = benchlib.pick(A, "pps"), benchlib.pick(B, "pps")
+        pps = [benchlib.pick(res[p][n], "pps") for n in names]
         pr = pairs[p].get("pps", benchlib.Series())
-        rows.append([p[0], p[1], benchlib.cell(pa), benchlib.cell(pb),
-                     benchlib.ratio_cell(pa.median(), pb.median()), benchlib.range_cell(pr),
-                     benchlib.cell(benchlib.pick(A, "own_pps")),
-                     benchlib.cell(benchlib.pick(B, "own_pps")),
-                     benchlib.cell(benchlib.pick(A, "loss_pct"), "%.2f".__mod__),
-                     benchlib.cell(benchlib.pick(B, "loss_pct"), "%.2f".__mod__),
-                     benchlib.cpu_cell(A, ("vcpu", "main", "host")),
-                     benchlib.cpu_cell(B, ("vcpu", "main", "host"))])
+        rows.append([p[0], p[1]] + [benchlib.cell(x) for x in pps]
+                    + [benchlib.ratio_cell(x.median(), pps[-1].median()) for x in pps[:-1]]
+                    + [benchlib.range_cell(pr)]
+                    + [benchlib.cell(benchlib.pick(res[p][n], "own_pps")) for n in names]
+                    + [benchlib.cell(benchlib.pick(res[p][n], "loss_pct"), "%.2f".__mod__)
+                       for n in names]
+                    + [benchlib.cpu_cell(res[p][n], ("vcpu", "main", "host")) for n in names]
+                    + [benchlib.cell(benchlib.pick(res[p][n], "irq_per_pkt"), "%.3f".__mod__)
+                       for n in vn]
+                    + [benchlib.cell(benchlib.pick(res[p][n], "idle_pct"), "%.0f".__mod__)
+                       for n in vn])
     benchlib.print_table(header, rows)
     print("pps: tx what the host end received, rx what the guest received; own: the guest's "
-          "own figure (gen, pktgen; rx: the same); ratio %s/%s of the medians; pairs: min-max "
-          "of the ratios of runs back to back; CPU %%: vcpu/main/host end" % (an, bn))
+          "own figure (gen, pktgen; rx: the same); ratios of the medians; pairs: min-max "
+          "of the ratios %s/%s of runs back to back; CPU %%: vcpu/main/host end; irq/pkt: "
+          "interrupts the guest took per frame; idle%%: its vCPU halted" % (names[0], ref))
     for line in benchlib.failures([("%s %s" % (benchlib.label_of(p), n), benchlib.pick(
-            res[p][n], "pps")) for p in points for n, _ in sides]):
+            res[p][n], "pps")) for p in points for n in names]):
         print("failed: " + line)
 
 
