@@ -150,3 +150,29 @@ def test_aa_calibration_sweep(image, peer, tmp_path):
     assert "baseline A: arm a" in r.stdout and "A/A: " in r.stdout
     assert "Calibration, 200 random re-splits" in r.stdout
     assert res["aa"]["calibration"]["rounds"] == 200
+
+
+def test_ab_of_two_builds_is_interleaved_and_compared(image, peer, tmp_path):
+    """--image A,B: two builds (here two copies of one) as an axis, run
+    round by round; compare DIR DIR --ab image pairs the arms by file name
+    and, the builds being the same, finds no significant difference."""
+    arms = [str(tmp_path / n) for n in ("a.elf", "b.elf")]
+    for arm in arms:
+        with open(image, "rb") as src, open(arm, "wb") as dst:
+            dst.write(src.read())
+    out = str(tmp_path / "ab")
+    r = run_vnperf(SWEEP[:-2] + ["--repeat", "2", "--size", "64", "--image", ",".join(arms),
+                                 "--out", out], timeout=120)
+    assert r.returncode == 0, r.stderr
+    res = load(os.path.join(out, "results.json"))
+    assert [p["identity"]["image"] for p in res["points"]] == arms
+    assert len({p["identity"]["image_sha"] for p in res["points"]}) == 1
+    order = [row["image"] for row in csv_rows(os.path.join(out, "runs.csv"))]
+    assert order == [arms[0], arms[1], arms[1], arms[0]]
+    r = run_vnperf(["compare", out, out, "--ab", "image"])
+    assert r.returncode == 0, r.stderr
+    assert "baseline A: %s (image=%s)" % (out, arms[0]) in r.stdout
+    assert "  image: %s -> %s" % tuple(arms) in r.stdout
+    cmp = json.loads(run_vnperf(["compare", "--json", out, out, "--ab", "image"]).stdout)
+    assert cmp["rows"] and not any(c["significant"] for row in cmp["rows"]
+                                   for c in row["columns"].values()), r.stdout

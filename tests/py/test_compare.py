@@ -174,6 +174,51 @@ def test_a_and_b_from_one_sweep_name_the_ab_dimension(tmp_path):
     assert all(row["columns"]["pps%"]["significant"] for row in cmp["rows"])
 
 
+def test_two_builds_from_one_sweep_are_paired_by_file_name(tmp_path):
+    """A sweep over --image base.elf,patched.elf: --ab image (one sweep as
+    both sides) or --a-where image=... pairs the arms, whose hashes differ
+    too; the header names the arms by file."""
+    axes = {"size": ["64", "512"], "image": ["base.elf", "patched.elf"]}
+    pts = []
+    for size, pps in (("64", 50e3), ("512", 60e3)):
+        for image, sha, gain in (("base.elf", "aaaa", 1.0), ("patched.elf", "bbbb", 1.5)):
+            pts.append(point({"size": size, "image": image}, around(pps * gain), int(size),
+                             around(30)))
+            pts[-1]["sha"] = sha
+    d = write_sweep(tmp_path / "s", pts, axes, {})
+    data = json.loads((tmp_path / "s" / "results.json").read_text())
+    for p in data["points"]:
+        p["identity"]["image_sha"] = p.pop("sha")
+    (tmp_path / "s" / "results.json").write_text(json.dumps(data))
+    for args in (["--ab", "image"], ["--a-where", "image=base.elf", "--b-where",
+                                      "image=patched.elf"]):
+        r = run_vnperf(["compare", d, d] + args)
+        assert r.returncode == 0, r.stderr
+        lines = r.stdout.splitlines()
+        assert lines[:4] == ["baseline A: %s (image=base.elf)" % d,
+                             "patched  B: %s (image=patched.elf)" % d,
+                             "  image: base.elf -> patched.elf", "  image_sha: aaaa -> bbbb"]
+        cmp = json.loads(run_vnperf(["compare", "--json", d, d] + args).stdout)
+        assert cmp["key"] == ["size"]
+        assert [round(row["columns"]["pps%"]["pct"], 1) for row in cmp["rows"]] == [50.0, 50.0]
+    # Naming only the hash leaves the file names unnamed: refused.
+    r = run_vnperf(["compare", d, d, "--a-where", "image_sha=aaaa", "--b-where",
+                    "image_sha=bbbb"])
+    assert r.returncode == exitcodes.RUNNER_USAGE and "image (base.elf vs patched.elf)" \
+        in r.stderr, r.stderr
+
+
+def test_qemu_brings_its_version():
+    a = [{"params": dict(BASE, qemu="/a/qemu", qemu_version="8.0"), "summary": {},
+          "statuses": [], "why": []}]
+    b = [{"params": dict(BASE, qemu="/b/qemu", qemu_version="8.1"), "summary": {},
+          "statuses": [], "why": []}]
+    with pytest.raises(Exception) as e:
+        compare.check_alike(compare.differences(a, b, []), {"qemu_version"})
+    assert "qemu (/a/qemu vs /b/qemu)" in e.value.line
+    compare.check_alike(compare.differences(a, b, []), {"qemu"})
+
+
 def run_report(path, status=0, **extra):
     rep = {"vnperf_report": 1, "status": status, "why": "ok" if status == 0 else "timeout",
            "backend": "dgram", "identity": dict(BASE, size="64", **extra),

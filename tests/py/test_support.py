@@ -4,6 +4,7 @@ starts (no QEMU, no backend, no KVM probe); docs/runner.md shows the same
 table; identity.py's guest defaults are docs/config.md's."""
 
 import argparse
+import hashlib
 import importlib.machinery
 import importlib.util
 import os
@@ -139,3 +140,17 @@ def test_identity_names_the_engine(tmp_path):
            for kw in ({}, {"engine": "qemu"}, {"engine": "libvirt"})]
     assert [i["engine"] for i in ids] == ["qemu", "qemu", "libvirt"]
     assert ids[0] == ids[1] != ids[2]
+
+
+def test_identity_names_the_builds(tmp_path):
+    """Image and QEMU binary as given, with the image's hash and QEMU's
+    version: two builds of an A/B sweep differ in both."""
+    img = tmp_path / "a.elf"
+    img.write_bytes(b"vnperf")
+    ident = identity.of_run(argparse.Namespace(backend="dgram", machine="microvm",
+                                               image=str(img), qemu="/nonexistent/qemu"),
+                            ["app=gen"], "tcg")
+    assert ident["image"] == str(img)
+    assert ident["image_sha"] == hashlib.sha256(b"vnperf").hexdigest()[:12]
+    assert ident["qemu"] == "/nonexistent/qemu"
+    assert ident["qemu_version"] == "/nonexistent/qemu not found"

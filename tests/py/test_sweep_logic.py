@@ -68,6 +68,40 @@ def test_point_options():
     assert o.config == ["app=gen"]
 
 
+def build_ns(**kw):
+    ns = argparse.Namespace(**{n: None for n in sweep.AXES})
+    ns.__dict__.update(kw)
+    return ns
+
+
+def test_two_images_and_two_qemus_are_axes_interleaved(tmp_path):
+    """--image A,B and --qemu X,Y: A/B axes of the builds, each point's
+    options name its image and QEMU, run round by round (A B, B A, ...)."""
+    a, b = tmp_path / "a.elf", tmp_path / "b.elf"
+    a.write_bytes(b"a")
+    b.write_bytes(b"b")
+    ns = build_ns(size="64", image="%s,%s" % (a, b), qemu="qemu-system-x86_64,/bin/true")
+    axes = sweep.axes_from(ns)
+    assert list(axes) == ["size", "image", "qemu"]
+    assert [l for l, _ in axes["image"]] == [str(a), str(b)]
+    pts = sweep.points(axes)
+    opts = [sweep.point_opts(base(image=None, qemu=None), pt) for pt in pts]
+    assert [(o.image, o.qemu) for o in opts] == [
+        (str(a), "qemu-system-x86_64"), (str(a), "/bin/true"),
+        (str(b), "qemu-system-x86_64"), (str(b), "/bin/true")]
+    two = sweep.points(sweep.axes_from(build_ns(image="%s,%s" % (a, b))))
+    order = sweep.schedule(len(two), 3, "interleave", None)
+    assert [two[i]["image"][0] for i, _ in order] == [str(a), str(b), str(b), str(a),
+                                                      str(a), str(b)]
+
+
+def test_one_image_or_qemu_is_no_axis(tmp_path):
+    a = tmp_path / "a.elf"
+    a.write_bytes(b"a")
+    assert sweep.axes_from(build_ns(size="64", image=str(a), qemu="qemu-system-x86_64")) \
+        == {"size": [("64", 64)]}
+
+
 def test_event_idx_off_joins_existing_features():
     assert sweep.with_feature_off(["features=-mrg_rxbuf", "size=64"], "event_idx") == \
         ["features=-mrg_rxbuf,-event_idx", "size=64"]
@@ -151,10 +185,20 @@ def test_plot_against_a_non_numeric_axis(tmp_path):
     (["--size", "64", "--", "kick_batch"], "config word 'kick_batch' is not key=value"),
     (["--kick-batch", "1,2", "--", "kick_batch=4"], "kick_batch is both an axis and a config"),
     (["--backend", "hub", "--size", "64", "--image", "/nonexistent.elf"],
-     "image /nonexistent.elf not found"),
+     "--image: bad value '/nonexistent.elf': not found"),
+    (["--size", "64", "--image", "%(elf)s,/nonexistent.elf"],
+     "--image: bad value '/nonexistent.elf': not found"),
+    (["--size", "64", "--qemu", "qemu-system-x86_64,%(elf)s"],
+     "--qemu: bad value '%(elf)s': not an executable QEMU binary"),
+    (["--size", "64", "--qemu", "/nonexistent/qemu"],
+     "--qemu: bad value '/nonexistent/qemu': not an executable"),
     (["--size", "64", "--bogus"], "unrecognized arguments: --bogus"),
 ])
 def test_bad_sweep_options_one_line_before_any_boot(args, needle, tmp_path):
+    elf = tmp_path / "a.elf"
+    elf.write_bytes(b"\x7fELF")
+    args = [a % {"elf": elf} for a in args]
+    needle = needle % {"elf": elf}
     r = run_vnperf(["sweep", "--accel", "tcg", "--out", str(tmp_path / "o")] + args)
     assert r.returncode == exitcodes.RUNNER_USAGE, r.stderr
     lines = r.stderr.strip().splitlines()

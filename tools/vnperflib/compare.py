@@ -12,6 +12,7 @@ correction over every test of the table; `~` marks the rest."""
 import csv
 import io
 import json
+import os
 
 from . import resultsdir, stats
 from .errors import usage
@@ -31,6 +32,9 @@ VALUES = (("loss% A->B", "loss_pct", "%.2f", True),
           ("supp% A->B", "suppressed_pct", "%.1f", False),
           ("batch A->B", "backend_batch", "%.1f", False))
 NOT_SIGNIFICANT = "~"
+# A/B dimensions that bring their companions: a build is named by its file
+# and told apart by its hash (image) or version (qemu).
+AB_COMPANIONS = {"image": ("image_sha",), "qemu": ("qemu_version",)}
 
 
 def parse_where(words, side):
@@ -56,6 +60,21 @@ def select(points, where, label):
         raise usage("--%s-where %s: no point of %s matches" % (
             label.lower(), ",".join("%s=%s" % kv for kv in where.items()), label))
     return out
+
+
+def split_arms(points, ab):
+    """One sweep as both A and B, --ab naming an axis of two values in it
+    (e.g. --image base.elf,patched.elf): the wheres of A (its first value,
+    in sweep order) and B (its second); None when no such axis."""
+    for n in sorted(ab):
+        vals = []
+        for p in points:
+            v = str(p["params"].get(n, "-"))
+            if v not in vals:
+                vals.append(v)
+        if len(vals) == 2:
+            return {n: vals[0]}, {n: vals[1]}
+    return None
 
 
 def _values(points, name):
@@ -88,6 +107,7 @@ def differences(a, b, rows):
 
 def check_alike(diffs, ab):
     """Refuses to pair points that differ in more than the A/B dimensions."""
+    ab = set(ab) | {c for n in ab for c in AB_COMPANIONS.get(n, ())}
     unnamed = [n for n in diffs if n not in ab]
     if unnamed:
         raise usage("A and B differ in %s: not the same experiment; name the A/B dimension "
@@ -341,10 +361,14 @@ def main(opts):
     if not 0 < opts.alpha < 1:
         raise usage("--alpha %g: must be between 0 and 1" % opts.alpha)
     wa, wb = parse_where(opts.a_where, "a"), parse_where(opts.b_where, "b")
-    a = select(resultsdir.load(opts.a), wa, "A")
+    ab = {n.strip() for n in (opts.ab or "").split(",") if n.strip()}
+    pa = resultsdir.load(opts.a)
+    if ab and not wa and not wb and os.path.realpath(opts.a) == os.path.realpath(opts.b):
+        wa, wb = split_arms(pa, ab) or (wa, wb)
+    a = select(pa, wa, "A")
     b = select(resultsdir.load(opts.b), wb, "B")
     by = [n.strip() for n in opts.by.split(",") if n.strip()] if opts.by else None
-    ab = {n.strip() for n in (opts.ab or "").split(",") if n.strip()} | set(wa) | set(wb)
+    ab |= set(wa) | set(wb)
     cmp = compare(a, b, by, ab, opts.test, opts.alpha)
     if opts.json:
         cmp.update({"a": opts.a, "b": opts.b})
@@ -352,7 +376,7 @@ def main(opts):
     elif opts.csv:
         print(to_csv(cmp), end="")
     else:
-        print(render(cmp, _label(opts.a, opts.a_where), _label(opts.b, opts.b_where)))
+        print(render(cmp, _label(opts.a, wa), _label(opts.b, wb)))
     failed = [r for r in cmp["rows"] if r["failed"]["a"] or r["failed"]["b"]]
     if failed:
         raise usage("compare: %d compared point(s) have failed runs (marked FAILED)"
@@ -361,4 +385,4 @@ def main(opts):
 
 
 def _label(path, where):
-    return path + (" (%s)" % ", ".join(where) if where else "")
+    return path + (" (%s)" % ", ".join("%s=%s" % kv for kv in where.items()) if where else "")

@@ -85,11 +85,13 @@ def of_run(opts, words, accel, pmd_mode=None):
         "queue_size": _opt(opts, "queue_size", "device"),
         "pin": pinning.describe(getattr(opts, "pin", None)) or "none",
         "qemu_args": " ".join(getattr(opts, "qemu_args", None) or ()) or "none",
-        "qemu": versions.qemu(getattr(opts, "qemu", "qemu-system-x86_64")),
+        "qemu": _opt(opts, "qemu", "qemu-system-x86_64"),
+        "qemu_version": versions.qemu(_opt(opts, "qemu", "qemu-system-x86_64")),
         "backend_version": versions.backend(opts.backend, ident["app"]) or "-",
         "host_cpus": str(versions.host_cpus()),
         "host_kernel": versions.host_kernel(),
-        "image": ", ".join(image),
+        "image": opts.image,
+        "image_sha": ", ".join(image),
     })
     if opts.backend == "vhost-user":
         ident.update(fwd_mode=pmd_mode or _opt(opts, "fwd_mode"),

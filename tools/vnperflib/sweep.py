@@ -10,6 +10,7 @@ import copy
 import itertools
 import os
 import random
+import shutil
 import time
 
 from . import (accel, backends, compare, exitcodes, pinning, plots, qemucmd,
@@ -42,6 +43,18 @@ def _choice(*allowed):
     return conv
 
 
+def _image(v):
+    if not (os.path.isfile(v) and os.access(v, os.R_OK)):
+        raise ValueError("not found or unreadable (build it with make)")
+    return v
+
+
+def _qemu(v):
+    if shutil.which(v) is None:
+        raise ValueError("not an executable QEMU binary")
+    return v
+
+
 def _backend(v):
     if v not in backends.names():
         raise ValueError("one of %s" % ", ".join(backends.names()))
@@ -67,7 +80,12 @@ AXES = {
     "pmd_burst": ("opt", _positive),
     "pmd_rxd": ("opt", _positive),
     "pmd_txd": ("opt", _positive),
+    "image": ("opt", _image),
+    "qemu": ("opt", _qemu),
 }
+# Options that are an axis only when given a comma list (the A/B of two
+# builds); one value is the plain option of `vnperf run`.
+BUILD_AXES = ("image", "qemu")
 
 # Runs per point when --repeat is not given: enough for the test of
 # compare to see a 10% change on this kind of host, few enough to keep a
@@ -108,6 +126,9 @@ def axes_from(ns):
     by side)."""
     axes = {n: parse_axis(n, getattr(ns, n)) for n in AXES
             if getattr(ns, n, None) is not None}
+    for n in BUILD_AXES:
+        if len(axes.get(n, ())) == 1:
+            del axes[n]
     if getattr(ns, "aa", False):
         axes[AA_AXIS] = [(arm, arm) for arm in AA_ARMS]
     return axes
@@ -162,7 +183,12 @@ def base_opts(opts):
     the axes, with `vnperf run`'s defaults."""
     base = argparse.Namespace(**vars(opts))
     for name in AXES:
-        setattr(base, name, None)
+        if name not in BUILD_AXES:
+            setattr(base, name, None)
+    for name in BUILD_AXES:
+        # Checks before the first run (the KVM probe) use the first arm.
+        if getattr(opts, name, None) is not None:
+            setattr(base, name, getattr(opts, name).split(",")[0].strip())
     base.backend = "dgram"
     base.event_idx = None
     base.json = base.csv = False
@@ -416,6 +442,7 @@ def add_arguments(p):
                    "1,16,32,64")
     a.add_argument("--pmd-rxd", dest="pmd_rxd", help="vhost-user: testpmd --rxd, e.g. 256,1024")
     a.add_argument("--pmd-txd", dest="pmd_txd", help="vhost-user: testpmd --txd, e.g. 256,1024")
+    # --image and --qemu (guest options): a comma list is an axis too.
     p.add_argument("--repeat", type=_repeat, default=None,
                    help="runs per point (median, spread, the test of compare; default %d; "
                    "searches: 1)" % DEFAULT_REPEAT)
