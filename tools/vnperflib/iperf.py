@@ -8,7 +8,6 @@ reports give the host's byte counts per stream."""
 
 import os
 import signal
-import socket
 import subprocess
 import time
 
@@ -36,20 +35,6 @@ def parse_csv_reports(text):
             continue
         out.append({"id": int(f[5]), "interval": f[6], "bytes": int(f[7]), "bps": int(f[8])})
     return out
-
-
-def free_tcp_ports(n):
-    """n distinct TCP ports on 127.0.0.1 that were free a moment ago."""
-    socks = []
-    try:
-        for _ in range(n):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 class HostIperf:

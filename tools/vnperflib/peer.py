@@ -3,14 +3,11 @@ datagram is one Ethernet frame, as QEMU's -netdev dgram and socket,udp= send
 them. Modes: count (guest sends), send (guest receives), reflect (guest
 runs request/response)."""
 
-import json
 import os
 import re
-import signal
-import subprocess
 import time
 
-from . import counts, scratch
+from . import counts, proc, scratch
 from .errors import failed
 
 # Addresses on the emulated wire; the peer does not answer ARP, so the guest
@@ -115,20 +112,8 @@ class Peer:
             return None
         if self.proc.poll() is None:
             time.sleep(linger_s)
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.session.stop(self.proc)
-        self.out.seek(0)
-        for line in self.out.read().decode("utf-8", "replace").splitlines():
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(obj, dict) and obj.get("type") == "peer":
-                self.result = obj
+        self.result = proc.stop_for_result(self.session, self.proc, self.out,
+                                           lambda o: o.get("type") == "peer") or self.result
         if self.result is None:
             raise failed("%s printed no result (status %s): %s"
                          % (self.label, self.proc.returncode, self.stderr_line()))

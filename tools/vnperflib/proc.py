@@ -7,6 +7,7 @@ reverse order with SIGINT/SIGTERM blocked, so a second Ctrl-C cannot cut
 the teardown short."""
 
 import ctypes
+import json
 import os
 import signal
 import subprocess
@@ -165,6 +166,28 @@ def run_quiet(argv, timeout=10):
     except subprocess.TimeoutExpired:
         return 124, "%s: timed out after %ss" % (argv[0], timeout)
     return r.returncode, r.stdout.decode("utf-8", "replace")
+
+
+def stop_for_result(session, p, out, accept):
+    """Stops p with SIGTERM (our host tools print their result line on it),
+    waits up to 5 s before the session kills it, and returns the last JSON
+    object written to the file out that accept() takes, or None."""
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(5)
+        except subprocess.TimeoutExpired:
+            session.stop(p)
+    out.seek(0)
+    found = None
+    for line in out.read().decode("utf-8", "replace").splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and accept(obj):
+            found = obj
+    return found
 
 
 def monotonic():

@@ -4,13 +4,10 @@ answers every req_size bytes with resp_size bytes, on the guest client's
 proto= and dst_port=, and prints its counts as one JSON line when
 stopped."""
 
-import json
 import os
-import signal
-import subprocess
 import time
 
-from . import scratch
+from . import proc, scratch
 from .errors import failed, missing
 from .iperf import config_value
 
@@ -74,20 +71,8 @@ class HostRr:
         self.finished = True
         if self.proc is None:
             return
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.session.stop(self.proc)
-        self.out.seek(0)
-        for line in self.out.read().decode("utf-8", "replace").splitlines():
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(obj, dict) and "transactions" in obj:
-                self.result = obj
+        self.result = proc.stop_for_result(self.session, self.proc, self.out,
+                                           lambda o: "transactions" in o) or self.result
         if self.result is None:
             raise failed("rrserver printed no result (status %s): %s"
                          % (self.proc.returncode, self._err_line()))

@@ -1,7 +1,7 @@
 """Backends that are QEMU alone, with no host end to count: a hub with an
 unattached port (the device model as a null sink) and slirp."""
 
-from .. import iperf, peer, qemucmd
+from .. import iperf, peer, ports, qemucmd
 from .base import Backend, guest_ip, guest_mac, nic_props
 
 
@@ -38,7 +38,7 @@ class User(iperf.IperfBackend, Backend):
 
     def start(self, session, nguests=1):
         if self.opts.app == "iperf":
-            self.ports = iperf.free_tcp_ports(2)  # the host's server; forwarded to the guest's
+            self.ports = ports.free_tcp_ports(2)  # the host's server; forwarded to the guest's
             client = iperf.config_value(self.opts.config, "role", "client") == "client"
             self.iperf_start(session, None, "127.0.0.1", self.ports[0 if client else 1])
 
