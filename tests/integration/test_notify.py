@@ -19,21 +19,23 @@ MODES = ["irq", "hybrid"]
 TRANSPORTS = ["modern", "legacy", "mmio"]
 
 
-def check_mode(q, mode):
+def check_mode(q, mode, halted=True):
     """q: the result's vnet.rx or vnet.tx. The mode ran and was used."""
     assert q["notify"] == mode and "notify_asked" not in q, q
-    assert q["irq_vector"] >= 0x30 and q["interrupts"] > 0 and q["halts"] > 0, q
+    assert q["irq_vector"] >= 0x30 and q["interrupts"] > 0, q
+    assert q["halts"] > 0 or not halted, q
     assert q["interrupts_per_1000"] > 0, q
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("mode", MODES)
 def test_guest_to_host_exact(transport, mode):
-    # The backend is slower than gen: the TX ring fills, and txfull=wait
-    # (the default) halts until the TX-completion interrupt.
+    # TX-completion interrupts prove the mode. Whether the ring fills, so
+    # that txfull=wait halts, depends on host load (once in three CI runs
+    # microvm's backend kept up): the halt is asserted only when it filled.
     v = tv.guest_to_host(transport, ["notify=" + mode])
-    check_mode(v["tx"], mode)
-    assert v["tx"]["ring_full"] > 0 and v["tx"]["wait_timeouts"] == 0, v
+    check_mode(v["tx"], mode, halted=v["tx"]["ring_full"] > 0)
+    assert v["tx"]["wait_timeouts"] == 0, v
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
