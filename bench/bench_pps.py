@@ -164,21 +164,11 @@ def main(argv=None):
     sides = first + [("linux'" if o.aa else "linux", LinuxSide(o))]
     res, pairs = benchlib.interleave(points, sides, o.repeat, "pps")
     if o.json:
-        print(json.dumps(report_json(points, sides, res, pairs), indent=1))
+        print(json.dumps(benchlib.report_json("pps", ("test", "backend"), points, sides, res,
+                                              pairs), indent=1))
     else:
         print_report(o, points, sides, res, pairs)
     return 0
-
-
-def report_json(points, sides, res, pairs):
-    out = []
-    for p in points:
-        row = {"test": p[0], "backend": p[1]}
-        for name, _ in sides:
-            row[name] = {k: v.summary() for k, v in res[p][name].items()}
-        row["ratio"] = {k: v.summary() for k, v in pairs[p].items()}
-        out.append(row)
-    return {"bench": "pps", "sides": [n for n, _ in sides], "points": out}
 
 
 def print_report(o, points, sides, res, pairs):

@@ -152,21 +152,12 @@ def main(argv=None):
         [("linux" if not o.aa else "linux'", LinuxSide(o))]
     res, pairs = benchlib.interleave(points, sides, o.repeat, "tcp")
     if o.json:
-        print(json.dumps(report_json(points, sides, res, pairs), indent=1))
+        keys = ("backend", "direction", "sessions", "msg_size")
+        print(json.dumps(benchlib.report_json("tcp_stream", keys, points, sides, res, pairs),
+                         indent=1))
     else:
         print_report(o, points, sides, res, pairs)
     return 0
-
-
-def report_json(points, sides, res, pairs):
-    out = []
-    for p in points:
-        row = {"backend": p[0], "direction": p[1], "sessions": p[2], "msg_size": p[3]}
-        for name, _ in sides:
-            row[name] = {k: v.summary() for k, v in res[p][name].items()}
-        row["ratio"] = {k: v.summary() for k, v in pairs[p].items()}
-        out.append(row)
-    return {"bench": "tcp_stream", "sides": [n for n, _ in sides], "points": out}
 
 
 def print_report(o, points, sides, res, pairs):

@@ -136,6 +136,19 @@ def interleave(points, sides, repeat, label):
     return out, pairs
 
 
+def report_json(bench, keys, points, sides, res, pairs):
+    """interleave()'s results as one JSON object: per point (its fields
+    named by keys), each side's figures and the back-to-back ratios."""
+    out = []
+    for p in points:
+        row = dict(zip(keys, p))
+        for name, _ in sides:
+            row[name] = {k: v.summary() for k, v in res[p][name].items()}
+        row["ratio"] = {k: v.summary() for k, v in pairs[p].items()}
+        out.append(row)
+    return {"bench": bench, "sides": [n for n, _ in sides], "points": out}
+
+
 def pick(per_side, key):
     """The Series of one figure of one side, with the reasons of the runs
     of that side that failed."""
