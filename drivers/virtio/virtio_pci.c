@@ -108,9 +108,11 @@ int virtio_pci_msix_entry(struct virtio_pci *vp, unsigned q, int *vector, const 
     return 0;
 }
 
-void virtio_pci_msix_refused(struct virtio_pci *vp, unsigned q, int vector)
+int virtio_pci_msix_refused(struct virtio_pci *vp, unsigned q, int vector, const char **why)
 {
     pci_msix_set_entry(vp->msix_table, q, 0, 0, true);
     vp->msix_queues &= ~(1u << q);
     irq_vector_free(vector);
+    *why = "the device refused the MSI-X vector (reads back NO_VECTOR)";
+    return -ENODEV;
 }

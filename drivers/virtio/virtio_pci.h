@@ -39,8 +39,9 @@ int virtio_pci_msix_setup(struct virtio_pci *vp, const char **why);
 int virtio_pci_msix_entry(struct virtio_pci *vp, unsigned q, int *vector, const char **why);
 
 /* Gives entry q back (masked, vector freed) after the device refused it:
- * virtio 1.2 s4.1.4.3 and s4.1.4.8, VIRTIO_MSI_NO_VECTOR read back. */
-void virtio_pci_msix_refused(struct virtio_pci *vp, unsigned q, int vector);
+ * virtio 1.2 s4.1.4.3 and s4.1.4.8, VIRTIO_MSI_NO_VECTOR read back.
+ * Returns -ENODEV with why. */
+int virtio_pci_msix_refused(struct virtio_pci *vp, unsigned q, int vector, const char **why);
 
 #define VIRTIO_MSI_NO_VECTOR 0xffff
 

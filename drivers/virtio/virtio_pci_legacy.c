@@ -119,9 +119,7 @@ static int legacy_queue_irq(struct virtio_dev *d, unsigned q, int *vector, const
     pio_write16(vp->iobase + VL_MSI_QUEUE, (uint16_t)q);
     if (pio_read16(vp->iobase + VL_MSI_QUEUE) == q)
         return 0;
-    virtio_pci_msix_refused(vp, q, *vector);
-    *why = "the device refused the MSI-X vector (reads back NO_VECTOR)";
-    return -ENODEV;
+    return virtio_pci_msix_refused(vp, q, *vector, why);
 }
 
 static const struct virtio_ops legacy_ops = {

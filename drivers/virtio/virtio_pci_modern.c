@@ -173,9 +173,7 @@ static int modern_queue_irq(struct virtio_dev *d, unsigned q, int *vector, const
     mmio_write16(vp->common + CC_Q_MSIX, (uint16_t)q);
     if (mmio_read16(vp->common + CC_Q_MSIX) == q)
         return 0;
-    virtio_pci_msix_refused(vp, q, *vector);
-    *why = "the device refused the MSI-X vector (reads back NO_VECTOR)";
-    return -ENODEV;
+    return virtio_pci_msix_refused(vp, q, *vector, why);
 }
 
 static const struct virtio_ops modern_ops = {
