@@ -7,7 +7,8 @@ and to every instance's ready line (startup_s), N = 1, 4, 16 by default, side by
 guest's own share: QEMU start to ready). Two kinds of appliance: selftest
 (ends right after ready: what libvirt costs per domain) and sink (stays up
 polling on a slirp NIC of its own: the fleet competes with its running
-guests for the CPUs). A failed fleet ends the script with one line, status 1.
+guests for the CPUs). A failed fleet ends the script with one line, status 1;
+bad options: one line, status 2.
 
 Throughput: N gen -> N sink pairs over udp wires, gen unpaced, for
 --duration seconds; the fleet row's pps and Gbit/s (the senders' sum), what
@@ -91,20 +92,38 @@ def cell(s, fmt="%.2f", scale=1.0):
                             fmt % (s["max"] * scale))
 
 
-def main():
+def counts(ap, name, text):
+    """A comma list of fleet sizes (positive integers), or one usage line."""
+    try:
+        ns = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        ns = []
+    if not ns or min(ns) < 1:
+        ap.error("%s %s: a comma list of counts of at least 1, e.g. 1,4,16" % (name, text))
+    return ns
+
+
+def options(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--startup", default="1,4,16", help="fleet sizes for start-up")
     ap.add_argument("--pairs", default="1,2,4", help="pair counts for throughput")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--duration", type=int, default=5, help="seconds of traffic per pair")
     ap.add_argument("--json", action="store_true")
-    o = ap.parse_args()
-    sizes = [int(x) for x in o.startup.split(",") if x]
-    pairs = [int(x) for x in o.pairs.split(",") if x]
+    o = ap.parse_args(argv)
+    if o.repeat < 1 or o.duration < 1:
+        ap.error("--repeat and --duration: at least 1")
+    o.sizes = counts(ap, "--startup", o.startup)
+    o.pair_counts = counts(ap, "--pairs", o.pairs)
+    return o
+
+
+def main(argv=None):
+    o = options(argv)
     d = libvirtd.Daemons().start()
     res = {"startup": [], "pairs": []}
     try:
-        measure(o, sizes, pairs, res)
+        measure(o, o.sizes, o.pair_counts, res)
     except RuntimeError as e:
         print("fleet_scale: %s" % e, file=sys.stderr)
         return 1
