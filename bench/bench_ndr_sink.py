@@ -3,18 +3,23 @@
 guest (bench/linuxguest.py rx: Debian's kernel counting eth0) receiving the
 same paced flood from the same host sender on the same backend, in the same
 run: one search each (vnperflib/search.py, the same trials and rules as
-`vnperf ndr`), the order alternating per repeat, and the ratio.
+`vnperf ndr`), the order alternating per repeat, and the ratios.
 
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_ndr_sink.py \\
-        --backend dgram --size 60 --duration 2 --resolution 5% --repeat 2
+        --backend dgram --size 60 --duration 2 --resolution 5% --repeat 2 \\
+        [--notify poll,hybrid] [--aa linux|vnperf] [-- vnperf words]
 
 The sender must be paced: the host peer (dgram, socket, tap, passt).
 vhost-user is refused: the sink's sender there is testpmd txonly, which
 sends flat out and reports no rate, so no trial below the flat-out rate
-could be offered to either guest. `--aa` puts the Linux
-guest on both sides: the noise floor of the ratio. Exit status 0 when every
-search found a verified rate, 1 otherwise, 2 for bad options, 3 when the
-Linux guest cannot be built."""
+could be offered to either guest. `--notify poll,hybrid` runs one vnperf
+side per notification mode (docs/driver.md). Words after `--` go to every
+vnperf sink (rx_refill=16 ...). `--aa linux` (or `--aa`) puts the Linux
+guest on both sides, `--aa vnperf` the same vnperf image: the noise floor
+of the ratio, with Welch's test of the two sides' NDRs (it should read
+"not significant"). The last side is the baseline of every ratio.
+Exit status 0 when every search found a verified rate, 1 otherwise, 2 for
+bad options, 3 when the Linux guest cannot be built."""
 
 import argparse
 import json
@@ -34,25 +39,40 @@ from vnperflib import search, search_run, stats  # noqa: E402
 from vnperflib.errors import RunnerError  # noqa: E402
 from vnperflib.tables import fmt_num, table  # noqa: E402
 
+NOTIFY = ("poll", "irq", "hybrid")
 
-def vnperf_search(o, log):
-    """`vnperf ndr` of the sink (its JSON): the same search, every trial a
-    `vnperf run`."""
-    out = tempfile.mkdtemp(prefix="bench-ndr-")
+
+def vnperf_argv(o, notify=None):
+    """`vnperf ndr --json` of the sink: the same search, every trial a
+    `vnperf run`; the guest words after `--`."""
     argv = [sys.executable, os.path.join(ROOT, "tools", "vnperf"), "ndr", "--accel", "tcg",
             "--backend", o.backend, "--size", str(o.size), "--duration", str(o.duration),
-            "--resolution", o.resolution, "--latency-at", "none", "--json", "--out", out]
-    t0 = time.monotonic()
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    shutil.rmtree(out, ignore_errors=True)
+            "--resolution", o.resolution, "--latency-at", "none", "--json"]
+    if notify:
+        argv += ["--notify", notify]
+    return argv + (["--"] + o.words if o.words else [])
+
+
+def search_of(stdout, stderr, status):
+    """The first search of `vnperf ndr --json`'s output, or a failed search
+    with the last line it printed on stderr."""
     try:
-        r = json.loads(p.stdout)["points"][0]["searches"][0]
-    except (ValueError, KeyError, IndexError):
-        lines = p.stderr.strip().splitlines()
-        r = {"status": "failed", "why": lines[-1] if lines else "status %d" % p.returncode,
-             "rate_pps": None, "max_pps": None, "trials": []}
+        return json.loads(stdout)["points"][0]["searches"][0]
+    except (ValueError, KeyError, IndexError, TypeError):
+        lines = stderr.strip().splitlines()
+        return {"status": "failed", "why": lines[-1] if lines else "status %d" % status,
+                "rate_pps": None, "max_pps": None, "trials": []}
+
+
+def vnperf_search(o, name, notify, log):
+    out = tempfile.mkdtemp(prefix="bench-ndr-")
+    t0 = time.monotonic()
+    p = subprocess.run(vnperf_argv(o, notify) + ["--out", out], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    shutil.rmtree(out, ignore_errors=True)
+    r = search_of(p.stdout, p.stderr, p.returncode)
     r["wall_s"] = time.monotonic() - t0
-    log("vnperf: %s, %d trials, %.0f s" % (r["why"], len(r["trials"]), r["wall_s"]))
+    log("%s: %s, %d trials, %.0f s" % (name, r["why"], len(r["trials"]), r["wall_s"]))
     return r
 
 
@@ -61,20 +81,24 @@ def whole(v):
     return int(v) if stats.is_number(v) and v == int(v) else None
 
 
+def linux_result_trial(res):
+    """A search trial from one linuxguest rx result."""
+    peer = (res.get("host") or {}).get("peer") or {}
+    return {"status": res["status"], "why": res.get("why"), "sent": whole(res.get("sent")),
+            "received": whole(res.get("rx_packets")),
+            "achieved_pps": search_run.sender_pps({"host": {"peer": peer}}),
+            "where": "eth0 rx_dropped %s, missed %s, QEMU socket %s" % (
+                res.get("rx_dropped"), res.get("rx_missed_errors"),
+                (res.get("host") or {}).get("tx_drops")),
+            "cpu_pct": res.get("cpu_total_pct")}
+
+
 def linux_trial(o):
     """A search trial: the Linux guest counting the host sender's frames."""
     def trial(target, kind):
-        res = linuxguest.make_run("rx", o.backend, machine="microvm", duration=o.duration,
-                                  size=o.size, rate=None if target is None else str(target)
-                                  ).execute()
-        peer = (res.get("host") or {}).get("peer") or {}
-        return {"status": res["status"], "why": res.get("why"), "sent": whole(res.get("sent")),
-                "received": whole(res.get("rx_packets")),
-                "achieved_pps": search_run.sender_pps({"host": {"peer": peer}}),
-                "where": "eth0 rx_dropped %s, missed %s, QEMU socket %s" % (
-                    res.get("rx_dropped"), res.get("rx_missed_errors"),
-                    (res.get("host") or {}).get("tx_drops")),
-                "cpu_pct": res.get("cpu_total_pct")}
+        return linux_result_trial(linuxguest.make_run(
+            "rx", o.backend, machine="microvm", duration=o.duration, size=o.size,
+            rate=None if target is None else str(target)).execute())
     return trial
 
 
@@ -84,6 +108,33 @@ def run_search(name, trial, spec, log):
     r["wall_s"] = time.monotonic() - t0
     log("%s: %s, %d trials, %.0f s" % (name, r["why"], len(r["trials"]), r["wall_s"]))
     return r
+
+
+def side_names(o):
+    """The sides, the baseline (Linux, or the A/A's second copy) last."""
+    if o.aa:
+        return [o.aa, o.aa + "'"]
+    if not o.notify:
+        return ["vnperf", "linux"]
+    return ["vnperf " + m for m in o.notify] + ["linux"]
+
+
+def sides(o, log):
+    """[(name, fn() -> a search result)] in side_names' order."""
+    out = []
+    for name in side_names(o):
+        if name.startswith("linux"):
+            out.append((name, lambda n=name: run_search(n, linux_trial(o), o.spec, log)))
+        else:
+            mode = name.split(" ", 1)[1] if " " in name else None
+            out.append((name, lambda n=name, m=mode: vnperf_search(o, n, m, log)))
+    return out
+
+
+def order(names, r):
+    """Repeat r's running order: A B C, then C B A: the host's drift over
+    the run hits every side alike."""
+    return list(names) if r % 2 == 0 else list(reversed(names))
 
 
 # The backends whose sink sender is the host peer, paced by --rate.
@@ -99,25 +150,72 @@ def options(argv):
     ap.add_argument("--duration", type=int, default=2, help="seconds per trial")
     ap.add_argument("--resolution", default="5%")
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--aa", action="store_true", help="the Linux guest on both sides")
+    ap.add_argument("--notify", default=None, help="one vnperf side per mode: poll,irq,hybrid")
+    ap.add_argument("--aa", nargs="?", const="linux", choices=("linux", "vnperf"),
+                    help="the same guest on both sides (default linux)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("words", nargs="*", metavar="-- KEY=VALUE", help="vnperf guest words")
     o = ap.parse_args(argv)
+    check(ap, o)
+    return o
+
+
+def check(ap, o):
     if o.backend not in PACED:
         ap.error("--backend %s: no paced sender to search with (%s); one of %s" % (
             o.backend, WHY_NOT_PACED.get(o.backend, "not the host peer"), ", ".join(PACED)))
     if o.duration < 1 or o.repeat < 1 or not 60 <= o.size <= 1514:
         ap.error("--duration and --repeat at least 1, --size 60..1514")
+    o.notify = [m for m in (o.notify or "").split(",") if m] or None
+    bad = [m for m in o.notify or () if m not in NOTIFY]
+    if bad or (o.notify is not None and len(set(o.notify)) != len(o.notify)):
+        ap.error("--notify %s: distinct modes of %s" % (",".join(o.notify), ", ".join(NOTIFY)))
+    if o.aa and o.notify:
+        ap.error("--aa compares one guest with itself: no --notify axis with it")
+    if o.aa == "linux" and o.words:
+        ap.error("--aa linux: guest words go to vnperf only")
     try:
         res, relative = search_run.parse_resolution(o.resolution)
         o.spec = search.Spec(resolution=res, relative=relative)
-    except RunnerError as e:
-        ap.error(e.line)
-    return o
+    except (RunnerError, ValueError) as e:
+        ap.error("--resolution %s: %s" % (o.resolution, getattr(e, "line", e)))
+
+
+def summarize(found):
+    """Per side: the NDRs found and their summary; per side but the
+    baseline (the last): the ratio of the medians, of each repeat's pair,
+    and Welch's test of the two sides' NDRs (p, significant at ALPHA)."""
+    names = list(found)
+    base = names[-1]
+    out = {}
+    for name, rs in found.items():
+        rates = [x["rate_pps"] for x in rs if x["rate_pps"] is not None]
+        s = stats.summary(rates) or {}
+        s["rates"] = rates
+        out[name] = s
+    out["vs"] = {}
+    for name in names[:-1]:
+        ma, mb = out[name].get("median"), out[base].get("median")
+        t = stats.test(out[base]["rates"], out[name]["rates"])
+        out["vs"][name] = {
+            "ratio": ma / mb if ma and mb else None,
+            "pair_ratios": [x["rate_pps"] / y["rate_pps"] for x, y in zip(found[name], found[base])
+                            if x["rate_pps"] and y["rate_pps"]],
+            "p": t["p"] if t else None,
+            "significant": t["p"] < stats.ALPHA if t else None}
+    return out
+
+
+def verdict(v):
+    if v["p"] is None:
+        return "no test: fewer than 2 NDRs a side"
+    return "p=%.3f, %ssignificant at %g" % (v["p"], "" if v["significant"] else "not ",
+                                             stats.ALPHA)
 
 
 def render(o, found, out):
-    """The table: per system the NDRs found, then the ratio of the medians
-    and of each repeat's back-to-back pair."""
+    """The table: per side the NDRs found, then each side's ratio to the
+    baseline: of the medians and of each repeat's back-to-back pair."""
     rows = []
     for name, rs in found.items():
         s = out[name]
@@ -126,32 +224,17 @@ def render(o, found, out):
                      "%s-%s" % (fmt_num(s["min"]), fmt_num(s["max"])) if s["rates"] else "-",
                      " ".join(fmt_num(x["max_pps"]) for x in rs),
                      " ".join(str(len(x["trials"])) for x in rs)])
-    a, b = list(found)
-    print("zero-loss RX, %s, %d-byte frames (%s with FCS), %d s trials, resolution %s" % (
-        o.backend, o.size, search_run.rfc2544_label(o.size), o.duration, o.resolution))
-    print(table(["guest", "ok", "NDR pps", "min-max", "flat out", "trials"], rows))
-    pairs = out["pair_ratios"]
-    print("%s / %s: %s (pairs %s)" % (a, b, "%.2fx" % out["ratio"] if out["ratio"] else "-",
-                                      " ".join("%.2f" % x for x in pairs) or "-"))
+    base = list(found)[-1]
+    lines = ["zero-loss RX, %s, %d-byte frames (%s with FCS), %d s trials, resolution %s" % (
+        o.backend, o.size, search_run.rfc2544_label(o.size), o.duration, o.resolution),
+        table(["guest", "ok", "NDR pps", "min-max", "flat out", "trials"], rows)]
+    for name, v in out["vs"].items():
+        lines.append("%s / %s: %s (pairs %s); %s" % (
+            name, base, "%.2fx" % v["ratio"] if v["ratio"] else "-",
+            " ".join("%.2f" % x for x in v["pair_ratios"]) or "-", verdict(v)))
     for name, rs in found.items():
-        for x in rs:
-            if x["status"] != search.OK:
-                print("%s: %s" % (name, x["why"]))
-
-
-def summarize(found):
-    out = {}
-    for name, rs in found.items():
-        rates = [x["rate_pps"] for x in rs if x["rate_pps"] is not None]
-        s = stats.summary(rates) or {}
-        s["rates"] = rates
-        out[name] = s
-    a, b = list(found)
-    ma, mb = out[a].get("median"), out[b].get("median")
-    out["ratio"] = ma / mb if ma and mb else None
-    out["pair_ratios"] = [x["rate_pps"] / y["rate_pps"] for x, y in zip(found[a], found[b])
-                          if x["rate_pps"] and y["rate_pps"]]
-    return out
+        lines += ["%s: %s" % (name, x["why"]) for x in rs if x["status"] != search.OK]
+    return "\n".join(lines)
 
 
 def main(argv=None):
@@ -164,23 +247,18 @@ def main(argv=None):
     def log(line):
         print("bench_ndr_sink: " + line, file=sys.stderr, flush=True)
 
-    first = ("linux", lambda: run_search("linux", linux_trial(o), o.spec, log)) if o.aa \
-        else ("vnperf", lambda: vnperf_search(o, log))
-    second = "linux'" if o.aa else "linux"
-    systems = dict([first, (second, lambda: run_search(second, linux_trial(o), o.spec, log))])
+    systems = dict(sides(o, log))
     found = {name: [] for name in systems}
     for r in range(o.repeat):
-        # A B, then B A: the host's drift over the run hits both.
-        order = list(systems) if r % 2 == 0 else list(reversed(list(systems)))
-        for name in order:
+        for name in order(list(systems), r):
             found[name].append(systems[name]())
     out = summarize(found)
     if o.json:
         print(json.dumps({"backend": o.backend, "size": o.size, "duration": o.duration,
-                          "resolution": o.resolution, "searches": found, "summary": out},
-                         indent=1, default=str))
+                          "resolution": o.resolution, "notify": o.notify, "words": o.words,
+                          "searches": found, "summary": out}, indent=1, default=str))
     else:
-        render(o, found, out)
+        print(render(o, found, out))
     return 0 if all(x["status"] == search.OK for rs in found.values() for x in rs) else 1
 
 if __name__ == "__main__":
