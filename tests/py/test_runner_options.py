@@ -24,7 +24,9 @@ def vnperf(*args):
     (["run", "--", "size=64", "size=128"], "size given twice"),       # F10: last won silently
     (["run", "--size", "64", "--", "size=128"], "disagree"),          # F10: the word won silently
     (["run", "--json", "--csv"], "not allowed with argument --json"),  # F11: CSV dropped
-    (["sweep", "--size", "64", "--out", "/proc/x"], "cannot create the results directory"),  # F8
+    # F8; any file as the image: the directory is refused before it is read.
+    (["sweep", "--size", "64", "--backend", "hub", "--image", VNPERF, "--out", "/proc/x"],
+     "cannot create the results directory"),
     (["sweep", "--size", "64", "--", "rate=1k", "rate=2k"], "rate given twice"),
 ])
 def test_bad_options_one_line_status_64(args, needle):

@@ -8,18 +8,13 @@ import os
 import time
 
 from . import proc, scratch
-from .errors import failed, missing
+from .errors import failed
 from .iperf import config_value
 
 
 def rrserver_binary():
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     return os.path.join(os.path.dirname(here), "build", "tools", "vnperf-rrserver")
-
-
-def check():
-    if not os.access(rrserver_binary(), os.X_OK):
-        raise missing("rr: host server %s missing (run make)" % rrserver_binary())
 
 
 class HostRr:

@@ -5,8 +5,8 @@ import os
 import sys
 import time
 
-from . import (backends, engine, exitcodes, guest, hostcpu, identity, outcome, pinning, qemucmd,
-               scratch, support, topology_pvp, verdict)
+from . import (artifacts, backends, engine, exitcodes, guest, hostcpu, identity, outcome,
+               pinning, qemucmd, scratch, support, topology_pvp, verdict)
 from .backends import testpmd
 from .echo import Echo
 from .errors import RunnerError
@@ -129,20 +129,12 @@ class Run:
         """Everything that can be refused before anything starts."""
         opts = self.opts
         support.check(opts)
-        # A remote engine's image is a path on its host.
-        if self.engine.local_files and not os.path.isfile(opts.image):
-            raise RunnerError(exitcodes.RUNNER_USAGE,
-                              "image %s not found (build it with make)" % opts.image)
-        if opts.boot == "uefi":
-            for path, what in ((opts.esp, "ESP image %s not found (build it with make)"),
-                               (qemucmd.DEFAULT_OVMF,
-                                "OVMF firmware %s not found (apt-get install ovmf)")):
-                if not os.path.isfile(path):
-                    raise RunnerError(exitcodes.RUNNER_USAGE, what % path)
         self.engine.check(opts)
         self.be = backends.make(opts.backend, opts)
         self.be.check()
         self.roles = guest_roles(opts)
+        # A remote engine's image is a path on its host.
+        artifacts.check(opts, [self.be], local=self.engine.local_files)
 
     def start_backend(self):
         self.accel = self.resolver.resolve(self.session)

@@ -481,9 +481,7 @@ def main(opts):
     if any(v == IMIX for _, v in sizes) and not gen_sends(base):
         raise usage("--size imix: the host peer sends one size; imix needs a gen tester "
                     "(--topology guests, or --topology pvp|pvvp over vhost-user)")
-    sweep.check_backends(base, axes)
-    if not os.path.isfile(base.image):
-        raise usage("image %s not found (build it with make)" % base.image)
+    sweep.check_host(base, axes)
     outdir = opts.out or os.path.join("results", time.strftime("ndr-%Y%m%d-%H%M%S"))
     if os.path.exists(os.path.join(outdir, resultsdir.SUMMARY)):
         raise usage("%s already holds results; choose another --out" % outdir)

@@ -13,7 +13,7 @@ import random
 import shutil
 import time
 
-from . import (accel, backends, compare, exitcodes, pinning, plots, qemucmd,
+from . import (accel, artifacts, backends, compare, exitcodes, pinning, plots, qemucmd,
                resultsdir, runner, stats, support, topology_pvp)
 from .backends import testpmd
 from .errors import RunnerError, usage
@@ -41,12 +41,6 @@ def _choice(*allowed):
             raise ValueError("one of %s" % ", ".join(allowed))
         return v
     return conv
-
-
-def _image(v):
-    if not (os.path.isfile(v) and os.access(v, os.R_OK)):
-        raise ValueError("not found or unreadable (build it with make)")
-    return v
 
 
 def _qemu(v):
@@ -80,7 +74,7 @@ AXES = {
     "pmd_burst": ("opt", _positive),
     "pmd_rxd": ("opt", _positive),
     "pmd_txd": ("opt", _positive),
-    "image": ("opt", _image),
+    "image": ("opt", str),     # checked with the other files (artifacts.py)
     "qemu": ("opt", _qemu),
 }
 # Options that are an axis only when given a comma list (the A/B of two
@@ -211,13 +205,18 @@ def base_opts(opts):
     return base
 
 
-def check_backends(base, axes):
-    """Every backend of the sweep must be there before the first run."""
+def check_host(base, axes):
+    """Every backend of the sweep must be there before the first run, and
+    then every file of build/ it needs (artifacts.py)."""
     names = [v for _, v in axes.get("backend", [])] or [base.backend]
+    bes = []
     for name in names:
         o = copy.copy(base)
         o.backend = name
-        backends.make(name, o).check()
+        bes.append(backends.make(name, o))
+        bes[-1].check()
+    images = [v for _, v in axes.get("image", [])] or [base.image]
+    artifacts.check(base, bes, images=images)
 
 
 def run_point_once(opts, resolver):
@@ -473,9 +472,7 @@ def main(opts):
     base = base_opts(opts)
     for pt in points(axes):
         support.check(point_opts(base, pt))
-    check_backends(base, axes)
-    if not os.path.isfile(base.image):
-        raise usage("image %s not found (build it with make)" % base.image)
+    check_host(base, axes)
     outdir = opts.out or os.path.join("results", time.strftime("sweep-%Y%m%d-%H%M%S"))
     if os.path.exists(os.path.join(outdir, resultsdir.SUMMARY)):
         raise usage("sweep: %s already holds results; choose another --out" % outdir)

@@ -14,6 +14,11 @@ class Backend:
     def check(self):
         """Raises RunnerError(RUNNER_BACKEND_MISSING) when the host lacks it."""
 
+    def programs(self):
+        """[(what, path)]: the programs of build/ it starts on the host
+        (artifacts.check refuses a run that lacks one)."""
+        return []
+
     def start(self, session, nguests=1):
         """Starts peers/devices for nguests guests."""
 

@@ -34,8 +34,9 @@ class Passt(Backend):
     def check(self):
         if shutil.which(PASST) is None:
             raise missing("passt: %s not found (Debian package passt)" % PASST)
-        if not os.access(peer.peer_binary(), os.X_OK):
-            raise missing("passt: host peer %s missing (run make)" % peer.peer_binary())
+
+    def programs(self):
+        return [("host peer", peer.peer_binary())]
 
     def start(self, session, nguests=1):
         self.session = session

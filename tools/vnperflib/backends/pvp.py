@@ -11,10 +11,8 @@ guest with two NICs, round trip on its own TSC), 1 and 2 are fwd1's a and
 b, ..., the last is the tester's second NIC."""
 
 import copy
-import os
 
 from .. import peer, ports, qemucmd, udpdrops
-from ..errors import missing
 from .base import guest_ip, live_from_peer, nic_props
 from .testpmd import VhostUser
 from .wire import FWD_DST_IP, Dgram, Socket
@@ -37,11 +35,8 @@ class ChainWire:
         self.drops = {}      # "fwd1 a": drops on that QEMU's receiving socket
         self.tx = self.rx = None
 
-    def check(self):
-        super().check()
-        if not os.access(peer.peer_binary(), os.X_OK):
-            raise missing("%s: host peer %s missing (run make)" % (self.name,
-                                                                    peer.peer_binary()))
+    def programs(self):
+        return [("host peer", peer.peer_binary())]
 
     def start(self, session, nguests=1):
         self.session = session

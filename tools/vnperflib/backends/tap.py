@@ -3,7 +3,7 @@ QEMU inside it; the tap's interface statistics are the host-side counts."""
 
 import os
 
-from .. import counts, iperf, qemucmd, rrhost
+from .. import counts, iperf, peer, qemucmd, rrhost
 from ..errors import failed, missing
 from . import netns
 from .base import Backend, guest_mac, live_from_peer, nic_props
@@ -29,8 +29,6 @@ class Tap(iperf.IperfBackend, Backend):
         self.rr = None
 
     def check(self):
-        if self.opts.app == "rr":
-            rrhost.check()
         if os.geteuid() != 0:
             raise missing("%s: needs root (CAP_NET_ADMIN) to create a namespace and a tap"
                           % self.name)
@@ -39,6 +37,13 @@ class Tap(iperf.IperfBackend, Backend):
         if self.vhost and not os.path.exists("/dev/vhost-net"):
             raise missing("vhost-net: /dev/vhost-net missing (modprobe vhost_net; in a "
                           "container, pass the device in)")
+
+    def programs(self):
+        if self.opts.app == "rr":
+            return [("rr host server", rrhost.rrserver_binary())]
+        if self.opts.app in ("sink", "reflect"):
+            return [("host peer", peer.peer_binary())]
+        return []
 
     def start(self, session, nguests=1):
         ns = self.netns = netns.create(session)

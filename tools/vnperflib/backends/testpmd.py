@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import time
 
-from .. import counts, qemucmd, scratch, topology_pvp
+from .. import counts, peer, qemucmd, scratch, topology_pvp
 from ..errors import failed, missing
 from . import netns
 from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
@@ -127,6 +127,9 @@ class VhostUser(Backend):
             raise missing("vhost-user: %s needs root to feed the guest through a tap port "
                           "in a namespace" % ("reflect" if self.opts.app == "reflect"
                                               else "--rate/--count"))
+
+    def programs(self):
+        return [("host peer", peer.peer_binary())] if self.feed else []
 
     def start(self, session, nguests=1):
         self.session = session

@@ -2,10 +2,9 @@
 socket netdevs (one datagram is one frame), or a second guest on the same
 wire (--topology guests)."""
 
-import os
 
 from .. import counts, peer, ports, qemucmd, udpdrops
-from ..errors import missing, usage
+from ..errors import usage
 from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
 
 FWD_DST_IP = "10.0.2.99"
@@ -30,10 +29,11 @@ class Wire(Backend):
             peer.rate_pps(getattr(self.opts, "rate", None), 60)
         except ValueError as e:
             raise usage(str(e))
-        if getattr(self.opts, "topology", "host") == "host" and \
-                not os.access(peer.peer_binary(), os.X_OK):
-            raise missing("%s: host peer %s missing (run make)" % (self.name,
-                                                                    peer.peer_binary()))
+
+    def programs(self):
+        if getattr(self.opts, "topology", "host") == "host":
+            return [("host peer", peer.peer_binary())]
+        return []
 
     def start(self, session, nguests=1):
         self.session = session
