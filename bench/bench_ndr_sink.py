@@ -9,10 +9,10 @@ run: one search each (vnperflib/search.py, the same trials and rules as
         --backend dgram --size 60 --duration 2 --resolution 5% --repeat 2 \\
         [--notify poll,hybrid] [--aa linux|vnperf] [-- vnperf words]
 
-The sender must be paced: the host peer (dgram, socket, tap, passt).
-vhost-user is refused: the sink's sender there is testpmd txonly, which
-sends flat out and reports no rate, so no trial below the flat-out rate
-could be offered to either guest. `--notify poll,hybrid` runs one vnperf
+The sender is the paced host peer: straight on dgram, socket, tap and
+passt; over vhost-user through a tap port that testpmd forwards (io) to the
+guest's port, the same path for both guests (the flat-out trial too:
+search_run.FLAT_OUT). `--notify poll,hybrid` runs one vnperf
 side per notification mode (docs/driver.md). Words after `--` go to every
 vnperf sink (rx_refill=16 ...). `--aa linux` (or `--aa`) puts the Linux
 guest on both sides, `--aa vnperf` the same vnperf image: the noise floor
@@ -98,7 +98,7 @@ def linux_trial(o):
     def trial(target, kind):
         return linux_result_trial(linuxguest.make_run(
             "rx", o.backend, machine="microvm", duration=o.duration, size=o.size,
-            rate=None if target is None else str(target)).execute())
+            rate=search_run.FLAT_OUT if target is None else str(target)).execute())
     return trial
 
 
@@ -138,14 +138,13 @@ def order(names, r):
 
 
 # The backends whose sink sender is the host peer, paced by --rate.
-PACED = ("dgram", "socket", "tap", "passt")
-WHY_NOT_PACED = {
-    "vhost-user": "the sink's sender is testpmd txonly: flat out only, no rate reported"}
+PACED = ("dgram", "socket", "tap", "passt", "vhost-user")
 
 
 def options(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--backend", default="dgram", help="dgram, socket, tap or passt (the host peer paces)")
+    ap.add_argument("--backend", default="dgram", help="one of %s (the host peer paces)"
+                    % ", ".join(PACED))
     ap.add_argument("--size", type=int, default=60, help="frame size without FCS")
     ap.add_argument("--duration", type=int, default=2, help="seconds per trial")
     ap.add_argument("--resolution", default="5%")
@@ -162,8 +161,8 @@ def options(argv):
 
 def check(ap, o):
     if o.backend not in PACED:
-        ap.error("--backend %s: no paced sender to search with (%s); one of %s" % (
-            o.backend, WHY_NOT_PACED.get(o.backend, "not the host peer"), ", ".join(PACED)))
+        ap.error("--backend %s: the sink's sender there is not the paced host peer; one of %s"
+                 % (o.backend, ", ".join(PACED)))
     if o.duration < 1 or o.repeat < 1 or not 60 <= o.size <= 1514:
         ap.error("--duration and --repeat at least 1, --size 60..1514")
     o.notify = [m for m in (o.notify or "").split(",") if m] or None

@@ -24,7 +24,7 @@ def refused(argv, capsys):
 
 
 def test_bad_options_are_refused_with_one_line(capsys):
-    assert "testpmd txonly" in refused(["--backend", "vhost-user"], capsys)
+    assert "not the paced host peer" in refused(["--backend", "hub"], capsys)
     assert "distinct modes" in refused(["--notify", "poll,spin"], capsys)
     assert "distinct modes" in refused(["--notify", "poll,poll"], capsys)
     assert "--aa" in refused(["--aa", "--notify", "poll"], capsys)

@@ -90,7 +90,7 @@ class FakeRuns:
         if len(self.rates) == self.fail_at:
             return {"status": 68, "why": "testpmd died (status 139)", "guests": [],
                     "host": {}, "counts": {}}
-        pps = float(opts.rate) if opts.rate else self.flat_out
+        pps = self.flat_out if opts.rate == search_run.FLAT_OUT else float(opts.rate)
         sent = int(pps)
         got = sent if pps <= self.step else int(sent * self.step / pps)
         rep = sink_report(sent, got, pps)
@@ -139,6 +139,7 @@ def test_a_whole_search_records_every_trial(tmp_path, monkeypatch):
     # Every trial (two points) has its report and a trials.csv row.
     ntrials = sum(len(x["searches"][0]["trials"]) + 2 for x in res["points"])
     assert len(runs.rates) == ntrials
+    assert runs.rates[0] == "max" and runs.rates.count("max") == 2
     outdir = str(tmp_path / "a")
     assert len(os.listdir(os.path.join(outdir, "runs"))) == ntrials
     with open(os.path.join(outdir, "trials.csv")) as f:
@@ -187,3 +188,20 @@ def test_ndr_refuses_before_booting(tmp_path):
     r = run_vnperf(["sweep", "--search", "pdr=200%", "--size", "60"])
     assert r.returncode == exitcodes.RUNNER_USAGE and "--search 'pdr=200%'" in r.stderr
     assert not os.listdir(str(tmp_path))
+
+
+def test_the_flat_out_trial_of_a_vhost_user_sink_is_the_fed_peer(monkeypatch):
+    """Flat out goes the paced trials' way (peer -> tap -> testpmd io), not
+    through testpmd txonly, which reports no rate and would stop the search."""
+    from vnperflib.backends import testpmd
+    seen = []
+
+    def run(opts, resolver):
+        seen.append(testpmd.plan(opts))
+        return sink_report(1000, 1000, 1000.0)
+    monkeypatch.setattr(sweep, "run_point_once", run)
+    trials = search_run.Trials(base_opts(backend="vhost-user", size=60), None,
+                               lambda rep: "001.json", lambda line: None)
+    trials(None, "max")
+    trials(5000, "search")
+    assert seen == [("io", True), ("io", True)]

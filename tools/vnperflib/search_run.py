@@ -30,6 +30,10 @@ LATENCY_MAIN = 50
 # The direction of the merged counts (counts.py, topology_pvp.py) that is
 # the tester's frames out and in, most specific first.
 END_TO_END = ("end to end", "tx guest->rx guest", "host->guest", "guest->host")
+# --rate of the flat-out trial: the paced sender at its own top speed, on
+# the same path as every other trial (no --rate would put testpmd's txonly,
+# which reports no rate, in front of a sink over vhost-user).
+FLAT_OUT = "max"
 
 
 def parse_search(text):
@@ -196,7 +200,7 @@ class Trials:
 
     def __call__(self, target, kind):
         o = copy.copy(self.opts)
-        o.rate = None if target is None else "%d" % int(target)
+        o.rate = FLAT_OUT if target is None else "%d" % int(target)
         rep = sweep.run_point_once(o, self.resolver)
         t = trial_from_report(rep)
         t["run"] = self.save(rep)
