@@ -81,15 +81,22 @@ def whole(v):
     return int(v) if stats.is_number(v) and v == int(v) else None
 
 
+def host_drops(res):
+    """The backend's losses in front of the guest (counts.drop entries:
+    QEMU's socket, testpmd's ports), the places that lost frames."""
+    drops = (res.get("host") or {}).get("tx_drops") or ()
+    return ["%s %s" % (d.get("frames"), d.get("what")) for d in drops
+            if isinstance(d, dict) and d.get("frames")]
+
+
 def linux_result_trial(res):
     """A search trial from one linuxguest rx result."""
     peer = (res.get("host") or {}).get("peer") or {}
     return {"status": res["status"], "why": res.get("why"), "sent": whole(res.get("sent")),
             "received": whole(res.get("rx_packets")),
             "achieved_pps": search_run.sender_pps({"host": {"peer": peer}}),
-            "where": "eth0 rx_dropped %s, missed %s, QEMU socket %s" % (
-                res.get("rx_dropped"), res.get("rx_missed_errors"),
-                (res.get("host") or {}).get("tx_drops")),
+            "where": "; ".join(["eth0 rx_dropped %s, missed %s" % (
+                res.get("rx_dropped"), res.get("rx_missed_errors"))] + host_drops(res)),
             "cpu_pct": res.get("cpu_total_pct")}
 
 

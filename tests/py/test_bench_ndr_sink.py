@@ -84,10 +84,12 @@ def test_search_of_reads_the_first_search_or_the_last_error_line():
 def test_linux_result_as_a_trial():
     res = {"status": 0, "sent": 20000.0, "rx_packets": 19990.0, "rx_dropped": 0,
            "rx_missed_errors": 0, "cpu_total_pct": 150.0,
-           "host": {"peer": {"mode": "send", "pps": 10000.0}, "tx_drops": 10}}
+           "host": {"peer": {"mode": "send", "pps": 10000.0}, "tx_drops": [
+               {"at": "ring", "what": "not placed in the guest's ring", "frames": 0},
+               {"at": "qemu_socket", "what": "in QEMU's UDP socket buffer", "frames": 10}]}}
     t = b.linux_result_trial(res)
     assert (t["sent"], t["received"], t["achieved_pps"]) == (20000, 19990, 10000.0)
-    assert "QEMU socket 10" in t["where"]
+    assert t["where"] == "eth0 rx_dropped 0, missed 0; 10 in QEMU's UDP socket buffer"
     judged = search.judge(dict(t, target_pps=10000, kind="search"), search.Spec())
     assert (judged["lost"], judged["passed"], judged["missed"]) == (10, False, False)
     assert b.whole(1.5) is None and b.whole("x") is None
