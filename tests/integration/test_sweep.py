@@ -148,8 +148,8 @@ def test_aa_calibration_sweep(image, peer, tmp_path):
     order = [row["aa"] for row in csv_rows(os.path.join(out, "runs.csv"))]
     assert order == ["a", "b", "b", "a", "a", "b"]
     assert "baseline A: arm a" in r.stdout and "A/A: " in r.stdout
-    assert "Calibration, 200 random re-splits" in r.stdout
-    assert res["aa"]["calibration"]["rounds"] == 200
+    assert "Calibration, 5000 random re-splits" in r.stdout
+    assert res["aa"]["calibration"]["rounds"] == 5000
 
 
 def test_ab_of_two_builds_is_interleaved_and_compared(image, peer, tmp_path):

@@ -142,7 +142,8 @@ def normal_two_sided_p(z):
 def welch(a, b, level=CI_LEVEL):
     """Welch's unequal-variance t-test of mean(b) - mean(a); needs two
     samples per side. Constant samples: p 1 when the means are equal, else
-    0 (the difference is exact)."""
+    0 (the difference is exact). level None: no interval (its quantile
+    search is most of the cost)."""
     na, nb = len(a), len(b)
     diff = mean(b) - mean(a)
     va, vb = variance(a) / na, variance(b) / nb
@@ -151,8 +152,11 @@ def welch(a, b, level=CI_LEVEL):
         return {"p": 1.0 if diff == 0 else 0.0, "ci": (diff, diff), "df": None}
     df = se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1))
     se = math.sqrt(se2)
+    p = t_two_sided_p(diff / se, df)
+    if level is None:
+        return {"p": p, "ci": None, "df": df}
     half = t_quantile(1.0 - level, df) * se
-    return {"p": t_two_sided_p(diff / se, df), "ci": (diff - half, diff + half), "df": df}
+    return {"p": p, "ci": (diff - half, diff + half), "df": df}
 
 
 @functools.lru_cache(maxsize=64)
@@ -204,14 +208,26 @@ def mann_whitney(a, b):
     return {"p": normal_two_sided_p(max(0.0, z)), "ci": None, "u": u}
 
 
-def test(a, b, method="welch"):
+def test(a, b, method="welch", level=CI_LEVEL):
     """The chosen test on two samples; None with fewer than two values on
-    either side (no spread to judge by)."""
+    either side (no spread to judge by). level None: the p-value only."""
     if len(a) < 2 or len(b) < 2:
         return None
     if method == "mwu":
         return mann_whitney(list(a), list(b))
-    return welch(list(a), list(b))
+    return welch(list(a), list(b), level)
+
+
+def wilson(k, n, z=1.96):
+    """Wilson's score interval (95% for z = 1.96) of a rate of k in n:
+    (lo, hi); (0, 1) when n is 0."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / float(n)
+    d = 1.0 + z * z / n
+    mid = (p + z * z / (2.0 * n)) / d
+    half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / d
+    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 def holm(pvalues):

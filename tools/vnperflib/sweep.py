@@ -366,7 +366,12 @@ def render(results):
     return table(headers, rows, align=["<"] * len(names) + [">"] * (len(headers) - len(names)))
 
 
-def aa_report(results, method="welch", alpha=stats.ALPHA, rounds=200, seed=1):
+# Re-splits of the A/A calibration: enough that the table rate's 95%
+# interval is within +-1% (200 left +-3.6%; docs/runner.md).
+AA_ROUNDS = 5000
+
+
+def aa_report(results, method="welch", alpha=stats.ALPHA, rounds=AA_ROUNDS, seed=1):
     """The A/A comparison of a --aa sweep (arm a against arm b) and its
     calibration: (text, comparison dict, calibration dict)."""
     pts = [{"params": p["identity"], "summary": p["summary"], "statuses": p["statuses"],
@@ -380,43 +385,66 @@ def aa_report(results, method="welch", alpha=stats.ALPHA, rounds=200, seed=1):
              "A/A: %d of %d tested cells significant (expected: none; at most %g%% of A/A "
              "tables show one)." % (sig, cmp["tests"], 100 * alpha),
              "Calibration, %d random re-splits of these runs into two arms: single tests "
-             "significant in %.1f%% (the test promises %g%%), whole tables in %.1f%% (promise: "
-             "at most %g%%)." % (rounds, 100 * cal["cell_rate"], 100 * alpha,
-                                 100 * cal["table_rate"], 100 * alpha)]
+             "significant in %.1f%% (95%% CI %.1f..%.1f; the test promises %g%%), whole "
+             "tables in %.1f%% (95%% CI %.1f..%.1f; promise: at most %g%%)." % (
+                 rounds, 100 * cal["cell_rate"], 100 * cal["cell_ci"][0],
+                 100 * cal["cell_ci"][1], 100 * alpha, 100 * cal["table_rate"],
+                 100 * cal["table_ci"][0], 100 * cal["table_ci"][1], 100 * alpha)]
     return "\n".join(lines), cmp, cal
+
+
+def resplit_pools(cmp, a, b):
+    """Per row of the comparison, its tested cells' (arm a, arm b) values.
+    A row's metrics come from the same runs: calibration re-splits runs,
+    not values."""
+    key = cmp["key"]
+    ia = {tuple(p["params"].get(n) for n in key): p for p in a}
+    ib = {tuple(p["params"].get(n) for n in key): p for p in b}
+    rows = []
+    for r in cmp["rows"]:
+        k = tuple(r["params"][n] for n in key)
+        rows.append([(list(ia[k]["summary"][c["metric"]]["values"]),
+                      list(ib[k]["summary"][c["metric"]]["values"]))
+                     for c in r["columns"].values() if c["p"] is not None])
+    return rows
+
+
+def resplit(rows, rng, method):
+    """One round: each row's runs pooled and dealt into two arms again by
+    one random permutation for all its cells (so BW and pps of a run stay
+    together, as in a real table); the p-values of the table."""
+    ps = []
+    for cells in rows:
+        perm = list(range(max((len(va) + len(vb) for va, vb in cells), default=0)))
+        rng.shuffle(perm)
+        for va, vb in cells:
+            pool = va + vb
+            # A cell with fewer values (a metric some runs lack) takes the
+            # same order restricted to its own: still a uniform deal.
+            dealt = [pool[i] for i in perm if i < len(pool)]
+            res = stats.test(dealt[:len(va)], dealt[len(va):], method, level=None)
+            if res is not None:
+                ps.append(res["p"])
+    return ps
 
 
 def calibration(cmp, a, b, method, alpha, rounds, seed):
     """False-positive rates of the test on this host's own noise: the runs
-    of both arms of each cell pooled and split at random into two arms
+    of both arms of each point pooled and split at random into two arms
     again, rounds times (the time order is lost, the shape of the noise is
-    kept)."""
+    kept), with their 95% intervals."""
     rng = random.Random(seed)
-    key = cmp["key"]
-    ia = {tuple(p["params"].get(n) for n in key): p for p in a}
-    ib = {tuple(p["params"].get(n) for n in key): p for p in b}
-    pools = []
-    for r in cmp["rows"]:
-        k = tuple(r["params"][n] for n in key)
-        for c in r["columns"].values():
-            if c["p"] is not None:
-                pools.append((list(ia[k]["summary"][c["metric"]]["values"]),
-                              list(ib[k]["summary"][c["metric"]]["values"])))
+    rows = resplit_pools(cmp, a, b)
     cells = cell_hits = table_hits = 0
     for _ in range(rounds):
-        ps = []
-        for va, vb in pools:
-            pool = va + vb
-            rng.shuffle(pool)
-            res = stats.test(pool[:len(va)], pool[len(va):], method)
-            if res is not None:
-                ps.append(res["p"])
+        ps = resplit(rows, rng, method)
         cells += len(ps)
         cell_hits += sum(p < alpha for p in ps)
         table_hits += any(p < alpha for p in stats.holm(ps))
-    return {"rounds": rounds, "cells": len(pools),
+    return {"rounds": rounds, "cells": sum(len(r) for r in rows),
             "cell_rate": cell_hits / cells if cells else 0.0,
-            "table_rate": table_hits / rounds}
+            "cell_ci": stats.wilson(cell_hits, cells),
+            "table_rate": table_hits / rounds, "table_ci": stats.wilson(table_hits, rounds)}
 
 
 def add_arguments(p):
