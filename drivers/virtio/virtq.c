@@ -163,6 +163,8 @@ int virtq_free_run(const struct virtq *vq, int max)
 {
     if (max > vq->nfree)
         max = vq->nfree;
+    if (!vq->bound)
+        return max > 0 ? max : 0;
     int k = 0;
     while (k < max && !(vq->st[(uint16_t)(vq->avail_idx + k) & vq->mask].flags & VIRTQ_ST_INFLIGHT))
         k++;

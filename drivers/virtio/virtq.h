@@ -139,9 +139,11 @@ bool virtq_bound(const struct virtq *vq);
 /* The slot the next buffer goes out in. */
 uint16_t virtq_next_slot(const struct virtq *vq);
 
-/* How many slots from the next one on, up to max, are free. A device that
- * completes out of order can leave an older slot out while newer ones are
- * back; ring order waits for it. Never scans past the free count. */
+/* How many descriptors can go out now, up to max (0 for max <= 0): the
+ * free ones, or on a bound queue the free slots from the next one on. A
+ * device that completes out of order can leave an older slot out while
+ * newer ones are back; ring order waits for it. Never scans past the
+ * free count. One call for both kinds of queue: TX asks once a burst. */
 int virtq_free_run(const struct virtq *vq, int max);
 
 /* Makes the next n slots available with len[i] + extra device-readable

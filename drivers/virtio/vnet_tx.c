@@ -38,10 +38,7 @@ int vnet_tx_in_flight(const struct vnet_dev *d)
  * the free slots in ring order. */
 static inline int vnet_tx_ready(const struct vnet_dev *d, int want)
 {
-    if (virtq_bound(d->tx))
-        return virtq_free_run(d->tx, want);
-    int n = virtq_nfree(d->tx);
-    return n < want ? n : want;
+    return virtq_free_run(d->tx, want);
 }
 
 /* Buffers out and none used for VNET_TX_STALL_US: the notification that

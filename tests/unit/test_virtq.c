@@ -252,6 +252,36 @@ static void test_get_used_max(void **state)
     }
 }
 
+/* On a queue with a free list, virtq_free_run is the free descriptor
+ * count up to max, wherever they are in the ring: TX asks it the same way
+ * for bound slots and for buffers. */
+static void test_free_run_unbound(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(8, formats[f]);
+        struct virtq_used_buf out[8];
+        assert_int_equal(virtq_free_run(d->vq, 5), 5);
+        assert_int_equal(virtq_free_run(d->vq, 0), 0);
+        assert_int_equal(virtq_free_run(d->vq, -3), 0);
+        add_n(d, 8, 0, false);
+        virtq_kick(d->vq);
+        uint16_t id[8];
+        for (int i = 0; i < 8; i++)
+            id[i] = dev_take(d);
+        assert_int_equal(virtq_free_run(d->vq, 8), 0);
+        /* The fourth back, not the oldest: free all the same. */
+        dev_use(d, id[3], 0);
+        assert_int_equal(virtq_get_used(d->vq, out, 8), 1);
+        assert_int_equal(out[0].token, 3);
+        assert_int_equal(virtq_free_run(d->vq, 8), 1);
+        dev_use(d, id[6], 0);
+        assert_int_equal(virtq_get_used(d->vq, out, 8), 1);
+        assert_int_equal(virtq_free_run(d->vq, 8), 2);
+        assert_int_equal(virtq_free_run(d->vq, 1), 1);
+    }
+}
+
 /* Adding to a full ring adds nothing and writes nothing: on the packed
  * ring an empty batch stored its (zero) head flags over the oldest
  * buffer's descriptor, whether still available (the device never saw
@@ -768,6 +798,7 @@ int main(void)
         T(test_no_notify_flag),
         T(test_batches_out_of_order),
         T(test_get_used_max),
+        T(test_free_run_unbound),
         T(test_add_to_full_ring),
         T(test_in_order_batch),
         T(test_chain),
