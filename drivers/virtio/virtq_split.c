@@ -191,10 +191,10 @@ bool virtq_split_kick_prepare(struct virtq *vq)
 }
 
 /* The used entries from used_idx on, todo of them, in any order. links:
- * the queue keeps a free list (not bound), given as a constant so that
- * the compiler makes one loop per case from this one: a bound queue's
- * (TX slots) has no links to walk and one descriptor a buffer, and its
- * loop stays within the registers. */
+ * the queue keeps a free list (not bound). links and whether out is NULL
+ * are constants at each call, so the compiler makes one loop per case
+ * from this one: a bound queue's (TX slots) has no links to walk and one
+ * descriptor a buffer, and its loop stays within the registers. */
 static inline __attribute__((always_inline)) int virtq_split_take(struct virtq *vq,
                                                                   struct virtq_used_buf *out,
                                                                   int todo, uint16_t end,
@@ -245,8 +245,11 @@ static int virtq_split_get_any_order(struct virtq *vq, struct virtq_used_buf *ou
 {
     uint16_t pending = (uint16_t)(end - vq->used_idx);
     int todo = pending < max ? pending : max;
-    return vq->bound ? virtq_split_take(vq, out, todo, end, false)
-                     : virtq_split_take(vq, out, todo, end, true);
+    if (!vq->bound)
+        return virtq_split_take(vq, out, todo, end, true);
+    /* TX slots want no tokens: a loop without the per-entry test. */
+    return out ? virtq_split_take(vq, out, todo, end, false)
+               : virtq_split_take(vq, NULL, todo, end, false);
 }
 
 /* IN_ORDER (s2.7.9): one used entry, at the offset of the batch's first

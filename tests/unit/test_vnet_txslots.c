@@ -379,6 +379,26 @@ static void test_bad_ids(void **state)
     }
 }
 
+/* A queue broken after the reservation: the send adds and kicks nothing,
+ * counts nothing and says -EIO. */
+static void test_send_after_break(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(FEATURES, 16, false);
+    struct vnet_txslots sl;
+    struct vnet_dev *d = bound(s, 16, 0, VNET_TXFULL_WAIT, &sl);
+    assert_int_equal(send_numbered(d, &sl, 4, 0), 4);
+    uint16_t first, len[4] = {60, 60, 60, 60};
+    assert_int_equal(vnet_txslots_reserve(d, 4, &first), 4);
+    sim_put_used(s, 1, 16, 0);
+    assert_int_equal(vnet_tx_reclaim(d), -EIO);
+    uint64_t kicks = virtq_stats(d->tx)->kicks;
+    assert_int_equal(vnet_txslots_send(d, 4, len, 0), -EIO);
+    assert_int_equal(d->txs.packets, 4);
+    assert_int_equal(virtq_stats(d->tx)->kicks, kicks);
+    assert_int_equal(virtq_in_flight(d->tx), 4);
+}
+
 /* IN_ORDER: one used element for several buffers frees them all. */
 static void test_in_order(void **state)
 {
@@ -405,7 +425,8 @@ int main(void)
         T(test_bind_layout),       T(test_send_wrap),   T(test_kick_batch),
         T(test_out_of_order_head), T(test_full_drop),   T(test_full_wait),
         T(test_wait_stalled),      T(test_send_checks), T(test_copy_path),
-        T(test_bind_in_flight),    T(test_bad_ids),     T(test_in_order),
+        T(test_bind_in_flight),    T(test_bad_ids),     T(test_send_after_break),
+        T(test_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
