@@ -42,12 +42,12 @@ from vnperflib.tables import fmt_num, table  # noqa: E402
 NOTIFY = ("poll", "irq", "hybrid")
 
 
-def vnperf_argv(o, notify=None):
-    """`vnperf ndr --json` of the sink: the same search, every trial a
-    `vnperf run`; the guest words after `--`."""
+def vnperf_argv(o, out, notify=None):
+    """`vnperf ndr --json --out OUT` of the sink: the same search, every
+    trial a `vnperf run`; the guest words last, after `--`."""
     argv = [sys.executable, os.path.join(ROOT, "tools", "vnperf"), "ndr", "--accel", "tcg",
             "--backend", o.backend, "--size", str(o.size), "--duration", str(o.duration),
-            "--resolution", o.resolution, "--latency-at", "none", "--json"]
+            "--resolution", o.resolution, "--latency-at", "none", "--json", "--out", out]
     if notify:
         argv += ["--notify", notify]
     return argv + (["--"] + o.words if o.words else [])
@@ -67,7 +67,7 @@ def search_of(stdout, stderr, status):
 def vnperf_search(o, name, notify, log):
     out = tempfile.mkdtemp(prefix="bench-ndr-")
     t0 = time.monotonic()
-    p = subprocess.run(vnperf_argv(o, notify) + ["--out", out], stdout=subprocess.PIPE,
+    p = subprocess.run(vnperf_argv(o, out, notify), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     shutil.rmtree(out, ignore_errors=True)
     r = search_of(p.stdout, p.stderr, p.returncode)

@@ -43,13 +43,16 @@ def test_sides_one_vnperf_per_mode_and_the_baseline_last():
 
 def test_vnperf_argv_carries_the_mode_and_the_words():
     o = b.options(["--notify", "hybrid", "--size", "128", "--", "rx_refill=16"])
-    argv = b.vnperf_argv(o, "hybrid")
+    argv = b.vnperf_argv(o, "/tmp/x", "hybrid")
     assert argv[2:4] == ["ndr", "--accel"]
+    assert argv[argv.index("--out") + 1] == "/tmp/x"
+    # The guest words come last: an option after -- would be a word.
+    assert argv.index("--out") < argv.index("--")
     assert argv[argv.index("--size") + 1] == "128"
     assert argv[argv.index("--notify") + 1] == "hybrid"
     assert argv[argv.index("--") + 1:] == ["rx_refill=16"]
-    assert "--notify" not in b.vnperf_argv(b.options([]))
-    assert "--" not in b.vnperf_argv(b.options([]))
+    assert "--notify" not in b.vnperf_argv(b.options([]), "/tmp/x")
+    assert "--" not in b.vnperf_argv(b.options([]), "/tmp/x")
 
 
 def test_each_side_runs_its_own_search(monkeypatch):
