@@ -17,9 +17,17 @@ on a full TX ring: what the guest itself costs). Ratios are taken per
 repeat between sides run back to back, then their median and min-max:
 split/before (no regression), split'/split (A/A) and packed/split.
 
+--icount runs QEMU with -icount shift=0,sleep=off: the guest's clock then
+advances one nanosecond per guest instruction, whatever the host's load,
+so the one figure is own_insn, the guest's own instructions per frame
+(its own time in ns over frames). It is repeatable to about 1% (what
+varies is how often the guest polls outside its full-ring waits), where
+wall-clock cycles of one image vary up to 3x on a shared host; Mpps and
+run cycles under -icount are virtual and not shown.
+
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_ring.py \\
         [--before build-old/vnperf.elf] [--points hub:64,vhost-user:64,...] \\
-        [--duration 3] [--repeat 3] [--machine pc] [--json]
+        [--duration 3] [--repeat 3] [--machine pc] [--icount] [--json]
 """
 
 import argparse
@@ -34,6 +42,12 @@ import benchlib  # noqa: E402
 DEFAULT_POINTS = "hub:64,hub:1514,vhost-user:64,vhost-user:1514,tap:64"
 RATIOS = (("split/before", "split", "before"), ("split'/split", "split'", "split"),
           ("packed/split", "packed", "split"))
+ICOUNT_ARGS = ["--qemu-arg=-icount", "--qemu-arg=shift=0,sleep=off"]
+
+
+def figure_keys(icount):
+    """The figures a run reports: under -icount only the instruction count."""
+    return ("own_insn",) if icount else ("mpps", "cyc", "own_cyc")
 
 
 def packed_args(machine):
@@ -44,8 +58,9 @@ def packed_args(machine):
     return args
 
 
-def figures(rep, ring):
-    """Mpps and cycles per frame from one report, or {"why": line}."""
+def figures(rep, ring, icount=False):
+    """Mpps and cycles per frame from one report (under -icount own
+    instructions per frame), or {"why": line}."""
     if rep.get("status"):
         return {"why": "status %s: %s" % (rep.get("status"), rep.get("why"))}
     g = rep["guests"][-1]
@@ -59,8 +74,10 @@ def figures(rep, ring):
     if not tsc or not frames or not res.get("duration_ns"):
         return {"why": "no frames, duration or TSC rate in the result"}
     cycles = res["duration_ns"] * tsc / 1e9
-    return {"mpps": res["pps"] / 1e6, "cyc": cycles / frames,
-            "own_cyc": max(0.0, cycles - vnet["tx"]["full_wait_cycles"]) / frames}
+    own = max(0.0, cycles - vnet["tx"]["full_wait_cycles"])
+    if icount:
+        return {"own_insn": own * 1e9 / tsc / frames}
+    return {"mpps": res["pps"] / 1e6, "cyc": cycles / frames, "own_cyc": own / frames}
 
 
 class Side:
@@ -74,7 +91,10 @@ class Side:
                 "--image", self.image]
         if self.ring == "packed":
             args += packed_args(self.opts.machine)
-        return figures(benchlib.vnperf_run(args, timeout=self.opts.duration + 90), self.ring)
+        if self.opts.icount:
+            args += ICOUNT_ARGS
+        return figures(benchlib.vnperf_run(args, timeout=self.opts.duration + 90), self.ring,
+                       self.opts.icount)
 
 
 def parse_points(text):
@@ -87,7 +107,7 @@ def parse_points(text):
     return points
 
 
-def run(points, sides, repeat):
+def run(points, sides, repeat, keys=figure_keys(False)):
     """{point: {side: {figure: Series}}} and {point: {ratio: {figure: Series}}}."""
     per, ratios = {}, {}
     for point in points:
@@ -106,7 +126,7 @@ def run(points, sides, repeat):
                         got[s.name].setdefault(k, benchlib.Series()).add(v)
             for label, a, b in RATIOS:
                 if a in fig and b in fig:
-                    for k in ("mpps", "cyc", "own_cyc"):
+                    for k in keys:
                         x = benchlib.ratio(fig[a].get(k), fig[b].get(k))
                         if x is not None:
                             rat.setdefault(label, {}).setdefault(k, benchlib.Series()).add(x)
@@ -119,16 +139,19 @@ def ratio_text(series):
     return "%.3f (%s)" % (series.median(), benchlib.range_cell(series))
 
 
-def table(points, sides, per, ratios):
+SHOW = {"mpps": lambda v: "%.3f" % v, "cyc": lambda v: "%.0f" % v,
+        "own_cyc": lambda v: "%.0f" % v, "own_insn": lambda v: "%.1f" % v}
+
+
+def table(points, sides, per, ratios, keys=figure_keys(False)):
     names = [s.name for s in sides]
     header = ["point", "figure"] + names + [label for label, a, b in RATIOS
                                             if a in names and b in names]
     rows = []
     for point in points:
-        for k, show in (("mpps", lambda v: "%.3f" % v), ("cyc", lambda v: "%.0f" % v),
-                        ("own_cyc", lambda v: "%.0f" % v)):
+        for k in keys:
             row = [benchlib.label_of(point), k]
-            row += [benchlib.cell(benchlib.pick(per[point][n], k), show) for n in names]
+            row += [benchlib.cell(benchlib.pick(per[point][n], k), SHOW[k]) for n in names]
             row += [ratio_text(ratios[point].get(label, {}).get(k))
                     for label, a, b in RATIOS if a in names and b in names]
             rows.append(row)
@@ -150,6 +173,8 @@ def main():
     ap.add_argument("--duration", type=int, default=3, help="whole seconds per run")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--machine", default="pc", choices=("pc", "q35", "microvm"))
+    ap.add_argument("--icount", action="store_true",
+                    help="QEMU -icount shift=0,sleep=off: own instructions per frame only")
     ap.add_argument("--json", action="store_true")
     opts = ap.parse_args()
     try:
@@ -168,15 +193,16 @@ def main():
             ap.error("no image %s" % img)
     sides = [Side(n, opts, opts.before if n == "before" else opts.image, rings[n])
              for n in wanted]
-    per, ratios = run(points, sides, opts.repeat)
+    keys = figure_keys(opts.icount)
+    per, ratios = run(points, sides, opts.repeat, keys)
     if opts.json:
-        print(json.dumps({"points": [{
+        print(json.dumps({"icount": opts.icount, "points": [{
             "backend": p[0], "size": p[1],
             "sides": {n: {k: s.summary() for k, s in per[p][n].items()} for n in wanted},
             "ratios": {label: {k: s.summary() for k, s in r.items()}
                        for label, r in ratios[p].items()}} for p in points]}, indent=1))
     else:
-        table(points, sides, per, ratios)
+        table(points, sides, per, ratios, keys)
 
 
 if __name__ == "__main__":
