@@ -33,5 +33,8 @@ def test_rr_client_against_host_over_tap(image, no_leftovers, proto, sessions, r
     # The client stops at its deadline with at most one transaction per
     # session in flight (answered by the host, not yet counted by the guest).
     assert 0 <= host["transactions"] - res["transactions"] <= sessions, (host, res)
+    # ... and the report's count line says so, with the server's count.
+    d = rep["counts"]["directions"]["rr transactions"]
+    assert d["server_answered"] == host["transactions"] and d["verdict"] == "agree", d
     assert host["req_bytes"] >= res["transactions"] * req, (host, res)
 

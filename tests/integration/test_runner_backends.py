@@ -315,6 +315,19 @@ def test_rr_against_reflecting_peer(image, peer):
     assert rep["counts"]["directions"]["host->guest frames"]["verdict"] in ("agree", "lossy")
 
 
+def test_rr_between_guests_checks_the_server_count(image):
+    """README's TCP_RR: the client's transactions against the server
+    guest's answers, at most one per session in flight at the stop."""
+    r, rep = run_json(["--backend", "dgram", "--topology", "guests", "--app", "rr",
+                       "--duration", "1", "--", "proto=tcp"])
+    assert r.returncode == 0, r.stderr
+    rx, tx = rep["guests"]
+    d = rep["counts"]["directions"]["rr transactions"]
+    assert d["server_answered"] == rx["result"]["transactions"], d
+    assert 0 <= d["server_answered"] - tx["result"]["transactions"] <= 1, d
+    assert d["verdict"] == "agree" and "the server answered" in d["why"], d
+
+
 @needs_root
 def test_tap_sink_from_peer_in_namespace(image, peer, no_leftovers):
     r, rep = run_json(["--backend", "tap", "--app", "sink", "--count", "3000", "--rate", "10k",

@@ -57,6 +57,16 @@ def test_host_cpu_bound_comes_before_the_side_verdicts():
 def test_rr_has_a_verdict():
     v = verdict.bottleneck(rep("rr", {"p50_us": 120.0}, cpu({"vcpu": 1.0}, {"vcpu": 50})))
     assert v["side"] == "neither" and "latency-bound" in v["why"] and "p50 120 us" in v["why"]
+    assert v["why"].endswith("no host thread saturated, and CPUs to spare")
+    # Measured over tap (TCP, 4 sessions): the threads waited 42% of the
+    # run with 2.1 runnable on 2 CPUs; "CPUs to spare" contradicted the
+    # report's own "waited for a CPU" line.
+    busy = cpu({"main": 31.0, "rrserver": 7.0, "vcpu": 4.0},
+               {"main": 45, "rrserver": 35, "vcpu": 91})
+    v = verdict.bottleneck(rep("rr", {"p50_us": 135.2}, busy))
+    assert v["side"] == "neither" and "CPUs to spare" not in v["why"], v
+    assert v["why"].endswith("but its threads waited for a CPU 42% of the run, part of each "
+                             "round trip"), v
     hot = cpu({"vcpu": 1.0}, {"vcpu": 50, "main": 97})
     assert verdict.bottleneck(rep("rr", {}, hot)) == {"side": "backend",
                                                      "why": "main at 97% CPU"}

@@ -184,7 +184,7 @@ def merge(app, result, host, lossless=False):
             "host->guest frames", host["tx_frames"], vrx,
             _rx_where(app, result, host, host["tx_frames"], vrx), lossless)
     if app == "rr":
-        _rr_direction(result, dirs)
+        _rr_direction(result, dirs, _first(host.get("rr") or {}, "transactions"))
     return _verdict(out)
 
 
@@ -206,16 +206,38 @@ def _rx_where(app, result, host, sent, got):
     return where
 
 
-def _rr_direction(result, dirs):
+def _rr_direction(result, dirs, served=None):
     """rr: every UDP timeout is a request or a reply that never came (it
-    is sent again); TCP retransmits by itself."""
+    is sent again); TCP retransmits by itself. served: the server's own
+    count of answers (host rr server, or the server guest), when known."""
     tr, to = _first(result or {}, "transactions"), _first(result or {}, "timeouts")
     if tr is None or to is None or tr + to == 0:
         # Nothing sent is no agreement (a client that never got going).
         return
-    dirs["rr transactions"] = _direction(
+    d = _direction(
         "rr transactions", tr + to, tr,
         [drop("in_flight", "timed out after 200 ms (request or reply lost, sent again)", to)])
+    if served is not None:
+        _server_view(d, served, tr, to, _first(result, "sessions") or 1)
+    dirs["rr transactions"] = d
+
+
+def _server_view(d, served, done, timeouts, sessions):
+    """The server's side of the client's count: it answered every
+    transaction the client completed, and may have answered one more per
+    session (in flight at the client's stop) and each timed-out request
+    whose reply was lost. Outside that, the two sides disagree."""
+    d["server_answered"] = served
+    extra = served - done
+    if 0 <= extra <= sessions + timeouts:
+        d["why"] += "; the server answered %d (%d more: in flight at the client's stop%s)" % (
+            served, extra, ", or replies lost" if timeouts else "")
+        return
+    d["verdict"] = "disagree"
+    d["why"] = "rr transactions: the client completed %d, the server answered %d (%s)" % (
+        done, served, "fewer than completed" if extra < 0 else
+        "more than one in flight per session (%d sessions) and the %d timeouts" % (
+            sessions, timeouts))
 
 
 def _verdict(out):
@@ -243,7 +265,7 @@ def merge_guests(app, tx_result, rx_result, lossless=True, drops=()):
         out["directions"]["tx guest->rx guest frames"] = _direction(
             "tx guest->rx guest frames", vtx, vrx, [ring] + list(drops), lossless)
     if app == "rr":
-        _rr_direction(tx_result, out["directions"])
+        _rr_direction(tx_result, out["directions"], _first(rx_result or {}, "transactions"))
     return _verdict(out)
 
 

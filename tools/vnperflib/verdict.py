@@ -68,7 +68,7 @@ def bottleneck(rep):
         if busy:
             return busy
     if rep["backend"] != "none" and app == "rr":
-        return _rr(result, _saturated(roles))
+        return _rr(result, _saturated(roles), rep.get("cpu"))
     if rep["backend"] == "none" or app not in ("gen", "sink"):
         return {"side": "unknown", "why": "no verdict for app %s" % app}
     if _paced(result):
@@ -157,12 +157,21 @@ def _socket_verdict(result, at):
             % (at["frames"], at["what"])}
 
 
-def _rr(result, hot):
+# Below this share of the run waiting for a CPU, the host had CPUs to spare.
+SPARE_WAIT_PCT = 10.0
+
+
+def _rr(result, hot, cpu):
     """Request/response: one transaction in flight per session, so the rate
-    is the round trip's, unless a thread on the way was saturated."""
+    is the round trip's, unless a thread on the way was saturated. The
+    round trip includes waiting for a CPU: said when it was not rare (the
+    report's `waited for a CPU` line beside it)."""
     if hot:
         return {"side": "backend", "why": "%s at %.0f%% CPU" % hot}
     p50 = result.get("p50_us")
     lat = " (p50 %.0f us)" % p50 if isinstance(p50, (int, float)) else ""
+    wait = (cpu or {}).get("wait_pct")
+    host = "and CPUs to spare" if wait is None or wait < SPARE_WAIT_PCT else \
+        "but its threads waited for a CPU %.0f%% of the run, part of each round trip" % wait
     return {"side": "neither", "why": "latency-bound: each session waits for its answer%s, "
-            "no host thread saturated and CPUs to spare" % lat}
+            "no host thread saturated, %s" % (lat, host)}
