@@ -52,3 +52,17 @@ def test_txfull_drop_run_reads_lossy_with_the_drops_located():
     assert got.startswith("lossy: 17553298 sent, 127895 received, 17425403 lost"), got
     assert "17425403 dropped by the guest driver on a full TX ring (txfull=drop)" in got
     assert "agree" not in got
+
+
+def test_backend_batch_is_a_range_when_testpmd_cannot_pin_it():
+    """testpmd's whole-percent burst shares left 3.8..32 frames per burst
+    (tests/py/test_testpmd.py): the report gives the range, not 3.8."""
+    res = {"app": "gen", "packets": 7772544, "bytes": 7772544 * 64,
+           "duration_ns": 1000000000, "vnet": {"tx": {"packets": 7772545, "in_flight": 0}}}
+    host = {"backend_batch": None, "backend_batch_range": [3.77, 32.0]}
+    got = line(report.human(rep_of("gen", res, host)), "notifications")
+    assert "backend 3.8..32 frames per burst (testpmd gives its burst shares in whole " \
+        "percents)" in got, got
+    host = {"backend_batch": 1.0, "backend_batch_range": [1.0, 1.0]}
+    got = line(report.human(rep_of("gen", res, host)), "notifications")
+    assert "backend 1.0 frames per burst" in got and ".." not in got, got

@@ -64,6 +64,10 @@ def human(rep):
                                                             "suppressed by the device"),
                                          ("backend_batch", "backend %.1f frames per burst"))
               if m.get(k) is not None]
+    rng = (rep.get("host") or {}).get("backend_batch_range")
+    if m.get("backend_batch") is None and rng:
+        notify.append("backend %.1f..%.0f frames per burst (testpmd gives its burst shares in "
+                      "whole percents)" % tuple(rng))
     if notify:
         rows.append(("notifications", ", ".join(notify)))
     cpu = rep.get("cpu")

@@ -78,8 +78,9 @@ def _blocks(text, header):
             cur[port][k] = int(v)
         b = BURST_RE.search(line)
         if b:
-            spread = [(float(p), int(n)) for p, n in
-                      re.findall(r"([\d.]+)% of (\d+) pkts", b.group(3))]
+            # "N% of other": the sizes beyond the two it names (None).
+            spread = [(float(p), int(n) if n else None) for p, n in
+                      re.findall(r"([\d.]+)% of (?:(\d+) pkts|other)", b.group(3))]
             cur[port][b.group(1) + "-bursts"] = (int(b.group(2)), spread)
         if line.strip().startswith(("####", "----", "++++")) and cur[port]:
             port = None
@@ -88,14 +89,41 @@ def _blocks(text, header):
     return groups
 
 
-def mean_burst(port, side):
-    """Frames per non-empty burst on one side ("RX"/"TX") of a port, from
-    --record-burst-stats; None without bursts."""
+# testpmd's own --burst when none is given (DPDK 22.11 DEF_PKT_BURST).
+DEFAULT_BURST = 32
+# The batch figure is given when its bounds are this close (else the range).
+BATCH_TIGHT = 1.1
+
+
+def burst_range(port, side, burst=DEFAULT_BURST):
+    """(lo, hi) frames per non-empty burst on one side ("RX"/"TX") of a
+    port, from --record-burst-stats; None without bursts or frames.
+    testpmd prints every share but the last as a whole percent rounded
+    down (22.11 pkt_burst_stats_display), so with 99% of its polls empty
+    the non-empty ones are anywhere up to 1% of them: the frames per burst
+    are only bounded, also by 1 and --burst. One size of non-empty burst
+    and no "other" share: that size, exactly."""
     bursts, spread = port.get(side + "-bursts", (0, []))
-    empty = sum(p for p, n in spread if n == 0) / 100.0
-    moved = bursts * (1.0 - empty)
     frames = port.get(side + "-packets", 0)
-    return frames / moved if moved > 0 and frames else None
+    if not bursts or not frames:
+        return None
+    sizes = {n for _, n in spread if n != 0}
+    if len(sizes) == 1 and None not in sizes:
+        n = float(sizes.pop())
+        return n, n
+    empty = next((p for p, n in spread if n == 0), 0.0)
+    most = bursts * (100.0 - empty) / 100.0
+    least = bursts * (99.0 - empty) / 100.0
+    lo = max(1.0, frames / most) if most > 0 else float(burst)
+    hi = min(float(burst), frames / least) if least > 0 else float(burst)
+    return lo, max(lo, hi)
+
+
+def batch_figure(rng):
+    """The one number for tables: the middle of a tight range, else None."""
+    if rng is None or rng[1] > rng[0] * BATCH_TIGHT:
+        return None
+    return (rng[0] + rng[1]) / 2.0
 
 
 class VhostUser(Backend):
@@ -291,7 +319,10 @@ class VhostUser(Backend):
         at_end = self.fwd[0].get(0, {}) if len(self.fwd) > 1 else None
         p = self.stats.get(0, {})
         # The guest's port, the traffic's side: what testpmd moved per burst.
-        out["backend_batch"] = mean_burst(final, "RX" if self.opts.app == "gen" else "TX")
+        rng = burst_range(final, "RX" if self.opts.app == "gen" else "TX",
+                          getattr(self.opts, "pmd_burst", None) or DEFAULT_BURST)
+        out["backend_batch"] = batch_figure(rng)
+        out["backend_batch_range"] = list(rng) if rng else None
         # testpmd counts every frame (ARP too): wire-level counts.
         out.update(rx_frames=p.get("RX-packets"), rx_bytes=p.get("RX-bytes"),
                    tx_frames=p.get("TX-packets"), tx_bytes=p.get("TX-bytes"),
