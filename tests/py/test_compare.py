@@ -337,3 +337,17 @@ def test_format_1_results_still_load(tmp_path):
                                         "mean": 1.0}}}]}))
     pts = resultsdir.load(str(d))
     assert pts[0]["params"] == {"backend": "dgram", "size": "64"}
+
+
+def test_lead_columns_say_they_are_means():
+    """A sweep of 21.92, 22.55, 22.05 Gbit/s shows the median 22.052 in its
+    table; compare showed the mean 22.175 under the same name, unlabelled."""
+    a = [{"params": {"size": "64"}, "statuses": [0] * 3, "why": ["ok"] * 3,
+          "summary": {"bps": stats.summary([21.92e9, 22.55e9, 22.05e9])}}]
+    b = [{"params": {"size": "64"}, "statuses": [0] * 3, "why": ["ok"] * 3,
+          "summary": {"bps": stats.summary([22.65e9, 23.37e9, 22.39e9])}}]
+    text = compare.render(compare.compare(a, b))
+    row = [l for l in text.splitlines() if l.startswith("all")][0]
+    assert "22.173" in row and "22.052" not in row, text
+    assert "Gbit/s A, Gbit/s B: the means of the repeats (the sweep's table shows medians)" \
+        in text, text

@@ -281,17 +281,18 @@ def render(cmp, label_a="A", label_b="B"):
                      "runs record, or A is B)")
     lines.append(table(headers, out, align=["<"] * len(names)
                        + [">"] * (len(headers) - len(names))))
-    lines += _notes(cmp)
+    lines += _notes(cmp, unit)
     return "\n".join(lines)
 
 
-def _notes(cmp):
+def _notes(cmp, unit):
     test = {"welch": "Welch's t-test", "mwu": "Mann-Whitney U"}[cmp["test"]]
-    lines = ["%% = (B - A) / A of the means of the repeats; 95%% CI: that change's confidence "
+    lines = ["%s A, %s B: the means of the repeats (the sweep's table shows medians); %% = "
+             "(B - A) / A of those means; 95%% CI: that change's confidence "
              "interval (Welch); p: %s, Holm-adjusted over the table's %d tests. %s = not "
              "significant (adjusted p >= %g, or fewer than 2 runs on a side: no test). "
-             "A->B: the medians of A and B." % (test, cmp["tests"], NOT_SIGNIFICANT,
-                                                cmp["alpha"])]
+             "A->B: the medians of A and B." % (unit, unit, test, cmp["tests"],
+                                                NOT_SIGNIFICANT, cmp["alpha"])]
     if "SD%" in cmp["columns"]:
         lines.append("SD = host CPU us per %s (lower is better)." % (
             "transaction" if "TPS%" in cmp["columns"] else "KB"))
