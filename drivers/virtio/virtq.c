@@ -238,9 +238,20 @@ void virtq_disable_cb(struct virtq *vq)
         virtq_split_disable_cb(vq);
 }
 
-bool virtq_enable_cb(struct virtq *vq)
+static bool virtq_cb_on(struct virtq *vq, bool delayed)
 {
     vq->cb = true;
+    vq->cb_delayed = delayed;
     bool pending = vq->packed ? virtq_packed_enable_cb(vq) : virtq_split_enable_cb(vq);
     return pending || vq->batch;
+}
+
+bool virtq_enable_cb(struct virtq *vq)
+{
+    return virtq_cb_on(vq, false);
+}
+
+bool virtq_enable_cb_delayed(struct virtq *vq)
+{
+    return virtq_cb_on(vq, true);
 }

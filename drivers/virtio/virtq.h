@@ -185,6 +185,16 @@ bool virtq_has_used(const struct virtq *vq);
  * it saw the request (virtio 1.2 s2.7.14, s2.8.22). */
 void virtq_disable_cb(struct virtq *vq);
 bool virtq_enable_cb(struct virtq *vq);
+/* The same, but with EVENT_IDX the notification is wanted only once
+ * about three quarters of the buffers out now are used, and each
+ * virtq_get_used moves it on the same way (Linux's
+ * virtqueue_enable_cb_delayed; virtio 1.2 s2.7.10): one interrupt per
+ * ring's worth of TX completions instead of one per reclaim. true means
+ * the device may be past that point already (split: used.idx went beyond
+ * it; packed: anything used at the driver's position): poll, since the
+ * notification may have gone before the request. Without EVENT_IDX it is
+ * virtq_enable_cb. */
+bool virtq_enable_cb_delayed(struct virtq *vq);
 bool virtq_cb_enabled(const struct virtq *vq);
 
 #endif

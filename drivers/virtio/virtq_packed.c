@@ -319,9 +319,11 @@ int virtq_packed_get_used(struct virtq *vq, struct virtq_used_buf *out, int max)
     int n = vq->in_order ? virtq_packed_get_in_order(vq, out, max)
                          : virtq_packed_get_any_order(vq, out, max);
     if (n && vq->cb && vq->event_idx) {
-        /* Notifications wanted: at the next used descriptor, and the
-         * store seen before the next look at the ring. */
-        VN_WRITE_ONCE(vq->p.driver->off_wrap, virtq_packed_off_wrap(vq, vq->used_idx));
+        /* Notifications wanted: at the next used descriptor (or the
+         * delayed one), and the store seen before the next look at the
+         * ring. */
+        VN_WRITE_ONCE(vq->p.driver->off_wrap,
+                      virtq_packed_off_wrap(vq, (uint16_t)(vq->used_idx + virtq_cb_delay(vq))));
         barrier_mb();
     }
     return n;
@@ -343,15 +345,20 @@ bool virtq_packed_enable_cb(struct virtq *vq)
 {
     struct vring_packed_event *ev = vq->p.driver;
     if (vq->event_idx) {
-        /* The next used descriptor, where the driver is: its offset and
-         * wrap counter before the flags that make the device look. */
-        VN_WRITE_ONCE(ev->off_wrap, virtq_packed_off_wrap(vq, vq->used_idx));
+        /* The next used descriptor, where the driver is (or the delayed
+         * one): its offset and wrap counter before the flags that make
+         * the device look. */
+        VN_WRITE_ONCE(ev->off_wrap,
+                      virtq_packed_off_wrap(vq, (uint16_t)(vq->used_idx + virtq_cb_delay(vq))));
         barrier_wmb();
         VN_WRITE_ONCE(ev->flags, VRING_PACKED_EVENT_DESC);
     } else {
         VN_WRITE_ONCE(ev->flags, VRING_PACKED_EVENT_ENABLE);
     }
-    /* The request must be visible before the re-check reads the ring. */
+    /* The request must be visible before the re-check reads the ring.
+     * Anything used at our position counts, delayed or not: a chain's
+     * used descriptor skips positions, so the one at the delayed
+     * position may never be written. */
     barrier_mb();
     return virtq_packed_has_used(vq);
 }

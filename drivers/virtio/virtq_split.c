@@ -300,9 +300,9 @@ int virtq_split_get_used(struct virtq *vq, struct virtq_used_buf *out, int max)
     if (!vq->event_idx || !n)
         return n;
     if (vq->cb) {
-        /* Notifications wanted: at the next entry, and the store seen
-         * before the next look at used.idx (s2.7.7.2). */
-        VN_WRITE_ONCE(*vq->s.used_event, vq->used_idx);
+        /* Notifications wanted: at the next entry (or the delayed one),
+         * and the store seen before the next look at used.idx (s2.7.7.2). */
+        VN_WRITE_ONCE(*vq->s.used_event, (uint16_t)(vq->used_idx + virtq_cb_delay(vq)));
         barrier_mb();
     } else if ((uint16_t)(vq->used_idx - vq->s.parked_at) >= vq->s.park_every) {
         virtq_split_park(vq);
@@ -326,12 +326,16 @@ void virtq_split_disable_cb(struct virtq *vq)
 bool virtq_split_enable_cb(struct virtq *vq)
 {
     /* With EVENT_IDX flags stay 0 (s2.7.7.1) and used_event says "the
-     * next entry"; without it, flags 0 asks for every one. */
+     * next entry" (or the delayed one); without it, flags 0 asks for
+     * every one. */
+    uint16_t delay = virtq_cb_delay(vq);
     if (vq->event_idx)
-        VN_WRITE_ONCE(*vq->s.used_event, vq->used_idx);
+        VN_WRITE_ONCE(*vq->s.used_event, (uint16_t)(vq->used_idx + delay));
     else
         VN_WRITE_ONCE(vq->s.avail->flags, 0);
-    /* The request must be visible before the re-check reads used.idx. */
+    /* The request must be visible before the re-check reads used.idx.
+     * The device notifies when used.idx passes used_event: up to it, the
+     * notification is still to come (s2.7.7.2). */
     barrier_mb();
-    return virtq_split_has_used(vq);
+    return (uint16_t)(VN_READ_ONCE(vq->s.used->idx) - vq->used_idx) > delay;
 }

@@ -53,16 +53,20 @@ void vnet_notify_start(struct vnet_dev *d)
     if (d->rx_note.mode == VNET_NOTIFY_IRQ)
         virtq_enable_cb(d->rx);
     if (d->tx_note.mode == VNET_NOTIFY_IRQ)
-        virtq_enable_cb(d->tx);
+        virtq_enable_cb_delayed(d->tx);
 }
 
 /* With interrupts off: notifications on and one more look (virtq does
  * the fence between the two). 1: buffers are there; 0: armed. A stale
- * pending note from before goes: only what comes after counts. */
-static int vnet_note_arm(struct virtq *vq, struct vnet_qnote *n)
+ * pending note from before goes: only what comes after counts. TX asks
+ * for its notification delayed, at 3/4 of what is out: more than a
+ * txfull=wait ever waits for (at most half the ring free), so one
+ * interrupt ends the wait. */
+static int vnet_note_arm(struct virtq *vq, struct vnet_qnote *n, bool delayed)
 {
     irq_take(n->vector);
-    return virtq_enable_cb(vq) ? 1 : 0;
+    bool busy = delayed ? virtq_enable_cb_delayed(vq) : virtq_enable_cb(vq);
+    return busy ? 1 : 0;
 }
 
 /* After the halt (or the decision not to halt, cycles 0). */
@@ -87,7 +91,7 @@ int vnet_idle_arm(struct vnet_dev *d)
 {
     if (d->rx_note.mode == VNET_NOTIFY_POLL)
         return -EAGAIN;
-    return vnet_note_arm(d->rx, &d->rx_note);
+    return vnet_note_arm(d->rx, &d->rx_note, false);
 }
 
 void vnet_idle_done(struct vnet_dev *d, uint64_t cycles)
@@ -103,7 +107,7 @@ bool vnet_tx_halt(struct vnet_dev *d, uint64_t until)
         return false;
     irq_idle_enter();
     uint64_t cycles = 0;
-    if (vnet_note_arm(d->tx, n))
+    if (vnet_note_arm(d->tx, n, true))
         irq_idle_leave();
     else
         cycles = irq_idle(until);

@@ -747,6 +747,49 @@ static void test_cb_enable_disable(void **state)
     }
 }
 
+/* Delayed notifications (Linux's virtqueue_enable_cb_delayed): with
+ * EVENT_IDX 8 out ask for one after 3/4 of them, the 7th use, and each
+ * poll moves the point on from what is still out; without EVENT_IDX
+ * every use notifies. Past the point already, enabling says so (split:
+ * by count; packed: anything used at the driver's position). */
+static void test_cb_enable_delayed(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        for (unsigned ev = 0; ev < 2; ev++) {
+            struct dev *d = dev_new(16, formats[f] | (ev ? VIRTQ_F_EVENT_IDX : 0));
+            struct virtq_used_buf out[16];
+            add_n(d, 8, 0, true);
+            assert_false(virtq_enable_cb_delayed(d->vq));
+            for (unsigned i = 1; i <= 8; i++) {
+                dev_use(d, dev_take(d), 1);
+                assert_int_equal(d->q.interrupts, ev ? (i >= 7) : i);
+            }
+            /* 8 used and taken, 8 more out: the point moves 6 on. */
+            assert_int_equal(virtq_get_used(d->vq, out, 16), 8);
+            add_n(d, 8, 0, true);
+            unsigned irq0 = (unsigned)d->q.interrupts;
+            dev_use(d, dev_take(d), 1);
+            assert_int_equal(virtq_get_used(d->vq, out, 16), 1);
+            for (unsigned i = 2; i <= 8; i++)
+                dev_use(d, dev_take(d), 1);
+            /* 7 out after the poll: 5 on, at the 6th of the rest. */
+            assert_int_equal(d->q.interrupts - irq0, ev ? 2 : 8);
+            assert_int_equal(virtq_get_used(d->vq, out, 16), 7);
+            /* Used before the request: up to the point the notification
+             * is still to come (split), past it enabling says so. */
+            add_n(d, 8, 0, true);
+            for (unsigned i = 0; i < 3; i++)
+                dev_use(d, dev_take(d), 1);
+            assert_int_equal(virtq_enable_cb_delayed(d->vq), !ev || formats[f]);
+            for (unsigned i = 0; i < 4; i++)
+                dev_use(d, dev_take(d), 1);
+            assert_true(virtq_enable_cb_delayed(d->vq));
+            assert_false(virtq_broken(d->vq));
+        }
+    }
+}
+
 /* The race of s2.7.14 / s2.8.22: the device uses a buffer at every point
  * around virtq_enable_cb. Either enable says something is pending, or
  * the device notifies: a wakeup is never lost. */
@@ -817,6 +860,7 @@ int main(void)
         T(test_packed_used_len_and_write),
         T(test_bound_slots),
         T(test_cb_enable_disable),
+        T(test_cb_enable_delayed),
         T(test_cb_enable_race),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
