@@ -66,3 +66,17 @@ def test_backend_batch_is_a_range_when_testpmd_cannot_pin_it():
     host = {"backend_batch": 1.0, "backend_batch_range": [1.0, 1.0]}
     got = line(report.human(rep_of("gen", res, host)), "notifications")
     assert "backend 1.0 frames per burst" in got and ".." not in got, got
+
+
+def test_run_without_a_host_count_says_so_instead_of_nothing():
+    # A 1514-byte gen over user (slirp, restrict=on): 587136 frames sent, none
+    # counted by anyone (docs/experiments.md, the 1500-MTU sweep).
+    rep = rep_of("gen", {"app": "gen", "packets": 587136, "bytes": 888923904,
+                         "duration_ns": 1000002374})
+    rep["backend"] = "user"
+    rep["counts"] = {"agree": None, "directions": {}, "host": {},
+                     "guest": {"tx_packets": 587136, "tx_bytes": 888923904,
+                               "rx_packets": None, "rx_bytes": None}}
+    text = report.human(rep)
+    assert line(text, "counts") == (
+        "guest only (sent 587136): nothing on the host counts user's frames, loss unknown")

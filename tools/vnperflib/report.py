@@ -24,6 +24,16 @@ def config_value(rep, key):
     return None
 
 
+def _guest_only(g, backend):
+    """No host end counts the frames (hub, user): say so, so that a rate
+    with nobody receiving it never reads like one that was delivered."""
+    seen = ["%s %s" % (w, fmt_num(g[k])) for k, w in (("tx_packets", "sent"),
+                                                       ("rx_packets", "received"))
+            if g.get(k) is not None]
+    return "guest only (%s): nothing on the host counts %s's frames, loss unknown" % (
+        ", ".join(seen) or "no frames", backend)
+
+
 def human(rep):
     m = rep.get("metrics", {})
     rows = [("status", "%d (%s)%s" % (rep["status"], rep["status_name"],
@@ -57,6 +67,8 @@ def human(rep):
     if c:
         for name, d in c["directions"].items():
             rows.append(("counts " + name, "%s: %s" % (d["verdict"], d["why"].split(": ", 1)[-1])))
+        if not c["directions"]:
+            rows.append(("counts", _guest_only(c.get("guest") or {}, rep["backend"])))
     for label, line in (rep.get("waits") or {}).items():
         rows.append(("waited in " + label, line))
     notify = [fmt % m[k] for k, fmt in (("kicks_per_packet", "%.3g kicks per frame"),
