@@ -79,4 +79,4 @@ def test_run_without_a_host_count_says_so_instead_of_nothing():
                                "rx_packets": None, "rx_bytes": None}}
     text = report.human(rep)
     assert line(text, "counts") == (
-        "guest only (sent 587136): nothing on the host counts user's frames, loss unknown")
+        "guest only (sent 587136): no host-side count over user to check against, loss unknown")

@@ -25,12 +25,13 @@ def config_value(rep, key):
 
 
 def _guest_only(g, backend):
-    """No host end counts the frames (hub, user): say so, so that a rate
-    with nobody receiving it never reads like one that was delivered."""
+    """No host-side count (hub and user have no host end; elsewhere the
+    host end's counts are missing): say so, so that a rate nobody counted
+    never reads like one that was delivered."""
     seen = ["%s %s" % (w, fmt_num(g[k])) for k, w in (("tx_packets", "sent"),
                                                        ("rx_packets", "received"))
             if g.get(k) is not None]
-    return "guest only (%s): nothing on the host counts %s's frames, loss unknown" % (
+    return "guest only (%s): no host-side count over %s to check against, loss unknown" % (
         ", ".join(seen) or "no frames", backend)
 
 
