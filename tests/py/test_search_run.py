@@ -205,3 +205,38 @@ def test_the_flat_out_trial_of_a_vhost_user_sink_is_the_fed_peer(monkeypatch):
     trials(None, "max")
     trials(5000, "search")
     assert seen == [("io", True), ("io", True)]
+
+
+def test_a_search_without_a_verified_rate_keeps_its_figures(tmp_path, monkeypatch):
+    """The budget ends before the verification: the point stays failed (no
+    ndr_pps; compare marks it FAILED) but its table row shows the flat-out
+    rate and the trials it ran, and the highest passing rate, unverified."""
+    status, res = searched(tmp_path, monkeypatch, FakeRuns(step=31000), "a", resolution=500,
+                           relative=False, max_trials=5)
+    assert status == exitcodes.RUNNER_NO_RATE
+    p = res["points"][0]
+    assert p["searches"][0]["status"] == search.MAX_TRIALS and p["ok"] == 0
+    s = p["summary"]
+    assert "ndr_pps" not in s and "ndr_bps" not in s and "p50_ns" not in s
+    assert (s["max_pps"]["median"], s["trials"]["median"]) == (100000.0, 5)
+    assert s["unverified_pps"]["median"] == 25000.0
+    row = search_run.render(res).splitlines()[2].split()
+    assert row[:7] == ["60", "64", "0/1", "-", "-", "100.000k", "5"], row
+    assert "5 trials without a verified rate; highest passing trial 25.000k pps, not verified" in \
+        search_run.render(res)
+    searched(tmp_path, monkeypatch, FakeRuns(step=31000), "b", resolution=500, relative=False)
+    cmp = compare.compare(resultsdir.load(str(tmp_path / "b")),
+                          resultsdir.load(str(tmp_path / "a")))
+    assert "NDR%" not in cmp["columns"]
+    assert all(r["failed"]["b"] for r in cmp["rows"])
+    assert "FAILED" in compare.render(cmp)
+
+
+def test_the_unverified_rate_stays_below_a_failed_verification():
+    def t(target, kind, passed, missed=False):
+        return {"target_pps": target, "kind": kind, "passed": passed, "missed": missed}
+    result = {"trials": [t(None, "max", False), t(500, "search", True), t(750, "search", True),
+                         t(750, "verify", False), t(600, "search", True),
+                         t(700, "search", True, missed=True), t(650, "search", False)]}
+    assert search_run.best_unverified(result) == 600.0
+    assert search_run.best_unverified({"trials": [t(None, "max", False)]}) is None

@@ -251,15 +251,33 @@ def point_status(result):
     return exitcodes.RUNNER_NO_RATE
 
 
-SEARCH_METRICS = ("ndr_pps", "pdr_pps", "ndr_bps", "pdr_bps", "max_pps", "trials", "p50_ns",
-                  "p90_ns", "p99_ns", "p999_ns", "max_ns", "cpu_pct")
+SEARCH_METRICS = ("ndr_pps", "pdr_pps", "ndr_bps", "pdr_bps", "unverified_pps", "max_pps",
+                  "trials", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "cpu_pct")
+
+
+def best_unverified(result):
+    """The highest rate a trial passed on its target below every failed
+    verification: what a search without a verified rate had reached (not
+    a result), or None."""
+    refuted = [t["target_pps"] for t in result["trials"]
+               if t.get("kind") == "verify" and t.get("passed") is False]
+    rates = [t["target_pps"] for t in result["trials"]
+             if t.get("passed") and t.get("target_pps") and not t.get("missed")
+             and all(t["target_pps"] < r for r in refuted)]
+    return float(max(rates)) if rates else None
 
 
 def search_metrics(result, size):
-    """The point's numbers of one search, for the summary and compare:
-    ndr_pps (or pdr_pps), its bit rate (frames without FCS, like every
-    vnperf bps), the flat-out rate, trials, and the latency at 50%."""
+    """The point's numbers of one search, for the summary and compare: the
+    flat-out rate and trials of every search; ndr_pps (or pdr_pps), its bit
+    rate (frames without FCS, like every vnperf bps) and the latency at 50%
+    of a search that succeeded only; a search without a verified rate gives
+    unverified_pps instead (no column of compare reads it)."""
     m = {"max_pps": result.get("max_pps"), "trials": len(result["trials"])}
+    if point_status(result) != 0:
+        if not result.get("verified"):
+            m["unverified_pps"] = best_unverified(result)
+        return {k: v for k, v in m.items() if v is not None}
     rate = result.get("rate_pps")
     if rate is not None:
         key = result["mode"]
@@ -308,8 +326,8 @@ class Writer(resultsdir.Writer):
         point["runs"] += [t["run"] for t in result["trials"] if t.get("run")]
         if status == 0:
             point["ok"] += 1
-            self._metrics.setdefault(id(point), []).append(search_metrics(result, size))
-            point["summary"] = stats.summarize_runs(self._metrics[id(point)])
+        self._metrics.setdefault(id(point), []).append(search_metrics(result, size))
+        point["summary"] = stats.summarize_runs(self._metrics[id(point)])
         for t in result["trials"] + [dict(e, kind="latency %s%%" % e["pct"])
                                      for e in result.get("latency") or ()]:
             row = dict(point["params"], repeat=repeat)
@@ -427,9 +445,12 @@ def render(results):
     lines.append("latency at %d%% of the rate found; rfc2544: the frame size with the 4-byte "
                  "FCS the virtual wire does not carry" % LATENCY_MAIN)
     for p in results["points"]:
-        for w, st in zip(p["why"], p["statuses"]):
+        for w, st, s in zip(p["why"], p["statuses"], p.get("searches") or ()):
             if st != 0:
-                lines.append("%s: %s" % (sweep.describe(p["params"]), w))
+                best = None if s.get("verified") else best_unverified(s)
+                lines.append("%s: %s%s" % (sweep.describe(p["params"]), w, "" if best is None
+                                           else "; highest passing trial %s pps, not verified"
+                                           % fmt_num(best)))
     return "\n".join(lines)
 
 
