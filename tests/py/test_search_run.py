@@ -109,21 +109,24 @@ def base_opts(**kw):
     return o
 
 
-def searched(tmp_path, monkeypatch, runs, name="a", latency_at=(10, 50, 100), **spec):
+def searched(tmp_path, monkeypatch, runs, name="a", latency_at=(10, 50, 100), base=None,
+             log=None, **spec):
     monkeypatch.setattr(sweep, "run_point_once", runs)
     axes = {"size": search_run.parse_sizes("60,1514")}
-    base = base_opts()
+    base = base or base_opts()
     out = search_run.Writer(str(tmp_path / name), {"size": ["60", "1514"]}, 1, {},
                             {"mode": "ndr", "latency_at": list(latency_at)})
     status = search_run.run(base, axes, 1, out, None, search.Spec(**spec), list(latency_at),
-                            log=lambda line: None)
+                            log=log or (lambda line: None))
     out.save()
     return status, out.results
 
 
 def test_a_whole_search_records_every_trial(tmp_path, monkeypatch):
     runs = FakeRuns(step=31000)
-    status, res = searched(tmp_path, monkeypatch, runs, resolution=500, relative=False)
+    # The peer counts the frames coming back out of the forwarder (pvp).
+    status, res = searched(tmp_path, monkeypatch, runs, resolution=500, relative=False,
+                           base=base_opts(topology="pvp", app="fwd"))
     assert status == 0
     p = res["points"][0]
     (s,) = p["searches"]
@@ -240,3 +243,26 @@ def test_the_unverified_rate_stays_below_a_failed_verification():
                          t(700, "search", True, missed=True), t(650, "search", False)]}
     assert search_run.best_unverified(result) == 600.0
     assert search_run.best_unverified({"trials": [t(None, "max", False)]}) is None
+
+
+def test_latency_trials_over_a_sink_are_skipped_before_running(tmp_path, monkeypatch):
+    """A sink returns no frame: no latency trial runs (each would be a whole
+    run measuring nothing); one line says why, and so does the JSON."""
+    runs, lines = FakeRuns(step=31000), []
+    status, res = searched(tmp_path, monkeypatch, runs, resolution=500, relative=False,
+                           log=lines.append)
+    assert status == 0
+    why = "the sink returns no frames; use --topology pvp or pvvp"
+    assert lines[0] == "latency: skipped, " + why
+    assert res["search"]["latency_skipped"] == why
+    # Only the search's own trials ran: flat out .. verification.
+    assert len(runs.rates) == sum(len(p["searches"][0]["trials"]) for p in res["points"])
+    assert all(p["searches"][0]["latency"] == [] for p in res["points"])
+    assert "latency: skipped, " + why in search_run.render(res)
+
+
+@pytest.mark.parametrize("kw,skipped", [
+    (dict(topology="host", app="sink"), True), (dict(topology="guests", app="gen"), True),
+    (dict(topology="pvp", app="fwd"), False), (dict(topology="pvvp", app="fwd"), False)])
+def test_which_searches_can_measure_latency(kw, skipped):
+    assert (search_run.latency_skip(base_opts(**kw)) is not None) == skipped

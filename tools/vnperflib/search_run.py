@@ -209,6 +209,18 @@ class Trials:
         return t
 
 
+def latency_skip(opts):
+    """Why latency trials cannot measure at these options, or None: the
+    receiver is a sink (the host topology's device under test, or the
+    partner of a gen sender with --topology guests), so no frame comes back
+    to be timed; only pvp and pvvp return the tester's frames."""
+    receiver = opts.app if opts.topology != "guests" else \
+        " ".join(runner.PARTNER.get(opts.app) or ())
+    if topology_pvp.nfwd(opts) or receiver not in ("sink", "app=sink"):
+        return None
+    return "the sink returns no frames; use --topology pvp or pvvp"
+
+
 def latency_trials(result, trials, spec, latency_at, log):
     """Trials at latency_at % of the rate found; 100% is the verification
     trial itself. Returns (entries, failure line or None)."""
@@ -379,6 +391,11 @@ def run(base, axes, repeat, out, resolver, spec, latency_at, log=None):
     """Every point's search, repeat times; the status: 0 when each found
     and verified a rate, else the first failure's."""
     log = log or (lambda line: runner.log(base, line))
+    skip = latency_skip(base) if latency_at else None
+    if skip:
+        log("latency: skipped, %s" % skip)
+        out.results["search"]["latency_skipped"] = skip
+        latency_at = []
     pts = sweep.points(axes)
     status = 0
     for k, pt in enumerate(pts):
@@ -444,6 +461,8 @@ def render(results):
     lines = [table(head, rows, align=["<"] * len(names) + [">"] * (len(head) - len(names)))]
     lines.append("latency at %d%% of the rate found; rfc2544: the frame size with the 4-byte "
                  "FCS the virtual wire does not carry" % LATENCY_MAIN)
+    if results["search"].get("latency_skipped"):
+        lines.append("latency: skipped, %s" % results["search"]["latency_skipped"])
     for p in results["points"]:
         for w, st, s in zip(p["why"], p["statuses"], p.get("searches") or ()):
             if st != 0:
