@@ -13,7 +13,7 @@ import queue
 import threading
 import time
 
-from . import fleetreport, fleetspec, guest, libvirtconn, ports, qemucmd, runner
+from . import fleetreport, fleetspec, guest, libvirtconn, ports, qemucmd, runner, udpdrops
 from .domxml import Iface
 from .engine_libvirt import LibvirtEngine
 from .errors import RunnerError, usage
@@ -45,6 +45,7 @@ class Instance:
         self.mac = "52:54:%02x:00:%02x:%02x" % (run_byte, (n + 1) >> 8, (n + 1) & 0xff)
         self.ip = SHARED_NET % ((n + 1) >> 8, (n + 1) & 0xff)
         self.partner = None
+        self.ports = None  # udp wire: (local, remote)
         self.words = []
         self.iface = None
         self.g = None
@@ -169,6 +170,12 @@ def _addr_words(i):
     return words
 
 
+def receiver_ports(insts):
+    """{receiver label: its QEMU's local UDP port} of the udp pairs."""
+    return {i.label: i.ports[0] for i in insts
+            if i.partner is not None and not i.sender and i.ports}
+
+
 class Fleet:
     """One fleet run, in the order it happens (start, stream, report)."""
 
@@ -187,6 +194,7 @@ class Fleet:
         self.t_all_ready = None
         self.wall_s = None
         self.accel = {}
+        self.socket_drops = {}  # receiver label: drops on its QEMU's UDP socket
 
     def engine(self, g):
         uri = g.uri or self.spec.uri
@@ -323,6 +331,7 @@ class Fleet:
     def _on_tick(self, elapsed):
         """A receiver up releases its sender; one that failed first leaves
         its sender unstarted, destroyed, with the reason."""
+        udpdrops.sample(self.socket_drops, receiver_ports(self.insts))
         now = time.monotonic()
         due = []
         for i in self.insts:

@@ -58,14 +58,17 @@ def _metrics(result):
     return m
 
 
-def pair_counts(sender, receiver):
-    """The pair's merged counts (counts.py), on the sender's report."""
+def pair_counts(sender, receiver, socket_drops=None):
+    """The pair's merged counts (counts.py), on the sender's report;
+    socket_drops: the receiving QEMU's UDP socket drops (udp wire), None
+    where not read."""
     rs = (sender["guest"] or {}).get("result")
     rr = (receiver["guest"] or {}).get("result")
     if rs is None or rr is None:
         return None
     # Two QEMUs' UDP sockets (or a switch) between them: loss is possible.
-    return counts.merge_guests(sender["app"], rs, rr, lossless=False)
+    return counts.merge_guests(sender["app"], rs, rr, lossless=False,
+                               drops=outcome.receiver_socket_drops(socket_drops))
 
 
 def _pair_loss(c):
@@ -108,7 +111,8 @@ def build(f):
     by_label = {r["instance"]: r for r in reps}
     for i, r in zip(f.insts, reps):
         if i.sender:
-            r["counts"] = pair_counts(r, by_label[i.partner.label])
+            r["counts"] = pair_counts(r, by_label[i.partner.label],
+                                      f.socket_drops.get(i.partner.label))
             loss = _pair_loss(r["counts"])
             if loss:
                 r["metrics"]["loss_pct"] = 100.0 * loss[1] / loss[0] if loss[0] else 0.0

@@ -33,13 +33,21 @@ def guest_report(g):
     }
 
 
+def receiver_socket_drops(frames):
+    """A guest pair's loss at the receiving QEMU's UDP socket (`run
+    --topology guests`, a fleet's udp pair) as counts drops; [] when the
+    socket was never read."""
+    if frames is None:
+        return []
+    return [counts.drop("qemu_socket", "in the receiver QEMU's UDP socket buffer", frames)]
+
+
 def merged_counts(backend, app, reports, host, lossless):
     """Both sides' counts (counts.py) for the topology and app; None
     without a NIC."""
     result = reports[-1]["result"]
     if len(reports) == 2:
-        drops = [counts.drop("qemu_socket", "in the receiver QEMU's UDP socket buffer",
-                             host.get("qemu_socket_drops", {}).get(0, 0))]
+        drops = receiver_socket_drops(host.get("qemu_socket_drops", {}).get(0, 0))
         ports = (host.get("testpmd") or {}).get("ports", {})
         if 0 in ports and 1 in ports:
             # io forwarding: what testpmd took from the sender (port 1) and

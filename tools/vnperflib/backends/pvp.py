@@ -73,10 +73,8 @@ class ChainWire:
             self.tx.start()
 
     def tick(self):
-        d = udpdrops.drops_by_port()
-        for i in range(self.nfwd):
-            if self.links[i][1] in d:
-                self.drops["fwd%d a" % (i + 1)] = d[self.links[i][1]]
+        udpdrops.sample(self.drops, {"fwd%d a" % (i + 1): self.links[i][1]
+                                     for i in range(self.nfwd)})
 
     def live(self):
         return live_from_peer(self.rx)

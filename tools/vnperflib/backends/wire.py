@@ -96,10 +96,7 @@ class Wire(Backend):
     def tick(self):
         # QEMU's receiving sockets vanish with QEMU: keep the last count
         # (by guest, or by NIC for fwd).
-        d = udpdrops.drops_by_port()
-        for i, (q, _) in enumerate(self.ports):
-            if q in d:
-                self.qemu_drops[i] = d[q]
+        udpdrops.sample(self.qemu_drops, {i: q for i, (q, _) in enumerate(self.ports)})
 
     def guest_config(self, index):
         if len(self.ports) == 2:
