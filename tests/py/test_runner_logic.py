@@ -189,3 +189,21 @@ def test_echo_strips_firmware_terminal_escapes():
     raw.out = out = io.StringIO()
     raw(None, protocol.parse_line("\x1b[2Jx"))
     assert out.getvalue() == "\x1b[2Jx\n"
+
+
+def test_iperf_streams_reset_are_counted_and_named_in_the_failure():
+    from vnperflib import iperf, outcome
+    text = ("20260101000000,10.0.0.1,1,10.0.0.2,5001,1,0.0-3.0,100,266\n"
+            "tcp write failed: Connection reset by peer\n"
+            "tcp write failed: Connection reset by peer\n")
+    assert iperf.count_resets(text) == 2
+    assert iperf.count_resets("connect failed: Connection refused\n") == 0
+    guest = {"label": "guest", "status": 1, "problems": [], "guest_code": 1,
+             "error": {"message": "iperf: 6 of sessions=8 client streams finished"}}
+    rep = {"guests": [guest], "host": {"iperf": {"streams_reset": 2}}}
+    status, why = outcome.overall_status(rep, None)
+    assert status == 1
+    assert why.endswith("finished; the backend reset 2 of the host's iperf streams before "
+                        "the guest accepted them (host iperf: Connection reset by peer)"), why
+    rep["host"]["iperf"]["streams_reset"] = 0
+    assert outcome.overall_status(rep, None)[1].endswith("client streams finished")

@@ -37,6 +37,14 @@ def parse_csv_reports(text):
     return out
 
 
+def count_resets(text):
+    """Streams the host's iperf client lost to a reset: iperf 2 prints
+    'tcp write failed: Connection reset by peer' for each (slirp accepts a
+    connection on the host side and can reset it before the guest sees
+    its SYN)."""
+    return sum(1 for line in text.splitlines() if "reset by peer" in line)
+
+
 class HostIperf:
     """netns: run inside it (tap), or None (the host's loopback); target:
     where the host's client connects; port: the host's port (its server's,
@@ -108,9 +116,11 @@ class HostIperf:
         except subprocess.TimeoutExpired:
             self.session.stop(self.proc)
         self.out.seek(0)
-        streams = parse_csv_reports(self.out.read().decode("utf-8", "replace"))
+        text = self.out.read().decode("utf-8", "replace")
+        streams = parse_csv_reports(text)
         self.result = {"host_role": "server" if self.role == "client" else "client",
-                       "streams": streams, "bytes": sum(s["bytes"] for s in streams)}
+                       "streams": streams, "bytes": sum(s["bytes"] for s in streams),
+                       "streams_reset": count_resets(text)}
 
 
 class IperfBackend:

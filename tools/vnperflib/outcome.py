@@ -144,6 +144,16 @@ def _guest_waits(r):
     return m
 
 
+def _host_resets(rep):
+    """Why a guest iperf server missed streams the host opened: the host's
+    client saw them reset before they reached the guest."""
+    n = (((rep.get("host") or {}).get("iperf") or {}).get("streams_reset")) or 0
+    if not n:
+        return ""
+    return ("; the backend reset %d of the host's iperf streams before the guest accepted "
+            "them (host iperf: Connection reset by peer)" % n)
+
+
 def overall_status(rep, backend_dead):
     """(status, one line). A guest that did not exit cleanly decides it;
     then a dead backend; then protocol problems; then the guests' codes; a
@@ -162,9 +172,9 @@ def overall_status(rep, backend_dead):
     for g in started:
         if g["guest_code"] != 0:
             err = g["error"] or {}
-            return g["guest_code"], "%s: exit %d (%s)%s" % (
+            return g["guest_code"], "%s: exit %d (%s)%s%s" % (
                 g["label"], g["guest_code"], exitcodes.status_name(g["guest_code"]),
-                ": " + err["message"] if err.get("message") else "")
+                ": " + err["message"] if err.get("message") else "", _host_resets(rep))
     for g in rep["guests"]:
         if not g.get("started", True):
             return exitcodes.RUNNER_TIMEOUT, g["why_no_exit"]
