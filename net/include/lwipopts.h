@@ -36,7 +36,13 @@ extern void *net_lwip_heap;
  * ip_frag_alloc_pbuf_custom_ref): a TX ring's worth (lwIP's 15 held one
  * 20000-byte rr answer and lost the next one's fragments). */
 #define MEMP_NUM_FRAG_PBUF 1024
-#define MEMP_NUM_ARP_QUEUE 64
+/* Every session's first segment to a host not yet in the ARP table waits
+ * for the one reply. lwIP keeps ARP_QUEUE_LEN per address and drops the
+ * oldest beyond it (etharp.c, etharp_query; default 3): 8 iperf streams
+ * connecting at once lost 5 SYN-ACKs, and those streams started 1 s
+ * late, on the host's SYN retransmit. */
+#define MEMP_NUM_ARP_QUEUE MEMP_NUM_TCP_PCB
+#define ARP_QUEUE_LEN      MEMP_NUM_TCP_PCB
 #define PBUF_POOL_SIZE     512 /* RX copies when the zero-copy pool is out */
 #define PBUF_POOL_BUFSIZE  1536
 
