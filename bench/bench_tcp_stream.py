@@ -20,11 +20,15 @@ writes are lwiperf's (g2h) and the host client's default (h2g).
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_tcp_stream.py \\
         [--backends tap,user] [--directions g2h,h2g] [--sessions 1,4] \\
         [--msg-sizes 512,1024,16384] [--duration 5] [--repeat 3] [--machine pc] \\
-        [--aa] [--no-offloads] [--json] [-- vnperf config words]
+        [--aa] [--no-offloads] [--notify poll,hybrid] [--json] [-- vnperf config words]
 
 --no-offloads adds a third side between the two: vnperf with every
 offload refused (features=-csum,-guest_csum,-host_tso4,...), the same
 image, so offloads on, offloads off and Linux run side by side.
+--notify poll,hybrid runs one vnperf side per guest notify= mode (a
+polling vCPU takes a host CPU whole; a halting one leaves it to QEMU's
+main loop and the host iperf), each with its CPU and SD columns; the
+pairs column is the first mode's.
 """
 
 import argparse
@@ -40,6 +44,7 @@ import linuxguest  # noqa: E402
 
 # vnperf's offload features (docs/driver.md), all refused by --no-offloads
 NO_OFFLOADS = "features=-csum,-guest_csum,-host_tso4,-host_tso6,-guest_tso4,-guest_tso6"
+NOTIFY = ("poll", "irq", "hybrid")  # the guest's notify= (docs/driver.md)
 
 
 class VnperfSide:
@@ -121,6 +126,8 @@ def parse(argv):
                     help="A/A: the Linux guest on both sides (the noise floor)")
     ap.add_argument("--no-offloads", dest="no_offloads", action="store_true",
                     help="also vnperf with every offload refused (a third side)")
+    ap.add_argument("--notify", default=None,
+                    help="one vnperf side per guest notify= mode: poll,irq,hybrid")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("config", nargs="*", help="vnperf config words (after --)")
     o = ap.parse_args(argv)
@@ -132,11 +139,29 @@ def parse(argv):
             ap.error("--directions: g2h, h2g; not %r" % d)
     if o.duration < 1 or o.repeat < 1:
         ap.error("--duration and --repeat: at least 1")
-    if o.aa and o.no_offloads:
-        ap.error("--aa and --no-offloads: one at a time")
+    o.notify = [m for m in (o.notify or "").split(",") if m] or None
+    bad = [m for m in o.notify or () if m not in NOTIFY]
+    if bad or (o.notify is not None and len(set(o.notify)) != len(o.notify)):
+        ap.error("--notify %s: distinct modes of %s" % (",".join(o.notify), ", ".join(NOTIFY)))
+    if sum(map(bool, (o.aa, o.no_offloads, o.notify))) > 1:
+        ap.error("--aa, --no-offloads and --notify: one at a time")
     o.sessions_list = int_list(o.sessions, "--sessions")
     o.msg_list = int_list(o.msg_sizes, "--msg-sizes")
     return o
+
+
+def make_sides(o):
+    """[(name, fn(point) -> figures)]: the vnperf sides (one per --notify
+    mode, or with and without offloads), the Linux guest last."""
+    if o.aa:
+        return [("linux", LinuxSide(o)), ("linux'", LinuxSide(o))]
+    if o.notify:
+        vn = [("vnperf " + m, VnperfSide(o, ["notify=" + m])) for m in o.notify]
+    else:
+        vn = [("vnperf", VnperfSide(o))]
+    if o.no_offloads:
+        vn.append(("vnperf-off", VnperfSide(o, [NO_OFFLOADS])))
+    return vn + [("linux", LinuxSide(o))]
 
 
 def main(argv=None):
@@ -147,9 +172,7 @@ def main(argv=None):
         return 3
     points = [(b, d, s, m) for b in o.backends.split(",") for d in o.directions.split(",")
               for s in o.sessions_list for m in o.msg_list]
-    a = ("linux", LinuxSide(o)) if o.aa else ("vnperf", VnperfSide(o))
-    sides = [a] + ([("vnperf-off", VnperfSide(o, [NO_OFFLOADS]))] if o.no_offloads else []) + \
-        [("linux" if not o.aa else "linux'", LinuxSide(o))]
+    sides = make_sides(o)
     res, pairs = benchlib.interleave(points, sides, o.repeat, "tcp")
     if o.json:
         keys = ("backend", "direction", "sessions", "msg_size")

@@ -195,8 +195,10 @@ def range_cell(series):
     return "%.2f-%.2f" % (min(series.values), max(series.values))
 
 
-def print_table(header, rows, left=2, out=sys.stdout):
-    """The first `left` columns left-aligned, the rest right-aligned."""
+def print_table(header, rows, left=2, out=None):
+    """The first `left` columns left-aligned, the rest right-aligned; to
+    out (sys.stdout as it is at the call)."""
+    out = out or sys.stdout
     widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
 
     def line(r):

@@ -1,0 +1,63 @@
+"""bench/bench_tcp_stream.py's logic without a guest: its options, the
+sides (one vnperf side per --notify mode, each booted with its notify=
+word, the Linux guest last) and the table's columns per side."""
+
+import os
+import sys
+
+import pytest
+import vnpy
+
+sys.path.insert(0, os.path.join(vnpy.ROOT, "bench"))
+
+import bench_tcp_stream as b  # noqa: E402
+import benchlib  # noqa: E402
+
+
+def refused(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        b.parse(argv)
+    assert e.value.code == 2
+    return capsys.readouterr().err
+
+
+def test_bad_notify_options_are_refused_with_one_line(capsys):
+    assert "distinct modes" in refused(["--notify", "poll,spin"], capsys)
+    assert "distinct modes" in refused(["--notify", "poll,poll"], capsys)
+    assert "one at a time" in refused(["--aa", "--notify", "poll"], capsys)
+    assert "one at a time" in refused(["--no-offloads", "--notify", "poll"], capsys)
+
+
+def test_one_vnperf_side_per_mode_with_its_word_and_linux_last():
+    names = lambda argv: [n for n, _ in b.make_sides(b.parse(argv))]  # noqa: E731
+    assert names([]) == ["vnperf", "linux"]
+    assert names(["--no-offloads"]) == ["vnperf", "vnperf-off", "linux"]
+    assert names(["--aa"]) == ["linux", "linux'"]
+    sides = b.make_sides(b.parse(["--notify", "poll,hybrid", "--", "rx_ring=512"]))
+    assert [n for n, _ in sides] == ["vnperf poll", "vnperf hybrid", "linux"]
+    argv = sides[1][1].args(("user", "h2g", 4, 512), True)
+    words = argv[argv.index("--") + 1:]
+    assert words == ["role=server", "sessions=4", "msg_size=512", "rx_ring=512", "notify=hybrid"]
+    assert "notify=" not in " ".join(b.make_sides(b.parse([]))[0][1].args(
+        ("tap", "g2h", 1, 16384), True))
+
+
+def test_the_table_has_rate_sd_and_cpu_columns_per_mode(capsys, monkeypatch):
+    monkeypatch.setattr(b.linuxguest, "kernel_release", lambda: "6.1")
+    o = b.parse(["--notify", "poll,hybrid", "--repeat", "1"])
+    figs = {"vnperf poll": (0.2, 40.0, 100.0), "vnperf hybrid": (0.4, 20.0, 60.0),
+            "linux": (0.5, 10.0, 80.0)}
+    sides = [(n, lambda p, f=f: {"gbps": f[0], "sd": f[1], "cpu_vcpu": f[2], "cpu_main": 30.0,
+                                 "cpu_iperf": 25.0}) for n, f in figs.items()]
+    points = [("user", "h2g", 1, 512)]
+    res, pairs = benchlib.interleave(points, sides, 1, "tcp")
+    b.print_report(o, points, sides, res, pairs)
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("backend"))
+    for col in ("vnperf poll Gbit/s", "vnperf hybrid Gbit/s", "vnperf poll/linux",
+                "vnperf hybrid/linux", "vnperf hybrid SD", "SD vnperf hybrid/linux",
+                "vnperf hybrid CPU v/m/i"):
+        assert col in header, col
+    row = next(line for line in out.splitlines() if line.startswith("user"))
+    for cell in ("0.400", "0.80x", "20.00", "2.00x", "60/30/25", "100/30/25"):
+        assert cell in row, cell
