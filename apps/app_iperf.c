@@ -108,7 +108,7 @@ static uint64_t iperf_run(bool server)
         now = time_cycles();
         if (now >= end)
             break;
-        net_poll();
+        unsigned got = net_poll();
         if (server && ip.finished >= ip.n)
             break;
         if (!server) {
@@ -116,6 +116,11 @@ static uint64_t iperf_run(bool server)
             if (iperf_client_failed() == ip.n)
                 break;
         }
+        /* An empty ring: halt (notify=irq|hybrid) until a frame (data,
+         * or the ACKs that let the client write), lwIP's next timer, the
+         * next sample or the end; not while a connect waits to be retried. */
+        if (got == 0 && (server || !iperf_client_retrying()))
+            net_idle(m.next < end ? m.next : end);
         if (meter_due(&m, now)) {
             uint64_t b = nif0->lwip_rx_bytes + nif0->lwip_tx_sent_bytes - wire0;
             struct json *j = meter_sample(&m, now, nif0->lwip_rx + nif0->lwip_tx_sent - segs0, b);

@@ -53,6 +53,8 @@ extern struct iperf ip;
 void iperf_client_start(void);
 void iperf_client_poll(uint64_t now, uint64_t connect_end);
 unsigned iperf_client_failed(void);
+/* True while a refused connect waits for its retry (a timer, not a frame). */
+bool iperf_client_retrying(void);
 void iperf_client_stop(void);
 /* True while a closed session still has unacknowledged data. */
 bool iperf_client_draining(void);

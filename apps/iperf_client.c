@@ -145,6 +145,14 @@ void iperf_client_poll(uint64_t now, uint64_t connect_end)
     }
 }
 
+bool iperf_client_retrying(void)
+{
+    for (unsigned i = 0; i < ip.n; i++)
+        if (ip.s[i].retry_at)
+            return true;
+    return false;
+}
+
 unsigned iperf_client_failed(void)
 {
     unsigned n = 0;

@@ -99,8 +99,9 @@ void net_input(struct net_if *nif, const struct vnet_rx *rx);
 void net_tcp_offload(struct tcp_pcb *pcb);
 
 /* One round of the main loop for apps that use only lwIP: every device's
- * RX into lwIP, then net_service(). */
-void net_poll(void);
+ * RX into lwIP, then net_service(). Returns the RX buffers it took (0: an
+ * empty ring, the caller may net_idle). */
+unsigned net_poll(void);
 
 /* TX completions, lwIP's pending output, lwIP timers. Raw-path apps
  * call this between bursts. */

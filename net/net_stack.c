@@ -189,6 +189,10 @@ void net_idle(uint64_t deadline)
 {
     if (!can_idle)
         return;
+    /* What the caller queued since net_service() leaves before the halt. */
+    for (unsigned i = 0; i < nifs; i++)
+        if (ifs[i].npend)
+            net_flush(&ifs[i]);
     uint64_t until = net_idle_until(deadline);
     irq_idle_enter();
     int busy = 0;
@@ -204,15 +208,18 @@ void net_idle(uint64_t deadline)
         vnet_idle_done(ifs[i].dev, cycles);
 }
 
-void net_poll(void)
+unsigned net_poll(void)
 {
     struct vnet_rx rx[NET_RX_BATCH];
+    unsigned bufs = 0;
     for (unsigned i = 0; i < nifs; i++) {
         int n = net_check(&ifs[i], vnet_rx_burst(ifs[i].dev, rx, NET_RX_BATCH));
         for (int k = 0; k < n; k += rx[k].nbufs)
             net_input(&ifs[i], &rx[k]);
+        bufs += n > 0 ? (unsigned)n : 0;
     }
     net_service();
+    return bufs;
 }
 
 int net_resolve_mac(uint32_t ip, uint8_t mac[6], uint32_t timeout_ms)
