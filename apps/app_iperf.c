@@ -4,7 +4,8 @@
  *   the streams are closed and what the host acknowledges is counted, so
  *   both ends report the same bytes.
  * role=server: counts the streams of an iperf 2 client; ends once
- *   sessions= streams have finished (the client's FIN). duration= is how
+ *   sessions= streams have finished (the client's FIN) or aborted (a
+ *   reset: counted apart, and the run fails). duration= is how
  *   long the host's client sends: the server waits that long plus
  *   IPERF_GRACE_S (the client starts after the guest is up), then ends
  *   with what the streams still open got, and fails.
@@ -69,6 +70,10 @@ static void iperf_result(uint64_t ns, bool server, uint64_t segs)
     json_u64(j, "port", ip.port);
     json_u64(j, "msg_size", ip.msg);
     json_double(j, "gbps", gbps(total, total_ns));
+    if (server) {
+        json_u64(j, "finished", ip.ended.finished);
+        json_u64(j, "aborted", ip.ended.aborted);
+    }
     json_arr_begin(j, "sessions");
     for (unsigned i = 0; i < n; i++) {
         const struct iperf_sess *s = &ip.s[i];
@@ -77,6 +82,8 @@ static void iperf_result(uint64_t ns, bool server, uint64_t segs)
         json_u64(j, "duration_ns", sess_ns(s));
         json_double(j, "gbps", gbps(s->bytes, sess_ns(s)));
         json_bool(j, "ok", iperf_sess_ok(s));
+        if (server)
+            json_str(j, "end", iperf_end_name(s->end));
         json_obj_end(j);
     }
     json_arr_end(j);
@@ -109,7 +116,7 @@ static uint64_t iperf_run(bool server)
         if (now >= end)
             break;
         unsigned got = net_poll();
-        if (server && ip.finished >= ip.n)
+        if (server && iperf_tally_all_ended(&ip.ended, ip.n))
             break;
         if (!server) {
             iperf_client_poll(now, connect_end);
@@ -124,7 +131,8 @@ static uint64_t iperf_run(bool server)
         if (meter_due(&m, now)) {
             uint64_t b = nif0->lwip_rx_bytes + nif0->lwip_tx_sent_bytes - wire0;
             struct json *j = meter_sample(&m, now, nif0->lwip_rx + nif0->lwip_tx_sent - segs0, b);
-            json_u64(j, "sessions_done", ip.finished);
+            json_u64(j, "sessions_done", ip.ended.finished);
+            json_u64(j, "sessions_aborted", ip.ended.aborted);
             result_end();
         }
     }
@@ -163,8 +171,11 @@ int app_iperf_main(void)
     unsigned ok = 0, n = iperf_nsess(server);
     for (unsigned i = 0; i < n; i++)
         ok += iperf_sess_ok(&ip.s[i]);
-    if (server && ok < ip.n) {
-        printf("iperf: %u of sessions=%u client streams finished\n", ok, ip.n);
+    if (server && (ok < ip.n || ip.ended.aborted)) {
+        printf("iperf: %u of sessions=%u client streams finished", ok, ip.n);
+        if (ip.ended.aborted)
+            printf(", %u aborted (reset before the client's FIN)", ip.ended.aborted);
+        printf("\n");
         return VN_EXIT_TEST_FAILED;
     }
     if (ok < n)

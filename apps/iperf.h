@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "apps/iperf_sess.h"
 #include "lwip/ip_addr.h"
 
 #define IPERF_PORT      5001
@@ -19,26 +20,12 @@
  * extends one ROM pbuf instead of chaining another per write. */
 #define IPERF_ZBUF (256 * 1024)
 
-struct tcp_pcb;
-
-struct iperf_sess {
-    unsigned idx;
-    struct tcp_pcb *pcb;
-    bool connected, done, failed;
-    uint64_t written; /* client: queued into lwIP */
-    uint64_t bytes;   /* client: acknowledged; server: received */
-    uint64_t t_start, t_end;
-    uint32_t zoff;     /* client: next write's offset into the payload */
-    uint64_t cap;      /* client: most bytes in lwIP's queues at once */
-    uint64_t retry_at; /* client: connect retry */
-};
-
 struct iperf {
     struct iperf_sess s[IPERF_MAX_SESS];
-    unsigned n;        /* sessions= */
-    unsigned accepted; /* server: connections taken */
-    unsigned finished; /* server: streams ended (FIN or error) */
-    uint32_t msg;      /* msg_size= */
+    unsigned n;               /* sessions= */
+    unsigned accepted;        /* server: connections taken */
+    struct iperf_tally ended; /* server: streams ended, by how */
+    uint32_t msg;             /* msg_size= */
     const uint8_t *zbuf;
     ip_addr_t dst;
     uint16_t port;

@@ -1,7 +1,9 @@
 /* app=iperf role=server: counts iperf 2 client streams. Every accepted
  * connection is a session that lasts from its accept to the client's
  * FIN (iperf 2's own server interval); bytes are counted as they arrive,
- * so a stream still open when the run ends reports what it got. lwIP's
+ * so a stream still open when the run ends reports what it got. One
+ * that lwIP reports reset or aborted (its error callback) is counted
+ * apart from the finished ones and fails the run. lwIP's
  * lwiperf reports a stream only once it has closed, and nothing at all
  * for one cut short (issue 10: "0 of sessions=4 client streams"). */
 #include <stdio.h>
@@ -14,14 +16,9 @@
 
 static struct tcp_pcb *listener;
 
-static void server_end(struct iperf_sess *s, bool ok)
+static void server_end(struct iperf_sess *s, enum iperf_end how)
 {
-    if (s->done)
-        return;
-    s->done = true;
-    s->failed = !ok;
-    s->t_end = time_cycles();
-    ip.finished++;
+    iperf_sess_end(&ip.ended, s, how, time_cycles());
 }
 
 static void server_err(void *arg, err_t err)
@@ -30,7 +27,7 @@ static void server_err(void *arg, err_t err)
     s->pcb = NULL; /* lwIP has freed it */
     if (!s->done)
         printf("iperf: session %u aborted (lwIP err %d)\n", s->idx, err);
-    server_end(s, false);
+    server_end(s, IPERF_END_ABORTED);
 }
 
 /* ERR_ABRT when the pcb had to be aborted (a callback must say so). */
@@ -52,7 +49,7 @@ static err_t server_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
     struct iperf_sess *s = arg;
     (void)err;
     if (!p) {
-        server_end(s, true); /* the client's FIN: the stream is complete */
+        server_end(s, IPERF_END_FIN); /* the stream is complete */
         return server_close(s);
     }
     s->bytes += p->tot_len;
@@ -102,7 +99,7 @@ void iperf_server_stop(void)
         struct iperf_sess *s = &ip.s[i];
         if (s->done)
             continue;
-        server_end(s, false);
+        server_end(s, IPERF_END_CUT);
         if (s->pcb)
             server_close(s);
     }

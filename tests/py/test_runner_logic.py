@@ -207,3 +207,22 @@ def test_iperf_streams_reset_are_counted_and_named_in_the_failure():
                         "the guest accepted them (host iperf: Connection reset by peer)"), why
     rep["host"]["iperf"]["streams_reset"] = 0
     assert outcome.overall_status(rep, None)[1].endswith("client streams finished")
+
+
+def test_guest_iperf_streams_aborted_fail_the_run_and_are_named():
+    from vnperflib import iperf, outcome
+    assert iperf.guest_aborted({"aborted": 2, "finished": 2}) == 2
+    assert iperf.guest_aborted({"role": "client"}) == 0
+    assert iperf.guest_aborted(None) == 0 and iperf.guest_aborted({"aborted": True}) == 0
+    guest = {"label": "guest", "status": 1, "problems": [], "guest_code": 1, "error": None,
+             "result": {"app": "iperf", "role": "server", "finished": 3, "aborted": 1}}
+    status, why = outcome.overall_status({"guests": [guest]}, None)
+    assert status == 1
+    assert why == ("guest: exit 1 (test failed); 1 of the guest's iperf streams were aborted "
+                   "(reset) before the client's FIN"), why
+    # A guest that exited 0 with a stream aborted still fails, with the reason.
+    guest.update(status=0, guest_code=0)
+    status, why = outcome.overall_status({"guests": [guest]}, None)
+    assert status == 1 and why.endswith("aborted (reset) before the client's FIN"), why
+    guest["result"]["aborted"] = 0
+    assert outcome.overall_status({"guests": [guest]}, None) == (0, "ok")

@@ -44,6 +44,9 @@ test_rate_SRCS := tests/unit/test_rate.c apps/rate.c
 UNIT_TESTS += test_seqtrack
 test_seqtrack_SRCS := tests/unit/test_seqtrack.c apps/seqtrack.c
 
+UNIT_TESTS += test_iperf_sess
+test_iperf_sess_SRCS := tests/unit/test_iperf_sess.c apps/iperf_sess.c
+
 UNIT_TESTS += test_imix
 test_imix_SRCS := tests/unit/test_imix.c apps/imix.c apps/flows.c
 

@@ -17,6 +17,7 @@ GUEST_CODES = {
     8: "timeout",
     9: "network error (peer unreachable)",
 }
+GUEST_TEST_FAILED = 1
 
 RUNNER_USAGE = 64            # bad runner options
 RUNNER_TIMEOUT = 65          # --timeout hit: QEMU killed

@@ -45,6 +45,14 @@ def count_resets(text):
     return sum(1 for line in text.splitlines() if "reset by peer" in line)
 
 
+def guest_aborted(result):
+    """Streams the guest's iperf server saw reset or aborted before the
+    client's FIN (its result's "aborted"; 0 for a client or an image that
+    does not report it)."""
+    n = (result or {}).get("aborted")
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+
+
 class HostIperf:
     """netns: run inside it (tap), or None (the host's loopback); target:
     where the host's client connects; port: the host's port (its server's,

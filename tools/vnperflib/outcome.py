@@ -2,7 +2,7 @@
 sides' counts merged, the metrics sweep and compare work on, and the run's
 status with one line why."""
 
-from . import counts, exitcodes, hostcpu
+from . import counts, exitcodes, hostcpu, iperf
 from .stats import number as _num
 
 
@@ -154,6 +154,16 @@ def _host_resets(rep):
             "them (host iperf: Connection reset by peer)" % n)
 
 
+def _guest_aborts(g):
+    """Why a guest iperf server failed although its streams arrived: some
+    were reset before their FIN (counted apart from the finished ones)."""
+    n = iperf.guest_aborted(g.get("result"))
+    if not n:
+        return ""
+    return ("; %d of the guest's iperf streams were aborted (reset) before the client's FIN"
+            % n)
+
+
 def overall_status(rep, backend_dead):
     """(status, one line). A guest that did not exit cleanly decides it;
     then a dead backend; then protocol problems; then the guests' codes; a
@@ -174,7 +184,11 @@ def overall_status(rep, backend_dead):
             err = g["error"] or {}
             return g["guest_code"], "%s: exit %d (%s)%s%s" % (
                 g["label"], g["guest_code"], exitcodes.status_name(g["guest_code"]),
-                ": " + err["message"] if err.get("message") else "", _host_resets(rep))
+                ": " + err["message"] if err.get("message") else "",
+                _guest_aborts(g) + _host_resets(rep))
+    for g in started:
+        if _guest_aborts(g):
+            return exitcodes.GUEST_TEST_FAILED, "%s: iperf%s" % (g["label"], _guest_aborts(g))
     for g in rep["guests"]:
         if not g.get("started", True):
             return exitcodes.RUNNER_TIMEOUT, g["why_no_exit"]

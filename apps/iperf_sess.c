@@ -1,0 +1,39 @@
+/* app=iperf: how a server's streams ended (iperf_sess.h). Only a FIN
+ * completes a stream; a reset one is counted apart, so the run can say
+ * so instead of taking it for finished. */
+#include "apps/iperf_sess.h"
+
+bool iperf_sess_end(struct iperf_tally *t, struct iperf_sess *s, enum iperf_end how, uint64_t now)
+{
+    if (s->done || how == IPERF_END_OPEN)
+        return false;
+    s->done = true;
+    s->end = how;
+    s->failed = how != IPERF_END_FIN;
+    s->t_end = now;
+    if (how == IPERF_END_FIN)
+        t->finished++;
+    else if (how == IPERF_END_ABORTED)
+        t->aborted++;
+    return true;
+}
+
+bool iperf_tally_all_ended(const struct iperf_tally *t, unsigned n)
+{
+    return t->finished + t->aborted >= n;
+}
+
+const char *iperf_end_name(enum iperf_end how)
+{
+    switch (how) {
+    case IPERF_END_FIN:
+        return "fin";
+    case IPERF_END_ABORTED:
+        return "aborted";
+    case IPERF_END_CUT:
+        return "cut";
+    case IPERF_END_OPEN:
+        break;
+    }
+    return "open";
+}
