@@ -3,7 +3,8 @@ virtio-net offloads and without them: both directions, 1 and 8 sessions,
 write sizes, byte counts of both ends, and that segmentation offload is
 really used (the guest's GSO frames and their mean size, the tap's bytes
 per frame on the host); over slirp (no offloads), against the host's
-iperf on the address slirp maps the gateway to."""
+iperf on the address slirp maps the gateway to; and halting on an empty
+RX ring under notify=hybrid."""
 
 import json
 import os
@@ -49,6 +50,9 @@ def check_counts(rep, res, role, sessions):
     # (lwIP's ARP queue once kept 3 of 8 SYN-ACKs; the rest waited 1 s).
     longest = max(s["duration_ns"] for s in res["sessions"])
     assert all(s["duration_ns"] >= 0.75 * longest for s in res["sessions"]), res["sessions"]
+    if role == "server":
+        assert res["finished"] == sessions and res["aborted"] == 0, res
+        assert all(s["end"] == "fin" for s in res["sessions"]), res["sessions"]
 
 
 @needs_tap_iperf
@@ -108,3 +112,15 @@ def test_stream_over_slirp(image, no_leftovers, role):
     rep, res = stream(role, 2, backend="user")
     check_counts(rep, res, role, 2)
     assert not (OFFLOADS & set(res["vnet"]["features"])), res["vnet"]["features"]
+
+
+@pytest.mark.skipif(shutil.which("iperf") is None, reason="needs iperf 2 (Debian iperf)")
+@pytest.mark.parametrize("role", ["client", "server"])
+def test_stream_halts_under_hybrid(image, no_leftovers, role):
+    """notify=hybrid: the stream halts on an empty RX ring (its vCPU
+    leaves the host CPU to QEMU and the host's iperf) and still moves
+    every byte."""
+    rep, res = stream(role, 2, "notify=hybrid", backend="user")
+    check_counts(rep, res, role, 2)
+    assert res["vnet"]["rx"]["notify"] == "hybrid", res["vnet"]["rx"]
+    assert res["idle"]["halts"] > 0 and res["idle"]["share"] > 0, res["idle"]
