@@ -24,6 +24,8 @@ iproute2:tap and network namespaces
 iperf:iperf2 peer for app=iperf
 iputils-ping:host ping test
 dpdk-dev:dpdk-testpmd vhost-user backend
+libdpdk-dev:vnperf-peer-dpdk (vhost-user sink feeder)
+pkg-config:finds libdpdk for vnperf-peer-dpdk
 passt:passt backend
 libvirt-daemon-system:libvirtd for --engine libvirt and vnperf fleet
 libvirt-clients:virsh

@@ -110,6 +110,61 @@ static void test_latency_counts_only(void **state)
                  "--latency does not apply to send");
 }
 
+/* vnperf-peer-dpdk: the ports stand for --local/--remote; send with an
+ * --rx-vhost port also counts (PVP). */
+static void test_vhost_ports(void **state)
+{
+    struct peer_opts o;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a.sock", "--rate", "100k"), 0);
+    assert_string_equal(o.tx_vhost, "/tmp/a.sock");
+    assert_null(o.rx_vhost);
+    assert_int_equal(o.link_wait_ns, PEER_LINK_WAIT_DEFAULT);
+    assert_false(o.start_on_usr1);
+    assert_int_equal(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--rx-vhost", "/tmp/b",
+                           "--start-on-usr1", "--link-wait", "2.5", "--latency", "--idle", "1"),
+                     0);
+    assert_string_equal(o.rx_vhost, "/tmp/b");
+    assert_int_equal(o.link_wait_ns, 2500000000ull);
+    assert_true(o.start_on_usr1 && o.latency);
+    assert_int_equal(o.idle_ns, 1000000000ull);
+    assert_int_equal(PARSE(&o, err, "count", "--rx-vhost", "/tmp/b", "--idle", "1"), 0);
+    assert_string_equal(o.rx_vhost, "/tmp/b");
+}
+
+static void test_vhost_errors(void **state)
+{
+    struct peer_opts o;
+    char err[256];
+
+    (void)state;
+    expect_error(PARSE(&o, err, "send", "--rx-vhost", "/tmp/b"), err, "needs --tx-vhost");
+    expect_error(PARSE(&o, err, "count", "--tx-vhost", "/tmp/a"), err,
+                 "--tx-vhost does not apply to count");
+    expect_error(PARSE(&o, err, "reflect", "--rx-vhost", "/tmp/a"), err,
+                 "--rx-vhost does not apply to reflect");
+    expect_error(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--rx-vhost", "/tmp/a"), err,
+                 "the same socket");
+    expect_error(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--remote", "127.0.0.1:1"), err,
+                 "take none");
+    expect_error(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--payload-only"), err,
+                 "--payload-only");
+    expect_error(PARSE(&o, err, "send", "--tx-vhost", "/tmp/\"x"), err, "socket path");
+    expect_error(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a,queues=2"), err, "socket path");
+    expect_error(PARSE(&o, err, "send", "--tx-vhost", ""), err, "socket path");
+    expect_error(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--idle", "1"), err,
+                 "--idle does not apply to send without --rx-vhost");
+    expect_error(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--link-wait", "0"), err,
+                 "--link-wait '0'");
+    expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--start-on-usr1"), err,
+                 "need --tx-vhost or --rx-vhost");
+    expect_error(
+        PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--stream", "4294967295", "--streams", "2"),
+        err, "goes past");
+}
+
 static void test_help(void **state)
 {
     struct peer_opts o;
@@ -198,6 +253,8 @@ int main(void)
         cmocka_unit_test(test_send_all_options),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_latency_counts_only),
+        cmocka_unit_test(test_vhost_ports),
+        cmocka_unit_test(test_vhost_errors),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_errors),
     };

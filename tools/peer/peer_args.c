@@ -45,6 +45,10 @@ enum opt_id {
     O_SOCKBUF,
     O_LATENCY,
     O_PAYLOAD_ONLY,
+    O_TX_VHOST,
+    O_RX_VHOST,
+    O_LINK_WAIT,
+    O_START_ON_USR1,
 };
 
 static const struct option long_opts[] = {
@@ -72,23 +76,42 @@ static const struct option long_opts[] = {
     {"sockbuf", required_argument, NULL, O_SOCKBUF},
     {"latency", no_argument, NULL, O_LATENCY},
     {"payload-only", no_argument, NULL, O_PAYLOAD_ONLY},
+    {"tx-vhost", required_argument, NULL, O_TX_VHOST},
+    {"rx-vhost", required_argument, NULL, O_RX_VHOST},
+    {"link-wait", required_argument, NULL, O_LINK_WAIT},
+    {"start-on-usr1", no_argument, NULL, O_START_ON_USR1},
     {NULL, 0, NULL, 0},
 };
 
 /* Which modes take each option (index: enum opt_id - O_LOCAL). */
 static const unsigned opt_modes[] = {
-    [O_LOCAL - O_LOCAL] = M_ALL,         [O_REMOTE - O_LOCAL] = M_ALL,
-    [O_COUNT - O_LOCAL] = M_ALL,         [O_DURATION - O_LOCAL] = M_ALL,
-    [O_IDLE - O_LOCAL] = M_RX,           [O_SIZE - O_LOCAL] = M_SEND,
-    [O_SRC_MAC - O_LOCAL] = M_SEND,      [O_DST_MAC - O_LOCAL] = M_SEND,
-    [O_SRC_IP - O_LOCAL] = M_SEND,       [O_DST_IP - O_LOCAL] = M_SEND,
-    [O_SRC_PORT - O_LOCAL] = M_SEND,     [O_DST_PORT - O_LOCAL] = M_SEND,
-    [O_STREAM - O_LOCAL] = M_SEND,       [O_STREAMS - O_LOCAL] = M_SEND,
-    [O_RATE - O_LOCAL] = M_SEND,         [O_BATCH - O_LOCAL] = M_ALL,
-    [O_MALFORMED - O_LOCAL] = M_SEND,    [O_READY_FILE - O_LOCAL] = M_ALL,
-    [O_PROGRESS - O_LOCAL] = M_ALL,      [O_VERIFY_CSUM - O_LOCAL] = M_RX,
-    [O_SOCKBUF - O_LOCAL] = M_ALL,       [O_LATENCY - O_LOCAL] = M_COUNT,
+    [O_LOCAL - O_LOCAL] = M_ALL,
+    [O_REMOTE - O_LOCAL] = M_ALL,
+    [O_COUNT - O_LOCAL] = M_ALL,
+    [O_DURATION - O_LOCAL] = M_ALL,
+    [O_IDLE - O_LOCAL] = M_ALL,
+    [O_SIZE - O_LOCAL] = M_SEND,
+    [O_SRC_MAC - O_LOCAL] = M_SEND,
+    [O_DST_MAC - O_LOCAL] = M_SEND,
+    [O_SRC_IP - O_LOCAL] = M_SEND,
+    [O_DST_IP - O_LOCAL] = M_SEND,
+    [O_SRC_PORT - O_LOCAL] = M_SEND,
+    [O_DST_PORT - O_LOCAL] = M_SEND,
+    [O_STREAM - O_LOCAL] = M_SEND,
+    [O_STREAMS - O_LOCAL] = M_SEND,
+    [O_RATE - O_LOCAL] = M_SEND,
+    [O_BATCH - O_LOCAL] = M_ALL,
+    [O_MALFORMED - O_LOCAL] = M_SEND,
+    [O_READY_FILE - O_LOCAL] = M_ALL,
+    [O_PROGRESS - O_LOCAL] = M_ALL,
+    [O_VERIFY_CSUM - O_LOCAL] = M_ALL,
+    [O_SOCKBUF - O_LOCAL] = M_ALL,
+    [O_LATENCY - O_LOCAL] = M_COUNT | M_SEND,
     [O_PAYLOAD_ONLY - O_LOCAL] = M_SEND,
+    [O_TX_VHOST - O_LOCAL] = M_SEND,
+    [O_RX_VHOST - O_LOCAL] = M_SEND | M_COUNT,
+    [O_LINK_WAIT - O_LOCAL] = M_SEND | M_COUNT,
+    [O_START_ON_USR1 - O_LOCAL] = M_SEND,
 };
 
 static const char *const mode_names[] = {
@@ -147,6 +170,14 @@ void peer_args_usage(FILE *f)
           "                       runt\n"
           "  --payload-only       send each frame's UDP payload only (from a kernel UDP\n"
           "                       socket, whose headers make the frame --size bytes)\n"
+          "vnperf-peer-dpdk (DPDK net_vhost ports instead of the UDP socket):\n"
+          "  --tx-vhost SOCK      send: vhost-user socket whose guest receives the frames\n"
+          "  --rx-vhost SOCK      count, or send too (PVP): socket whose guest's frames\n"
+          "                       are counted\n"
+          "  --link-wait S        how long to wait for the guests' drivers (default 60)\n"
+          "  --start-on-usr1      send: start the clock at SIGUSR1, not at link up\n"
+          "  send with --rx-vhost also takes --idle, --verify-csum and --latency for the\n"
+          "  frames it counts there (a second result line, mode count)\n"
           "\n"
           "exit status: 0 done (also after a signal), 1 runtime error, 2 bad options\n",
           f);
@@ -285,6 +316,7 @@ static void set_defaults(struct peer_opts *o)
     o->streams = 1;
     o->batch = PEER_BATCH_DEFAULT;
     o->sockbuf = PEER_SOCKBUF_DEFAULT;
+    o->link_wait_ns = PEER_LINK_WAIT_DEFAULT;
 }
 
 /* One option's value into o; -EINVAL with the reason in err. */
@@ -380,6 +412,21 @@ static int apply(struct peer_opts *o, int id, const char *name, const char *v, c
     case O_PAYLOAD_ONLY:
         o->payload_only = true;
         return 0;
+    case O_TX_VHOST:
+    case O_RX_VHOST:
+        /* the path goes into the result JSON unescaped */
+        if (*v == '\0' || strpbrk(v, "\"\\,") || strlen(v) > PEER_VHOST_PATH_MAX)
+            return fail(err, errlen, "--%s '%s': expected a socket path without '\"', '\\' or ','",
+                        name, v);
+        *(id == O_TX_VHOST ? &o->tx_vhost : &o->rx_vhost) = v;
+        return 0;
+    case O_LINK_WAIT:
+        if (parse_seconds(v, &o->link_wait_ns))
+            return fail(err, errlen, "--%s '%s': expected seconds > 0 (e.g. 2.5)", name, v);
+        return 0;
+    case O_START_ON_USR1:
+        o->start_on_usr1 = true;
+        return 0;
     case O_SOCKBUF:
         if (parse_u64(v, 4096, INT32_MAX / 2, &o->sockbuf))
             return fail(err, errlen, "--%s '%s': expected 4096..%d bytes", name, v, INT32_MAX / 2);
@@ -388,13 +435,42 @@ static int apply(struct peer_opts *o, int id, const char *name, const char *v, c
     return fail(err, errlen, "internal: unhandled option --%s", name);
 }
 
+/* vnperf-peer-dpdk's ports stand for --local/--remote. */
+static int check_vhost(const struct peer_opts *o, bool have_local, char *err, size_t errlen)
+{
+    if (have_local || o->have_remote)
+        return fail(err, errlen, "--local/--remote are the UDP peer's; vhost ports take none");
+    if (o->mode == PEER_MODE_SEND && !o->tx_vhost)
+        return fail(err, errlen, "send over vhost needs --tx-vhost SOCK (--rx-vhost only counts)");
+    if (o->mode == PEER_MODE_COUNT && !o->rx_vhost)
+        return fail(err, errlen, "count over vhost needs --rx-vhost SOCK");
+    if (o->tx_vhost && o->rx_vhost && strcmp(o->tx_vhost, o->rx_vhost) == 0)
+        return fail(err, errlen, "--tx-vhost and --rx-vhost name the same socket '%s'",
+                    o->tx_vhost);
+    if (o->payload_only)
+        return fail(err, errlen, "--payload-only is for a kernel UDP socket, not a vhost port");
+    return 0;
+}
+
 static int check(const struct peer_opts *o, bool have_local, char *err, size_t errlen)
 {
     const char *mode = peer_mode_name(o->mode);
 
-    if (o->mode != PEER_MODE_SEND && !have_local)
+    bool vhost = o->tx_vhost || o->rx_vhost;
+
+    /* send counts what comes back only on vnperf-peer-dpdk's --rx-vhost */
+    if (o->mode == PEER_MODE_SEND && !o->rx_vhost && (o->idle_ns || o->verify_csum || o->latency))
+        return fail(err, errlen, "--%s does not apply to send without --rx-vhost (see --help)",
+                    o->idle_ns   ? "idle"
+                    : o->latency ? "latency"
+                                 : "verify-csum");
+    if (vhost && check_vhost(o, have_local, err, errlen))
+        return -EINVAL;
+    if (!vhost && (o->link_wait_ns != PEER_LINK_WAIT_DEFAULT || o->start_on_usr1))
+        return fail(err, errlen, "--link-wait and --start-on-usr1 need --tx-vhost or --rx-vhost");
+    if (!vhost && o->mode != PEER_MODE_SEND && !have_local)
         return fail(err, errlen, "%s needs --local IP:PORT (the address QEMU sends to)", mode);
-    if (o->mode != PEER_MODE_COUNT && !o->have_remote)
+    if (!vhost && o->mode != PEER_MODE_COUNT && !o->have_remote)
         return fail(err, errlen, "%s needs --remote IP:PORT (QEMU's local address)", mode);
     if ((uint64_t)o->flow.stream + o->streams - 1 > UINT32_MAX)
         return fail(err, errlen, "--stream %u with --streams %u goes past stream id %u",

@@ -34,19 +34,29 @@ static int install_signals(void)
 static int run(const struct peer_opts *o, struct peer_stats *st)
 {
     struct peer_sock sock;
-    struct peer_run r = {.o = o, .sock = &sock, .st = st};
+    char local[PEER_ADDR_STRLEN];
+    struct peer_io io = {.send = peer_sock_send, .wait = peer_sleep_until, .local = local};
+    struct peer_run r = {.o = o, .sock = &sock, .io = &io, .st = st};
     char err[256];
     int rc;
 
+    if (o->tx_vhost || o->rx_vhost) {
+        fprintf(stderr, "vnperf-peer: --tx-vhost/--rx-vhost are vnperf-peer-dpdk's\n");
+        return EXIT_USAGE;
+    }
     rc = peer_sock_open(o, &sock, err, sizeof(err));
+    if (rc == 0)
+        peer_addr_str(&sock.local, local);
     if (rc == 0 && o->ready_file)
-        rc = peer_ready_file(o->ready_file, &sock.local, err, sizeof(err));
+        rc = peer_ready_file(o->ready_file, local, err, sizeof(err));
     if (rc < 0) {
         fprintf(stderr, "vnperf-peer: %s\n", err);
         if (sock.fd >= 0)
             close(sock.fd);
         return EXIT_RUNTIME;
     }
+    io.rcvbuf = sock.rcvbuf;
+    io.sndbuf = sock.sndbuf;
     r.start_unix_ns = peer_now_ns(CLOCK_REALTIME);
     r.start_ns = peer_now_ns(CLOCK_MONOTONIC);
     rc = o->mode == PEER_MODE_SEND ? peer_run_tx(&r) : peer_run_rx(&r);

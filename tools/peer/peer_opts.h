@@ -13,10 +13,12 @@
 
 enum peer_mode { PEER_MODE_COUNT, PEER_MODE_SEND, PEER_MODE_REFLECT };
 
-#define PEER_BATCH_DEFAULT   64
-#define PEER_BATCH_MAX       256
-#define PEER_SOCKBUF_DEFAULT (32 * 1024 * 1024)
-#define PEER_ARGS_HELP       1
+#define PEER_BATCH_DEFAULT     64
+#define PEER_BATCH_MAX         256
+#define PEER_SOCKBUF_DEFAULT   (32 * 1024 * 1024)
+#define PEER_ARGS_HELP         1
+#define PEER_LINK_WAIT_DEFAULT (60ull * 1000000000ull)
+#define PEER_VHOST_PATH_MAX    107 /* sun_path less its NUL */
 
 struct peer_opts {
     enum peer_mode mode;
@@ -37,6 +39,11 @@ struct peer_opts {
     bool latency;      /* count: one-way latency from this host's TSC stamps */
     bool payload_only; /* send: the UDP payload only, for a kernel UDP socket */
     uint64_t sockbuf;
+    /* vnperf-peer-dpdk: net_vhost server sockets (QEMU connects to them) */
+    const char *tx_vhost; /* send: frames go into this guest's RX ring */
+    const char *rx_vhost; /* count, or send too (PVP): frames from this guest */
+    uint64_t link_wait_ns;
+    bool start_on_usr1; /* send: the clock starts at SIGUSR1 (the guest app is ready) */
 };
 
 const char *peer_mode_name(enum peer_mode m);

@@ -120,11 +120,10 @@ void peer_report_json(FILE *f, const struct peer_run *r)
 {
     const struct peer_opts *o = r->o;
     const struct peer_stats *st = r->st;
-    char local[PEER_ADDR_STRLEN], remote[PEER_ADDR_STRLEN];
+    char remote[PEER_ADDR_STRLEN];
     /* send: the whole sending run; rx: first to last frame in */
     uint64_t dur = o->mode == PEER_MODE_SEND ? r->end_ns - r->start_ns : st->last_ns - st->first_ns;
 
-    peer_addr_str(&r->sock->local, local);
     peer_addr_str(&o->remote, remote);
     fprintf(f,
             "{\"type\":\"peer\",\"mode\":\"%s\",\"stop\":\"%s\",\"packets\":%llu,"
@@ -135,13 +134,12 @@ void peer_report_json(FILE *f, const struct peer_run *r)
             (unsigned long long)st->bytes, (unsigned long long)per_second(st->packets, dur),
             (unsigned long long)per_second(st->bytes * 8, dur), (unsigned long long)dur,
             (unsigned long long)(r->end_ns - r->start_ns), (unsigned long long)r->start_unix_ns,
-            (unsigned long long)st->first_ns, (unsigned long long)st->last_ns, local);
+            (unsigned long long)st->first_ns, (unsigned long long)st->last_ns, r->io->local);
     if (o->have_remote)
         fprintf(f, "\"%s\"", remote);
     else
         fputs("null", f);
-    fprintf(f, ",\"batch\":%u,\"rcvbuf\":%d,\"sndbuf\":%d", o->batch, r->sock->rcvbuf,
-            r->sock->sndbuf);
+    fprintf(f, ",\"batch\":%u,\"rcvbuf\":%d,\"sndbuf\":%d", o->batch, r->io->rcvbuf, r->io->sndbuf);
     if (o->mode == PEER_MODE_SEND)
         fprintf(f, ",\"size\":%u,\"rate\":%llu,\"streams_sent\":%u,\"malformed\":\"%s\"", o->size,
                 (unsigned long long)o->rate, o->streams, peer_malformed_name(o->malformed));
@@ -155,9 +153,10 @@ void peer_report_json(FILE *f, const struct peer_run *r)
     json_sizes(f, st);
     fprintf(f,
             ",\"errors\":{\"rx\":%llu,\"tx\":%llu,\"refused\":%llu,\"reflect_runts\":%llu,"
-            "\"sock_drops\":%llu,\"first_error\":\"%s\"}}\n",
+            "\"sock_drops\":%llu,\"ring_full\":%llu,\"first_error\":\"%s\"}}\n",
             (unsigned long long)st->rx_errors, (unsigned long long)st->tx_errors,
             (unsigned long long)st->refused, (unsigned long long)st->reflect_runts,
-            (unsigned long long)st->sock_drops, st->first_errno ? strerror(st->first_errno) : "");
+            (unsigned long long)st->sock_drops, (unsigned long long)st->ring_full,
+            st->first_errno ? strerror(st->first_errno) : "");
     fflush(f);
 }

@@ -12,12 +12,29 @@
 
 #define NS_PER_SEC 1000000000ull
 
+struct peer_run;
+
 /* Set by the SIGINT/SIGTERM handler; the loops stop at the next batch. */
 extern volatile sig_atomic_t peer_stop;
 
+struct mmsghdr;
+
+/* The transport under the loops: the UDP socket (peer_sock.c) or DPDK
+ * vhost ports (peer_dpdk.c). */
+struct peer_io {
+    /* Hands n frames to the wire: how many it took, or -errno. */
+    int (*send)(struct peer_run *r, struct mmsghdr *msgs, uint32_t n);
+    /* Until CLOCK_MONOTONIC at_ns, or a stop signal: the pacing wait. */
+    void (*wait)(struct peer_run *r, uint64_t at_ns);
+    const char *local; /* for the report: where frames leave or arrive */
+    int rcvbuf, sndbuf;
+    void *ctx;
+};
+
 struct peer_run {
     const struct peer_opts *o;
-    const struct peer_sock *sock;
+    const struct peer_sock *sock; /* count and reflect over UDP */
+    const struct peer_io *io;
     struct peer_stats *st;
     uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC */
     uint64_t start_unix_ns;    /* CLOCK_REALTIME at start, to line up with other logs */
@@ -33,9 +50,20 @@ static inline uint64_t peer_now_ns(clockid_t clk)
     return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
+/* The UDP socket's peer_io operations. */
+int peer_sock_send(struct peer_run *r, struct mmsghdr *msgs, uint32_t n);
+void peer_sleep_until(struct peer_run *r, uint64_t at_ns);
+
 /* count and reflect. 0, or -errno when the run had to stop on an error
  * (r->stop is then "error" and the counters so far are valid). */
 int peer_run_rx(struct peer_run *r);
+
+/* A batch of frames arrives at now (CLOCK_MONOTONIC): first/last times,
+ * the TSC for latency. Then peer_stats_rx per frame. */
+void peer_rx_batch_start(struct peer_run *r, uint64_t now);
+
+/* Why a receiving run ends now (signal, count, duration, idle), or NULL. */
+const char *peer_rx_done(const struct peer_run *r, uint64_t now);
 
 /* send; same contract. */
 int peer_run_tx(struct peer_run *r);

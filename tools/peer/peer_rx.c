@@ -81,17 +81,24 @@ static int reflect_send(struct peer_run *r, struct rx_ring *q, uint32_t n)
     return 0;
 }
 
-static int rx_batch(struct peer_run *r, struct rx_ring *q, uint32_t n, uint64_t now)
+void peer_rx_batch_start(struct peer_run *r, uint64_t now)
 {
-    const struct peer_opts *o = r->o;
     struct peer_stats *st = r->st;
-    uint32_t ntx = 0;
 
     if (st->lat)
         st->rx_tsc = __rdtsc();
     if (st->packets == 0)
         st->first_ns = now - r->start_ns;
     st->last_ns = now - r->start_ns;
+}
+
+static int rx_batch(struct peer_run *r, struct rx_ring *q, uint32_t n, uint64_t now)
+{
+    const struct peer_opts *o = r->o;
+    struct peer_stats *st = r->st;
+    uint32_t ntx = 0;
+
+    peer_rx_batch_start(r, now);
     for (uint32_t i = 0; i < n; i++) {
         uint8_t *f = q->rx_iov[i].iov_base;
         size_t len = q->rx[i].msg_len;
@@ -131,7 +138,7 @@ static int poll_timeout_ms(const struct peer_run *r, uint64_t now)
     return (int)((wait + 999999) / 1000000);
 }
 
-static const char *rx_done(const struct peer_run *r, uint64_t now)
+const char *peer_rx_done(const struct peer_run *r, uint64_t now)
 {
     const struct peer_opts *o = r->o;
     const struct peer_stats *st = r->st;
@@ -173,7 +180,8 @@ int peer_run_rx(struct peer_run *r)
             rc = rx_batch(r, &q, (uint32_t)n, now);
         } else if (rc == -EAGAIN) {
             rc = 0;
-            if (!rx_done(r, now) && poll(&pfd, 1, poll_timeout_ms(r, now)) < 0 && errno != EINTR)
+            if (!peer_rx_done(r, now) && poll(&pfd, 1, poll_timeout_ms(r, now)) < 0 &&
+                errno != EINTR)
                 rc = -errno;
             now = peer_now_ns(CLOCK_MONOTONIC);
         } else if (rc == -EINTR) {
@@ -189,7 +197,7 @@ int peer_run_rx(struct peer_run *r)
             r->stop = "error";
             break;
         }
-        r->stop = rx_done(r, now);
+        r->stop = peer_rx_done(r, now);
         if (r->stop)
             break;
         peer_progress(r, now);

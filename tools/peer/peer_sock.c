@@ -1,6 +1,8 @@
 /* Socket setup: big buffers so bursts from QEMU are not dropped in the
  * kernel, bind, connect so the kernel filters other senders. */
+#define _GNU_SOURCE
 #include "tools/peer/peer_sock.h"
+#include "tools/peer/peer_run.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -88,9 +90,9 @@ int peer_sock_drops(int fd, uint64_t *drops)
     return 0;
 }
 
-int peer_ready_file(const char *path, const struct sockaddr_in *local, char *err, size_t errlen)
+int peer_ready_file(const char *path, const char *local, char *err, size_t errlen)
 {
-    char tmp[4096], addr[PEER_ADDR_STRLEN];
+    char tmp[4096];
     FILE *f;
     int rc = 0;
 
@@ -98,14 +100,13 @@ int peer_ready_file(const char *path, const struct sockaddr_in *local, char *err
         snprintf(err, errlen, "ready file %s: path too long", path);
         return -ENAMETOOLONG;
     }
-    peer_addr_str(local, addr);
     f = fopen(tmp, "w");
     if (!f) {
         rc = -errno;
         snprintf(err, errlen, "ready file %s: %s", tmp, strerror(-rc));
         return rc;
     }
-    fprintf(f, "{\"pid\":%d,\"local\":\"%s\"}\n", (int)getpid(), addr);
+    fprintf(f, "{\"pid\":%d,\"local\":\"%s\"}\n", (int)getpid(), local);
     if (fclose(f) != 0)
         rc = -errno;
     else if (rename(tmp, path) != 0)
@@ -115,4 +116,11 @@ int peer_ready_file(const char *path, const struct sockaddr_in *local, char *err
         unlink(tmp);
     }
     return rc;
+}
+
+int peer_sock_send(struct peer_run *r, struct mmsghdr *msgs, uint32_t n)
+{
+    int rc = sendmmsg(r->sock->fd, msgs, n, 0);
+
+    return rc < 0 ? -errno : rc;
 }

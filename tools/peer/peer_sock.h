@@ -22,8 +22,9 @@ int peer_sock_open(const struct peer_opts *o, struct peer_sock *s, char *err, si
 /* Frames the kernel dropped because our receive buffer was full. */
 int peer_sock_drops(int fd, uint64_t *drops);
 
-/* Writes {"pid":N,"local":"IP:PORT"} to path atomically (temp + rename). */
-int peer_ready_file(const char *path, const struct sockaddr_in *local, char *err, size_t errlen);
+/* Writes {"pid":N,"local":"LOCAL"} to path atomically (temp + rename):
+ * LOCAL is IP:PORT, or vnperf-peer-dpdk's first vhost socket. */
+int peer_ready_file(const char *path, const char *local, char *err, size_t errlen);
 
 /* "IP:PORT" of a into buf (at least PEER_ADDR_STRLEN bytes). */
 #define PEER_ADDR_STRLEN 24

@@ -26,6 +26,7 @@ struct peer_stats {
     uint64_t refused;       /* ECONNREFUSED: nobody listened at the remote address */
     uint64_t reflect_runts; /* reflect: frames too short to turn around, dropped */
     uint64_t sock_drops;    /* frames the kernel dropped on our full socket buffer */
+    uint64_t ring_full;     /* send over vhost: frames the guest's full RX ring refused */
     int first_errno;        /* of the first counted error, 0 if none */
     struct peer_lat *lat;   /* count --latency, else NULL */
     uint64_t rx_tsc;        /* TSC when the current batch was read */

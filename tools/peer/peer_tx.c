@@ -1,5 +1,6 @@
-/* send: frames stamped in place in a ring of batch buffers, sendmmsg per
- * batch, optional pacing against CLOCK_MONOTONIC. */
+/* send: frames stamped in place in a ring of batch buffers, handed to the
+ * transport (r->io) a batch at a time, optional pacing against
+ * CLOCK_MONOTONIC. */
 #define _GNU_SOURCE
 #include "tools/peer/peer_run.h"
 
@@ -77,19 +78,24 @@ static uint64_t frames_due(const struct peer_run *r, uint64_t now)
     return (uint64_t)(elapsed * r->o->rate / NS_PER_SEC) + 1;
 }
 
-/* Sleeps until the frame is due, or the end of --duration if sooner. */
-static void sleep_until_frame(const struct peer_run *r, uint64_t frame)
+void peer_sleep_until(struct peer_run *r, uint64_t at_ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(at_ns / NS_PER_SEC),
+                          .tv_nsec = (long)(at_ns % NS_PER_SEC)};
+
+    (void)r;
+    /* EINTR (a stop signal) just ends the sleep early */
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+/* Waits until the frame is due, or the end of --duration if sooner. */
+static void wait_for_frame(struct peer_run *r, uint64_t frame)
 {
     uint64_t at = r->start_ns + (uint64_t)((unsigned __int128)frame * NS_PER_SEC / r->o->rate);
-    struct timespec ts;
 
     if (r->o->duration_ns && at > r->start_ns + r->o->duration_ns)
         at = r->start_ns + r->o->duration_ns;
-    ts.tv_sec = (time_t)(at / NS_PER_SEC);
-    ts.tv_nsec = (long)(at % NS_PER_SEC);
-
-    /* EINTR (a stop signal) just ends the sleep early */
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+    r->io->wait(r, at);
 }
 
 static void fill_batch(const struct peer_run *r, struct tx_ring *q, uint32_t n, uint64_t *rng)
@@ -123,17 +129,17 @@ static int send_batch(struct peer_run *r, struct tx_ring *q, uint32_t n)
     uint32_t off = 0;
 
     while (off < n) {
-        int rc = sendmmsg(r->sock->fd, q->msgs + off, n - off, 0);
+        int rc = r->io->send(r, q->msgs + off, n - off);
         uint64_t now;
 
         if (rc < 0) {
-            if (errno == EINTR && peer_stop)
+            if (rc == -EINTR && peer_stop)
                 return 0;
-            if (errno == ECONNREFUSED)
-                peer_stats_error(st, &st->refused, errno);
-            else if (errno != EINTR) {
-                peer_stats_error(st, &st->tx_errors, errno);
-                return -errno;
+            if (rc == -ECONNREFUSED)
+                peer_stats_error(st, &st->refused, -rc);
+            else if (rc != -EINTR) {
+                peer_stats_error(st, &st->tx_errors, -rc);
+                return rc;
             }
             continue;
         }
@@ -192,7 +198,7 @@ int peer_run_tx(struct peer_run *r)
             uint64_t due = frames_due(r, now);
 
             if (due <= r->st->packets) {
-                sleep_until_frame(r, r->st->packets);
+                wait_for_frame(r, r->st->packets);
                 continue;
             }
             if (due - r->st->packets < want)
