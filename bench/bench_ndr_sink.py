@@ -7,12 +7,14 @@ run: one search each (vnperflib/search.py, the same trials and rules as
 
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_ndr_sink.py \\
         --backend dgram --size 60 --duration 2 --resolution 5% --repeat 2 \\
-        [--notify poll,hybrid] [--aa linux|vnperf] [-- vnperf words]
+        [--notify poll,hybrid] [--aa linux|vnperf] [--feeder peer-dpdk|testpmd]
+        [-- vnperf words]
 
 The sender is the paced host peer: straight on dgram, socket, tap and
-passt; over vhost-user through a tap port that testpmd forwards (io) to the
-guest's port, the same path for both guests (the flat-out trial too:
-search_run.FLAT_OUT). `--notify poll,hybrid` runs one vnperf
+passt; over vhost-user vnperf-peer-dpdk on the guest's own port (or with
+`--feeder testpmd` the socket peer through a tap port that testpmd forwards
+to the guest's port), the same path for both guests (the flat-out trial
+too: search_run.FLAT_OUT). `--notify poll,hybrid` runs one vnperf
 side per notification mode (docs/driver.md). Words after `--` go to every
 vnperf sink (rx_refill=16 ...). `--aa linux` (or `--aa`) puts the Linux
 guest on both sides, `--aa vnperf` the same vnperf image: the noise floor
@@ -50,6 +52,8 @@ def vnperf_argv(o, out, notify=None):
             "--resolution", o.resolution, "--latency-at", "none", "--json", "--out", out]
     if notify:
         argv += ["--notify", notify]
+    if o.feeder:
+        argv += ["--feeder", o.feeder]
     return argv + (["--"] + o.words if o.words else [])
 
 
@@ -97,7 +101,7 @@ def linux_result_trial(res):
             "achieved_pps": search_run.sender_pps({"host": {"peer": peer}}),
             "where": "; ".join(["eth0 rx_dropped %s, missed %s" % (
                 res.get("rx_dropped"), res.get("rx_missed_errors"))] + host_drops(res)),
-            "cpu_pct": res.get("cpu_total_pct")}
+            "cpu_pct": res.get("cpu_total_pct"), "cpu_roles": res.get("cpu_pct")}
 
 
 def linux_trial(o):
@@ -105,7 +109,8 @@ def linux_trial(o):
     def trial(target, kind):
         return linux_result_trial(linuxguest.make_run(
             "rx", o.backend, machine="microvm", duration=o.duration, size=o.size,
-            rate=search_run.FLAT_OUT if target is None else str(target)).execute())
+            rate=search_run.FLAT_OUT if target is None else str(target),
+            feeder=o.feeder).execute())
     return trial
 
 
@@ -159,6 +164,8 @@ def options(argv):
     ap.add_argument("--notify", default=None, help="one vnperf side per mode: poll,irq,hybrid")
     ap.add_argument("--aa", nargs="?", const="linux", choices=("linux", "vnperf"),
                     help="the same guest on both sides (default linux)")
+    ap.add_argument("--feeder", choices=("peer-dpdk", "testpmd"), default=None,
+                    help="vhost-user: the sender of both guests (default peer-dpdk)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("words", nargs="*", metavar="-- KEY=VALUE", help="vnperf guest words")
     o = ap.parse_args(argv)
@@ -172,6 +179,8 @@ def check(ap, o):
                  % (o.backend, ", ".join(PACED)))
     if o.duration < 1 or o.repeat < 1 or not 60 <= o.size <= 1514:
         ap.error("--duration and --repeat at least 1, --size 60..1514")
+    if o.feeder and o.backend != "vhost-user":
+        ap.error("--feeder picks vhost-user's sender: --backend vhost-user only")
     o.notify = [m for m in (o.notify or "").split(",") if m] or None
     bad = [m for m in o.notify or () if m not in NOTIFY]
     if bad or (o.notify is not None and len(set(o.notify)) != len(o.notify)):
@@ -219,6 +228,23 @@ def verdict(v):
                                              stats.ALPHA)
 
 
+def cpu_at_ndr(r):
+    """Host CPU % by role (vcpu, peer-dpdk, testpmd, ...) in a search's
+    passing verification trial, the one at the NDR; None without one."""
+    v = [t for t in r.get("trials") or () if t.get("kind") == "verify" and t.get("passed")]
+    return v[-1].get("cpu_roles") if v else None
+
+
+def cpu_line(name, rs):
+    """One line per side: each repeat's CPU by role at its NDR."""
+    parts = []
+    for x in rs:
+        roles = cpu_at_ndr(x)
+        parts.append(", ".join("%s %.0f%%" % (k, v) for k, v in sorted(roles.items()) if v)
+                     if roles else "-")
+    return "%s CPU at NDR: %s" % (name, " | ".join(parts))
+
+
 def render(o, found, out):
     """The table: per side the NDRs found, then each side's ratio to the
     baseline: of the medians and of each repeat's back-to-back pair."""
@@ -238,6 +264,7 @@ def render(o, found, out):
         lines.append("%s / %s: %s (pairs %s); %s" % (
             name, base, "%.2fx" % v["ratio"] if v["ratio"] else "-",
             " ".join("%.2f" % x for x in v["pair_ratios"]) or "-", verdict(v)))
+    lines += [cpu_line(name, rs) for name, rs in found.items()]
     for name, rs in found.items():
         lines += ["%s: %s" % (name, x["why"]) for x in rs if x["status"] != search.OK]
     return "\n".join(lines)

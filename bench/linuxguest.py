@@ -177,11 +177,12 @@ def make_backend(name, opts):
     return backends.make(name, opts)
 
 
-def backend_opts(app, machine, duration, size=None, rate=None, count=None):
+def backend_opts(app, machine, duration, size=None, rate=None, count=None, feeder=None):
     """The runner options the backends read."""
     return types.SimpleNamespace(app=app, machine=machine, duration=duration, size=size,
                                  rate=rate, count=count, config=[], event_idx=None,
-                                 queue_size=None, topology="host", fwd_mode=None)
+                                 queue_size=None, topology="host", fwd_mode=None,
+                                 feeder=feeder)
 
 
 def lnx_words(config):
@@ -530,22 +531,23 @@ class Pktgen(Run):
 
 class Rx(Run):
     """The host end's flood (the runner's sink sender: vnperf-peer, tap's
-    UDP sender, testpmd txonly) into the Linux guest for the duration (or
+    UDP sender, vhost-user's vnperf-peer-dpdk or testpmd txonly) into the Linux guest for the duration (or
     count frames), paced at rate or flat out; counts what eth0 received and
     where frames were dropped."""
 
     mode = "rx"
     app = "sink"
 
-    def __init__(self, backend, size=64, rate=None, count=None, **kw):
+    def __init__(self, backend, size=64, rate=None, count=None, feeder=None, **kw):
         super().__init__(backend, **kw)
         self.size = size
         self.rate = rate
         self.count = count
+        self.feeder = feeder
 
     def opts(self):
         return backend_opts(self.app, self.machine, self.duration, size=self.size,
-                            rate=self.rate, count=self.count)
+                            rate=self.rate, count=self.count, feeder=self.feeder)
 
     def words(self):
         # Like vnperf's sink: counts for the duration from ready (the host
@@ -641,6 +643,8 @@ def main(argv=None):
     ap.add_argument("--burst", type=int, default=32)
     ap.add_argument("--rate", default=None, help="rx: the host sender's rate (100k, 1m)")
     ap.add_argument("--count", type=int, default=None)
+    ap.add_argument("--feeder", choices=("peer-dpdk", "testpmd"), default=None,
+                    help="rx over vhost-user: the host sender (default peer-dpdk)")
     ap.add_argument("--json", action="store_true")
     o = ap.parse_args(argv)
     why = ensure_built()
@@ -653,7 +657,7 @@ def main(argv=None):
     elif o.job == "pktgen":
         kw.update(size=o.size, burst=o.burst)
     elif o.job == "rx":
-        kw.update(size=o.size, rate=o.rate, count=o.count)
+        kw.update(size=o.size, rate=o.rate, count=o.count, feeder=o.feeder)
     try:
         res = make_run(o.job, o.backend, **kw).execute()
     except Interrupted as e:

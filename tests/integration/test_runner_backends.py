@@ -472,8 +472,9 @@ def test_tap_sink_gets_the_frame_size_asked_for(image, peer, no_leftovers, size)
 @needs_root
 @needs_testpmd
 def test_vhost_user_sink_honours_rate_and_count(image):
+    # The testpmd feeder; the default, peer-dpdk, is test_peer_dpdk.py's.
     r, rep = run_json(["--backend", "vhost-user", "--app", "sink", "--count", "5000",
-                       "--rate", "10k", "--duration", "30"], timeout=180)
+                       "--rate", "10k", "--duration", "30", "--feeder", "testpmd"], timeout=180)
     assert r.returncode == 0, r.stderr
     res = rep["guests"][-1]["result"]
     assert res["packets"] == 5000 and res["complete"] is True and res["lost"] == 0

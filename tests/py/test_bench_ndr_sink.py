@@ -25,6 +25,7 @@ def refused(argv, capsys):
 
 def test_bad_options_are_refused_with_one_line(capsys):
     assert "not the paced host peer" in refused(["--backend", "hub"], capsys)
+    assert "vhost-user only" in refused(["--feeder", "testpmd"], capsys)
     assert "distinct modes" in refused(["--notify", "poll,spin"], capsys)
     assert "distinct modes" in refused(["--notify", "poll,poll"], capsys)
     assert "--aa" in refused(["--aa", "--notify", "poll"], capsys)
@@ -52,6 +53,9 @@ def test_vnperf_argv_carries_the_mode_and_the_words():
     assert argv[argv.index("--notify") + 1] == "hybrid"
     assert argv[argv.index("--") + 1:] == ["rx_refill=16"]
     assert "--notify" not in b.vnperf_argv(b.options([]), "/tmp/x")
+    argv = b.vnperf_argv(b.options(["--backend", "vhost-user", "--feeder", "testpmd"]), "/x")
+    assert argv[argv.index("--feeder") + 1] == "testpmd" and argv.index("--feeder") < len(argv)
+    assert "--feeder" not in b.vnperf_argv(b.options(["--backend", "vhost-user"]), "/x")
     assert "--" not in b.vnperf_argv(b.options([]), "/tmp/x")
 
 
@@ -136,6 +140,25 @@ def test_render_names_every_side_against_the_baseline():
     assert "vnperf poll / linux: 1.32x (pairs 1.33 1.31)" in text
     assert "vnperf hybrid / linux: 1.94x (pairs 2.00)" in text
     assert "vnperf hybrid: w" in text
+
+
+def test_cpu_by_role_at_the_ndr_of_each_side():
+    """The feeder's and the guest's CPU in the passing verification trial
+    (the Linux guest's per-role figures too) are in the table."""
+    lnx = b.linux_result_trial({"status": 0, "sent": 10, "rx_packets": 10, "host": {},
+                                "cpu_pct": {"vcpu": 90.0, "peer-dpdk": 12.5}})
+    assert lnx["cpu_roles"] == {"vcpu": 90.0, "peer-dpdk": 12.5}
+    r = search_result(20000)
+    r["trials"] = [{"kind": "max", "passed": False, "cpu_roles": {"vcpu": 1.0}},
+                   {"kind": "verify", "passed": False, "cpu_roles": {"vcpu": 2.0}},
+                   {"kind": "verify", "passed": True, "cpu_roles": {"vcpu": 95.0,
+                                                                    "peer-dpdk": 11.0,
+                                                                    "main": 0.0}}]
+    assert b.cpu_at_ndr(r) == {"vcpu": 95.0, "peer-dpdk": 11.0, "main": 0.0}
+    found = {"vnperf": [r], "linux": [search_result(None)]}
+    text = b.render(b.options([]), found, b.summarize(found))
+    assert "vnperf CPU at NDR: peer-dpdk 11%, vcpu 95%" in text
+    assert "linux CPU at NDR: -" in text
 
 
 def test_main_runs_the_sides_in_alternating_order(monkeypatch, capsys):

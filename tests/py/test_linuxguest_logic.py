@@ -96,3 +96,13 @@ def test_guest_error_line_and_timeout_give_their_status():
     res = finished_run(5, {"exit": {"code": "2"}, "error": {"msg": "bad_lnx.ip_x"}})
     assert res["status"] == 2 and res["why"] == "Linux guest: exit 2: bad lnx.ip x"
     assert finished_run(None, {}, timed_out=True)["status"] == exitcodes.RUNNER_TIMEOUT
+
+
+def test_rx_over_vhost_user_is_fed_like_the_sink():
+    """The Linux guest's flood over vhost-user comes from the same feeder as
+    vnperf's sink: vnperf-peer-dpdk, or testpmd when asked."""
+    from vnperflib.backends import testpmd, vhostpeer
+    run = linuxguest.make_run("rx", "vhost-user", size=60, rate="100k")
+    assert type(linuxguest.make_backend("vhost-user", run.opts())) is vhostpeer.VhostUserPeer
+    run = linuxguest.make_run("rx", "vhost-user", size=60, rate="100k", feeder="testpmd")
+    assert type(linuxguest.make_backend("vhost-user", run.opts())) is testpmd.VhostUser

@@ -96,5 +96,6 @@ def of_run(opts, words, accel, pmd_mode=None):
     if opts.backend == "vhost-user":
         ident.update(fwd_mode=pmd_mode or _opt(opts, "fwd_mode"),
                      pmd_burst=_opt(opts, "pmd_burst"), pmd_rxd=_opt(opts, "pmd_rxd"),
-                     pmd_txd=_opt(opts, "pmd_txd"))
+                     pmd_txd=_opt(opts, "pmd_txd"),
+                     feeder=_opt(opts, "feeder"))
     return ident

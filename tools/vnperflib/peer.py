@@ -5,6 +5,7 @@ runs request/response)."""
 
 import os
 import re
+import signal
 import time
 
 from . import counts, proc, scratch
@@ -17,13 +18,18 @@ PEER_IP = "10.0.2.2"
 GUEST_IP = "10.0.2.15"
 
 
-def peer_binary():
+def peer_binary(name="vnperf-peer"):
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return os.path.join(os.path.dirname(here), "build", "tools", "vnperf-peer")
+    return os.path.join(os.path.dirname(here), "build", "tools", name)
+
+
+def peer_dpdk_binary():
+    """The same peer over DPDK net_vhost ports (docs/peer.md)."""
+    return peer_binary("vnperf-peer-dpdk")
 
 
 _MULT = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}
-PROGRESS_RE = re.compile(r"^vnperf-peer: t=\d+s ")
+PROGRESS_RE = re.compile(r"^vnperf-peer(?:-dpdk)?: t=\d+s ")
 
 
 def rate_pps(rate, size):
@@ -40,6 +46,16 @@ def rate_pps(rate, size):
     if m.group(3) in ("bps", "bit", "bit/s"):
         n /= size * 8.0
     return max(1, int(round(n)))
+
+
+def feed_args(opts, size):
+    """A sender's count or duration and rate for a guest sink or reflector:
+    the same count and rate as the guest; without a count, 0.5 s shorter
+    than the run, so the guest is still counting when it stops."""
+    args = ["--count", str(opts.count)] if getattr(opts, "count", None) \
+        else ["--duration", "%.1f" % max(0.5, (opts.duration or 5) - 0.5)]
+    pps = rate_pps(opts.rate, size)
+    return args + (["--rate", str(pps)] if pps else [])
 
 
 def mode_for_app(app):
@@ -60,7 +76,9 @@ class Peer:
         session.on_close(self.out.close, what="close peer output")
         session.on_close(self.err.close, what="close peer errors")
         self.argv = ["ip", "netns", "exec", netns] if netns else []
-        self.argv += [binary, mode, "--local", "%s:%d" % (host, local_port)]
+        self.argv += [binary, mode]
+        if local_port is not None:
+            self.argv += ["--local", "%s:%d" % (host, local_port)]
         if remote_port is not None:
             self.argv += ["--remote", "%s:%d" % (remote_host, remote_port)]
         self.argv += ["--ready-file", self.ready_file, "--progress"] + list(args)
@@ -78,6 +96,11 @@ class Peer:
             if time.monotonic() >= deadline:
                 raise failed("%s did not bind within %.0f s" % (self.label, wait_s))
             time.sleep(0.01)
+
+    def go(self):
+        """--start-on-usr1: the guest app is ready, the clock starts."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGUSR1)
 
     def _err_lines(self):
         self.err.seek(0)

@@ -93,7 +93,7 @@ def check(opts):
     if line is None and p["app"] == "rr" and topology == "host":
         line = next((why for bad, why in RR_RULES.get(opts.backend, ()) if bad(p)), None)
     if line is None:
-        line = _pmd_knobs(opts, p)
+        line = _pmd_knobs(opts, p) or _feeder(opts, p)
     if line is not None:
         raise usage("%s over %s%s: %s" % (p["app"], opts.backend,
                                           " (--topology guests)" if topology == "guests"
@@ -116,6 +116,22 @@ def _pmd_knobs(opts, p):
         return "--fwd-mode %s: %s" % (mode, "one of %s for app %s" % (", ".join(allowed),
                                                                      p["app"])
                                       if allowed else "app %s sets its own" % p["app"])
+    return None
+
+
+def _feeder(opts, p):
+    """--feeder: vhost-user's, for a sink; peer-dpdk runs no testpmd."""
+    f = getattr(opts, "feeder", None)
+    if f is None:
+        return None
+    if opts.backend != "vhost-user":
+        return "--feeder picks vhost-user's sender: vhost-user only"
+    if p["app"] != "sink":
+        return "--feeder %s: only a sink is fed by a choice of sender" % f
+    knob = next((k for k in PMD_KNOBS if getattr(opts, k, None) is not None), None)
+    if f == "peer-dpdk" and knob:
+        return "--%s is a testpmd knob: the peer-dpdk feeder runs no testpmd (--feeder " \
+            "testpmd)" % knob.replace("_", "-")
     return None
 
 

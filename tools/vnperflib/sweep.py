@@ -15,7 +15,7 @@ import time
 
 from . import (accel, artifacts, backends, compare, exitcodes, pinning, plots, qemucmd,
                resultsdir, runner, stats, support, topology_pvp)
-from .backends import testpmd
+from .backends import testpmd, vhostpeer
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
 from .tables import fmt_num, table
@@ -74,6 +74,7 @@ AXES = {
     "pmd_burst": ("opt", _positive),
     "pmd_rxd": ("opt", _positive),
     "pmd_txd": ("opt", _positive),
+    "feeder": ("opt", _choice(*vhostpeer.FEEDERS)),
     "image": ("opt", str),     # checked with the other files (artifacts.py)
     "qemu": ("opt", _qemu),
 }
@@ -469,6 +470,7 @@ def add_arguments(p):
                    "1,16,32,64")
     a.add_argument("--pmd-rxd", dest="pmd_rxd", help="vhost-user: testpmd --rxd, e.g. 256,1024")
     a.add_argument("--pmd-txd", dest="pmd_txd", help="vhost-user: testpmd --txd, e.g. 256,1024")
+    a.add_argument("--feeder", help="vhost-user sink with a rate: peer-dpdk (default), testpmd")
     # --image and --qemu (guest options): a comma list is an axis too.
     p.add_argument("--repeat", type=_repeat, default=None,
                    help="runs per point (median, spread, the test of compare; default %d; "

@@ -5,7 +5,7 @@ registry below is the one place that names them."""
 
 from .. import topology_pvp
 from ..errors import usage
-from . import pvp
+from . import pvp, testpmd, vhostpeer
 from .base import Backend, NoBackend
 from .passt import Passt
 from .qemuonly import Hub, User
@@ -40,4 +40,6 @@ def make(name, opts):
     if n:
         topology_pvp.check(opts)
         return pvp.make(name, opts, n)
+    if name == "vhost-user" and vhostpeer.feeder(opts, testpmd.plan(opts)[1]) == "peer-dpdk":
+        return vhostpeer.VhostUserPeer(opts)
     return REGISTRY[name](opts)

@@ -81,15 +81,9 @@ def sender(session, opts, ns):
     """The peer sending the run's frames to the guest through a UDP socket
     in the namespace: the kernel writes the Ethernet, IPv4 and UDP headers
     (--payload-only), so the guest gets --size-byte frames that start their
-    payload with the vnperf header. The same count and rate as the guest;
-    without a count, 0.5 s shorter, so the guest is still counting when
-    it stops."""
+    payload with the vnperf header; count and rate by peer.feed_args."""
     size = opts.size or 60
     args = ["--payload-only", "--size", str(size), "--dst-port", str(GUEST_PORT)]
-    args += ["--count", str(opts.count)] if getattr(opts, "count", None) \
-        else ["--duration", "%.1f" % max(0.5, (opts.duration or 5) - 0.5)]
-    pps = peer.rate_pps(opts.rate, size)
-    if pps:
-        args += ["--rate", str(pps)]
+    args += peer.feed_args(opts, size)
     return peer.Peer(session, peer.peer_binary(), "send", 0, GUEST_PORT, args,
                      host=HOST_IP, remote_host=GUEST_IP, netns=ns)

@@ -15,10 +15,10 @@ import shutil
 import subprocess
 import time
 
-from .. import counts, peer, qemucmd, scratch, topology_pvp
+from .. import counts, peer, scratch, topology_pvp
 from ..errors import failed, missing
-from . import netns
-from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
+from . import netns, vhostpeer
+from .base import Backend, guest_ip, guest_mac, live_from_peer
 
 TESTPMD = "dpdk-testpmd"
 # The forward mode for one guest by app (docs/runner.md).
@@ -249,13 +249,7 @@ class VhostUser(Backend):
             self._cmd("show fwd stats all")
 
     def nics(self, index):
-        props = nic_props(self.opts)
-        if self.opts.machine != "microvm":
-            # QEMU 7.2 under TCG crashes when vhost-user starts with MSI-X.
-            props["vectors"] = 0
-        chardev = "vu%d" % index
-        nd = "vhost-user,chardev=%s" % chardev
-        return [qemucmd.Nic(nd, guest_mac(index), props)]
+        return [vhostpeer.vhost_nic(self.opts, index)]
 
     def qemu_extra(self, index):
         return ["-chardev", "socket,id=vu%d,path=%s" % (index, self.socks[index])]
