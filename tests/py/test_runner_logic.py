@@ -5,7 +5,8 @@ console/protocol parsing, QEMU command line, pinning specs, /proc parsing
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import exitcodes, hostcpu, pinning, protocol, qemucmd
+from vnperflib import exitcodes, hostcpu, pinning, protocol, qemucmd, runner
+from vnperflib.errors import RunnerError
 
 
 @pytest.mark.parametrize("status,code", [(1, 0), (3, 1), (5, 2), (7, 3), (19, 9), (255, 127)])
@@ -136,6 +137,23 @@ def test_pin_parse():
         pinning.parse("vcpu=4096")
     with pytest.raises(ValueError, match="not a CPU"):
         pinning.parse("vcpu=x")
+
+
+def test_pin_one_guest_over_all_guests():
+    pins = pinning.parse("vcpu=0+1,vcpu@fwd1=0,qemu@tester=1,backend=1")
+    assert pinning.labels(pins) == ["fwd1", "tester"]
+    assert pinning.for_guest(pins, "fwd1") == {"vcpu": {0}, "backend": {1}}
+    assert pinning.for_guest(pins, "tester") == {"vcpu": {0, 1}, "qemu": {1}, "backend": {1}}
+    assert pinning.for_guest(pins, "fwd2") == {"vcpu": {0, 1}, "backend": {1}}
+    for bad in ("backend@fwd1=0", "vcpu@=0", "vcpu@Fwd1=0", "gpu@fwd1=0"):
+        with pytest.raises(ValueError, match="role"):
+            pinning.parse(bad)
+
+
+def test_pin_of_a_guest_the_run_lacks_is_refused():
+    runner.check_pin_labels(pinning.parse("vcpu@fwd1=0"), ["fwd1", "tester"])
+    with pytest.raises(RunnerError, match=r"no guest fwd2 in this run \(its guests: fwd1, tester\)"):
+        runner.check_pin_labels(pinning.parse("vcpu@fwd2=0"), ["fwd1", "tester"])
 
 
 def test_proc_stat_parse_with_odd_comm():

@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 
-from . import accel, domxml, guest, libvirtconn, scratch
+from . import accel, domxml, guest, libvirtconn, pinning, scratch
 from .errors import usage
 from .libvirtconn import err_line, libvirt, libvirt_qemu
 
@@ -120,7 +120,7 @@ class DomainGuest(guest.Guest):
         self.name = libvirtconn.domain_name(label)
         self.stream = engine.stream_console
         self.console_path = None
-        self.pins = pins or {}
+        self.pins = pinning.for_guest(pins, label)
         if ifaces is None:
             chardevs, rest = domxml.split_extra(spec.extra)
             ifaces = [domxml.iface_from_nic(n, chardevs) for n in spec.nics]
@@ -324,7 +324,8 @@ class DomainGuest(guest.Guest):
 
     def pin(self, pins, vcpu_tids):
         """vcpu/main/qemu pins are in the domain's <cputune>."""
-        return {r: sorted(c) for r, c in pins.items() if r in ("vcpu", "main", "qemu")}
+        return {r: sorted(c) for r, c in pinning.for_guest(pins, self.label).items()
+                if r in pinning.GUEST_ROLES}
 
     def stderr_text(self):
         return self.log_tail

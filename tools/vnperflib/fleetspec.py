@@ -305,6 +305,8 @@ def _group(ck, i, d):
             ck.fail(i, "pin", str(e).replace("--pin ", ""))
         if "backend" in g.pin:
             ck.fail(i, "pin", "role backend: a fleet has no backend process to pin")
+        if pinning.labels(g.pin):
+            ck.fail(i, "pin", "role@GUEST: a fleet guest's pin is its own (no @)")
     if "queue_size" in d:
         g.queue_size = ck.whole(i, "queue_size", d["queue_size"], 64, 1024)
         if g.queue_size & (g.queue_size - 1):

@@ -49,8 +49,9 @@ class Guest:
         return Qmp(self.spec.qmp_path).connect(alive=alive)
 
     def pin(self, pins, vcpu_tids):
-        """Applies --pin's QEMU roles to its threads; {role: [cpus]}."""
-        return pinning.apply(pins, self.pid, vcpu_tids)
+        """Applies --pin's QEMU roles (this guest's over all guests') to
+        its threads; {role: [cpus]}."""
+        return pinning.apply(pinning.for_guest(pins, self.label), self.pid, vcpu_tids)
 
     @property
     def pid(self):

@@ -9,7 +9,7 @@ from . import (artifacts, backends, engine, exitcodes, guest, hostcpu, identity,
                pinning, qemucmd, scratch, support, topology_pvp, verdict)
 from .backends import testpmd
 from .echo import Echo
-from .errors import RunnerError
+from .errors import RunnerError, usage
 from .qmp import QmpError
 
 # Seconds after a receiver's ready line when senders start anyway if QMP
@@ -92,6 +92,14 @@ def guest_roles(opts):
     return [("rx", rx), ("tx", words)]
 
 
+def check_pin_labels(pins, labels):
+    """Refuses --pin role@GUEST for a guest this run does not have."""
+    for label in pinning.labels(pins):
+        if label not in labels:
+            raise usage("--pin: no guest %s in this run (its guests: %s)"
+                        % (label, ", ".join(labels)))
+
+
 class Run:
     """One run, in the order it happens: check, start the backend, build the
     guests, stream them (receivers first, the sender once their NICs are
@@ -133,6 +141,7 @@ class Run:
         self.be = backends.make(opts.backend, opts)
         self.be.check()
         self.roles = guest_roles(opts)
+        check_pin_labels(getattr(opts, "pin", None), [label for label, _ in self.roles])
         # A remote engine's image is a path on its host.
         artifacts.check(opts, [self.be], local=self.engine.local_files)
 
