@@ -1,13 +1,15 @@
 """--topology pvp over vhost-user: testpmd io between a gen tester with two
-NICs and a forwarding guest, counted at every hop (three pollers on two
-cores: a low rate, the counts must be exact, not fast)."""
+NICs and a forwarding guest, or the DPDK host peer on the forwarder's two
+sockets (--tester peer), counted at every hop (pollers on two cores: a low
+rate, the counts must be exact, not fast)."""
 
 import json
+import os
 import shutil
 
 import pytest
 
-from vnharness import run_vnperf
+from vnharness import BUILD, run_vnperf
 
 needs_testpmd = pytest.mark.skipif(shutil.which("dpdk-testpmd") is None,
                                    reason="no dpdk-testpmd (Debian dpdk-dev)")
@@ -46,3 +48,28 @@ def test_pvp_over_vhost_user_forwards_an_exact_count(image):
     # at its duration cap (the tester's duration + 20 s).
     fwd1, tester = rep["guests"]
     assert fwd1["wall_s"] < tester["wall_s"] + 10
+
+
+DPDK_PEER = os.path.join(BUILD, "tools", "vnperf-peer-dpdk")
+
+
+@pytest.mark.skipif(not os.access(DPDK_PEER, os.X_OK),
+                    reason="no build/tools/vnperf-peer-dpdk (DPDK headers: libdpdk-dev)")
+@pytest.mark.timeout_s(90)
+def test_pvp_tester_peer_forwards_an_exact_count(image):
+    n = 3000
+    r = run_vnperf(["run", "--accel", "tcg", "--quiet", "--json", "--backend", "vhost-user",
+                    "--topology", "pvp", "--tester", "peer", "--count", str(n), "--rate", "3k",
+                    "--duration", "5"], timeout=80)
+    assert r.stdout, r.stderr
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0, rep["why"]
+    assert [g["label"] for g in rep["guests"]] == ["fwd1"]
+    assert rep["counts"]["hops"] == ["peer-tx -> fwd1 a", "fwd1 a -> b", "fwd1 b -> peer-rx"]
+    dirs = agree(rep, rep["counts"]["hops"] + ["end to end"])
+    assert dirs["end to end"]["sent"] == dirs["end to end"]["received"] == n
+    tx, rx = rep["host"]["peer_tx"], rep["host"]["peer_rx"]
+    assert tx["packets"] == n and tx["errors"]["ring_full"] == 0
+    assert rx["vnperf"] == n and rx["lost"] == 0 and rx["latency"]["count"] == n
+    assert rep["metrics"]["p50_ns"] > 0 and "fwd1" in rep["waits"]
+    assert "peer" in rep["cpu"]["roles"] and "testpmd" not in rep["cpu"]["roles"]

@@ -188,6 +188,9 @@ def test_ndr_refuses_before_booting(tmp_path):
     assert r.returncode == exitcodes.RUNNER_USAGE and "the search chooses the rate" in r.stderr
     r = run_vnperf(["ndr", "--backend", "dgram", "--size", "imix", "--out", str(tmp_path)])
     assert r.returncode == exitcodes.RUNNER_USAGE and "imix needs a gen tester" in r.stderr
+    r = run_vnperf(["ndr", "--backend", "vhost-user", "--topology", "pvp", "--tester", "peer",
+                    "--size", "imix", "--out", str(tmp_path)])
+    assert r.returncode == exitcodes.RUNNER_USAGE and "imix needs a gen tester" in r.stderr
     r = run_vnperf(["sweep", "--search", "pdr=200%", "--size", "60"])
     assert r.returncode == exitcodes.RUNNER_USAGE and "--search 'pdr=200%'" in r.stderr
     assert not os.listdir(str(tmp_path))

@@ -107,3 +107,61 @@ def test_vhost_user_pvp_unexplained_loss_disagrees():
     assert d["testpmd port 3 -> tester b"]["verdict"] == "disagree"
     assert d["end to end"]["lost"] == 10 and d["end to end"]["verdict"] == "disagree"
     assert all(d[h]["verdict"] == "agree" for h in rep["counts"]["hops"][:-1])
+
+
+def test_tester_peer_over_vhost_user_has_no_tester_guest_and_no_switch():
+    o = opts(backend="vhost-user", tester="peer")
+    assert topology_pvp.tester(o) == "peer" and topology_pvp.tester(opts()) == "peer"
+    assert topology_pvp.tester(opts(backend="vhost-user")) == "gen"
+    assert [label for label, _ in runner.guest_roles(o)] == ["fwd1"]
+    be = backends.make("vhost-user", o)
+    assert be.programs()[0][1].endswith("build/tools/vnperf-peer-dpdk")
+    be.socks = ["/t/fwd1-a.sock", "/t/fwd1-b.sock"]
+    assert [n.netdev for n in be.nics(0)] == ["vhost-user,chardev=vp0", "vhost-user,chardev=vp1"]
+    assert be.qemu_extra(0) == ["-chardev", "socket,id=vp0,path=/t/fwd1-a.sock",
+                                "-chardev", "socket,id=vp1,path=/t/fwd1-b.sock"]
+
+
+@pytest.mark.parametrize("kw,needle", [
+    ({"backend": "vhost-user", "tester": "peer", "topology": "pvvp"},
+     "--tester peer: the DPDK peer's two vhost-user ports take one forwarder"),
+    ({"backend": "socket", "tester": "gen"}, "--tester gen: over --backend socket"),
+])
+def test_tester_refusals(kw, needle):
+    with pytest.raises(RunnerError) as e:
+        backends.make(kw["backend"], opts(**kw))
+    assert needle in e.value.line
+
+
+def test_vhost_peer_pvp_locates_the_full_rx_ring_and_times_one_way():
+    rep = {"topology": "pvp", "guests": [
+        {"label": "fwd1", "result": fwd(980, 980), "boot": {"tsc_hz": 1e9}}],
+        "host": {"chain": {"backend": "vhost-peer", "nfwd": 1},
+                 "peer_tx": {"mode": "send", "packets": 1000, "elapsed_ns": 2e9,
+                             "errors": {"ring_full": 20}},
+                 "peer_rx": {"mode": "count", "packets": 980, "vnperf": 980,
+                             "bytes": 980 * 60, "errors": {"sock_drops": 0},
+                             "latency": {"count": 980, "p50_us": 30.0, "p99_us": 90.0}}}}
+    topology_pvp.finish_report(rep)
+    c = rep["counts"]
+    assert c["hops"] == ["peer-tx -> fwd1 a", "fwd1 a -> b", "fwd1 b -> peer-rx"]
+    d = c["directions"]
+    first = d["peer-tx -> fwd1 a"]
+    assert first["verdict"] == "lossy" and \
+        "20 refused by fwd1 a's full RX ring (peer ring_full)" in first["why"]
+    assert d["fwd1 a -> b"]["verdict"] == d["fwd1 b -> peer-rx"]["verdict"] == "agree"
+    e2e = d["end to end"]
+    assert (e2e["sent"], e2e["received"], e2e["located"], e2e["verdict"]) == (1000, 980, 20,
+                                                                              "lossy")
+    assert c["tester"] == "peer-tx"
+    m = rep["metrics"]
+    assert m["pps"] == pytest.approx(490.0) and m["p50_ns"] == 30000 and m["p99_ns"] == 90000
+
+
+def test_vhost_peer_backend_reads_both_result_lines():
+    be = backends.make("vhost-user", opts(backend="vhost-user", tester="peer"))
+    be.peer = argparse.Namespace(results=[{"type": "peer", "mode": "send", "packets": 7},
+                                          {"type": "peer", "mode": "count", "packets": 6}])
+    host = be.collect()
+    assert host["chain"] == {"backend": "vhost-peer", "nfwd": 1}
+    assert host["peer_tx"]["packets"] == 7 and host["peer_rx"]["packets"] == 6

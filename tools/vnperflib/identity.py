@@ -4,7 +4,7 @@ machine, accelerator, durations and sizes, QEMU and backend versions, host
 CPUs and kernel, the image). Every value is a string. compare pairs only runs whose
 identities agree, except in the dimensions it is told are the A/B ones."""
 
-from . import pinning, versions
+from . import pinning, topology_pvp, versions
 
 # The guest's defaults (docs/config.md; tests/py checks the two agree), so
 # that a word left out and the same word given with its default value
@@ -93,6 +93,8 @@ def of_run(opts, words, accel, pmd_mode=None):
         "image": opts.image,
         "image_sha": ", ".join(image),
     })
+    if topology_pvp.nfwd(opts):
+        ident["tester"] = topology_pvp.tester(opts)
     if opts.backend == "vhost-user":
         ident.update(fwd_mode=pmd_mode or _opt(opts, "fwd_mode"),
                      pmd_burst=_opt(opts, "pmd_burst"), pmd_rxd=_opt(opts, "pmd_rxd"),

@@ -84,6 +84,7 @@ class Peer:
         self.argv += ["--ready-file", self.ready_file, "--progress"] + list(args)
         self.proc = None
         self.result = None
+        self.results = []  # every result line (send with a return port: send, count)
 
     def start(self, wait_s=5.0):
         self.proc = self.session.spawn(self.argv, name=self.label, stdout=self.out,
@@ -137,6 +138,7 @@ class Peer:
             time.sleep(linger_s)
         self.result = proc.stop_for_result(self.session, self.proc, self.out,
                                            lambda o: o.get("type") == "peer") or self.result
+        self.results = proc.results(self.out, lambda o: o.get("type") == "peer")
         if self.result is None:
             raise failed("%s printed no result (status %s): %s"
                          % (self.label, self.proc.returncode, self.stderr_line()))

@@ -178,15 +178,22 @@ def stop_for_result(session, p, out, accept):
             p.wait(5)
         except subprocess.TimeoutExpired:
             session.stop(p)
+    found = results(out, accept)
+    return found[-1] if found else None
+
+
+def results(out, accept):
+    """Every JSON object written to the file out that accept() takes, in
+    order."""
     out.seek(0)
-    found = None
+    found = []
     for line in out.read().decode("utf-8", "replace").splitlines():
         try:
             obj = json.loads(line)
         except ValueError:
             continue
         if isinstance(obj, dict) and accept(obj):
-            found = obj
+            found.append(obj)
     return found
 
 

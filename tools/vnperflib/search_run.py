@@ -180,7 +180,7 @@ def gen_sends(opts):
     """Whether the tester is a gen guest (it has imix=); else the host peer
     sends (one size)."""
     return opts.topology == "guests" or (topology_pvp.nfwd(opts) and
-                                         opts.backend == "vhost-user")
+                                         topology_pvp.tester(opts) == "gen")
 
 
 def size_opts(o):

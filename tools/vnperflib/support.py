@@ -93,11 +93,17 @@ def check(opts):
     if line is None and p["app"] == "rr" and topology == "host":
         line = next((why for bad, why in RR_RULES.get(opts.backend, ()) if bad(p)), None)
     if line is None:
-        line = _pmd_knobs(opts, p) or _feeder(opts, p)
+        line = _tester(opts) or _pmd_knobs(opts, p) or _feeder(opts, p)
     if line is not None:
         raise usage("%s over %s%s: %s" % (p["app"], opts.backend,
                                           " (--topology guests)" if topology == "guests"
                                           else "", line))
+
+
+def _tester(opts):
+    if getattr(opts, "tester", None) and not topology_pvp.nfwd(opts):
+        return "--tester chooses the tester of --topology pvp|pvvp"
+    return None
 
 
 def _pmd_knobs(opts, p):
@@ -106,6 +112,9 @@ def _pmd_knobs(opts, p):
         return None
     if opts.backend != "vhost-user":
         return "--%s is a testpmd knob: vhost-user only" % given[0].replace("_", "-")
+    if topology_pvp.nfwd(opts) and topology_pvp.tester(opts) == "peer":
+        return "--%s is a testpmd knob: --tester peer runs no testpmd" % \
+            given[0].replace("_", "-")
     mode = getattr(opts, "fwd_mode", None)
     if mode is None:
         return None

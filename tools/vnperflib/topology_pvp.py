@@ -1,7 +1,9 @@
 """--topology pvp|pvvp: vnperf as the network function. One forwarding guest
 (pvp) or two in a row (pvvp), app=fwd with NICs a and b, between a tester's
-two ports (backends/pvp.py wires them): the host peer over dgram/socket, a
-gen guest with two NICs over vhost-user. Counts are taken at every hop, so
+two ports (backends/pvp.py wires them): the host peer over dgram/socket;
+over vhost-user a gen guest with two NICs behind testpmd io (--tester gen,
+the default) or the DPDK host peer on the forwarder's two vhost-user
+sockets itself (--tester peer, pvp only). Counts are taken at every hop, so
 loss is located per hop; the tester measures the latency through the chain
 (the peer one-way on the host TSC, gen round trip on its own)."""
 
@@ -11,6 +13,9 @@ from .stats import number
 
 TOPOLOGIES = {"pvp": 1, "pvvp": 2}
 BACKENDS = ("dgram", "socket", "vhost-user")
+TESTERS = ("gen", "peer")
+# host.chain.backend of the chains whose tester is the host peer.
+PEER_CHAINS = ("wire", "vhost-peer")
 # Forwarders boot first and end once no frame came in for IDLE_MS (the
 # tester is done and the chain drained), whatever the tester's boot took;
 # FWD_CAP_S past the tester's duration is the cap (under the runner's
@@ -29,12 +34,26 @@ def default_app(opts):
     return "fwd" if nfwd(opts) else "gen"
 
 
+def tester(opts):
+    """Who sends and counts: "gen" (a guest behind testpmd io, the default
+    over vhost-user) or "peer" (the host peer: over dgram/socket always,
+    over vhost-user with --tester peer)."""
+    t = getattr(opts, "tester", None)
+    return t or ("gen" if opts.backend == "vhost-user" else "peer")
+
+
 def check(opts):
     """Refuses what a chain cannot do, before anything starts."""
     topo = opts.topology
     if opts.backend not in BACKENDS:
         raise usage("--topology %s: --backend %s cannot join guests into a chain (one of %s)"
                     % (topo, opts.backend, ", ".join(BACKENDS)))
+    if tester(opts) == "gen" and opts.backend != "vhost-user":
+        raise usage("--tester gen: over --backend %s the tester is the host peer (a gen "
+                    "tester needs vhost-user)" % opts.backend)
+    if tester(opts) == "peer" and opts.backend == "vhost-user" and nfwd(opts) != 1:
+        raise usage("--tester peer: the DPDK peer's two vhost-user ports take one forwarder "
+                    "(--topology pvp; pvvp needs --tester gen)")
     if opts.app != "fwd":
         raise usage("--topology %s: the network function is app=fwd (not --app %s); the "
                     "tester is the host peer (dgram, socket) or a gen guest (vhost-user)"
@@ -42,17 +61,16 @@ def check(opts):
 
 
 def roles(opts):
-    """[(label, config words)]: the forwarders first, then over vhost-user
-    the gen tester (the run's sender: it boots once the chain is up)."""
+    """[(label, config words)]: the forwarders first, then a gen tester
+    (the run's sender: it boots once the chain is up)."""
     check(opts)
     d = opts.duration or 5
     n = nfwd(opts)
-    tester = opts.backend == "vhost-user"
     out = []
     for i in range(n):
         out.append(("fwd%d" % (i + 1), ["app=fwd", "duration=%d" % (d + FWD_CAP_S),
                                         "idle_ms=%d" % IDLE_MS]))
-    if tester:
+    if tester(opts) == "gen":
         words = ["app=gen", "duration=%d" % d]
         for key in ("size", "rate", "count"):
             if getattr(opts, key, None) is not None:
@@ -78,18 +96,32 @@ def _fwd_hop(name, result, got_a):
     return ("%s a -> b" % name, got_a, a2b.get("packets"), drops)
 
 
-def _wire_hops(results, host, n):
-    """(name, sent, received, drops) per hop of a chain over UDP links."""
-    tx, rx = host.get("peer_tx") or {}, host.get("peer_rx") or {}
+def _socket_inlet(host, name):
+    """Over UDP links: what fwd name's QEMU dropped on its receiving socket."""
     qd = host.get("qemu_socket_drops") or {}
+    return counts.drop("qemu_socket", "in QEMU's UDP socket buffer (%s a)" % name,
+                       qd.get(name + " a", 0))
+
+
+def _ring_inlet(host, name):
+    """The DPDK peer on fwd1 a's vhost-user socket: the frames its full RX
+    ring refused (the peer's ring_full)."""
+    full = ((host.get("peer_tx") or {}).get("errors") or {}).get("ring_full", 0)
+    return counts.drop("ring", "refused by %s a's full RX ring (peer ring_full)" % name, full)
+
+
+def _peer_hops(results, host, n):
+    """(name, sent, received, drops) per hop of a chain between the host
+    peer's two ports: UDP links, or the DPDK peer's vhost-user ports."""
+    inlet = _ring_inlet if (host.get("chain") or {}).get("backend") == "vhost-peer" \
+        else _socket_inlet
+    tx, rx = host.get("peer_tx") or {}, host.get("peer_rx") or {}
     hops = []
     up, sent, left = "peer-tx", tx.get("packets"), []
     for i in range(n):
         name, r = "fwd%d" % (i + 1), results[i]
         got = _vnet(r, 0, "rx")
-        drops = left + [counts.drop("qemu_socket", "in QEMU's UDP socket buffer (%s a)" % name,
-                                    qd.get(name + " a", 0))]
-        hops.append(("%s -> %s a" % (up, name), sent, got, drops))
+        hops.append(("%s -> %s a" % (up, name), sent, got, left + [inlet(host, name)]))
         hops.append(_fwd_hop(name, r, got))
         up, sent = name + " b", _vnet(r, 1, "tx")
         left = [counts.drop("ring", "left on %s b's TX ring at exit" % name,
@@ -148,7 +180,7 @@ def chain_counts(rep):
     n = chain.get("nfwd") or nfwd_of(rep)
     results = [g.get("result") for g in rep["guests"]]
     hops, (who, sent, got) = (_testpmd_hops if chain.get("backend") == "vhost-user"
-                              else _wire_hops)(results, host, n)
+                              else _peer_hops)(results, host, n)
     out = {"host": dict(host), "directions": {}}
     located = []
     for name, s, g, drops in hops:
@@ -198,7 +230,7 @@ def finish_report(rep):
     e2e = rep["counts"]["directions"].get("end to end") or {}
     host = rep.get("host") or {}
     tester = rep["guests"][-1].get("result") or {}
-    if host.get("chain", {}).get("backend") == "wire":
+    if host.get("chain", {}).get("backend") in PEER_CHAINS:
         dur = number((host.get("peer_tx") or {}).get("elapsed_ns"))
         lat = (host.get("peer_rx") or {}).get("latency") or {}
         rx_bytes = (host.get("peer_rx") or {}).get("bytes")

@@ -5,17 +5,23 @@ dgram/socket: the host peer is the tester, two UDP ports on each side of
 each guest: `vnperf-peer send` -> fwd1 a, fwd1 b -> fwd2 a (pvvp: QEMU to
 QEMU), fwdN b -> `vnperf-peer count --latency` (one-way, host TSC).
 
-vhost-user: testpmd in io mode between 2N+2 net_vhost ports, paired as
-testpmd pairs them (0-1, 2-3, ...): port 0 is the tester's first NIC (a gen
-guest with two NICs, round trip on its own TSC), 1 and 2 are fwd1's a and
-b, ..., the last is the tester's second NIC."""
+vhost-user, --tester gen: testpmd in io mode between 2N+2 net_vhost ports,
+paired as testpmd pairs them (0-1, 2-3, ...): port 0 is the tester's first
+NIC (a gen guest with two NICs, round trip on its own TSC), 1 and 2 are
+fwd1's a and b, ..., the last is the tester's second NIC.
+
+vhost-user, --tester peer: `vnperf-peer-dpdk send` owns fwd1's two
+vhost-user sockets, no switch between: it paces frames into a's RX ring and
+counts (sequence, one-way latency on the host TSC) what comes out of b."""
 
 import copy
+import os
+import signal
 
-from .. import peer, ports, qemucmd, udpdrops
-from .base import guest_ip, live_from_peer, nic_props
+from .. import peer, ports, qemucmd, scratch, topology_pvp, udpdrops
+from .base import Backend, guest_ip, live_from_peer, nic_props
 from .testpmd import VhostUser
-from .wire import FWD_DST_IP, Dgram, Socket
+from .wire import FWD_DST_IP, Dgram, Socket, check_rate, send_args
 
 
 def nic_mac(guest, nic):
@@ -115,12 +121,7 @@ class ChainVhostUser(VhostUser):
         return [0, 2 * self.nfwd + 1]
 
     def nics(self, index):
-        props = nic_props(self.opts)
-        if self.opts.machine != "microvm":
-            # QEMU 7.2 under TCG crashes when vhost-user starts with MSI-X.
-            props["vectors"] = 0
-        return [qemucmd.Nic("vhost-user,chardev=vu%d" % p, nic_mac(index, k), props)
-                for k, p in enumerate(self._ports(index))]
+        return vhost_user_nics(self.opts, index, ["vu%d" % p for p in self._ports(index)])
 
     def qemu_extra(self, index):
         out = []
@@ -142,7 +143,91 @@ class ChainVhostUser(VhostUser):
                 "testpmd": {"mode": self.mode, "ports": self.stats}}
 
 
+def vhost_user_nics(opts, index, chardevs):
+    """Guest index's NICs on the vhost-user chardevs (a, b)."""
+    props = nic_props(opts)
+    if opts.machine != "microvm":
+        # QEMU 7.2 under TCG crashes when vhost-user starts with MSI-X.
+        props["vectors"] = 0
+    return [qemucmd.Nic("vhost-user,chardev=%s" % c, nic_mac(index, k), props)
+            for k, c in enumerate(chardevs)]
+
+
+class ChainVhostPeer(Backend):
+    """The DPDK host peer on fwd1's two vhost-user sockets: it sends into
+    a (paced from the forwarder's DRIVER_OK on) and counts b's frames."""
+
+    name = "vhost-user"
+    lossless = True
+    needs_shared_mem = True
+    max_guests = 1
+    BINARY = "vnperf-peer-dpdk"
+    # EAL init and the ports' sockets take a while on a loaded host.
+    START_S = 20.0
+
+    def __init__(self, opts, nfwd):
+        super().__init__(opts)
+        self.nfwd = nfwd
+        self.socks = []
+        self.peer = None
+
+    def check(self):
+        check_rate(self.opts)
+
+    def programs(self):
+        return [("DPDK host peer", peer.peer_binary(self.BINARY))]
+
+    def start(self, session, nguests=1):
+        tmp = scratch.mkdtemp(session, "vp")
+        self.socks = [os.path.join(tmp, "fwd1-%s.sock" % nic) for nic in ("a", "b")]
+        args = send_args(self.opts) + [
+            "--tx-vhost", self.socks[0], "--rx-vhost", self.socks[1], "--latency",
+            "--start-on-usr1"]
+        args[args.index("--dst-ip") + 1] = FWD_DST_IP
+        args[args.index("--dst-mac") + 1] = nic_mac(0, 0)
+        self.peer = peer.Peer(session, peer.peer_binary(self.BINARY), "send", None, None, args,
+                              label="peer")
+        # Its sockets exist once it wrote its ready file: QEMU connects.
+        self.peer.start(wait_s=self.START_S)
+
+    def nics(self, index):
+        return vhost_user_nics(self.opts, index, ["vp0", "vp1"])
+
+    def qemu_extra(self, index):
+        out = []
+        for k, sock in enumerate(self.socks):
+            out += ["-chardev", "socket,id=vp%d,path=%s" % (k, sock)]
+        return out
+
+    def guest_config(self, index):
+        return ["ip=" + guest_ip(index)]
+
+    def on_guest_ready(self, index):
+        # The forwarder's driver is up: the peer's clock starts.
+        self.peer.proc.send_signal(signal.SIGUSR1)
+
+    def processes(self):
+        return [("peer", self.peer.proc.pid)] if self.peer and self.peer.proc else []
+
+    def live(self):
+        return live_from_peer(self.peer)
+
+    def healthy(self):
+        return self.peer.dead() if self.peer else None
+
+    def finish(self):
+        if self.peer is not None:
+            self.peer.finish()
+
+    def collect(self):
+        by_mode = {r.get("mode"): r for r in (self.peer.results if self.peer else ())}
+        return {"chain": {"backend": "vhost-peer", "nfwd": self.nfwd},
+                "peer_tx": by_mode.get("send"), "peer_rx": by_mode.get("count")}
+
+
 def make(name, opts, nfwd):
     """The chain backend for a --backend name; None when it has none."""
+    if name == "vhost-user" and topology_pvp.tester(opts) == "peer":
+        return ChainVhostPeer(opts, nfwd)
     cls = {"dgram": ChainDgram, "socket": ChainSocket, "vhost-user": ChainVhostUser}.get(name)
     return cls(opts, nfwd) if cls else None

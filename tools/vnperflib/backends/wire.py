@@ -10,6 +10,32 @@ from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
 FWD_DST_IP = "10.0.2.99"
 
 
+def check_rate(opts):
+    """Refuses a --rate the host peer cannot parse."""
+    try:
+        peer.rate_pps(getattr(opts, "rate", None), 60)
+    except ValueError as e:
+        raise usage(str(e))
+
+
+def send_args(opts):
+    """`vnperf-peer send`'s frame, count or duration, and rate options."""
+    args = ["--dst-mac", guest_mac(0), "--src-mac", peer.PEER_MAC,
+            "--dst-ip", guest_ip(0), "--src-ip", peer.PEER_IP]
+    if opts.size:
+        args += ["--size", str(opts.size)]
+    if getattr(opts, "count", None):
+        args += ["--count", str(opts.count)]
+    else:
+        # Stop a little before the guest stops counting.
+        d = max(0.5, (opts.duration or 5) - 0.5)
+        args += ["--duration", "%.1f" % d]
+    pps = peer.rate_pps(opts.rate, opts.size or 60)
+    if pps:
+        args += ["--rate", str(pps)]
+    return args
+
+
 class Wire(Backend):
     """Common part of the backends whose host end is the C peer
     (dgram/socket), or a second guest on the same wire (--topology guests)."""
@@ -25,10 +51,7 @@ class Wire(Backend):
         self.session = None
 
     def check(self):
-        try:
-            peer.rate_pps(getattr(self.opts, "rate", None), 60)
-        except ValueError as e:
-            raise usage(str(e))
+        check_rate(self.opts)
 
     def programs(self):
         if getattr(self.opts, "topology", "host") == "host":
@@ -70,23 +93,7 @@ class Wire(Backend):
                                           label="peer-tx")]
 
     def _peer_args(self, mode):
-        o = self.opts
-        args = []
-        if mode == "send":
-            args += ["--dst-mac", guest_mac(0), "--src-mac", peer.PEER_MAC,
-                     "--dst-ip", guest_ip(0), "--src-ip", peer.PEER_IP]
-            if o.size:
-                args += ["--size", str(o.size)]
-            if getattr(o, "count", None):
-                args += ["--count", str(o.count)]
-            else:
-                # Stop a little before the guest stops counting.
-                d = max(0.5, (o.duration or 5) - 0.5)
-                args += ["--duration", "%.1f" % d]
-            pps = peer.rate_pps(o.rate, o.size or 60)
-            if pps:
-                args += ["--rate", str(pps)]
-        return args
+        return send_args(self.opts) if mode == "send" else []
 
     def on_guest_ready(self, index):
         for pr in self.peers:
