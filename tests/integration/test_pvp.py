@@ -60,7 +60,7 @@ def test_pvp_tester_peer_forwards_an_exact_count(image):
     n = 3000
     r = run_vnperf(["run", "--accel", "tcg", "--quiet", "--json", "--backend", "vhost-user",
                     "--topology", "pvp", "--tester", "peer", "--count", str(n), "--rate", "3k",
-                    "--duration", "5"], timeout=80)
+                    "--duration", "5", "--nice", "fwd1=-5,backend=-5"], timeout=80)
     assert r.stdout, r.stderr
     rep = json.loads(r.stdout)
     assert r.returncode == 0, rep["why"]
@@ -73,3 +73,5 @@ def test_pvp_tester_peer_forwards_an_exact_count(image):
     assert rx["vnperf"] == n and rx["lost"] == 0 and rx["latency"]["count"] == n
     assert rep["metrics"]["p50_ns"] > 0 and "fwd1" in rep["waits"]
     assert "peer" in rep["cpu"]["roles"] and "testpmd" not in rep["cpu"]["roles"]
+    # The forwarder's QEMU and the peer got the priority asked for.
+    assert rep["nice"] == {"fwd1": -5, "backend": -5}

@@ -4,7 +4,7 @@ machine, accelerator, durations and sizes, QEMU and backend versions, host
 CPUs and kernel, the image). Every value is a string. compare pairs only runs whose
 identities agree, except in the dimensions it is told are the A/B ones."""
 
-from . import pinning, topology_pvp, versions
+from . import pinning, priority, topology_pvp, versions
 
 # The guest's defaults (docs/config.md; tests/py checks the two agree), so
 # that a word left out and the same word given with its default value
@@ -84,6 +84,7 @@ def of_run(opts, words, accel, pmd_mode=None):
         "memory_mb": _opt(opts, "memory"),
         "queue_size": _opt(opts, "queue_size", "device"),
         "pin": pinning.describe(getattr(opts, "pin", None)) or "none",
+        "nice": priority.describe(getattr(opts, "nice", None)) or "none",
         "qemu_args": " ".join(getattr(opts, "qemu_args", None) or ()) or "none",
         "qemu": _opt(opts, "qemu", "qemu-system-x86_64"),
         "qemu_version": versions.qemu(_opt(opts, "qemu", "qemu-system-x86_64")),

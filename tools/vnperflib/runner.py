@@ -6,10 +6,10 @@ import sys
 import time
 
 from . import (artifacts, backends, engine, exitcodes, guest, hostcpu, identity, outcome,
-               pinning, qemucmd, scratch, support, topology_pvp, verdict)
+               pinning, priority, qemucmd, scratch, support, topology_pvp, verdict)
 from .backends import testpmd
 from .echo import Echo
-from .errors import RunnerError, usage
+from .errors import RunnerError, failed, usage
 from .qmp import QmpError
 
 # Seconds after a receiver's ready line when senders start anyway if QMP
@@ -119,6 +119,7 @@ class Run:
         self.qmp_info = {}
         self.pump = None
         self.adopted = set()
+        self.niced = {}              # --nice applied: {guest label or backend: n}
         self.window_open = False     # the sender's ready line started the CPU window
         self.window_closed = False   # its result line ended it
         self.backend_dead = None
@@ -141,7 +142,12 @@ class Run:
         self.be = backends.make(opts.backend, opts)
         self.be.check()
         self.roles = guest_roles(opts)
-        check_pin_labels(getattr(opts, "pin", None), [label for label, _ in self.roles])
+        labels = [label for label, _ in self.roles]
+        check_pin_labels(getattr(opts, "pin", None), labels)
+        if getattr(opts, "nice", None):
+            if not isinstance(self.engine, engine.QemuEngine):
+                raise usage("--nice: --engine qemu only (libvirtd starts the guests)")
+            priority.check_labels(opts.nice, labels)
         # A remote engine's image is a path on its host.
         artifacts.check(opts, [self.be], local=self.engine.local_files)
 
@@ -232,6 +238,7 @@ class Run:
             "cpu": self.meter.result(),
             "qmp": self.qmp_info,
             "topology": getattr(self.opts, "topology", "host"),
+            "nice": dict(self.niced),
             "identity": run_identity(self.opts, self.accel.accel),
             "wall_s": time.monotonic() - self.t0,
         }
@@ -247,9 +254,23 @@ class Run:
         g.start(self.session, netns=self.be.netns)
         if g.pid is not None:
             self.meter.add_qemu(g.label, g.pid)
+            self._nice(g.label, g.pid)
         self.qmp_info.update(_qmp_setup(self.opts, [g], self.meter, self.session))
         if self.pump is not None:
             self.pump.add(g)
+
+    def _nice(self, who, pid):
+        """--nice for guest label or the backend: a run without the
+        priority asked for is not run (negative values need root)."""
+        n = (getattr(self.opts, "nice", None) or {}).get(who)
+        if n is None:
+            return
+        try:
+            self.niced[who] = priority.apply(pid, n)
+        except ProcessLookupError:
+            return  # gone already: nothing to prioritize
+        except OSError as e:
+            raise failed("--nice %s=%d: %s (a negative value needs root)" % (who, n, e.strerror))
 
     def _adopt_backend_processes(self):
         """Backend processes (also senders started later) join the CPU
@@ -259,6 +280,7 @@ class Run:
                 continue
             self.adopted.add(pid)
             self.meter.add_process(role, pid)
+            self._nice(priority.BACKEND, pid)
             if getattr(self.opts, "pin", None):
                 try:
                     pinning.apply_process(self.opts.pin, pid)
