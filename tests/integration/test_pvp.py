@@ -72,6 +72,6 @@ def test_pvp_tester_peer_forwards_an_exact_count(image):
     assert tx["packets"] == n and tx["errors"]["ring_full"] == 0
     assert rx["vnperf"] == n and rx["lost"] == 0 and rx["latency"]["count"] == n
     assert rep["metrics"]["p50_ns"] > 0 and "fwd1" in rep["waits"]
-    assert "peer" in rep["cpu"]["roles"] and "testpmd" not in rep["cpu"]["roles"]
+    assert "peer-dpdk" in rep["cpu"]["roles"] and "testpmd" not in rep["cpu"]["roles"]
     # The forwarder's QEMU and the peer got the priority asked for.
     assert rep["nice"] == {"fwd1": -5, "backend": -5}

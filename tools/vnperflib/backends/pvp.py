@@ -16,7 +16,6 @@ counts (sequence, one-way latency on the host TSC) what comes out of b."""
 
 import copy
 import os
-import signal
 
 from .. import peer, ports, qemucmd, scratch, topology_pvp, udpdrops
 from .base import Backend, guest_ip, live_from_peer, nic_props
@@ -161,7 +160,6 @@ class ChainVhostPeer(Backend):
     lossless = True
     needs_shared_mem = True
     max_guests = 1
-    BINARY = "vnperf-peer-dpdk"
     # EAL init and the ports' sockets take a while on a loaded host.
     START_S = 20.0
 
@@ -175,7 +173,7 @@ class ChainVhostPeer(Backend):
         check_rate(self.opts)
 
     def programs(self):
-        return [("DPDK host peer", peer.peer_binary(self.BINARY))]
+        return [("host peer (DPDK)", peer.peer_dpdk_binary())]
 
     def start(self, session, nguests=1):
         tmp = scratch.mkdtemp(session, "vp")
@@ -185,8 +183,8 @@ class ChainVhostPeer(Backend):
             "--start-on-usr1"]
         args[args.index("--dst-ip") + 1] = FWD_DST_IP
         args[args.index("--dst-mac") + 1] = nic_mac(0, 0)
-        self.peer = peer.Peer(session, peer.peer_binary(self.BINARY), "send", None, None, args,
-                              label="peer")
+        self.peer = peer.Peer(session, peer.peer_dpdk_binary(), "send", None, None, args,
+                              label="peer-dpdk")
         # Its sockets exist once it wrote its ready file: QEMU connects.
         self.peer.start(wait_s=self.START_S)
 
@@ -204,10 +202,10 @@ class ChainVhostPeer(Backend):
 
     def on_guest_ready(self, index):
         # The forwarder's driver is up: the peer's clock starts.
-        self.peer.proc.send_signal(signal.SIGUSR1)
+        self.peer.go()
 
     def processes(self):
-        return [("peer", self.peer.proc.pid)] if self.peer and self.peer.proc else []
+        return [("peer-dpdk", self.peer.proc.pid)] if self.peer and self.peer.proc else []
 
     def live(self):
         return live_from_peer(self.peer)

@@ -24,16 +24,7 @@ def send_args(opts):
             "--dst-ip", guest_ip(0), "--src-ip", peer.PEER_IP]
     if opts.size:
         args += ["--size", str(opts.size)]
-    if getattr(opts, "count", None):
-        args += ["--count", str(opts.count)]
-    else:
-        # Stop a little before the guest stops counting.
-        d = max(0.5, (opts.duration or 5) - 0.5)
-        args += ["--duration", "%.1f" % d]
-    pps = peer.rate_pps(opts.rate, opts.size or 60)
-    if pps:
-        args += ["--rate", str(pps)]
-    return args
+    return args + peer.feed_args(opts, opts.size or 60)
 
 
 class Wire(Backend):
