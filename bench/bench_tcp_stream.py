@@ -28,7 +28,8 @@ image, so offloads on, offloads off and Linux run side by side.
 --notify poll,hybrid runs one vnperf side per guest notify= mode (a
 polling vCPU takes a host CPU whole; a halting one leaves it to QEMU's
 main loop and the host iperf), each with its CPU and SD columns; the
-pairs column is the first mode's.
+pairs column is the first mode's. --aa --notify MODE is vnperf's A/A:
+that mode on both sides, no Linux guest.
 """
 
 import argparse
@@ -123,7 +124,8 @@ def parse(argv):
     ap.add_argument("--repeat", type=int, default=3, help="runs per side and point (default 3)")
     ap.add_argument("--machine", default="pc", choices=("microvm", "q35", "pc"))
     ap.add_argument("--aa", action="store_true",
-                    help="A/A: the Linux guest on both sides (the noise floor)")
+                    help="A/A: the Linux guest on both sides (the noise floor); with "
+                         "--notify MODE, vnperf in that mode on both")
     ap.add_argument("--no-offloads", dest="no_offloads", action="store_true",
                     help="also vnperf with every offload refused (a third side)")
     ap.add_argument("--notify", default=None,
@@ -143,8 +145,10 @@ def parse(argv):
     bad = [m for m in o.notify or () if m not in NOTIFY]
     if bad or (o.notify is not None and len(set(o.notify)) != len(o.notify)):
         ap.error("--notify %s: distinct modes of %s" % (",".join(o.notify), ", ".join(NOTIFY)))
-    if sum(map(bool, (o.aa, o.no_offloads, o.notify))) > 1:
-        ap.error("--aa, --no-offloads and --notify: one at a time")
+    if o.no_offloads and (o.aa or o.notify):
+        ap.error("--no-offloads with --aa or --notify: one at a time")
+    if o.aa and o.notify and len(o.notify) != 1:
+        ap.error("--aa --notify: one mode (vnperf in it on both sides)")
     o.sessions_list = int_list(o.sessions, "--sessions")
     o.msg_list = int_list(o.msg_sizes, "--msg-sizes")
     return o
@@ -153,6 +157,9 @@ def parse(argv):
 def make_sides(o):
     """[(name, fn(point) -> figures)]: the vnperf sides (one per --notify
     mode, or with and without offloads), the Linux guest last."""
+    if o.aa and o.notify:
+        name, word = "vnperf " + o.notify[0], ["notify=" + o.notify[0]]
+        return [(name, VnperfSide(o, word)), (name + "'", VnperfSide(o, word))]
     if o.aa:
         return [("linux", LinuxSide(o)), ("linux'", LinuxSide(o))]
     if o.notify:

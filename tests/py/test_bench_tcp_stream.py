@@ -24,8 +24,9 @@ def refused(argv, capsys):
 def test_bad_notify_options_are_refused_with_one_line(capsys):
     assert "distinct modes" in refused(["--notify", "poll,spin"], capsys)
     assert "distinct modes" in refused(["--notify", "poll,poll"], capsys)
-    assert "one at a time" in refused(["--aa", "--notify", "poll"], capsys)
+    assert "one mode" in refused(["--aa", "--notify", "poll,hybrid"], capsys)
     assert "one at a time" in refused(["--no-offloads", "--notify", "poll"], capsys)
+    assert "one at a time" in refused(["--no-offloads", "--aa"], capsys)
 
 
 def test_one_vnperf_side_per_mode_with_its_word_and_linux_last():
@@ -33,6 +34,9 @@ def test_one_vnperf_side_per_mode_with_its_word_and_linux_last():
     assert names([]) == ["vnperf", "linux"]
     assert names(["--no-offloads"]) == ["vnperf", "vnperf-off", "linux"]
     assert names(["--aa"]) == ["linux", "linux'"]
+    aa = b.make_sides(b.parse(["--aa", "--notify", "hybrid"]))
+    assert [n for n, _ in aa] == ["vnperf hybrid", "vnperf hybrid'"]
+    assert all(f.args(("tap", "h2g", 4, 512), True)[-1] == "notify=hybrid" for _, f in aa)
     sides = b.make_sides(b.parse(["--notify", "poll,hybrid", "--", "rx_ring=512"]))
     assert [n for n, _ in sides] == ["vnperf poll", "vnperf hybrid", "linux"]
     argv = sides[1][1].args(("user", "h2g", 4, 512), True)
