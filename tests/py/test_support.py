@@ -154,3 +154,11 @@ def test_identity_names_the_builds(tmp_path):
     assert ident["image_sha"] == hashlib.sha256(b"vnperf").hexdigest()[:12]
     assert ident["qemu"] == "/nonexistent/qemu"
     assert ident["qemu_version"] == "/nonexistent/qemu not found"
+
+
+def test_iperf_over_passt_is_refused_with_what_passt_does():
+    """The stream over Debian's passt stalls in both directions (passt's own
+    capture, docs/runner.md): the line says where, not just 'no iperf'."""
+    why = support.why_not("iperf", "passt", "host")
+    assert "0.0~git20230309" in why and "handshake" in why and "ACKs" in why, why
+    assert why == support.PASST_STREAM
