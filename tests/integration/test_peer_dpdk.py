@@ -1,11 +1,13 @@
 """vnperf-peer-dpdk (docs/peer.md): the host peer on DPDK net_vhost ports,
 the vhost-user sink's feeder. Paced frames go straight into the guest's RX
-ring and both sides count the same frames; a guest that never comes up is
-one line and exit 3."""
+ring and both sides count the same frames; it counts a guest's frames on
+an --rx-vhost port (PVP's return side) with the socket peer's sequence
+tracking; a guest that never comes up is one line and exit 3."""
 
 import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -56,3 +58,35 @@ def test_sink_fed_by_peer_dpdk_counts_agree(image):
     d = rep["counts"]["directions"]["host->guest"]
     assert d["verdict"] == "agree" and d["sent"] == d["received"] == N, d
     assert rep["cpu"]["roles"]["peer-dpdk"]["threads"] >= 1
+
+
+@needs_peer_dpdk
+def test_count_a_gen_guest_on_an_rx_port(tmp_path):
+    """count --rx-vhost: every frame of a gen guest, in order, as the
+    socket peer counts them (PVP's return side)."""
+    sock, ready = str(tmp_path / "rx.sock"), tmp_path / "ready"
+    p = subprocess.Popen([PEER_DPDK, "count", "--rx-vhost", sock, "--idle", "1",
+                          "--link-wait", "30", "--ready-file", str(ready)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not ready.exists() and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ready.exists(), "peer did not start: %s" % (p.poll(), )
+        b = vnharness.boot(["app=gen", "count=5000", "rate=10k", "size=64", "ip=10.0.2.15",
+                            "dst_ip=10.0.2.2", "dst_mac=02:00:00:00:00:01"],
+                           netdevs=["vhost-user,chardev=vu0"], shared_mem=True,
+                           extra=["-chardev", "socket,id=vu0,path=" + sock], timeout=60)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert b.code == 0 and p.returncode == 0, (b.console[-800:], err)
+    res = json.loads(out)
+    assert (res["mode"], res["stop"], res["local"]) == ("count", "idle", sock)
+    # Besides lwIP's gratuitous ARP, every frame is the gen's, in order.
+    assert res["vnperf"] == 5000 and res["sizes"]["64"] == 5000, res
+    s = res["streams"][0]
+    assert (s["first_seq"], s["max_seq"], s["lost"], s["dup"], s["reorder"]) == \
+        (0, 4999, 0, 0, 0), res

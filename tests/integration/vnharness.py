@@ -84,17 +84,18 @@ class Boot:
 
 
 def boot(config=(), machine="microvm", netdevs=(), timeout=30, memory=128, append=None,
-         image=IMAGE, extra=(), nic_props=None):
+         image=IMAGE, extra=(), nic_props=None, shared_mem=False):
     """Boots the image once under TCG. config: key=value words (fw_cfg);
-    netdevs: -netdev values without id (one virtio-net NIC each). QEMU is
-    killed on every path."""
+    netdevs: -netdev values without id (one virtio-net NIC each);
+    shared_mem: guest RAM as a shared memfd (vhost-user). QEMU is killed
+    on every path."""
     if isinstance(config, str):
         config = config.split()
     nics = [qemucmd.Nic(nd, "52:54:00:00:01:%02x" % i, nic_props)
             for i, nd in enumerate(netdevs)]
     spec = qemucmd.GuestSpec(image, machine=machine, memory_mb=memory, accel="tcg",
                              config=config, nics=nics, cmdline=append, extra=extra,
-                             name="vnperf-test")
+                             name="vnperf-test", shared_mem=shared_mem)
     g = guest.Guest(spec)
     with Session() as s:
         g.start(s)
