@@ -100,3 +100,24 @@ def test_feeder_refusals_are_one_line(argv, needle):
     r = run_vnperf(["run"] + argv)
     assert r.returncode == exitcodes.RUNNER_USAGE, r.stderr
     assert needle in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_killed_peers_runtime_dir_is_removed_at_close(tmp_path, monkeypatch):
+    """SIGKILL leaves EAL's runtime directory: the session removes it."""
+    undo = []
+
+    class S:
+        def on_close(self, fn, *a, **kw):
+            undo.append((fn, a))
+
+    class P:
+        def __init__(self, *a, **kw):
+            self.proc = argparse.Namespace(pid=4242)
+
+        def start(self, wait_s):
+            pass
+
+    monkeypatch.setattr(vhostpeer.scratch, "mkdtemp", lambda s, n: str(tmp_path))
+    monkeypatch.setattr(vhostpeer.peer, "Peer", P)
+    vhostpeer.VhostUserPeer(opts(rate="1k")).start(S())
+    assert (vhostpeer.shutil.rmtree, ("/var/run/dpdk/vnperf-peer-4242", True)) in undo

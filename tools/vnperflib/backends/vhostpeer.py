@@ -6,6 +6,7 @@ The clock starts at the guest's ready line (SIGUSR1); frames the guest's
 full ring refused are the peer's ring_full count, the located loss."""
 
 import os
+import shutil
 
 from .. import counts, peer, qemucmd, scratch
 from ..errors import failed, missing
@@ -34,6 +35,11 @@ def feeder(opts, fed):
     if opts.app != "sink" or any(getattr(opts, k, None) is not None for k in PMD_KNOBS):
         return "testpmd"
     return "peer-dpdk"
+
+
+def runtime_dir(pid):
+    """EAL's runtime directory of the peer with that pid (its --file-prefix)."""
+    return "/var/run/dpdk/vnperf-peer-%d" % pid
 
 
 def sender_args(opts, sock):
@@ -80,6 +86,9 @@ class VhostUserPeer(Backend):
                                 sender_args(self.opts, self.sock), label="peer-dpdk")
         # EAL's start and the port's socket before QEMU connects to it.
         self.sender.start(wait_s=15.0)
+        # The peer removes EAL's runtime directory itself, unless killed.
+        session.on_close(shutil.rmtree, runtime_dir(self.sender.proc.pid), True,
+                         what="remove DPDK runtime dir")
 
     def nics(self, index):
         return [vhost_nic(self.opts, index)]
