@@ -8,13 +8,14 @@ run: one search each (vnperflib/search.py, the same trials and rules as
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_ndr_sink.py \\
         --backend dgram --size 60 --duration 2 --resolution 5% --repeat 2 \\
         [--notify poll,hybrid] [--aa linux|vnperf] [--feeder peer-dpdk|testpmd]
-        [-- vnperf words]
+        [--queue-size 256|512|1024] [-- vnperf words]
 
 The sender is the paced host peer: straight on dgram, socket, tap and
 passt; over vhost-user vnperf-peer-dpdk on the guest's own port (or with
 `--feeder testpmd` the socket peer through a tap port that testpmd forwards
 to the guest's port), the same path for both guests (the flat-out trial
-too: search_run.FLAT_OUT). `--notify poll,hybrid` runs one vnperf
+too: search_run.FLAT_OUT). `--queue-size` sets QEMU's rx/tx queue size
+for both guests (each driver takes the device's size). `--notify poll,hybrid` runs one vnperf
 side per notification mode (docs/driver.md). Words after `--` go to every
 vnperf sink (rx_refill=16 ...). `--aa linux` (or `--aa`) puts the Linux
 guest on both sides, `--aa vnperf` the same vnperf image: the noise floor
@@ -42,6 +43,7 @@ from vnperflib.errors import RunnerError  # noqa: E402
 from vnperflib.tables import fmt_num, table  # noqa: E402
 
 NOTIFY = ("poll", "irq", "hybrid")
+QUEUE_SIZES = (256, 512, 1024)  # QEMU's virtio-net: a power of two, 256..1024
 
 
 def vnperf_argv(o, out, notify=None):
@@ -54,6 +56,8 @@ def vnperf_argv(o, out, notify=None):
         argv += ["--notify", notify]
     if o.feeder:
         argv += ["--feeder", o.feeder]
+    if o.queue_size:
+        argv += ["--queue-size", str(o.queue_size)]
     return argv + (["--"] + o.words if o.words else [])
 
 
@@ -110,7 +114,7 @@ def linux_trial(o):
         return linux_result_trial(linuxguest.make_run(
             "rx", o.backend, machine="microvm", duration=o.duration, size=o.size,
             rate=search_run.FLAT_OUT if target is None else str(target),
-            feeder=o.feeder).execute())
+            feeder=o.feeder, queue_size=o.queue_size).execute())
     return trial
 
 
@@ -166,6 +170,9 @@ def options(argv):
                     help="the same guest on both sides (default linux)")
     ap.add_argument("--feeder", choices=("peer-dpdk", "testpmd"), default=None,
                     help="vhost-user: the sender of both guests (default peer-dpdk)")
+    ap.add_argument("--queue-size", type=int, default=None,
+                    help="both guests' virtio-net rx/tx queue size (QEMU's, 256 by default; "
+                         "vnperf's ring= follows it)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("words", nargs="*", metavar="-- KEY=VALUE", help="vnperf guest words")
     o = ap.parse_args(argv)
@@ -179,6 +186,8 @@ def check(ap, o):
                  % (o.backend, ", ".join(PACED)))
     if o.duration < 1 or o.repeat < 1 or not 60 <= o.size <= 1514:
         ap.error("--duration and --repeat at least 1, --size 60..1514")
+    if o.queue_size is not None and (o.queue_size not in QUEUE_SIZES):
+        ap.error("--queue-size %d: one of %s" % (o.queue_size, ", ".join(map(str, QUEUE_SIZES))))
     if o.feeder and o.backend != "vhost-user":
         ap.error("--feeder picks vhost-user's sender: --backend vhost-user only")
     o.notify = [m for m in (o.notify or "").split(",") if m] or None

@@ -177,11 +177,12 @@ def make_backend(name, opts):
     return backends.make(name, opts)
 
 
-def backend_opts(app, machine, duration, size=None, rate=None, count=None, feeder=None):
+def backend_opts(app, machine, duration, size=None, rate=None, count=None, feeder=None,
+                 queue_size=None):
     """The runner options the backends read."""
     return types.SimpleNamespace(app=app, machine=machine, duration=duration, size=size,
                                  rate=rate, count=count, config=[], event_idx=None,
-                                 queue_size=None, topology="host", fwd_mode=None,
+                                 queue_size=queue_size, topology="host", fwd_mode=None,
                                  feeder=feeder)
 
 
@@ -538,16 +539,19 @@ class Rx(Run):
     mode = "rx"
     app = "sink"
 
-    def __init__(self, backend, size=64, rate=None, count=None, feeder=None, **kw):
+    def __init__(self, backend, size=64, rate=None, count=None, feeder=None, queue_size=None,
+                 **kw):
         super().__init__(backend, **kw)
         self.size = size
         self.rate = rate
         self.count = count
         self.feeder = feeder
+        self.queue_size = queue_size
 
     def opts(self):
         return backend_opts(self.app, self.machine, self.duration, size=self.size,
-                            rate=self.rate, count=self.count, feeder=self.feeder)
+                            rate=self.rate, count=self.count, feeder=self.feeder,
+                            queue_size=self.queue_size)
 
     def words(self):
         # Like vnperf's sink: counts for the duration from ready (the host

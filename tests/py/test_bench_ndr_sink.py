@@ -59,6 +59,25 @@ def test_vnperf_argv_carries_the_mode_and_the_words():
     assert "--" not in b.vnperf_argv(b.options([]), "/tmp/x")
 
 
+def test_queue_size_reaches_both_guests(monkeypatch, capsys):
+    """--queue-size is QEMU's queue size for vnperf's search and for every
+    Linux trial alike; anything QEMU would refuse is refused first."""
+    o = b.options(["--backend", "vhost-user", "--queue-size", "1024"])
+    argv = b.vnperf_argv(o, "/x")
+    assert argv[argv.index("--queue-size") + 1] == "1024" and argv.index("--queue-size") < len(argv)
+    assert "--queue-size" not in b.vnperf_argv(b.options([]), "/x")
+    made = []
+
+    class Run:
+        def execute(self):
+            return {}
+    monkeypatch.setattr(b.linuxguest, "make_run", lambda *a, **kw: made.append(kw) or Run())
+    monkeypatch.setattr(b, "linux_result_trial", lambda res: res)
+    b.linux_trial(o)(1000, "trial")
+    assert made[0]["queue_size"] == 1024
+    assert "one of 256, 512, 1024" in refused(["--queue-size", "300"], capsys)
+
+
 def test_each_side_runs_its_own_search(monkeypatch):
     calls = []
     monkeypatch.setattr(b, "vnperf_search", lambda o, n, m, log: calls.append(("v", n, m)))

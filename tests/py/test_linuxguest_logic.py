@@ -106,3 +106,13 @@ def test_rx_over_vhost_user_is_fed_like_the_sink():
     assert type(linuxguest.make_backend("vhost-user", run.opts())) is vhostpeer.VhostUserPeer
     run = linuxguest.make_run("rx", "vhost-user", size=60, rate="100k", feeder="testpmd")
     assert type(linuxguest.make_backend("vhost-user", run.opts())) is testpmd.VhostUser
+
+
+def test_rx_queue_size_is_the_nics():
+    """bench_ndr_sink --queue-size: the Linux guest's NIC gets QEMU's
+    rx_queue_size/tx_queue_size as vnperf's does."""
+    from vnperflib.backends.base import nic_props
+    run = linuxguest.make_run("rx", "vhost-user", size=60, rate="100k", queue_size=1024)
+    props = nic_props(run.opts())
+    assert props["rx_queue_size"] == 1024 and props["tx_queue_size"] == 1024
+    assert "rx_queue_size" not in nic_props(linuxguest.make_run("rx", "dgram").opts())
