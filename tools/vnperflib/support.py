@@ -17,7 +17,7 @@ NO_HOST_END = "QEMU alone: no host end sends to the guest or answers it"
 PASST_STREAM = ("Debian's passt 0.0~git20230309 stalls lwIP's TCP: it drops the data of the "
                 "segment that completes the guest's handshake (guest->host waits a 3 s "
                 "retransmit) and ignores the guest's ACKs on a forwarded port (host->guest "
-                "resends its first window every 2 s)")
+                "resends its first window every 2 s; the Linux guest's stream fails there too)")
 
 # (app, topology) -> {backend: None (works) or why not}; a backend left
 # out of a row gets the row's "*" entry.
