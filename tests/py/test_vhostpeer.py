@@ -9,7 +9,7 @@ import pytest
 
 from vnpy import run_vnperf
 from vnperflib import backends, counts, exitcodes, peer
-from vnperflib.backends import testpmd, vhostpeer
+from vnperflib.backends import pvp, testpmd, vhostpeer
 
 
 def opts(**kw):
@@ -72,7 +72,7 @@ class FakeSender:
 
 def test_ring_full_is_the_located_loss():
     be = vhostpeer.VhostUserPeer(opts(rate="1m"))
-    be.sender = FakeSender({"type": "peer", "mode": "send", "packets": 1000, "bytes": 60000,
+    be.peer = FakeSender({"type": "peer", "mode": "send", "packets": 1000, "bytes": 60000,
                             "errors": {"ring_full": 40}})
     c = be.collect()
     assert c["tx_packets"] == 1000 and c["feeder"] == "peer-dpdk"
@@ -102,8 +102,11 @@ def test_feeder_refusals_are_one_line(argv, needle):
     assert needle in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
-def test_a_killed_peers_runtime_dir_is_removed_at_close(tmp_path, monkeypatch):
-    """SIGKILL leaves EAL's runtime directory: the session removes it."""
+@pytest.mark.parametrize("make", [lambda o: vhostpeer.VhostUserPeer(o),
+                                  lambda o: pvp.ChainVhostPeer(o, 1)], ids=["sink", "pvp"])
+def test_a_killed_peers_runtime_dir_is_removed_at_close(tmp_path, monkeypatch, make):
+    """SIGKILL leaves EAL's runtime directory: the session removes it, for
+    the sink's feeder and the PVP tester alike."""
     undo = []
 
     class S:
@@ -119,5 +122,6 @@ def test_a_killed_peers_runtime_dir_is_removed_at_close(tmp_path, monkeypatch):
 
     monkeypatch.setattr(vhostpeer.scratch, "mkdtemp", lambda s, n: str(tmp_path))
     monkeypatch.setattr(vhostpeer.peer, "Peer", P)
-    vhostpeer.VhostUserPeer(opts(rate="1k")).start(S())
+    monkeypatch.setattr(pvp.scratch, "mkdtemp", lambda s, n: str(tmp_path))
+    make(opts(rate="1k")).start(S())
     assert (vhostpeer.shutil.rmtree, ("/var/run/dpdk/vnperf-peer-4242", True)) in undo

@@ -18,8 +18,9 @@ import copy
 import os
 
 from .. import peer, ports, qemucmd, scratch, topology_pvp, udpdrops
-from .base import Backend, guest_ip, live_from_peer, nic_props
+from .base import guest_ip, live_from_peer, nic_props
 from .testpmd import VhostUser
+from .vhostpeer import DpdkPeerBackend
 from .wire import FWD_DST_IP, Dgram, Socket, check_rate, send_args
 
 
@@ -152,13 +153,11 @@ def vhost_user_nics(opts, index, chardevs):
             for k, c in enumerate(chardevs)]
 
 
-class ChainVhostPeer(Backend):
+class ChainVhostPeer(DpdkPeerBackend):
     """The DPDK host peer on fwd1's two vhost-user sockets: it sends into
     a (paced from the forwarder's DRIVER_OK on) and counts b's frames."""
 
     name = "vhost-user"
-    lossless = True
-    needs_shared_mem = True
     max_guests = 1
     # EAL init and the ports' sockets take a while on a loaded host.
     START_S = 20.0
@@ -167,13 +166,9 @@ class ChainVhostPeer(Backend):
         super().__init__(opts)
         self.nfwd = nfwd
         self.socks = []
-        self.peer = None
 
     def check(self):
         check_rate(self.opts)
-
-    def programs(self):
-        return [("host peer (DPDK)", peer.peer_dpdk_binary())]
 
     def start(self, session, nguests=1):
         tmp = scratch.mkdtemp(session, "vp")
@@ -183,10 +178,7 @@ class ChainVhostPeer(Backend):
             "--start-on-usr1"]
         args[args.index("--dst-ip") + 1] = FWD_DST_IP
         args[args.index("--dst-mac") + 1] = nic_mac(0, 0)
-        self.peer = peer.Peer(session, peer.peer_dpdk_binary(), "send", None, None, args,
-                              label="peer-dpdk")
-        # Its sockets exist once it wrote its ready file: QEMU connects.
-        self.peer.start(wait_s=self.START_S)
+        self.start_peer(session, args, self.START_S)
 
     def nics(self, index):
         return vhost_user_nics(self.opts, index, ["vp0", "vp1"])
@@ -199,23 +191,6 @@ class ChainVhostPeer(Backend):
 
     def guest_config(self, index):
         return ["ip=" + guest_ip(index)]
-
-    def on_guest_ready(self, index):
-        # The forwarder's driver is up: the peer's clock starts.
-        self.peer.go()
-
-    def processes(self):
-        return [("peer-dpdk", self.peer.proc.pid)] if self.peer and self.peer.proc else []
-
-    def live(self):
-        return live_from_peer(self.peer)
-
-    def healthy(self):
-        return self.peer.dead() if self.peer else None
-
-    def finish(self):
-        if self.peer is not None:
-            self.peer.finish()
 
     def collect(self):
         by_mode = {r.get("mode"): r for r in (self.peer.results if self.peer else ())}

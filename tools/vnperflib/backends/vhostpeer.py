@@ -60,35 +60,65 @@ def vhost_nic(opts, index):
     return qemucmd.Nic("vhost-user,chardev=vu%d" % index, guest_mac(index), props)
 
 
-class VhostUserPeer(Backend):
-    name = "vhost-user"
+class DpdkPeerBackend(Backend):
+    """A backend whose host side is one vnperf-peer-dpdk (self.peer): its
+    start, clock, liveness, CPU role and end, for the sink's feeder and the
+    PVP tester alike."""
+
     lossless = True
     needs_shared_mem = True
 
     def __init__(self, opts):
         super().__init__(opts)
+        self.peer = None
+
+    def programs(self):
+        return [("host peer (DPDK)", peer.peer_dpdk_binary())]
+
+    def start_peer(self, session, args, wait_s):
+        self.peer = peer.Peer(session, peer.peer_dpdk_binary(), "send", None, None, args,
+                              label="peer-dpdk")
+        # EAL's start and the ports' sockets before QEMU connects to them.
+        self.peer.start(wait_s=wait_s)
+        # The peer removes EAL's runtime directory itself, unless killed.
+        session.on_close(shutil.rmtree, runtime_dir(self.peer.proc.pid), True,
+                         what="remove DPDK runtime dir")
+
+    def on_guest_ready(self, index):
+        # The guest's driver is up: the peer's clock starts.
+        self.peer.go()
+
+    def processes(self):
+        return [("peer-dpdk", self.peer.proc.pid)] if self.peer and self.peer.proc else []
+
+    def live(self):
+        return live_from_peer(self.peer)
+
+    def healthy(self):
+        return self.peer.dead() if self.peer else None
+
+    def finish(self):
+        if self.peer is not None:
+            self.peer.finish()
+
+
+class VhostUserPeer(DpdkPeerBackend):
+    name = "vhost-user"
+
+    def __init__(self, opts):
+        super().__init__(opts)
         self.sock = None
-        self.sender = None
 
     def check(self):
         if not os.path.exists(peer.peer_dpdk_binary()):
             raise missing("vhost-user: %s not built (Debian libdpdk-dev; make host-tools), "
                           "or --feeder testpmd" % peer.peer_dpdk_binary())
 
-    def programs(self):
-        return [("host peer (DPDK)", peer.peer_dpdk_binary())]
-
     def start(self, session, nguests=1):
         if nguests != 1:
             raise failed("vhost-user: the peer-dpdk feeder serves one guest, not %d" % nguests)
         self.sock = os.path.join(scratch.mkdtemp(session, "vu"), "vhost0.sock")
-        self.sender = peer.Peer(session, peer.peer_dpdk_binary(), "send", None, None,
-                                sender_args(self.opts, self.sock), label="peer-dpdk")
-        # EAL's start and the port's socket before QEMU connects to it.
-        self.sender.start(wait_s=15.0)
-        # The peer removes EAL's runtime directory itself, unless killed.
-        session.on_close(shutil.rmtree, runtime_dir(self.sender.proc.pid), True,
-                         what="remove DPDK runtime dir")
+        self.start_peer(session, sender_args(self.opts, self.sock), 15.0)
 
     def nics(self, index):
         return [vhost_nic(self.opts, index)]
@@ -99,24 +129,8 @@ class VhostUserPeer(Backend):
     def guest_config(self, index):
         return ["ip=" + guest_ip(0), "dst_ip=" + peer.PEER_IP, "dst_mac=" + peer.PEER_MAC]
 
-    def on_guest_ready(self, index):
-        self.sender.go()
-
-    def processes(self):
-        return [("peer-dpdk", self.sender.proc.pid)] if self.sender and self.sender.proc else []
-
-    def live(self):
-        return live_from_peer(self.sender)
-
-    def healthy(self):
-        return self.sender.dead() if self.sender else None
-
-    def finish(self):
-        if self.sender is not None:
-            self.sender.finish()
-
     def collect(self):
-        res = self.sender.result if self.sender else None
+        res = self.peer.result if self.peer else None
         if res is None:
             return {}
         out = peer.host_counts(res)
