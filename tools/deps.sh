@@ -27,6 +27,7 @@ dpdk-dev:dpdk-testpmd vhost-user backend
 libdpdk-dev:vnperf-peer-dpdk (vhost-user sink feeder)
 pkg-config:finds libdpdk for vnperf-peer-dpdk
 passt:passt backend
+curl:fetches passt's source (tools/fetch-passt.sh)
 libvirt-daemon-system:libvirtd for --engine libvirt and vnperf fleet
 libvirt-clients:virsh
 python3-libvirt:the runner's libvirt engine
