@@ -100,7 +100,11 @@ static err_t client_connected(void *arg, struct tcp_pcb *pcb, err_t err)
     s->t_start = s->t_end = time_cycles();
     net_tcp_offload(pcb);
     s->cap = client_cap(pcb);
-    client_push(s);
+    /* The first write waits for the app's next poll, so that lwIP
+     * acknowledges the SYN-ACK with a bare ACK after this callback: passt
+     * drops the data of a segment that completes its handshake (bookworm's
+     * 0.0~git20230309 for good; trixie's 0.0~git20250503 still costs the
+     * stream a ~1.2 s retransmit, docs/lwip.md). */
     return ERR_OK;
 }
 

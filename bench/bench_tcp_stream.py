@@ -18,7 +18,7 @@ an image that refuses it runs without it, and the table says `own`: its
 writes are lwiperf's (g2h) and the host client's default (h2g).
 
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_tcp_stream.py \\
-        [--backends tap,user] [--directions g2h,h2g] [--sessions 1,4] \\
+        [--backends tap,user,passt] [--directions g2h,h2g] [--sessions 1,4] \\
         [--msg-sizes 512,1024,16384] [--duration 5] [--repeat 3] [--machine pc] \\
         [--aa] [--no-offloads] [--notify poll,hybrid] [--json] [-- vnperf config words]
 
@@ -134,8 +134,8 @@ def parse(argv):
     ap.add_argument("config", nargs="*", help="vnperf config words (after --)")
     o = ap.parse_args(argv)
     for b in o.backends.split(","):
-        if b not in ("tap", "vhost-net", "user"):
-            ap.error("--backends: tap, vhost-net, user; not %r" % b)
+        if b not in ("tap", "vhost-net", "user", "passt"):
+            ap.error("--backends: tap, vhost-net, user, passt; not %r" % b)
     for d in o.directions.split(","):
         if d not in ("g2h", "h2g"):
             ap.error("--directions: g2h, h2g; not %r" % d)

@@ -8,7 +8,9 @@ host CPU of every thread next to each rate (docs/bench.md).
 The backends are the runner's own (vnperflib.backends, through make() and
 the Backend interface): the Linux guest gets the same -netdev, the same
 addresses and the same host end as vnperf, plus `user-tcp`, slirp without
-restrict=on so that the guest can reach the host's iperf.
+restrict=on so that the guest can reach the host's iperf, and for the
+stream over passt the same passt command line as vnperf's with a TCP port
+forwarded to the guest's iperf server.
 
     /usr/bin/python3 bench/linuxguest.py iperf --backend tap --direction g2h \\
         [--sessions 1] [--msg-size 16384] [--duration 5] [--machine microvm] [--json]
@@ -33,8 +35,10 @@ import types
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from vnperflib import backends, exitcodes, guest, hostcpu, qemucmd, scratch  # noqa: E402
+from vnperflib import backends, exitcodes, guest, hostcpu, ports, qemucmd, scratch  # noqa: E402
+from vnperflib.backends import passt  # noqa: E402
 from vnperflib.backends.base import Backend, guest_mac, nic_props  # noqa: E402
+from vnperflib.backends.passt import Passt  # noqa: E402
 from vnperflib import iperf as vniperf  # noqa: E402
 from vnperflib.errors import RunnerError  # noqa: E402
 from vnperflib.proc import Interrupted, Session, run_quiet  # noqa: E402
@@ -171,9 +175,28 @@ class UserTcp(Backend):
         return ["ip=" + self.GUEST_IP, "gw=" + self.HOST_IP, "dst_ip=" + self.HOST_IP]
 
 
+class PasstTcp(Passt):
+    """passt for the stream, as UserTcp: 10.0.2.2 is the host's loopback
+    (passt maps the gateway there; the host's server on host_port) and the
+    host's fwd_port on 127.0.0.1 is forwarded to the guest's iperf server."""
+
+    def start(self, session, nguests=1):
+        self.host_port, self.fwd_port = ports.free_tcp_ports(2)
+        self.spawn(session, tcp=(self.fwd_port, IPERF_PORT))
+
+    def guest_config(self, index):
+        return ["ip=" + passt.GUEST_IP, "gw=" + passt.GW_IP, "dst_ip=" + passt.GW_IP]
+
+
+# Backends whose host iperf runs on the host's loopback, through ports.
+LOOPBACK = (UserTcp, PasstTcp)
+
+
 def make_backend(name, opts):
     if name in ("user", "user-tcp"):
         return UserTcp(opts)
+    if name == "passt" and opts.app == "tcp":
+        return PasstTcp(opts)
     return backends.make(name, opts)
 
 
@@ -419,7 +442,7 @@ class Iperf(Run):
     def words(self):
         w = ["lnx.P=%d" % self.sessions, "lnx.l=%d" % self.msg_size]
         if self.direction == "g2h":
-            port = self.be.host_port if isinstance(self.be, UserTcp) else IPERF_PORT
+            port = self.be.host_port if isinstance(self.be, LOOPBACK) else IPERF_PORT
             w += ["lnx.t=%d" % self.duration, "lnx.port=%d" % port]
         else:
             w += ["lnx.t=%d" % (self.duration + 20), "lnx.port=%d" % IPERF_PORT]
@@ -427,15 +450,15 @@ class Iperf(Run):
 
     def before_boot(self):
         if self.direction == "g2h":
-            port = self.be.host_port if isinstance(self.be, UserTcp) else IPERF_PORT
+            port = self.be.host_port if isinstance(self.be, LOOPBACK) else IPERF_PORT
             self.host = HostIperf(self.session, self.be, "server", None, port, 0, 0, 0)
             self.host.start()
 
     def on_ready(self):
         if self.direction == "h2g":
-            user = isinstance(self.be, UserTcp)
-            target = "127.0.0.1" if user else self._guest_ip()
-            port = self.be.fwd_port if user else IPERF_PORT
+            loopback = isinstance(self.be, LOOPBACK)
+            target = "127.0.0.1" if loopback else self._guest_ip()
+            port = self.be.fwd_port if loopback else IPERF_PORT
             self.host = HostIperf(self.session, self.be, "client", target, port,
                                   self.duration, self.sessions, self.msg_size)
             self.host.start()

@@ -3,7 +3,8 @@ virtio-net offloads and without them: both directions, 1 and 8 sessions,
 write sizes, byte counts of both ends, and that segmentation offload is
 really used (the guest's GSO frames and their mean size, the tap's bytes
 per frame on the host); over slirp (no offloads), against the host's
-iperf on the address slirp maps the gateway to; and halting on an empty
+iperf on the address slirp maps the gateway to; over passt the same way
+(with a passt newer than bookworm's: make passt); and halting on an empty
 RX ring under notify=hybrid."""
 
 import json
@@ -13,6 +14,7 @@ import shutil
 import pytest
 
 from vnharness import run_vnperf
+from vnperflib import passtbin
 
 needs_tap_iperf = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("iperf") is None,
@@ -111,6 +113,20 @@ def test_gso_really_used(image, no_leftovers):
 def test_stream_over_slirp(image, no_leftovers, role):
     rep, res = stream(role, 2, backend="user")
     check_counts(rep, res, role, 2)
+    assert not (OFFLOADS & set(res["vnet"]["features"])), res["vnet"]["features"]
+
+
+@pytest.mark.skipif(shutil.which("iperf") is None, reason="needs iperf 2 (Debian iperf)")
+@pytest.mark.skipif(passtbin.stream_refusal(passtbin.path(), "old") is not None or
+                    passtbin.path() is None,
+                    reason="needs a passt that carries the stream: run make passt")
+@pytest.mark.parametrize("sessions", [1, 4])
+@pytest.mark.parametrize("role", ["client", "server"])
+def test_stream_over_passt(image, no_leftovers, role, sessions):
+    """Both directions through passt's sockets, every byte counted by both
+    ends, every guest-server stream ended by the client's FIN."""
+    rep, res = stream(role, sessions, backend="passt")
+    check_counts(rep, res, role, sessions)
     assert not (OFFLOADS & set(res["vnet"]["features"])), res["vnet"]["features"]
 
 

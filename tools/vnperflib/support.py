@@ -4,7 +4,7 @@ combination with that line and status 64 before anything starts (no QEMU,
 no backend, no KVM probe); docs/runner.md's table is `vnperf support
 --markdown` (tests/py checks the two agree)."""
 
-from . import backends, identity, topology_pvp
+from . import backends, identity, passtbin, topology_pvp
 from .errors import usage
 
 NET_APPS = ("gen", "sink", "reflect", "fwd", "rr", "iperf")
@@ -13,7 +13,8 @@ TOPOLOGIES = ("host", "guests") + tuple(topology_pvp.TOPOLOGIES)
 HOST_SENDERS = ("dgram", "socket", "tap", "vhost-net", "vhost-user", "passt")
 NO_HOST_END = "QEMU alone: no host end sends to the guest or answers it"
 # Seen in passt's own capture (-p) with the host's iperf wired as over
-# slirp (docs/runner.md): both directions stall, whatever the sessions.
+# slirp (docs/lwip.md): both directions stall, whatever the sessions. Said
+# when the passt the runner would start is that old (passtbin.py).
 PASST_STREAM = ("Debian's passt 0.0~git20230309 stalls lwIP's TCP: it drops the data of the "
                 "segment that completes the guest's handshake (guest->host waits a 3 s "
                 "retransmit) and ignores the guest's ACKs on a forwarded port (host->guest "
@@ -34,9 +35,9 @@ TABLE = {
                      "passt": "no rr server behind passt; use dgram (the host peer reflects) "
                               "or --topology guests",
                      "*": NO_HOST_END},
-    ("iperf", "host"): {"tap": None, "vhost-net": None, "user": None,
-                        "passt": PASST_STREAM,
-                        "*": "iperf needs the host's iperf 2 over tap, vhost-net or user"},
+    ("iperf", "host"): {"tap": None, "vhost-net": None, "user": None, "passt": None,
+                        "*": "iperf needs the host's iperf 2 over tap, vhost-net, user or "
+                             "passt"},
     ("gen", "guests"): {"dgram": None, "socket": None, "vhost-user": None,
                         "*": "two guests need a wire between them: dgram, socket or "
                              "vhost-user"},
@@ -99,6 +100,8 @@ def check(opts):
     line = why_not(p["app"], opts.backend, topology)
     if line is None and p["app"] == "rr" and topology == "host":
         line = next((why for bad, why in RR_RULES.get(opts.backend, ()) if bad(p)), None)
+    if line is None and p["app"] == "iperf" and opts.backend == "passt":
+        line = passtbin.stream_refusal(passtbin.path(), PASST_STREAM)
     if line is None:
         line = _tester(opts) or _pmd_knobs(opts, p) or _feeder(opts, p)
     if line is not None:
@@ -177,4 +180,9 @@ def markdown():
                 "request back as it is: `proto=udp`, `role=client` and `resp_size` equal to "
                 "`req_size` only (the rest: `--topology guests`). Over tap and vhost-net, "
                 "vnperf-rrserver answers a `role=client` guest, UDP or TCP, any sizes.")
+    rows.append("")
+    rows.append("iperf over passt needs a passt newer than bookworm's 0.0~git20230309, which "
+                "stalls lwIP's TCP (docs/lwip.md): `make passt` builds trixie's "
+                "0.0~git20250503 into build/passt/passt, which the runner prefers; with the "
+                "old one the run is refused with that reason.")
     return "\n".join(rows)

@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 
+from . import passtbin
 from .proc import run_quiet
 
 
@@ -44,7 +45,7 @@ def testpmd():
 
 
 def passt():
-    return tool_version(("passt", "--version"), r"passt (\d\S*)", "passt")
+    return passtbin.describe()
 
 
 def iperf():

@@ -1,25 +1,38 @@
-"""passt backend: Debian's passt (user-mode networking through host
-sockets) reached by QEMU's -netdev stream. The guest's UDP to the gateway
+"""passt backend: passt (user-mode networking through host sockets)
+reached by QEMU's -netdev stream; build/passt/passt when `make passt`
+built it, else the machine's (passtbin.py). The guest's UDP to the gateway
 address lands on the host's loopback (passt maps the gateway to the host),
 where the C peer counts datagrams; host->guest goes through a forwarded UDP
-port. passt copies between sockets and can drop, so the path is lossy."""
+port. passt copies between sockets and can drop, so the path is lossy.
+app=iperf: the host's iperf 2 on 127.0.0.1, as over slirp (iperf.py): a
+guest client connects to the gateway address, which passt maps to the
+host's loopback; a guest server is reached through a TCP port passt
+forwards from 127.0.0.1. Only a passt newer than bookworm's carries the
+stream (support.py refuses it otherwise)."""
 
 import os
-import shutil
 import subprocess
 import time
 
-from .. import counts, peer, ports, qemucmd, scratch
+from .. import counts, iperf, passtbin, peer, ports, qemucmd, scratch
 from ..errors import failed, missing
 from .base import Backend, guest_mac, live_from_peer, nic_props
 
-PASST = "passt"
 GUEST_IP = "10.0.2.15"
 GW_IP = "10.0.2.2"
 PORT = 9000
 
 
-class Passt(Backend):
+def argv(sock, tcp=None, udp=None):
+    """passt's command line; tcp, udp: (host port, guest port) forwarded to
+    the guest, or None. The TCP port listens on the host's loopback only."""
+    return [passtbin.path(), "-f", "-1", "-q", "-s", sock, "-a", GUEST_IP, "-n", "24", "-g", GW_IP,
+            "-t", ("127.0.0.1/%d:%d" % tcp) if tcp else "none",
+            "-u", ("%d:%d" % udp) if udp else "none",
+            "--no-dhcpv6", "--no-ndp", "--no-ra"]
+
+
+class Passt(iperf.IperfBackend, Backend):
     name = "passt"
     lossless = False
 
@@ -29,26 +42,24 @@ class Passt(Backend):
         self.sock = None
         self.peer = None
         self.port = None
+        self.ports = None
         self.session = None
 
     def check(self):
-        if shutil.which(PASST) is None:
-            raise missing("passt: %s not found (Debian package passt)" % PASST)
+        if passtbin.path() is None:
+            raise missing("passt: not found (Debian package passt, or make passt)")
 
     def programs(self):
-        return [("host peer", peer.peer_binary())]
+        return [] if self.opts.app == "iperf" else [("host peer", peer.peer_binary())]
 
-    def start(self, session, nguests=1):
+    def spawn(self, session, tcp=None, udp=None):
+        """Starts passt with these forwards; returns once its socket exists."""
         self.session = session
         # passt drops root for nobody before binding: the socket lives in /tmp.
         self.sock = scratch.path(session, "passt", "%d.sock" % int(time.monotonic() * 1000))
-        self.port = ports.free_udp_ports(1)[0]
-        sink = self.opts.app in ("sink", "reflect")
-        args = [PASST, "-f", "-1", "-q", "-s", self.sock, "-a", GUEST_IP, "-n", "24",
-                "-g", GW_IP, "-t", "none", "-u", ("%d:%d" % (self.port, PORT)) if sink else "none",
-                "--no-dhcpv6", "--no-ndp", "--no-ra"]
-        self.proc = session.spawn(args, name="passt", stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL, watch=session.DAEMON)
+        self.proc = session.spawn(argv(self.sock, tcp, udp), name="passt",
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  watch=session.DAEMON)
         deadline = time.monotonic() + 5
         while not os.path.exists(self.sock):
             if self.proc.poll() is not None:
@@ -56,6 +67,17 @@ class Passt(Backend):
             if time.monotonic() >= deadline:
                 raise failed("passt did not create %s within 5 s" % self.sock)
             time.sleep(0.02)
+
+    def start(self, session, nguests=1):
+        if self.opts.app == "iperf":
+            self.ports = ports.free_tcp_ports(2)  # the host's server; forwarded to the guest's
+            client = iperf.config_value(self.opts.config, "role", "client") == "client"
+            self.spawn(session, tcp=None if client else (self.ports[1], iperf.PORT))
+            self.iperf_start(session, None, "127.0.0.1", self.ports[0 if client else 1])
+            return
+        self.port = ports.free_udp_ports(1)[0]
+        sink = self.opts.app in ("sink", "reflect")
+        self.spawn(session, udp=(self.port, PORT) if sink else None)
         if sink:
             args = ["--dst-port", str(self.port)]
             if self.opts.size:
@@ -74,33 +96,44 @@ class Passt(Backend):
     def on_guest_ready(self, index):
         if self.peer is not None and self.peer.proc is None:
             self.peer.start()
+        self.iperf_ready()
 
     def nics(self, index):
         nd = "stream,server=off,addr.type=unix,addr.path=%s" % self.sock
         return [qemucmd.Nic(nd, guest_mac(index), nic_props(self.opts))]
 
     def guest_config(self, index):
+        words = ["ip=" + GUEST_IP, "gw=" + GW_IP, "dst_ip=" + GW_IP]
+        if self.iperf is not None:
+            # A guest server listens on iperf's port, where passt forwards.
+            return words + (["dst_port=%d" % self.ports[0]] if self.iperf.role == "client"
+                            else [])
         sink = self.opts.app in ("sink", "reflect")
-        return ["ip=" + GUEST_IP, "gw=" + GW_IP, "dst_ip=" + GW_IP,
-                "dst_port=%d" % (PORT if sink else self.port)]
+        return words + ["dst_port=%d" % (PORT if sink else self.port)]
 
     def processes(self):
         out = [("passt", self.proc.pid)] if self.proc else []
         if self.peer and self.peer.proc:
             out.append(("peer", self.peer.proc.pid))
-        return out
+        return out + self.iperf_processes()
 
     def live(self):
         return live_from_peer(self.peer)
 
     def healthy(self):
+        if self.iperf is not None:
+            return self.iperf.dead()
         return self.peer.dead() if self.peer else None
 
     def finish(self):
         if self.peer:
             self.peer.finish()
+        if self.iperf is not None:
+            self.iperf.finish()
 
     def collect(self):
+        if self.iperf is not None:
+            return self.iperf_collect()
         res = self.peer.result if self.peer else None
         if res is None:
             return {}
@@ -114,4 +147,3 @@ class Passt(Backend):
         else:
             out.update(tx_packets=res["packets"], tx_bytes=res["bytes"])
         return out
-

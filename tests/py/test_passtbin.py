@@ -1,0 +1,84 @@
+"""passtbin.py: which passt the runner starts (build/passt/passt before
+the machine's) and the version gate of the stream over passt: bookworm's
+0.0~git20230309 stalls lwIP's TCP, so iperf over it is refused (status 64,
+one line) with how to get trixie's; a new enough passt runs it."""
+
+import argparse
+
+import pytest
+
+from vnpy import ROOT  # noqa: F401  (puts tools/ on sys.path)
+from vnperflib import exitcodes, passtbin, support
+from vnperflib.backends import passt
+from vnperflib.errors import RunnerError
+
+
+def fake_passt(tmp_path, says, name="passt"):
+    """A passt that prints `says` for --version, as passt does."""
+    p = tmp_path / name
+    p.write_text("#!/bin/sh\necho '%s'\necho 'Copyright Red Hat'\n" % says)
+    p.chmod(0o755)
+    return str(p)
+
+
+@pytest.mark.parametrize("version,date", [
+    ("0.0~git20230309.7c7625d-1", 20230309),
+    ("0.0~git20250503.587980c", 20250503),
+    ("0.0~git20250503.587980c-2+deb13u1", 20250503),
+    ("2025_05_03.587980c", 20250503),
+    ("unknown", None), (None, None), ("", None),
+    ("0.0~git20251399.abc", None),   # no such month
+    ("12025_05_031", None),          # digits run on: not a tag's date
+])
+def test_snapshot_date(version, date):
+    assert passtbin.snapshot_date(version) == date
+
+
+def test_new_passt_carries_the_stream(tmp_path):
+    assert passtbin.stream_refusal(fake_passt(tmp_path, "passt 0.0~git20250503.587980c"),
+                                   "WHY") is None
+
+
+@pytest.mark.parametrize("says", ["passt 0.0~git20230309.7c7625d", "passt unknown version",
+                                  "passt 2024_12_31.aaaaaaa"])
+def test_old_or_unknown_passt_is_refused_with_how_to_get_a_new_one(tmp_path, says):
+    binary = fake_passt(tmp_path, says)
+    why = passtbin.stream_refusal(binary, "WHY")
+    assert why.startswith("WHY; found " + binary) and "make passt" in why, why
+    assert "\n" not in why
+
+
+def test_the_built_passt_comes_first(tmp_path, monkeypatch):
+    built = fake_passt(tmp_path, "passt 0.0~git20250503.587980c")
+    assert passtbin.path(built) == built
+    monkeypatch.setattr(passtbin, "BUILT", built)
+    assert passt.argv("/s", tcp=(5000, 5001))[:1] == [built]
+    assert passtbin.describe() == "0.0~git20250503.587980c " + built
+    assert passtbin.path(str(tmp_path / "absent")) != str(tmp_path / "absent")
+
+
+def test_argv_forwards(monkeypatch):
+    monkeypatch.setattr(passtbin, "path", lambda: "/x/passt")
+    a = passt.argv("/s", tcp=(5000, 5001))
+    assert a[0] == "/x/passt" and a[a.index("-t") + 1] == "127.0.0.1/5000:5001"
+    assert a[a.index("-u") + 1] == "none" and a[a.index("-s") + 1] == "/s"
+    a = passt.argv("/s", udp=(6000, 9000))
+    assert a[a.index("-t") + 1] == "none" and a[a.index("-u") + 1] == "6000:9000"
+
+
+def opts(app):
+    return argparse.Namespace(backend="passt", app=app, config=[], topology="host")
+
+
+def test_runner_refuses_iperf_over_an_old_passt(tmp_path, monkeypatch):
+    monkeypatch.setattr(passtbin, "path", lambda: fake_passt(tmp_path, "passt 0.0~git20230309"))
+    with pytest.raises(RunnerError) as e:
+        support.check(opts("iperf"))
+    assert e.value.status == exitcodes.RUNNER_USAGE
+    assert support.PASST_STREAM in str(e.value) and "make passt" in str(e.value)
+    support.check(opts("sink"))  # the datagram apps do not care
+
+
+def test_runner_takes_iperf_over_a_new_passt(tmp_path, monkeypatch):
+    monkeypatch.setattr(passtbin, "path", lambda: fake_passt(tmp_path, "passt 0.0~git20250503"))
+    support.check(opts("iperf"))
