@@ -8,14 +8,16 @@ run: one search each (vnperflib/search.py, the same trials and rules as
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_ndr_sink.py \\
         --backend dgram --size 60 --duration 2 --resolution 5% --repeat 2 \\
         [--notify poll,hybrid] [--aa linux|vnperf] [--feeder peer-dpdk|testpmd]
-        [--queue-size 256|512|1024] [-- vnperf words]
+        [--queue-size 256|512|1024] [--sock-rcvbuf BYTES] [-- vnperf words]
 
 The sender is the paced host peer: straight on dgram, socket, tap and
 passt; over vhost-user vnperf-peer-dpdk on the guest's own port (or with
 `--feeder testpmd` the socket peer through a tap port that testpmd forwards
 to the guest's port), the same path for both guests (the flat-out trial
 too: search_run.FLAT_OUT). `--queue-size` sets QEMU's rx/tx queue size
-for both guests (each driver takes the device's size). `--notify poll,hybrid` runs one vnperf
+for both guests (each driver takes the device's size); over dgram
+`--sock-rcvbuf` gives both guests' QEMU a UDP socket the runner made with
+that receive buffer (the header says which socket). `--notify poll,hybrid` runs one vnperf
 side per notification mode (docs/driver.md). Words after `--` go to every
 vnperf sink (rx_refill=16 ...). `--aa linux` (or `--aa`) puts the Linux
 guest on both sides, `--aa vnperf` the same vnperf image: the noise floor
@@ -58,6 +60,8 @@ def vnperf_argv(o, out, notify=None):
         argv += ["--feeder", o.feeder]
     if o.queue_size:
         argv += ["--queue-size", str(o.queue_size)]
+    if o.sock_rcvbuf:
+        argv += ["--sock-rcvbuf", str(o.sock_rcvbuf)]
     return argv + (["--"] + o.words if o.words else [])
 
 
@@ -114,7 +118,7 @@ def linux_trial(o):
         return linux_result_trial(linuxguest.make_run(
             "rx", o.backend, machine="microvm", duration=o.duration, size=o.size,
             rate=search_run.FLAT_OUT if target is None else str(target),
-            feeder=o.feeder, queue_size=o.queue_size).execute())
+            feeder=o.feeder, queue_size=o.queue_size, sock_rcvbuf=o.sock_rcvbuf).execute())
     return trial
 
 
@@ -173,6 +177,9 @@ def options(argv):
     ap.add_argument("--queue-size", type=int, default=None,
                     help="both guests' virtio-net rx/tx queue size (QEMU's, 256 by default; "
                          "vnperf's ring= follows it)")
+    ap.add_argument("--sock-rcvbuf", type=linuxguest.rcvbuf_size, default=None,
+                    metavar="BYTES", help="dgram: both guests' QEMU receive on a UDP socket "
+                    "the runner made with this buffer (4M; default: QEMU's own)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("words", nargs="*", metavar="-- KEY=VALUE", help="vnperf guest words")
     o = ap.parse_args(argv)
@@ -188,6 +195,8 @@ def check(ap, o):
         ap.error("--duration and --repeat at least 1, --size 60..1514")
     if o.queue_size is not None and (o.queue_size not in QUEUE_SIZES):
         ap.error("--queue-size %d: one of %s" % (o.queue_size, ", ".join(map(str, QUEUE_SIZES))))
+    if o.sock_rcvbuf and o.backend != "dgram":
+        ap.error("--sock-rcvbuf: --backend dgram only (the runner makes QEMU's socket there)")
     if o.feeder and o.backend != "vhost-user":
         ap.error("--feeder picks vhost-user's sender: --backend vhost-user only")
     o.notify = [m for m in (o.notify or "").split(",") if m] or None
@@ -254,6 +263,14 @@ def cpu_line(name, rs):
     return "%s CPU at NDR: %s" % (name, " | ".join(parts))
 
 
+def rcvbuf_text(o):
+    """Which UDP socket QEMU read, the same for both guests."""
+    if o.sock_rcvbuf:
+        return "QEMU's socket rcvbuf %d bytes (the runner's, both guests)" % o.sock_rcvbuf
+    return "QEMU's own socket (net.core.rmem_default)" if o.backend == "dgram" else \
+        "no UDP socket"
+
+
 def render(o, found, out):
     """The table: per side the NDRs found, then each side's ratio to the
     baseline: of the medians and of each repeat's back-to-back pair."""
@@ -266,8 +283,9 @@ def render(o, found, out):
                      " ".join(fmt_num(x["max_pps"]) for x in rs),
                      " ".join(str(len(x["trials"])) for x in rs)])
     base = list(found)[-1]
-    lines = ["zero-loss RX, %s, %d-byte frames (%s with FCS), %d s trials, resolution %s" % (
-        o.backend, o.size, search_run.rfc2544_label(o.size), o.duration, o.resolution),
+    lines = ["zero-loss RX, %s, %d-byte frames (%s with FCS), %d s trials, resolution %s, %s" % (
+        o.backend, o.size, search_run.rfc2544_label(o.size), o.duration, o.resolution,
+        rcvbuf_text(o)),
         table(["guest", "ok", "NDR pps", "min-max", "flat out", "trials"], rows)]
     for name, v in out["vs"].items():
         lines.append("%s / %s: %s (pairs %s); %s" % (
@@ -298,6 +316,7 @@ def main(argv=None):
     if o.json:
         print(json.dumps({"backend": o.backend, "size": o.size, "duration": o.duration,
                           "resolution": o.resolution, "notify": o.notify, "words": o.words,
+                          "sock_rcvbuf": o.sock_rcvbuf,
                           "searches": found, "summary": out}, indent=1, default=str))
     else:
         print(render(o, found, out))

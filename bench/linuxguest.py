@@ -35,7 +35,8 @@ import types
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from vnperflib import backends, exitcodes, guest, hostcpu, ports, qemucmd, scratch  # noqa: E402
+from vnperflib import (backends, exitcodes, guest, hostcpu, ports, qemucmd, scratch,  # noqa: E402
+                       udpsock)
 from vnperflib.backends import passt  # noqa: E402
 from vnperflib.backends.base import Backend, guest_mac, nic_props  # noqa: E402
 from vnperflib.backends.passt import Passt  # noqa: E402
@@ -201,12 +202,12 @@ def make_backend(name, opts):
 
 
 def backend_opts(app, machine, duration, size=None, rate=None, count=None, feeder=None,
-                 queue_size=None):
+                 queue_size=None, sock_rcvbuf=None):
     """The runner options the backends read."""
     return types.SimpleNamespace(app=app, machine=machine, duration=duration, size=size,
                                  rate=rate, count=count, config=[], event_idx=None,
                                  queue_size=queue_size, topology="host", fwd_mode=None,
-                                 feeder=feeder)
+                                 feeder=feeder, sock_rcvbuf=sock_rcvbuf)
 
 
 def lnx_words(config):
@@ -563,18 +564,19 @@ class Rx(Run):
     app = "sink"
 
     def __init__(self, backend, size=64, rate=None, count=None, feeder=None, queue_size=None,
-                 **kw):
+                 sock_rcvbuf=None, **kw):
         super().__init__(backend, **kw)
         self.size = size
         self.rate = rate
         self.count = count
         self.feeder = feeder
         self.queue_size = queue_size
+        self.sock_rcvbuf = sock_rcvbuf
 
     def opts(self):
         return backend_opts(self.app, self.machine, self.duration, size=self.size,
                             rate=self.rate, count=self.count, feeder=self.feeder,
-                            queue_size=self.queue_size)
+                            queue_size=self.queue_size, sock_rcvbuf=self.sock_rcvbuf)
 
     def words(self):
         # Like vnperf's sink: counts for the duration from ready (the host
@@ -657,6 +659,14 @@ def fmt(v):
     return "%.0f" % v
 
 
+def rcvbuf_size(text):
+    """--sock-rcvbuf's bytes (udpsock.parse_size), for argparse."""
+    try:
+        return udpsock.parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("job", choices=sorted(JOBS))
@@ -672,8 +682,13 @@ def main(argv=None):
     ap.add_argument("--count", type=int, default=None)
     ap.add_argument("--feeder", choices=("peer-dpdk", "testpmd"), default=None,
                     help="rx over vhost-user: the host sender (default peer-dpdk)")
+    ap.add_argument("--sock-rcvbuf", type=rcvbuf_size, default=None, metavar="BYTES",
+                    help="rx over dgram: QEMU's UDP socket made by the runner with this "
+                    "receive buffer (4M; default: QEMU's own)")
     ap.add_argument("--json", action="store_true")
     o = ap.parse_args(argv)
+    if o.sock_rcvbuf and (o.job != "rx" or o.backend != "dgram"):
+        ap.error("--sock-rcvbuf: the rx job over --backend dgram only")
     why = ensure_built()
     if why:
         print("linuxguest: " + why, file=sys.stderr)
@@ -684,7 +699,8 @@ def main(argv=None):
     elif o.job == "pktgen":
         kw.update(size=o.size, burst=o.burst)
     elif o.job == "rx":
-        kw.update(size=o.size, rate=o.rate, count=o.count, feeder=o.feeder)
+        kw.update(size=o.size, rate=o.rate, count=o.count, feeder=o.feeder,
+                  sock_rcvbuf=o.sock_rcvbuf)
     try:
         res = make_run(o.job, o.backend, **kw).execute()
     except Interrupted as e:

@@ -71,6 +71,29 @@ def test_sink_from_peer_counts_add_up(image, peer):
         assert d["verdict"] == "lossy" and d["located"] == d["lost"] == N - d["received"]
 
 
+def test_dgram_sink_on_the_runners_socket(image, peer):
+    # --sock-rcvbuf: QEMU receives on the socket the runner made (an fd,
+    # its buffer set first). Had QEMU not taken it, the peer's frames would
+    # wait unread in the runner's copy and the guest would count none.
+    r, rep = run_json(["--backend", "dgram", "--app", "sink", "--count", str(N),
+                       "--rate", "10k", "--duration", "30", "--sock-rcvbuf", "4M"])
+    assert r.returncode == 0, r.stderr
+    d = direction(rep, "host->guest")
+    assert d["sent"] == d["received"] == N
+    buf = rep["host"]["sock_rcvbuf"]
+    assert buf["bytes"] == 4 << 20 and buf["kernel"] and min(buf["kernel"]) >= 4 << 20
+    assert rep["identity"]["sock_rcvbuf"] == str(4 << 20)
+
+
+def test_two_guests_over_dgram_on_the_runners_sockets(image):
+    r, rep = run_json(["--backend", "dgram", "--topology", "guests", "--count", "1000",
+                       "--rate", "1k", "--duration", "3", "--sock-rcvbuf", "1M"])
+    assert r.returncode == 0, r.stderr
+    d = direction(rep, "tx guest->rx guest")
+    assert d["sent"] == d["received"] == 1000
+    assert len(rep["host"]["sock_rcvbuf"]["kernel"]) == 1
+
+
 def test_two_guests_over_dgram(image):
     # Two spinning TCG guests on two cores: a low rate, so the receiving
     # QEMU's socket buffer never overflows while its vCPU waits for a core.

@@ -194,3 +194,26 @@ def test_main_runs_the_sides_in_alternating_order(monkeypatch, capsys):
     assert "NDR pps" in capsys.readouterr().out
     monkeypatch.setattr(b.linuxguest, "ensure_built", lambda: "no kernel")
     assert b.main([]) == 3
+
+
+def test_sock_rcvbuf_reaches_both_guests(monkeypatch, capsys):
+    """--sock-rcvbuf: vnperf's search and every Linux trial get the same
+    runner-made socket buffer, and the table's header says which."""
+    o = b.options(["--backend", "dgram", "--sock-rcvbuf", "4M"])
+    argv = b.vnperf_argv(o, "/x")
+    assert argv[argv.index("--sock-rcvbuf") + 1] == str(4 << 20)
+    assert "--sock-rcvbuf" not in b.vnperf_argv(b.options([]), "/x")
+    made = []
+
+    class Run:
+        def execute(self):
+            return {}
+    monkeypatch.setattr(b.linuxguest, "make_run", lambda *a, **kw: made.append(kw) or Run())
+    monkeypatch.setattr(b, "linux_result_trial", lambda res: res)
+    b.linux_trial(o)(1000, "trial")
+    assert made[0]["sock_rcvbuf"] == 4 << 20
+    assert "rcvbuf 4194304 bytes (the runner's, both guests)" in b.rcvbuf_text(o)
+    assert "QEMU's own socket" in b.rcvbuf_text(b.options([]))
+    assert "not a size in bytes" in refused(["--sock-rcvbuf", "4x"], capsys)
+    assert "--backend dgram only" in refused(["--backend", "socket", "--sock-rcvbuf", "4M"],
+                                             capsys)

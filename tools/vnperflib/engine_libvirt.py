@@ -385,6 +385,8 @@ class LibvirtEngine:
 
     def check(self, opts):
         """What libvirt cannot do, refused before anything starts."""
+        if getattr(opts, "sock_rcvbuf", None):
+            raise usage("--sock-rcvbuf: --engine qemu only (the runner hands QEMU the socket)")
         why = libvirtconn.available()
         if why:
             raise usage("--engine libvirt: " + why)

@@ -36,8 +36,8 @@ class Guest:
         self._stderr = tempfile.TemporaryFile()
         argv = self.argv if netns is None else ["ip", "netns", "exec", netns] + self.argv
         self.t_start = time.monotonic()
-        self.proc = session.spawn(argv, name="qemu:" + self.label,
-                                  stdout=subprocess.PIPE, stderr=self._stderr)
+        self.proc = session.spawn(argv, name="qemu:" + self.label, stdout=subprocess.PIPE,
+                                  stderr=self._stderr, pass_fds=qemucmd.pass_fds(self.spec))
         os.set_blocking(self.proc.stdout.fileno(), False)
 
     def stop(self, session):

@@ -94,6 +94,8 @@ def of_run(opts, words, accel, pmd_mode=None):
         "image": opts.image,
         "image_sha": ", ".join(image),
     })
+    if getattr(opts, "sock_rcvbuf", None):
+        ident["sock_rcvbuf"] = str(opts.sock_rcvbuf)
     if topology_pvp.nfwd(opts):
         ident["tester"] = topology_pvp.tester(opts)
     if opts.backend == "vhost-user":

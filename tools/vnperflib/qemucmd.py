@@ -45,10 +45,11 @@ def merge_config(*groups):
 class Nic:
     """One virtio-net NIC: the -netdev value and device properties."""
 
-    def __init__(self, netdev, mac, props=None):
+    def __init__(self, netdev, mac, props=None, fds=()):
         self.netdev = netdev          # e.g. "dgram,local.type=inet,..." without id
         self.mac = mac
         self.props = dict(props or {})  # device properties (rx_queue_size, event_idx, vectors)
+        self.fds = tuple(fds)         # descriptors the netdev names, QEMU inherits them
 
 
 class GuestSpec:
@@ -81,6 +82,11 @@ class GuestSpec:
         self.boot = boot
         self.esp = esp or default_esp()
         self.firmware = firmware
+
+
+def pass_fds(spec):
+    """The descriptors QEMU must inherit: those its NICs' netdevs name."""
+    return tuple(fd for nic in spec.nics for fd in nic.fds)
 
 
 def nic_device(machine):

@@ -42,6 +42,10 @@ def human(rep):
             ("app", rep.get("app")), ("backend", rep["backend"]),
             ("machine / accel", "%s / %s" % (rep["machine"], rep["accel"])),
             ("config", " ".join(rep.get("config", ())))]
+    buf = (rep.get("host") or {}).get("sock_rcvbuf")
+    if buf:
+        rows.append(("QEMU socket rcvbuf", "%d bytes, the runner's socket (kernel SO_RCVBUF %s)"
+                     % (buf["bytes"], ", ".join(map(str, buf["kernel"])) or "-")))
     for g in rep["guests"]:
         if len(rep["guests"]) > 1:
             rows.append(("guest " + g["label"], "exit %s, %.2f s" % (g["status"], g["wall_s"])))

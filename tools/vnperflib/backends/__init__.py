@@ -36,6 +36,9 @@ def names():
 def make(name, opts):
     if name not in REGISTRY:
         raise usage("unknown backend %r: one of %s" % (name, ", ".join(REGISTRY)))
+    if getattr(opts, "sock_rcvbuf", None) and name != "dgram":
+        raise usage("--sock-rcvbuf: --backend dgram only (the runner makes QEMU's socket "
+                    "there), not %s" % name)
     n = topology_pvp.nfwd(opts)
     if n:
         topology_pvp.check(opts)

@@ -65,10 +65,9 @@ class ChainWire:
     def nics(self, index):
         a_up, a_down = self.links[index]
         b_up, b_down = self.links[index + 1]
-        props = nic_props(self.opts)
         # NIC a receives on its link's downstream port; b sends on the next.
-        return [qemucmd.Nic(self.netdev(a_down, a_up), nic_mac(index, 0), props),
-                qemucmd.Nic(self.netdev(b_up, b_down), nic_mac(index, 1), props)]
+        return [self.nic(a_down, a_up, nic_mac(index, 0)),
+                self.nic(b_up, b_down, nic_mac(index, 1))]
 
     def guest_config(self, index):
         return ["ip=" + guest_ip(index)]
@@ -92,7 +91,8 @@ class ChainWire:
 
 
 class ChainDgram(ChainWire, Dgram):
-    pass
+    def collect(self):
+        return dict(ChainWire.collect(self), **self.rcvbuf_counts())
 
 
 class ChainSocket(ChainWire, Socket):

@@ -3,8 +3,10 @@ socket netdevs (one datagram is one frame), or a second guest on the same
 wire (--topology guests)."""
 
 
-from .. import counts, peer, ports, qemucmd, udpdrops
-from ..errors import usage
+import socket
+
+from .. import counts, peer, ports, qemucmd, udpdrops, udpsock
+from ..errors import failed, missing, usage
 from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
 
 FWD_DST_IP = "10.0.2.99"
@@ -105,10 +107,14 @@ class Wire(Backend):
 
     def nics(self, index):
         if self.fwd:
-            return [qemucmd.Nic(self.netdev(q, p), "52:54:00:00:0%d:01" % (k + 1),
-                                nic_props(self.opts)) for k, (q, p) in enumerate(self.ports)]
+            return [self.nic(q, p, "52:54:00:00:0%d:01" % (k + 1))
+                    for k, (q, p) in enumerate(self.ports)]
         q, p = self.ports[index]
-        return [qemucmd.Nic(self.netdev(q, p), guest_mac(index), nic_props(self.opts))]
+        return [self.nic(q, p, guest_mac(index))]
+
+    def nic(self, q, p, mac):
+        """The NIC whose QEMU end receives on local port q and sends to p."""
+        return qemucmd.Nic(self.netdev(q, p), mac, nic_props(self.opts))
 
     def processes(self):
         return [("peer", pr.proc.pid) for pr in self.peers if pr.proc is not None]
@@ -151,7 +157,48 @@ class Wire(Backend):
 
 
 class Dgram(Wire):
+    """QEMU's dgram netdev: its own socket, or with --sock-rcvbuf one the
+    runner made with that receive buffer (udpsock.py), inherited as an fd."""
+
     name = "dgram"
+
+    def __init__(self, opts):
+        super().__init__(opts)
+        self.rcvbuf = getattr(opts, "sock_rcvbuf", None)
+        self.rcvbuf_kernel = {}  # QEMU's local port: the kernel's SO_RCVBUF figure
+
+    def check(self):
+        super().check()
+        if self.rcvbuf:
+            probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            try:
+                udpsock.set_rcvbuf(probe, self.rcvbuf)
+            except OSError as e:
+                raise missing("--sock-rcvbuf %d: %s" % (self.rcvbuf, e))
+            finally:
+                probe.close()
+
+    def nic(self, q, p, mac):
+        if not self.rcvbuf:
+            return super().nic(q, p, mac)
+        try:
+            sock, self.rcvbuf_kernel[q] = udpsock.connected(q, p, self.rcvbuf)
+        except OSError as e:
+            raise failed("dgram: the socket on 127.0.0.1:%d: %s" % (q, e))
+        # QEMU has its copy once started; the runner's goes at the end.
+        self.session.on_close(sock.close, what="dgram socket %d" % q)
+        return qemucmd.Nic("dgram,local.type=fd,local.str=%d" % sock.fileno(), mac,
+                           nic_props(self.opts), fds=[sock.fileno()])
+
+    def collect(self):
+        return dict(super().collect(), **self.rcvbuf_counts())
+
+    def rcvbuf_counts(self):
+        """The buffer asked for and the kernel's figures, when asked for."""
+        if not self.rcvbuf:
+            return {}
+        return {"sock_rcvbuf": {"bytes": self.rcvbuf,
+                                "kernel": sorted(set(self.rcvbuf_kernel.values()))}}
 
     @staticmethod
     def netdev(q, p):
