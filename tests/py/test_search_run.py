@@ -213,6 +213,26 @@ def test_the_flat_out_trial_of_a_vhost_user_sink_is_the_fed_peer(monkeypatch):
     assert seen == [("io", True), ("io", True)]
 
 
+@pytest.mark.parametrize("config,want", [
+    ([], ["interval_ms=60000"]),
+    (["interval_ms=500", "notify=hybrid"], ["interval_ms=500", "notify=hybrid"])])
+def test_trials_print_no_sample_line_unless_asked(monkeypatch, config, want):
+    """A sample line costs the guest's vCPU a millisecond of emulated UART
+    writes: a trial's guests print none during a trial, unless the user
+    chose an interval."""
+    seen = []
+
+    def run(opts, resolver):
+        seen.append(opts.config)
+        return sink_report(1000, 1000, 1000.0)
+    monkeypatch.setattr(sweep, "run_point_once", run)
+    base = base_opts(config=list(config))
+    trials = search_run.Trials(base, None, lambda rep: "001.json", lambda line: None)
+    trials(None, "max")
+    trials(5000, "search")
+    assert seen == [want, want] and base.config == config
+
+
 def test_a_search_without_a_verified_rate_keeps_its_figures(tmp_path, monkeypatch):
     """The budget ends before the verification: the point stays failed (no
     ndr_pps; compare marks it FAILED) but its table row shows the flat-out
