@@ -75,3 +75,23 @@ def test_pvp_tester_peer_forwards_an_exact_count(image):
     assert "peer-dpdk" in rep["cpu"]["roles"] and "testpmd" not in rep["cpu"]["roles"]
     # The forwarder's QEMU and the peer got the priority asked for.
     assert rep["nice"] == {"fwd1": -5, "backend": -5}
+
+
+@pytest.mark.skipif(not os.access(DPDK_PEER, os.X_OK),
+                    reason="no build/tools/vnperf-peer-dpdk (DPDK headers: libdpdk-dev)")
+@pytest.mark.timeout_s(90)
+def test_pvp_tester_peer_takes_frames_back_while_it_sends(image):
+    """Flat out the peer never waits, and a zero-copy forwarder has one set
+    of 1024 buffers for its input and output rings: unless the peer takes
+    the output back while it sends, the frames it forwarded stay parked and
+    its input ring refuses everything after them."""
+    r = run_vnperf(["run", "--accel", "tcg", "--quiet", "--json", "--backend", "vhost-user",
+                    "--topology", "pvp", "--tester", "peer", "--rate", "max",
+                    "--duration", "1", "--nice", "fwd1=-5,backend=-5"], timeout=80)
+    assert r.stdout, r.stderr
+    rep = json.loads(r.stdout)
+    tx, rx = rep["host"]["peer_tx"], rep["host"]["peer_rx"]
+    assert tx["errors"]["ring_full"] > 0
+    # Far more than the rings hold came back.
+    assert rx["vnperf"] > 4 * 1024, (rx["vnperf"], tx["packets"])
+    assert rep["counts"]["directions"]["fwd1 a -> b"]["verdict"] == "agree"

@@ -198,6 +198,30 @@ int peer_dpdk_wait_up(struct peer_dpdk *d, const struct peer_opts *o, char *err,
     return -ETIMEDOUT;
 }
 
+/* One burst from the rx port into rxr's counters; how many frames. */
+static uint16_t rx_poll(struct peer_dpdk *d)
+{
+    struct peer_run *r = d->rxr;
+    uint16_t n = rte_eth_rx_burst(d->ports[d->rx].id, 0, d->burst, (uint16_t)d->batch);
+
+    if (n == 0)
+        return 0;
+    peer_rx_batch_start(r, peer_now_ns(CLOCK_MONOTONIC));
+    for (uint16_t i = 0; i < n; i++) {
+        struct rte_mbuf *m = d->burst[i];
+        uint32_t len = rte_pktmbuf_pkt_len(m);
+        const uint8_t *f = len < DPDK_RX_SLOT ? rte_pktmbuf_read(m, 0, len, d->linear) : NULL;
+
+        if (f)
+            peer_stats_rx(r->st, f, len, d->verify_csum);
+        else
+            peer_stats_error(r->st, &r->st->rx_errors, EMSGSIZE);
+        r->st->packets += !f;
+    }
+    rte_pktmbuf_free_bulk(d->burst, n);
+    return n;
+}
+
 /* The frames of msgs copied into mbufs; what the guest's RX ring has no
  * room for now is dropped and counted (a zero-loss search wants to know),
  * never retried: retrying would push the loss into a later burst. */
@@ -223,31 +247,14 @@ static int dpdk_send(struct peer_run *r, struct mmsghdr *msgs, uint32_t n)
     if (sent < n)
         rte_pktmbuf_free_bulk(d->burst + sent, n - sent);
     r->st->ring_full += n - sent;
+    /* Take the forwarder's output back after every burst, not only while
+     * ahead of schedule: catching up after a stall, the frames parked on
+     * its output ring are the buffers its input ring needs (a zero-copy
+     * forwarder has one set for both), and the peer's own delay would be
+     * counted as the device's loss. */
+    if (d->rxr)
+        rx_poll(d);
     return (int)n;
-}
-
-/* One burst from the rx port into rxr's counters; how many frames. */
-static uint16_t rx_poll(struct peer_dpdk *d)
-{
-    struct peer_run *r = d->rxr;
-    uint16_t n = rte_eth_rx_burst(d->ports[d->rx].id, 0, d->burst, (uint16_t)d->batch);
-
-    if (n == 0)
-        return 0;
-    peer_rx_batch_start(r, peer_now_ns(CLOCK_MONOTONIC));
-    for (uint16_t i = 0; i < n; i++) {
-        struct rte_mbuf *m = d->burst[i];
-        uint32_t len = rte_pktmbuf_pkt_len(m);
-        const uint8_t *f = len < DPDK_RX_SLOT ? rte_pktmbuf_read(m, 0, len, d->linear) : NULL;
-
-        if (f)
-            peer_stats_rx(r->st, f, len, d->verify_csum);
-        else
-            peer_stats_error(r->st, &r->st->rx_errors, EMSGSIZE);
-        r->st->packets += !f;
-    }
-    rte_pktmbuf_free_bulk(d->burst, n);
-    return n;
 }
 
 /* The pacing wait: counts the rx port meanwhile, napping when it is empty. */
