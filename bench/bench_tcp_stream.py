@@ -20,7 +20,8 @@ writes are lwiperf's (g2h) and the host client's default (h2g).
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_tcp_stream.py \\
         [--backends tap,user,passt] [--directions g2h,h2g] [--sessions 1,4] \\
         [--msg-sizes 512,1024,16384] [--duration 5] [--repeat 3] [--machine pc] \\
-        [--aa] [--no-offloads] [--notify poll,hybrid] [--json] [-- vnperf config words]
+        [--aa] [--no-offloads] [--notify poll,hybrid] [--pin vcpu=1,main=0,backend=0]
+        [--nice guest=-10,backend=-10] [--json] [-- vnperf config words]
 
 --no-offloads adds a third side between the two: vnperf with every
 offload refused (features=-csum,-guest_csum,-host_tso4,...), the same
@@ -30,6 +31,14 @@ polling vCPU takes a host CPU whole; a halting one leaves it to QEMU's
 main loop and the host iperf), each with its CPU and SD columns; the
 pairs column is the first mode's. --aa --notify MODE is vnperf's A/A:
 that mode on both sides, no Linux guest.
+
+--pin and --nice place both guests alike (opt-in: they change what is
+measured, and the table's title says them): the runner's options of those
+names for vnperf, the same affinity and priority applied by
+bench/linuxguest.py to the Linux guest's QEMU threads (vCPU by thread name)
+and the host iperf. Roles: vcpu, main, qemu, backend (the host iperf);
+--nice guest=N (QEMU), backend=N. On a shared 2-CPU host they keep the
+other helpers' work and the scheduler's moves out of the comparison.
 """
 
 import argparse
@@ -41,6 +50,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import benchlib  # noqa: E402
 import linuxguest  # noqa: E402
+from vnperflib import pinning, priority  # noqa: E402
 
 
 # vnperf's offload features (docs/driver.md), all refused by --no-offloads
@@ -65,7 +75,8 @@ class VnperfSide:
         if with_msg:
             words.append("msg_size=%d" % msg)
         return ["--backend", backend, "--app", "iperf", "--machine", o.machine,
-                "--duration", str(o.duration), "--"] + words + o.config + self.extra
+                "--duration", str(o.duration)] + placement_args(o) + ["--"] + words + \
+            o.config + self.extra
 
     def __call__(self, point):
         o = self.opts
@@ -95,13 +106,40 @@ class LinuxSide:
         backend, direction, sessions, msg = point
         o = self.opts
         res = linuxguest.make_run("iperf", backend, direction=direction, sessions=sessions,
-                                  msg_size=msg, machine=o.machine,
-                                  duration=o.duration).execute()
+                                  msg_size=msg, machine=o.machine, duration=o.duration,
+                                  pins=o.pins, nice=o.nice_map).execute()
         if res["status"]:
             return {"why": res["why"]}
         fig = {"gbps": res["gbps"], "sd": benchlib.sd_us_per_kb(res, res["bytes"])}
         fig.update(benchlib.cpu_figures(res))
         return fig
+
+
+def placement_args(o):
+    """The runner's --pin/--nice for the vnperf sides."""
+    out = ["--pin", pinning.describe(o.pins)] if o.pins else []
+    return out + (["--nice", priority.describe(o.nice_map)] if o.nice_map else [])
+
+
+def placement_text(o):
+    """The title's words for --pin/--nice ("unpinned" without)."""
+    words = ["pin " + pinning.describe(o.pins)] if o.pins else ["unpinned"]
+    return ", ".join(words + (["nice " + priority.describe(o.nice_map)] if o.nice_map else []))
+
+
+def parse_placement(ap, o):
+    """--pin (no per-guest roles: one placement for both) and --nice
+    (guest, backend) parsed into o.pins, o.nice_map."""
+    try:
+        o.pins = pinning.parse(o.pin) if o.pin else {}
+        o.nice_map = priority.parse(o.nice) if o.nice else {}
+    except ValueError as e:
+        ap.error(str(e))
+    if pinning.labels(o.pins):
+        ap.error("--pin: roles vcpu, main, qemu, backend (both guests alike), not role@GUEST")
+    bad = sorted(set(o.nice_map) - {"guest", priority.BACKEND})
+    if bad:
+        ap.error("--nice %s: guest=N or backend=N" % bad[0])
 
 
 def int_list(text, what):
@@ -130,6 +168,10 @@ def parse(argv):
                     help="also vnperf with every offload refused (a third side)")
     ap.add_argument("--notify", default=None,
                     help="one vnperf side per guest notify= mode: poll,irq,hybrid")
+    ap.add_argument("--pin", default=None,
+                    help="both guests' thread affinity: vcpu=1,main=0,backend=0 (runner's --pin)")
+    ap.add_argument("--nice", default=None,
+                    help="both guests' priority: guest=-10,backend=-10 (runner's --nice)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("config", nargs="*", help="vnperf config words (after --)")
     o = ap.parse_args(argv)
@@ -149,6 +191,7 @@ def parse(argv):
         ap.error("--no-offloads with --aa or --notify: one at a time")
     if o.aa and o.notify and len(o.notify) != 1:
         ap.error("--aa --notify: one mode (vnperf in it on both sides)")
+    parse_placement(ap, o)
     o.sessions_list = int_list(o.sessions, "--sessions")
     o.msg_list = int_list(o.msg_sizes, "--msg-sizes")
     return o
@@ -198,9 +241,9 @@ def print_report(o, points, sides, res, pairs):
     ref = names[-1]
     vside = sides[0][1]
     own = isinstance(vside, VnperfSide) and not vside.msg_size_key
-    print("TCP stream, %s: machine %s, TCG, %d s per run, %d repeats, Linux %s, "
+    print("TCP stream, %s: machine %s, TCG, %d s per run, %d repeats, %s, Linux %s, "
           "host iperf 2 measures all" % (" vs ".join(names), o.machine, o.duration, o.repeat,
-                                         linuxguest.kernel_release()))
+                                         placement_text(o), linuxguest.kernel_release()))
     header = ["backend", "dir", "P", "l"] + [n + " Gbit/s" for n in names] + \
         ["%s/%s" % (n, ref) for n in names[:-1]] + ["pairs"] + [n + " SD" for n in names] + \
         ["SD %s/%s" % (n, ref) for n in names[:-1]] + [n + " CPU v/m/i" for n in names]

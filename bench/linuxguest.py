@@ -35,8 +35,8 @@ import types
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from vnperflib import (backends, exitcodes, guest, hostcpu, ports, qemucmd, scratch,  # noqa: E402
-                       udpsock)
+from vnperflib import (backends, exitcodes, guest, hostcpu, pinning, ports, priority,  # noqa: E402
+                       qemucmd, scratch, udpsock)
 from vnperflib.backends import passt  # noqa: E402
 from vnperflib.backends.base import Backend, guest_mac, nic_props  # noqa: E402
 from vnperflib.backends.passt import Passt  # noqa: E402
@@ -290,8 +290,12 @@ class Run:
     mode = "ready"
     app = "none"        # what the backend's host end prepares for
 
-    def __init__(self, backend, machine="microvm", duration=5.0, timeout=None):
+    def __init__(self, backend, machine="microvm", duration=5.0, timeout=None, pins=None,
+                 nice=None):
         self.backend_name = backend
+        self.pins = pins or {}      # pinning.parse(): vcpu, main, qemu, backend
+        self.nice = nice or {}      # priority.parse(): guest, backend
+        self.placed = {}
         self.machine = machine
         self.duration = duration
         self.timeout = timeout or duration + 60
@@ -327,8 +331,10 @@ class Run:
         if m["type"] == "ready":
             self.be.on_guest_ready(0)
             self.on_ready()
-            for role, pid in self.be.processes() + self.extra_processes():
+            procs = self.be.processes() + self.extra_processes()
+            for role, pid in procs:
                 self.meter.add_process(role, pid)
+            self.placed = place(self.pins, self.nice, self.g.pid, [pid for _, pid in procs])
             self.meter.start(time.monotonic())
         elif m["type"] == "after":
             self.meter.stop(time.monotonic())
@@ -384,7 +390,8 @@ class Run:
         res = {"system": "linux", "kernel": kernel_release(), "backend": self.backend_name,
                "machine": self.machine, "mode": self.mode, "lines": self.lines,
                "features": feature_names(self.lines.get("net", {}).get("features")),
-               "host": self.be.collect(), "cpu": self.meter.result(), "wall_s": g.wall_s}
+               "host": self.be.collect(), "cpu": self.meter.result(), "wall_s": g.wall_s,
+               "placed": self.placed}
         res.update(figures)
         if self.backend_dead:
             res.update(status=exitcodes.RUNNER_BACKEND_FAILED, why=self.backend_dead)
@@ -404,6 +411,32 @@ class Run:
             res["console_tail"] = [line.text for line in g.console.lines[-15:]]
         add_cpu_figures(res)
         return res
+
+
+def vcpu_threads(pid):
+    """{index: tid} of QEMU pid's vCPU threads, by the names debug-threads=on
+    gives them ("CPU 0/TCG"): the Linux guest has no QMP."""
+    out = {}
+    for tid, (comm, _, _) in hostcpu.thread_ticks(pid).items():
+        if comm.startswith("CPU "):
+            out[len(out)] = tid
+    return out
+
+
+def place(pins, nice, qemu_pid, procs):
+    """The runner's --pin and --nice for this guest (label "guest", as the
+    runner's single guest) and the host end's processes (backend), so both
+    guests of a bench run are placed alike; {"pinned": ..., "nice": ...}."""
+    out = {}
+    if pins:
+        out["pinned"] = pinning.apply(pins, qemu_pid, vcpu_threads(qemu_pid))
+        for pid in procs if "backend" in pins else ():
+            out["pinned"]["backend"] = pinning.apply_process(pins, pid)
+    for who, n in sorted(nice.items()):
+        for pid in [qemu_pid] if who == "guest" else procs:
+            priority.apply(pid, n)
+        out.setdefault("nice", {})[who] = n
+    return out
 
 
 def add_cpu_figures(res):

@@ -65,3 +65,35 @@ def test_the_table_has_rate_sd_and_cpu_columns_per_mode(capsys, monkeypatch):
     row = next(line for line in out.splitlines() if line.startswith("user"))
     for cell in ("0.400", "0.80x", "20.00", "2.00x", "60/30/25", "100/30/25"):
         assert cell in row, cell
+
+
+def test_pin_and_nice_go_to_the_runner_and_the_linux_guest_alike(capsys, monkeypatch):
+    o = b.parse(["--pin", "vcpu=1,main=0,backend=0", "--nice", "guest=-5,backend=-5"])
+    argv = b.make_sides(o)[0][1].args(("tap", "h2g", 1, 512), True)
+    assert argv[argv.index("--pin") + 1] == "backend=0,main=0,vcpu=1"
+    assert argv[argv.index("--nice") + 1] == "backend=-5,guest=-5"
+    assert argv.index("--nice") < argv.index("--")
+    seen = {}
+
+    class FakeRun:
+        def execute(self):
+            return {"status": 1, "why": "not booted"}
+
+    monkeypatch.setattr(b.linuxguest, "make_run", lambda *a, **kw: seen.update(kw) or FakeRun())
+    b.LinuxSide(o)(("tap", "h2g", 1, 512))
+    assert seen["pins"] == {"vcpu": {1}, "main": {0}, "backend": {0}}
+    assert seen["nice"] == {"guest": -5, "backend": -5}
+    monkeypatch.setattr(b.linuxguest, "kernel_release", lambda: "6.1")
+    b.print_report(o, [], [("vnperf", None), ("linux", None)], {}, {})
+    assert "pin backend=0,main=0,vcpu=1, nice backend=-5,guest=-5" in capsys.readouterr().out
+    plain = b.parse([])
+    assert "--pin" not in b.make_sides(plain)[0][1].args(("tap", "h2g", 1, 512), True)
+    b.print_report(plain, [], [("vnperf", None), ("linux", None)], {}, {})
+    assert "unpinned" in capsys.readouterr().out
+
+
+def test_bad_pin_and_nice_are_refused_with_one_line(capsys):
+    assert "outside" in refused(["--pin", "vcpu=99"], capsys)
+    assert "not role@GUEST" in refused(["--pin", "vcpu@fwd1=0"], capsys)
+    assert "guest=N or backend=N" in refused(["--nice", "fwd1=-5"], capsys)
+    assert "not a nice value" in refused(["--nice", "guest=-50"], capsys)

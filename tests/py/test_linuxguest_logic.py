@@ -116,3 +116,20 @@ def test_rx_queue_size_is_the_nics():
     props = nic_props(run.opts())
     assert props["rx_queue_size"] == 1024 and props["tx_queue_size"] == 1024
     assert "rx_queue_size" not in nic_props(linuxguest.make_run("rx", "dgram").opts())
+
+
+def test_place_pins_the_vcpu_by_name_main_loop_and_host_end_and_nices_them(monkeypatch):
+    threads = {10: ("qemu-system-x86", 0, 0), 11: ("CPU 0/TCG", 0, 0), 12: ("worker", 0, 0)}
+    monkeypatch.setattr(linuxguest.hostcpu, "thread_ticks", lambda pid: threads)
+    monkeypatch.setattr(linuxguest.os, "listdir", lambda path: ["20", "21"])
+    pinned, niced = {}, {}
+    monkeypatch.setattr(linuxguest.pinning.os, "sched_setaffinity",
+                        lambda tid, cpus: pinned.__setitem__(tid, set(cpus)))
+    monkeypatch.setattr(linuxguest.priority, "apply", lambda pid, n: niced.__setitem__(pid, n))
+    pins = {"vcpu": {1}, "main": {0}, "backend": {0}}
+    out = linuxguest.place(pins, {"guest": -5, "backend": -3}, 10, [20])
+    assert pinned == {10: {0}, 11: {1}, 20: {0}, 21: {0}}
+    assert niced == {10: -5, 20: -3}
+    assert out == {"pinned": {"main": [0], "vcpu": [1], "backend": [0]},
+                   "nice": {"backend": -3, "guest": -5}}
+    assert linuxguest.place({}, {}, 10, [20]) == {}
