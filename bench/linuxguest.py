@@ -718,15 +718,22 @@ def main(argv=None):
     ap.add_argument("--sock-rcvbuf", type=rcvbuf_size, default=None, metavar="BYTES",
                     help="rx over dgram: QEMU's UDP socket made by the runner with this "
                     "receive buffer (4M; default: QEMU's own)")
+    ap.add_argument("--pin", default=None, help="the runner's --pin: vcpu=1,main=0,backend=0")
+    ap.add_argument("--nice", default=None, help="the runner's --nice: guest=-5,backend=-5")
     ap.add_argument("--json", action="store_true")
     o = ap.parse_args(argv)
     if o.sock_rcvbuf and (o.job != "rx" or o.backend != "dgram"):
         ap.error("--sock-rcvbuf: the rx job over --backend dgram only")
+    try:
+        pins = pinning.parse(o.pin) if o.pin else {}
+        nice = priority.parse(o.nice) if o.nice else {}
+    except ValueError as e:
+        ap.error(str(e))
     why = ensure_built()
     if why:
         print("linuxguest: " + why, file=sys.stderr)
         return 3
-    kw = {"machine": o.machine, "duration": o.duration}
+    kw = {"machine": o.machine, "duration": o.duration, "pins": pins, "nice": nice}
     if o.job == "iperf":
         kw.update(direction=o.direction, sessions=o.sessions, msg_size=o.msg_size)
     elif o.job == "pktgen":
