@@ -59,13 +59,9 @@ def test_vnperf_argv_carries_the_mode_and_the_words():
     assert "--" not in b.vnperf_argv(b.options([]), "/tmp/x")
 
 
-def test_queue_size_reaches_both_guests(monkeypatch, capsys):
-    """--queue-size is QEMU's queue size for vnperf's search and for every
-    Linux trial alike; anything QEMU would refuse is refused first."""
-    o = b.options(["--backend", "vhost-user", "--queue-size", "1024"])
-    argv = b.vnperf_argv(o, "/x")
-    assert argv[argv.index("--queue-size") + 1] == "1024" and argv.index("--queue-size") < len(argv)
-    assert "--queue-size" not in b.vnperf_argv(b.options([]), "/x")
+def linux_trial_kwargs(monkeypatch, o):
+    """The keyword arguments one Linux trial of options o hands to
+    linuxguest.make_run."""
     made = []
 
     class Run:
@@ -74,7 +70,17 @@ def test_queue_size_reaches_both_guests(monkeypatch, capsys):
     monkeypatch.setattr(b.linuxguest, "make_run", lambda *a, **kw: made.append(kw) or Run())
     monkeypatch.setattr(b, "linux_result_trial", lambda res: res)
     b.linux_trial(o)(1000, "trial")
-    assert made[0]["queue_size"] == 1024
+    return made[0]
+
+
+def test_queue_size_reaches_both_guests(monkeypatch, capsys):
+    """--queue-size is QEMU's queue size for vnperf's search and for every
+    Linux trial alike; anything QEMU would refuse is refused first."""
+    o = b.options(["--backend", "vhost-user", "--queue-size", "1024"])
+    argv = b.vnperf_argv(o, "/x")
+    assert argv[argv.index("--queue-size") + 1] == "1024" and argv.index("--queue-size") < len(argv)
+    assert "--queue-size" not in b.vnperf_argv(b.options([]), "/x")
+    assert linux_trial_kwargs(monkeypatch, o)["queue_size"] == 1024
     assert "one of 256, 512, 1024" in refused(["--queue-size", "300"], capsys)
 
 
@@ -203,15 +209,7 @@ def test_sock_rcvbuf_reaches_both_guests(monkeypatch, capsys):
     argv = b.vnperf_argv(o, "/x")
     assert argv[argv.index("--sock-rcvbuf") + 1] == str(4 << 20)
     assert "--sock-rcvbuf" not in b.vnperf_argv(b.options([]), "/x")
-    made = []
-
-    class Run:
-        def execute(self):
-            return {}
-    monkeypatch.setattr(b.linuxguest, "make_run", lambda *a, **kw: made.append(kw) or Run())
-    monkeypatch.setattr(b, "linux_result_trial", lambda res: res)
-    b.linux_trial(o)(1000, "trial")
-    assert made[0]["sock_rcvbuf"] == 4 << 20
+    assert linux_trial_kwargs(monkeypatch, o)["sock_rcvbuf"] == 4 << 20
     assert "rcvbuf 4194304 bytes (the runner's, both guests)" in b.rcvbuf_text(o)
     assert "QEMU's own socket" in b.rcvbuf_text(b.options([]))
     assert "not a size in bytes" in refused(["--sock-rcvbuf", "4x"], capsys)
