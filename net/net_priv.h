@@ -13,6 +13,14 @@ void net_netif_add(struct net_if *nif, const ip4_addr_t *ip, const ip4_addr_t *m
  * DHCP asks with the real MTU): checksum control, TSO's larger MTU. */
 void net_netif_offloads(struct net_if *nif);
 
+/* Sends the delayed ACKs that have waited NET_ACK_DELAY_US (net_ack.c);
+ * called every round of the main loop. */
+void net_ack_service(void);
+
+/* When the next delayed ACK is due (TSC), 0: none pending: a halt ends
+ * there. */
+uint64_t net_ack_deadline(void);
+
 /* RX pbufs for the zero-copy path (netif_rx.c). */
 void net_rx_pool_init(struct net_if *nif);
 

@@ -173,16 +173,22 @@ void net_service(void)
             net_flush(&ifs[i]);
     }
     sys_check_timeouts();
+    net_ack_service();
 }
 
-/* The earlier of deadline and lwIP's next timer. */
+static uint64_t earlier(uint64_t a, uint64_t b)
+{
+    return a && (!b || a < b) ? a : b;
+}
+
+/* The earliest of deadline, lwIP's next timer and a delayed ACK's. */
 static uint64_t net_idle_until(uint64_t deadline)
 {
+    uint64_t until = earlier(deadline, net_ack_deadline());
     u32_t ms = sys_timeouts_sleeptime();
     if (ms == SYS_TIMEOUTS_SLEEPTIME_INFINITE)
-        return deadline;
-    uint64_t t = time_cycles() + time_ns_to_cycles((uint64_t)ms * 1000000u);
-    return deadline && deadline < t ? deadline : t;
+        return until;
+    return earlier(until, time_cycles() + time_ns_to_cycles((uint64_t)ms * 1000000u));
 }
 
 void net_idle(uint64_t deadline)

@@ -43,8 +43,10 @@ extern void *net_lwip_heap;
  * late, on the host's SYN retransmit. */
 #define MEMP_NUM_ARP_QUEUE MEMP_NUM_TCP_PCB
 #define ARP_QUEUE_LEN      MEMP_NUM_TCP_PCB
-#define PBUF_POOL_SIZE     512 /* RX copies when the zero-copy pool is out */
-#define PBUF_POOL_BUFSIZE  1536
+/* RX copies when the zero-copy pool is out: out-of-order data of every
+ * stream holds pbufs until the hole is filled (docs/lwip.md). */
+#define PBUF_POOL_SIZE    2048
+#define PBUF_POOL_BUFSIZE 1536
 
 /* The driver writes the virtio-net header in front of every TX frame:
  * leave that room in every pbuf lwIP allocates for output, so the frame
@@ -82,15 +84,19 @@ extern void *net_lwip_heap;
  * (docs/lwip.md): 4 MiB each way covers a few ms of round trip under
  * TCG. TCP_MSS is what we advertise; with TSO the netif raises a
  * connection's send MSS (net_tcp_offload). */
-#define TCP_MSS             1460
-#define LWIP_WND_SCALE      1
-#define TCP_RCV_SCALE       7 /* 0xffff << 7: 8 MiB */
-#define TCP_WND             (4 * 1024 * 1024)
-#define TCP_SND_BUF         (4 * 1024 * 1024)
-#define TCP_SND_QUEUELEN    (4 * TCP_SND_BUF / TCP_MSS)
-#define TCP_SNDLOWAT        (4 * TCP_MSS) /* netconn only; lwIP wants it below 64 KiB */
-#define TCP_OOSEQ_MAX_PBUFS 64            /* out-of-order data holds RX ring buffers */
+#define TCP_MSS          1460
+#define LWIP_WND_SCALE   1
+#define TCP_RCV_SCALE    7 /* 0xffff << 7: 8 MiB */
+#define TCP_WND          (4 * 1024 * 1024)
+#define TCP_SND_BUF      (4 * 1024 * 1024)
+#define TCP_SND_QUEUELEN (4 * TCP_SND_BUF / TCP_MSS)
+#define TCP_SNDLOWAT     (4 * TCP_MSS) /* netconn only; lwIP wants it below 64 KiB */
+/* After a loss the host keeps sending: what follows the hole is kept
+ * (tcp_receive drops the newest beyond this) and told to the host with
+ * SACK blocks, so that it resends only the hole (docs/lwip.md). */
+#define TCP_OOSEQ_MAX_PBUFS 256
 #define TCP_QUEUE_OOSEQ     1
+#define LWIP_TCP_SACK_OUT   1
 #define LWIP_TCP_KEEPALIVE  0
 #define TCP_LISTEN_BACKLOG  0
 /* lwIP's TCP sanity checks assume received data sits in PBUF_POOL and ask

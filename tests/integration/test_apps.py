@@ -647,3 +647,72 @@ def test_iperf_guest_client_to_host_server(tap):
     assert res["gbps"] > 0.01, res
     # The host server saw both streams.
     assert host.count("local 10.0.0.1 port 5001 connected") == 2, host
+
+
+NO_OFFLOADS = "features=-csum,-guest_csum,-host_tso4,-host_tso6,-guest_tso4,-guest_tso6"
+# The host's client in the namespace: one small write at a time, each
+# waiting until the guest has ACKed it (SIOCOUTQ: bytes not yet ACKed);
+# prints how long each ACK took, in seconds.
+LONE_SEGMENT_PROBE = r"""
+import fcntl, socket, struct, sys, time
+s = socket.create_connection((sys.argv[1], 5001), timeout=10)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+for _ in range(15):
+    t = time.monotonic()
+    s.sendall(b"x" * 1000)
+    while struct.unpack("i", fcntl.ioctl(s.fileno(), 0x5411, b"\0" * 4))[0]:
+        assert time.monotonic() - t < 5, "not ACKed in 5 s"
+        time.sleep(0.0002)
+    print(time.monotonic() - t)
+    time.sleep(0.03)
+s.close()
+"""
+
+
+def nstat(tap, *names):
+    """The namespace's own TCP counters (netstat MIB), by name."""
+    out = ns_run(tap, ["nstat", "-asz"] + list(names), 10).stdout.split()
+    return {k: int(v) for k, v in zip(out, out[1:]) if k in names}
+
+
+def test_guest_acks_a_lone_segment_within_ms(tap):
+    """lwIP sends a delayed ACK only from its 250 ms fast timer; a sender
+    with one segment in flight waited that long per segment (net_ack.c)."""
+    with vnharness.Session() as s:
+        tap.start(s)
+        g = make_guest(["app=iperf", "role=server", "sessions=1", "duration=30"]
+                       + tap.guest_config(), tap.nics())
+        g.start(s, netns=tap.netns)
+        assert wait_line(g, has_text("iperf: server on"), 30), g.console.text()
+        probe = ns_run(tap, ["/usr/bin/python3", "-c", LONE_SEGMENT_PROBE, tap.GUEST_IP], 60)
+        guest.pump([g], 30)
+    b, res = result_of(g)
+    assert b.code == OK and probe.returncode == 0, (b.console, probe.stdout)
+    waits = sorted(float(x) for x in probe.stdout.split())
+    assert len(waits) == 15 and res["bytes"] == 15000, (waits, res)
+    assert waits[7] < 0.04, waits
+
+
+def test_guest_sacks_what_it_holds_when_the_tap_drops(tap):
+    """A tap queue of 100 frames drops the host's 8 streams' bursts: the
+    guest's SACK blocks let the host resend only what was lost (without
+    them a stream crawled one segment per round trip for 5-12 s after the
+    others ended)."""
+    with vnharness.Session() as s:
+        tap.start(s)
+        TapNs._ip("-n", tap.netns, "link", "set", tap.TAP, "txqueuelen", "100")
+        g = make_guest(["app=iperf", "role=server", "sessions=8", "duration=30", NO_OFFLOADS]
+                       + tap.guest_config(), tap.nics())
+        g.start(s, netns=tap.netns)
+        assert wait_line(g, has_text("iperf: server on"), 30), g.console.text()
+        host = ns_run(tap, ["iperf", "-c", tap.GUEST_IP, "-t", "2", "-P", "8"], 60)
+        guest.pump([g], 30)
+        drops = ns_run(tap, ["cat", "/sys/class/net/%s/statistics/tx_dropped" % tap.TAP], 5)
+        mib = nstat(tap, "TcpExtTCPSackRecovery", "TcpExtTCPRenoRecovery")
+    b, res = result_of(g)
+    assert b.code == OK and host.returncode == 0, (b.console, host.stdout)
+    assert int(drops.stdout) > 0, "the tap dropped nothing: no loss to recover from"
+    assert mib["TcpExtTCPSackRecovery"] > 0 and mib["TcpExtTCPRenoRecovery"] == 0, mib
+    assert all(x["ok"] and x["end"] == "fin" for x in res["sessions"]), res["sessions"]
+    took = [x["duration_ns"] / 1e9 for x in res["sessions"]]
+    assert max(took) < 4, (took, mib)
