@@ -13,6 +13,8 @@ int apps_vnet_params(const struct vn_config *c, struct vnet_params *p, char *why
     p->ring_size = c->ring;
     p->kick_batch = c->kick_batch;
     p->rx_refill = c->rx_refill;
+    p->rx_coalesce = c->rx_coalesce;
+    p->rx_coalesce_us = c->rx_coalesce_us;
     p->txfull = c->txfull == CFG_TXFULL_DROP ? VNET_TXFULL_DROP : VNET_TXFULL_WAIT;
     char r[160] = "";
     if (vnet_features_parse(c->features, &p->features_off) < 0) {

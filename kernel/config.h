@@ -61,6 +61,8 @@ struct vn_config {
     uint16_t ring;
     uint16_t kick_batch;
     uint16_t rx_refill;
+    uint16_t rx_coalesce;
+    uint32_t rx_coalesce_us;
     uint8_t txfull; /* enum cfg_txfull */
     char features[CFG_STR_MAX];
     char notify[CFG_STR_MAX];

@@ -200,6 +200,13 @@ void net_idle(uint64_t deadline)
         if (ifs[i].npend)
             net_flush(&ifs[i]);
     uint64_t until = net_idle_until(deadline);
+    for (unsigned i = 0; i < nifs; i++) {
+        /* A coalescing RX queue's interrupt may not come: bounded. */
+        uint64_t max = vnet_idle_max_ns(ifs[i].dev);
+        uint64_t t = max ? time_cycles() + time_ns_to_cycles(max) : 0;
+        if (t && (!until || t < until))
+            until = t;
+    }
     irq_idle_enter();
     int busy = 0;
     unsigned armed = 0;

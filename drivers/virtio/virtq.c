@@ -238,20 +238,26 @@ void virtq_disable_cb(struct virtq *vq)
         virtq_split_disable_cb(vq);
 }
 
-static bool virtq_cb_on(struct virtq *vq, bool delayed)
+static bool virtq_cb_on(struct virtq *vq, bool delayed, uint16_t after)
 {
     vq->cb = true;
     vq->cb_delayed = delayed;
+    vq->cb_after = after;
     bool pending = vq->packed ? virtq_packed_enable_cb(vq) : virtq_split_enable_cb(vq);
     return pending || vq->batch;
 }
 
 bool virtq_enable_cb(struct virtq *vq)
 {
-    return virtq_cb_on(vq, false);
+    return virtq_cb_on(vq, false, 0);
+}
+
+bool virtq_enable_cb_after(struct virtq *vq, uint16_t n)
+{
+    return virtq_cb_on(vq, false, n);
 }
 
 bool virtq_enable_cb_delayed(struct virtq *vq)
 {
-    return virtq_cb_on(vq, true);
+    return virtq_cb_on(vq, true, 0);
 }

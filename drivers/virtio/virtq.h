@@ -195,6 +195,12 @@ bool virtq_enable_cb(struct virtq *vq);
  * notification may have gone before the request. Without EVENT_IDX it is
  * virtq_enable_cb. */
 bool virtq_enable_cb_delayed(struct virtq *vq);
+/* The same with the notification wanted n used buffers later, but at most
+ * half of what is out now (and each virtq_get_used moves it on the same
+ * way): RX interrupt coalescing, one interrupt per n frames while the
+ * device still has buffers to fill. n 0 is virtq_enable_cb; without
+ * EVENT_IDX it is virtq_enable_cb too. */
+bool virtq_enable_cb_after(struct virtq *vq, uint16_t n);
 bool virtq_cb_enabled(const struct virtq *vq);
 
 #endif

@@ -70,8 +70,9 @@ struct virtq {
     bool in_order;
     bool bound; /* buffer i is slot i for good: virtq_bind_slots */
     bool broken;
-    bool cb;         /* used buffer notifications wanted (virtq_enable_cb) */
-    bool cb_delayed; /* ... after 3/4 of what is out (virtq_enable_cb_delayed) */
+    bool cb;           /* used buffer notifications wanted (virtq_enable_cb) */
+    bool cb_delayed;   /* ... after 3/4 of what is out (virtq_enable_cb_delayed) */
+    uint16_t cb_after; /* ... else after this many more (virtq_enable_cb_after) */
     union {
         struct virtq_split s;
         struct virtq_packed p;
@@ -85,14 +86,18 @@ struct virtq {
 /* How far past the driver's used position the device's notification is
  * wanted, in used entries (split) or ring positions (packed): 0, the next
  * one; delayed, three quarters of what is out, as Linux's
- * virtqueue_enable_cb_delayed (TX completions need no prompt reclaim).
+ * virtqueue_enable_cb_delayed (TX completions need no prompt reclaim);
+ * after n, n more but at most half of what is out, so the notification
+ * still comes while the device has buffers left (RX coalescing).
  * Only EVENT_IDX can say it (s2.7.10, s2.8.10); without, every one. */
 static inline uint16_t virtq_cb_delay(const struct virtq *vq)
 {
-    if (!vq->cb_delayed || !vq->event_idx)
+    if ((!vq->cb_delayed && !vq->cb_after) || !vq->event_idx)
         return 0;
     uint32_t out = vq->packed ? (uint32_t)(vq->num - vq->nfree) : vq->nbufs;
-    return (uint16_t)(out * 3u / 4u);
+    if (vq->cb_delayed)
+        return (uint16_t)(out * 3u / 4u);
+    return (uint16_t)(vq->cb_after < out / 2u ? vq->cb_after : out / 2u);
 }
 
 /* Records a violation with the device-side value it was read with. */

@@ -65,16 +65,19 @@ struct vnet_rx_off {
 enum vnet_notify { VNET_NOTIFY_POLL = 0, VNET_NOTIFY_IRQ = 1, VNET_NOTIFY_HYBRID = 2 };
 
 /* What the appliance asks of the driver (the config line's ring=,
- * kick_batch=, rx_refill=, txfull=, features=, notify=: apps/apps_net.c). */
+ * kick_batch=, rx_refill=, rx_coalesce=, rx_coalesce_us=, txfull=, features=,
+ * notify=: apps/apps_net.c). */
 struct vnet_params {
-    uint16_t ring_size;    /* 0: the device's maximum (capped at 1024) */
-    uint16_t kick_batch;   /* frames per kick inside a burst; 0: one kick per burst */
-    uint16_t rx_refill;    /* buffers re-posted per refill (one kick each) */
-    uint8_t txfull;        /* enum vnet_txfull */
-    uint8_t offloads;      /* VNET_OFF_*: what the caller handles */
-    uint64_t features_off; /* feature bits the user switched off */
-    uint8_t notify_rx;     /* enum vnet_notify */
-    uint8_t notify_tx;     /* enum vnet_notify */
+    uint16_t ring_size;      /* 0: the device's maximum (capped at 1024) */
+    uint16_t kick_batch;     /* frames per kick inside a burst; 0: one kick per burst */
+    uint16_t rx_refill;      /* buffers re-posted per refill (one kick each) */
+    uint16_t rx_coalesce;    /* frames before a halt's RX interrupt; 0, 1: the first */
+    uint32_t rx_coalesce_us; /* ... or this long, whichever comes first */
+    uint8_t txfull;          /* enum vnet_txfull */
+    uint8_t offloads;        /* VNET_OFF_*: what the caller handles */
+    uint64_t features_off;   /* feature bits the user switched off */
+    uint8_t notify_rx;       /* enum vnet_notify */
+    uint8_t notify_tx;       /* enum vnet_notify */
 };
 
 /* features=: comma-separated -NAME words (-event_idx,-mrg_rxbuf,...).
@@ -220,10 +223,14 @@ void vnet_rx_release(struct vnet_dev *d, uint32_t buf);
  *   else irq_idle_leave(); then vnet_idle_done on each.
  * vnet_idle_arm turns RX notifications on and looks at the ring once
  * more: 1 when frames are there (do not halt), 0 when armed, -EAGAIN
- * when RX is polled (nothing would end the halt). vnet_idle_done counts
- * the halt (cycles long, 0 for none) and puts a hybrid queue back to
+ * when RX is polled (nothing would end the halt). With rx_coalesce=N the
+ * interrupt is asked for N frames on (EVENT_IDX; at most half the
+ * buffers out), so a halt must also end vnet_idle_max_ns() later for
+ * the fewer frames that came (0: no limit). vnet_idle_done counts the
+ * halt (cycles long, 0 for none) and puts a hybrid queue back to
  * polling. */
 int vnet_idle_arm(struct vnet_dev *d);
+uint64_t vnet_idle_max_ns(const struct vnet_dev *d);
 void vnet_idle_done(struct vnet_dev *d, uint64_t cycles);
 
 /* Whether a halt can end on this device's RX (its queue is not polled). */

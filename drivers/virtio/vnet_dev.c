@@ -153,6 +153,9 @@ static void vnet_rx_setup(struct vnet_dev *d)
     d->rx_refill = d->params.rx_refill ? d->params.rx_refill : 1;
     if (d->rx_refill > num)
         d->rx_refill = num;
+    d->rx_coalesce = d->params.rx_coalesce ? d->params.rx_coalesce : 1;
+    if (d->rx_coalesce > num)
+        d->rx_coalesce = num;
     /* The whole ring is posted at start. */
     for (uint32_t s = 0; s < num; s++) {
         d->rx_owner[s] = VNET_RX_PENDING;

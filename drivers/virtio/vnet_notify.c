@@ -62,10 +62,10 @@ void vnet_notify_start(struct vnet_dev *d)
  * for its notification delayed, at 3/4 of what is out: more than a
  * txfull=wait ever waits for (at most half the ring free), so one
  * interrupt ends the wait. */
-static int vnet_note_arm(struct virtq *vq, struct vnet_qnote *n, bool delayed)
+static int vnet_note_arm(struct virtq *vq, struct vnet_qnote *n, bool delayed, uint16_t after)
 {
     irq_take(n->vector);
-    bool busy = delayed ? virtq_enable_cb_delayed(vq) : virtq_enable_cb(vq);
+    bool busy = delayed ? virtq_enable_cb_delayed(vq) : virtq_enable_cb_after(vq, after);
     return busy ? 1 : 0;
 }
 
@@ -91,7 +91,16 @@ int vnet_idle_arm(struct vnet_dev *d)
 {
     if (d->rx_note.mode == VNET_NOTIFY_POLL)
         return -EAGAIN;
-    return vnet_note_arm(d->rx, &d->rx_note, false);
+    return vnet_note_arm(d->rx, &d->rx_note, false, (uint16_t)(d->rx_coalesce - 1));
+}
+
+uint64_t vnet_idle_max_ns(const struct vnet_dev *d)
+{
+    /* Only EVENT_IDX can ask for a later frame (s2.7.10). */
+    if (d->rx_note.mode == VNET_NOTIFY_POLL || d->rx_coalesce < 2 ||
+        !(d->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX)))
+        return 0;
+    return (uint64_t)d->params.rx_coalesce_us * 1000u;
 }
 
 void vnet_idle_done(struct vnet_dev *d, uint64_t cycles)
@@ -107,7 +116,7 @@ bool vnet_tx_halt(struct vnet_dev *d, uint64_t until)
         return false;
     irq_idle_enter();
     uint64_t cycles = 0;
-    if (vnet_note_arm(d->tx, n, true))
+    if (vnet_note_arm(d->tx, n, true, 0))
         irq_idle_leave();
     else
         cycles = irq_idle(until);

@@ -100,6 +100,7 @@ struct vnet_dev {
     uint32_t rx_post_len; /* header + largest frame */
     uint32_t max_frame;
     uint16_t rx_refill;
+    uint16_t rx_coalesce; /* >= 1: frames per halt's interrupt */
     uint16_t npending;
     uint32_t *rx_pending;           /* released slots waiting for the next refill */
     uint8_t *rx_owner;              /* per slot, VNET_RX_* */

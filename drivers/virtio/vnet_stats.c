@@ -88,6 +88,8 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "ring", d->params.ring_size);
     json_u64(j, "kick_batch", d->kick_batch);
     json_u64(j, "rx_refill", d->rx_refill);
+    json_u64(j, "rx_coalesce", d->rx_coalesce);
+    json_u64(j, "rx_coalesce_us", d->params.rx_coalesce_us);
     json_str(j, "txfull", d->txfull == VNET_TXFULL_DROP ? "drop" : "wait");
     json_bool(j, "tx_slots", virtq_bound(d->tx));
     json_bool(j, "rx_chains", d->rx_chains);

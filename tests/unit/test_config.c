@@ -24,6 +24,8 @@ static void defaults(void **state)
     assert_string_equal(c.app, "selftest");
     assert_int_equal(c.size, 64);
     assert_int_equal(c.rx_refill, 64);
+    assert_int_equal(c.rx_coalesce, 1);
+    assert_int_equal(c.rx_coalesce_us, 1000);
     assert_int_equal(c.burst, 32);
     assert_false(c.have_ip);
     assert_false(c.have_dst_mac);

@@ -28,17 +28,21 @@
 static struct sim_dev *sim;
 static struct vnet_dev *dev;
 
-static struct vnet_dev *up(uint64_t features, uint16_t ring, uint8_t rx_mode, uint8_t tx_mode)
+static struct vnet_dev *up_params(uint64_t features, struct vnet_params p)
 {
-    sim = sim_new(features, ring, false);
-    struct vnet_params p = {.ring_size = ring,
-                            .rx_refill = 1,
-                            .txfull = VNET_TXFULL_WAIT,
-                            .notify_rx = rx_mode,
-                            .notify_tx = tx_mode};
+    sim = sim_new(features, p.ring_size, false);
     dev = mem_alloc_dma(sizeof(*dev), 64);
     assert_int_equal(vnet_dev_init(dev, &sim->vdev, &p), 0);
     return dev;
+}
+
+static struct vnet_dev *up(uint64_t features, uint16_t ring, uint8_t rx_mode, uint8_t tx_mode)
+{
+    return up_params(features, (struct vnet_params){.ring_size = ring,
+                                                    .rx_refill = 1,
+                                                    .txfull = VNET_TXFULL_WAIT,
+                                                    .notify_rx = rx_mode,
+                                                    .notify_tx = tx_mode});
 }
 
 static int setup(void **state)
@@ -305,6 +309,55 @@ static void test_used_event_across_wrap(void **state)
     assert_non_null(strstr(out, "\"notify\":\"irq\""));
 }
 
+/* rx_coalesce=N: armed for a halt, the device notifies at the Nth frame,
+ * not the first (EVENT_IDX: used_event, or the packed off_wrap, N-1 on),
+ * but at the latest once half the buffers out are used; the halt gets a
+ * time limit for the fewer frames that came. Without EVENT_IDX nothing
+ * can say "later": the first frame interrupts, and no limit is needed. */
+static void coalesce_case(uint64_t features, uint16_t n, unsigned want_irq_at)
+{
+    sim_irq_reset();
+    up_params(features, (struct vnet_params){.ring_size = 64,
+                                             .rx_refill = 1,
+                                             .rx_coalesce = n,
+                                             .rx_coalesce_us = 700,
+                                             .notify_rx = VNET_NOTIFY_HYBRID});
+    bool ev = features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX);
+    assert_int_equal(vnet_idle_max_ns(dev), ev && n > 1 ? 700000 : 0);
+    for (int round = 0; round < 3; round++) {
+        irq_idle_enter();
+        assert_int_equal(vnet_idle_arm(dev), 0);
+        for (unsigned i = 1; i < want_irq_at; i++)
+            deliver();
+        assert_int_equal(irq_count(SIM_VEC0), round);
+        deliver();
+        assert_int_equal(irq_count(SIM_VEC0), round + 1);
+        irq_idle_leave();
+        vnet_idle_done(dev, 0);
+        assert_false(virtq_cb_enabled(dev->rx));
+        assert_int_equal(drain() + drain(), (int)want_irq_at);
+    }
+    sim_free_all();
+}
+
+static void test_rx_coalesce(void **state)
+{
+    (void)state;
+    coalesce_case(FEATURES, 8, 8);
+    coalesce_case(FEATURES | PACKED, 8, 8);
+    coalesce_case(FEATURES, 1, 1);
+    /* 64 buffers out: at most 32 on, the 33rd frame interrupts */
+    coalesce_case(FEATURES, 64, 33);
+    coalesce_case(FEATURES | PACKED, 64, 33);
+    coalesce_case(NO_EV, 8, 1);
+    /* A polled queue never halts: no limit either. */
+    up_params(FEATURES,
+              (struct vnet_params){
+                  .ring_size = 64, .rx_refill = 1, .rx_coalesce = 8, .rx_coalesce_us = 700});
+    assert_int_equal(vnet_idle_max_ns(dev), 0);
+    assert_non_null(strstr(stats_text(), "\"rx_coalesce\":8,\"rx_coalesce_us\":700"));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -318,6 +371,7 @@ int main(void)
         T(test_rx_spurious_wakeup),
         T(test_tx_wait_halts),
         T(test_used_event_across_wrap),
+        T(test_rx_coalesce),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

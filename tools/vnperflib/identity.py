@@ -11,7 +11,8 @@ from . import pinning, priority, topology_pvp, versions
 # name the same run.
 GUEST_DEFAULTS = {
     "app": "selftest", "duration": "0", "count": "0", "seed": "1",
-    "ring": "0", "kick_batch": "0", "rx_refill": "64", "txfull": "wait", "features": "",
+    "ring": "0", "kick_batch": "0", "rx_refill": "64",
+    "rx_coalesce": "1", "rx_coalesce_us": "1000", "txfull": "wait", "features": "",
     "size": "64", "rate": "max", "burst": "32", "flows": "", "imix": "", "path": "raw",
     "sessions": "1", "role": "client", "proto": "udp", "req_size": "1", "resp_size": "1",
     "alloc_mb": "16", "fault": "pf",
