@@ -158,6 +158,50 @@ def test_vhost_peer_pvp_locates_the_full_rx_ring_and_times_one_way():
     assert m["pps"] == pytest.approx(490.0) and m["p50_ns"] == 30000 and m["p99_ns"] == 90000
 
 
+def test_vhost_peer_pvp_counts_the_warmup_at_the_interfaces_not_end_to_end():
+    """The peer's --warmup frames went through every hop before the clock
+    started: the forwarder counted them, the trial's counts do not."""
+    rep = {"topology": "pvp", "guests": [
+        {"label": "fwd1", "result": fwd(1280 - 20, 1280 - 20), "boot": {"tsc_hz": 1e9}}],
+        "host": {"chain": {"backend": "vhost-peer", "nfwd": 1},
+                 "peer_tx": {"mode": "send", "packets": 1000, "elapsed_ns": 2e9,
+                             "errors": {"ring_full": 20},
+                             "warmup": {"sent": 300, "ring_full": 20, "returned": 280,
+                                        "ns": 120000000}},
+                 "peer_rx": {"mode": "count", "packets": 980, "vnperf": 980,
+                             "bytes": 980 * 60, "errors": {"sock_drops": 0},
+                             "latency": {"count": 980, "p50_us": 30.0}}}}
+    topology_pvp.finish_report(rep)
+    d = rep["counts"]["directions"]
+    first = d["peer-tx -> fwd1 a"]
+    assert (first["sent"], first["received"], first["verdict"]) == (1300, 1260, "lossy")
+    assert "40 refused by fwd1 a's full RX ring" in first["why"]
+    last = d["fwd1 b -> peer-rx"]
+    assert (last["sent"], last["received"], last["verdict"]) == (1260, 1260, "agree")
+    e2e = d["end to end"]
+    assert (e2e["sent"], e2e["received"]) == (1000, 980)
+    assert rep["metrics"]["packets"] == 980
+
+
+def test_vhost_peer_warmup_option():
+    o = opts(backend="vhost-user", tester="peer")
+    be = backends.make("vhost-user", o)
+    be.socks = ["/t/a.sock", "/t/b.sock"]
+    args = be.peer_args()
+    assert args[args.index("--warmup") + 1] == "0.1"
+    assert topology_pvp.warmup_s(o) == topology_pvp.WARMUP_S == 0.1
+    be.opts.warmup = 0
+    assert "--warmup" not in be.peer_args()
+    be.opts.warmup = 0.25
+    assert be.peer_args()[-2:] == ["--warmup", "0.25"]
+    # Only the DPDK peer tester has one.
+    assert topology_pvp.warmup_s(opts()) is None
+    assert topology_pvp.warmup_s(opts(backend="vhost-user")) is None
+    with pytest.raises(RunnerError) as e:
+        runner.guest_roles(opts(warmup=0.1))
+    assert "--warmup: the DPDK peer tester's" in e.value.line
+
+
 def test_vhost_peer_backend_reads_both_result_lines():
     be = backends.make("vhost-user", opts(backend="vhost-user", tester="peer"))
     be.peer = argparse.Namespace(results=[{"type": "peer", "mode": "send", "packets": 7},

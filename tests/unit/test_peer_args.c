@@ -132,6 +132,11 @@ static void test_vhost_ports(void **state)
     assert_int_equal(o.idle_ns, 1000000000ull);
     assert_int_equal(PARSE(&o, err, "count", "--rx-vhost", "/tmp/b", "--idle", "1"), 0);
     assert_string_equal(o.rx_vhost, "/tmp/b");
+    assert_int_equal(o.warmup_ns, 0);
+    assert_int_equal(
+        PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--rx-vhost", "/tmp/b", "--warmup", "0.1"),
+        0);
+    assert_int_equal(o.warmup_ns, 100000000ull);
 }
 
 static void test_vhost_errors(void **state)
@@ -160,6 +165,16 @@ static void test_vhost_errors(void **state)
                  "--link-wait '0'");
     expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--start-on-usr1"), err,
                  "need --tx-vhost or --rx-vhost");
+    /* the warm-up's frames must come back to be waited for */
+    expect_error(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--warmup", "0.1"), err,
+                 "--warmup needs --rx-vhost");
+    expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--warmup", "0.1"), err,
+                 "--warmup needs --tx-vhost and --rx-vhost");
+    expect_error(PARSE(&o, err, "count", "--rx-vhost", "/tmp/b", "--warmup", "0.1"), err,
+                 "--warmup does not apply to count");
+    expect_error(
+        PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--rx-vhost", "/tmp/b", "--warmup", "0"),
+        err, "--warmup '0'");
     expect_error(
         PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--stream", "4294967295", "--streams", "2"),
         err, "goes past");

@@ -49,6 +49,7 @@ enum opt_id {
     O_RX_VHOST,
     O_LINK_WAIT,
     O_START_ON_USR1,
+    O_WARMUP,
 };
 
 static const struct option long_opts[] = {
@@ -80,6 +81,7 @@ static const struct option long_opts[] = {
     {"rx-vhost", required_argument, NULL, O_RX_VHOST},
     {"link-wait", required_argument, NULL, O_LINK_WAIT},
     {"start-on-usr1", no_argument, NULL, O_START_ON_USR1},
+    {"warmup", required_argument, NULL, O_WARMUP},
     {NULL, 0, NULL, 0},
 };
 
@@ -112,6 +114,7 @@ static const unsigned opt_modes[] = {
     [O_RX_VHOST - O_LOCAL] = M_SEND | M_COUNT,
     [O_LINK_WAIT - O_LOCAL] = M_SEND | M_COUNT,
     [O_START_ON_USR1 - O_LOCAL] = M_SEND,
+    [O_WARMUP - O_LOCAL] = M_SEND,
 };
 
 static const char *const mode_names[] = {
@@ -176,6 +179,9 @@ void peer_args_usage(FILE *f)
           "                       are counted\n"
           "  --link-wait S        how long to wait for the guests' drivers (default 60)\n"
           "  --start-on-usr1      send: start the clock at SIGUSR1, not at link up\n"
+          "  --warmup S           send with --rx-vhost: S seconds of the same frames at the\n"
+          "                       same rate first, counted apart (\"warmup\" in the result),\n"
+          "                       then the clock starts once they are back\n"
           "  send with --rx-vhost also takes --idle, --verify-csum and --latency for the\n"
           "  frames it counts there (a second result line, mode count)\n"
           "\n"
@@ -427,6 +433,10 @@ static int apply(struct peer_opts *o, int id, const char *name, const char *v, c
     case O_START_ON_USR1:
         o->start_on_usr1 = true;
         return 0;
+    case O_WARMUP:
+        if (parse_seconds(v, &o->warmup_ns))
+            return fail(err, errlen, "--%s '%s': expected seconds > 0 (e.g. 0.1)", name, v);
+        return 0;
     case O_SOCKBUF:
         if (parse_u64(v, 4096, INT32_MAX / 2, &o->sockbuf))
             return fail(err, errlen, "--%s '%s': expected 4096..%d bytes", name, v, INT32_MAX / 2);
@@ -449,6 +459,8 @@ static int check_vhost(const struct peer_opts *o, bool have_local, char *err, si
                     o->tx_vhost);
     if (o->payload_only)
         return fail(err, errlen, "--payload-only is for a kernel UDP socket, not a vhost port");
+    if (o->warmup_ns && !o->rx_vhost)
+        return fail(err, errlen, "--warmup needs --rx-vhost: the frames must come back");
     return 0;
 }
 
@@ -468,6 +480,8 @@ static int check(const struct peer_opts *o, bool have_local, char *err, size_t e
         return -EINVAL;
     if (!vhost && (o->link_wait_ns != PEER_LINK_WAIT_DEFAULT || o->start_on_usr1))
         return fail(err, errlen, "--link-wait and --start-on-usr1 need --tx-vhost or --rx-vhost");
+    if (!vhost && o->warmup_ns)
+        return fail(err, errlen, "--warmup needs --tx-vhost and --rx-vhost");
     if (!vhost && o->mode != PEER_MODE_SEND && !have_local)
         return fail(err, errlen, "%s needs --local IP:PORT (the address QEMU sends to)", mode);
     if (!vhost && o->mode != PEER_MODE_COUNT && !o->have_remote)

@@ -276,6 +276,18 @@ static void dpdk_wait(struct peer_run *r, uint64_t at_ns)
     }
 }
 
+void peer_dpdk_drain(struct peer_dpdk *d, uint64_t want, uint64_t until_ns)
+{
+    while (!peer_stop && d->rxr->st->packets < want) {
+        uint64_t now = peer_now_ns(CLOCK_MONOTONIC);
+
+        if (now >= until_ns)
+            return;
+        if (rx_poll(d) == 0)
+            peer_sleep_until(d->rxr, now + DPDK_POLL_NAP_NS);
+    }
+}
+
 void peer_dpdk_io(struct peer_dpdk *d, struct peer_io *io, struct peer_run *rx)
 {
     d->rxr = rx;

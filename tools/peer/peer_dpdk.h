@@ -27,6 +27,10 @@ int peer_dpdk_wait_up(struct peer_dpdk *d, const struct peer_opts *o, char *err,
  * frames, polled whenever a run waits (a sender for its next frame). */
 void peer_dpdk_io(struct peer_dpdk *d, struct peer_io *io, struct peer_run *rx);
 
+/* Counts --rx-vhost's frames into the run peer_dpdk_io gave until it has
+ * want of them or CLOCK_MONOTONIC until_ns (or a stop signal). */
+void peer_dpdk_drain(struct peer_dpdk *d, uint64_t want, uint64_t until_ns);
+
 /* Counts --rx-vhost's frames into rx (its io from peer_dpdk_io) until
  * peer_rx_done says stop. */
 void peer_dpdk_count(struct peer_run *rx);

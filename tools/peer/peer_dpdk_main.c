@@ -46,6 +46,44 @@ static struct peer_stats *stats_new(const struct peer_opts *o)
     return st;
 }
 
+/* --warmup: its frames get this long to come back before the clock starts. */
+#define WARMUP_DRAIN_NS 1000000000ull
+
+/* --warmup: the same frames at the same rate before the clock starts,
+ * counted apart, then the clock waits until they are back: the guest's
+ * first frames (code run for the first time under TCG, its first full
+ * bursts) cost it milliseconds once, which a trial would count as the
+ * device's loss at any rate whose ring covers less (docs/runner.md). */
+static int warmup(struct peer_dpdk *d, const struct peer_opts *o, struct peer_io *tio,
+                  struct peer_io *rio, const struct peer_opts *ro, struct peer_warmup *w)
+{
+    struct peer_opts wo = *o;
+    struct peer_stats *st = peer_stats_new(), *rst = peer_stats_new();
+    struct peer_run tx = {.o = &wo, .io = tio, .st = st}, rx = {.o = ro, .io = rio, .st = rst};
+    int rc = -ENOMEM;
+
+    wo.count = 0;
+    wo.duration_ns = o->warmup_ns;
+    wo.progress = false;
+    if (st && rst) {
+        peer_dpdk_io(d, tio, &rx);
+        peer_dpdk_io(d, rio, &rx);
+        tx.start_ns = rx.start_ns = peer_now_ns(CLOCK_MONOTONIC);
+        rc = peer_run_tx(&tx);
+        peer_dpdk_drain(d, st->packets - st->ring_full,
+                        peer_now_ns(CLOCK_MONOTONIC) + WARMUP_DRAIN_NS);
+        *w = (struct peer_warmup){.sent = st->packets,
+                                  .ring_full = st->ring_full,
+                                  .returned = rst->packets,
+                                  .ns = peer_now_ns(CLOCK_MONOTONIC) - tx.start_ns};
+    }
+    if (st)
+        peer_stats_free(st);
+    if (rst)
+        peer_stats_free(rst);
+    return rc;
+}
+
 /* The clock starts when the guests are up. send with --rx-vhost counts
  * the returning frames while it paces, then on until its stop. */
 static int run(struct peer_dpdk *d, const struct peer_opts *o, struct peer_stats *st,
@@ -55,11 +93,20 @@ static int run(struct peer_dpdk *d, const struct peer_opts *o, struct peer_stats
     struct peer_io tio = {.local = o->tx_vhost}, rio = {.local = o->rx_vhost};
     struct peer_run tx = {.o = o, .io = &tio, .st = st};
     struct peer_run rx = {.o = &ro, .io = &rio, .st = rst};
+    struct peer_warmup w;
     int rc = 0;
 
     ro.mode = PEER_MODE_COUNT;
     if (o->mode == PEER_MODE_SEND)
         ro.count = ro.duration_ns = 0;
+    if (o->warmup_ns) {
+        rc = warmup(d, o, &tio, &rio, &ro, &w);
+        if (rc < 0) {
+            fprintf(stderr, "vnperf-peer-dpdk: warmup: %s\n", strerror(-rc));
+            return EXIT_RUNTIME;
+        }
+        tx.warmup = &w;
+    }
     peer_dpdk_io(d, &tio, o->rx_vhost ? &rx : NULL);
     peer_dpdk_io(d, &rio, o->rx_vhost ? &rx : NULL);
     tx.start_unix_ns = rx.start_unix_ns = peer_now_ns(CLOCK_REALTIME);

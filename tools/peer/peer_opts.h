@@ -44,6 +44,7 @@ struct peer_opts {
     const char *rx_vhost; /* count, or send too (PVP): frames from this guest */
     uint64_t link_wait_ns;
     bool start_on_usr1; /* send: the clock starts at SIGUSR1 (the guest app is ready) */
+    uint64_t warmup_ns; /* send with --rx-vhost: frames this long before the clock, apart */
 };
 
 const char *peer_mode_name(enum peer_mode m);

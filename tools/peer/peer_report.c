@@ -151,6 +151,10 @@ void peer_report_json(FILE *f, const struct peer_run *r)
         fprintf(f, ",\"tx_packets\":%llu,\"tx_bytes\":%llu", (unsigned long long)st->tx_packets,
                 (unsigned long long)st->tx_bytes);
     json_sizes(f, st);
+    if (r->warmup)
+        fprintf(f, ",\"warmup\":{\"sent\":%llu,\"ring_full\":%llu,\"returned\":%llu,\"ns\":%llu}",
+                (unsigned long long)r->warmup->sent, (unsigned long long)r->warmup->ring_full,
+                (unsigned long long)r->warmup->returned, (unsigned long long)r->warmup->ns);
     fprintf(f,
             ",\"errors\":{\"rx\":%llu,\"tx\":%llu,\"refused\":%llu,\"reflect_runts\":%llu,"
             "\"sock_drops\":%llu,\"ring_full\":%llu,\"first_error\":\"%s\"}}\n",

@@ -31,6 +31,13 @@ struct peer_io {
     void *ctx;
 };
 
+/* vnperf-peer-dpdk --warmup: the frames sent before the clock started,
+ * those the guest's full ring refused, those back by the start, and how
+ * long it all took. */
+struct peer_warmup {
+    uint64_t sent, ring_full, returned, ns;
+};
+
 struct peer_run {
     const struct peer_opts *o;
     const struct peer_sock *sock; /* count and reflect over UDP */
@@ -40,6 +47,7 @@ struct peer_run {
     uint64_t start_unix_ns;    /* CLOCK_REALTIME at start, to line up with other logs */
     const char *stop;          /* why the loop ended: count, duration, idle, signal, error */
     uint64_t next_progress_ns;
+    const struct peer_warmup *warmup; /* send after a --warmup, else NULL */
 };
 
 static inline uint64_t peer_now_ns(clockid_t clk)

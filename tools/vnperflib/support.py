@@ -113,6 +113,8 @@ def check(opts):
 def _tester(opts):
     if getattr(opts, "tester", None) and not topology_pvp.nfwd(opts):
         return "--tester chooses the tester of --topology pvp|pvvp"
+    if getattr(opts, "warmup", None) is not None and not topology_pvp.nfwd(opts):
+        return "--warmup is the pvp tester's (--topology pvp --tester peer)"
     return None
 
 

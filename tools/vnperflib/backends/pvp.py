@@ -173,12 +173,17 @@ class ChainVhostPeer(DpdkPeerBackend):
     def start(self, session, nguests=1):
         tmp = scratch.mkdtemp(session, "vp")
         self.socks = [os.path.join(tmp, "fwd1-%s.sock" % nic) for nic in ("a", "b")]
+        self.start_peer(session, self.peer_args(), self.START_S)
+
+    def peer_args(self):
+        """vnperf-peer-dpdk send's options on self.socks."""
         args = send_args(self.opts) + [
             "--tx-vhost", self.socks[0], "--rx-vhost", self.socks[1], "--latency",
             "--start-on-usr1"]
         args[args.index("--dst-ip") + 1] = FWD_DST_IP
         args[args.index("--dst-mac") + 1] = nic_mac(0, 0)
-        self.start_peer(session, args, self.START_S)
+        warm = topology_pvp.peer_warmup_s(self.opts)
+        return args + (["--warmup", "%g" % warm] if warm else [])
 
     def nics(self, index):
         return vhost_user_nics(self.opts, index, ["vp0", "vp1"])
