@@ -189,17 +189,22 @@ def test_vhost_peer_warmup_option():
     be.socks = ["/t/a.sock", "/t/b.sock"]
     args = be.peer_args()
     assert args[args.index("--warmup") + 1] == "0.1"
-    assert topology_pvp.warmup_s(o) == topology_pvp.WARMUP_S == 0.1
-    be.opts.warmup = 0
-    assert "--warmup" not in be.peer_args()
-    be.opts.warmup = 0.25
-    assert be.peer_args()[-2:] == ["--warmup", "0.25"]
-    # Only the DPDK peer tester has one.
-    assert topology_pvp.warmup_s(opts()) is None
-    assert topology_pvp.warmup_s(opts(backend="vhost-user")) is None
-    with pytest.raises(RunnerError) as e:
-        runner.guest_roles(opts(warmup=0.1))
-    assert "--warmup: the DPDK peer tester's" in e.value.line
+    assert args[args.index("--max-lag") + 1] == "0.0005"
+    assert topology_pvp.peer_knobs(o) == {"warmup": 0.1, "max_lag": 0.0005}
+    be.opts.warmup = be.opts.max_lag = 0
+    assert "--warmup" not in be.peer_args() and "--max-lag" not in be.peer_args()
+    be.opts.warmup, be.opts.max_lag = 0.25, 0.001
+    assert be.peer_args()[-4:] == ["--max-lag", "0.001", "--warmup", "0.25"]
+    # Flat out has no schedule to lag behind.
+    be.opts.rate = None
+    assert "--max-lag" not in be.peer_args()
+    # Only the DPDK peer tester has them.
+    assert topology_pvp.peer_knobs(opts()) == {}
+    assert topology_pvp.peer_knobs(opts(backend="vhost-user")) == {}
+    for kw, name in (({"warmup": 0.1}, "--warmup"), ({"max_lag": 0.001}, "--max-lag")):
+        with pytest.raises(RunnerError) as e:
+            runner.guest_roles(opts(**kw))
+        assert name + ": the DPDK peer tester's" in e.value.line
 
 
 def test_vhost_peer_backend_reads_both_result_lines():

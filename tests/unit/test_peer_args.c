@@ -137,6 +137,11 @@ static void test_vhost_ports(void **state)
         PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--rx-vhost", "/tmp/b", "--warmup", "0.1"),
         0);
     assert_int_equal(o.warmup_ns, 100000000ull);
+    assert_int_equal(o.max_lag_ns, 0);
+    assert_int_equal(
+        PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--rate", "1k", "--max-lag", "0.0005"),
+        0);
+    assert_int_equal(o.max_lag_ns, 500000ull);
 }
 
 static void test_vhost_errors(void **state)
@@ -175,6 +180,10 @@ static void test_vhost_errors(void **state)
     expect_error(
         PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--rx-vhost", "/tmp/b", "--warmup", "0"),
         err, "--warmup '0'");
+    expect_error(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--max-lag", "0.001"), err,
+                 "--max-lag needs --rate");
+    expect_error(PARSE(&o, err, "count", "--rx-vhost", "/tmp/b", "--max-lag", "0.001"), err,
+                 "--max-lag does not apply to count");
     expect_error(
         PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--stream", "4294967295", "--streams", "2"),
         err, "goes past");

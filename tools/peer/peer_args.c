@@ -50,6 +50,7 @@ enum opt_id {
     O_LINK_WAIT,
     O_START_ON_USR1,
     O_WARMUP,
+    O_MAX_LAG,
 };
 
 static const struct option long_opts[] = {
@@ -82,6 +83,7 @@ static const struct option long_opts[] = {
     {"link-wait", required_argument, NULL, O_LINK_WAIT},
     {"start-on-usr1", no_argument, NULL, O_START_ON_USR1},
     {"warmup", required_argument, NULL, O_WARMUP},
+    {"max-lag", required_argument, NULL, O_MAX_LAG},
     {NULL, 0, NULL, 0},
 };
 
@@ -115,6 +117,7 @@ static const unsigned opt_modes[] = {
     [O_LINK_WAIT - O_LOCAL] = M_SEND | M_COUNT,
     [O_START_ON_USR1 - O_LOCAL] = M_SEND,
     [O_WARMUP - O_LOCAL] = M_SEND,
+    [O_MAX_LAG - O_LOCAL] = M_SEND,
 };
 
 static const char *const mode_names[] = {
@@ -169,6 +172,9 @@ void peer_args_usage(FILE *f)
           "  --streams N          spread frames round-robin over N streams, each with its\n"
           "                       own sequence numbers (default 1)\n"
           "  --rate PPS           pace to PPS frames per second (default: flat out)\n"
+          "  --max-lag S          with --rate: when the sender fell more than S seconds\n"
+          "                       behind (it did not get a CPU), the frames due beyond\n"
+          "                       that are skipped (\"skipped\"), not sent in one burst\n"
           "  --malformed MODE     truncated, bad-ip-len, bad-udp-len, bad-csum, garbage,\n"
           "                       runt\n"
           "  --payload-only       send each frame's UDP payload only (from a kernel UDP\n"
@@ -433,6 +439,10 @@ static int apply(struct peer_opts *o, int id, const char *name, const char *v, c
     case O_START_ON_USR1:
         o->start_on_usr1 = true;
         return 0;
+    case O_MAX_LAG:
+        if (parse_seconds(v, &o->max_lag_ns))
+            return fail(err, errlen, "--%s '%s': expected seconds > 0 (e.g. 0.0005)", name, v);
+        return 0;
     case O_WARMUP:
         if (parse_seconds(v, &o->warmup_ns))
             return fail(err, errlen, "--%s '%s': expected seconds > 0 (e.g. 0.1)", name, v);
@@ -480,6 +490,8 @@ static int check(const struct peer_opts *o, bool have_local, char *err, size_t e
         return -EINVAL;
     if (!vhost && (o->link_wait_ns != PEER_LINK_WAIT_DEFAULT || o->start_on_usr1))
         return fail(err, errlen, "--link-wait and --start-on-usr1 need --tx-vhost or --rx-vhost");
+    if (o->max_lag_ns && !o->rate)
+        return fail(err, errlen, "--max-lag needs --rate: flat out has no schedule");
     if (!vhost && o->warmup_ns)
         return fail(err, errlen, "--warmup needs --tx-vhost and --rx-vhost");
     if (!vhost && o->mode != PEER_MODE_SEND && !have_local)

@@ -32,6 +32,9 @@ struct peer_opts {
     struct pkt_flow flow; /* flow.stream: the first stream */
     uint32_t streams;
     uint64_t rate; /* frames per second; 0: as fast as possible */
+    /* send --rate: the most the sender may be behind its schedule; frames
+     * due beyond that are skipped, never sent in a burst (0: no limit) */
+    uint64_t max_lag_ns;
     uint32_t batch;
     enum peer_malformed malformed;
     const char *ready_file;

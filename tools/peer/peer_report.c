@@ -141,8 +141,11 @@ void peer_report_json(FILE *f, const struct peer_run *r)
         fputs("null", f);
     fprintf(f, ",\"batch\":%u,\"rcvbuf\":%d,\"sndbuf\":%d", o->batch, r->io->rcvbuf, r->io->sndbuf);
     if (o->mode == PEER_MODE_SEND)
-        fprintf(f, ",\"size\":%u,\"rate\":%llu,\"streams_sent\":%u,\"malformed\":\"%s\"", o->size,
-                (unsigned long long)o->rate, o->streams, peer_malformed_name(o->malformed));
+        fprintf(f,
+                ",\"size\":%u,\"rate\":%llu,\"behind_max\":%llu,\"skipped\":%llu,"
+                "\"streams_sent\":%u,\"malformed\":\"%s\"",
+                o->size, (unsigned long long)o->rate, (unsigned long long)st->behind_max,
+                (unsigned long long)st->skipped, o->streams, peer_malformed_name(o->malformed));
     else
         json_rx(f, st);
     if (st->lat)

@@ -27,6 +27,8 @@ struct peer_stats {
     uint64_t reflect_runts; /* reflect: frames too short to turn around, dropped */
     uint64_t sock_drops;    /* frames the kernel dropped on our full socket buffer */
     uint64_t ring_full;     /* send over vhost: frames the guest's full RX ring refused */
+    uint64_t behind_max;    /* send --rate: most frames due at once (the sender's own lag) */
+    uint64_t skipped;       /* send --max-lag: frames due beyond the lag, never sent */
     int first_errno;        /* of the first counted error, 0 if none */
     struct peer_lat *lat;   /* count --latency, else NULL */
     uint64_t rx_tsc;        /* TSC when the current batch was read */

@@ -88,6 +88,33 @@ void peer_sleep_until(struct peer_run *r, uint64_t at_ns)
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
+/* Frames due now that were not sent or skipped; past --max-lag the
+ * excess is skipped: a sender that did not get a CPU for a while would
+ * otherwise send it in one burst, a load the device was never meant to be
+ * offered, and its loss would be the sender's. */
+static uint64_t frames_behind(struct peer_run *r, uint64_t now)
+{
+    struct peer_stats *st = r->st;
+    uint64_t due = frames_due(r, now), done = st->packets + st->skipped, lag;
+
+    if (due <= done)
+        return 0;
+    lag = due - done;
+    if (lag > st->behind_max)
+        st->behind_max = lag;
+    if (r->o->max_lag_ns) {
+        uint64_t cap = (uint64_t)((unsigned __int128)r->o->max_lag_ns * r->o->rate / NS_PER_SEC);
+
+        if (cap < r->o->batch)
+            cap = r->o->batch;
+        if (lag > cap) {
+            st->skipped += lag - cap;
+            lag = cap;
+        }
+    }
+    return lag;
+}
+
 /* Waits until the frame is due, or the end of --duration if sooner. */
 static void wait_for_frame(struct peer_run *r, uint64_t frame)
 {
@@ -195,14 +222,14 @@ int peer_run_tx(struct peer_run *r)
         if (o->count && o->count - r->st->packets < want)
             want = (uint32_t)(o->count - r->st->packets);
         if (o->rate) {
-            uint64_t due = frames_due(r, now);
+            uint64_t behind = frames_behind(r, now);
 
-            if (due <= r->st->packets) {
-                wait_for_frame(r, r->st->packets);
+            if (behind == 0) {
+                wait_for_frame(r, r->st->packets + r->st->skipped);
                 continue;
             }
-            if (due - r->st->packets < want)
-                want = (uint32_t)(due - r->st->packets);
+            if (behind < want)
+                want = (uint32_t)behind;
         }
         fill_batch(r, &q, want, &rng);
         rc = send_batch(r, &q, want);

@@ -99,8 +99,8 @@ def of_run(opts, words, accel, pmd_mode=None):
         ident["sock_rcvbuf"] = str(opts.sock_rcvbuf)
     if topology_pvp.nfwd(opts):
         ident["tester"] = topology_pvp.tester(opts)
-        if topology_pvp.warmup_s(opts) is not None:
-            ident["warmup"] = "%g" % topology_pvp.warmup_s(opts)
+        for k, v in topology_pvp.peer_knobs(opts).items():
+            ident[k] = "%g" % v
     if opts.backend == "vhost-user":
         ident.update(fwd_mode=pmd_mode or _opt(opts, "fwd_mode"),
                      pmd_burst=_opt(opts, "pmd_burst"), pmd_rxd=_opt(opts, "pmd_rxd"),

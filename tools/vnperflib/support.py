@@ -113,8 +113,10 @@ def check(opts):
 def _tester(opts):
     if getattr(opts, "tester", None) and not topology_pvp.nfwd(opts):
         return "--tester chooses the tester of --topology pvp|pvvp"
-    if getattr(opts, "warmup", None) is not None and not topology_pvp.nfwd(opts):
-        return "--warmup is the pvp tester's (--topology pvp --tester peer)"
+    for k, _ in topology_pvp.PEER_KNOBS:
+        if getattr(opts, k, None) is not None and not topology_pvp.nfwd(opts):
+            return "--%s is the pvp tester's (--topology pvp --tester peer)" % \
+                k.replace("_", "-")
     return None
 
 

@@ -182,7 +182,9 @@ class ChainVhostPeer(DpdkPeerBackend):
             "--start-on-usr1"]
         args[args.index("--dst-ip") + 1] = FWD_DST_IP
         args[args.index("--dst-mac") + 1] = nic_mac(0, 0)
-        warm = topology_pvp.peer_warmup_s(self.opts)
+        warm, lag = (topology_pvp.peer_knob(self.opts, k) for k in ("warmup", "max_lag"))
+        if lag and "--rate" in args:
+            args += ["--max-lag", "%g" % lag]
         return args + (["--warmup", "%g" % warm] if warm else [])
 
     def nics(self, index):
