@@ -71,6 +71,12 @@ def test_pvp_tester_peer_forwards_an_exact_count(image):
     tx, rx = rep["host"]["peer_tx"], rep["host"]["peer_rx"]
     assert tx["packets"] == n and tx["errors"]["ring_full"] == 0
     assert rx["vnperf"] == n and rx["lost"] == 0 and rx["latency"]["count"] == n
+    # The warm-up (--warmup 0.1 by default) went through every hop before
+    # the clock started: all of it came back, and the hops above agree
+    # with it counted there and not end to end.
+    w = tx["warmup"]
+    assert w["sent"] > 0 and w["returned"] == w["sent"] - w["ring_full"], w
+    assert rep["identity"]["warmup"] == "0.1" and rep["identity"]["max_lag"] == "0.0005"
     assert rep["metrics"]["p50_ns"] > 0 and "fwd1" in rep["waits"]
     assert "peer-dpdk" in rep["cpu"]["roles"] and "testpmd" not in rep["cpu"]["roles"]
     # The forwarder's QEMU and the peer got the priority asked for.

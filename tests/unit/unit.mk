@@ -112,6 +112,11 @@ test_peer_streams_SRCS := tests/unit/test_peer_streams.c tools/peer/peer_streams
 UNIT_TESTS += test_peer_lat
 test_peer_lat_SRCS := tests/unit/test_peer_lat.c tools/peer/peer_lat.c apps/hist.c
 
+UNIT_TESTS += test_peer_tx
+test_peer_tx_SRCS := tests/unit/test_peer_tx.c tools/peer/peer_tx.c tools/peer/peer_stats.c \
+    tools/peer/peer_frame.c tools/peer/peer_malform.c tools/peer/peer_streams.c \
+    tools/peer/peer_lat.c apps/seqtrack.c apps/hist.c net/pkt.c kernel/csum.c
+
 define unit_test_rule
 $(BUILD)/tests/unit/$(1): $$(patsubst %.c,$(BUILD)/tests/unit-obj/%.o,$$($(1)_SRCS))
 	@mkdir -p $$(dir $$@)
