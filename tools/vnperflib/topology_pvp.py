@@ -22,10 +22,10 @@ PEER_CHAINS = ("wire", "vhost-peer")
 # default --timeout of duration + 30 s).
 IDLE_MS = 1000
 # --tester peer over vhost-user: seconds of the tester's frames before the
-# clock starts (the peer's --warmup). The forwarder's first frames cost it
-# 2-10 ms once (run reports: the first frame back was the slowest, and the
-# loss of a failing trial near the NDR was what the 1024-entry ring could
-# not cover of that), so without it a search measures the start.
+# clock starts (the peer's --warmup). The first frame back came 1.1-1.6 ms
+# after the start (1.5-10 ms with the peer of 2026-11-30, when it was the
+# slowest frame of the trial and a failing trial's loss was what the
+# 1024-entry ring could not cover of it); 0.1-0.16 ms after a warm-up.
 WARMUP_S = 0.1
 # --tester peer over vhost-user with --rate: the peer's --max-lag. With
 # HZ=250 the peer sometimes waited 3-4 ms for a CPU, then sent what was due
