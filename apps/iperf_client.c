@@ -36,9 +36,9 @@ static void client_push(struct iperf_sess *s)
 
 static err_t client_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
-    (void)pcb;
     struct iperf_sess *s = arg;
     s->bytes += len;
+    s->rto_ms = net_tcp_rto_ms(pcb);
     s->t_end = time_cycles();
     client_push(s);
     return ERR_OK;

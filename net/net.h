@@ -98,6 +98,10 @@ void net_input(struct net_if *nif, const struct vnet_rx *rx);
  * segments up to 64 KiB (its send MSS is raised; the device segments). */
 void net_tcp_offload(struct tcp_pcb *pcb);
 
+/* The connection's retransmit timeout now, in ms (lwipopts.h,
+ * TCP_TMR_INTERVAL). */
+uint32_t net_tcp_rto_ms(const struct tcp_pcb *pcb);
+
 /* One round of the main loop for apps that use only lwIP: every device's
  * RX into lwIP, then net_service(). Returns the RX buffers it took (0: an
  * empty ring, the caller may net_idle). */

@@ -16,6 +16,7 @@
  * one large segment, so nothing would ever be sent. The window starts at
  * one large segment instead; after a timeout lwIP itself restarts it at
  * one MSS (tcp.c, tcp_slowtmr), which is then the large one. */
+#include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
 #include "net/net.h"
 
@@ -29,4 +30,10 @@ void net_tcp_offload(struct tcp_pcb *pcb)
     pcb->mss = nif->tso_send_mss;
     if (pcb->cwnd < pcb->mss)
         pcb->cwnd = pcb->mss;
+}
+
+uint32_t net_tcp_rto_ms(const struct tcp_pcb *pcb)
+{
+    /* lwIP keeps it in slow-timer ticks (tcp_priv.h, TCP_SLOW_INTERVAL). */
+    return pcb->rto > 0 ? (uint32_t)pcb->rto * TCP_SLOW_INTERVAL : 0;
 }
