@@ -609,16 +609,28 @@ def test_host_ping_answered_while_gen_runs(tap):
     assert res["packets"] > 0 and res["net"]["lwip"]["icmp_tx"] >= 5, res["net"]
 
 
-def test_iperf_host_client_to_guest_server(tap):
+def guest_server(tap, words, host_argv, txqueuelen=None, after=None):
+    """A guest iperf server (role=server and words) behind the tap; once it
+    listens, host_argv runs in the namespace; the guest then ends. With
+    txqueuelen the tap's queue is that long; after() runs while the
+    namespace is still there. Returns (boot, result, host run, after())."""
     with vnharness.Session() as s:
         tap.start(s)
-        g = make_guest(["app=iperf", "role=server", "sessions=2", "duration=30"]
-                       + tap.guest_config(), tap.nics())
+        if txqueuelen is not None:
+            TapNs._ip("-n", tap.netns, "link", "set", tap.TAP, "txqueuelen", str(txqueuelen))
+        g = make_guest(["app=iperf", "role=server", "duration=30"] + words + tap.guest_config(),
+                       tap.nics())
         g.start(s, netns=tap.netns)
         assert wait_line(g, has_text("iperf: server on"), 30), g.console.text()
-        host = ns_run(tap, ["iperf", "-c", tap.GUEST_IP, "-t", "2", "-P", "2"], 30)
+        host = ns_run(tap, host_argv, 60)
         guest.pump([g], 30)
-    b, res = result_of(g)
+        extra = after() if after else None
+    return result_of(g) + (host, extra)
+
+
+def test_iperf_host_client_to_guest_server(tap):
+    b, res, host, _ = guest_server(tap, ["sessions=2"],
+                                   ["iperf", "-c", tap.GUEST_IP, "-t", "2", "-P", "2"])
     assert b.code == OK, (b.console, host.stdout)
     assert host.returncode == 0, host.stdout
     assert len(res["sessions"]) == 2 and all(x["ok"] for x in res["sessions"]), res
@@ -678,15 +690,8 @@ def nstat(tap, *names):
 def test_guest_acks_a_lone_segment_within_ms(tap):
     """lwIP sends a delayed ACK only from its 250 ms fast timer; a sender
     with one segment in flight waited that long per segment (net_ack.c)."""
-    with vnharness.Session() as s:
-        tap.start(s)
-        g = make_guest(["app=iperf", "role=server", "sessions=1", "duration=30"]
-                       + tap.guest_config(), tap.nics())
-        g.start(s, netns=tap.netns)
-        assert wait_line(g, has_text("iperf: server on"), 30), g.console.text()
-        probe = ns_run(tap, ["/usr/bin/python3", "-c", LONE_SEGMENT_PROBE, tap.GUEST_IP], 60)
-        guest.pump([g], 30)
-    b, res = result_of(g)
+    b, res, probe, _ = guest_server(
+        tap, ["sessions=1"], ["/usr/bin/python3", "-c", LONE_SEGMENT_PROBE, tap.GUEST_IP])
     assert b.code == OK and probe.returncode == 0, (b.console, probe.stdout)
     waits = sorted(float(x) for x in probe.stdout.split())
     assert len(waits) == 15 and res["bytes"] == 15000, (waits, res)
@@ -700,18 +705,13 @@ def test_guest_sacks_what_it_holds_when_the_tap_drops(tap):
     others ended). How long the streams then take is the host's matter
     (its retransmits are dropped too, and wait for its timeouts);
     test_stream.py checks side by side at the tap's own queue length."""
-    with vnharness.Session() as s:
-        tap.start(s)
-        TapNs._ip("-n", tap.netns, "link", "set", tap.TAP, "txqueuelen", "100")
-        g = make_guest(["app=iperf", "role=server", "sessions=8", "duration=30", NO_OFFLOADS]
-                       + tap.guest_config(), tap.nics())
-        g.start(s, netns=tap.netns)
-        assert wait_line(g, has_text("iperf: server on"), 30), g.console.text()
-        host = ns_run(tap, ["iperf", "-c", tap.GUEST_IP, "-t", "2", "-P", "8"], 60)
-        guest.pump([g], 30)
+    def counters():
         drops = ns_run(tap, ["cat", "/sys/class/net/%s/statistics/tx_dropped" % tap.TAP], 5)
-        mib = nstat(tap, "TcpExtTCPSackRecovery", "TcpExtTCPRenoRecovery")
-    b, res = result_of(g)
+        return drops, nstat(tap, "TcpExtTCPSackRecovery", "TcpExtTCPRenoRecovery")
+
+    b, res, host, (drops, mib) = guest_server(
+        tap, ["sessions=8", NO_OFFLOADS], ["iperf", "-c", tap.GUEST_IP, "-t", "2", "-P", "8"],
+        txqueuelen=100, after=counters)
     assert b.code == OK and host.returncode == 0, (b.console, host.stdout)
     assert int(drops.stdout) > 0, "the tap dropped nothing: no loss to recover from"
     assert mib["TcpExtTCPSackRecovery"] > 0 and mib["TcpExtTCPRenoRecovery"] == 0, mib
