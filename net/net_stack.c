@@ -181,14 +181,20 @@ static uint64_t earlier(uint64_t a, uint64_t b)
     return a && (!b || a < b) ? a : b;
 }
 
-/* The earliest of deadline, lwIP's next timer and a delayed ACK's. */
+/* The earliest of deadline, lwIP's next timer, a delayed ACK's and a
+ * coalescing RX queue's bound (its interrupt may not come). */
 static uint64_t net_idle_until(uint64_t deadline)
 {
-    uint64_t until = earlier(deadline, net_ack_deadline());
+    uint64_t now = time_cycles(), until = earlier(deadline, net_ack_deadline());
     u32_t ms = sys_timeouts_sleeptime();
-    if (ms == SYS_TIMEOUTS_SLEEPTIME_INFINITE)
-        return until;
-    return earlier(until, time_cycles() + time_ns_to_cycles((uint64_t)ms * 1000000u));
+    if (ms != SYS_TIMEOUTS_SLEEPTIME_INFINITE)
+        until = earlier(until, now + time_ns_to_cycles((uint64_t)ms * 1000000u));
+    for (unsigned i = 0; i < nifs; i++) {
+        uint64_t max = vnet_idle_max_ns(ifs[i].dev);
+        if (max)
+            until = earlier(until, now + time_ns_to_cycles(max));
+    }
+    return until;
 }
 
 void net_idle(uint64_t deadline)
@@ -200,13 +206,6 @@ void net_idle(uint64_t deadline)
         if (ifs[i].npend)
             net_flush(&ifs[i]);
     uint64_t until = net_idle_until(deadline);
-    for (unsigned i = 0; i < nifs; i++) {
-        /* A coalescing RX queue's interrupt may not come: bounded. */
-        uint64_t max = vnet_idle_max_ns(ifs[i].dev);
-        uint64_t t = max ? time_cycles() + time_ns_to_cycles(max) : 0;
-        if (t && (!until || t < until))
-            until = t;
-    }
     irq_idle_enter();
     int busy = 0;
     unsigned armed = 0;
