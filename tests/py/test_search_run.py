@@ -261,11 +261,11 @@ def test_a_search_without_a_verified_rate_keeps_its_figures(tmp_path, monkeypatc
 def test_the_unverified_rate_stays_below_a_failed_verification():
     def t(target, kind, passed, missed=False):
         return {"target_pps": target, "kind": kind, "passed": passed, "missed": missed}
-    result = {"trials": [t(None, "max", False), t(500, "search", True), t(750, "search", True),
+    result = {"loads": [t(None, "max", False), t(500, "search", True), t(750, "search", True),
                          t(750, "verify", False), t(600, "search", True),
                          t(700, "search", True, missed=True), t(650, "search", False)]}
     assert search_run.best_unverified(result) == 600.0
-    assert search_run.best_unverified({"trials": [t(None, "max", False)]}) is None
+    assert search_run.best_unverified({"loads": [t(None, "max", False)]}) is None
 
 
 def test_latency_trials_over_a_sink_are_skipped_before_running(tmp_path, monkeypatch):
@@ -289,3 +289,71 @@ def test_latency_trials_over_a_sink_are_skipped_before_running(tmp_path, monkeyp
     (dict(topology="pvp", app="fwd"), False), (dict(topology="pvvp", app="fwd"), False)])
 def test_which_searches_can_measure_latency(kw, skipped):
     assert (search_run.latency_skip(base_opts(**kw)) is not None) == skipped
+
+
+class StallingRuns(FakeRuns):
+    """FakeRuns whose trials numbered in stalls (1-based) lose one frame
+    below the step too: the host stalled the device for a moment."""
+
+    def __init__(self, step, stalls):
+        super().__init__(step)
+        self.stalls = set(stalls)
+
+    def __call__(self, opts, resolver):
+        rep = super().__call__(opts, resolver)
+        if len(self.rates) in self.stalls:
+            d = rep["counts"]["directions"]["host->guest"]
+            d["received"] = min(d["received"], d["sent"] - 1)
+        return rep
+
+
+def test_a_search_of_loads_records_every_trial_and_each_load(tmp_path, monkeypatch):
+    """K=3, R=0.5: the trials of each load listed with its number, each load
+    with its classification, in results.json, trials.csv and the tables;
+    compare reads it like any search."""
+    # The first trial at 25k (a passing load, the fourth trial) stalls:
+    # the load takes its third trial and still passes.
+    runs = StallingRuns(step=31000, stalls=[4])
+    status, res = searched(tmp_path, monkeypatch, runs, "k3", resolution=500, relative=False,
+                           trials_per_load=3, exceed_ratio=0.5, latency_at=())
+    assert status == 0
+    s = res["points"][0]["searches"][0]
+    assert s["status"] == search.OK and 30500 <= s["rate_pps"] <= 31000
+    assert (s["trials_per_load"], s["exceed_ratio"]) == (3, 0.5)
+    stalled = s["trials"][3]
+    assert stalled["passed"] is False
+    load = s["loads"][stalled["load"] - 1]
+    assert load["passed"] is True and (load["trials"], load["failing"]) == (3, 1)
+    assert sum(x["trials"] for x in s["loads"]) == len(s["trials"])
+    with open(str(tmp_path / "k3" / "trials.csv")) as f:
+        rows = f.read().strip().splitlines()
+    head = rows[0].split(",")
+    row = dict(zip(head, rows[4].split(",")))
+    assert (row["passed"], row["load"], row["load_passed"]) == ("False", str(stalled["load"]),
+                                                               "True")
+    table = search_run.render_trials(res).splitlines()
+    assert table[0].split()[-1] == "load"
+    assert table[2].split()[-3:] == ["fail", "1", "fail"]
+    assert table[5].split()[-3:] == ["fail", "3", "pass"] and stalled["load"] == 3
+    res["search"].update(trials_per_load=3, exceed_ratio=0.5)
+    assert "each rate a load of up to 3 trials, failed when more than 1.5 of them lost " \
+        "frames" in search_run.render(res)
+    searched(tmp_path, monkeypatch, FakeRuns(step=62000), "b", resolution=500, relative=False,
+             latency_at=())
+    cmp = compare.compare(resultsdir.load(str(tmp_path / "k3")),
+                          resultsdir.load(str(tmp_path / "b")))
+    assert 95 < cmp["rows"][0]["columns"]["NDR%"]["pct"] < 105   # +100%: 62k over 31k
+
+
+@pytest.mark.parametrize("args,line", [
+    (["--trials-per-load", "0"], "--trials-per-load 0: at least 1"),
+    (["--exceed-ratio", "1"], "--exceed-ratio 1: a share of a load's trials, 0 <= R < 1"),
+    (["--exceed-ratio", "-0.5"], "--exceed-ratio -0.5: a share"),
+    (["--exceed-ratio", "nan"], "--exceed-ratio nan: a share"),
+    (["--trials-per-load", "two"], "--trials-per-load: invalid int value")])
+def test_bad_load_options_are_refused_before_booting(tmp_path, args, line):
+    r = run_vnperf(["ndr", "--backend", "dgram", "--size", "60", "--out", str(tmp_path / "o")]
+                   + args)
+    assert r.returncode == exitcodes.RUNNER_USAGE, r.stderr
+    assert line in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not os.path.exists(str(tmp_path / "o"))

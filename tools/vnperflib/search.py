@@ -11,10 +11,24 @@ that loses frames makes the rate the new ceiling and the search goes on
 below it (at most max_verify times). A trial that fails for any other
 reason (a backend died, a guest error) stops the search with that reason.
 
+Repeated trials (trials_per_load K, exceed_ratio R; the "goal duration
+sum" and "goal exceed ratio" of MLRsearch, RFC 9971 (draft-ietf-bmwg-
+mlrsearch), reduced to trials of one duration): every rate searched is a
+load of up to K trials, and a load fails when more than R*K of them lose
+frames beyond the allowed loss. It is classified as soon as the outcome is
+decided: it passes once K - floor(R*K) trials passed, fails once more than
+floor(R*K) failed. The bisection, the verification and the fall-back below
+a failed verification go by the load, not one trial, so a trial that lost
+frames to a stall of the host (3-13 ms of a vCPU, at random) no longer
+moves the bracket for good. K=1, R=0 is one trial per load. The flat-out
+trial measures the ceiling and stays one trial.
+
 A trial is a dict (trial_fn's answer): status (0 when it ran), why, sent,
 received (the tester's frames out and back in, both sides' counts), and
 achieved_pps (the rate the sender really held). The search adds target_pps,
-kind, lost, loss_pct, rate_error, missed and passed."""
+kind, lost, loss_pct, rate_error, missed, passed and load (the number of
+its load in the result's loads: target_pps, kind, trials, passing,
+failing, missed (a passing trial missed its target), passed)."""
 
 import math
 
@@ -31,22 +45,32 @@ class Spec:
     """What a search is asked: loss_pct allowed (0: NDR), resolution as a
     fraction of the rate found (relative=True: the bracket above it is at
     most that share of it) or in pps, the floor in pps, and its trial
-    budget."""
+    budget; trials_per_load and exceed_ratio: how a load is judged
+    (above)."""
 
     def __init__(self, loss_pct=0.0, resolution=0.01, relative=True, floor_pps=1,
-                 max_trials=40, max_verify=3):
+                 max_trials=40, max_verify=3, trials_per_load=1, exceed_ratio=0.0):
         if loss_pct < 0 or loss_pct >= 100:
             raise ValueError("loss %g%%: must be 0 <= loss < 100" % loss_pct)
         if resolution <= 0 or (relative and resolution >= 1):
             raise ValueError("resolution must be > 0%s" % (" and < 100%" if relative else ""))
         if floor_pps < 1:
             raise ValueError("floor %g pps: must be >= 1" % floor_pps)
+        if trials_per_load < 1:
+            raise ValueError("trials per load %d: must be >= 1" % trials_per_load)
+        if not 0 <= exceed_ratio < 1:
+            raise ValueError("exceed ratio %g: must be 0 <= ratio < 1" % exceed_ratio)
         self.loss_pct = float(loss_pct)
         self.resolution = float(resolution)
         self.relative = relative
         self.floor_pps = int(floor_pps)
         self.max_trials = max_trials
         self.max_verify = max_verify
+        self.trials_per_load = int(trials_per_load)
+        self.exceed_ratio = float(exceed_ratio)
+        # The failing trials a passing load may have; the epsilon keeps
+        # 0.5 * 4 from flooring to 1 through rounding.
+        self.fails_allowed = int(math.floor(self.exceed_ratio * self.trials_per_load + 1e-9))
 
     @property
     def mode(self):
@@ -81,13 +105,15 @@ class Search:
         self.trial_fn = trial_fn
         self.log = log or (lambda line: None)
         self.trials = []
+        self.loads = []
         self.max_pps = None
         self.res_pps = None
 
     def run(self):
         """The search's result dict (trials, the rate found or why none)."""
         out = {"mode": self.spec.mode, "loss_allowed_pct": self.spec.loss_pct,
-               "rate_pps": None, "verified": False}
+               "trials_per_load": self.spec.trials_per_load,
+               "exceed_ratio": self.spec.exceed_ratio, "rate_pps": None, "verified": False}
         try:
             out["rate_pps"] = self._search()
             out["verified"] = True
@@ -98,11 +124,13 @@ class Search:
         if out["rate_pps"] is not None:
             self.res_pps = self.spec.resolution_pps(out["rate_pps"])
         out.update(max_pps=self.max_pps, resolution_pps=self.res_pps, trials=self.trials,
+                   loads=self.loads,
                    floor_pps=self.spec.floor(self.max_pps) if self.max_pps else None)
         return out
 
     def _search(self):
-        top = self._trial(None, "max")
+        self._load(None, "max", single=True)
+        top = self.trials[0]
         if top.get("achieved_pps") is None:
             raise Stop(STOPPED, "the flat-out trial: the sender reports no rate (a sender "
                        "without pacing cannot be searched with)")
@@ -116,12 +144,12 @@ class Search:
             lo = hi
         for _ in range(self.spec.max_verify):
             lo = self._bisect(lo, hi)
-            v = self._trial(lo, "verify")
+            v = self._load(lo, "verify")
             if v["passed"]:
                 self._check_pacing(lo)
                 return lo
-            self.log("verification at %d pps lost %d frames: searching below it"
-                     % (lo, v["lost"]))
+            self.log("verification at %d pps lost frames in %d of %d trials: searching below it"
+                     % (lo, v["failing"], v["trials"]))
             hi = lo
             lo = self._passed_below(hi)
         raise Stop(UNSTABLE, "verification failed %d times (last at %d pps): the loss is not "
@@ -129,24 +157,24 @@ class Search:
 
     def _bisect(self, lo, hi):
         """Narrows [lo, hi] to the resolution; lo must pass (it is tried
-        when no trial has passed it yet). Returns the highest passing rate."""
+        when no load has passed it yet). Returns the highest passing rate."""
         while hi - lo > self.spec.resolution_pps(lo):
             mid = (lo + hi) // 2
-            if self._trial(mid, "search")["passed"]:
+            if self._load(mid, "search")["passed"]:
                 lo = mid
             else:
                 hi = mid
-        if not any(t["passed"] and t["target_pps"] == lo for t in self.trials) and \
-                not (lo == int(self.max_pps) and self.trials[0]["passed"]):
-            if not self._trial(lo, "floor")["passed"]:
+        if not any(x["passed"] and x["target_pps"] == lo for x in self.loads) and \
+                not (lo == int(self.max_pps) and self.loads[0]["passed"]):
+            if not self._load(lo, "floor")["passed"]:
                 raise Stop(NO_RATE, "frames lost even at the floor, %d pps (%s)"
                            % (lo, self.trials[-1].get("where") or self.trials[-1].get("why")))
         return lo
 
     def _passed_below(self, rate):
-        """The highest rate below rate that a trial passed, or the floor."""
-        below = [t["target_pps"] for t in self.trials if t["passed"] and t["target_pps"]
-                 and t["target_pps"] < rate]
+        """The highest rate below rate whose load passed, or the floor."""
+        below = [x["target_pps"] for x in self.loads if x["passed"] and x["target_pps"]
+                 and x["target_pps"] < rate]
         return max(below) if below else min(self.spec.floor(self.max_pps), rate - 1)
 
     def _check_pacing(self, rate):
@@ -160,11 +188,35 @@ class Search:
                            "was offered" % (t["kind"], rate, t["achieved_pps"],
                                             100 * t["rate_error"], self.res_pps, rate))
 
-    def _trial(self, target, kind):
+    def _load(self, target, kind, single=False):
+        """Trials at target until its load is classified (above): the
+        load's dict, passed True or False. single: one trial decides (the
+        flat-out trial, which measures the ceiling)."""
+        k, fails_allowed = (1, 0) if single else (self.spec.trials_per_load,
+                                                  self.spec.fails_allowed)
+        load = {"target_pps": target, "kind": kind, "trials": 0, "passing": 0, "failing": 0,
+                "missed": False, "passed": None}
+        self.loads.append(load)
+        while load["passed"] is None:
+            t = self._trial(target, kind, len(self.loads))
+            load["trials"] += 1
+            load["passing" if t["passed"] else "failing"] += 1
+            load["missed"] = load["missed"] or (t["passed"] and t["missed"])
+            if load["failing"] > fails_allowed:
+                load["passed"] = False
+            elif load["passing"] >= k - fails_allowed:
+                load["passed"] = True
+        if k > 1:
+            self.log("%s load at %d pps: %s, %d of %d trials lost frames" % (
+                kind, target, "pass" if load["passed"] else "fail", load["failing"],
+                load["trials"]))
+        return load
+
+    def _trial(self, target, kind, load):
         if len(self.trials) >= self.spec.max_trials:
             raise Stop(MAX_TRIALS, "%d trials without a verified rate" % self.spec.max_trials)
         t = dict(self.trial_fn(target, kind))
-        t.update(target_pps=target, kind=kind)
+        t.update(target_pps=target, kind=kind, load=load)
         self.trials.append(t)
         if t.get("status", 0) != 0:
             raise Stop(STOPPED, "%s trial at %s failed: %s" % (

@@ -283,14 +283,14 @@ SEARCH_METRICS = ("ndr_pps", "pdr_pps", "ndr_bps", "pdr_bps", "unverified_pps", 
 
 
 def best_unverified(result):
-    """The highest rate a trial passed on its target below every failed
+    """The highest rate whose load passed on its target below every failed
     verification: what a search without a verified rate had reached (not
     a result), or None."""
-    refuted = [t["target_pps"] for t in result["trials"]
-               if t.get("kind") == "verify" and t.get("passed") is False]
-    rates = [t["target_pps"] for t in result["trials"]
-             if t.get("passed") and t.get("target_pps") and not t.get("missed")
-             and all(t["target_pps"] < r for r in refuted)]
+    refuted = [x["target_pps"] for x in result["loads"]
+               if x.get("kind") == "verify" and x.get("passed") is False]
+    rates = [x["target_pps"] for x in result["loads"]
+             if x.get("passed") and x.get("target_pps") and not x.get("missed")
+             and all(x["target_pps"] < r for r in refuted)]
     return float(max(rates)) if rates else None
 
 
@@ -328,8 +328,8 @@ class Writer(resultsdir.Writer):
     search's result in results.json under its point."""
 
     TRIAL_FIELDS = ("repeat", "kind", "target_pps", "achieved_pps", "rate_error", "missed",
-                    "sent", "received", "lost", "loss_pct", "passed", "status", "why", "where",
-                    "run")
+                    "sent", "received", "lost", "loss_pct", "passed", "load", "load_passed",
+                    "status", "why", "where", "run")
 
     def __init__(self, outdir, axes, repeat, fixed, spec_info):
         super().__init__(outdir, axes, repeat, fixed)
@@ -359,6 +359,8 @@ class Writer(resultsdir.Writer):
                                      for e in result.get("latency") or ()]:
             row = dict(point["params"], repeat=repeat)
             row.update({k: t.get(k) for k in self.TRIAL_FIELDS if k in t})
+            if t.get("load"):
+                row["load_passed"] = result["loads"][t["load"] - 1]["passed"]
             self.trial_rows.append(row)
 
     def save(self):
@@ -444,10 +446,20 @@ def render_trials(results):
                     "-" if t.get("rate_error") is None else "%+.2f" % (100 * t["rate_error"]),
                     t.get("sent"), t.get("received"), t.get("lost"),
                     "-" if t.get("loss_pct") is None else "%.4f" % t["loss_pct"],
-                    "-" if "passed" not in t else "pass" if t["passed"] else "fail"])
+                    "-" if "passed" not in t else "pass" if t["passed"] else "fail",
+                    _load_text(s, t)])
     return table(names + ["#", "trial", "target pps", "sent pps", "err%", "sent", "received",
-                          "lost", "loss%", ""], rows,
-                 align=["<"] * (len(names) + 2) + [">"] * 8 + ["<"])
+                          "lost", "loss%", "", "load"], rows,
+                 align=["<"] * (len(names) + 2) + [">"] * 8 + ["<", "<"])
+
+
+def _load_text(search_result, t):
+    """A trial's load: its number in the search and how it was classified
+    ("3 pass"), "-" before it was."""
+    load = search_result["loads"][t["load"] - 1] if t.get("load") else None
+    if load is None or load["passed"] is None:
+        return "-"
+    return "%d %s" % (t["load"], "pass" if load["passed"] else "fail")
 
 
 def render(results):
@@ -476,6 +488,11 @@ def render(results):
     lines = [table(head, rows, align=["<"] * len(names) + [">"] * (len(head) - len(names)))]
     lines.append("latency at %d%% of the rate found; rfc2544: the frame size with the 4-byte "
                  "FCS the virtual wire does not carry" % LATENCY_MAIN)
+    k = results["search"].get("trials_per_load", 1)
+    if k > 1:
+        lines.append("each rate a load of up to %d trials, failed when more than %g of them "
+                     "lost frames (--trials-per-load, --exceed-ratio)"
+                     % (k, results["search"]["exceed_ratio"] * k))
     if results["search"].get("latency_skipped"):
         lines.append("latency: skipped, %s" % results["search"]["latency_skipped"])
     for p in results["points"]:
@@ -501,6 +518,12 @@ def add_arguments(p, default_search=None):
                    metavar="PCTS", help="latency trials at these %% of the rate found "
                    "(default 10,50,90,100; none: no latency trials)")
     s.add_argument("--max-trials", type=int, default=40, help="trial budget per search")
+    s.add_argument("--trials-per-load", type=int, default=1, metavar="K",
+                   help="up to K trials at each rate searched (default 1); with "
+                   "--exceed-ratio, a rate passes unless its lossy trials exceed that share")
+    s.add_argument("--exceed-ratio", type=float, default=0.0, metavar="R",
+                   help="the share of a rate's K trials that may lose frames beyond the "
+                   "allowed loss, 0 <= R < 1 (default 0; 0.5: at most half)")
 
 
 def spec_from(opts):
@@ -515,8 +538,14 @@ def spec_from(opts):
     if opts.max_trials < 3:
         raise usage("--max-trials %d: at least 3 (flat out, one step, verification)"
                     % opts.max_trials)
+    if opts.trials_per_load < 1:
+        raise usage("--trials-per-load %d: at least 1" % opts.trials_per_load)
+    if not 0 <= opts.exceed_ratio < 1:
+        raise usage("--exceed-ratio %g: a share of a load's trials, 0 <= R < 1 (e.g. 0.5)"
+                    % opts.exceed_ratio)
     return search.Spec(loss_pct=loss, resolution=res, relative=relative, floor_pps=floor,
-                       max_trials=opts.max_trials)
+                       max_trials=opts.max_trials, trials_per_load=opts.trials_per_load,
+                       exceed_ratio=opts.exceed_ratio)
 
 
 def main(opts):
@@ -549,6 +578,7 @@ def main(opts):
         choice = resolver.resolve(s)
     info = {"mode": spec.mode, "loss_pct": spec.loss_pct, "resolution": opts.resolution,
             "floor": opts.floor, "latency_at": latency_at, "trial_s": base.duration,
+            "trials_per_load": spec.trials_per_load, "exceed_ratio": spec.exceed_ratio,
             "app": base.app, "topology": base.topology}
     runner.log(base, "%s search: %d points x %d, %d s trials, accel %s, results in %s" % (
         spec.mode.upper(), len(sweep.points(axes)), opts.repeat, base.duration, choice.accel,
