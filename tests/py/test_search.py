@@ -384,6 +384,13 @@ def test_a_passing_load_whose_trial_missed_its_rate_is_refused():
     assert r["status"] == search.MISSED and r["loads"][1]["missed"]
 
 
+def test_the_default_budget_is_forty_clean_loads():
+    assert search.Spec().max_trials == 40
+    assert search.Spec(trials_per_load=3, exceed_ratio=0.5).max_trials == 80
+    assert search.Spec(trials_per_load=100, exceed_ratio=0.29).fails_allowed == 29
+    assert search.Spec(trials_per_load=3, max_trials=7).max_trials == 7
+
+
 def test_max_trials_bounds_the_trials_not_the_loads():
     dut = StallDut(250000, 1000000, 0.0, 1)
     r = search.Search(search.Spec(max_trials=6, trials_per_load=3, exceed_ratio=0.5), dut).run()

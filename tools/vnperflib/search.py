@@ -45,11 +45,13 @@ class Spec:
     """What a search is asked: loss_pct allowed (0: NDR), resolution as a
     fraction of the rate found (relative=True: the bracket above it is at
     most that share of it) or in pps, the floor in pps, and its trial
-    budget; trials_per_load and exceed_ratio: how a load is judged
-    (above)."""
+    budget (default: what LOADS_BUDGET clean loads cost); trials_per_load
+    and exceed_ratio: how a load is judged (above)."""
+
+    LOADS_BUDGET = 40
 
     def __init__(self, loss_pct=0.0, resolution=0.01, relative=True, floor_pps=1,
-                 max_trials=40, max_verify=3, trials_per_load=1, exceed_ratio=0.0):
+                 max_trials=None, max_verify=3, trials_per_load=1, exceed_ratio=0.0):
         if loss_pct < 0 or loss_pct >= 100:
             raise ValueError("loss %g%%: must be 0 <= loss < 100" % loss_pct)
         if resolution <= 0 or (relative and resolution >= 1):
@@ -64,13 +66,15 @@ class Spec:
         self.resolution = float(resolution)
         self.relative = relative
         self.floor_pps = int(floor_pps)
-        self.max_trials = max_trials
         self.max_verify = max_verify
         self.trials_per_load = int(trials_per_load)
         self.exceed_ratio = float(exceed_ratio)
         # The failing trials a passing load may have; the epsilon keeps
-        # 0.5 * 4 from flooring to 1 through rounding.
+        # 0.29 * 100 (28.999...) from flooring to 28.
         self.fails_allowed = int(math.floor(self.exceed_ratio * self.trials_per_load + 1e-9))
+        # 40 for one trial per load, as before loads; 80 for K=3, R=0.5.
+        self.max_trials = max_trials or self.LOADS_BUDGET * (self.trials_per_load -
+                                                             self.fails_allowed)
 
     @property
     def mode(self):
@@ -148,8 +152,8 @@ class Search:
             if v["passed"]:
                 self._check_pacing(lo)
                 return lo
-            self.log("verification at %d pps lost frames in %d of %d trials: searching below it"
-                     % (lo, v["failing"], v["trials"]))
+            self.log("verification at %d pps failed (%d of %d trials lost frames): searching "
+                     "below it" % (lo, v["failing"], v["trials"]))
             hi = lo
             lo = self._passed_below(hi)
         raise Stop(UNSTABLE, "verification failed %d times (last at %d pps): the loss is not "

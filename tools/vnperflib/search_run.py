@@ -517,7 +517,8 @@ def add_arguments(p, default_search=None):
     s.add_argument("--latency-at", default=",".join(str(x) for x in LATENCY_AT),
                    metavar="PCTS", help="latency trials at these %% of the rate found "
                    "(default 10,50,90,100; none: no latency trials)")
-    s.add_argument("--max-trials", type=int, default=40, help="trial budget per search")
+    s.add_argument("--max-trials", type=int, help="trial budget per search (default 40 "
+                   "clean loads' worth: 40 x (K - floor(R*K)), 40 with one trial per load)")
     s.add_argument("--trials-per-load", type=int, default=1, metavar="K",
                    help="up to K trials at each rate searched (default 1); with "
                    "--exceed-ratio, a rate passes unless its lossy trials exceed that share")
@@ -535,7 +536,7 @@ def spec_from(opts):
         relative_floor = True
     if relative_floor:
         raise usage("--floor %r: a rate in pps, at least 1 (e.g. 10k)" % opts.floor)
-    if opts.max_trials < 3:
+    if opts.max_trials is not None and opts.max_trials < 3:
         raise usage("--max-trials %d: at least 3 (flat out, one step, verification)"
                     % opts.max_trials)
     if opts.trials_per_load < 1:
