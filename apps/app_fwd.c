@@ -11,13 +11,15 @@
  * were queued in the input ring: the forwarder came round late), bursts
  * the output ring could not take whole (the backend had not emptied it:
  * the rest were dropped), and the most frames left in flight on the output
- * ring after a burst. */
+ * ring after a burst. And how long the vCPU did not come round at all
+ * (apps/stall.h): the host's share of the input ring's overflows. */
 #include <stdio.h>
 #include <string.h>
 
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
+#include "apps/stall.h"
 #include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
@@ -96,6 +98,8 @@ int app_fwd_main(void)
     struct meter m;
     meter_start(&m);
     uint64_t start = m.t0, now = start;
+    struct stall st;
+    stall_start(&st, start, time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
     uint64_t end = app_deadline(start, FWD_DEFAULT_S);
     uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
@@ -104,6 +108,7 @@ int app_fwd_main(void)
 
     while (dir[0].packets + dir[1].packets < count) {
         now = time_cycles();
+        stall_round(&st, now);
         if (now >= end || (idle && last_in && now - last_in >= idle))
             break;
         uint64_t bursts = dir[0].rx_bursts;
@@ -133,6 +138,7 @@ int app_fwd_main(void)
     json_u64(j, "tx_dropped", dir[0].dropped + dir[1].dropped);
     dir_json(j, "a_to_b", &dir[0]);
     dir_json(j, "b_to_a", &dir[1]);
+    stall_json(j, &st, time_tsc_hz);
     app_result_end(j);
     return VN_EXIT_OK;
 }

@@ -27,6 +27,7 @@
 #include "apps/imix.h"
 #include "apps/rate.h"
 #include "apps/seqtrack.h"
+#include "apps/stall.h"
 #include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
@@ -390,7 +391,7 @@ static uint64_t gen_wake(uint64_t a, uint64_t b, uint64_t c)
     return m < c ? m : c;
 }
 
-static void gen_result(uint64_t ns, const struct rate *r, bool stack)
+static void gen_result(uint64_t ns, const struct rate *r, bool stack, const struct stall *st)
 {
     app_summary("gen", g.packets, g.bytes, ns);
     /* Reflected frames' latency, in TSC cycles. */
@@ -445,6 +446,7 @@ static void gen_result(uint64_t ns, const struct rate *r, bool stack)
         json_double(j, "max_us", (double)app_cycles_ns(g.lat.count ? g.lat.max : 0) / 1e3);
         json_obj_end(j);
     }
+    stall_json(j, st, time_tsc_hz);
     app_result_end(j);
 }
 
@@ -480,6 +482,8 @@ int app_gen_main(void)
     int burst = (int)cfg.burst;
     meter_start(&m);
     uint64_t start = m.t0;
+    struct stall st;
+    stall_start(&st, start, time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
     uint64_t end = app_deadline(start, cfg.count ? GEN_COUNT_LIMIT_S : GEN_DEFAULT_S);
     bool limit_is_timeout = cfg.count && !cfg.duration_s;
     if (pacer_init(&pc, &r, time_tsc_hz, start) < 0)
@@ -496,6 +500,7 @@ int app_gen_main(void)
 
     while (sent < count) {
         now = time_cycles();
+        stall_round(&st, now);
         if (now >= end)
             break;
         int n;
@@ -542,7 +547,7 @@ int app_gen_main(void)
         /* Paced and early: halt (notify=irq|hybrid) until the next
          * departure, a frame, the next sample or the end. */
         if (n == 0 && !pacer_due(&pc, now))
-            net_idle(gen_wake(pacer_next(&pc), m.next, end));
+            stall_skip(&st, net_idle(gen_wake(pacer_next(&pc), m.next, end)));
         if (meter_due(&m, now)) {
             struct json *j = meter_sample(&m, now, g.packets, g.bytes);
             json_u64(j, "tx_dropped", g.dropped);
@@ -571,7 +576,7 @@ int app_gen_main(void)
     }
     if (stack)
         udp_remove(pcb);
-    gen_result(ns, &r, stack);
+    gen_result(ns, &r, stack, &st);
     if (limit_is_timeout && sent < count) {
         printf("gen: sent %llu of count=%llu within %d s\n", (unsigned long long)sent,
                (unsigned long long)count, GEN_COUNT_LIMIT_S);

@@ -11,6 +11,7 @@
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
 #include "apps/seqtrack.h"
+#include "apps/stall.h"
 #include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
@@ -70,7 +71,7 @@ static uint64_t malformed(void)
     return s.kinds[PKT_BAD_LEN] + s.kinds[PKT_BAD_HDR] + s.kinds[PKT_BAD_CSUM];
 }
 
-static void sink_result(uint64_t ns, bool complete)
+static void sink_result(uint64_t ns, bool complete, const struct stall *st)
 {
     struct seq_totals t;
     seq_sum(s.streams, SINK_STREAMS, &t);
@@ -113,6 +114,7 @@ static void sink_result(uint64_t ns, bool complete)
         json_obj_end(j);
     }
     json_arr_end(j);
+    stall_json(j, st, time_tsc_hz);
     app_result_end(j);
 }
 
@@ -127,6 +129,8 @@ int app_sink_main(void)
     struct meter m;
     meter_start(&m);
     uint64_t start = m.t0, now = start, first = 0, last = 0;
+    struct stall st;
+    stall_start(&st, start, time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
     uint64_t end = app_deadline(start, cfg.count ? SINK_TIMEOUT_S : SINK_DEFAULT_S);
     uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
@@ -134,6 +138,7 @@ int app_sink_main(void)
 
     while (s.packets < count) {
         now = time_cycles();
+        stall_round(&st, now);
         if (now >= end)
             break;
         int n = net_check(nif, vnet_rx_burst(nif->dev, rx, NET_RX_BATCH));
@@ -154,7 +159,7 @@ int app_sink_main(void)
         /* An empty ring: halt (notify=irq|hybrid) until a frame, the next
          * sample or the end. */
         if (n == 0)
-            net_idle(m.next < end ? m.next : end);
+            stall_skip(&st, net_idle(m.next < end ? m.next : end));
         if (meter_due(&m, now)) {
             struct seq_totals t;
             seq_sum(s.streams, SINK_STREAMS, &t);
@@ -172,7 +177,7 @@ int app_sink_main(void)
      * any, so the wait for the sender does not dilute them. */
     uint64_t ns =
         first && last > first ? time_cycles_to_ns(last - first) : time_cycles_to_ns(now - start);
-    sink_result(ns, complete);
+    sink_result(ns, complete, &st);
     if (cfg.count && !complete) {
         printf("sink: %llu of count=%llu frames before the %llu s limit\n",
                (unsigned long long)s.packets, (unsigned long long)cfg.count,

@@ -114,8 +114,9 @@ void net_service(void);
 /* Nothing to do until the TSC reaches deadline (0: no limit) or a frame
  * comes: halts (lwIP's next timer ends the halt too) when every device's
  * RX queue can end it (notify=irq|hybrid); otherwise returns at once and
- * the caller spins, as with polled queues it must. */
-void net_idle(uint64_t deadline);
+ * the caller spins, as with polled queues it must. Returns the TSC cycles
+ * it waited (0 when it did not halt), for the app's stall accounting. */
+uint64_t net_idle(uint64_t deadline);
 
 /* Submits lwIP's pending output now. */
 void net_flush(struct net_if *nif);

@@ -197,10 +197,10 @@ static uint64_t net_idle_until(uint64_t deadline)
     return until;
 }
 
-void net_idle(uint64_t deadline)
+uint64_t net_idle(uint64_t deadline)
 {
     if (!can_idle)
-        return;
+        return 0;
     /* What the caller queued since net_service() leaves before the halt. */
     for (unsigned i = 0; i < nifs; i++)
         if (ifs[i].npend)
@@ -211,13 +211,18 @@ void net_idle(uint64_t deadline)
     unsigned armed = 0;
     while (armed < nifs && !busy)
         busy = vnet_idle_arm(ifs[armed++].dev);
-    uint64_t cycles = 0;
-    if (busy)
+    uint64_t cycles = 0, waited = 0;
+    if (busy) {
         irq_idle_leave();
-    else
+    } else {
+        /* The wait with irq_idle's spin to the deadline: all of it chosen. */
+        uint64_t t0 = time_cycles();
         cycles = irq_idle(until);
+        waited = time_cycles() - t0;
+    }
     for (unsigned i = 0; i < armed; i++)
         vnet_idle_done(ifs[i].dev, cycles);
+    return waited;
 }
 
 unsigned net_poll(void)

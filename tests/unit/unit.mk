@@ -44,6 +44,9 @@ test_rate_SRCS := tests/unit/test_rate.c apps/rate.c
 UNIT_TESTS += test_seqtrack
 test_seqtrack_SRCS := tests/unit/test_seqtrack.c apps/seqtrack.c
 
+UNIT_TESTS += test_stall
+test_stall_SRCS := tests/unit/test_stall.c apps/stall.c kernel/json.c
+
 UNIT_TESTS += test_iperf_sess
 test_iperf_sess_SRCS := tests/unit/test_iperf_sess.c apps/iperf_sess.c
 
