@@ -6,7 +6,7 @@ import sys
 import time
 
 from . import (artifacts, backends, engine, exitcodes, guest, hostcpu, identity, outcome,
-               pinning, priority, qemucmd, scratch, support, topology_pvp, verdict)
+               pinning, priority, qemucmd, scratch, stalls, support, topology_pvp, verdict)
 from .backends import testpmd
 from .echo import Echo
 from .errors import RunnerError, failed, usage
@@ -245,6 +245,8 @@ class Run:
         rep["metrics"] = outcome.metrics(rep)
         if topology_pvp.nfwd(self.opts):
             topology_pvp.finish_report(rep)
+        else:
+            rep["waits"] = stalls.waits(rep)
         rep["verdict"] = verdict.bottleneck(rep)
         rep["status"], rep["why"] = outcome.overall_status(rep, dead)
         rep["status_name"] = exitcodes.status_name(rep["status"])

@@ -7,7 +7,7 @@ sockets itself (--tester peer, pvp only). Counts are taken at every hop, so
 loss is located per hop; the tester measures the latency through the chain
 (the peer one-way on the host TSC, gen round trip on its own)."""
 
-from . import counts
+from . import counts, stalls
 from .errors import usage
 from .stats import number
 
@@ -164,7 +164,7 @@ def _peer_hops(results, host, n):
     for i in range(n):
         name, r = "fwd%d" % (i + 1), results[i]
         got = _vnet(r, 0, "rx")
-        hops.append(("%s -> %s a" % (up, name), sent, got, left + [inlet(host, name)]))
+        hops.append(("%s -> %s a" % (up, name), sent, got, left + [inlet(host, name)], i))
         hops.append(_fwd_hop(name, r, got))
         up, sent = name + " b", _vnet(r, 1, "tx")
         left = [counts.drop("ring", "left on %s b's TX ring at exit" % name,
@@ -197,7 +197,7 @@ def _testpmd_hops(results, host, n):
         hops.append(("testpmd port %d -> %d (io)" % (src, dst), port(src, "RX-packets"),
                      port(dst, "TX-packets"),
                      [counts.drop("ring", "not placed by testpmd io in %s's full RX ring" % down,
-                                 full)]))
+                                 full)], i))
         r = results[i] if i < n else tester
         got = _vnet(r, 0 if i < n else 1, "rx")
         hops.append(("testpmd port %d -> %s" % (dst, down), port(dst, "TX-packets"), got, []))
@@ -215,9 +215,36 @@ def _testpmd_hops(results, host, n):
     return hops, ("tester", sent_app, rxd.get("packets"))
 
 
+def offered_pps(rep):
+    """Frames per second the tester offered the chain (the peer's or the
+    gen tester's), or None."""
+    host = rep.get("host") or {}
+    if (host.get("chain") or {}).get("backend") in PEER_CHAINS:
+        tx = host.get("peer_tx") or {}
+        sent, dur = number(tx.get("packets")), number(tx.get("elapsed_ns"))
+    else:
+        tester = rep["guests"][-1].get("result") or {}
+        sent, dur = number(tester.get("packets")), number(tester.get("duration_ns"))
+        sent = sent + (number(tester.get("tx_dropped")) or 0) if sent is not None else None
+    return sent / (dur / 1e9) if sent and dur and dur > 0 else None
+
+
+def _stall_note(rep, i, drops):
+    """Why a hop's frames found fwd i+1 a's RX ring full, when its vCPU
+    stalled longer than the ring covers at the offered rate."""
+    if i is None or not any(d["at"] == "ring" for d in drops) or i >= len(rep["guests"]):
+        return ""
+    g = rep["guests"][i]
+    st, _ = stalls.read(g.get("result"))
+    return stalls.blame(g["label"] + " a", st, stalls.ring_size(g.get("result")),
+                        offered_pps(rep), "forwarder")
+
+
 def chain_counts(rep):
     """The report's counts for a chain: a direction per hop (frames at the
-    interfaces), and "end to end" (the tester's test frames out and back)."""
+    interfaces), and "end to end" (the tester's test frames out and back).
+    A hop whose loss was at a forwarder's full RX ring says when that
+    forwarder's vCPU stalled longer than the ring covers."""
     host = rep.get("host") or {}
     chain = host.get("chain") or {}
     n = chain.get("nfwd") or nfwd_of(rep)
@@ -226,11 +253,14 @@ def chain_counts(rep):
                               else _peer_hops)(results, host, n)
     out = {"host": dict(host), "directions": {}}
     located = []
-    for name, s, g, drops in hops:
+    for name, s, g, drops, *into in hops:
         drops = [d for d in drops if d["frames"]]
         located += drops
         if isinstance(s, int) and isinstance(g, int):
-            out["directions"][name] = counts._direction(name, s, g, drops, lossless=True)
+            d = out["directions"][name] = counts._direction(name, s, g, drops, lossless=True)
+            note = _stall_note(rep, into[0] if into else None, d["where"])
+            if note and d["verdict"] != "agree":
+                d.update(why=d["why"] + "; " + note, host_stall=True)
     if isinstance(sent, int) and isinstance(got, int):
         out["directions"]["end to end"] = counts._direction("end to end", sent, got, located,
                                                             lossless=True)
@@ -244,8 +274,10 @@ def chain_counts(rep):
 def waits(rep):
     """Where frames waited in each forwarder, one line each: its input
     ring (bursts that came back full), its output ring (time the driver
-    waited on a full ring, bursts it could not take, most in flight)."""
+    waited on a full ring, bursts it could not take, most in flight), and
+    how long its vCPU did not come round (stalls.py)."""
     out = {}
+    pps = offered_pps(rep)
     for g in rep["guests"]:
         r = g.get("result") or {}
         d = r.get("a_to_b")
@@ -258,6 +290,9 @@ def waits(rep):
                 d.get("rx_full"), d.get("rx_bursts"),
                 "%.1f ms" % (wait / tsc * 1e3) if tsc and wait is not None else "-",
                 d.get("tx_full"), d.get("tx_in_flight_max"))
+        stall = stalls.waits_line(r, pps)
+        if stall:
+            out[g["label"]] += "; " + stall
     return out
 
 

@@ -4,7 +4,7 @@ full (waiting on the backend) and whether a backend thread was saturated.
 First of all: whether the host had CPUs enough for the threads measured
 (hostbound.py)."""
 
-from . import hostbound
+from . import hostbound, stalls
 
 SATURATED_PCT = 90.0
 # Busy-polling by design: 100% CPU says nothing about saturation.
@@ -105,17 +105,19 @@ def _sink(rep, result, hot):
     """The host sends; the place that turned most frames away says who was
     slow: the guest's full RX ring (testpmd could not place them while the
     app ran), QEMU's socket, or the backend's own queues. Frames left in
-    the guest's ring after the app stopped say nothing."""
+    the guest's ring after the app stopped say nothing. Either of the
+    first two is the host's when the guest's vCPU stalled longer than its
+    RX ring covers at the offered rate (stalls.py)."""
     host = rep.get("host") or {}
     refused, offered = host.get("ring_full_drops") or 0, host.get("offered_at_end")
     socket, backend = _lost_at(rep, "qemu_socket"), _lost_at(rep, "backend")
     worst = max((refused, (socket or {}).get("frames", 0), (backend or {}).get("frames", 0)))
     if worst and worst == refused and offered and refused / offered >= REFUSED_SHARE:
-        return {"side": "guest", "why": "testpmd could not place %d of the %d frames it "
-                "offered (%.1f%%) in the guest's full RX ring while the app ran"
-                % (refused, offered, 100.0 * refused / offered)}
+        return _host_stall(rep, {"side": "guest", "why": "testpmd could not place %d of the %d "
+                                 "frames it offered (%.1f%%) in the guest's full RX ring while "
+                                 "the app ran" % (refused, offered, 100.0 * refused / offered)})
     if socket and worst == socket["frames"]:
-        return _socket_verdict(result, socket)
+        return _host_stall(rep, _socket_verdict(result, socket))
     if backend and worst == backend["frames"]:
         return {"side": "backend", "why": "%d frames %s" % (backend["frames"], backend["what"])}
     if hot:
@@ -125,6 +127,16 @@ def _sink(rep, result, hot):
         return {"side": "neither", "why": "the host sender was paced (rate given) and "
                                           "nothing was dropped"}
     return {"side": "unknown", "why": "no drops and no saturated host thread"}
+
+
+def _host_stall(rep, v):
+    """v, or the host's side when the guest's vCPU stalled longer than its
+    RX ring covers: the ring overflowed whatever the app's speed."""
+    g = rep["guests"][-1]
+    st, _ = stalls.read(g.get("result"))
+    note = stalls.blame(g.get("label") or "the guest", st, stalls.ring_size(g.get("result")),
+                        stalls.offered_pps(rep), rep.get("app") or "guest")
+    return {"side": "host", "why": "%s; %s" % (v["why"], note)} if note else v
 
 
 def _lost_at(rep, place):

@@ -1,0 +1,128 @@
+"""The guest's own account of the time its vCPU did not come round its
+busy-poll loop ("stalls" in fwd, sink and gen results, apps/stall.h):
+validated, worded for the waits line, and held against the time the
+guest's RX ring covers at the offered rate. A stall longer than that
+cover overflows the ring whatever the app's speed: the host took the
+vCPU away (docs/runner.md, "Where frames waited")."""
+
+import math
+
+from .tables import fmt_num
+
+FIELDS = ("threshold_us", "max_us", "max_at_s", "over_1ms", "stalled_ms")
+COUNTS = ("threshold_us", "over_1ms")
+
+
+def read(result):
+    """(stalls, problem): the result's "stalls" as numbers, or None and a
+    one-line problem. (None, None) when the guest reports none (an app
+    that does not measure them, or an image older than the field)."""
+    st = (result or {}).get("stalls")
+    if st is None:
+        return None, None
+    if not isinstance(st, dict):
+        return None, "the guest's \"stalls\" is not an object (%r): ignored" % (st,)
+    out = {}
+    for k in FIELDS:
+        v = st.get(k)
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) \
+            and v >= 0 and (k not in COUNTS or v == int(v))
+        if not ok:
+            what = "missing" if k not in st else "%r, not a %s" % (
+                v, "count" if k in COUNTS else "non-negative number")
+            return None, "the guest's stalls.%s is %s: stalls ignored" % (k, what)
+        out[k] = int(v) if k in COUNTS else float(v)
+    return out, None
+
+
+def ring_size(result, dev=0):
+    """Entries of the guest's RX ring on NIC dev (vnet.rx.size), or None."""
+    v = (result or {}).get("vnet" if dev == 0 else "vnet%d" % dev)
+    rx = v.get("rx") if isinstance(v, dict) else None
+    n = rx.get("size") if isinstance(rx, dict) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+
+
+def cover_ms(ring, pps):
+    """How long ring frames last at pps; None when either is unknown."""
+    if not ring or not isinstance(pps, (int, float)) or pps <= 0:
+        return None
+    return ring / pps * 1e3
+
+
+def text(st, ring=None, pps=None):
+    """"vCPU stalled up to 13.0 ms (3 stalls over 1 ms, the ring covers
+    2.6 ms at 400k pps)"."""
+    over = "%d stall%s over %s" % (st["over_1ms"], "" if st["over_1ms"] == 1 else "s",
+                                   _threshold(st))
+    cov = cover_ms(ring, pps)
+    if cov is not None:
+        over += ", the ring covers %.1f ms at %s pps" % (cov, _pps(pps))
+    return "vCPU stalled up to %.1f ms (%s)" % (st["max_us"] / 1e3, over)
+
+
+def _pps(pps):
+    return fmt_num(float(pps), 3 if pps >= 1e6 else 0)
+
+
+def _threshold(st):
+    t = st["threshold_us"]
+    return "%g ms" % (t / 1e3) if t >= 1000 else "%d us" % t
+
+
+def outlasted_ring(st, ring, pps):
+    """True when the longest stall was longer than the ring covers."""
+    cov = cover_ms(ring, pps)
+    return st is not None and cov is not None and st["max_us"] / 1e3 > cov
+
+
+def blame(name, st, ring, pps, who="guest"):
+    """The note for a loss at name's full RX ring when the guest stalled
+    longer than its ring covers; "" otherwise. who: what the guest is
+    (the forwarder, the sink)."""
+    if not outlasted_ring(st, ring, pps):
+        return ""
+    return ("%s's vCPU stalled up to %.1f ms, longer than its %d-entry RX ring covers at %s "
+            "pps (%.1f ms): the loss is the host's (it took the vCPU away), not the %s's "
+            "speed" % (name, st["max_us"] / 1e3, ring, _pps(pps), cover_ms(ring, pps), who))
+
+
+def waits_line(result, pps=None, dev=0):
+    """The stall part of a guest's waits line: the text, the problem, or
+    None when the guest reports no stalls."""
+    st, bad = read(result)
+    if bad:
+        return bad
+    return text(st, ring_size(result, dev), pps) if st else None
+
+
+def _received_direction(rep):
+    """The counts of the frames the host sent the guest, or {}."""
+    dirs = (rep.get("counts") or {}).get("directions") or {}
+    for name in ("host->guest", "host->guest frames"):
+        if isinstance(dirs.get(name), dict):
+            return dirs[name]
+    return {}
+
+
+def offered_pps(rep):
+    """Frames per second the host offered the main guest: what it sent
+    over the guest's time with traffic (a sink's first to last frame)."""
+    sent = _received_direction(rep).get("sent")
+    dur = ((rep["guests"][-1].get("result") or {})).get("duration_ns")
+    if not isinstance(sent, int) or not isinstance(dur, (int, float)) or dur <= 0:
+        return None
+    return sent / (dur / 1e9)
+
+
+def waits(rep):
+    """{label: line} of a run without a chain: each guest's stalls, the
+    ring's cover at the offered rate for a receiving app (sink)."""
+    out = {}
+    for g in rep["guests"]:
+        r = g.get("result") or {}
+        pps = offered_pps(rep) if r.get("app") == "sink" and g is rep["guests"][-1] else None
+        line = waits_line(r, pps)
+        if line:
+            out[g["label"]] = line
+    return out
