@@ -161,6 +161,7 @@ int app_sink_main(void)
         if (n == 0)
             stall_skip(&st, net_idle(m.next < end ? m.next : end));
         if (meter_due(&m, now)) {
+            uint64_t t_sample = time_cycles();
             struct seq_totals t;
             seq_sum(s.streams, SINK_STREAMS, &t);
             struct json *j = meter_sample(&m, now, s.packets, s.bytes);
@@ -170,6 +171,7 @@ int app_sink_main(void)
             json_u64(j, "stale", t.stale);
             json_u64(j, "malformed", malformed());
             result_end();
+            stall_pause(&st, t_sample, time_cycles());
         }
     }
     bool complete = s.packets >= count;

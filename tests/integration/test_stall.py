@@ -1,7 +1,8 @@
 """The guest's own account of the time its vCPU did not run (apps/stall.h,
 issue 16): a QEMU stopped with SIGSTOP for STOP_S while the sink
-busy-polls shows as one stall of at least that long; the same run
-without it, and a sink that halts on purpose (notify=irq), show none."""
+busy-polls shows as one stall of at least that long, its sample lines as
+its own pauses; the same run without it, and a sink that halts on
+purpose (notify=irq), show no such stall."""
 
 import os
 import signal
@@ -41,6 +42,8 @@ def test_sink_reports_a_stopped_vcpu_as_a_stall():
     assert st["threshold_us"] == 1000
     assert st["max_us"] >= 50000 and st["over_1ms"] >= 1, st
     assert st["stalled_ms"] >= 50, st
+    # The sample line at 1 s: the sink's own pause, kept apart.
+    assert st["pause_max_us"] > 0 and st["paused_ms"] > 0, st
     calm = sink_stalls(["notify=poll"])
     # The host may still take the vCPU away for a timeslice or two.
     assert calm["max_us"] < st["max_us"] / 2, (calm, st)

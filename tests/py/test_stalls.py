@@ -8,9 +8,9 @@ import vnpy  # noqa: F401 (the runner's library on sys.path)
 from vnperflib import stalls, topology_pvp, verdict
 
 
-def stalled(max_us, over=3, stalled_ms=20.0):
+def stalled(max_us, over=3, stalled_ms=20.0, pause_max_us=0.0, paused_ms=0.0):
     return {"threshold_us": 1000, "max_us": max_us, "max_at_s": 2.5, "over_1ms": over,
-            "stalled_ms": stalled_ms}
+            "stalled_ms": stalled_ms, "pause_max_us": pause_max_us, "paused_ms": paused_ms}
 
 
 def test_text_says_the_longest_stall_and_the_rings_cover():
@@ -19,18 +19,29 @@ def test_text_says_the_longest_stall_and_the_rings_cover():
     assert stalls.text(st, 1024, 400000.0) == \
         "vCPU stalled up to 13.0 ms (3 stalls over 1 ms, the ring covers 2.6 ms at 400k pps)"
     assert stalls.text(dict(st, over_1ms=1)) == "vCPU stalled up to 13.0 ms (1 stall over 1 ms)"
+    st, _ = stalls.read({"stalls": stalled(300.0, 0, 0.0, 1932.4, 9.27)})
+    assert stalls.text(st) == "vCPU stalled up to 0.3 ms (0 stalls over 1 ms); its own sample " \
+        "lines paused it up to 1.9 ms (9.3 ms in all)"
 
 
 def test_blame_only_when_the_stall_outlasted_the_ring():
     st, _ = stalls.read({"stalls": stalled(13000.0)})
-    note = stalls.blame("fwd1 a", st, 1024, 400000.0)
-    assert note == ("fwd1 a's vCPU stalled up to 13.0 ms, longer than its 1024-entry RX ring "
-                    "covers at 400k pps (2.6 ms): the loss is the host's (it took the vCPU "
-                    "away), not the guest's speed")
-    assert stalls.blame("fwd1 a", st, 1024, 50000.0) == ""  # the ring covers 20.5 ms
-    assert stalls.blame("fwd1 a", st, None, 400000.0) == ""
-    assert stalls.blame("fwd1 a", st, 1024, None) == ""
-    assert stalls.blame("fwd1 a", None, 1024, 400000.0) == ""
+    assert stalls.blame("fwd1 a", st, 1024, 400000.0) == ("host", (
+        "fwd1 a's vCPU stalled up to 13.0 ms, longer than its 1024-entry RX ring covers at 400k "
+        "pps (2.6 ms): the loss is the host's (it took the vCPU away), not the guest's speed"))
+    nothing = (None, "")
+    assert stalls.blame("fwd1 a", st, 1024, 50000.0) == nothing  # the ring covers 20.5 ms
+    assert stalls.blame("fwd1 a", st, None, 400000.0) == nothing
+    assert stalls.blame("fwd1 a", st, 1024, None) == nothing
+    assert stalls.blame("fwd1 a", None, 1024, 400000.0) == nothing
+
+
+def test_blame_the_guests_own_pauses_when_they_outlasted_the_ring():
+    st, _ = stalls.read({"stalls": stalled(300.0, 0, 0.0, 3100.0, 9.0)})
+    assert stalls.blame("fwd1 a", st, 1024, 400000.0, "forwarder") == ("guest", (
+        "fwd1 a's own sample lines paused it up to 3.1 ms, longer than its 1024-entry RX ring "
+        "covers at 400k pps (2.6 ms): the loss is its console output (interval_ms=), not the "
+        "forwarder's speed"))
 
 
 @pytest.mark.parametrize("value,needle", [
@@ -91,6 +102,12 @@ def test_pvp_hop_blames_the_host_when_the_forwarder_stalled_past_its_ring():
         "covers 2.6 ms at 400k pps)")
 
 
+def test_pvp_hop_names_the_forwarders_own_pauses():
+    rep = topology_pvp.finish_report(pvp_rep(stalled(300.0, 0, 0.0, 3100.0, 9.0)))
+    hop = rep["counts"]["directions"]["peer-tx -> fwd1 a"]
+    assert hop["host_stall"] is False and "own sample lines paused it up to 3.1 ms" in hop["why"]
+
+
 def test_pvp_hop_keeps_the_forwarders_loss_when_its_stalls_were_short():
     rep = topology_pvp.finish_report(pvp_rep(stalled(900.0, over=0, stalled_ms=0.0)))
     hop = rep["counts"]["directions"]["peer-tx -> fwd1 a"]
@@ -109,9 +126,9 @@ def test_pvp_without_loss_or_stalls_adds_nothing():
 
 def test_pvp_with_garbage_stalls_says_so_in_the_waits_line():
     rep = topology_pvp.finish_report(pvp_rep({"max_us": "x"}))
+    assert "stalled" not in rep["counts"]["directions"]["peer-tx -> fwd1 a"]["why"]
     assert rep["waits"]["fwd1"].endswith("; the guest's stalls.threshold_us is missing: "
                                          "stalls ignored")
-    assert "host_stall" not in rep["counts"]["directions"]["peer-tx -> fwd1 a"]
 
 
 def sink_rep(st, host):

@@ -76,6 +76,28 @@ static void test_skipped_halt_is_no_stall(void **st)
     assert_int_equal(s.over, 0);
 }
 
+static void test_own_pauses_are_kept_apart(void **st)
+{
+    (void)st;
+    struct stall s;
+    uint64_t now = 0;
+    stall_start(&s, now, STALL_THRESHOLD_US * US);
+    rounds(&s, &now, 500, 3);
+    /* A sample line: 1.8 ms of the round, then 400 cycles of work. */
+    stall_pause(&s, now + 100, now + 100 + 1800 * US);
+    now += 100 + 1800 * US + 400;
+    stall_round(&s, now);
+    stall_pause(&s, now + 10, now + 10 + 700 * US);
+    now += 10 + 700 * US;
+    stall_round(&s, now);
+    assert_int_equal(s.max, 500);
+    assert_int_equal(s.over, 0);
+    assert_int_equal(s.pause_max, 1800 * US);
+    assert_int_equal(s.paused, 2500 * US);
+    stall_pause(&s, now, now - 5); /* a TSC that went back: no pause */
+    assert_int_equal(s.paused, 2500 * US);
+}
+
 static void test_tsc_going_back_is_no_stall(void **st)
 {
     (void)st;
@@ -97,6 +119,7 @@ static void test_json_members(void **st)
     rounds(&s, &now, 1000, 2000); /* 2 ms */
     now += 60 * MS;
     stall_round(&s, now);
+    stall_pause(&s, now, now + 1500 * US);
     char buf[256];
     struct json j;
     json_init(&j, buf, sizeof(buf));
@@ -105,7 +128,8 @@ static void test_json_members(void **st)
     json_obj_end(&j);
     assert_string_equal(json_finish(&j), "{\"stalls\":{\"threshold_us\":1000,\"max_us\":60000,"
                                          "\"max_at_s\":0.062,\"over_1ms\":1,"
-                                         "\"stalled_ms\":60}}");
+                                         "\"stalled_ms\":60,\"pause_max_us\":1500,"
+                                         "\"paused_ms\":1.5}}");
 }
 
 int main(void)
@@ -114,6 +138,7 @@ int main(void)
         cmocka_unit_test(test_short_rounds_are_no_stall),
         cmocka_unit_test(test_gaps_over_threshold_add_up),
         cmocka_unit_test(test_skipped_halt_is_no_stall),
+        cmocka_unit_test(test_own_pauses_are_kept_apart),
         cmocka_unit_test(test_tsc_going_back_is_no_stall),
         cmocka_unit_test(test_json_members),
     };

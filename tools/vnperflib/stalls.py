@@ -3,13 +3,16 @@ busy-poll loop ("stalls" in fwd, sink and gen results, apps/stall.h):
 validated, worded for the waits line, and held against the time the
 guest's RX ring covers at the offered rate. A stall longer than that
 cover overflows the ring whatever the app's speed: the host took the
-vCPU away (docs/runner.md, "Where frames waited")."""
+vCPU away (docs/runner.md, "Where frames waited"). The app's own pauses
+(its sample lines on the console) are counted apart: a ring they
+outlast is the guest's doing."""
 
 import math
 
 from .tables import fmt_num
 
-FIELDS = ("threshold_us", "max_us", "max_at_s", "over_1ms", "stalled_ms")
+FIELDS = ("threshold_us", "max_us", "max_at_s", "over_1ms", "stalled_ms", "pause_max_us",
+          "paused_ms")
 COUNTS = ("threshold_us", "over_1ms")
 
 
@@ -58,7 +61,11 @@ def text(st, ring=None, pps=None):
     cov = cover_ms(ring, pps)
     if cov is not None:
         over += ", the ring covers %.1f ms at %s pps" % (cov, _pps(pps))
-    return "vCPU stalled up to %.1f ms (%s)" % (st["max_us"] / 1e3, over)
+    out = "vCPU stalled up to %.1f ms (%s)" % (st["max_us"] / 1e3, over)
+    if st["paused_ms"]:
+        out += "; its own sample lines paused it up to %.1f ms (%.1f ms in all)" % (
+            st["pause_max_us"] / 1e3, st["paused_ms"])
+    return out
 
 
 def _pps(pps):
@@ -70,21 +77,25 @@ def _threshold(st):
     return "%g ms" % (t / 1e3) if t >= 1000 else "%d us" % t
 
 
-def outlasted_ring(st, ring, pps):
-    """True when the longest stall was longer than the ring covers."""
-    cov = cover_ms(ring, pps)
-    return st is not None and cov is not None and st["max_us"] / 1e3 > cov
-
-
 def blame(name, st, ring, pps, who="guest"):
-    """The note for a loss at name's full RX ring when the guest stalled
-    longer than its ring covers; "" otherwise. who: what the guest is
-    (the forwarder, the sink)."""
-    if not outlasted_ring(st, ring, pps):
-        return ""
-    return ("%s's vCPU stalled up to %.1f ms, longer than its %d-entry RX ring covers at %s "
-            "pps (%.1f ms): the loss is the host's (it took the vCPU away), not the %s's "
-            "speed" % (name, st["max_us"] / 1e3, ring, _pps(pps), cover_ms(ring, pps), who))
+    """(side, note) for a loss at name's full RX ring: ("host", ...) when
+    the guest's vCPU stalled longer than the ring covers at pps, ("guest",
+    ...) when its own sample lines paused it that long, else (None, "").
+    who: what the guest is (the forwarder, the sink)."""
+    cov = cover_ms(ring, pps)
+    if st is None or cov is None:
+        return None, ""
+    ring_at = "longer than its %d-entry RX ring covers at %s pps (%.1f ms)" % (ring, _pps(pps),
+                                                                             cov)
+    if st["max_us"] / 1e3 > cov:
+        return "host", ("%s's vCPU stalled up to %.1f ms, %s: the loss is the host's (it took "
+                        "the vCPU away), not the %s's speed" % (name, st["max_us"] / 1e3,
+                                                                ring_at, who))
+    if st["pause_max_us"] / 1e3 > cov:
+        return "guest", ("%s's own sample lines paused it up to %.1f ms, %s: the loss is its "
+                         "console output (interval_ms=), not the %s's speed"
+                         % (name, st["pause_max_us"] / 1e3, ring_at, who))
+    return None, ""
 
 
 def waits_line(result, pps=None, dev=0):

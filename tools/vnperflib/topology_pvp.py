@@ -230,10 +230,11 @@ def offered_pps(rep):
 
 
 def _stall_note(rep, i, drops):
-    """Why a hop's frames found fwd i+1 a's RX ring full, when its vCPU
-    stalled longer than the ring covers at the offered rate."""
+    """(side, note): why a hop's frames found fwd i+1 a's RX ring full,
+    when its vCPU stalled, or its sample lines paused it, longer than the
+    ring covers at the offered rate (stalls.blame)."""
     if i is None or not any(d["at"] == "ring" for d in drops) or i >= len(rep["guests"]):
-        return ""
+        return None, ""
     g = rep["guests"][i]
     st, _ = stalls.read(g.get("result"))
     return stalls.blame(g["label"] + " a", st, stalls.ring_size(g.get("result")),
@@ -258,9 +259,9 @@ def chain_counts(rep):
         located += drops
         if isinstance(s, int) and isinstance(g, int):
             d = out["directions"][name] = counts._direction(name, s, g, drops, lossless=True)
-            note = _stall_note(rep, into[0] if into else None, d["where"])
+            side, note = _stall_note(rep, into[0] if into else None, d["where"])
             if note and d["verdict"] != "agree":
-                d.update(why=d["why"] + "; " + note, host_stall=True)
+                d.update(why=d["why"] + "; " + note, host_stall=side == "host")
     if isinstance(sent, int) and isinstance(got, int):
         out["directions"]["end to end"] = counts._direction("end to end", sent, got, located,
                                                             lossless=True)

@@ -131,12 +131,14 @@ def _sink(rep, result, hot):
 
 def _host_stall(rep, v):
     """v, or the host's side when the guest's vCPU stalled longer than its
-    RX ring covers: the ring overflowed whatever the app's speed."""
+    RX ring covers: the ring overflowed whatever the app's speed (the
+    guest's, with the reason, when its own sample lines paused it)."""
     g = rep["guests"][-1]
     st, _ = stalls.read(g.get("result"))
-    note = stalls.blame(g.get("label") or "the guest", st, stalls.ring_size(g.get("result")),
-                        stalls.offered_pps(rep), rep.get("app") or "guest")
-    return {"side": "host", "why": "%s; %s" % (v["why"], note)} if note else v
+    side, note = stalls.blame(g.get("label") or "the guest", st,
+                              stalls.ring_size(g.get("result")), stalls.offered_pps(rep),
+                              rep.get("app") or "guest")
+    return {"side": side, "why": "%s; %s" % (v["why"], note)} if note else v
 
 
 def _lost_at(rep, place):
