@@ -98,14 +98,15 @@ int app_fwd_main(void)
     struct meter m;
     meter_start(&m);
     uint64_t start = m.t0, now = start;
-    struct stall st;
-    stall_start(&st, start, time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
     uint64_t end = app_deadline(start, FWD_DEFAULT_S);
     uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
     uint64_t idle = time_ns_to_cycles(cfg.idle_ms * 1000000ull), last_in = 0;
     printf("fwd: %s <-> %s\n", vnet_name(a->dev), vnet_name(b->dev));
 
+    /* Stalls from here: the console line above was the app's own time. */
+    struct stall st;
+    stall_start(&st, time_cycles(), time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
     while (dir[0].packets + dir[1].packets < count) {
         now = time_cycles();
         stall_round(&st, now);

@@ -482,8 +482,6 @@ int app_gen_main(void)
     int burst = (int)cfg.burst;
     meter_start(&m);
     uint64_t start = m.t0;
-    struct stall st;
-    stall_start(&st, start, time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
     uint64_t end = app_deadline(start, cfg.count ? GEN_COUNT_LIMIT_S : GEN_DEFAULT_S);
     bool limit_is_timeout = cfg.count && !cfg.duration_s;
     if (pacer_init(&pc, &r, time_tsc_hz, start) < 0)
@@ -498,6 +496,9 @@ int app_gen_main(void)
            g.ncls, g.ncls > 1 ? "s" : "", g.nflows, g.nflows > 1 ? "s" : "", burst,
            cfg.rate[0] ? cfg.rate : "max");
 
+    /* Stalls from here: the console line above was the app's own time. */
+    struct stall st;
+    stall_start(&st, time_cycles(), time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
     while (sent < count) {
         now = time_cycles();
         stall_round(&st, now);

@@ -129,13 +129,14 @@ int app_sink_main(void)
     struct meter m;
     meter_start(&m);
     uint64_t start = m.t0, now = start, first = 0, last = 0;
-    struct stall st;
-    stall_start(&st, start, time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
     uint64_t end = app_deadline(start, cfg.count ? SINK_TIMEOUT_S : SINK_DEFAULT_S);
     uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
     printf("sink: waiting for frames%s\n", cfg.count ? " (count=)" : "");
 
+    /* Stalls from here: the console line above was the app's own time. */
+    struct stall st;
+    stall_start(&st, time_cycles(), time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
     while (s.packets < count) {
         now = time_cycles();
         stall_round(&st, now);
