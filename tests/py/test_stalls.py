@@ -162,3 +162,23 @@ def test_sink_socket_overflow_during_a_long_stall_is_the_hosts():
     v = verdict.bottleneck(rep)
     assert v["side"] == "host" and v["why"].startswith("the guest did not drain its RX ring")
     assert "longer than its 256-entry RX ring covers" in v["why"]
+
+
+def test_pvvp_over_udp_names_the_stall_behind_a_socket_overflow_only():
+    """Over dgram a forwarder's full ring shows as QEMU's socket in front
+    of it overflowing; frames left on the upstream TX ring are no inlet
+    loss of the next forwarder, whatever it stalled."""
+    a = fwd_result(99000, 99000, stalled(13000.0))
+    b = fwd_result(98995, 98995, stalled(13000.0))
+    a["vnet1"]["tx"]["in_flight"] = 5
+    rep = {"topology": "pvvp", "guests": [
+        {"label": "fwd1", "result": a}, {"label": "fwd2", "result": b}],
+        "host": {"chain": {"backend": "wire", "nfwd": 2},
+                 "peer_tx": {"packets": 100000, "elapsed_ns": 0.25e9},
+                 "peer_rx": {"packets": 98995, "vnperf": 98995, "errors": {}},
+                 "qemu_socket_drops": {"fwd1 a": 1000}}}
+    d = topology_pvp.finish_report(rep)["counts"]["directions"]
+    assert d["peer-tx -> fwd1 a"]["host_stall"] is True
+    assert "fwd1 a's vCPU stalled up to 13.0 ms" in d["peer-tx -> fwd1 a"]["why"]
+    assert d["fwd1 b -> fwd2 a"]["verdict"] == "lossy"
+    assert "host_stall" not in d["fwd1 b -> fwd2 a"]

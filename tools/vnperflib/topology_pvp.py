@@ -164,7 +164,8 @@ def _peer_hops(results, host, n):
     for i in range(n):
         name, r = "fwd%d" % (i + 1), results[i]
         got = _vnet(r, 0, "rx")
-        hops.append(("%s -> %s a" % (up, name), sent, got, left + [inlet(host, name)], i))
+        at = inlet(host, name)
+        hops.append(("%s -> %s a" % (up, name), sent, got, left + [at], (i, at)))
         hops.append(_fwd_hop(name, r, got))
         up, sent = name + " b", _vnet(r, 1, "tx")
         left = [counts.drop("ring", "left on %s b's TX ring at exit" % name,
@@ -194,10 +195,9 @@ def _testpmd_hops(results, host, n):
         hops.append(("%s -> testpmd port %d" % (up, src), sent, port(src, "RX-packets"), left))
         down = "fwd%d a" % (i + 1) if i < n else "tester b"
         full = max(0, (port(src, "RX-packets") or 0) - (port(dst, "TX-packets") or 0))
+        at = counts.drop("ring", "not placed by testpmd io in %s's full RX ring" % down, full)
         hops.append(("testpmd port %d -> %d (io)" % (src, dst), port(src, "RX-packets"),
-                     port(dst, "TX-packets"),
-                     [counts.drop("ring", "not placed by testpmd io in %s's full RX ring" % down,
-                                 full)], i))
+                     port(dst, "TX-packets"), [at], (i, at) if i < n else None))
         r = results[i] if i < n else tester
         got = _vnet(r, 0 if i < n else 1, "rx")
         hops.append(("testpmd port %d -> %s" % (dst, down), port(dst, "TX-packets"), got, []))
@@ -229,13 +229,14 @@ def offered_pps(rep):
     return sent / (dur / 1e9) if sent and dur and dur > 0 else None
 
 
-def _stall_note(rep, i, drops):
-    """(side, note): why a hop's frames found fwd i+1 a's RX ring full,
-    when its vCPU stalled, or its sample lines paused it, longer than the
-    ring covers at the offered rate (stalls.blame)."""
-    if i is None or not any(d["at"] == "ring" for d in drops) or i >= len(rep["guests"]):
+def _stall_note(rep, inlet):
+    """(side, note): why a hop's frames found fwd i+1 a's RX ring full
+    (inlet: (i, the drop there), its full ring or, over UDP, QEMU's socket
+    behind it), when its vCPU stalled, or its sample lines paused it,
+    longer than the ring covers at the offered rate (stalls.blame)."""
+    if not inlet or not inlet[1]["frames"] or inlet[0] >= len(rep["guests"]):
         return None, ""
-    g = rep["guests"][i]
+    g = rep["guests"][inlet[0]]
     st, _ = stalls.read(g.get("result"))
     return stalls.blame(g["label"] + " a", st, stalls.ring_size(g.get("result")),
                         offered_pps(rep), "forwarder")
@@ -244,8 +245,9 @@ def _stall_note(rep, i, drops):
 def chain_counts(rep):
     """The report's counts for a chain: a direction per hop (frames at the
     interfaces), and "end to end" (the tester's test frames out and back).
-    A hop whose loss was at a forwarder's full RX ring says when that
-    forwarder's vCPU stalled longer than the ring covers."""
+    A hop whose loss was at a forwarder's full RX ring (or QEMU's socket
+    in front of it) says when that forwarder's vCPU stalled longer than
+    the ring covers."""
     host = rep.get("host") or {}
     chain = host.get("chain") or {}
     n = chain.get("nfwd") or nfwd_of(rep)
@@ -259,7 +261,7 @@ def chain_counts(rep):
         located += drops
         if isinstance(s, int) and isinstance(g, int):
             d = out["directions"][name] = counts._direction(name, s, g, drops, lossless=True)
-            side, note = _stall_note(rep, into[0] if into else None, d["where"])
+            side, note = _stall_note(rep, into[0] if into else None)
             if note and d["verdict"] != "agree":
                 d.update(why=d["why"] + "; " + note, host_stall=side == "host")
     if isinstance(sent, int) and isinstance(got, int):
