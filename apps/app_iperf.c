@@ -84,8 +84,10 @@ static void iperf_result(uint64_t ns, bool server, uint64_t segs)
         json_bool(j, "ok", iperf_sess_ok(s));
         if (server)
             json_str(j, "end", iperf_end_name(s->end));
-        else
+        else {
             json_u64(j, "rto_ms", s->rto_ms);
+            json_u64(j, "tlp_probes", s->probes);
+        }
         json_obj_end(j);
     }
     json_arr_end(j);

@@ -39,6 +39,7 @@ static err_t client_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
     struct iperf_sess *s = arg;
     s->bytes += len;
     s->rto_ms = net_tcp_rto_ms(pcb);
+    s->probes = net_tlp_probes(pcb);
     s->t_end = time_cycles();
     client_push(s);
     return ERR_OK;

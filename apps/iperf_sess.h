@@ -25,6 +25,7 @@ struct iperf_sess {
     uint64_t cap;      /* client: most bytes in lwIP's queues at once */
     uint64_t retry_at; /* client: connect retry */
     uint32_t rto_ms;   /* client: lwIP's retransmit timeout at the last ACK */
+    uint32_t probes;   /* client: tail-loss probes sent, at the last ACK */
 };
 
 /* Server: the streams that ended, by how. */

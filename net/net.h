@@ -102,6 +102,9 @@ void net_tcp_offload(struct tcp_pcb *pcb);
  * TCP_TMR_INTERVAL). */
 uint32_t net_tcp_rto_ms(const struct tcp_pcb *pcb);
 
+/* Tail-loss probes sent on the connection so far (net_tlp.c). */
+uint32_t net_tlp_probes(const struct tcp_pcb *pcb);
+
 /* One round of the main loop for apps that use only lwIP: every device's
  * RX into lwIP, then net_service(). Returns the RX buffers it took (0: an
  * empty ring, the caller may net_idle). */

@@ -21,6 +21,20 @@ void net_ack_service(void);
  * there. */
 uint64_t net_ack_deadline(void);
 
+/* The tail-loss probe (net_tlp.c): its pcb ext arg, after lwip_init. */
+void net_tlp_init(void);
+
+/* Sends the tail-loss probes that are due; called every round of the
+ * main loop. */
+void net_tlp_service(void);
+
+/* When the next probe is due (TSC), 0: none: a halt ends there. */
+uint64_t net_tlp_deadline(void);
+
+/* Probes sent, and flights resent on a probe's ACK, all connections. */
+uint64_t net_tlp_total(void);
+uint64_t net_tlp_resends(void);
+
 /* RX pbufs for the zero-copy path (netif_rx.c). */
 void net_rx_pool_init(struct net_if *nif);
 

@@ -127,6 +127,7 @@ void net_init(const struct net_setup *s)
                  min_devs, min_devs > 1 ? "s" : "", n);
     net_lwip_heap = mem_alloc_dma(NET_LWIP_HEAP_BYTES, 64);
     lwip_init();
+    net_tlp_init();
     nifs = (unsigned)n;
     for (unsigned i = 0; i < nifs; i++) {
         struct net_if *nif = &ifs[i];
@@ -174,6 +175,7 @@ void net_service(void)
     }
     sys_check_timeouts();
     net_ack_service();
+    net_tlp_service();
 }
 
 static uint64_t earlier(uint64_t a, uint64_t b)
@@ -181,11 +183,13 @@ static uint64_t earlier(uint64_t a, uint64_t b)
     return a && (!b || a < b) ? a : b;
 }
 
-/* The earliest of deadline, lwIP's next timer, a delayed ACK's and a
- * coalescing RX queue's bound (its interrupt may not come). */
+/* The earliest of deadline, lwIP's next timer, a delayed ACK's, a
+ * tail-loss probe's and a coalescing RX queue's bound (its interrupt may
+ * not come). */
 static uint64_t net_idle_until(uint64_t deadline)
 {
     uint64_t now = time_cycles(), until = earlier(deadline, net_ack_deadline());
+    until = earlier(until, net_tlp_deadline());
     u32_t ms = sys_timeouts_sleeptime();
     if (ms != SYS_TIMEOUTS_SLEEPTIME_INFINITE)
         until = earlier(until, now + time_ns_to_cycles((uint64_t)ms * 1000000u));
@@ -367,6 +371,8 @@ void net_stats_json(struct json *j)
     json_u64(j, "udp_chkerr", lwip_stats.udp.chkerr);
     json_u64(j, "tcp_drop", lwip_stats.tcp.drop);
     json_u64(j, "tcp_chkerr", lwip_stats.tcp.chkerr);
+    json_u64(j, "tcp_tlp_probes", net_tlp_total());
+    json_u64(j, "tcp_tlp_resends", net_tlp_resends());
     json_u64(j, "mem_err", lwip_stats.mem.err);
     json_obj_end(j);
 }

@@ -100,11 +100,13 @@ extern void *net_lwip_heap;
  * settles at about 3 ticks on a sub-tick round trip: 1.5 s with the
  * default 250 ms, 0.3 s here (Linux: 0.2 s at least). A stream whose peer
  * drops what follows a hole and sends fewer than 3 duplicate ACKs (passt)
- * waits that long (docs/lwip.md). */
+ * no longer waits that long: net_tlp.c probes first (docs/lwip.md). */
 #define TCP_TMR_INTERVAL   50
 #define LWIP_TCP_SACK_OUT  1
 #define LWIP_TCP_KEEPALIVE 0
-#define TCP_LISTEN_BACKLOG 0
+/* One pointer per pcb for the tail-loss probe's state (net_tlp.c). */
+#define LWIP_TCP_PCB_NUM_EXT_ARGS 1
+#define TCP_LISTEN_BACKLOG        0
 /* lwIP's TCP sanity checks assume received data sits in PBUF_POOL and ask
  * for a pool as large as the window; ours sits in the RX ring's buffers
  * (zero-copy), the pool only takes the overflow. */

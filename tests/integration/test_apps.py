@@ -4,13 +4,14 @@ for ping and iperf. Every test is a few seconds of TCG time."""
 
 import os
 import selectors
+import shutil
 import subprocess
 import time
 
 import pytest
 
 import vnharness
-from vnperflib import guest, qemucmd
+from vnperflib import guest, qemucmd, rrhost, scratch
 from vnperflib import peer as vnpeer
 
 OK = 0
@@ -717,3 +718,45 @@ def test_guest_sacks_what_it_holds_when_the_tap_drops(tap):
     assert mib["TcpExtTCPSackRecovery"] > 0 and mib["TcpExtTCPRenoRecovery"] == 0, mib
     assert all(x["ok"] and x["end"] == "fin" for x in res["sessions"]), res["sessions"]
     assert res["bytes"] > 0 and res["finished"] == 8 and res["aborted"] == 0, res
+
+
+# One TCP request of 1000 bytes is one segment (IP length 20 + 20 + 1000:
+# lwIP puts no options on data without SACK blocks); the rule drops the
+# 3000th such segment, and only that one (the quota is one packet's
+# bytes). By then lwIP has measured the round trip: its timeout is no
+# longer the initial 3 s.
+RR_REQ = 1000
+DROP_ONE_REQUEST = ["-p", "tcp", "--dport", "9000", "-m", "length", "--length", str(RR_REQ + 40),
+                    "-m", "statistic", "--mode", "nth", "--every", "3000", "--packet", "2999",
+                    "-m", "quota", "--quota", str(RR_REQ + 40), "-j", "DROP"]
+
+
+@pytest.mark.skipif(shutil.which("iptables") is None, reason="needs iptables (Debian iptables)")
+def test_guest_probes_a_lost_tail_segment(tap):
+    """A request that is the only segment in flight, lost once on its way
+    to the host: no duplicate ACK can come, and lwIP resent it only at its
+    retransmit timeout (0.24-0.28 s). The tail-loss probe (net_tlp.c)
+    resends it after 2 * SRTT plus the delayed-ACK margin: about 41 ms."""
+    with vnharness.Session() as s:
+        tap.start(s)
+        ready = os.path.join(scratch.mkdtemp(s, "rrserver"), "ready")
+        s.spawn(["ip", "netns", "exec", tap.netns, rrhost.rrserver_binary(), "--proto", "tcp",
+                 "--bind", tap.HOST_IP, "--port", "9000", "--req", str(RR_REQ), "--resp", "1",
+                 "--ready-file", ready], stdout=subprocess.DEVNULL)
+        t_end = time.monotonic() + 5
+        while not os.path.exists(ready):
+            assert time.monotonic() < t_end, "vnperf-rrserver did not listen"
+            time.sleep(0.01)
+        rule = ns_run(tap, ["iptables", "-A", "INPUT", "-i", tap.TAP] + DROP_ONE_REQUEST, 10)
+        assert rule.returncode == 0, rule.stdout
+        g = make_guest(["app=rr", "role=client", "proto=tcp", "duration=2",
+                        "req_size=%d" % RR_REQ, "resp_size=1"] + tap.guest_config(), tap.nics())
+        g.start(s, netns=tap.netns)
+        guest.pump([g], 60)
+        dropped = ns_run(tap, ["iptables", "-L", "INPUT", "-v", "-x", "-n"], 10).stdout
+    b, res = result_of(g)
+    assert b.code == OK, b.console
+    assert [int(x.split()[0]) for x in dropped.splitlines() if " DROP " in x] == [1], dropped
+    assert res["transactions"] > 3000, res
+    assert res["max_us"] < 150000, res
+    assert res["net"]["lwip"]["tcp_tlp_probes"] >= 1, res["net"]["lwip"]
