@@ -12,10 +12,14 @@ from vnperflib import search
 class Dut:
     """A device that loses every frame above step pps (the share above
     it), with a sender whose rate jitters by up to jitter (relative) and,
-    below the step, a random loss of up to noise_pct (what PDR allows)."""
+    below the step, a random loss of up to noise_pct (what PDR allows).
+    forward: what comes through flat out (default: the step, a device whose
+    loss starts where its capacity ends)."""
 
-    def __init__(self, step, max_pps, jitter=0.001, noise_pct=0.0, seconds=2.0, seed=7):
+    def __init__(self, step, max_pps, jitter=0.001, noise_pct=0.0, seconds=2.0, seed=7,
+                 forward=None):
         self.step, self.max_pps, self.jitter = step, max_pps, jitter
+        self.forward = forward or step
         self.noise_pct, self.seconds = noise_pct, seconds
         self.rng = random.Random(seed)
         self.calls = []
@@ -25,8 +29,9 @@ class Dut:
         rate = self.max_pps if target is None else target
         achieved = rate * (1 + self.rng.uniform(-self.jitter, self.jitter))
         sent = int(achieved * self.seconds)
-        if achieved > self.step:
-            lost = int(sent * (achieved - self.step) / achieved) + 1
+        top = self.forward if target is None else self.step
+        if achieved > top:
+            lost = int(sent * (achieved - top) / achieved) + 1
         else:
             lost = int(sent * self.rng.uniform(0, self.noise_pct) / 100.0)
         return {"status": 0, "why": "ok", "sent": sent, "received": sent - lost,
@@ -35,8 +40,12 @@ class Dut:
 
 @pytest.mark.parametrize("step", [123457, 250000, 400001, 601000])
 @pytest.mark.parametrize("jitter", [0.0, 0.001])
-def test_ndr_finds_the_step_within_the_resolution_in_the_expected_trials(step, jitter):
-    dut = Dut(step, max_pps=1000000, jitter=jitter)
+@pytest.mark.parametrize("beyond", [False, True])
+def test_ndr_finds_the_step_within_the_resolution_in_the_expected_trials(step, jitter, beyond):
+    # beyond: flat out, more comes through than the NDR (a forwarder whose
+    # capacity is above the rate its stalls allow without loss).
+    forward = (step + 1000000) // 2 if beyond else None
+    dut = Dut(step, max_pps=1000000, jitter=jitter, forward=forward)
     spec = search.Spec(loss_pct=0, resolution=0.01)
     r = search.Search(spec, dut).run()
     assert r["status"] == search.OK and r["verified"], r["why"]
@@ -45,14 +54,26 @@ def test_ndr_finds_the_step_within_the_resolution_in_the_expected_trials(step, j
     # Below the step (jitter may cost the last step) and within one
     # resolution of it.
     assert step - res - dut.jitter * step <= r["rate_pps"] <= step
-    # The flat-out trial, the halvings of [floor, flat out] down to the
+    # The flat-out trial, then a load at what came through it. When that
+    # passes, one a resolution above it fails and the verification ends it:
+    # four trials. When it fails, the halvings of [floor, it] down to the
     # resolution at the rate found (one more when the last step moved the
     # rate up), the verification; a rate that passed on a low jitter and
-    # fails its verification costs that verification and a step below.
-    steps = search.bisection_steps(r["max_pps"] - spec.floor(r["max_pps"]), res)
+    # fails its verification costs that verification and a step below (a
+    # bisection from the floor when nothing below it had passed).
+    fwd = r["trials"][1]
+    top = r["trials"][0]
+    assert fwd["target_pps"] == int(top["achieved_pps"] * top["received"] / top["sent"])
+    steps = search.bisection_steps(fwd["target_pps"] - spec.floor(r["max_pps"]), res)
     retried = [t["kind"] for t in r["trials"]].count("verify") - 1
     assert retried <= (1 if jitter else 0)
-    assert 2 + steps <= len(r["trials"]) <= 3 + steps + 2 * retried
+    assert fwd["passed"] == (not beyond) or jitter
+    if fwd["passed"]:
+        assert len(r["trials"]) <= 4 + retried * (steps + 2)
+        assert retried or len(r["trials"]) == 4
+        assert r["trials"][2]["target_pps"] == int(fwd["target_pps"] * 1.01)
+    else:
+        assert 3 + steps <= len(r["trials"]) <= 4 + steps + 2 * retried
     kinds = [t["kind"] for t in r["trials"]]
     assert kinds[0] == "max" and kinds[-1] == "verify"
     assert set(kinds[1:-1]) == ({"search", "verify"} if retried else {"search"})
@@ -80,7 +101,14 @@ def test_absolute_resolution():
     dut = Dut(77777, max_pps=200000, jitter=0.0)
     r = search.Search(search.Spec(resolution=500, relative=False), dut).run()
     assert r["resolution_pps"] == 500 and 77777 - 500 <= r["rate_pps"] <= 77777
-    assert len(r["trials"]) == 2 + search.bisection_steps(200000 - 1, 500) == 11
+    # Flat out, 77776 (what came through: passes), 78276 (fails), verified.
+    assert [t["target_pps"] for t in r["trials"]] == [None, 77776, 78276, 77776]
+    # A device past which more comes through than it forwards without loss:
+    # the halvings of [floor, what came through] to 500 pps.
+    r = search.Search(search.Spec(resolution=500, relative=False),
+                      Dut(77777, max_pps=200000, jitter=0.0, forward=150000)).run()
+    assert 77777 - 500 <= r["rate_pps"] <= 77777
+    assert len(r["trials"]) == 3 + search.bisection_steps(150000 - 1, 500) == 12
 
 
 def test_a_trial_failure_stops_the_search_with_its_reason():
@@ -204,10 +232,12 @@ def test_bad_spec(kw):
 class StallDut:
     """A device that loses every frame above step pps and, below it, loses
     a few frames in a share p of its trials at random (seeded): the host
-    stalling the forwarding vCPU for milliseconds at random moments."""
+    stalling the forwarding vCPU for milliseconds at random moments.
+    forward: what comes through flat out (default: the step)."""
 
-    def __init__(self, step, max_pps, p, seed):
+    def __init__(self, step, max_pps, p, seed, forward=None):
         self.step, self.max_pps, self.p = step, max_pps, p
+        self.forward = forward or step
         self.rng = random.Random(seed)
         self.calls = []
 
@@ -215,7 +245,9 @@ class StallDut:
         self.calls.append((target, kind))
         rate = self.max_pps if target is None else target
         sent = int(rate * 2)
-        if rate > self.step:
+        if target is None:
+            lost = sent - int(sent * self.forward / rate)
+        elif rate > self.step:
             lost = int(sent * (rate - self.step) / rate) + 1
         else:
             lost = 50 if self.rng.random() < self.p else 0
@@ -224,14 +256,21 @@ class StallDut:
 
 
 # Trial sequences of the search before loads had more than one trial
-# (captured from it on these devices): (kind, target, passed).
+# (captured from it on these devices), with the load at what came through
+# flat out that it now tries first: (kind, target, passed). FORWARD: a
+# forwarder through which nearly the sender's whole rate comes flat out,
+# and whose loss below it comes from stalls (PVP: 1.6 Mpps flat out, an
+# NDR of 0.2-0.6 Mpps); its first load fails and the bisection runs from
+# the sender's ceiling as before.
+FORWARD = 999999
 ONE_TRIAL_SEQUENCES = {
-    (22, 0.05): [("max", None, False), ("search", 500000, False), ("search", 250000, True),
+    (22, 0.05): [("max", None, False), ("search", FORWARD, False), ("search", 500000, False), ("search", 250000, True),
                  ("search", 375000, False), ("search", 312500, False),
                  ("search", 281250, False), ("search", 265625, True),
                  ("search", 273437, False), ("verify", 265625, False),
                  ("search", 257812, True), ("verify", 257812, True)],
-    (12, 0.01): [("max", None, False), ("search", 500000, False), ("search", 250000, True),
+    (12, 0.01): [("max", None, False), ("search", FORWARD, False), ("search", 500000, False),
+                 ("search", 250000, True),
                  ("search", 375000, False), ("search", 312500, True), ("search", 343750, True),
                  ("search", 359375, False), ("search", 351562, False),
                  ("search", 347656, True), ("search", 349609, True),
@@ -245,7 +284,7 @@ def test_one_trial_per_load_is_the_search_of_one_trial(seed, resolution):
     order as before loads, a failed verification and the search below it
     included."""
     spec = search.Spec(resolution=resolution, trials_per_load=1, exceed_ratio=0.0)
-    r = search.Search(spec, StallDut(371000, 1000000, 0.2, seed)).run()
+    r = search.Search(spec, StallDut(371000, 1000000, 0.2, seed, FORWARD)).run()
     assert [(t["kind"], t["target_pps"], t["passed"]) for t in r["trials"]] == \
         ONE_TRIAL_SEQUENCES[(seed, resolution)]
     assert r["status"] == search.OK and r["rate_pps"] == r["trials"][-1]["target_pps"]
@@ -258,7 +297,7 @@ def test_one_trial_per_load_is_the_search_of_one_trial(seed, resolution):
 def searches(k, ratio, seeds, step=371000, p=0.2, resolution=0.05):
     return [search.Search(search.Spec(resolution=resolution, trials_per_load=k,
                                       exceed_ratio=ratio, max_trials=100),
-                          StallDut(step, 1000000, p, seed)).run() for seed in seeds]
+                          StallDut(step, 1000000, p, seed, FORWARD)).run() for seed in seeds]
 
 
 def spread(rates):
@@ -365,10 +404,12 @@ def test_a_trial_failure_inside_a_load_stops_the_search():
     r = search.Search(search.Spec(trials_per_load=3, exceed_ratio=0.5), trial).run()
     assert r["status"] == search.STOPPED and r["rate_pps"] is None
     assert "testpmd died (status 139): segfault" in r["why"]
-    # Flat out, the load at 500k (fails in 2), the first trial at 250k,
-    # then the dead one: the load it was in stays unclassified.
+    # Flat out, the load at what came through (250000, passes in 2), the
+    # first trial a resolution above it, then the dead one: the load it
+    # was in stays unclassified.
     assert len(r["trials"]) == 5 and r["trials"][-1]["status"] == 68
-    assert [x["passed"] for x in r["loads"]] == [False, False, None]
+    assert [x["passed"] for x in r["loads"]] == [False, True, None]
+    assert [x["target_pps"] for x in r["loads"]] == [None, 250000, 252500]
 
 
 def test_a_passing_load_whose_trial_missed_its_rate_is_refused():

@@ -237,18 +237,20 @@ def test_a_search_without_a_verified_rate_keeps_its_figures(tmp_path, monkeypatc
     """The budget ends before the verification: the point stays failed (no
     ndr_pps; compare marks it FAILED) but its table row shows the flat-out
     rate and the trials it ran, and the highest passing rate, unverified."""
+    # Flat out, the rate that came through (31k, passes), one resolution
+    # above it (fails): the verification would be the fourth trial.
     status, res = searched(tmp_path, monkeypatch, FakeRuns(step=31000), "a", resolution=500,
-                           relative=False, max_trials=5)
+                           relative=False, max_trials=3)
     assert status == exitcodes.RUNNER_NO_RATE
     p = res["points"][0]
     assert p["searches"][0]["status"] == search.MAX_TRIALS and p["ok"] == 0
     s = p["summary"]
     assert "ndr_pps" not in s and "ndr_bps" not in s and "p50_ns" not in s
-    assert (s["max_pps"]["median"], s["trials"]["median"]) == (100000.0, 5)
-    assert s["unverified_pps"]["median"] == 25000.0
+    assert (s["max_pps"]["median"], s["trials"]["median"]) == (100000.0, 3)
+    assert s["unverified_pps"]["median"] == 31000.0
     row = search_run.render(res).splitlines()[2].split()
-    assert row[:7] == ["60", "64", "0/1", "-", "-", "100.000k", "5"], row
-    assert "5 trials without a verified rate; highest passing trial 25.000k pps, not verified" in \
+    assert row[:7] == ["60", "64", "0/1", "-", "-", "100.000k", "3"], row
+    assert "3 trials without a verified rate; highest passing trial 31.000k pps, not verified" in \
         search_run.render(res)
     searched(tmp_path, monkeypatch, FakeRuns(step=31000), "b", resolution=500, relative=False)
     cmp = compare.compare(resultsdir.load(str(tmp_path / "b")),
@@ -311,16 +313,17 @@ def test_a_search_of_loads_records_every_trial_and_each_load(tmp_path, monkeypat
     """K=3, R=0.5: the trials of each load listed with its number, each load
     with its classification, in results.json, trials.csv and the tables;
     compare reads it like any search."""
-    # The first trial at 25k (a passing load, the fourth trial) stalls:
-    # the load takes its third trial and still passes.
-    runs = StallingRuns(step=31000, stalls=[4])
+    # The first trial at 31k (what came through flat out: a passing load,
+    # the second trial) stalls: the load takes its third trial and still
+    # passes.
+    runs = StallingRuns(step=31000, stalls=[2])
     status, res = searched(tmp_path, monkeypatch, runs, "k3", resolution=500, relative=False,
                            trials_per_load=3, exceed_ratio=0.5, latency_at=())
     assert status == 0
     s = res["points"][0]["searches"][0]
     assert s["status"] == search.OK and 30500 <= s["rate_pps"] <= 31000
     assert (s["trials_per_load"], s["exceed_ratio"]) == (3, 0.5)
-    stalled = s["trials"][3]
+    stalled = s["trials"][1]
     assert stalled["passed"] is False
     load = s["loads"][stalled["load"] - 1]
     assert load["passed"] is True and (load["trials"], load["failing"]) == (3, 1)
@@ -328,13 +331,13 @@ def test_a_search_of_loads_records_every_trial_and_each_load(tmp_path, monkeypat
     with open(str(tmp_path / "k3" / "trials.csv")) as f:
         rows = f.read().strip().splitlines()
     head = rows[0].split(",")
-    row = dict(zip(head, rows[4].split(",")))
+    row = dict(zip(head, rows[2].split(",")))
     assert (row["passed"], row["load"], row["load_passed"]) == ("False", str(stalled["load"]),
                                                                "True")
     table = search_run.render_trials(res).splitlines()
     assert table[0].split()[-1] == "load"
     assert table[2].split()[-3:] == ["fail", "1", "fail"]
-    assert table[5].split()[-3:] == ["fail", "3", "pass"] and stalled["load"] == 3
+    assert table[3].split()[-3:] == ["fail", "2", "pass"] and stalled["load"] == 2
     res["search"].update(trials_per_load=3, exceed_ratio=0.5)
     assert "each rate a load of up to 3 trials, failed when more than 1.5 of them lost " \
         "frames" in search_run.render(res)

@@ -3,7 +3,8 @@ under test loses no frame (NDR), or at most a stated share of them (PDR).
 
 Pure logic: the trials are run by a function the caller gives (search_run.py
 boots a guest per trial; the tests give a simulated device). One trial at
-the sender's flat-out rate measures the ceiling; then a binary search
+the sender's flat-out rate measures the ceiling, and what came through
+it is tried first (with one resolution above it); then a binary search
 between the floor and that ceiling until the bracket above the highest
 passing rate is no wider than the resolution (a share of that rate, or
 pps); then a verification trial at the rate found. A verification
@@ -146,6 +147,8 @@ class Search:
             # The device kept up with the sender's flat-out rate: the
             # sender, not the device, bounds the result.
             lo = hi
+        else:
+            lo, hi = self._first_bracket(lo, hi, top)
         for _ in range(self.spec.max_verify):
             lo = self._bisect(lo, hi)
             v = self._load(lo, "verify")
@@ -158,6 +161,22 @@ class Search:
             lo = self._passed_below(hi)
         raise Stop(UNSTABLE, "verification failed %d times (last at %d pps): the loss is not "
                    "repeatable at this trial duration" % (self.spec.max_verify, hi))
+
+    def _first_bracket(self, lo, hi, top):
+        """The first loads go to the rate that came through flat out (RFC
+        2544 s26.3's forwarding rate at the maximum offered load) and one
+        resolution above it: a device whose loss starts where its capacity
+        ends is bracketed in two loads instead of a bisection from the
+        sender's ceiling. Returns the bracket [lo, hi] to bisect."""
+        fwd = int(top["achieved_pps"] * top["received"] / top["sent"])
+        if not lo < fwd < hi:
+            return lo, hi
+        if not self._load(fwd, "search")["passed"]:
+            return lo, fwd
+        above = int(fwd + self.spec.resolution_pps(fwd))
+        if above >= hi:
+            return fwd, hi
+        return (above, hi) if self._load(above, "search")["passed"] else (fwd, above)
 
     def _bisect(self, lo, hi):
         """Narrows [lo, hi] to the resolution; lo must pass (it is tried
