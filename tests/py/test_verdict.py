@@ -93,3 +93,61 @@ def test_sink_testpmd_refused_during_the_run_is_guest_bound():
 def test_sink_paced_without_drops_is_neither():
     assert verdict.bottleneck(rep("sink", {}, {"vcpu": 100}, config=["rate=10k"]))["side"] \
         == "neither"
+
+
+def chain(directions, rate="400k", guests=None):
+    return {"app": "fwd", "backend": "vhost-user", "topology": "pvp", "config": [],
+            "cpu": {"roles": {}}, "identity": {"rate": rate}, "host": {},
+            "counts": {"directions": directions},
+            "guests": guests or [{"label": "fwd1", "result": {}}]}
+
+
+def hop(lost, where, **kw):
+    d = {"sent": 1000000, "received": 1000000 - lost, "lost": lost, "where": where,
+         "why": "a hop: %d lost" % lost}
+    d.update(kw)
+    return d
+
+
+def test_pvp_loss_at_a_forwarders_full_ring_is_the_forwarders():
+    full = counts.drop("ring", "refused by fwd1 a's full RX ring (peer ring_full)", 879)
+    v = verdict.bottleneck(chain({"peer-tx -> fwd1 a": hop(879, [full]),
+                                  "fwd1 a -> b": hop(0, []), "end to end": hop(879, [full])}))
+    assert v == {"side": "guest", "why": "peer-tx -> fwd1 a: 879 frames refused by fwd1 a's "
+                 "full RX ring (peer ring_full): the forwarder did not drain it in time"}
+
+
+def test_pvp_loss_while_the_forwarder_stalled_is_the_hosts():
+    full = counts.drop("ring", "refused by fwd1 a's full RX ring (peer ring_full)", 12351)
+    why = "peer-tx -> fwd1 a: 12351 lost; fwd1 a's vCPU stalled up to 5.2 ms"
+    v = verdict.bottleneck(chain({"peer-tx -> fwd1 a": hop(12351, [full], host_stall=True,
+                                                           why=why),
+                                  "end to end": hop(12351, [full])}))
+    assert v == {"side": "host", "why": why}
+
+
+def test_pvp_the_hop_that_lost_most_decides_and_leftovers_say_nothing():
+    left = counts.drop("ring", "left on fwd1 b's TX ring at exit", 500)
+    peer = counts.drop("peer", "in peer-rx's socket buffer", 40)
+    full = counts.drop("ring", "refused by fwd1 a's full RX ring (peer ring_full)", 30)
+    v = verdict.bottleneck(chain({"peer-tx -> fwd1 a": hop(30, [full]),
+                                  "fwd1 b -> peer-rx": hop(540, [left, peer])}))
+    assert v["side"] == "backend" and v["why"].startswith("fwd1 b -> peer-rx: 40 frames in "
+                                                          "peer-rx's socket buffer")
+    v = verdict.bottleneck(chain({"fwd1 b -> peer-rx": hop(500, [left])}))
+    assert v["side"] == "unknown" and "none during the run" in v["why"]
+
+
+def test_pvp_qemu_socket_loss_reads_the_forwarders_polls():
+    sock = counts.drop("qemu_socket", "in QEMU's UDP socket buffer (fwd1 a)", 300)
+    fwd = {"label": "fwd1", "result": {"vnet": {"rx": {"polls": 1000000, "packets": 50000}}}}
+    v = verdict.bottleneck(chain({"peer -> fwd1 a": hop(300, [sock])}, guests=[fwd]))
+    assert v["side"] == "backend" and "QEMU's netdev did not read" in v["why"]
+
+
+def test_pvp_without_loss_is_neither():
+    e2e = {"end to end": hop(0, [])}
+    assert verdict.bottleneck(chain(e2e)) == {
+        "side": "neither", "why": "no hop lost a frame; the tester was paced (rate given)"}
+    assert "the tester sent flat out" in verdict.bottleneck(chain(e2e, rate=None))["why"]
+    assert verdict.bottleneck(chain({}))["side"] == "unknown"

@@ -67,6 +67,8 @@ def bottleneck(rep):
         busy = hostbound.verdict(rep.get("cpu"))
         if busy:
             return busy
+    if rep.get("topology") in CHAINS:
+        return _chain(rep)
     if rep["backend"] != "none" and app == "rr":
         return _rr(result, _saturated(roles), rep.get("cpu"))
     if rep["backend"] == "none" or app not in ("gen", "sink"):
@@ -78,6 +80,44 @@ def bottleneck(rep):
     if app == "gen":
         return _gen(rep, result, _saturated(roles))
     return _sink(rep, result, _saturated(roles))
+
+
+CHAINS = ("pvp", "pvvp")
+
+
+def _chain(rep):
+    """PVP/PVVP: the hop that lost the most frames says who was slow (its
+    loss is located by topology_pvp.chain_counts): a forwarder's full
+    input ring is the forwarder's doing, unless its vCPU stalled longer
+    than that ring covers (the hop's host_stall); QEMU's socket in front of
+    it is QEMU's or the forwarder's as for a sink; the backend or the
+    tester's own receiving side, the host's. Frames left on a ring at
+    teardown say nothing."""
+    dirs = (rep.get("counts") or {}).get("directions") or {}
+    hops = [(n, d) for n, d in dirs.items() if n != "end to end" and d.get("lost")]
+    if not hops:
+        if "end to end" not in dirs:
+            return {"side": "unknown", "why": "no end-to-end count of the tester's frames"}
+        paced = str((rep.get("identity") or {}).get("rate") or "max") not in ("max", "0")
+        return {"side": "neither", "why": "no hop lost a frame; %s" % (
+            "the tester was paced (rate given)" if paced else
+            "the tester sent flat out, so its own rate was the limit")}
+    name, d = max(hops, key=lambda nd: nd[1]["lost"])
+    if d.get("host_stall"):
+        return {"side": "host", "why": d["why"]}
+    where = [w for w in d.get("where") or () if not w["what"].startswith("left ")]
+    if not where:
+        return {"side": "unknown", "why": "%s: %d frames lost, none during the run at a place "
+                "counted (%s)" % (name, d["lost"], d.get("why") or "not located")}
+    w = max(where, key=lambda w_: w_["frames"])
+    line = "%s: %d frames %s" % (name, w["frames"], w["what"])
+    if w["at"] in ("ring", "driver", "guest"):
+        return {"side": "guest", "why": line + ": the forwarder did not drain it in time"}
+    if w["at"] == "qemu_socket":
+        g = next((g for g in rep.get("guests") or () if g.get("label") and
+                  "(%s " % g["label"] in w["what"]), None)
+        return _socket_verdict((g or {}).get("result") or {}, w)
+    return {"side": "backend" if w["at"] in ("backend", "peer") else "unknown", "why": line}
 
 
 def _gen(rep, result, hot):
