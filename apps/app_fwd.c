@@ -106,7 +106,7 @@ int app_fwd_main(void)
 
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;
-    stall_start(&st, time_cycles(), time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
+    app_stall_start(&st);
     while (dir[0].packets + dir[1].packets < count) {
         now = time_cycles();
         stall_round(&st, now);
@@ -122,13 +122,11 @@ int app_fwd_main(void)
             next_service = now + service_every;
         }
         if (meter_due(&m, now)) {
-            uint64_t t_sample = time_cycles();
             struct json *j =
                 meter_sample(&m, now, dir[0].packets + dir[1].packets, dir[0].bytes + dir[1].bytes);
             json_u64(j, "a_to_b", dir[0].packets);
             json_u64(j, "b_to_a", dir[1].packets);
-            result_end();
-            stall_pause(&st, t_sample, time_cycles());
+            meter_end(&m, &st);
         }
     }
     uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);

@@ -498,7 +498,7 @@ int app_gen_main(void)
 
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;
-    stall_start(&st, time_cycles(), time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
+    app_stall_start(&st);
     while (sent < count) {
         now = time_cycles();
         stall_round(&st, now);
@@ -550,12 +550,10 @@ int app_gen_main(void)
         if (n == 0 && !pacer_due(&pc, now))
             stall_skip(&st, net_idle(gen_wake(pacer_next(&pc), m.next, end)));
         if (meter_due(&m, now)) {
-            uint64_t t_sample = time_cycles();
             struct json *j = meter_sample(&m, now, g.packets, g.bytes);
             json_u64(j, "tx_dropped", g.dropped);
             json_u64(j, "returned", g.rx_packets);
-            result_end();
-            stall_pause(&st, t_sample, time_cycles());
+            meter_end(&m, &st);
         }
     }
     uint64_t ns = time_cycles_to_ns(now - start);

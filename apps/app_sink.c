@@ -136,7 +136,7 @@ int app_sink_main(void)
 
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;
-    stall_start(&st, time_cycles(), time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
+    app_stall_start(&st);
     while (s.packets < count) {
         now = time_cycles();
         stall_round(&st, now);
@@ -162,7 +162,6 @@ int app_sink_main(void)
         if (n == 0)
             stall_skip(&st, net_idle(m.next < end ? m.next : end));
         if (meter_due(&m, now)) {
-            uint64_t t_sample = time_cycles();
             struct seq_totals t;
             seq_sum(s.streams, SINK_STREAMS, &t);
             struct json *j = meter_sample(&m, now, s.packets, s.bytes);
@@ -171,8 +170,7 @@ int app_sink_main(void)
             json_u64(j, "reorder", t.reorder);
             json_u64(j, "stale", t.stale);
             json_u64(j, "malformed", malformed());
-            result_end();
-            stall_pause(&st, t_sample, time_cycles());
+            meter_end(&m, &st);
         }
     }
     bool complete = s.packets >= count;

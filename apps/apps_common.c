@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "apps/hist_json.h"
+#include "apps/stall.h"
 #include "kernel/config.h"
 #include "kernel/irq.h"
 #include "kernel/mem.h"
@@ -35,6 +36,7 @@ struct json *meter_sample(struct meter *m, uint64_t now, uint64_t packets, uint6
 {
     uint64_t ns = time_cycles_to_ns(now - m->last_cyc);
     uint64_t dp = packets - m->last_packets, db = bytes - m->last_bytes;
+    m->t_sample = time_cycles();
     struct json *j = result_begin("sample");
     json_str(j, "app", cfg.app);
     json_double(j, "t", (double)time_cycles_to_ns(now - m->t0) / 1e9);
@@ -50,6 +52,17 @@ struct json *meter_sample(struct meter *m, uint64_t now, uint64_t packets, uint6
     while (m->next <= now)
         m->next += m->interval;
     return j;
+}
+
+void meter_end(struct meter *m, struct stall *st)
+{
+    result_end();
+    stall_pause(st, m->t_sample, time_cycles());
+}
+
+void app_stall_start(struct stall *st)
+{
+    stall_start(st, time_cycles(), time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
 }
 
 uint64_t app_deadline(uint64_t start, uint64_t def_s)

@@ -15,7 +15,10 @@ struct meter {
     uint64_t next;     /* cycles of the next sample */
     uint64_t interval; /* cycles */
     uint64_t last_cyc, last_packets, last_bytes;
+    uint64_t t_sample; /* cycles when the open sample line began */
 };
+
+struct stall;
 
 void meter_start(struct meter *m);
 
@@ -27,6 +30,13 @@ static inline bool meter_due(const struct meter *m, uint64_t now)
 /* Opens a "sample" line with t (s since the start), packets, bytes and
  * their pps/bps over the interval; add members, then result_end(). */
 struct json *meter_sample(struct meter *m, uint64_t now, uint64_t packets, uint64_t bytes);
+
+/* Ends the sample line (result_end) and counts the time it took, console
+ * output under TCG, as st's own pause, not a stall (apps/stall.h). */
+void meter_end(struct meter *m, struct stall *st);
+
+/* Starts st's stall accounting now, at STALL_THRESHOLD_US. */
+void app_stall_start(struct stall *st);
 
 /* Run limit: duration= seconds (0: def_s, 0 for none) as an absolute
  * cycle count; UINT64_MAX when unlimited. */

@@ -20,6 +20,23 @@ def drop(at, what, frames):
     return {"at": at, "what": what, "frames": frames}
 
 
+# Frames still on a TX ring when its guest exited: counted as sent by the
+# guest, never handed to the device. They locate a count's gap but say
+# nothing of who was slow while the test ran.
+LEFT_AT_EXIT = "left on %s's TX ring at exit"
+
+
+def left_at_exit(who, frames, why=""):
+    """The drop of frames left on who's TX ring at exit (why: a note)."""
+    return drop("ring", LEFT_AT_EXIT % who + why, frames)
+
+
+def is_left_at_exit(d):
+    """Whether drop d is frames left on a TX ring at exit (left_at_exit)."""
+    head, tail = LEFT_AT_EXIT.split("%s")
+    return d["at"] == "ring" and d["what"].startswith(head) and tail in d["what"]
+
+
 def _first(d, *keys):
     for k in keys:
         v = d.get(k)
@@ -158,8 +175,8 @@ def merge(app, result, host, lossless=False):
     dirs = out["directions"]
     # Frames still on the guest's TX ring when it exited were counted as
     # sent but never reached the device.
-    ring = drop("ring", "left on the guest's TX ring at exit (never sent)",
-                _first(vnet_queue(result, "tx"), "in_flight") or 0)
+    ring = left_at_exit("the guest", _first(vnet_queue(result, "tx"), "in_flight") or 0,
+                        " (never sent)")
     rx_where = [ring] + list(host.get("rx_drops") or ())
     sent, guest_drops = generated(app, result)
     if sent is not None and host.get("rx_packets") is not None and (sent or host["rx_packets"]):
@@ -254,8 +271,8 @@ def merge_guests(app, tx_result, rx_result, lossless=True, drops=()):
     _, _, rxp, _ = guest_counts("sink", rx_result) if app == "gen" else (None,) * 4
     out = {"guest": {"tx_packets": guest_counts(app, tx_result)[0]},
            "peer_guest": {"rx_packets": rxp}, "directions": {}}
-    ring = drop("ring", "left on the sender's TX ring at exit (never sent)",
-                _first(vnet_queue(tx_result, "tx"), "in_flight") or 0)
+    ring = left_at_exit("the sender", _first(vnet_queue(tx_result, "tx"), "in_flight") or 0,
+                        " (never sent)")
     if sent is not None and rxp is not None:
         out["directions"]["tx guest->rx guest"] = _direction(
             "tx guest->rx guest", sent, rxp, guest_drops + [ring] + list(drops), lossless,

@@ -128,11 +128,19 @@ def _fwd_hop(name, result, got_a):
     return ("%s a -> b" % name, got_a, a2b.get("packets"), drops)
 
 
+SOCKET_INLET = "in QEMU's UDP socket buffer (%s a)"
+
+
 def _socket_inlet(host, name):
     """Over UDP links: what fwd name's QEMU dropped on its receiving socket."""
     qd = host.get("qemu_socket_drops") or {}
-    return counts.drop("qemu_socket", "in QEMU's UDP socket buffer (%s a)" % name,
-                       qd.get(name + " a", 0))
+    return counts.drop("qemu_socket", SOCKET_INLET % name, qd.get(name + " a", 0))
+
+
+def socket_guest(rep, d):
+    """The forwarder whose QEMU socket drop d is (_socket_inlet), or None."""
+    return next((g for g in rep.get("guests") or ()
+                 if g.get("label") and d["what"] == SOCKET_INLET % g["label"]), None)
 
 
 def _plus(n, more):
@@ -168,8 +176,7 @@ def _peer_hops(results, host, n):
         hops.append(("%s -> %s a" % (up, name), sent, got, left + [at], (i, at)))
         hops.append(_fwd_hop(name, r, got))
         up, sent = name + " b", _vnet(r, 1, "tx")
-        left = [counts.drop("ring", "left on %s b's TX ring at exit" % name,
-                            _vnet(r, 1, "tx", "in_flight") or 0)]
+        left = [counts.left_at_exit(name + " b", _vnet(r, 1, "tx", "in_flight") or 0)]
     err = rx.get("errors") or {}
     hops.append(("%s -> peer-rx" % up, sent, _plus(rx.get("packets"), wu.get("returned")),
                  left + [counts.drop("peer", "in peer-rx's socket buffer",
@@ -187,8 +194,7 @@ def _testpmd_hops(results, host, n):
 
     hops = []
     up, sent = "tester a", _vnet(tester, 0, "tx")
-    left = [counts.drop("ring", "left on tester a's TX ring at exit",
-                        _vnet(tester, 0, "tx", "in_flight") or 0)]
+    left = [counts.left_at_exit("tester a", _vnet(tester, 0, "tx", "in_flight") or 0)]
     src = 0
     for i in range(n + 1):
         dst = src + 1
@@ -205,8 +211,7 @@ def _testpmd_hops(results, host, n):
             name = "fwd%d" % (i + 1)
             hops.append(_fwd_hop(name, r, got))
             up, sent = name + " b", _vnet(r, 1, "tx")
-            left = [counts.drop("ring", "left on %s b's TX ring at exit" % name,
-                                _vnet(r, 1, "tx", "in_flight") or 0)]
+            left = [counts.left_at_exit(name + " b", _vnet(r, 1, "tx", "in_flight") or 0)]
         src = dst + 1
     rxd = tester.get("rx") if isinstance(tester.get("rx"), dict) else {}
     sent_app = tester.get("packets")

@@ -4,7 +4,7 @@ full (waiting on the backend) and whether a backend thread was saturated.
 First of all: whether the host had CPUs enough for the threads measured
 (hostbound.py)."""
 
-from . import hostbound, stalls
+from . import counts, hostbound, stalls, topology_pvp
 
 SATURATED_PCT = 90.0
 # Busy-polling by design: 100% CPU says nothing about saturation.
@@ -105,7 +105,7 @@ def _chain(rep):
     name, d = max(hops, key=lambda nd: nd[1]["lost"])
     if d.get("host_stall"):
         return {"side": "host", "why": d["why"]}
-    where = [w for w in d.get("where") or () if not w["what"].startswith("left ")]
+    where = [w for w in d.get("where") or () if not counts.is_left_at_exit(w)]
     if not where:
         return {"side": "unknown", "why": "%s: %d frames lost, none during the run at a place "
                 "counted (%s)" % (name, d["lost"], d.get("why") or "not located")}
@@ -114,8 +114,7 @@ def _chain(rep):
     if w["at"] in ("ring", "driver", "guest"):
         return {"side": "guest", "why": line + ": the forwarder did not drain it in time"}
     if w["at"] == "qemu_socket":
-        g = next((g for g in rep.get("guests") or () if g.get("label") and
-                  "(%s " % g["label"] in w["what"]), None)
+        g = topology_pvp.socket_guest(rep, w)
         return _socket_verdict((g or {}).get("result") or {}, w)
     return {"side": "backend" if w["at"] in ("backend", "peer") else "unknown", "why": line}
 
