@@ -71,6 +71,7 @@ static void iperf_result(uint64_t ns, bool server, uint64_t segs)
     json_u64(j, "msg_size", ip.msg);
     json_double(j, "gbps", gbps(total, total_ns));
     if (server) {
+        json_u64(j, "window", ip.window);
         json_u64(j, "finished", ip.ended.finished);
         json_u64(j, "aborted", ip.ended.aborted);
     }
@@ -148,6 +149,7 @@ int app_iperf_main(void)
     bool server = cfg.role == CFG_ROLE_SERVER;
     ip.n = (unsigned)cfg.sessions;
     ip.msg = (uint32_t)cfg.msg_size;
+    ip.window = (uint32_t)cfg.window;
     _Static_assert(IPERF_MAX_SESS >= 128, "sessions= allows 128");
     ip.port = config_given(&cfg, "dst_port") ? cfg.dst_port : IPERF_PORT;
     ip_addr_set_ip4_u32(&ip.dst, cfg.dst_ip);

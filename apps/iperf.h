@@ -26,6 +26,7 @@ struct iperf {
     unsigned accepted;        /* server: connections taken */
     struct iperf_tally ended; /* server: streams ended, by how */
     uint32_t msg;             /* msg_size= */
+    uint32_t window;          /* window= */
     const uint8_t *zbuf;
     ip_addr_t dst;
     uint16_t port;

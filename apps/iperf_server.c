@@ -35,6 +35,7 @@ static err_t server_close(struct iperf_sess *s)
 {
     struct tcp_pcb *pcb = s->pcb;
     s->pcb = NULL;
+    net_tcp_rwnd_end(pcb, &s->rwnd);
     tcp_arg(pcb, NULL);
     tcp_recv(pcb, NULL);
     tcp_err(pcb, NULL);
@@ -53,7 +54,7 @@ static err_t server_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
         return server_close(s);
     }
     s->bytes += p->tot_len;
-    tcp_recved(pcb, p->tot_len);
+    net_tcp_recved(pcb, &s->rwnd, p->tot_len);
     pbuf_free(p);
     return ERR_OK;
 }
@@ -72,6 +73,7 @@ static err_t server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     s->pcb = pcb;
     s->connected = true;
     s->t_start = s->t_end = time_cycles();
+    net_tcp_rwnd_start(pcb, &s->rwnd, ip.window);
     tcp_arg(pcb, s);
     tcp_recv(pcb, server_recv);
     tcp_err(pcb, server_err);

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "net/net_rwnd.h"
+
 struct tcp_pcb;
 
 /* How a server's stream ended: the client's FIN (complete), lwIP's error
@@ -21,11 +23,12 @@ struct iperf_sess {
     uint64_t written;   /* client: queued into lwIP */
     uint64_t bytes;     /* client: acknowledged; server: received */
     uint64_t t_start, t_end;
-    uint32_t zoff;     /* client: next write's offset into the payload */
-    uint64_t cap;      /* client: most bytes in lwIP's queues at once */
-    uint64_t retry_at; /* client: connect retry */
-    uint32_t rto_ms;   /* client: lwIP's retransmit timeout at the last ACK */
-    uint32_t probes;   /* client: tail-loss probes sent, at the last ACK */
+    uint32_t zoff;        /* client: next write's offset into the payload */
+    uint64_t cap;         /* client: most bytes in lwIP's queues at once */
+    uint64_t retry_at;    /* client: connect retry */
+    uint32_t rto_ms;      /* client: lwIP's retransmit timeout at the last ACK */
+    uint32_t probes;      /* client: tail-loss probes sent, at the last ACK */
+    struct net_rwnd rwnd; /* server: the window= kept to */
 };
 
 /* Server: the streams that ended, by how. */

@@ -44,6 +44,10 @@ enum cfg_role { CFG_ROLE_CLIENT, CFG_ROLE_SERVER };
 #define CFG_ROLE_CHOICES "client|server"
 enum cfg_proto { CFG_PROTO_UDP, CFG_PROTO_TCP };
 #define CFG_PROTO_CHOICES "udp|tcp"
+/* window=: from the unscaled 64 KiB a handshake offers (it cannot be taken
+ * back) to lwIP's TCP_WND (net_tcp.c asserts it). */
+#define CFG_WINDOW_MIN 65536
+#define CFG_WINDOW_MAX (4u * 1024 * 1024)
 enum cfg_path { CFG_PATH_RAW, CFG_PATH_STACK };
 #define CFG_PATH_CHOICES "raw|stack"
 
@@ -78,6 +82,7 @@ struct vn_config {
     uint64_t burst;
     uint64_t sessions;
     uint64_t msg_size;
+    uint64_t window;
     uint8_t role;  /* enum cfg_role */
     uint8_t proto; /* enum cfg_proto */
     uint8_t path;  /* enum cfg_path */

@@ -89,6 +89,8 @@ const struct cfg_key cfg_keys[] = {
     U("burst", burst, 1, 1024, "32", "frames per TX burst"),
     U("sessions", sessions, 1, 128, "1", "parallel sessions (rr, iperf)"),
     U("msg_size", msg_size, 1, 65535, "16384", "iperf client: bytes per write (netperf -m)"),
+    U("window", window, CFG_WINDOW_MIN, CFG_WINDOW_MAX, "262144",
+      "iperf server: TCP receive window per stream, bytes (iperf -w)"),
     E("role", role, CFG_ROLE_CHOICES, "client", "rr/iperf role"),
     E("proto", proto, CFG_PROTO_CHOICES, "udp", "rr protocol"),
     E("path", path, CFG_PATH_CHOICES, "raw", "gen: raw fast path or lwIP udp_sendto"),

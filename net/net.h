@@ -17,6 +17,7 @@
 
 #include "drivers/virtio/vnet.h"
 #include "lwip/netif.h"
+#include "net/net_rwnd.h"
 
 #define NET_RX_BATCH 64
 #define NET_TX_BATCH 32
@@ -101,6 +102,14 @@ void net_tcp_offload(struct tcp_pcb *pcb);
 /* The connection's retransmit timeout now, in ms (lwipopts.h,
  * TCP_TMR_INTERVAL). */
 uint32_t net_tcp_rto_ms(const struct tcp_pcb *pcb);
+
+/* A receiving stream's window (iperf -w): at most window bytes in flight
+ * towards it once it has received TCP_WND - window (net_tcp.c). Start it
+ * when the connection comes up, hand every consumed pbuf's length to
+ * net_tcp_recved instead of tcp_recved, end it before tcp_close. */
+void net_tcp_rwnd_start(const struct tcp_pcb *pcb, struct net_rwnd *w, uint32_t window);
+void net_tcp_recved(struct tcp_pcb *pcb, struct net_rwnd *w, uint16_t len);
+void net_tcp_rwnd_end(struct tcp_pcb *pcb, struct net_rwnd *w);
 
 /* Tail-loss probes sent on the connection so far (net_tlp.c). */
 uint32_t net_tlp_probes(const struct tcp_pcb *pcb);

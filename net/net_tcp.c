@@ -18,7 +18,11 @@
  * one MSS (tcp.c, tcp_slowtmr), which is then the large one. */
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
+#include "kernel/config.h"
 #include "net/net.h"
+
+_Static_assert(CFG_WINDOW_MAX == TCP_WND, "window= goes up to lwIP's window");
+_Static_assert(CFG_WINDOW_MIN >= 0xffff, "window= covers what a handshake offered");
 
 void net_tcp_offload(struct tcp_pcb *pcb)
 {
@@ -36,4 +40,33 @@ uint32_t net_tcp_rto_ms(const struct tcp_pcb *pcb)
 {
     /* lwIP keeps it in slow-timer ticks (tcp_priv.h, TCP_SLOW_INTERVAL). */
     return pcb->rto > 0 ? (uint32_t)pcb->rto * TCP_SLOW_INTERVAL : 0;
+}
+
+/* A receive window below TCP_WND (net_rwnd.h; why: docs/lwip.md). lwIP
+ * gives a connection TCP_WND once window scaling is agreed (tcp_in.c,
+ * tcp_parseopt) and tcp_recved gives credit back up to it (tcp.c); it
+ * has no window per pcb. Credit kept back shrinks the window as data
+ * arrives; lwIP never moves an announced right edge back (tcp.c,
+ * tcp_update_rcv_ann_wnd), so nothing it offered is taken away. */
+void net_tcp_rwnd_start(const struct tcp_pcb *pcb, struct net_rwnd *w, uint32_t window)
+{
+    net_rwnd_init(w, TCP_WND_MAX(pcb), window);
+}
+
+void net_tcp_recved(struct tcp_pcb *pcb, struct net_rwnd *w, uint16_t len)
+{
+    uint16_t give = net_rwnd_consume(w, len);
+    if (give)
+        tcp_recved(pcb, give);
+}
+
+/* Before tcp_close, which resets a connection whose window is not whole
+ * ("not all data received by application": tcp.c, tcp_close_shutdown).
+ * Given back in one step, without tcp_recved's window update per 64 KiB
+ * (it takes 16 bits): the stream is closing. */
+void net_tcp_rwnd_end(struct tcp_pcb *pcb, struct net_rwnd *w)
+{
+    uint32_t back = net_rwnd_release(w);
+    tcpwnd_size_t room = TCP_WND_MAX(pcb) - pcb->rcv_wnd;
+    pcb->rcv_wnd += back < room ? back : room;
 }

@@ -28,9 +28,9 @@ OFFLOADS = {"csum", "guest_csum", "host_tso4", "host_tso6", "guest_tso4", "guest
 IPERF_FLAGS_WORD = 4
 
 
-def stream(role, sessions, *words, duration=2, backend="tap"):
+def stream(role, sessions, *words, duration=2, backend="tap", opts=()):
     r = run_vnperf(["run", "--accel", "tcg", "--quiet", "--json", "--backend", backend,
-                    "--app", "iperf", "--duration", str(duration), "--",
+                    "--app", "iperf", "--duration", str(duration)] + list(opts) + ["--",
                     "role=" + role, "sessions=%d" % sessions] + list(words), timeout=180)
     assert r.stdout, "no report (status %d): %s" % (r.returncode, r.stderr)
     rep = json.loads(r.stdout)
@@ -149,3 +149,59 @@ def test_stream_halts_under_hybrid(image, no_leftovers, role):
     check_counts(rep, res, role, 2)
     assert res["vnet"]["rx"]["notify"] == "hybrid", res["vnet"]["rx"]
     assert res["idle"]["halts"] > 0 and res["idle"]["share"] > 0, res["idle"]
+
+
+def guest_tcp_headers(pcap, guest="10.0.0.2"):
+    """(flags, window field, options) of every TCP segment the guest sent,
+    in order, from a QEMU filter-dump capture (pcap). With a vnet header
+    on the netdev (tap) each frame starts with it: 12 bytes, or 10 for a
+    legacy device without mrg_rxbuf (virtio 1.2 s5.1.6)."""
+    data, out, off = pcap.read_bytes(), [], 24
+    src = bytes(int(b) for b in guest.split("."))
+    while off + 16 <= len(data):
+        incl = int.from_bytes(data[off + 8:off + 12], "little")
+        rec = data[off + 16:off + 16 + incl]
+        off += 16 + incl
+        for h in (12, 10, 0):
+            f = rec[h:]
+            if len(f) >= 54 and f[12:14] == b"\x08\x00" and f[23] == 6 and f[26:30] == src:
+                t = 14 + (f[14] & 15) * 4
+                out.append((f[t + 13], int.from_bytes(f[t + 14:t + 16], "big"),
+                            f[t + 20:t + (f[t + 12] >> 4) * 4]))
+                break
+    return out
+
+
+def window_scale(options):
+    i = 0
+    while i < len(options) and options[i] != 0:
+        if options[i] == 1:
+            i += 1
+            continue
+        if options[i] == 3:
+            return options[i + 2]
+        i += max(options[i + 1], 2)
+    return 0
+
+
+@needs_tap_iperf
+def test_window_caps_what_the_host_has_in_flight(image, no_leftovers, tmp_path):
+    """window= (iperf -w): the guest server's streams announce at most that
+    window once the first TCP_WND - window bytes have come in, so the host
+    has no more than it in flight, and end with a FIN, not the reset lwIP
+    sends for a window it was not given back (net_tcp.c)."""
+    pcap = tmp_path / "cap.pcap"
+    dump = "filter-dump,id=cap,netdev=n0,file=%s,maxlen=128" % pcap
+    rep, res = stream("server", 1, "msg_size=512", "window=131072",
+                      opts=["--qemu-arg=-object", "--qemu-arg=" + dump])
+    assert res["window"] == 131072
+    check_counts(rep, res, "server", 1)
+    segs = guest_tcp_headers(pcap)
+    syn = [s for s in segs if s[0] & 0x02]
+    assert len(syn) == 1, syn
+    scale = window_scale(syn[0][2])
+    assert scale == 7, syn  # lwipopts.h, TCP_RCV_SCALE
+    assert not [s for s in segs if s[0] & 0x04], "the guest reset the stream"
+    later = [s[1] << scale for s in segs[len(segs) // 2:] if not s[0] & 0x02]
+    assert later and max(later) <= 131072, max(later)
+    assert max(s[1] << scale for s in segs if not s[0] & 0x02) > 131072  # it shrank

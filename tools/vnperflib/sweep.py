@@ -62,6 +62,7 @@ AXES = {
     "size": ("opt", _positive),
     "sessions": ("config", _positive),
     "msg_size": ("config", _positive),
+    "window": ("config", _positive),
     "kick_batch": ("config", _count),
     "rx_refill": ("config", _positive),
     "ring": ("config", _count),
@@ -455,6 +456,9 @@ def add_arguments(p):
     a.add_argument("--sessions", help="parallel sessions (rr, iperf), e.g. 1,2,4")
     a.add_argument("--msg-size", dest="msg_size",
                    help="iperf write sizes (netperf -m), e.g. 512,1024,16384")
+    a.add_argument("--window",
+                   help="the guest iperf server's TCP receive window per stream, bytes "
+                        "(iperf -w, netperf -S), e.g. 262144,4194304")
     a.add_argument("--kick-batch", dest="kick_batch", help="TX frames per kick, e.g. 1,32")
     a.add_argument("--rx-refill", dest="rx_refill", help="RX buffers per refill, e.g. 16,64")
     a.add_argument("--ring", help="virtqueue sizes, e.g. 64,256 (above 256 needs --queue-size)")
