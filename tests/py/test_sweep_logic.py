@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from vnpy import run_vnperf
-from vnperflib import exitcodes, plots, resultsdir, stats, sweep
+from vnperflib import exitcodes, identity, plots, resultsdir, stats, sweep
 from vnperflib.errors import RunnerError
 
 
@@ -363,3 +363,19 @@ def test_msg_size_and_sessions_reach_the_guest_config():
     assert resultsdir.params_from_config(o.config, "tap")["msg_size"] == "16384"
     with pytest.raises(RunnerError):
         sweep.parse_axis("msg_size", "0")
+
+
+def test_window_reaches_the_guest_config():
+    """iperf -w / netperf -S as a sweep axis: the guest server's window=;
+    leaving it out and giving the default name the same run."""
+    ns = argparse.Namespace(**{n: None for n in sweep.AXES})
+    ns.window = "65536,4194304"
+    pts = sweep.points(sweep.axes_from(ns))
+    assert len(pts) == 2
+    o = sweep.point_opts(base(config=["app=iperf", "role=server"], backend="tap"), pts[0])
+    assert o.config == ["app=iperf", "role=server", "window=65536"]
+    assert resultsdir.params_from_config(o.config, "tap")["window"] == "65536"
+    assert (identity.guest_params(["app=iperf", "window=262144"]) ==
+            identity.guest_params(["app=iperf"]))
+    with pytest.raises(RunnerError):
+        sweep.parse_axis("window", "0")

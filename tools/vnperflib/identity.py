@@ -14,7 +14,8 @@ GUEST_DEFAULTS = {
     "ring": "0", "kick_batch": "0", "rx_refill": "64",
     "rx_coalesce": "1", "rx_coalesce_us": "1000", "txfull": "wait", "features": "",
     "size": "64", "rate": "max", "burst": "32", "flows": "", "imix": "", "path": "raw",
-    "sessions": "1", "role": "client", "proto": "udp", "req_size": "1", "resp_size": "1",
+    "sessions": "1", "window": "262144", "role": "client", "proto": "udp", "req_size": "1",
+    "resp_size": "1",
     "alloc_mb": "16", "fault": "pf",
 }
 

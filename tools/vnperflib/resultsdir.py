@@ -23,7 +23,8 @@ SUMMARY = "results.json"
 FORMAT = 2
 
 # Format 1 (no identity): the config words that were sweep axes.
-CONFIG_PARAMS = ("size", "sessions", "msg_size", "kick_batch", "rx_refill", "ring", "txfull", "rate")
+CONFIG_PARAMS = ("size", "sessions", "msg_size", "window", "kick_batch", "rx_refill", "ring",
+                 "txfull", "rate")
 
 # The metrics written per point, in this order.
 METRICS = ("pps", "bps", "packets", "bytes", "loss_pct", "lost", "tx_dropped", "cpu_pct",
