@@ -51,7 +51,7 @@ UNIT_TESTS += test_iperf_sess
 test_iperf_sess_SRCS := tests/unit/test_iperf_sess.c apps/iperf_sess.c
 
 UNIT_TESTS += test_net_rwnd
-test_net_rwnd_SRCS := tests/unit/test_net_rwnd.c net/net_rwnd.c
+test_net_rwnd_SRCS := tests/unit/test_net_rwnd.c
 
 UNIT_TESTS += test_imix
 test_imix_SRCS := tests/unit/test_imix.c apps/imix.c apps/flows.c
