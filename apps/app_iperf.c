@@ -54,10 +54,11 @@ static bool iperf_sess_ok(const struct iperf_sess *s)
 
 static void iperf_result(uint64_t ns, bool server, uint64_t segs)
 {
-    uint64_t total = 0, total_ns = 0;
+    uint64_t total = 0, total_ns = 0, unacked = 0;
     unsigned n = iperf_nsess(server);
     for (unsigned i = 0; i < n; i++) {
         total += ip.s[i].bytes;
+        unacked += server ? 0 : iperf_sess_unacked(&ip.s[i]);
         if (sess_ns(&ip.s[i]) > total_ns)
             total_ns = sess_ns(&ip.s[i]);
     }
@@ -74,6 +75,8 @@ static void iperf_result(uint64_t ns, bool server, uint64_t segs)
         json_u64(j, "window", ip.window);
         json_u64(j, "finished", ip.ended.finished);
         json_u64(j, "aborted", ip.ended.aborted);
+    } else {
+        json_u64(j, "unacked", unacked);
     }
     json_arr_begin(j, "sessions");
     for (unsigned i = 0; i < n; i++) {
@@ -86,6 +89,7 @@ static void iperf_result(uint64_t ns, bool server, uint64_t segs)
         if (server)
             json_str(j, "end", iperf_end_name(s->end));
         else {
+            json_u64(j, "unacked", iperf_sess_unacked(s));
             json_u64(j, "rto_ms", s->rto_ms);
             json_u64(j, "tlp_probes", s->probes);
         }

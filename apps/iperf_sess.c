@@ -1,6 +1,7 @@
 /* app=iperf: how a server's streams ended (iperf_sess.h). Only a FIN
  * completes a stream; a reset one is counted apart, so the run can say
- * so instead of taking it for finished. */
+ * so instead of taking it for finished. And what a client's stream left
+ * unacknowledged. */
 #include "apps/iperf_sess.h"
 
 bool iperf_sess_end(struct iperf_tally *t, struct iperf_sess *s, enum iperf_end how, uint64_t now)
@@ -21,6 +22,11 @@ bool iperf_sess_end(struct iperf_tally *t, struct iperf_sess *s, enum iperf_end 
 bool iperf_tally_all_ended(const struct iperf_tally *t, unsigned n)
 {
     return t->finished + t->aborted >= n;
+}
+
+uint64_t iperf_sess_unacked(const struct iperf_sess *s)
+{
+    return s->written > s->bytes ? s->written - s->bytes : 0;
 }
 
 const char *iperf_end_name(enum iperf_end how)

@@ -44,6 +44,11 @@ bool iperf_sess_end(struct iperf_tally *t, struct iperf_sess *s, enum iperf_end 
 /* Every one of n streams ended by a FIN or an abort: the server is done. */
 bool iperf_tally_all_ended(const struct iperf_tally *t, unsigned n);
 
+/* Client: what lwIP still held unacknowledged when the run ended (the
+ * drain gave up on it). The host may have received any part of it: its
+ * ACKs can be lost on the way back (a tap's full queue towards QEMU). */
+uint64_t iperf_sess_unacked(const struct iperf_sess *s);
+
 /* "fin", "aborted", "cut" or "open" (the result's per-session "end"). */
 const char *iperf_end_name(enum iperf_end how);
 

@@ -430,8 +430,18 @@ def test_iperf_over_tap_with_host_iperf(image, no_leftovers, role, sessions):
     guest = rep["guests"][-1]["result"]["sessions"]
     assert len(guest) == sessions and all(s["ok"] and s["bytes"] > 0 for s in guest), guest
     (d,) = rep["counts"]["directions"].values()
-    # Both ends counted the same TCP stream, up to their own header bytes.
-    assert d["verdict"] == "tcp" and abs(d["received"] - d["sent"]) < 0.01 * d["sent"]
+    assert d["verdict"] == "tcp", d["why"]
+    if role == "server":
+        # Both ends counted the same TCP stream, up to their own header bytes.
+        assert abs(d["received"] - d["sent"]) < 0.01 * d["sent"]
+        return
+    # The host read what the guest saw acknowledged but each stream's flags
+    # word, and at most what the guest still held unacknowledged (a CI run
+    # of 128 streams: the tap dropped the last ACKs of some, 1.9% of the
+    # bytes, and the guest's drain gave up on them).
+    unacked = rep["guests"][-1]["result"]["unacked"]
+    assert unacked == sum(s["unacked"] for s in guest) == d["unacked"]
+    assert 0 <= d["received"] - (d["sent"] - 4 * sessions) <= unacked, d["why"]
 
 
 @needs_passt

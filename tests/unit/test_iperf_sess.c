@@ -74,12 +74,26 @@ static void test_all_ended_counts_fins_and_aborts(void **st)
     assert_int_equal(u.finished, 3);
 }
 
+/* A client's stream whose last ACKs never came (the drain gave up)
+ * reports what lwIP still held; a drained one reports nothing. */
+static void test_unacked_is_written_less_acknowledged(void **st)
+{
+    (void)st;
+    struct iperf_sess s = {.written = 5000000, .bytes = 2116744};
+    assert_int_equal(iperf_sess_unacked(&s), 2883256);
+    s.bytes = s.written;
+    assert_int_equal(iperf_sess_unacked(&s), 0);
+    struct iperf_sess none = {0};
+    assert_int_equal(iperf_sess_unacked(&none), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fin_finishes_abort_is_counted_apart),
         cmocka_unit_test(test_a_stream_ends_once),
         cmocka_unit_test(test_all_ended_counts_fins_and_aborts),
+        cmocka_unit_test(test_unacked_is_written_less_acknowledged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
