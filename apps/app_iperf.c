@@ -66,6 +66,9 @@ static void iperf_result(uint64_t ns, bool server, uint64_t segs)
         total_ns = ns;
     printf("iperf: %s, %u session%s, msg_size %u: %.3f Gbit/s total\n",
            server ? "server" : "client", n, n == 1 ? "" : "s", ip.msg, gbps(total, total_ns));
+    if (unacked)
+        printf("iperf: %llu bytes still unacknowledged after the %d ms drain (not counted)\n",
+               (unsigned long long)unacked, IPERF_DRAIN_MS);
     struct json *j = app_result_begin(segs, total, total_ns);
     json_str(j, "role", server ? "server" : "client");
     json_u64(j, "port", ip.port);

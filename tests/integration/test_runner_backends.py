@@ -442,6 +442,9 @@ def test_iperf_over_tap_with_host_iperf(image, no_leftovers, role, sessions):
     unacked = rep["guests"][-1]["result"]["unacked"]
     assert unacked == sum(s["unacked"] for s in guest) == d["unacked"]
     assert 0 <= d["received"] - (d["sent"] - 4 * sessions) <= unacked, d["why"]
+    said = [l for l in rep["guests"][-1]["console_tail"] if "still unacknowledged" in l]
+    assert said == (["iperf: %d bytes still unacknowledged after the 2000 ms drain (not counted)"
+                     % unacked] if unacked else []), said
 
 
 @needs_passt
