@@ -49,6 +49,15 @@ bool iperf_tally_all_ended(const struct iperf_tally *t, unsigned n);
  * ACKs can be lost on the way back (a tap's full queue towards QEMU). */
 uint64_t iperf_sess_unacked(const struct iperf_sess *s);
 
+/* Client: what a stream may hold unacknowledged, written but not yet
+ * acknowledged: its share cap, and twice what the peer's window lets out
+ * (peer_wnd), at least one write of msg bytes. lwIP appends a write after
+ * the last unsent segment, found by walking the unsent queue (tcp_out.c,
+ * tcp_write); behind a 64 KiB window (slirp, passt: no window scaling)
+ * the share alone queued ~2800 segments of 1460 bytes, and that walk was
+ * 12.5% of the guest's time. Twice the window refills it from each ACK. */
+uint64_t iperf_sess_limit(uint64_t cap, uint32_t peer_wnd, uint32_t msg);
+
 /* "fin", "aborted", "cut" or "open" (the result's per-session "end"). */
 const char *iperf_end_name(enum iperf_end how);
 

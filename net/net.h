@@ -103,6 +103,9 @@ void net_tcp_offload(struct tcp_pcb *pcb);
  * TCP_TMR_INTERVAL). */
 uint32_t net_tcp_rto_ms(const struct tcp_pcb *pcb);
 
+/* What the peer's window lets the connection have in flight now, bytes. */
+uint32_t net_tcp_peer_wnd(const struct tcp_pcb *pcb);
+
 /* A receiving stream's window (iperf -w): at most window bytes in flight
  * towards it once it has received TCP_WND - window (net_tcp.c). Start it
  * when the connection comes up, hand every consumed pbuf's length to

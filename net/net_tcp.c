@@ -42,6 +42,11 @@ uint32_t net_tcp_rto_ms(const struct tcp_pcb *pcb)
     return pcb->rto > 0 ? (uint32_t)pcb->rto * TCP_SLOW_INTERVAL : 0;
 }
 
+uint32_t net_tcp_peer_wnd(const struct tcp_pcb *pcb)
+{
+    return pcb->snd_wnd; /* scaled already (tcp_in.c, tcp_receive) */
+}
+
 /* A receive window below TCP_WND (net_rwnd.h; why: docs/lwip.md). lwIP
  * gives a connection TCP_WND once window scaling is agreed (tcp_in.c,
  * tcp_parseopt) and tcp_recved gives credit back up to it (tcp.c); it

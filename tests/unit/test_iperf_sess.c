@@ -87,6 +87,19 @@ static void test_unacked_is_written_less_acknowledged(void **st)
     assert_int_equal(iperf_sess_unacked(&none), 0);
 }
 
+/* Behind slirp's unscaled 64 KiB window a stream queues twice that, not
+ * its whole share; a closed window still lets one write in; a window
+ * larger than the share leaves the share. */
+static void test_limit_follows_the_peer_window(void **st)
+{
+    (void)st;
+    const uint64_t share = 4u << 20;
+    assert_int_equal(iperf_sess_limit(share, 65535, 16384), 131070);
+    assert_int_equal(iperf_sess_limit(share, 0, 16384), 16384);
+    assert_int_equal(iperf_sess_limit(share, 3u << 20, 1024), share);
+    assert_int_equal(iperf_sess_limit(share, UINT32_MAX, 1024), share);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -94,6 +107,7 @@ int main(void)
         cmocka_unit_test(test_a_stream_ends_once),
         cmocka_unit_test(test_all_ended_counts_fins_and_aborts),
         cmocka_unit_test(test_unacked_is_written_less_acknowledged),
+        cmocka_unit_test(test_limit_follows_the_peer_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
