@@ -15,20 +15,17 @@ _Static_assert(IPERF_ZBUF >= 2 * 65535, "a write of the largest msg_size fits af
 
 #define IPERF_RETRY_NS 200000000ull /* a refused connect is tried again */
 
-static uint64_t client_limit(const struct iperf_sess *s)
-{
-    return iperf_sess_limit(s->cap, net_tcp_peer_wnd(s->pcb), ip.msg);
-}
-
 static void client_push(struct iperf_sess *s)
 {
     struct tcp_pcb *pcb = s->pcb;
     if (!pcb || !s->connected || ip.stop)
         return;
     /* Like a blocking send of msg_size bytes: wait until all of it fits.
-     * The queue limit leaves room for lwIP's own segments (FIN). */
+     * The queue limit leaves room for lwIP's own segments (FIN). Writes
+     * do not move the peer's window: its limit holds for the whole loop. */
+    uint64_t limit = iperf_sess_limit(s->cap, net_tcp_peer_wnd(pcb), ip.msg);
     while (tcp_sndbuf(pcb) >= ip.msg && tcp_sndqueuelen(pcb) + 4 < TCP_SND_QUEUELEN &&
-           s->written - s->bytes + ip.msg <= client_limit(s)) {
+           s->written - s->bytes + ip.msg <= limit) {
         if (tcp_write(pcb, ip.zbuf + s->zoff, (u16_t)ip.msg, TCP_WRITE_FLAG_MORE) != ERR_OK)
             break; /* out of segments or pbufs: the next ACK frees some */
         s->written += ip.msg;

@@ -335,11 +335,11 @@ def _iperf_to_host(name, result, host):
         d["verdict"] = "disagree"
         why += ": more than the guest sent (%d acknowledged, %d unacknowledged)" % (acked, unacked)
     elif unacked:
-        taps = sum(x["frames"] for x in host.get("tx_drops") or () if x.get("at") == "backend")
+        lost = ["%d frames %s" % (x["frames"], x["what"]) for x in host.get("tx_drops") or ()
+                if x["frames"]]
         why += "; %d bytes were still unacknowledged at the guest's stop and %d of them arrived: " \
                "the ACKs were lost on the way back%s" % (
-                   unacked, max(0, got - lo),
-                   " (%d frames dropped at the tap's queue towards QEMU)" % taps if taps else "")
+                   unacked, max(0, got - lo), ": " + "; ".join(lost) if lost else "")
     else:
         why += ": each stream's %d-byte flags word is not counted by the host" % IPERF_FLAGS_BYTES
     d["why"] = why
