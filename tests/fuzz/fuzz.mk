@@ -80,8 +80,12 @@ $(BUILD)/fuzz-obj/%.o: %.c
 FUZZ ?= $(FUZZERS)
 FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ))
 fuzz-build: deps $(FUZZ_BINS)
+# The runner's parsers: seeded random-input harnesses (tests/py/mutator.py),
+# PYFUZZ_N inputs each; `make pyunit` runs them with a small count.
+PYFUZZ_N ?= 100000
 fuzz: fuzz-build
 	$(Q)tools/fuzz-run.sh $(BUILD)/fuzz $(FUZZ_TIME) $(FUZZ)
+	$(Q)VNPERF_PYFUZZ_N=$(PYFUZZ_N) $(PYTHON) -m pytest -q -p no:cacheprovider tests/py -k pyfuzz
 fuzz-smoke: fuzz-build
 	$(Q)tools/fuzz-run.sh $(BUILD)/fuzz $(FUZZ_SMOKE_TIME) $(FUZZ)
 .PHONY: fuzz fuzz-build fuzz-smoke
