@@ -5,7 +5,7 @@ receiver's sequence numbers are shown next to it."""
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import counts, outcome
+from vnperflib import counts, exitcodes, outcome
 
 
 def peer_drop(n):
@@ -225,3 +225,55 @@ def test_a_client_that_measured_nothing_shows_no_agreement_and_no_latency():
     res.update(transactions=10, p50_us=80.0, max_us=0.0)
     assert outcome.metrics({"app": "rr", "guests": [{"result": res}],
                             "counts": None})["p50_ns"] == 80000.0
+
+
+def stalled_sink(got):
+    """A dgram sink after QEMU stopped reading its socket: of 25,000 frames
+    the full socket dropped 24,700, the rest waited unread in it."""
+    drops = [counts.drop("qemu_socket", "in QEMU's UDP socket buffer", 24700)]
+    return counts.merge("sink", {"packets": got, "rx_packets": got, "lost": 0},
+                        {"tx_packets": 25000, "tx_frames": 25000, "tx_drops": drops},
+                        lossless=True)
+
+
+@pytest.mark.parametrize("got", [0, 3])
+def test_a_sink_qemu_stopped_feeding_is_a_loss_at_its_socket(got):
+    """Issue 31, finding 12: one zero-length datagram ends QEMU 7.2's dgram
+    receiving; the sink counted nothing and the run was ok."""
+    m = stalled_sink(got)
+    for name in ("host->guest", "host->guest frames"):
+        d = m["directions"][name]
+        assert d["verdict"] == "lossy" and d["stalled"] is True
+        assert d["located"] == d["lost"] == 25000 - got
+        assert d["where"] == [
+            counts.drop("qemu_socket", "in QEMU's UDP socket buffer", 24700),
+            counts.drop("qemu_socket", "left unread in QEMU's UDP socket", 300 - got)]
+        assert d["why"].startswith("%s: QEMU stopped reading its UDP socket" % name)
+        assert "zero-length datagram" in d["why"] and "received %d of 25000" % got in d["why"]
+    assert m["agree"] is False
+    rep = {"guests": [{"status": 0, "problems": [], "guest_code": 0, "label": "guest"}],
+           "counts": m}
+    status, why = outcome.overall_status(rep, None)
+    assert status == exitcodes.RUNNER_BACKEND_FAILED and why == counts.stalled(m)
+    assert why.startswith("host->guest: QEMU stopped reading its UDP socket")
+
+
+def test_overload_at_qemus_socket_is_no_stall():
+    """A flat-out sink that took a tenth of the peer's frames: QEMU kept
+    reading, too slowly; loss, no stall, and the guest's own code stands."""
+    drops = [counts.drop("qemu_socket", "in QEMU's UDP socket buffer", 90000)]
+    m = counts.merge("sink", {"packets": 10000}, {"tx_packets": 100000, "tx_drops": drops},
+                     lossless=True)
+    d = m["directions"]["host->guest"]
+    assert d["verdict"] == "lossy" and "stalled" not in d and counts.stalled(m) is None
+    rep = {"guests": [{"status": 0, "problems": [], "guest_code": 0, "label": "guest"}],
+           "counts": m}
+    assert outcome.overall_status(rep, None) == (0, "ok")
+
+
+def test_no_stall_without_qemus_socket():
+    """Nothing received over a backend that is not QEMU's UDP socket (tap
+    drops, say) is that backend's loss, not a socket stall."""
+    drops = [counts.drop("backend", "tap queue drops", 5000)]
+    m = counts.merge("sink", {"packets": 0}, {"tx_packets": 5000, "tx_drops": drops})
+    assert "stalled" not in m["directions"]["host->guest"]

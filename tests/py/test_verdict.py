@@ -151,3 +151,15 @@ def test_pvp_without_loss_is_neither():
         "side": "neither", "why": "no hop lost a frame; the tester was paced (rate given)"}
     assert "the tester sent flat out" in verdict.bottleneck(chain(e2e, rate=None))["why"]
     assert verdict.bottleneck(chain({}))["side"] == "unknown"
+
+
+def test_a_sink_qemu_stopped_feeding_is_the_backends():
+    """Issue 31, finding 12: QEMU stopped reading its socket after a
+    zero-length datagram; the verdict names that, not a slow guest."""
+    drops = [counts.drop("qemu_socket", "in QEMU's UDP socket buffer", 24700)]
+    c = counts.merge("sink", {"packets": 0, "vnet": {"rx": {"polls": 10 ** 6, "packets": 0}}},
+                     {"tx_packets": 25000, "tx_drops": drops}, lossless=True)
+    rep = {"guests": [{"result": {"packets": 0}}], "app": "sink", "backend": "dgram",
+           "counts": c, "host": {}, "config": []}
+    v = verdict.bottleneck(rep)
+    assert v["side"] == "backend" and "QEMU stopped reading its UDP socket" in v["why"]

@@ -179,6 +179,10 @@ def overall_status(rep, backend_dead):
     for g in started:
         if g["problems"]:
             return exitcodes.RUNNER_PROTOCOL, "%s: %s" % (g["label"], g["problems"][0])
+    stall = counts.stalled(rep.get("counts"))
+    if stall:
+        # Whatever the guest made of it, its traffic never reached it.
+        return exitcodes.RUNNER_BACKEND_FAILED, stall
     for g in started:
         if g["guest_code"] != 0:
             err = g["error"] or {}

@@ -146,7 +146,11 @@ def _sink(rep, result, hot):
     app ran), QEMU's socket, or the backend's own queues. Frames left in
     the guest's ring after the app stopped say nothing. Either of the
     first two is the host's when the guest's vCPU stalled longer than its
-    RX ring covers at the offered rate (stalls.py)."""
+    RX ring covers at the offered rate (stalls.py). QEMU that stopped
+    reading its socket altogether is the backend's (counts.socket_stall)."""
+    stall = counts.stalled(rep.get("counts"))
+    if stall:
+        return {"side": "backend", "why": stall}
     host = rep.get("host") or {}
     refused, offered = host.get("ring_full_drops") or 0, host.get("offered_at_end")
     socket, backend = _lost_at(rep, "qemu_socket"), _lost_at(rep, "backend")
