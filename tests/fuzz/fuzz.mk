@@ -48,6 +48,10 @@ FUZZERS += fuzz_peer_args
 fuzz_peer_args_SRCS := $(call unit_srcs,test_peer_args)
 FUZZERS += fuzz_json
 fuzz_json_SRCS := $(call unit_srcs,test_json)
+FUZZERS += fuzz_rrs_args
+fuzz_rrs_args_SRCS := tools/rrserver/rrs_args.c
+FUZZERS += fuzz_rrs_req
+fuzz_rrs_req_SRCS := tools/rrserver/rrs_req.c
 FUZZERS += fuzz_virtq
 fuzz_virtq_SRCS := $(VIRTQ_SRCS) $(SIM_SRCS) tests/fuzz/fuzz_virtq_dev.c
 

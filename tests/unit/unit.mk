@@ -123,6 +123,9 @@ test_peer_tx_SRCS := tests/unit/test_peer_tx.c tools/peer/peer_tx.c tools/peer/p
     tools/peer/peer_frame.c tools/peer/peer_malform.c tools/peer/peer_streams.c \
     tools/peer/peer_lat.c apps/seqtrack.c apps/hist.c net/pkt.c kernel/csum.c
 
+UNIT_TESTS += test_rrs
+test_rrs_SRCS := tests/unit/test_rrs.c tools/rrserver/rrs_args.c tools/rrserver/rrs_req.c
+
 define unit_test_rule
 $(BUILD)/tests/unit/$(1): $$(patsubst %.c,$(BUILD)/tests/unit-obj/%.o,$$($(1)_SRCS))
 	@mkdir -p $$(dir $$@)

@@ -43,6 +43,23 @@ int rrs_args(int argc, char **argv, struct rrs_opts *o, char *err, size_t errlen
 int rrs_run_udp(const struct rrs_opts *o, int fd, struct rrs_stats *st);
 int rrs_run_tcp(const struct rrs_opts *o, int fd, struct rrs_stats *st);
 
+/* A TCP stream's requests: bytes of the one being read, answers owed. */
+struct rrs_stream {
+    uint32_t got; /* < o->req */
+    uint64_t owed;
+};
+
+/* n more bytes of a stream arrived (rrs_req.c: pure, as the request
+ * parsing below, so tests/fuzz/fuzz_rrs_req.c drives it). */
+void rrs_stream_add(const struct rrs_opts *o, struct rrs_stream *s, uint32_t n,
+                    struct rrs_stats *st);
+
+/* A UDP request of n bytes: counted, and the answer's first rrs_id_len
+ * bytes written to out (the request's, zeros past its end); the rest of
+ * the o->resp bytes are the caller's, zeros. */
+void rrs_udp_answer(const struct rrs_opts *o, const uint8_t *in, size_t n, uint8_t *out,
+                    struct rrs_stats *st);
+
 /* How many leading bytes of a request an answer echoes. */
 static inline uint32_t rrs_id_len(const struct rrs_opts *o)
 {

@@ -7,12 +7,15 @@
 
 #include "tools/rrserver/rrs.h"
 
+/* Decimal digits only: strtoul alone skips white space and takes a sign. */
 static int num(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
     char *end;
+    if (s[0] < '0' || s[0] > '9')
+        return -1;
     errno = 0;
     unsigned long v = strtoul(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi)
+    if (errno || *end || v < lo || v > hi)
         return -1;
     *out = (uint32_t)v;
     return 0;

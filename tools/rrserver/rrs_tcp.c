@@ -14,13 +14,13 @@
 
 struct rrs_conn {
     int fd;
-    uint32_t got;      /* bytes of the request being read */
-    uint64_t owed;     /* answers not started */
-    uint32_t out_left; /* bytes of the answer being sent */
+    struct rrs_stream in; /* the request being read, answers not started */
+    uint32_t out_left;    /* bytes of the answer being sent */
 };
 
 static struct rrs_conn rrs_conns[RRS_SESS_MAX];
 static uint8_t rrs_buf[65536];
+_Static_assert(sizeof(rrs_buf) <= UINT32_MAX, "a read's count fits rrs_stream_add's n");
 static const uint8_t rrs_zeros[RRS_MSG_MAX];
 
 static void rrs_close(int ep, struct rrs_conn *c)
@@ -33,9 +33,9 @@ static void rrs_close(int ep, struct rrs_conn *c)
 /* Sends what is owed; false when the connection is gone. */
 static bool rrs_flush(const struct rrs_opts *o, int ep, struct rrs_conn *c, struct rrs_stats *st)
 {
-    while (c->out_left || c->owed) {
+    while (c->out_left || c->in.owed) {
         if (!c->out_left) {
-            c->owed--;
+            c->in.owed--;
             c->out_left = o->resp;
         }
         ssize_t w = send(c->fd, rrs_zeros, c->out_left, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -69,10 +69,7 @@ static bool rrs_read(const struct rrs_opts *o, struct rrs_conn *c, struct rrs_st
             st->io_errors++;
             return false;
         }
-        st->req_bytes += (uint64_t)n;
-        c->got += (uint32_t)n;
-        c->owed += c->got / o->req;
-        c->got %= o->req;
+        rrs_stream_add(o, &c->in, (uint32_t)n, st);
     }
 }
 
@@ -94,7 +91,7 @@ static void rrs_accept(int lfd, int ep, struct rrs_stats *st)
             close(fd);
             continue;
         }
-        *c = (struct rrs_conn){fd, 0, 0, 0};
+        *c = (struct rrs_conn){fd, {0, 0}, 0};
         st->sessions++;
     }
 }

@@ -1,7 +1,6 @@
 /* UDP_RR: every datagram is a request, answered at once. */
 #include <errno.h>
 #include <poll.h>
-#include <string.h>
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -13,7 +12,6 @@ static uint8_t rrs_in[65536], rrs_out[RRS_MSG_MAX];
 /* Answers what is queued on fd now. */
 static void rrs_udp_drain(const struct rrs_opts *o, int fd, struct rrs_stats *st)
 {
-    const uint32_t idl = rrs_id_len(o);
     for (;;) {
         struct sockaddr_in from;
         socklen_t fl = sizeof(from);
@@ -24,12 +22,7 @@ static void rrs_udp_drain(const struct rrs_opts *o, int fd, struct rrs_stats *st
                 st->io_errors++;
             return;
         }
-        st->req_bytes += (uint64_t)n;
-        if ((uint32_t)n != o->req)
-            st->short_msgs++;
-        /* the transaction number, as far as the request carried it */
-        memset(rrs_out, 0, idl);
-        memcpy(rrs_out, rrs_in, (uint32_t)n < idl ? (size_t)n : idl);
+        rrs_udp_answer(o, rrs_in, (size_t)n, rrs_out, st);
         ssize_t w = sendto(fd, rrs_out, o->resp, 0, (struct sockaddr *)&from, fl);
         if (w == (ssize_t)o->resp) {
             st->transactions++;
