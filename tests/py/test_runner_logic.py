@@ -37,7 +37,8 @@ def test_console_splits_lines_across_chunks():
     lines = c.feed(b'lo\r\n@vnperf {"type":"ready","app":"x","t_ns":5}\n@vnp')
     assert [l.text for l in lines] == ["hello", '@vnperf {"type":"ready","app":"x","t_ns":5}']
     assert lines[0].msg is None and lines[1].msg == {"type": "ready", "app": "x", "t_ns": 5}
-    c.feed(b'erf {"type":"exit","code":0,"reason":"ok"}')
+    c.feed(b'erf {"type":"boot"}\n@vnperf {"type":"config"}\n')
+    c.feed(b'@vnperf {"type":"exit","code":0,"reason":"ok"}')
     last = c.close()
     assert last[0].msg["type"] == "exit"
     assert c.first("ready")["t_ns"] == 5 and c.last("exit")["code"] == 0

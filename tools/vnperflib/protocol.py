@@ -2,9 +2,44 @@
 lines, and machine lines "@vnperf " + one JSON object with a "type"."""
 
 import json
+import math
+import re
 
 PREFIX = "@vnperf "
 TYPES = ("boot", "config", "ready", "sample", "hist", "result", "error", "exit")
+# A guest that exits ok printed these first (docs/protocol.md).
+REQUIRED_TYPES = ("boot", "config", "ready")
+# The guest's lines nest a few levels (result.vnet.tx, mem.lwip, hist's
+# buckets): deeper is hostile, and would exhaust the JSON decoder's stack.
+MAX_DEPTH = 16
+# Numbers are the guest's uint64_t / int64_t (kernel/json.h).
+U64_MAX = 2 ** 64 - 1
+I64_MIN = -2 ** 63
+_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+# The members each type's values are checked against (docs/protocol.md's
+# table): "u64" an integer 0..2^64-1, "code" an exit code 0..63, "rate" a
+# finite number >= 0 or null (json_double's NaN), "str", "bool". Members
+# not named here only need finite numbers in the 64-bit range.
+_COUNTS = ("packets", "bytes", "tx_packets", "tx_bytes", "rx_packets", "rx_bytes",
+           "duration_ns", "transactions", "timeouts", "tx_dropped")
+_LATENCY = tuple("%s_%s" % (q, u) for q in ("p50", "p90", "p99", "p999", "max", "mean")
+                 for u in ("ns", "us"))
+FIELDS = {
+    "boot": dict(boot_path="str", tsc_hz="u64", tsc_method="str", acpi="bool",
+                 ram_bytes="u64", arena_free_bytes="u64"),
+    "config": dict(source="str", line="str"),
+    "ready": dict(app="str", t_ns="u64"),
+    "mark": dict(name="str", t_ns="u64"),
+    "sample": dict(dict.fromkeys(_COUNTS, "u64"), app="str", t="rate", pps="rate",
+                   bps="rate", tps="rate"),
+    "hist": dict(name="str", unit_ns="rate", part="u64", last="bool", count="u64",
+                 min="u64", max="u64", sum="u64", sub_bits="u64"),
+    "result": dict(dict.fromkeys(_COUNTS, "u64"), **dict.fromkeys(_LATENCY, "rate"),
+                   app="str", pps="rate", bps="rate", tps="rate"),
+    "error": dict(code="code", reason="str", message="str"),
+    "exit": dict(code="code", reason="str"),
+}
 
 
 class Line:
@@ -19,13 +54,85 @@ class Line:
         self.t = t
 
 
+def _depth(body):
+    """How deep the brackets outside strings nest."""
+    depth = top = 0
+    for m in _NESTING.finditer(body):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            top = max(top, depth)
+        elif c in "]}":
+            depth -= 1
+    return top
+
+
+def _number_problem(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return "%s is not a finite number" % json.dumps(v)
+    if isinstance(v, int) and not isinstance(v, bool) and not I64_MIN <= v <= U64_MAX:
+        return "a %d-digit integer is beyond 64 bits" % len(str(abs(v)))
+    return None
+
+
+def _numbers(msg):
+    """The first number of msg (any depth, MAX_DEPTH bounds it) that is
+    not finite or beyond 64 bits: (dotted path, why), or None."""
+    todo = [(msg["type"], msg)]
+    while todo:
+        path, v = todo.pop()
+        if isinstance(v, dict):
+            todo.extend(reversed([("%s.%s" % (path, k), x) for k, x in v.items()]))
+        elif isinstance(v, list):
+            todo.extend(reversed([("%s[%d]" % (path, i), x) for i, x in enumerate(v)]))
+        else:
+            why = _number_problem(v)
+            if why:
+                return path, why
+    return None
+
+
+def _kind_ok(kind, v):
+    if kind == "str":
+        return isinstance(v, str)
+    if kind == "bool":
+        return isinstance(v, bool)
+    if isinstance(v, bool):
+        return False
+    if kind == "rate":
+        return v is None or (isinstance(v, (int, float)) and v >= 0)
+    top = 63 if kind == "code" else U64_MAX
+    return isinstance(v, int) and 0 <= v <= top
+
+
+_KIND_TEXT = {"str": "a string", "bool": "true or false", "u64": "an integer 0..2^64-1",
+              "code": "an exit code 0..63", "rate": "a number >= 0 (or null)"}
+
+
+def check(msg):
+    """Why a machine line's members break the protocol (one line naming
+    the member), or None."""
+    bad = _numbers(msg)
+    if bad:
+        return "%s: %s" % bad
+    for name, kind in FIELDS.get(msg["type"], {}).items():
+        if name in msg and not _kind_ok(kind, msg[name]):
+            return "%s.%s is %s: want %s" % (msg["type"], name, json.dumps(msg[name])[:40],
+                                             _KIND_TEXT[kind])
+    return None
+
+
 def parse_line(text, t=None):
     """Classifies one line (no newline). A machine line whose JSON does not
-    parse, is not an object or has no string "type" is kept with .bad set."""
+    parse (NaN, infinities and numbers beyond 64 bits included), nests
+    deeper than MAX_DEPTH, is not an object, has no string "type" or a
+    member of the wrong kind (FIELDS) is kept with .bad set."""
     text = text.rstrip("\r")
     if not text.startswith(PREFIX):
         return Line(text, t=t)
     body = text[len(PREFIX):]
+    if _depth(body) > MAX_DEPTH:
+        return Line(text, bad="JSON nested deeper than %d" % MAX_DEPTH, t=t)
     try:
         msg = json.loads(body)
     except ValueError as e:
@@ -34,6 +141,9 @@ def parse_line(text, t=None):
         return Line(text, bad="not a JSON object", t=t)
     if not isinstance(msg.get("type"), str):
         return Line(text, bad='no string "type" member', t=t)
+    bad = check(msg)
+    if bad:
+        return Line(text, bad=bad, t=t)
     return Line(text, msg=msg, t=t)
 
 
@@ -86,7 +196,7 @@ class Console:
     def problems(self, guest_code):
         """Protocol violations, given the code QEMU reported (None if the
         guest did not exit): bad lines, missing or contradicting exit line,
-        more than one result."""
+        an ok exit without boot/config/ready lines, more than one result."""
         out = ["line %r: %s" % (l.text[:80], l.bad) for l in self.bad]
         if guest_code is None:
             return out
@@ -98,4 +208,8 @@ class Console:
                        % (exits[-1].get("code"), guest_code))
         if len(self.all("result")) > 1:
             out.append("%d result lines (exactly one allowed)" % len(self.all("result")))
+        if guest_code == 0:
+            missing = [t for t in REQUIRED_TYPES if t not in self.by_type]
+            if missing:
+                out.append("the guest exited ok without a %s line" % "/".join(missing))
         return out
