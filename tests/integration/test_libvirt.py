@@ -2,10 +2,13 @@
 none runs; skipped with the reason when libvirt cannot run at all). After
 every test no domain of it may be left (`virsh list --all`)."""
 
+import glob
 import json
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -38,6 +41,28 @@ def no_domains_left(no_leftovers, daemon):
         os.unlink(path)
     assert not left, "domains left behind: %s" % ", ".join(left)
     assert not logs, "domain logs left behind: %s" % ", ".join(logs)
+
+
+@pytest.fixture
+def closed_dir():
+    """A 0700 folder as `mktemp -d` makes one, which libvirt's QEMU user
+    (Debian: libvirt-qemu) cannot enter: where a fresh clone may lie."""
+    d = tempfile.mkdtemp(prefix="vnperf-test-closed-")
+    os.chmod(d, 0o700)
+    yield d
+    shutil.rmtree(d, True)
+
+
+def copy_into(d, path):
+    dst = os.path.join(d, os.path.basename(path))
+    shutil.copyfile(path, dst)
+    return dst
+
+
+def stage_dirs():
+    """The runners' folders of copies for libvirt's QEMU (libvirtstage.py)."""
+    return sorted(glob.glob("/var/lib/libvirt/boot/vnperf-*-stage-*")
+                  + glob.glob("/tmp/vnperf-*-stage-*"))
 
 
 def fleet_spec(tmp_path, text, name="spec.toml"):
@@ -294,3 +319,51 @@ def test_fleet_unanswering_daemon_fails_named_then_autodestroyed(image, tmp_path
     # (destroy_stale); this test does not start one.
     for path in libvirtd.logs(no_domains_left):
         os.unlink(path)
+
+
+@pytest.mark.timeout_s(150)
+@pytest.mark.parametrize("boot", ["pvh", "uefi"])
+def test_run_engine_libvirt_boots_files_from_a_0700_folder(image, closed_dir, boot):
+    """The kernel (or ESP) in a folder libvirt's QEMU user cannot enter:
+    the runner hands the domain a copy that user can read, and removes it."""
+    before = stage_dirs()
+    if boot == "pvh":
+        args = ["--image", copy_into(closed_dir, image)]
+    else:
+        args = ["--boot", "uefi", "--esp",
+                copy_into(closed_dir, os.path.join(vnharness.BUILD, "esp.img"))]
+    r = run_vnperf(["run", "--engine", "libvirt", "--accel", "tcg", "--json", "-q"] + args)
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0, (rep["why"], r.stderr)
+    assert rep["guests"][0]["guest_code"] == 0 and rep["boot"] == boot
+    assert stage_dirs() == before
+
+
+FROM_CLOSED = """\
+[fleet]
+accel = "tcg"
+duration = 3
+image = "%s"
+
+[[group]]
+name = "rx"
+app = "sink"
+count = 2
+config = ["count=200"]
+
+[[group]]
+name = "tx"
+app = "gen"
+count = 2
+to = "rx"
+config = ["count=200", "rate=200"]
+"""
+
+
+@pytest.mark.timeout_s(240)
+def test_fleet_boots_its_image_from_a_0700_folder(image, tmp_path, closed_dir):
+    before = stage_dirs()
+    r, rep = run_fleet(tmp_path, FROM_CLOSED % copy_into(closed_dir, image))
+    assert r.returncode == 0, (rep["why"], r.stderr)
+    assert rep["aggregate"]["packets"] == 400 and rep["failed"] == []
+    assert stage_dirs() == before

@@ -1,14 +1,22 @@
 """The libvirt engine's pure parts (no daemon, no QEMU): domain XML from the
 runner's options and backends, refusals of what libvirt 9 cannot express,
---engine parsing, and a fleet's plan (addresses, wires, config words)."""
+--engine parsing, a fleet's plan (addresses, wires, config words), and the
+copies of what a domain's QEMU opens, staged where its user can read them."""
 
+import grp
+import os
+import pwd
+import shutil
+import stat
+import tempfile
+import types
 import xml.etree.ElementTree as ET
 
 import pytest
 
 import vnpy
-from vnperflib import (compare, domxml, engine, fleet, fleetreport, fleetspec, libvirtconn,
-                       qemucmd, resultsdir)
+from vnperflib import (compare, domxml, engine, engine_libvirt, fleet, fleetreport, fleetspec,
+                       libvirtconn, libvirtstage, proc, qemucmd, resultsdir)
 from vnperflib.errors import RunnerError
 
 Q = "{%s}" % domxml.QEMU_NS
@@ -279,3 +287,178 @@ def test_fleet_results_directory_carries_identities_compare_pairs(tmp_path):
     cmp = compare.compare(a, b)
     assert [r["params"]["group"] for r in cmp["rows"]] == ["fleet", "gens"]
     assert all(r["columns"]["pps%"]["pct"] == pytest.approx(10.0) for r in cmp["rows"])
+
+
+# ---- staging what the domain's QEMU opens (libvirtstage.py, issue 31)
+CAPS = """<capabilities><host>
+  <secmodel><model>none</model><doi>0</doi></secmodel>
+  <secmodel><model>dac</model><doi>0</doi>
+    <baselabel type='kvm'>+64055:+64055</baselabel>
+    <baselabel type='qemu'>+64055:+107</baselabel></secmodel>
+</host></capabilities>"""
+# Not the runner (root here) and in no group of the files: mode bits decide.
+QEMU = libvirtstage.QemuUser(54321, 54321, groups=[], name="qemu-user")
+ME, MY_GROUP = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
+
+
+@pytest.fixture
+def open_dir():
+    """A 0755 folder in /tmp (pytest's tmp_path lies in a 0700 one)."""
+    d = tempfile.mkdtemp(dir="/tmp", prefix="vnperf-test-stage-")
+    os.chmod(d, 0o755)
+    yield d
+    shutil.rmtree(d, True)
+
+
+def closed_checkout(tmp_path):
+    """A kernel and an ESP the way a clone in `mktemp -d` holds them."""
+    root = tmp_path / "clone"
+    (root / "build").mkdir(parents=True)
+    os.chmod(root, 0o700)
+    kernel, esp = root / "build" / "vnperf.elf", root / "build" / "esp.img"
+    kernel.write_bytes(b"\x7fELF kernel")
+    esp.write_bytes(b"FAT esp")
+    os.chmod(kernel, 0o600)
+    return str(root), str(kernel), str(esp)
+
+
+def test_qemu_user_is_the_dac_baselabel_of_the_domain_type():
+    u = libvirtstage.qemu_user(CAPS, "qemu")
+    assert (u.uid, u.gid) == (64055, 107) and 107 in u.groups
+    assert libvirtstage.qemu_user(CAPS, "kvm").gid == 64055
+    assert libvirtstage.qemu_user(CAPS.replace("dac", "selinux"), "qemu") is None
+    assert libvirtstage.qemu_user("<capabilities", "qemu") is None
+    assert libvirtstage.qemu_user("", "qemu") is None
+
+
+def test_blocker_names_the_folder_that_user_cannot_enter(tmp_path, open_dir):
+    root, kernel, _ = closed_checkout(tmp_path)
+    why = libvirtstage.blocker(kernel, QEMU)
+    # pytest's own 0700 folder above tmp_path stops it first, or the clone.
+    assert why is not None and " is 0700 %s:" % ME in why, why
+    inner = os.path.join(open_dir, "sub", "f")
+    os.makedirs(os.path.dirname(inner))
+    assert libvirtstage.blocker(inner, QEMU) is None
+    os.chmod(os.path.dirname(inner), 0o750)  # the runner's group only
+    assert libvirtstage.blocker(inner, QEMU) == "%s is 0750 %s:%s" % (
+        os.path.dirname(inner), ME, MY_GROUP)
+    in_group = libvirtstage.QemuUser(54321, os.getgid(), groups=[], name="g")
+    assert libvirtstage.blocker(inner, in_group) is None
+
+
+def test_stage_copies_into_one_readable_folder_removed_at_close(tmp_path, open_dir):
+    _, kernel, esp = closed_checkout(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "vnperf.elf").write_bytes(b"another kernel")
+    st = libvirtstage.Stage(bases=[str(tmp_path / "missing"), str(tmp_path), open_dir])
+    got = st.place([kernel, esp], QEMU)
+    d = st.dir
+    # The first base does not exist, the second is inside a 0700 folder.
+    assert os.path.dirname(d) == open_dir
+    assert os.path.basename(d).startswith("vnperf-%d-stage-" % os.getpid())
+    assert stat.S_IMODE(os.stat(d).st_mode) == 0o755
+    assert sorted(os.listdir(d)) == ["0-vnperf.elf", "1-esp.img"]
+    assert got == {kernel: os.path.join(d, "0-vnperf.elf"), esp: os.path.join(d, "1-esp.img")}
+    for src, dst in got.items():
+        assert open(dst, "rb").read() == open(src, "rb").read()
+        assert stat.S_IMODE(os.stat(dst).st_mode) == 0o644
+        assert libvirtstage.blocker(dst, QEMU) is None
+    # The same file again (a fleet's next domain): the same copy; another
+    # file of the same name: its own.
+    assert st.place([kernel], QEMU) == {kernel: got[kernel]}
+    again = st.place([str(other / "vnperf.elf")], QEMU)
+    assert again == {str(other / "vnperf.elf"): os.path.join(d, "2-vnperf.elf")}
+    st.remove()
+    assert not os.path.exists(d) and st.dir is None
+    st.remove()  # twice: nothing left to do
+
+
+def test_stage_refuses_with_one_line_naming_file_folder_and_user(tmp_path, open_dir):
+    _, kernel, _ = closed_checkout(tmp_path)
+    st = libvirtstage.Stage(bases=[str(tmp_path / "missing"), str(tmp_path)])
+    with pytest.raises(RunnerError) as e:
+        st.place([kernel], QEMU)
+    line = e.value.line
+    assert e.value.status == 67 and "\n" not in line
+    assert line.startswith("libvirt: %s: libvirt's QEMU runs as qemu-user" % kernel), line
+    assert " is 0700 %s:" % ME in line and "missing: No such file or directory" in line
+    assert st.dir is None and [n for n in os.listdir(tmp_path)
+                               if n.startswith("vnperf-")] == []
+    # A file that user reaches where it is stays there.
+    ok = os.path.join(open_dir, "vnperf.elf")
+    open(ok, "wb").close()
+    assert st.place([ok], QEMU) == {ok: ok}
+    # No DAC model: QEMU reads the files as they are, nothing is copied.
+    st2 = libvirtstage.Stage(bases=[open_dir])
+    assert st2.place([kernel], None) == {kernel: kernel} and st2.dir is None
+
+
+def test_stage_of_a_file_that_cannot_be_copied_is_one_line(tmp_path, open_dir):
+    st = libvirtstage.Stage(bases=[open_dir])
+    with pytest.raises(RunnerError) as e:
+        st.place([str(tmp_path / "nope.elf")], QEMU)
+    assert e.value.status == 67 and "nope.elf" in e.value.line
+    assert "No such file or directory" in e.value.line
+    st.remove()
+
+
+def test_stale_stage_folders_of_dead_runners_are_removed(open_dir):
+    dead = 2 ** 22 + 12345  # above pid_max: no such process
+    names = ["vnperf-%d-stage-abc" % dead, "vnperf-%d-stage-mine" % os.getpid(),
+             "vnperf-%d-run-abc" % dead]
+    for n in names:
+        os.mkdir(os.path.join(open_dir, n))
+    assert libvirtstage.clean_stale([open_dir]) == [os.path.join(open_dir, names[0])]
+    assert sorted(os.listdir(open_dir)) == sorted(names[1:])
+
+
+def test_domain_names_the_staged_kernel_esp_and_firmware():
+    d = domxml.Domain(spec(), "n", [], ("pty",))
+    assert d.host_files() == ["/img/vnperf.elf"]
+    d.files = {"/img/vnperf.elf": "/stage/0-vnperf.elf"}
+    assert ET.fromstring(d.xml()).find("os/kernel").text == "/stage/0-vnperf.elf"
+    u = domxml.Domain(spec(boot="uefi", esp="/img/esp.img"), "n", [], ("pty",))
+    assert u.host_files() == [qemucmd.DEFAULT_OVMF, "/img/esp.img"]
+    u.files = {qemucmd.DEFAULT_OVMF: "/stage/0-OVMF.fd", "/img/esp.img": "/stage/1-esp.img"}
+    x = ET.fromstring(u.xml())
+    assert x.find("os/loader").text == "/stage/0-OVMF.fd"
+    assert x.find("devices/disk/source").get("file") == "/stage/1-esp.img"
+
+
+class FakeConnection:
+    """libvirtconn.Connection without a daemon: capabilities only."""
+
+    def __init__(self, uri):
+        self.uri = uri
+        self.lost = None
+        self.conn = types.SimpleNamespace(getCapabilities=lambda: CAPS)
+
+    def open(self):
+        return self
+
+    def close(self):
+        self.conn = None
+
+
+def test_engine_stages_for_this_host_and_removes_on_an_error_path(tmp_path, open_dir,
+                                                                  monkeypatch):
+    _, kernel, _ = closed_checkout(tmp_path)
+    monkeypatch.setattr(libvirtconn, "Connection", FakeConnection)
+    monkeypatch.setattr(libvirtconn, "destroy_stale", lambda conn, log_dir: [])
+    monkeypatch.setattr(libvirtstage, "BASES", (open_dir,))
+    eng = engine_libvirt.LibvirtEngine("qemu:///system")
+    with pytest.raises(RuntimeError, match="after staging"):
+        with proc.Session() as s:
+            eng.connection(s)
+            got = eng.place([kernel], "tcg")
+            assert os.path.dirname(got[kernel]) == eng.stage.dir
+            assert eng._qemu_users["qemu"].uid == 64055
+            raise RuntimeError("after staging")
+    assert s.errors == [] and os.listdir(open_dir) == []
+    # Another host reads its own paths: nothing is staged.
+    remote = engine_libvirt.LibvirtEngine("qemu+ssh://h/system")
+    with proc.Session() as s:
+        remote.connection(s)
+        assert remote.place([kernel], "tcg") == {}
+    assert os.listdir(open_dir) == []

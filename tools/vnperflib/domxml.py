@@ -191,11 +191,21 @@ class Domain:
         self.emulator = emulator
         self.qemu_args = list(qemu_args)
         self.description = description
+        self.files = {}  # host path -> the path the domain names (libvirtstage.py)
         self.overrides = []  # (alias, property, type, value)
         for k, nic in enumerate(self.ifaces):
             for p, t in OVERRIDE_PROPS.items():
                 if p in nic.props:
                     self.overrides.append(("net%d" % k, p, t, str(nic.props[p])))
+
+    def host_files(self):
+        """The files on the host that the domain's QEMU opens itself."""
+        if self.spec.boot == "uefi":
+            return [self.spec.firmware, self.spec.esp]
+        return [self.spec.image]
+
+    def _host(self, path):
+        return self.files.get(path, path)
 
     def xml(self):
         s = self.spec
@@ -240,9 +250,9 @@ class Domain:
         os_ = ET.SubElement(root, "os")
         ET.SubElement(os_, "type", arch="x86_64", machine=s.machine).text = "hvm"
         if s.boot == "uefi":
-            ET.SubElement(os_, "loader", readonly="yes", type="rom").text = s.firmware
+            ET.SubElement(os_, "loader", readonly="yes", type="rom").text = self._host(s.firmware)
             return
-        ET.SubElement(os_, "kernel").text = s.image
+        ET.SubElement(os_, "kernel").text = self._host(s.image)
         if s.cmdline:
             ET.SubElement(os_, "cmdline").text = s.cmdline
 
@@ -254,7 +264,7 @@ class Domain:
             # Read-only: guests share the ESP image, as -drive snapshot=on.
             d = ET.SubElement(dev, "disk", type="file", device="disk")
             ET.SubElement(d, "driver", name="qemu", type="raw")
-            ET.SubElement(d, "source", file=self.spec.esp)
+            ET.SubElement(d, "source", file=self._host(self.spec.esp))
             ET.SubElement(d, "target", dev="vda", bus="virtio")
             ET.SubElement(d, "readonly")
         for k, i in enumerate(self.ifaces):

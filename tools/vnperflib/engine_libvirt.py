@@ -14,7 +14,7 @@ import subprocess
 import threading
 import time
 
-from . import accel, domxml, guest, libvirtconn, pinning, scratch
+from . import accel, domxml, guest, libvirtconn, libvirtstage, pinning, scratch
 from .errors import usage
 from .libvirtconn import err_line, libvirt, libvirt_qemu
 
@@ -144,6 +144,7 @@ class DomainGuest(guest.Guest):
         if netns is not None:
             raise usage("libvirt: QEMU cannot run in the runner's network namespace")
         conn = self.engine.connection(session)
+        self.domain.files = self.engine.place(self.domain.host_files(), self.spec.accel)
         if not self.stream:
             self.console_path = os.path.join(self.engine.tmp, self.name + ".console")
             self.domain.console = ("file", self.console_path)
@@ -375,6 +376,8 @@ class LibvirtEngine:
         self.emulator = emulator
         self.conn = None
         self.tmp = None
+        self.stage = None
+        self._qemu_users = {}  # domain type -> libvirtstage.QemuUser or None
         self.not_destroyed = []
         self._guests = []
         self._lock = threading.Lock()
@@ -404,10 +407,17 @@ class LibvirtEngine:
 
     def connection(self, session):
         """The open connection; on first use it registers, in this order,
-        removing the console files, closing, and destroying every domain
-        (the session undoes in reverse: destroy, close, remove)."""
+        removing the console files, removing the staged copies (this host
+        only), closing, and destroying every domain (the session undoes in
+        reverse: destroy, close, remove)."""
         if self.conn is None:
             self.tmp = scratch.mkdtemp(session, "libvirt")
+            if self.local_files:
+                self.stage = libvirtstage.Stage()
+                session.on_close(self.stage.remove, what="remove the files staged for "
+                                 "libvirt's QEMU")
+                libvirtstage.clean_stale()
+            self._qemu_users = {}
             self.conn = libvirtconn.Connection(self.uri).open()
             session.on_close(self._close, what="close libvirt connection to " + self.uri)
             session.on_close(self._destroy_all, what="destroy domains on " + self.uri)
@@ -416,6 +426,21 @@ class LibvirtEngine:
         if self.conn.lost:
             raise usage("libvirt: " + self.conn.lost)
         return self.conn
+
+    def place(self, paths, accel_name):
+        """{host path: the path a domain is to name}: on this host, copies
+        libvirt's QEMU user can read (libvirtstage.py); elsewhere the
+        paths as they are, read on the URI's host."""
+        if self.stage is None:
+            return {}
+        kind = "kvm" if accel_name == "kvm" else "qemu"
+        if kind not in self._qemu_users:
+            try:
+                caps = self.conn.conn.getCapabilities()
+            except libvirt.libvirtError:
+                caps = ""
+            self._qemu_users[kind] = libvirtstage.qemu_user(caps, kind)
+        return self.stage.place(paths, self._qemu_users[kind])
 
     def starting(self, g):
         """g's domain is about to be created: it is destroyed with the
