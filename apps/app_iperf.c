@@ -66,6 +66,9 @@ static void iperf_result(uint64_t ns, bool server, uint64_t segs)
         total_ns = ns;
     printf("iperf: %s, %u session%s, msg_size %u: %.3f Gbit/s total\n",
            server ? "server" : "client", n, n == 1 ? "" : "s", ip.msg, gbps(total, total_ns));
+    if (server && iperf_syn_lost())
+        printf("iperf: %llu connection attempts dropped before their handshake completed\n",
+               (unsigned long long)iperf_syn_lost());
     if (unacked)
         printf("iperf: %llu bytes still unacknowledged after the %d ms drain (not counted)\n",
                (unsigned long long)unacked, IPERF_DRAIN_MS);
@@ -78,6 +81,7 @@ static void iperf_result(uint64_t ns, bool server, uint64_t segs)
         json_u64(j, "window", ip.window);
         json_u64(j, "finished", ip.ended.finished);
         json_u64(j, "aborted", ip.ended.aborted);
+        iperf_syn_json(j);
     } else {
         json_u64(j, "unacked", unacked);
     }

@@ -51,4 +51,15 @@ bool iperf_client_draining(void);
 void iperf_server_start(void);
 void iperf_server_stop(void);
 
+/* Server: the listener's half-open connections (iperf_syn.c): evicted
+ * oldest first for a new SYN, counted as they are opened, accepted,
+ * dropped before the handshake, or refused for want of a pcb. */
+struct json;
+struct tcp_pcb;
+void iperf_syn_listen(struct tcp_pcb *pcb);
+void iperf_syn_accepted(struct tcp_pcb *pcb);
+void iperf_syn_refused(void);
+void iperf_syn_json(struct json *j);
+uint64_t iperf_syn_lost(void);
+
 #endif

@@ -62,8 +62,11 @@ static err_t server_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
 static err_t server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 {
     (void)arg;
-    if (err != ERR_OK || !pcb)
+    if (err != ERR_OK || !pcb) {
+        iperf_syn_refused(); /* lwIP had no pcb for the SYN (tcp_listen_input) */
         return ERR_VAL;
+    }
+    iperf_syn_accepted(pcb);
     if (ip.accepted == IPERF_MAX_SESS || ip.stop) {
         tcp_abort(pcb);
         return ERR_ABRT;
@@ -87,6 +90,7 @@ void iperf_server_start(void)
         vn_fatal(VN_EXIT_OOM, "iperf: no TCP PCB for the listener");
     if (tcp_bind(pcb, IP_ANY_TYPE, ip.port) != ERR_OK)
         vn_fatal(VN_EXIT_INTERNAL, "iperf: cannot bind port %u", ip.port);
+    iperf_syn_listen(pcb);
     listener = tcp_listen(pcb);
     if (!listener)
         vn_fatal(VN_EXIT_OOM, "iperf: no memory to listen on port %u", ip.port);

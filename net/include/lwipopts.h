@@ -104,8 +104,9 @@ extern void *net_lwip_heap;
 #define TCP_TMR_INTERVAL   50
 #define LWIP_TCP_SACK_OUT  1
 #define LWIP_TCP_KEEPALIVE 0
-/* One pointer per pcb for the tail-loss probe's state (net_tlp.c). */
-#define LWIP_TCP_PCB_NUM_EXT_ARGS 1
+/* One pointer per pcb for the tail-loss probe's state (net_tlp.c), one
+ * for the iperf server's half-open connections (apps/iperf_syn.c). */
+#define LWIP_TCP_PCB_NUM_EXT_ARGS 2
 #define TCP_LISTEN_BACKLOG        0
 /* lwIP's TCP sanity checks assume received data sits in PBUF_POOL and ask
  * for a pool as large as the window; ours sits in the RX ring's buffers
