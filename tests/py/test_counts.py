@@ -277,3 +277,16 @@ def test_no_stall_without_qemus_socket():
     drops = [counts.drop("backend", "tap queue drops", 5000)]
     m = counts.merge("sink", {"packets": 0}, {"tx_packets": 5000, "tx_drops": drops})
     assert "stalled" not in m["directions"]["host->guest"]
+
+
+def test_a_receiver_guest_qemu_stopped_feeding_is_stalled():
+    """Two guests over dgram: a zero-length datagram to the receiving
+    QEMU's port stops it just the same."""
+    drops = outcome.receiver_socket_drops(9800)
+    m = counts.merge_guests("gen", {"packets": 10000, "vnet": {"tx": {"packets": 10000}}},
+                            {"packets": 0, "vnet": {"rx": {"packets": 0}}}, drops=drops)
+    for name in ("tx guest->rx guest", "tx guest->rx guest frames"):
+        d = m["directions"][name]
+        assert d["stalled"] and d["located"] == d["lost"] == 10000, d
+        assert [w["frames"] for w in d["where"]] == [9800, 200]
+    assert counts.stalled(m).startswith("tx guest->rx guest: QEMU stopped reading")

@@ -312,13 +312,15 @@ def merge_guests(app, tx_result, rx_result, lossless=True, drops=()):
     ring = left_at_exit("the sender", _first(vnet_queue(tx_result, "tx"), "in_flight") or 0,
                         " (never sent)")
     if sent is not None and rxp is not None:
-        out["directions"]["tx guest->rx guest"] = _direction(
-            "tx guest->rx guest", sent, rxp, guest_drops + [ring] + list(drops), lossless,
-            receiver_view(sent, None, _first(rx_result or {}, "lost")))
+        where = guest_drops + [ring] + list(drops)
+        out["directions"]["tx guest->rx guest"] = socket_stall(_direction(
+            "tx guest->rx guest", sent, rxp, where, lossless,
+            receiver_view(sent, None, _first(rx_result or {}, "lost"))), where)
     vtx, vrx = vnet_count(tx_result, "tx"), vnet_count(rx_result, "rx")
     if vtx is not None and vrx is not None:
-        out["directions"]["tx guest->rx guest frames"] = _direction(
-            "tx guest->rx guest frames", vtx, vrx, [ring] + list(drops), lossless)
+        where = [ring] + list(drops)
+        out["directions"]["tx guest->rx guest frames"] = socket_stall(_direction(
+            "tx guest->rx guest frames", vtx, vrx, where, lossless), where)
     if app == "rr":
         _rr_direction(tx_result, out["directions"], _first(rx_result or {}, "transactions"))
     return _verdict(out)
