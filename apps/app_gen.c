@@ -215,7 +215,7 @@ static void gen_setup_flows(bool stack)
     char why[256];
     struct flows_spec fs;
     if (flows_parse(cfg.flows, &fs, why, sizeof(why)) < 0)
-        vn_fatal(VN_EXIT_CONFIG, "gen: %s", why);
+        vn_fatal(VN_EXIT_CONFIG, "gen: flows=%s: %s", cfg.flows, why);
     if (stack && (fs.sip_n || fs.sport_n))
         vn_fatal(VN_EXIT_CONFIG,
                  "gen: path=stack sends from lwIP's own address and port: flows= may vary dip and "
@@ -456,7 +456,7 @@ int app_gen_main(void)
     struct rate r;
     bool stack = cfg.path == CFG_PATH_STACK;
     if (rate_parse(cfg.rate, &r, why, sizeof(why)) < 0)
-        vn_fatal(VN_EXIT_CONFIG, "gen: %s", why);
+        vn_fatal(VN_EXIT_CONFIG, "gen: flows=%s: %s", cfg.flows, why);
 
     apps_net_init(1, 0);
     g.nif = net_if_get(0);

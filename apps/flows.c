@@ -24,7 +24,9 @@ static const char *parse_ip(const char *p, uint32_t *out)
     return p;
 }
 
-static const char *parse_port(const char *p, uint32_t *out)
+/* A port, 1..65535: the rule of src_port= and dst_port= (port 0 is no
+ * port a UDP peer can answer). */
+static const char *parse_port(const char *p, uint32_t *out, const char **reason)
 {
     uint32_t v = 0;
     if (*p < '0' || *p > '9')
@@ -32,58 +34,77 @@ static const char *parse_port(const char *p, uint32_t *out)
     for (; *p >= '0' && *p <= '9'; p++) {
         v = v * 10 + (uint32_t)(*p - '0');
         if (v > 65535)
-            return NULL;
+            break;
+    }
+    if (v == 0 || v > 65535) {
+        *reason = "ports are 1..65535 (as src_port=, dst_port=)";
+        return NULL;
     }
     *out = v;
     return p;
 }
 
 /* "A" or "A-B" into lo and n. */
-static const char *parse_range(const char *p, bool ip, uint32_t *lo, uint32_t *n)
+static const char *parse_range(const char *p, bool ip, uint32_t *lo, uint32_t *n,
+                               const char **reason)
 {
     uint32_t a, b;
-    p = ip ? parse_ip(p, &a) : parse_port(p, &a);
+    p = ip ? parse_ip(p, &a) : parse_port(p, &a, reason);
     if (!p)
         return NULL;
     b = a;
     if (*p == '-') {
-        p = ip ? parse_ip(p + 1, &b) : parse_port(p + 1, &b);
-        if (!p || b < a)
+        p = ip ? parse_ip(p + 1, &b) : parse_port(p + 1, &b, reason);
+        if (!p)
             return NULL;
     }
-    if ((uint64_t)b - a + 1 > FLOWS_MAX)
+    if (b < a || (uint64_t)b - a + 1 > FLOWS_MAX) {
+        *reason = "a range is ascending, at most 1024 values";
         return NULL;
+    }
     *lo = a;
     *n = b - a + 1;
     return p;
 }
 
+/* One comma-separated item at p; the end of it, or NULL with *reason. */
+static const char *parse_item(const char *p, struct flows_spec *fs, const char **reason)
+{
+    if (strncmp(p, "sip:", 4) == 0)
+        return parse_range(p + 4, true, &fs->sip_lo, &fs->sip_n, reason);
+    if (strncmp(p, "dip:", 4) == 0)
+        return parse_range(p + 4, true, &fs->dip_lo, &fs->dip_n, reason);
+    if (strncmp(p, "sport:", 6) == 0)
+        return parse_range(p + 6, false, &fs->sport_lo, &fs->sport_n, reason);
+    if (strncmp(p, "dport:", 6) == 0)
+        return parse_range(p + 6, false, &fs->dport_lo, &fs->dport_n, reason);
+    if (strncmp(p, "random", 6) == 0) {
+        fs->random = true;
+        return p + 6;
+    }
+    if (strncmp(p, "seq", 3) == 0) {
+        fs->random = false;
+        return p + 3;
+    }
+    return NULL;
+}
+
+#define FLOWS_SYNTAX "expected sip:A[-B],dip:A[-B],sport:P[-Q],dport:P[-Q],seq|random"
+
 int flows_parse(const char *s, struct flows_spec *fs, char *why, size_t whylen)
 {
     memset(fs, 0, sizeof(*fs));
-    const char *p = s;
-    while (*p) {
-        const char *q = NULL;
-        if (strncmp(p, "sip:", 4) == 0)
-            q = parse_range(p + 4, true, &fs->sip_lo, &fs->sip_n);
-        else if (strncmp(p, "dip:", 4) == 0)
-            q = parse_range(p + 4, true, &fs->dip_lo, &fs->dip_n);
-        else if (strncmp(p, "sport:", 6) == 0)
-            q = parse_range(p + 6, false, &fs->sport_lo, &fs->sport_n);
-        else if (strncmp(p, "dport:", 6) == 0)
-            q = parse_range(p + 6, false, &fs->dport_lo, &fs->dport_n);
-        else if (strncmp(p, "random", 6) == 0) {
-            fs->random = true;
-            q = p + 6;
-        } else if (strncmp(p, "seq", 3) == 0) {
-            fs->random = false;
-            q = p + 3;
-        }
-        if (!q || (*q != ',' && *q != 0) || (*q == ',' && q[1] == 0)) {
-            snprintf(why, whylen,
-                     "flows %s: expected sip:A[-B],dip:A[-B],sport:P[-Q],dport:P[-Q],seq|random "
-                     "(ranges ascending, at most %d values each)",
-                     s, FLOWS_MAX);
+    for (const char *p = s; *p;) {
+        const char *reason = NULL;
+        const char *q = parse_item(p, fs, &reason);
+        size_t n = strcspn(p, ",");
+        if (q && *q == ',' && q[1] == 0)
+            reason = "a comma ends the list";
+        else if (q && *q != ',' && *q != 0)
+            q = NULL;
+        if (!q || reason) {
+            snprintf(why, whylen, "'%.*s': %s", (int)(n < 32 ? n : 32), p,
+                     reason ? reason : FLOWS_SYNTAX);
             return -EINVAL;
         }
         p = *q == ',' ? q + 1 : q;
@@ -91,8 +112,8 @@ int flows_parse(const char *s, struct flows_spec *fs, char *why, size_t whylen)
     uint64_t total = (uint64_t)(fs->sip_n ? fs->sip_n : 1) * (fs->dip_n ? fs->dip_n : 1) *
                      (fs->sport_n ? fs->sport_n : 1) * (fs->dport_n ? fs->dport_n : 1);
     if (total > FLOWS_MAX) {
-        snprintf(why, whylen, "flows %s: %llu combinations, at most %d", s,
-                 (unsigned long long)total, FLOWS_MAX);
+        snprintf(why, whylen, "%llu combinations, at most %d", (unsigned long long)total,
+                 FLOWS_MAX);
         return -EINVAL;
     }
     return 0;

@@ -27,8 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     FUZZ_CHECK(total >= 1 && total <= FLOWS_MAX);
     FUZZ_CHECK(!fs.sip_n || (uint64_t)fs.sip_lo + fs.sip_n - 1 <= UINT32_MAX);
     FUZZ_CHECK(!fs.dip_n || (uint64_t)fs.dip_lo + fs.dip_n - 1 <= UINT32_MAX);
-    FUZZ_CHECK(!fs.sport_n || fs.sport_lo + fs.sport_n - 1 <= 65535);
-    FUZZ_CHECK(!fs.dport_n || fs.dport_lo + fs.dport_n - 1 <= 65535);
+    /* Ports 1..65535, as src_port= and dst_port= (issue 31 F16). */
+    FUZZ_CHECK(!fs.sport_n || (fs.sport_lo >= 1 && fs.sport_lo + fs.sport_n - 1 <= 65535));
+    FUZZ_CHECK(!fs.dport_n || (fs.dport_lo >= 1 && fs.dport_lo + fs.dport_n - 1 <= 65535));
     static struct pkt_flow out[FLOWS_MAX];
     struct pkt_flow base = {.saddr = 0x0a000002, .daddr = 0x0a000001, .sport = 9, .dport = 7};
     unsigned k = flows_expand(&fs, &base, out);

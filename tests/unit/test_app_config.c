@@ -43,6 +43,8 @@ static void errors(void **state)
         {"rate=fast", {"config: rate=fast", NULL, NULL}},
         {"imix=64:0", {"config: imix=64:0", NULL, NULL}},
         {"flows=bogus", {"config: flows=bogus", NULL, NULL}},
+        /* issue 31 F16: accepted while src_port=0 is refused */
+        {"flows=sport:0-1", {"config: flows=sport:0-1: 'sport:0-1'", "ports are 1..65535", NULL}},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         err[0] = '\0';

@@ -101,12 +101,36 @@ static void test_flows(void **st)
     assert_int_equal(flows_check("sport:1-32,dport:1-32,seq", why, sizeof(why)), 0);
 }
 
+static void expect_flows_bad(const char *s, const char *reason)
+{
+    struct flows_spec fs;
+    char why[160] = "";
+    assert_int_equal(flows_parse(s, &fs, why, sizeof(why)), -EINVAL);
+    if (!strstr(why, reason))
+        fail_msg("flows=%s: '%s' lacks '%s'", s, why, reason);
+}
+
+/* Issue 31 F16: sport:0-1 passed while src_port=0 is refused. */
+static void test_flows_port_zero(void **st)
+{
+    (void)st;
+    expect_flows_bad("sport:0-1", "ports are 1..65535");
+    expect_flows_bad("dport:0", "ports are 1..65535");
+    expect_flows_bad("sport:5,dport:0-3", "ports are 1..65535");
+    struct flows_spec fs;
+    char why[160];
+    assert_int_equal(flows_parse("sport:1-2,dport:65535", &fs, why, sizeof(why)), 0);
+    assert_int_equal(fs.sport_lo, 1);
+    assert_int_equal(fs.dport_lo, 65535);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_imix_parse),
         cmocka_unit_test(test_imix_sequence),
         cmocka_unit_test(test_flows),
+        cmocka_unit_test(test_flows_port_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
