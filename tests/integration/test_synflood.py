@@ -56,6 +56,12 @@ def client(ns, seconds, interval=False):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
+def interval_s(report):
+    """The length of an iperf CSV report's interval ("2.0-3.0": 1.0)."""
+    a, _, b = report["interval"].partition("-")
+    return float(b) - float(a)
+
+
 def tap_tx(ns):
     """The tap's frames and drops towards QEMU so far."""
     tx = netns.link(ns, TAP)[1].get("tx", {})
@@ -79,7 +85,7 @@ def test_syn_flood_with_valid_checksums_leaves_the_iperf_server_serving(image):
         g = guest.Guest(spec, label="synflood")
         g.start(s, netns=ns)
         assert wait_line(g, "iperf: server on", 30), g.console.text()
-        during = client(ns, FLOOD_S + 5, interval=True)
+        during, after = client(ns, FLOOD_S + 5, interval=True), None
         try:
             time.sleep(2)
             before = tap_tx(ns)
@@ -96,7 +102,7 @@ def test_syn_flood_with_valid_checksums_leaves_the_iperf_server_serving(image):
             d_out, _ = during.communicate(timeout=40)
             tap_after = tap_tx(ns)
         finally:
-            for p in (during, locals().get("after")):
+            for p in (during, after):
                 if p is not None and p.poll() is None:
                     p.kill()
                     p.wait()
@@ -109,10 +115,9 @@ def test_syn_flood_with_valid_checksums_leaves_the_iperf_server_serving(image):
     assert b.code == 0, b.console
     # The streaming client: every one-second interval, the flood's
     # included, moved data at a sane rate, and it finished.
-    reports = iperf.parse_csv_reports(d_out)
-    secs = [r for r in reports if r["interval"] != "0.0-%.1f" % (FLOOD_S + 5.0)]
-    assert during.returncode == 0 and len(secs) >= FLOOD_S + 3, d_out
-    assert min(r["bps"] for r in secs[:FLOOD_S + 4]) > SANE_BPS, d_out
+    secs = [r for r in iperf.parse_csv_reports(d_out) if interval_s(r) <= 1.05]
+    assert during.returncode == 0 and len(secs) >= FLOOD_S + 4, d_out
+    assert min(r["bps"] for r in secs) > SANE_BPS, d_out
     # The client after the flood connected at once (no SYN retransmit:
     # the flood's half-open connections did not hold every pcb) and
     # streamed at a sane rate.
