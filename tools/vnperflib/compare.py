@@ -172,6 +172,7 @@ def compare(a, b, by=None, ab=(), method="welch", alpha=stats.ALPHA):
             "; ".join(_keytext(names, k) for k in list(ia)[:4]) or "-",
             "; ".join(_keytext(names, k) for k in list(ib)[:4]) or "-"))
     cols = _columns([(ia[k]["summary"], ib[k]["summary"]) for k in keys])
+    _refuse_zero_rates(cols, ia, ib, names, keys)
     rows = []
     for k in keys:
         pa, pb = ia[k], ib[k]
@@ -195,6 +196,26 @@ def compare(a, b, by=None, ab=(), method="welch", alpha=stats.ALPHA):
             "only_a": [_keytext(names, k) for k in ia if k not in ib],
             "only_b": [_keytext(names, k) for k in ib if k not in ia],
             "test": method, "alpha": alpha, "tests": ntests}
+
+
+# The table's lead rate, in render()'s order: what every change is read
+# against.
+LEAD_METRICS = (("TPS%", "tps"), ("BW%", "bps"), ("NDR%", "ndr_pps"), ("PDR%", "pdr_pps"),
+                ("pps%", "pps"))
+
+
+def _refuse_zero_rates(cols, ia, ib, names, keys):
+    """A point whose lead rate is 0 in every run measured nothing: no
+    change can be computed against it, so refuse rather than print '-'."""
+    have = {c for c, _, _, _ in cols}
+    lead = next((m for c, m in LEAD_METRICS if c in have), None)
+    for k in keys if lead else ():
+        for label, idx in (("A", ia), ("B", ib)):
+            s = idx[k]["summary"].get(lead)
+            if s is not None and s["max"] == 0:
+                at = _keytext(names, k)
+                raise usage("%s%s: %s is 0 in every run (%d): nothing to compare" % (
+                    label, " " + at if at else "", lead, s["n"]))
 
 
 def _adjust(rows, alpha):

@@ -11,6 +11,7 @@
 
 import csv
 import json
+import math
 import os
 import sys
 import time
@@ -149,6 +150,16 @@ def describe_files(results):
     return files + "; no plots: python3-matplotlib is not importable"
 
 
+# What compare reads: the formats of results.json and of a run report.
+SWEEP_FORMATS = (1, 2)
+REPORT_FORMATS = (1,)
+# Metrics that may be below 0: a receiver that counted more than was sent.
+SIGNED = ("loss_pct", "lost")
+# Results hold u64 counts at most; beyond is a hand edit, and would overflow
+# the float the statistics take.
+NUMBER_MAX = 2 ** 64
+
+
 def load(path):
     """Points from a sweep directory, its results.json, or one `vnperf run
     --json` report: [{"params": identity, "summary": {metric: summary},
@@ -157,25 +168,145 @@ def load(path):
     if os.path.isdir(path):
         path = os.path.join(path, SUMMARY)
     try:
-        with open(path) as f:
-            data = json.load(f)
+        with open(path, "rb") as f:
+            text = f.read()
     except OSError as e:
         raise usage("cannot read %s: %s" % (path, e.strerror))
-    except ValueError as e:
-        raise usage("%s is not JSON: %s" % (path, e))
-    if isinstance(data, dict) and data.get("vnperf_sweep"):
-        fixed = data.get("fixed") or {}
-        pts = [{"params": p.get("identity") or dict(fixed, **p["params"]),
-                "summary": p.get("summary") or {}, "statuses": p.get("statuses", []),
-                "why": p.get("why", [])} for p in data.get("points", ())]
+    return parse(text, path)
+
+
+def parse(text, path):
+    """load()'s points from the bytes of a results.json or report; every
+    member compare reads is checked (one usage line naming it)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        why = "nested too deep" if isinstance(e, RecursionError) else str(e)
+        raise usage("%s is not JSON: %s" % (path, why))
+    if isinstance(data, dict) and "vnperf_sweep" in data:
+        _format(path, data, "vnperf_sweep", SWEEP_FORMATS)
+        fixed = _params(path, "fixed", data.get("fixed") or {})
+        points = data.get("points")
+        if not isinstance(points, list):
+            raise usage("%s: points is %s, not a list" % (path, _kind(points)))
+        pts = [_point(path, i, p, fixed) for i, p in enumerate(points)]
         if not pts:
             raise usage("%s: this sweep has no point" % path)
         return pts
-    if isinstance(data, dict) and data.get("vnperf_report"):
-        params = data.get("identity") or params_from_config(data.get("config"),
-                                                            data.get("backend"))
-        ok = data.get("status") == 0
+    if isinstance(data, dict) and "vnperf_report" in data:
+        _format(path, data, "vnperf_report", REPORT_FORMATS)
+        if data.get("identity"):
+            params = _params(path, "identity", data["identity"])
+        else:
+            config = data.get("config") or []
+            if not isinstance(config, list) or not all(isinstance(w, str) for w in config):
+                raise usage("%s: config is %s, not a list of words" % (path, _kind(config)))
+            backend = data.get("backend")
+            if backend is not None and not isinstance(backend, str):
+                raise usage("%s: backend is %s, not a string" % (path, _kind(backend)))
+            params = params_from_config(config, backend)
+        status = _statuses(path, "status", [data.get("status")])
+        why = _whys(path, "why", [data.get("why")])
+        metrics = data.get("metrics") or {}
+        if not isinstance(metrics, dict):
+            raise usage("%s: metrics is %s, not an object" % (path, _kind(metrics)))
+        for k, v in metrics.items():
+            if v is not None:
+                _value(path, "metrics.%s" % k, k, v)
+        ok = status[0] == 0
         return [{"params": params,
                  "summary": stats.summarize_runs([run_metrics(data)]) if ok else {},
-                 "statuses": [data.get("status")], "why": [data.get("why")]}]
+                 "statuses": status, "why": why}]
     raise usage("%s is neither a vnperf sweep nor a `vnperf run --json` report" % path)
+
+
+def _kind(v):
+    return {dict: "an object", list: "a list", str: "a string", bool: "a bool",
+            type(None): "null"}.get(type(v), "a number")
+
+
+def _format(path, data, key, known):
+    v = data[key]
+    if isinstance(v, bool) or v not in known:
+        raise usage("%s: %s %s: not a format this runner reads (%s)" % (
+            path, key, json.dumps(v)[:40], ", ".join(map(str, known))))
+
+
+def _params(path, where, p):
+    """A point's parameters: an object of strings, numbers, bools or null."""
+    if not isinstance(p, dict):
+        raise usage("%s: %s is %s, not an object" % (path, where, _kind(p)))
+    for k, v in p.items():
+        if isinstance(v, (dict, list)):
+            raise usage("%s: %s.%s is %s, not a value" % (path, where, k, _kind(v)))
+        if isinstance(v, float) and not math.isfinite(v):
+            raise usage("%s: %s.%s is %s" % (path, where, k, v))
+    return p
+
+
+def _statuses(path, where, v):
+    if not isinstance(v, list) or not all(isinstance(s, int) and not isinstance(s, bool)
+                                          for s in v):
+        raise usage("%s: %s is %s, not a list of exit statuses" % (path, where, _kind(v)))
+    return v
+
+
+def _whys(path, where, v):
+    if not isinstance(v, list) or not all(w is None or isinstance(w, str) for w in v):
+        raise usage("%s: %s is %s, not a list of lines" % (path, where, _kind(v)))
+    return v
+
+
+def _value(path, where, metric, v):
+    """A metric's value: a finite number (not a bool) in the counts' range,
+    >= 0 unless the metric is SIGNED."""
+    if not stats.is_number(v):
+        raise usage("%s: %s is %s, not a number" % (path, where, json.dumps(v)[:40]))
+    if abs(v) > NUMBER_MAX or not math.isfinite(v):
+        raise usage("%s: %s is %s: not a finite number within 2^64" % (
+            path, where, v if isinstance(v, float) else "a %d-digit integer" % len(str(v))))
+    if v < 0 and metric not in SIGNED:
+        raise usage("%s: %s is %s: %s is never negative" % (path, where, v, metric))
+    return v
+
+
+def _summary(path, where, metric, s):
+    """A metric's summary, recomputed from its values (format 2) so a hand
+    edit cannot make median and values disagree; format 1 has no values."""
+    if not isinstance(s, dict):
+        raise usage("%s: %s is %s, not an object" % (path, where, _kind(s)))
+    if "values" in s:
+        vals = s["values"]
+        if not isinstance(vals, list) or not vals:
+            raise usage("%s: %s.values is %s, not a list of numbers" % (
+                path, where, _kind(vals) if vals != [] else "empty"))
+        for i, v in enumerate(vals):
+            _value(path, "%s.values[%d]" % (where, i), metric, v)
+        return stats.summary(vals)
+    out = {}
+    for k in ("median", "min", "max", "mean"):
+        out[k] = _value(path, "%s.%s" % (where, k), metric, s.get(k))
+    n = s.get("n")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise usage("%s: %s.n is %s, not a count of runs" % (path, where, json.dumps(n)[:40]))
+    out["n"] = n
+    out["sd"] = _value(path, "%s.sd" % where, metric, s["sd"]) if "sd" in s else 0.0
+    return out
+
+
+def _point(path, i, p, fixed):
+    where = "points[%d]" % i
+    if not isinstance(p, dict):
+        raise usage("%s: %s is %s, not an object" % (path, where, _kind(p)))
+    if p.get("identity"):
+        params = _params(path, where + ".identity", p["identity"])
+    else:
+        params = dict(fixed, **_params(path, where + ".params", p.get("params")))
+    summary = p.get("summary") or {}
+    if not isinstance(summary, dict):
+        raise usage("%s: %s.summary is %s, not an object" % (path, where, _kind(summary)))
+    summary = {m: _summary(path, "%s.summary.%s" % (where, m), m, s)
+               for m, s in summary.items()}
+    return {"params": params, "summary": summary,
+            "statuses": _statuses(path, where + ".statuses", p.get("statuses", [])),
+            "why": _whys(path, where + ".why", p.get("why", []))}
