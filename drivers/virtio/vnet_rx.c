@@ -69,16 +69,19 @@ static void vnet_rx_start(struct vnet_dev *d, uint32_t slot, uint32_t len, uint1
     d->mrg_n = 1;
     d->mrg_len = len - d->hdr_len;
     d->mrg_left = nb - 1;
-    d->mrg_drop = false;
+    /* More buffers than a frame we hand over may have: dropped as they
+     * come, so each call keeps room to take them (s5.1.6.4). */
+    d->mrg_drop = d->rx_chains && nb > VNET_RX_MAX_BUFS;
     if (nb > 1)
         d->rxs.merged++;
 }
 
 /* A continuation buffer (s5.1.6.4: no header of its own). With chains it
- * is kept as the next piece (more than VNET_RX_MAX_BUFS cannot be a frame
- * we allow); else it is appended to the first buffer's slot, for callers
- * that take one buffer per frame (a frame that fits a slot, so this only
- * copies when a device splits a frame it did not have to). */
+ * is kept as the next piece (a frame of more than VNET_RX_MAX_BUFS is
+ * dropped, vnet_rx_start); else it is appended to the first buffer's
+ * slot, for callers that take one buffer per frame (a frame that fits a
+ * slot, so this only copies when a device splits a frame it did not have
+ * to). */
 static void vnet_rx_more(struct vnet_dev *d, uint32_t slot, uint32_t len)
 {
     d->mrg_left--;
@@ -94,7 +97,7 @@ static void vnet_rx_more(struct vnet_dev *d, uint32_t slot, uint32_t len)
         vnet_rx_recycle(d, slot);
         return;
     }
-    if (d->mrg_n == VNET_RX_MAX_BUFS) {
+    if (d->mrg_drop || d->mrg_n == VNET_RX_MAX_BUFS) {
         d->mrg_drop = true;
         vnet_rx_recycle(d, slot);
         return;

@@ -54,6 +54,8 @@ FUZZERS += fuzz_rrs_req
 fuzz_rrs_req_SRCS := tools/rrserver/rrs_req.c
 FUZZERS += fuzz_virtq
 fuzz_virtq_SRCS := $(VIRTQ_SRCS) $(SIM_SRCS) tests/fuzz/fuzz_virtq_dev.c
+FUZZERS += fuzz_vnet_rx
+fuzz_vnet_rx_SRCS := $(VNET_SIM_SRCS)
 
 define fuzz_rule
 $(BUILD)/fuzz/$(1): $(BUILD)/fuzz-obj/tests/fuzz/$(1).o \

@@ -123,7 +123,8 @@ struct sim_dev {
     bool no_irq;          /* the transport offers no interrupts */
     bool shared_line;     /* both queues on one vector (MMIO's one line) */
     bool irq_ready;       /* irq_setup ran */
-    /* TX: what the device saw (payload after the header) */
+    /* TX: what the device saw (payload after the header); NULL until
+     * the first frame */
     struct sim_frame *tx_log;
     uint32_t ntx;
     uint64_t tx_seen;
