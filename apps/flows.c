@@ -67,46 +67,65 @@ static const char *parse_range(const char *p, bool ip, uint32_t *lo, uint32_t *n
     return p;
 }
 
-/* One comma-separated item at p; the end of it, or NULL with *reason. */
-static const char *parse_item(const char *p, struct flows_spec *fs, const char **reason)
+/* The fields of flows=, each given at most once: a repeat would win
+ * silently over the first, and seq,random contradict each other. */
+enum { FLOWS_SIP, FLOWS_DIP, FLOWS_SPORT, FLOWS_DPORT, FLOWS_MODE, FLOWS_FIELDS };
+static const char *const flows_field[] = {"sip", "dip", "sport", "dport", "seq|random"};
+_Static_assert(sizeof(flows_field) / sizeof(flows_field[0]) == FLOWS_FIELDS, "a name per field");
+
+/* One comma-separated item at p: its field in *field and the end of it,
+ * or NULL (with *reason when there is more to say than the syntax). */
+static const char *parse_item(const char *p, struct flows_spec *fs, int *field, const char **reason)
 {
-    if (strncmp(p, "sip:", 4) == 0)
+    if (strncmp(p, "sip:", 4) == 0) {
+        *field = FLOWS_SIP;
         return parse_range(p + 4, true, &fs->sip_lo, &fs->sip_n, reason);
-    if (strncmp(p, "dip:", 4) == 0)
+    }
+    if (strncmp(p, "dip:", 4) == 0) {
+        *field = FLOWS_DIP;
         return parse_range(p + 4, true, &fs->dip_lo, &fs->dip_n, reason);
-    if (strncmp(p, "sport:", 6) == 0)
+    }
+    if (strncmp(p, "sport:", 6) == 0) {
+        *field = FLOWS_SPORT;
         return parse_range(p + 6, false, &fs->sport_lo, &fs->sport_n, reason);
-    if (strncmp(p, "dport:", 6) == 0)
+    }
+    if (strncmp(p, "dport:", 6) == 0) {
+        *field = FLOWS_DPORT;
         return parse_range(p + 6, false, &fs->dport_lo, &fs->dport_n, reason);
-    if (strncmp(p, "random", 6) == 0) {
-        fs->random = true;
+    }
+    *field = FLOWS_MODE;
+    fs->random = strncmp(p, "random", 6) == 0;
+    if (fs->random)
         return p + 6;
-    }
-    if (strncmp(p, "seq", 3) == 0) {
-        fs->random = false;
-        return p + 3;
-    }
-    return NULL;
+    return strncmp(p, "seq", 3) == 0 ? p + 3 : NULL;
 }
 
 #define FLOWS_SYNTAX "expected sip:A[-B],dip:A[-B],sport:P[-Q],dport:P[-Q],seq|random"
 
 int flows_parse(const char *s, struct flows_spec *fs, char *why, size_t whylen)
 {
+    unsigned seen = 0;
     memset(fs, 0, sizeof(*fs));
     for (const char *p = s; *p;) {
         const char *reason = NULL;
-        const char *q = parse_item(p, fs, &reason);
+        char twice[32];
+        int field;
+        const char *q = parse_item(p, fs, &field, &reason);
         size_t n = strcspn(p, ",");
-        if (q && *q == ',' && q[1] == 0)
-            reason = "a comma ends the list";
-        else if (q && *q != ',' && *q != 0)
+        if (q && *q != ',' && *q != 0) {
             q = NULL;
+        } else if (q && (seen >> field & 1)) {
+            snprintf(twice, sizeof(twice), "%s given twice", flows_field[field]);
+            reason = twice;
+        } else if (q && *q == ',' && q[1] == 0) {
+            reason = "a comma ends the list";
+        }
         if (!q || reason) {
             snprintf(why, whylen, "'%.*s': %s", (int)(n < 32 ? n : 32), p,
                      reason ? reason : FLOWS_SYNTAX);
             return -EINVAL;
         }
+        seen |= 1u << field;
         p = *q == ',' ? q + 1 : q;
     }
     uint64_t total = (uint64_t)(fs->sip_n ? fs->sip_n : 1) * (fs->dip_n ? fs->dip_n : 1) *

@@ -10,6 +10,23 @@ static uint64_t n_or_1(uint32_t n)
     return n ? n : 1;
 }
 
+/* The most times one field (sip, dip, sport, dport, seq|random) starts an
+ * item of s. */
+static unsigned most_repeats(const char *s)
+{
+    static const char *const pre[] = {"sip:", "dip:", "sport:", "dport:", "seq", "random"};
+    unsigned cnt[5] = {0}, most = 0;
+    for (const char *p = s; *p; p += *p == ',') {
+        for (unsigned i = 0; i < 6; i++) {
+            unsigned f = i < 4 ? i : 4; /* seq and random: one field */
+            if (strncmp(p, pre[i], strlen(pre[i])) == 0 && ++cnt[f] > most)
+                most = cnt[f];
+        }
+        p += strcspn(p, ",");
+    }
+    return most;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
     if (n > 512)
@@ -23,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         free(s);
         return 0;
     }
+    FUZZ_CHECK(most_repeats(s) <= 1); /* each field at most once (issue 31 F7) */
     uint64_t total = n_or_1(fs.sip_n) * n_or_1(fs.dip_n) * n_or_1(fs.sport_n) * n_or_1(fs.dport_n);
     FUZZ_CHECK(total >= 1 && total <= FLOWS_MAX);
     FUZZ_CHECK(!fs.sip_n || (uint64_t)fs.sip_lo + fs.sip_n - 1 <= UINT32_MAX);

@@ -44,6 +44,9 @@ static void errors(void **state)
         {"imix=64:0", {"config: imix=64:0", NULL, NULL}},
         {"flows=bogus", {"config: flows=bogus", NULL, NULL}},
         /* issue 31 F16: accepted while src_port=0 is refused */
+        /* issue 31 F7: the last sip: and seq won silently */
+        {"flows=sip:10.0.0.7-10.0.0.8,sip:10.0.0.9,random,seq",
+         {"config: flows=sip:10.0.0.7", "'sip:10.0.0.9': sip given twice", NULL}},
         {"flows=sport:0-1", {"config: flows=sport:0-1: 'sport:0-1'", "ports are 1..65535", NULL}},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -124,6 +124,26 @@ static void test_flows_port_zero(void **st)
     assert_int_equal(fs.dport_lo, 65535);
 }
 
+/* Issue 31 F7: the last of a repeated field won silently
+ * (sip:10.0.0.7-10.0.0.8,sip:10.0.0.9,random,seq ran one flow in
+ * sequence); each field, and the mode, is given at most once. */
+static void test_flows_fields_once(void **st)
+{
+    (void)st;
+    expect_flows_bad("sip:10.0.0.7-10.0.0.8,sip:10.0.0.9,random,seq", "sip given twice");
+    expect_flows_bad("dip:10.0.0.1,dip:10.0.0.1", "dip given twice");
+    expect_flows_bad("sport:1,dport:2,sport:3", "sport given twice");
+    expect_flows_bad("dport:7,dport:8-9", "dport given twice");
+    expect_flows_bad("random,seq", "seq|random given twice");
+    expect_flows_bad("seq,random", "seq|random given twice");
+    expect_flows_bad("random,random", "seq|random given twice");
+    struct flows_spec fs;
+    char why[160];
+    assert_int_equal(
+        flows_parse("sip:10.0.0.1,dip:10.0.0.2,sport:1,dport:2,random", &fs, why, sizeof(why)), 0);
+    assert_true(fs.random);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +151,7 @@ int main(void)
         cmocka_unit_test(test_imix_sequence),
         cmocka_unit_test(test_flows),
         cmocka_unit_test(test_flows_port_zero),
+        cmocka_unit_test(test_flows_fields_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
