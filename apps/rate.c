@@ -9,17 +9,28 @@
 #define RATE_MAX_PPS 1000000000ull    /* 1 Gpps */
 #define RATE_MAX_BPS 1000000000000ull /* 1 Tbit/s */
 
+#define RATE_FRAC_DIGITS 12 /* 1e-12: the finest step a t multiplier makes whole */
+
 /* A decimal number: whole part (no more than RATE_MAX_BPS, so nothing
- * after it wraps) and up to 9 fraction digits as frac / frac_div. */
+ * after it wraps) and up to RATE_FRAC_DIGITS fraction digits. */
 struct rate_num {
-    uint64_t whole, frac, frac_div;
-    bool inexact; /* a non-zero digit past the ninth fraction digit */
+    uint64_t whole, frac;
+    unsigned frac_digits;
+    bool inexact; /* a non-zero digit past the last one kept */
 };
+
+static uint64_t pow10u(unsigned e)
+{
+    uint64_t v = 1;
+    for (unsigned i = 0; i < e; i++)
+        v *= 10;
+    return v;
+}
 
 static int parse_num(const char **pp, struct rate_num *n)
 {
     const char *p = *pp;
-    *n = (struct rate_num){.frac_div = 1};
+    *n = (struct rate_num){0};
     if (*p < '0' || *p > '9')
         return -EINVAL;
     for (; *p >= '0' && *p <= '9'; p++) {
@@ -32,9 +43,9 @@ static int parse_num(const char **pp, struct rate_num *n)
         if (*p < '0' || *p > '9')
             return -EINVAL;
         for (; *p >= '0' && *p <= '9'; p++) {
-            if (n->frac_div < 1000000000ull) {
+            if (n->frac_digits < RATE_FRAC_DIGITS) {
                 n->frac = n->frac * 10 + (uint64_t)(*p - '0');
-                n->frac_div *= 10;
+                n->frac_digits++;
             } else if (*p != '0') {
                 n->inexact = true;
             }
@@ -46,29 +57,36 @@ static int parse_num(const char **pp, struct rate_num *n)
     return 0;
 }
 
-static uint64_t parse_mult(const char **pp)
+/* k, m, g, t (decimal) as a power of ten. */
+static unsigned parse_exp(const char **pp)
 {
-    switch (**pp) {
-    case 'k':
-    case 'K':
-        (*pp)++;
-        return 1000;
-    case 'm':
-    case 'M':
-        (*pp)++;
-        return 1000000;
-    case 'g':
-    case 'G':
-        (*pp)++;
-        return 1000000000;
-    default:
-        return 1;
+    static const char units[] = "kmgt";
+    const char *u = **pp ? strchr(units, **pp | 0x20) : NULL;
+    if (!u)
+        return 0;
+    (*pp)++;
+    return 3 * (unsigned)(u - units + 1);
+}
+
+/* The fraction times 10^exp, if that is whole: both are powers of ten,
+ * so no product passes 10^12. */
+static bool frac_scaled(const struct rate_num *n, unsigned exp, uint64_t *out)
+{
+    if (n->inexact)
+        return false;
+    if (exp >= n->frac_digits) {
+        *out = n->frac * pow10u(exp - n->frac_digits);
+        return true;
     }
+    uint64_t div = pow10u(n->frac_digits - exp);
+    *out = n->frac / div;
+    return n->frac % div == 0;
 }
 
 int rate_parse(const char *s, struct rate *r, char *why, size_t whylen)
 {
     struct rate_num n;
+    uint64_t frac;
     r->unit = RATE_UNLIMITED;
     r->per_s = 0;
     if (s[0] == 0 || strcmp(s, "0") == 0 || strcasecmp(s, "max") == 0)
@@ -79,7 +97,8 @@ int rate_parse(const char *s, struct rate *r, char *why, size_t whylen)
         goto big;
     if (rc < 0)
         goto bad;
-    uint64_t mult = parse_mult(&p);
+    unsigned exp = parse_exp(&p);
+    uint64_t mult = pow10u(exp);
     if (*p == 0 || strcasecmp(p, "pps") == 0)
         r->unit = RATE_PPS;
     else if (strcasecmp(p, "bps") == 0 || strcasecmp(p, "bit") == 0 || strcasecmp(p, "bit/s") == 0)
@@ -90,14 +109,12 @@ int rate_parse(const char *s, struct rate *r, char *why, size_t whylen)
     /* Checked before multiplying: 18446744074g wrapped to 290448384. */
     if (n.whole > limit / mult)
         goto big;
-    /* frac < 10^9 and mult <= 10^9: the product fits in 64 bits. */
-    uint64_t frac = n.frac * mult;
-    if (frac % n.frac_div != 0 || n.inexact) {
+    if (!frac_scaled(&n, exp, &frac)) {
         snprintf(why, whylen, "rate %s is not a whole number of %s per second", s,
                  r->unit == RATE_PPS ? "packets" : "bits");
         return -EINVAL;
     }
-    r->per_s = n.whole * mult + frac / n.frac_div;
+    r->per_s = n.whole * mult + frac;
     if (r->per_s == 0) {
         snprintf(why, whylen, "rate %s is 0; use 0 or max for no limit", s);
         return -EINVAL;
@@ -107,7 +124,8 @@ int rate_parse(const char *s, struct rate *r, char *why, size_t whylen)
     return 0;
 bad:
     snprintf(why, whylen,
-             "rate %s: expected <number>[k|m|g][pps|bps|bit], e.g. 100000, 1.5mpps, 10gbps, or max",
+             "rate %s: expected <number>[k|m|g|t][pps|bps|bit], e.g. 100000, 1.5mpps, 10gbps, or "
+             "max",
              s);
     return -EINVAL;
 big:

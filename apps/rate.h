@@ -13,9 +13,9 @@ struct rate {
     uint64_t per_s; /* packets or bits per second */
 };
 
-/* "" / "0" / "max": unlimited; "<n>[.<frac>][k|m|g][pps|bps|bit]": k, m
- * and g are decimal (1e3, 1e6, 1e9); no unit means pps. Returns 0 or
- * -EINVAL with a reason in why. */
+/* "" / "0" / "max": unlimited; "<n>[.<frac>][k|m|g|t][pps|bps|bit]": k,
+ * m, g and t are decimal (1e3, 1e6, 1e9, 1e12); no unit means pps. At most
+ * 1gpps or 1tbps. Returns 0 or -EINVAL with a reason in why. */
 int rate_parse(const char *s, struct rate *r, char *why, size_t whylen);
 
 /* Config-table check hook for rate=. */

@@ -36,6 +36,8 @@ static int model(const char *s, enum rate_unit *unit, uint64_t *v)
         mult = 1000000, p++;
     else if (*p == 'g' || *p == 'G')
         mult = 1000000000, p++;
+    else if (*p == 't' || *p == 'T')
+        mult = 1000000000000ull, p++;
     if (*p == 0 || strcasecmp(p, "pps") == 0)
         *unit = RATE_PPS;
     else if (!strcasecmp(p, "bps") || !strcasecmp(p, "bit") || !strcasecmp(p, "bit/s"))
@@ -46,7 +48,7 @@ static int model(const char *s, enum rate_unit *unit, uint64_t *v)
         w++, nw--;
     while (nf > 0 && f[nf - 1] == '0')
         nf--;
-    if (nw > 16 || nf > 9) /* above 1 Tbit/s, or a fraction finer than 1e-9 */
+    if (nw > 13 || nf > 12) /* above 1 Tbit/s, or a fraction finer than 1e-12 */
         return 0;
     u128 num = 0, den = 1;
     for (size_t i = 0; i < nw; i++)

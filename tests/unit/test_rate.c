@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -64,6 +65,32 @@ static void test_parse(void **st)
     expect_rate("2.000000000000gbps", RATE_BPS, 2000000000);
     expect_rate("1.0", RATE_PPS, 1);
     expect_rate("0.5k", RATE_PPS, 500);
+}
+
+/* Issue 31 F14: rate=1tbps was a syntax error while the message for a
+ * rate above the limit named 1tbps: t (1e12) is a multiplier, and the
+ * limits the message names parse. */
+static void test_tera(void **st)
+{
+    (void)st;
+    struct rate r;
+    char why[160] = "";
+    expect_rate("1tbps", RATE_BPS, 1000000000000ull);
+    expect_rate("1Tbit/s", RATE_BPS, 1000000000000ull);
+    expect_rate("0.25tbps", RATE_BPS, 250000000000ull);
+    expect_rate("0.000000001tbps", RATE_BPS, 1000);
+    expect_rate("0.000000000001tbps", RATE_BPS, 1);
+    expect_bad("0.0000000000001tbps");
+    expect_bad("1.000000001tbps");
+    expect_bad("1tpps");
+    expect_bad("18446744tbps");
+    assert_int_equal(rate_parse("1001gbps", &r, why, sizeof(why)), -EINVAL);
+    assert_non_null(strstr(why, "above 1gpps / 1tbps"));
+    assert_int_equal(rate_parse("2tbps", &r, why, sizeof(why)), -EINVAL);
+    assert_non_null(strstr(why, "above 1gpps / 1tbps"));
+    expect_rate("1gpps", RATE_PPS, 1000000000);
+    assert_int_equal(rate_parse("1xbps", &r, why, sizeof(why)), -EINVAL);
+    assert_non_null(strstr(why, "[k|m|g|t]"));
 }
 
 /* Simulate a sender polling the pacer with an irregular clock; over a
@@ -143,6 +170,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_tera),
         cmocka_unit_test(test_pacer_accuracy),
         cmocka_unit_test(test_pacer_no_wrap),
         cmocka_unit_test(test_pacer_stall_bounded),
