@@ -100,3 +100,22 @@ def test_a_failing_guest_keeps_its_code_without_ready(tmp_path):
                    timeout=60)
     assert r.returncode == 2, r.stderr
     assert "unknown key bogus" in r.stderr
+
+
+def test_a_guest_message_cannot_break_the_runners_one_line(tmp_path):
+    """The error line's message goes into the runner's one line: its
+    control characters (a newline, a terminal escape) are escaped. Found by
+    test_pyfuzz_console (seed 08-error-escapes)."""
+    with open(os.path.join(os.path.dirname(__file__), "seeds", "console",
+                           "08-error-escapes.txt")) as f:
+        console = f.read()
+    (tmp_path / "console").write_text(console)
+    qemu = tmp_path / "qemu"
+    qemu.write_text("#!/bin/sh\ncat '%s'\nexit 5\n" % (tmp_path / "console"))
+    os.chmod(qemu, 0o755)
+    r = run_vnperf(["run", "--accel", "tcg", "--app", "selftest", "--qemu", str(qemu)],
+                   timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.splitlines() == [
+        "vnperf: guest: exit 2 (config error): config: bad value 'a\\x0ab\\x1b[2J' for key "
+        "'notify'"]

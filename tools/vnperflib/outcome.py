@@ -2,7 +2,7 @@
 sides' counts merged, the metrics sweep and compare work on, and the run's
 status with one line why."""
 
-from . import counts, exitcodes, hostcpu, iperf
+from . import counts, exitcodes, hostcpu, iperf, protocol
 from .stats import number as _num
 
 
@@ -188,7 +188,7 @@ def overall_status(rep, backend_dead):
             err = g["error"] or {}
             return g["guest_code"], "%s: exit %d (%s)%s%s" % (
                 g["label"], g["guest_code"], exitcodes.status_name(g["guest_code"]),
-                ": " + err["message"] if err.get("message") else "",
+                ": " + protocol.printable(err["message"]) if err.get("message") else "",
                 _guest_aborts(g) + _host_resets(rep))
     for g in started:
         if _guest_aborts(g):

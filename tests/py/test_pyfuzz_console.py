@@ -1,0 +1,95 @@
+"""Random-input harness of the console parser (protocol.py), through what
+the runner makes of a console: its lines, problems, status and metrics
+(outcome.py). Inputs: mutants of real consoles (tests/py/seeds/console)
+from mutator.py, VNPERF_PYFUZZ_N of them (`make fuzz`: 10^5, `make
+pyunit`: a smoke). Rule per input: no exception at all (the parser takes
+anything a guest prints), a documented status with one line why, the
+metrics the numbers a report may hold, and quickly."""
+
+import json
+import math
+import time
+
+import vnpy  # noqa: F401 - puts the runner library on sys.path
+from mutator import inputs
+from vnperflib import exitcodes, outcome, protocol
+
+NAME = "console"
+# What one input may take, CPU shared with other tests included.
+SLOW_S = 0.5
+EXIT = b'@vnperf {"type":"exit","code":0,"reason":"ok"}'
+
+
+def status_ok(status):
+    """The guest's own code (0..63, passed through) or a runner status."""
+    return 0 <= status < 64 or status in exitcodes.RUNNER_CODES
+
+
+def one_line(text):
+    """One printable line: no control character a terminal would act on."""
+    return isinstance(text, str) and not any(c < " " or c == "\x7f" for c in text)
+
+
+def guest(c):
+    """What outcome.guest_report makes of a console whose QEMU agreed
+    with its exit line (0 for one without a code; None: no exit)."""
+    ex = c.last("exit")
+    code = None if ex is None else ex.get("code") if "code" in ex else 0
+    return {"label": "guest", "guest_code": code, "started": True,
+            "status": exitcodes.RUNNER_NO_GUEST_EXIT if code is None else code,
+            "status_name": "-", "why_no_exit": "guest: QEMU exited without a guest exit",
+            "problems": c.problems(code), "error": c.last("error"),
+            "result": c.last("result"), "boot": c.first("boot"), "ready": c.first("ready")}
+
+
+def check(data):
+    c = protocol.Console()
+    mid = len(data) // 2
+    lines = c.feed(data[:mid], 0.0) + c.feed(data[mid:], 0.1) + c.close(0.2)
+    for l in lines:
+        assert isinstance(l.text, str) and "\n" not in l.text
+        assert l.bad is None or one_line(l.bad), l.bad
+        assert l.msg is None or protocol.check(l.msg) is None
+    g = guest(c)
+    assert all(one_line(p) for p in g["problems"]), g["problems"]
+    rep = {"guests": [g], "app": (g["ready"] or {}).get("app"), "counts": None, "host": {},
+           "cpu": None}
+    status, why = outcome.overall_status(rep, None)
+    assert status_ok(status) and one_line(why), (status, why)
+    m = outcome.metrics(rep)
+    assert all(isinstance(v, float) and math.isfinite(v) for v in m.values()), m
+    json.dumps({"guest": g, "metrics": m, "console": [l.text for l in lines]})
+    return status, lines
+
+
+def test_seeds_are_consoles_by_the_protocol():
+    """Not vacuous: every seed parses cleanly, and the ok ones are ok."""
+    for i, data in inputs(NAME, n=0):
+        status, lines = check(data)
+        assert not [l.bad for l in lines if l.bad], i
+        assert any(l.msg for l in lines), i
+
+
+def test_pyfuzz_console():
+    n = slowest = 0
+    statuses = {}
+    t0 = time.monotonic()
+    for i, data in inputs(NAME):
+        t = time.monotonic()
+        try:
+            # As printed, and with a clean exit after it: the status logic
+            # then judges what came before.
+            first, _ = check(data)
+            status, _ = check(data + b"\n" + EXIT)
+        except Exception as e:  # noqa: BLE001 - the rule is: none at all
+            raise AssertionError("input %d (%r...): %s: %s" % (
+                i, data[:120], type(e).__name__, e)) from e
+        took = time.monotonic() - t
+        assert took < SLOW_S, "input %d took %.2f s: %r..." % (i, took, data[:120])
+        slowest = max(slowest, took)
+        for st in (first, status):
+            statuses[st] = statuses.get(st, 0) + 1
+        n += 1
+    print("pyfuzz console: %d inputs in %.1f s, slowest %.1f ms, statuses %s" % (
+        n, time.monotonic() - t0, slowest * 1e3, dict(sorted(statuses.items()))))
+    assert statuses.get(exitcodes.RUNNER_PROTOCOL) and statuses.get(0)
