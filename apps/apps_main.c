@@ -37,6 +37,7 @@ static void load_config(const struct boot_info *bi)
 {
     char err[256];
     const char *line = bi->cmdline;
+    size_t len = strlen(line);
     const char *src = "cmdline";
     int rc = fwcfg_read_file(FWCFG_CONFIG_FILE, fwcfg_config, sizeof(fwcfg_config));
 
@@ -54,10 +55,11 @@ static void load_config(const struct boot_info *bi)
                    "command line is ignored\n",
                    FWCFG_CONFIG_FILE);
         line = fwcfg_config;
+        len = (size_t)rc; /* a NUL inside is refused, not taken as the end */
         src = "fw_cfg";
     }
     printf("config (%s): %s\n", src, line);
-    if (config_parse(&cfg, line, err, sizeof(err)) < 0 ||
+    if (config_parse_text(&cfg, line, len, err, sizeof(err)) < 0 ||
         app_config_check(&cfg, err, sizeof(err)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "%s", err);
 

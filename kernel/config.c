@@ -328,3 +328,12 @@ int config_parse(struct vn_config *c, const char *line, char *err, size_t errlen
     }
     return 0;
 }
+
+int config_parse_text(struct vn_config *c, const char *text, size_t len, char *err, size_t errlen)
+{
+    const char *nul = memchr(text, '\0', len);
+    if (nul)
+        return fail(err, errlen, "config: a NUL byte at offset %zu (the config is text: %s)",
+                    (size_t)(nul - text), "key=value words");
+    return config_parse(c, text, err, errlen);
+}

@@ -105,6 +105,11 @@ extern const size_t cfg_nkeys;
  * -EINVAL. Words the transport owns (virtio_mmio.device=...) are skipped. */
 int config_parse(struct vn_config *c, const char *line, char *err, size_t errlen);
 
+/* config_parse for text of len bytes read from outside (the fw_cfg file),
+ * followed by a NUL: a NUL inside it would cut the config silently, so it
+ * is refused with its offset. */
+int config_parse_text(struct vn_config *c, const char *text, size_t len, char *err, size_t errlen);
+
 bool config_given(const struct vn_config *c, const char *key);
 
 /* Number with the config syntax (decimal, 0x hex, k/m/g, ki/mi/gi):

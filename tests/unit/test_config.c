@@ -133,6 +133,28 @@ static void errors(void **state)
     }
 }
 
+/* Issue 31 F8: a NUL in the fw_cfg file cut the config silently
+ * ("app=selftest\0 bogus=1" ran, bogus never seen; a file starting with
+ * NUL was an empty config): the reader gets the length and refuses it. */
+static void nul_byte_refused(void **state)
+{
+    (void)state;
+    static const char cut[] = "app=selftest\0 bogus=1";
+    err[0] = '\0';
+    assert_int_equal(config_parse_text(&c, cut, sizeof(cut) - 1, err, sizeof(err)), -EINVAL);
+    assert_string_equal(err,
+                        "config: a NUL byte at offset 12 (the config is text: key=value words)");
+    static const char lead[] = "\0app=gen";
+    assert_int_equal(config_parse_text(&c, lead, sizeof(lead) - 1, err, sizeof(err)), -EINVAL);
+    assert_non_null(strstr(err, "offset 0 "));
+    static const char nl[] = "app=gen\nseed=7\n";
+    assert_int_equal(config_parse_text(&c, nl, sizeof(nl) - 1, err, sizeof(err)), 0);
+    assert_string_equal(c.app, "gen");
+    assert_int_equal(c.seed, 7);
+    assert_int_equal(config_parse_text(&c, "", 0, err, sizeof(err)), 0);
+    assert_string_equal(c.app, "selftest");
+}
+
 /* Every CFG_ENUM value's name is its enum's, and no choice is left over. */
 static void enums_match_choices(void **state)
 {
@@ -184,13 +206,10 @@ static void defaults_parse(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(defaults),
-        cmocka_unit_test(values),
-        cmocka_unit_test(binary_suffix),
-        cmocka_unit_test(transport_words_skipped),
-        cmocka_unit_test(errors),
-        cmocka_unit_test(defaults_parse),
-        cmocka_unit_test(enums_match_choices),
+        cmocka_unit_test(defaults),       cmocka_unit_test(values),
+        cmocka_unit_test(binary_suffix),  cmocka_unit_test(transport_words_skipped),
+        cmocka_unit_test(errors),         cmocka_unit_test(nul_byte_refused),
+        cmocka_unit_test(defaults_parse), cmocka_unit_test(enums_match_choices),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
