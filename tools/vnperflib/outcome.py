@@ -2,7 +2,8 @@
 sides' counts merged, the metrics sweep and compare work on, and the run's
 status with one line why."""
 
-from . import counts, exitcodes, hostcpu, iperf, protocol
+from . import counts, exitcodes, hostcpu, iperf
+from .errors import printable
 from .stats import number as _num
 
 
@@ -188,7 +189,7 @@ def overall_status(rep, backend_dead):
             err = g["error"] or {}
             return g["guest_code"], "%s: exit %d (%s)%s%s" % (
                 g["label"], g["guest_code"], exitcodes.status_name(g["guest_code"]),
-                ": " + protocol.printable(err["message"]) if err.get("message") else "",
+                ": " + printable(err["message"]) if err.get("message") else "",
                 _guest_aborts(g) + _host_resets(rep))
     for g in started:
         if _guest_aborts(g):

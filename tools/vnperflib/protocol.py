@@ -5,6 +5,7 @@ import json
 import math
 import re
 
+
 PREFIX = "@vnperf "
 TYPES = ("boot", "config", "ready", "sample", "hist", "result", "error", "exit")
 # A guest that exits ok printed these first (docs/protocol.md).
@@ -15,7 +16,6 @@ MAX_DEPTH = 16
 # Numbers are the guest's uint64_t / int64_t (kernel/json.h).
 U64_MAX = 2 ** 64 - 1
 I64_MIN = -2 ** 63
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 # The members each type's values are checked against (docs/protocol.md's
@@ -53,12 +53,6 @@ class Line:
         self.msg = msg
         self.bad = bad
         self.t = t
-
-
-def printable(text):
-    """text with control characters escaped (\\x0a): what the guest sends
-    cannot break or repaint the runner's one line."""
-    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
 
 
 def _depth(body):
