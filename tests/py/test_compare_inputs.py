@@ -137,3 +137,14 @@ def test_format_1_summary_members_are_checked(tmp_path):
     refused(run_vnperf(["compare", write(tmp_path, "a.json", sweep()),
                         write(tmp_path, "b.json", old)], timeout=30),
             'points[0].summary.pps.mean is "x", not a number')
+
+
+def test_a_control_character_from_the_file_cannot_split_the_line(tmp_path):
+    """A key or value from a results file goes into compare's one line:
+    its newline and terminal escapes are escaped. Found by
+    test_pyfuzz_results."""
+    b = sweep()
+    pt(b)["identity"]["size"] = "6\n4\x1b[2J"
+    a = write(tmp_path, "a.json", sweep())
+    refused(run_vnperf(["compare", a, write(tmp_path, "b.json", b)], timeout=30),
+            "size (64 vs 6\\x0a4\\x1b[2J)")
