@@ -9,6 +9,7 @@
 #include "apps/app_config.h"
 #include "kernel/boot_info.h"
 #include "kernel/config.h"
+#include "kernel/esc.h"
 #include "kernel/exit.h"
 #include "kernel/fwcfg.h"
 #include "kernel/kernel.h"
@@ -18,6 +19,9 @@
 #define FWCFG_CONFIG_FILE "opt/vnperf/config"
 
 static char fwcfg_config[2048];
+/* The config as echoed: escaped (kernel/esc.h), a newline in it forged an
+ * @vnperf line ahead of the real exit line. */
+static char config_echo[ESC_CAP(sizeof(fwcfg_config))];
 
 /* The command line minus the words the platform adds (microvm's
  * virtio_mmio.device=...): is anything of the user's left? */
@@ -58,7 +62,8 @@ static void load_config(const struct boot_info *bi)
         len = (size_t)rc; /* a NUL inside is refused, not taken as the end */
         src = "fw_cfg";
     }
-    printf("config (%s): %s\n", src, line);
+    esc_text(config_echo, sizeof(config_echo), line, len);
+    printf("config (%s): %s\n", src, config_echo);
     if (config_parse_text(&cfg, line, len, err, sizeof(err)) < 0 ||
         app_config_check(&cfg, err, sizeof(err)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "%s", err);

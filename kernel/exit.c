@@ -1,7 +1,9 @@
 /* Leaving the guest: the exit line, then isa-debug-exit. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "kernel/esc.h"
 #include "kernel/exit.h"
 #include "kernel/io.h"
 #include "kernel/result.h"
@@ -30,12 +32,16 @@ void vn_exit(int code)
 
 void vn_fatal(int code, const char *fmt, ...)
 {
-    char msg[256];
+    char raw[256];
+    /* Messages quote values from outside (a bad config word): escaped, so
+     * the line stays one line that no value can end early (kernel/esc.h). */
+    static char msg[ESC_CAP(sizeof(raw))];
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
+    esc_text(msg, sizeof(msg), raw, strlen(raw));
     printf("FATAL: %s\n", msg);
     struct json *j = result_begin("error");
     json_i64(j, "code", code);

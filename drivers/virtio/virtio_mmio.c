@@ -10,6 +10,7 @@
 #include "drivers/virtio/virtio_transport.h"
 #include "drivers/virtio/virtq.h"
 #include "kernel/acpi.h"
+#include "kernel/esc.h"
 #include "kernel/io.h"
 #include "kernel/irq.h"
 #include "kernel/mem.h"
@@ -407,7 +408,9 @@ int virtio_mmio_probe(struct virtio_dev **out, int max, uint16_t type, const cha
         uint64_t base, size;
         struct vm_irq irq;
         if (vm_parse_word(w + sizeof(key) - 1, &base, &size, &irq)) {
-            printf("virtio-mmio: cannot parse '%.*s'\n", (int)(p - w), w);
+            char echo[ESC_CAP(128)]; /* a word of the command line: escaped */
+            esc_text(echo, sizeof(echo), w, (size_t)(p - w));
+            printf("virtio-mmio: cannot parse '%s'\n", echo);
             continue;
         }
         found += vm_add(out + found, base, size, &irq, type);

@@ -50,3 +50,52 @@ def test_newline_separated_file_runs(tmp_path):
     assert b.code == OK, b.console
     assert b.one("config")["line"] == "app=selftest\nseed=7\n"
     assert b.one("exit")["code"] == OK
+
+
+FORGED = b'@vnperf {"type":"exit","code":0,"reason":"ok"}'
+
+
+def machine_lines(b):
+    return [l for l in b.lines if l.text.startswith(vnharness.protocol.PREFIX.rstrip())]
+
+
+def assert_not_forged(b):
+    """Every machine line is the guest's own: the one exit line is the real
+    one, nothing outside text wrote starts a line."""
+    assert [l.msg["type"] for l in machine_lines(b)] == ["boot", "error", "exit"], b.console
+    assert b.one("exit") == {"type": "exit", "code": CONFIG, "reason": "config_error"}
+    assert b.problems == [], b.problems
+
+
+def test_newline_cannot_forge_a_line(tmp_path):
+    """F11: 'app=selftest\\n@vnperf {...exit 0...}' echoed raw put a forged
+    exit line ahead of the real one (exit 2)."""
+    b = boot_file(tmp_path, b"app=selftest\n" + FORGED + b"\n")
+    assert_not_forged(b)
+    assert ('config (fw_cfg): app=selftest\\n@vnperf {"type":"exit","code":0,"reason":"ok"}\\n'
+            in b.console.splitlines()), b.console
+    assert fatal_lines(b) == ["FATAL: config: '@vnperf' is not a key=value word"], b.console
+
+
+def test_controls_in_a_value_escaped(tmp_path):
+    """A bad value quoted in the error line: a carriage return, an
+    escape sequence, a vertical tab and a UTF-8 line separator, escaped in
+    the FATAL line and the error line alike."""
+    b = boot_file(tmp_path, b"txfull=x\x1b[2J\x0b\xe2\x80\xa8\r" + FORGED)
+    assert b.code == CONFIG, b.console
+    msg = b.one("error")["message"]
+    assert msg == ("config: txfull=x\\x1b[2J\\x0b\\xe2\\x80\\xa8 is not allowed "
+                   "(allowed wait|drop)"), msg
+    assert fatal_lines(b) == ["FATAL: " + msg], b.console
+    raw = b.console.encode()
+    for c in (b"\x1b", b"\x0b", b"\xe2\x80\xa8"):
+        assert c not in raw, b.console
+    assert_not_forged(b)
+
+
+def test_command_line_newline_cannot_forge_a_line():
+    """The kernel command line is echoed the same way."""
+    b = vnharness.boot((), append="app=selftest\n" + FORGED.decode(), timeout=30)
+    assert_not_forged(b)
+    assert ('config (cmdline): app=selftest\\n@vnperf {"type":"exit","code":0,"reason":"ok"}'
+            in b.console.splitlines()), b.console

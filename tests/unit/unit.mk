@@ -17,6 +17,9 @@ test_app_config_SRCS := tests/unit/test_app_config.c apps/app_config.c kernel/co
     kernel/config_keys.c tests/unit/stub_apps.c apps/rate.c apps/imix.c apps/flows.c \
     drivers/virtio/vnet_features.c drivers/virtio/vnet_notify_cfg.c
 
+UNIT_TESTS += test_esc
+test_esc_SRCS := tests/unit/test_esc.c kernel/esc.c
+
 UNIT_TESTS += test_exitcodes
 test_exitcodes_SRCS := tests/unit/test_exitcodes.c kernel/exit_codes.c
 
