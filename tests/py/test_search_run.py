@@ -352,7 +352,7 @@ def test_a_search_of_loads_records_every_trial_and_each_load(tmp_path, monkeypat
     (["--trials-per-load", "0"], "--trials-per-load 0: at least 1"),
     (["--exceed-ratio", "1"], "--exceed-ratio 1: a share of a load's trials, 0 <= R < 1"),
     (["--exceed-ratio", "-0.5"], "--exceed-ratio -0.5: a share"),
-    (["--exceed-ratio", "nan"], "--exceed-ratio nan: a share"),
+    (["--exceed-ratio", "nan"], "--exceed-ratio: 'nan' is not a number (finite)"),
     (["--trials-per-load", "two"], "--trials-per-load: invalid int value")])
 def test_bad_load_options_are_refused_before_booting(tmp_path, args, line):
     r = run_vnperf(["ndr", "--backend", "dgram", "--size", "60", "--out", str(tmp_path / "o")]

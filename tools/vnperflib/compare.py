@@ -14,7 +14,7 @@ import io
 import json
 import os
 
-from . import resultsdir, stats
+from . import optypes, resultsdir, stats
 from .errors import usage
 from .tables import fmt_num, table
 
@@ -370,7 +370,7 @@ def add_arguments(p):
                    dest="b_where", help="the same for B")
     p.add_argument("--test", choices=stats.TESTS, default="welch",
                    help="welch: Welch's t-test (default); mwu: Mann-Whitney U")
-    p.add_argument("--alpha", type=float, default=stats.ALPHA,
+    p.add_argument("--alpha", type=optypes.finite_float, default=stats.ALPHA,
                    help="significance level of the table (default %(default)s)")
     f = p.add_mutually_exclusive_group()
     f.add_argument("--json", action="store_true", help="print the comparison as JSON")

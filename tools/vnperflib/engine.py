@@ -3,6 +3,8 @@ QEMU itself; `libvirt[=URI]`: libvirtd starts each guest as a transient
 domain (engine_libvirt.py). This is the one place that names them; the
 runner asks its engine for guests, the accelerator and its refusals."""
 
+import shutil
+
 from . import accel, guest, qemucmd
 from .errors import usage
 
@@ -23,7 +25,11 @@ class QemuEngine:
         return "qemu"
 
     def check(self, opts):
-        """Refusals of this engine beyond the runner's own: none."""
+        """The QEMU binary the options name (--qemu) is a program on this
+        host: a missing one is a bad option (64), as a missing image is."""
+        if shutil.which(self.qemu) is None:
+            raise usage("--qemu %s: no such program or not executable (Debian "
+                        "qemu-system-x86)" % self.qemu)
 
     @staticmethod
     def default_machine(boot):

@@ -13,7 +13,8 @@ import queue
 import threading
 import time
 
-from . import fleetreport, fleetspec, guest, libvirtconn, ports, qemucmd, runner, udpdrops
+from . import (fleetreport, fleetspec, guest, libvirtconn, optypes, ports, qemucmd, runner,
+               udpdrops)
 from .domxml import Iface
 from .engine_libvirt import LibvirtEngine
 from .errors import RunnerError, usage
@@ -390,7 +391,7 @@ def main(opts):
 
 def add_arguments(p):
     p.add_argument("spec", metavar="SPEC", help="fleet spec, TOML or JSON (docs/fleet.md)")
-    p.add_argument("--out", default=None, help="results directory (default "
+    p.add_argument("--out", type=optypes.out_dir, default=None, help="results directory (default "
                    "results/fleet-YYYYmmdd-HHMMSS); `vnperf compare` reads it")
     p.add_argument("--json", action="store_true", help="print the fleet report as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")

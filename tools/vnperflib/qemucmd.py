@@ -13,6 +13,26 @@ DEFAULT_QEMU = "qemu-system-x86_64"
 # The guest's RAM floor (README: selftest and gen run in 12 MiB).
 MIN_MEMORY_MB = 12
 
+# virtio-net rx_queue_size/tx_queue_size QEMU 7.2 takes: a power of two
+# from 256 (VIRTIO_NET_RX_QUEUE_MIN_SIZE) to 1024 (VIRTQUEUE_MAX_SIZE),
+# well inside the split ring's 32768 (virtio 1.2 s2.7).
+QUEUE_SIZES = (256, 512, 1024)
+
+
+def host_memory_mb():
+    """This host's RAM in MiB: QEMU cannot set up a larger guest RAM under
+    the kernel's default overcommit (it fails with ENOMEM, status 66)."""
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
+
+
+def check_memory(memory_mb):
+    """None, or the line that refuses --memory memory_mb on this host."""
+    most = host_memory_mb()
+    if memory_mb > most:
+        return "--memory %d: more than this host's RAM (%d MiB)" % (memory_mb, most)
+    return None
+
+
 def qemu_escape(value):
     """QEMU option syntax: a comma inside a value is written as two."""
     return str(value).replace(",", ",,")

@@ -56,6 +56,10 @@ def check_user_config(opts):
         k, eq, v = w.partition("=")
         if not eq or not k:
             raise RunnerError(exitcodes.RUNNER_USAGE, "config word %r is not key=value" % w)
+        if any(c.isspace() for c in w):
+            # The guest splits its config at whitespace: a newline would
+            # start a word (or a console line) the runner never checked.
+            raise usage("config word %r contains whitespace" % w)
         if k in seen:
             raise RunnerError(exitcodes.RUNNER_USAGE, "config key %s given twice (%s=%s, %s)"
                               % (k, k, seen[k], w))
@@ -139,6 +143,10 @@ class Run:
         opts = self.opts
         support.check(opts)
         self.engine.check(opts)
+        # A remote engine's guests live on its host.
+        too_big = self.engine.local_files and qemucmd.check_memory(opts.memory)
+        if too_big:
+            raise usage(too_big)
         self.be = backends.make(opts.backend, opts)
         self.be.check()
         self.roles = guest_roles(opts)

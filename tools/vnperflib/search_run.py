@@ -8,10 +8,12 @@ report and a trials.csv."""
 import copy
 import csv
 import json
+import math
 import os
 import time
 
-from . import accel, exitcodes, resultsdir, runner, search, stats, support, sweep, topology_pvp
+from . import (accel, exitcodes, optypes, resultsdir, runner, search, stats, support, sweep,
+               topology_pvp)
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
 from .tables import fmt_num, table
@@ -78,7 +80,7 @@ def parse_resolution(text):
         else:
             mult = {"k": 1e3, "m": 1e6}.get(t[-1:], 1)
             v = float(t[:-1] if mult != 1 else t) * mult
-            if v >= 1:
+            if 1 <= v < math.inf:
                 return v, False
     except ValueError:
         pass
@@ -522,7 +524,7 @@ def add_arguments(p, default_search=None):
     s.add_argument("--trials-per-load", type=int, default=1, metavar="K",
                    help="up to K trials at each rate searched (default 1); with "
                    "--exceed-ratio, a rate passes unless its lossy trials exceed that share")
-    s.add_argument("--exceed-ratio", type=float, default=0.0, metavar="R",
+    s.add_argument("--exceed-ratio", type=optypes.finite_float, default=0.0, metavar="R",
                    help="the share of a rate's K trials that may lose frames beyond the "
                    "allowed loss, 0 <= R < 1 (default 0; 0.5: at most half)")
 

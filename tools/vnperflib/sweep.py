@@ -13,7 +13,7 @@ import random
 import shutil
 import time
 
-from . import (accel, artifacts, backends, compare, exitcodes, pinning, plots, qemucmd,
+from . import (accel, artifacts, backends, compare, exitcodes, optypes, pinning, plots, qemucmd,
                resultsdir, runner, stats, support, topology_pvp)
 from .backends import testpmd, vhostpeer
 from .errors import RunnerError, usage
@@ -485,7 +485,7 @@ def add_arguments(p):
     p.add_argument("--seed", type=int, default=1, help="seed of --order random")
     p.add_argument("--aa", action="store_true", help="A/A calibration: every point twice, as "
                    "two identical arms (axis aa=a,b), then their comparison")
-    p.add_argument("--out", default=None, help="results directory (default results/sweep-TIME)")
+    p.add_argument("--out", type=optypes.out_dir, default=None, help="results directory (default results/sweep-TIME)")
     p.add_argument("--verbose", "-v", action="store_true", help="echo the guests' consoles")
 
 

@@ -1,0 +1,32 @@
+"""Argparse types of the runner's options: a bad value is one line and
+status 64 (tools/vnperf's Parser), never a traceback or a value that
+switches a check off."""
+
+import argparse
+import math
+
+
+def finite(v, what="a number"):
+    """float(v), refusing what is not a finite number: float() takes
+    "nan" and "inf", and a NaN passes every comparison's else branch
+    (--timeout nan ran without a timeout)."""
+    try:
+        f = float(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not %s" % (v, what))
+    if not math.isfinite(f):
+        raise argparse.ArgumentTypeError("%r is not %s (finite)" % (v, what))
+    return f
+
+
+def finite_float(v):
+    """type= of a plain float option."""
+    return finite(v)
+
+
+def out_dir(v):
+    """type= of --out: an empty path is no directory (it fell back to the
+    default one silently)."""
+    if not v.strip():
+        raise argparse.ArgumentTypeError("%r: an empty path names no directory" % v)
+    return v
