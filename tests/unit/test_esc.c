@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -73,12 +74,67 @@ static void whole_escapes_within_cap(void **st)
     assert_int_equal(ESC_CAP(10), 41);
 }
 
+/* Reads an escape back: the bytes it stands for, or -1 if it is not one
+ * esc_text writes. */
+static int unesc(const char *s, size_t n, char *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '\\') {
+            out[k++] = s[i];
+            continue;
+        }
+        if (i + 1 >= n)
+            return -1;
+        char c = s[++i];
+        if (c == 'n' || c == 'r' || c == 't' || c == '\\') {
+            out[k++] = c == 'n' ? '\n' : c == 'r' ? '\r' : c == 't' ? '\t' : '\\';
+        } else if (c == 'x' && i + 2 < n) {
+            unsigned v;
+            if (sscanf(s + i + 1, "%2x", &v) != 1)
+                return -1;
+            out[k++] = (char)v;
+            i += 2;
+        } else {
+            return -1;
+        }
+    }
+    return (int)k;
+}
+
+/* 10^5 random byte strings: the output is printable ASCII only (no byte
+ * can end the line) and reads back to the input, cut at a whole escape. */
+static void round_trip(void **st)
+{
+    (void)st;
+    uint64_t rng = 31;
+    char src[64], out[ESC_CAP(64)], back[64];
+    for (int iter = 0; iter < 100000; iter++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        size_t n = (size_t)(rng >> 58), cap = 1 + (size_t)(rng >> 32) % sizeof(out);
+        for (size_t i = 0; i < n; i++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            src[i] = (char)(rng >> 56);
+        }
+        size_t len = esc_text(out, cap, src, n);
+        assert_true(len < cap && out[len] == '\0' && strlen(out) == len);
+        for (size_t i = 0; i < len; i++)
+            assert_true(out[i] >= 0x20 && out[i] <= 0x7e);
+        int k = unesc(out, len, back);
+        assert_true(k >= 0 && (size_t)k <= n);
+        assert_memory_equal(back, src, (size_t)k);
+        if (cap == sizeof(out))
+            assert_int_equal(k, n);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plain_text_as_is),
         cmocka_unit_test(nothing_starts_a_line),
         cmocka_unit_test(whole_escapes_within_cap),
+        cmocka_unit_test(round_trip),
     };
     return cmocka_run_group_tests_name("esc", tests, NULL, NULL);
 }
