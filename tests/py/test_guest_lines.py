@@ -119,3 +119,14 @@ def test_a_guest_message_cannot_break_the_runners_one_line(tmp_path):
     assert r.stderr.splitlines() == [
         "vnperf: guest: exit 2 (config error): config: bad value 'a\\x0ab\\x1b[2J' for key "
         "'notify'"]
+
+
+def test_a_member_named_with_control_characters_is_escaped(tmp_path):
+    """The line naming a bad member uses the guest's own keys: a NUL or a
+    newline in them is escaped. Found by test_pyfuzz_console (input 627484
+    of 10^6: `"type":"\\u0000exit","code":NaN`)."""
+    r = run_console(tmp_path, [BOOT, CONFIG, READY, result(),
+                               '@vnperf {"type":"\\u0000exit","code":NaN}', EXIT])
+    assert r.returncode == exitcodes.RUNNER_PROTOCOL
+    assert r.stderr.splitlines()[0].endswith(": \\x00exit.code: NaN is not a finite number")
+    assert len(r.stderr.splitlines()) == 1

@@ -6,6 +6,7 @@ smoke). Rule per input: the table, CSV and JSON come out, or a RunnerError
 with status 64 and one printable line; never another exception, and
 quickly."""
 
+import copy
 import json
 import random
 import time
@@ -44,7 +45,7 @@ def tree_mutant(rng, seeds):
         if isinstance(c, dict) and rng.randrange(5) == 0:
             del c[k]
         else:
-            c[k] = rng.choice(HOSTILE)
+            c[k] = copy.deepcopy(rng.choice(HOSTILE))
     return json.dumps(data).encode()
 
 

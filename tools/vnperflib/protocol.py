@@ -5,6 +5,8 @@ import json
 import math
 import re
 
+from .errors import printable
+
 
 PREFIX = "@vnperf "
 TYPES = ("boot", "config", "ready", "sample", "hist", "result", "error", "exit")
@@ -144,7 +146,8 @@ def parse_line(text, t=None):
         return Line(text, bad='no string "type" member', t=t)
     bad = check(msg)
     if bad:
-        return Line(text, bad=bad, t=t)
+        # Names the member with the guest's own keys: escaped.
+        return Line(text, bad=printable(bad), t=t)
     return Line(text, msg=msg, t=t)
 
 
