@@ -9,7 +9,7 @@ import os
 import pytest
 
 from vnpy import run_vnperf
-from vnperflib import exitcodes
+from vnperflib import exitcodes, protocol
 
 BOOT = ('@vnperf {"type":"boot","boot_path":"pvh","tsc_hz":2600000000,"tsc_method":"pit",'
         '"acpi":true,"ram_bytes":133823488,"arena_free_bytes":1000}')
@@ -130,3 +130,32 @@ def test_a_member_named_with_control_characters_is_escaped(tmp_path):
     assert r.returncode == exitcodes.RUNNER_PROTOCOL
     assert r.stderr.splitlines()[0].endswith(": \\x00exit.code: NaN is not a finite number")
     assert len(r.stderr.splitlines()) == 1
+
+
+def test_an_endless_line_is_cut_flagged_and_costs_no_memory():
+    """A guest that never ends its line: past MAX_LINE it is ended there
+    and flagged, the rest dropped up to its newline; the lines after it
+    parse (before, the Console kept it all and copied it on every chunk)."""
+    c = protocol.Console()
+    chunk = b"x" * 65536
+    out = []
+    for _ in range(160):  # 10 MiB, the size of QEMU's reads
+        out += c.feed(chunk)
+        assert len(c._partial) <= protocol.MAX_LINE + len(chunk)
+    out += c.feed(b"tail\n" + EXIT.encode() + b"\n")
+    assert [l.bad for l in out] == ["line longer than %d bytes" % protocol.MAX_LINE, None]
+    assert out[0].text == "x" * 80 and c.last("exit")["code"] == 0
+
+
+def test_an_endless_line_through_the_runner_is_status_69(tmp_path):
+    console = tmp_path / "console"
+    console.write_text("".join(l + "\n" for l in [BOOT, CONFIG, READY, result(), EXIT]))
+    qemu = tmp_path / "qemu"
+    qemu.write_text("#!/bin/sh\nhead -c 3000000 /dev/zero | tr '\\0' x\necho\ncat '%s'\nexit 1\n"
+                    % console)
+    os.chmod(qemu, 0o755)
+    r = run_vnperf(["run", "--accel", "tcg", "--app", "selftest", "--quiet", "--qemu",
+                    str(qemu)], timeout=60)
+    err = r.stderr.strip().splitlines()
+    assert r.returncode == exitcodes.RUNNER_PROTOCOL, r.stderr[-300:]
+    assert len(err) == 1 and "line longer than 262144 bytes" in err[0], err

@@ -15,6 +15,9 @@ REQUIRED_TYPES = ("boot", "config", "ready")
 # The guest's lines nest a few levels (result.vnet.tx, mem.lwip, hist's
 # buckets): deeper is hostile, and would exhaust the JSON decoder's stack.
 MAX_DEPTH = 16
+# The guest's longest line (a result with every counter, a hist part of
+# 256 buckets) is a few KiB; far past that is hostile.
+MAX_LINE = 256 * 1024
 # Numbers are the guest's uint64_t / int64_t (kernel/json.h).
 U64_MAX = 2 ** 64 - 1
 I64_MIN = -2 ** 63
@@ -156,16 +159,28 @@ class Console:
 
     def __init__(self):
         self._partial = b""
+        self._skipping = False
         self.lines = []
         self.by_type = {}
         self.bad = []
 
     def feed(self, data, t=None):
-        """Feeds raw bytes; returns the complete lines they finished."""
+        """Feeds raw bytes; returns the complete lines they finished. A line
+        past MAX_LINE is ended there (flagged) and its rest dropped, so an
+        endless line costs neither memory nor a copy per chunk."""
+        if self._skipping:
+            nl = data.find(b"\n")
+            if nl < 0:
+                return []
+            data, self._skipping = data[nl + 1:], False
         data = self._partial + data
         parts = data.split(b"\n")
         self._partial = parts.pop()
-        return [self._add(p, t) for p in parts]
+        lines = [self._add(p, t) for p in parts]
+        if len(self._partial) > MAX_LINE:
+            lines.append(self._add(self._partial, t))
+            self._partial, self._skipping = b"", True
+        return lines
 
     def close(self, t=None):
         """Flushes a last unterminated line."""
@@ -175,7 +190,11 @@ class Console:
         return [self._add(p, t)]
 
     def _add(self, raw, t):
-        line = parse_line(raw.decode("utf-8", "replace"), t)
+        if len(raw) > MAX_LINE:
+            line = Line(raw[:80].decode("utf-8", "replace"),
+                        bad="line longer than %d bytes" % MAX_LINE, t=t)
+        else:
+            line = parse_line(raw.decode("utf-8", "replace"), t)
         self.lines.append(line)
         if line.bad:
             self.bad.append(line)
