@@ -2,19 +2,13 @@
 #include <string.h>
 
 #include "kernel/fwcfg.h"
+#include "kernel/fwcfg_dir.h"
 #include "kernel/io.h"
 
 #define FWCFG_PORT_SEL  0x510
 #define FWCFG_PORT_DATA 0x511
 #define FWCFG_SIGNATURE 0x0000
 #define FWCFG_FILE_DIR  0x0019
-
-struct fwcfg_file {
-    uint32_t size; /* big-endian */
-    uint16_t select;
-    uint16_t reserved;
-    char name[56];
-};
 
 void fwcfg_select(uint16_t sel)
 {
@@ -36,26 +30,18 @@ int fwcfg_present(void)
     return memcmp(sig, "QEMU", 4) == 0;
 }
 
+static void fwcfg_pio_read(void *ctx, void *buf, size_t len)
+{
+    (void)ctx;
+    fwcfg_read(buf, len);
+}
+
 int fwcfg_find(const char *name, uint16_t *sel, uint32_t *size)
 {
-    uint32_t count;
-    struct fwcfg_file f;
-
     if (!fwcfg_present())
         return -ENOENT;
     fwcfg_select(FWCFG_FILE_DIR);
-    fwcfg_read(&count, sizeof(count));
-    count = __builtin_bswap32(count);
-    for (uint32_t i = 0; i < count; i++) {
-        fwcfg_read(&f, sizeof(f));
-        f.name[sizeof(f.name) - 1] = '\0';
-        if (strcmp(f.name, name) == 0) {
-            *sel = __builtin_bswap16(f.select);
-            *size = __builtin_bswap32(f.size);
-            return 0;
-        }
-    }
-    return -ENOENT;
+    return fwcfg_dir_find(fwcfg_pio_read, NULL, name, sel, size);
 }
 
 int fwcfg_read_file(const char *name, char *buf, size_t cap)

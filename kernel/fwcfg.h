@@ -8,7 +8,8 @@
 int fwcfg_present(void);
 void fwcfg_select(uint16_t sel);
 void fwcfg_read(void *buf, size_t len);
-/* Looks a file up in the directory: 0, or -ENOENT. */
+/* Looks a file up in the directory: 0, -ENOENT, or -EINVAL for a
+ * directory that breaks fw_cfg.rst (fwcfg_dir_find). */
 int fwcfg_find(const char *name, uint16_t *sel, uint32_t *size);
 /* Reads a whole file into buf (NUL-terminated, at most cap-1 bytes):
  * its size, -ENOENT, or -E2BIG when it does not fit. */

@@ -56,6 +56,8 @@ FUZZERS += fuzz_virtq
 fuzz_virtq_SRCS := $(VIRTQ_SRCS) $(SIM_SRCS) tests/fuzz/fuzz_virtq_dev.c
 FUZZERS += fuzz_vnet_rx
 fuzz_vnet_rx_SRCS := $(VNET_SIM_SRCS)
+FUZZERS += fuzz_fwcfg_dir
+fuzz_fwcfg_dir_SRCS := kernel/fwcfg_dir.c
 
 define fuzz_rule
 $(BUILD)/fuzz/$(1): $(BUILD)/fuzz-obj/tests/fuzz/$(1).o \

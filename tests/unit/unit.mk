@@ -104,6 +104,9 @@ UNIT_TESTS += test_vnet_txslots_packed
 test_vnet_txslots_packed_SRCS := tests/unit/test_vnet_txslots_packed.c \
     $(filter-out tests/unit/test_vnet_txslots.c,$(test_vnet_txslots_SRCS))
 
+UNIT_TESTS += test_fwcfg_dir
+test_fwcfg_dir_SRCS := tests/unit/test_fwcfg_dir.c kernel/fwcfg_dir.c
+
 UNIT_TESTS += test_irq
 test_irq_SRCS := tests/unit/test_irq.c kernel/madt.c kernel/pci_msix.c
 
