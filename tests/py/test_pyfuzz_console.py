@@ -1,6 +1,6 @@
 """Random-input harness of the console parser (protocol.py), through what
 the runner makes of a console: its lines, problems, status and metrics
-(outcome.py). Inputs: mutants of real consoles (tests/py/seeds/console)
+(outcome.py), and the fleet's histogram of its hist lines (histmerge.py). Inputs: mutants of real consoles (tests/py/seeds/console)
 from mutator.py, VNPERF_PYFUZZ_N of them (`make fuzz`: 10^5, `make
 pyunit`: a smoke). Rule per input: no exception at all (the parser takes
 anything a guest prints), a documented status with one line why, the
@@ -12,7 +12,7 @@ import time
 
 import vnpy  # noqa: F401 - puts the runner library on sys.path
 from mutator import inputs
-from vnperflib import exitcodes, outcome, protocol
+from vnperflib import exitcodes, histmerge, outcome, protocol
 
 NAME = "console"
 # What one input may take, CPU shared with other tests included.
@@ -56,6 +56,10 @@ def check(data):
            "cpu": None}
     status, why = outcome.overall_status(rep, None)
     assert status_ok(status) and one_line(why), (status, why)
+    try:  # the fleet merges the hist lines: a broken set is one line
+        histmerge.from_lines(c.all("hist"))
+    except ValueError as e:
+        assert one_line(str(e)), str(e)
     m = outcome.metrics(rep)
     assert all(isinstance(v, float) and math.isfinite(v) for v in m.values()), m
     json.dumps({"guest": g, "metrics": m, "console": [l.text for l in lines]})
