@@ -411,3 +411,24 @@ def test_help():
     assert p.returncode == 0
     for word in ("count", "send", "reflect", "--ready-file", "--malformed", "--rate"):
         assert word.encode() in p.stdout
+
+
+@pytest.mark.parametrize("mode", ["send", "count"])
+def test_result_not_written_fails_the_run(mode):
+    """Issue 31 F13: a result line that cannot be written (a full disk:
+    /dev/full gives ENOSPC on every write) is status 4 and one line naming
+    the errno; it exited 0 with nothing written."""
+    args = ["--count", "5"] if mode == "send" else ["--local", "127.0.0.1:0", "--duration",
+                                                     "0.2"]
+    with open("/dev/full", "wb") as full:
+        r = subprocess.run([PEER, mode, "--remote", "127.0.0.1:9"] + args, stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=20)
+    assert r.returncode == 4, (r.returncode, r.stderr)
+    assert r.stderr.strip().splitlines() == [
+        "vnperf-peer: result not written to stdout: No space left on device"], r.stderr
+
+
+def test_result_written_exits_0():
+    r = subprocess.run([PEER, "send", "--remote", "127.0.0.1:9", "--count", "5"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=20)
+    assert r.returncode == 0 and json.loads(r.stdout)["packets"] == 5, r.stderr

@@ -94,7 +94,7 @@ static int run(struct peer_dpdk *d, const struct peer_opts *o, struct peer_stats
     struct peer_run tx = {.o = o, .io = &tio, .st = st};
     struct peer_run rx = {.o = &ro, .io = &rio, .st = rst};
     struct peer_warmup w;
-    int rc = 0;
+    int rc = 0, out = 0;
 
     ro.mode = PEER_MODE_COUNT;
     if (o->mode == PEER_MODE_SEND)
@@ -113,17 +113,17 @@ static int run(struct peer_dpdk *d, const struct peer_opts *o, struct peer_stats
     tx.start_ns = rx.start_ns = peer_now_ns(CLOCK_MONOTONIC);
     if (o->mode == PEER_MODE_SEND) {
         rc = peer_run_tx(&tx);
-        peer_report_json(stdout, &tx);
+        out = peer_report_stdout("vnperf-peer-dpdk", &tx);
     }
     if (o->rx_vhost) {
         peer_dpdk_count(&rx);
-        peer_report_json(stdout, &rx);
+        out = out ? out : peer_report_stdout("vnperf-peer-dpdk", &rx);
     }
     if (rc < 0) {
         fprintf(stderr, "vnperf-peer-dpdk: send stopped: %s\n", strerror(-rc));
         return EXIT_RUNTIME;
     }
-    return 0;
+    return out;
 }
 
 static int open_and_run(const struct peer_opts *o, struct peer_stats *st, struct peer_stats *rst)

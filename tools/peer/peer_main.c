@@ -38,7 +38,7 @@ static int run(const struct peer_opts *o, struct peer_stats *st)
     struct peer_io io = {.send = peer_sock_send, .wait = peer_sleep_until, .local = local};
     struct peer_run r = {.o = o, .sock = &sock, .io = &io, .st = st};
     char err[256];
-    int rc;
+    int rc, out;
 
     if (o->tx_vhost || o->rx_vhost) {
         fprintf(stderr, "vnperf-peer: --tx-vhost/--rx-vhost are vnperf-peer-dpdk's\n");
@@ -62,13 +62,13 @@ static int run(const struct peer_opts *o, struct peer_stats *st)
     rc = o->mode == PEER_MODE_SEND ? peer_run_tx(&r) : peer_run_rx(&r);
     if (o->mode != PEER_MODE_SEND && peer_sock_drops(sock.fd, &st->sock_drops) != 0)
         fprintf(stderr, "vnperf-peer: socket drop counter unavailable: %s\n", strerror(errno));
-    peer_report_json(stdout, &r);
+    out = peer_report_stdout("vnperf-peer", &r);
     close(sock.fd);
     if (rc < 0) {
         fprintf(stderr, "vnperf-peer: %s stopped: %s\n", peer_mode_name(o->mode), strerror(-rc));
         return EXIT_RUNTIME;
     }
-    return 0;
+    return out;
 }
 
 int main(int argc, char **argv)

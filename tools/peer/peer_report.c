@@ -2,6 +2,7 @@
  * one line a second on stderr. */
 #include "tools/peer/peer_run.h"
 
+#include <errno.h>
 #include <string.h>
 #include <x86intrin.h>
 
@@ -30,6 +31,16 @@ static struct totals stream_totals(const struct peer_stats *st)
 static uint64_t per_second(uint64_t n, uint64_t ns)
 {
     return ns ? (uint64_t)((unsigned __int128)n * NS_PER_SEC / ns) : 0;
+}
+
+/* A write that failed mid-line sets the stream's error flag and errno;
+ * fflush reports one still buffered. ISO C 7.21.7.1: fputc and fprintf
+ * leave errno to the implementation, so EIO stands in when it says none. */
+static int peer_report_flush(FILE *f)
+{
+    if (fflush(f) == 0 && !ferror(f))
+        return 0;
+    return errno ? -errno : -EIO;
 }
 
 void peer_progress(struct peer_run *r, uint64_t now_ns)
@@ -116,7 +127,7 @@ static void json_sizes(FILE *f, const struct peer_stats *st)
     fputc('}', f);
 }
 
-void peer_report_json(FILE *f, const struct peer_run *r)
+int peer_report_json(FILE *f, const struct peer_run *r)
 {
     const struct peer_opts *o = r->o;
     const struct peer_stats *st = r->st;
@@ -125,6 +136,7 @@ void peer_report_json(FILE *f, const struct peer_run *r)
     uint64_t dur = o->mode == PEER_MODE_SEND ? r->end_ns - r->start_ns : st->last_ns - st->first_ns;
 
     peer_addr_str(&o->remote, remote);
+    errno = 0; /* what a failed write leaves, not an older call's */
     fprintf(f,
             "{\"type\":\"peer\",\"mode\":\"%s\",\"stop\":\"%s\",\"packets\":%llu,"
             "\"bytes\":%llu,\"pps\":%llu,\"bps\":%llu,\"duration_ns\":%llu,"
@@ -165,5 +177,15 @@ void peer_report_json(FILE *f, const struct peer_run *r)
             (unsigned long long)st->refused, (unsigned long long)st->reflect_runts,
             (unsigned long long)st->sock_drops, (unsigned long long)st->ring_full,
             st->first_errno ? strerror(st->first_errno) : "");
-    fflush(f);
+    return peer_report_flush(f);
+}
+
+int peer_report_stdout(const char *prog, const struct peer_run *r)
+{
+    int rc = peer_report_json(stdout, r);
+
+    if (rc == 0)
+        return 0;
+    fprintf(stderr, "%s: result not written to stdout: %s\n", prog, strerror(-rc));
+    return PEER_EXIT_OUTPUT;
 }

@@ -79,7 +79,16 @@ int peer_run_tx(struct peer_run *r);
 /* Once a second (with --progress), one human line on stderr. */
 void peer_progress(struct peer_run *r, uint64_t now_ns);
 
-/* The result: one JSON object on one line. */
-void peer_report_json(FILE *f, const struct peer_run *r);
+/* Exit status of a peer whose result line did not reach its output (a
+ * full disk): a run without its result is no run (docs/peer.md). */
+#define PEER_EXIT_OUTPUT 4
+
+/* The result: one JSON object on one line. 0, or -errno of the write or
+ * flush that failed. */
+int peer_report_json(FILE *f, const struct peer_run *r);
+
+/* peer_report_json to stdout; on failure one line on stderr naming the
+ * errno. 0 or PEER_EXIT_OUTPUT. */
+int peer_report_stdout(const char *prog, const struct peer_run *r);
 
 #endif

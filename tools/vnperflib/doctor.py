@@ -6,7 +6,7 @@ import os
 import shutil
 import sys
 
-from . import accel, backends, libvirtconn, peer, plots, qemucmd
+from . import accel, backends, libvirtconn, libvirtstage, peer, plots, qemucmd, scratch
 from . import versions as versions_
 from .errors import RunnerError
 from .proc import Session, run_quiet
@@ -102,10 +102,24 @@ def add_arguments(p):
     p.add_argument("--machine", choices=qemucmd.MACHINES, default="microvm")
     p.add_argument("--qemu", default=qemucmd.DEFAULT_QEMU, help="QEMU binary")
     p.add_argument("--json", action="store_true", help="print the report as a JSON object")
+    p.add_argument("--clean", action="store_true", help="only remove what runners killed with "
+                   "SIGKILL left (their temp directories, DPDK prefixes, libvirt staging "
+                   "folders: those whose PID is gone), and say what")
+
+
+def clean():
+    """`vnperf doctor --clean`: what dead runners left, removed."""
+    removed = scratch.clean_stale() + libvirtstage.clean_stale()
+    for p in removed:
+        print("removed " + p)
+    print("%d left by dead runners removed" % len(removed))
+    return 0
 
 
 def main(opts):
     """`vnperf doctor`: prints the report; 0 whatever the host lacks."""
+    if opts.clean:
+        return clean()
     # Backend checks look at the options a plain `vnperf run` would have.
     opts.topology, opts.app, opts.config = "host", "gen", []
     rows = report(opts)

@@ -30,6 +30,9 @@ def peer_dpdk_binary():
 
 _MULT = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}
 PROGRESS_RE = re.compile(r"^vnperf-peer(?:-dpdk)?: t=\d+s ")
+NO_ERROR_OUTPUT = "no error output"
+# Its status when the result line did not reach stdout (tools/peer/peer_run.h).
+EXIT_OUTPUT = 4
 
 
 def rate_pps(rate, size):
@@ -109,7 +112,7 @@ class Peer:
 
     def stderr_line(self):
         lines = [l for l in self._err_lines() if not PROGRESS_RE.match(l)]
-        return lines[-1] if lines else "no error output"
+        return lines[-1] if lines else NO_ERROR_OUTPUT
 
     def live(self):
         """The counters of the peer's last progress line ({} before the
@@ -141,8 +144,21 @@ class Peer:
         self.results = proc.results(self.out, lambda o: o.get("type") == "peer")
         if self.result is None:
             raise failed("%s printed no result (status %s): %s"
-                         % (self.label, self.proc.returncode, self.stderr_line()))
+                         % (self.label, self.proc.returncode, self.why_no_result()))
         return self.result
+
+    def why_no_result(self):
+        """Its last error line; when a full disk took that too, what
+        writing in its directory gives (its status 4: docs/peer.md)."""
+        line = self.stderr_line()
+        if line != NO_ERROR_OUTPUT:
+            return line
+        full = scratch.unwritable(self.tmp)
+        if full:
+            return "its output in %s could not be written: %s" % (self.tmp, full)
+        if self.proc.returncode == EXIT_OUTPUT:
+            return "its result could not be written (status %d)" % EXIT_OUTPUT
+        return line
 
 
 def host_counts(res):

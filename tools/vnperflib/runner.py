@@ -158,6 +158,7 @@ class Run:
             priority.check_labels(opts.nice, labels)
         # A remote engine's image is a path on its host.
         artifacts.check(opts, [self.be], local=self.engine.local_files)
+        scratch.root()  # a full or unusable TMPDIR, before anything starts
 
     def start_backend(self):
         self.accel = self.resolver.resolve(self.session)
