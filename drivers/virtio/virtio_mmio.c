@@ -3,9 +3,9 @@
  * (-M microvm) puts on the command line. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "drivers/virtio/virtio_mmio_cmdline.h"
 #include "drivers/virtio/virtio_regs.h"
 #include "drivers/virtio/virtio_transport.h"
 #include "drivers/virtio/virtq.h"
@@ -222,49 +222,6 @@ static const struct virtio_ops vm_ops = {
     .queue_irq = vm_queue_irq,
 };
 
-/* Linux's memparse: a number with an optional K/M/G suffix. */
-static uint64_t vm_parse_size(const char *s, char **end)
-{
-    uint64_t v = strtoull(s, end, 0);
-    switch (**end) {
-    case 'G':
-    case 'g':
-        v <<= 10;
-        /* fall through */
-    case 'M':
-    case 'm':
-        v <<= 10;
-        /* fall through */
-    case 'K':
-    case 'k':
-        v <<= 10;
-        (*end)++;
-        break;
-    default:
-        break;
-    }
-    return v;
-}
-
-/* One "<size>@<base>:<irq>[:<id>]" value. Returns 0 or -EINVAL. */
-static int vm_parse_word(const char *w, uint64_t *base, uint64_t *size, struct vm_irq *irq)
-{
-    char *end;
-    *size = vm_parse_size(w, &end);
-    if (end == w || *end != '@' || !*size)
-        return -EINVAL;
-    const char *b = end + 1;
-    *base = strtoull(b, &end, 0);
-    if (end == b || *end != ':')
-        return -EINVAL;
-    const char *i = end + 1;
-    unsigned long long n = strtoull(i, &end, 0);
-    if (end == i || (*end && *end != ':' && *end != ' ') || n > UINT32_MAX)
-        return -EINVAL;
-    *irq = (struct vm_irq){.known = true, .gsi = (uint32_t)n};
-    return 0;
-}
-
 static int vm_setup(struct virtio_mmio *vm, uint16_t type)
 {
     if (vm->size < VM_CONFIG)
@@ -394,26 +351,19 @@ static int vm_probe_acpi(struct virtio_dev **out, int max, uint16_t type)
 
 int virtio_mmio_probe(struct virtio_dev **out, int max, uint16_t type, const char *cmdline)
 {
-    static const char key[] = "virtio_mmio.device=";
     int found = 0;
-    const char *p = cmdline;
-    while (p && *p && found < max) {
-        while (*p == ' ')
-            p++;
-        const char *w = p;
-        while (*p && *p != ' ')
-            p++;
-        if ((size_t)(p - w) <= sizeof(key) - 1 || strncmp(w, key, sizeof(key) - 1))
-            continue;
-        uint64_t base, size;
-        struct vm_irq irq;
-        if (vm_parse_word(w + sizeof(key) - 1, &base, &size, &irq)) {
+    size_t len = cmdline ? strlen(cmdline) : 0, pos = 0, wlen;
+    const char *w;
+    while (found < max && vm_cmdline_next(cmdline, len, &pos, &w, &wlen)) {
+        struct vm_word v;
+        if (vm_word_parse(w, wlen, &v)) {
             char echo[ESC_CAP(128)]; /* a word of the command line: escaped */
-            esc_text(echo, sizeof(echo), w, (size_t)(p - w));
+            esc_text(echo, sizeof(echo), w, wlen);
             printf("virtio-mmio: cannot parse '%s'\n", echo);
             continue;
         }
-        found += vm_add(out + found, base, size, &irq, type);
+        struct vm_irq irq = {.known = true, .gsi = v.gsi};
+        found += vm_add(out + found, v.base, v.size, &irq, type);
     }
     if (found < max)
         found += vm_probe_acpi(out + found, max - found, type);

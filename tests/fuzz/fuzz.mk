@@ -58,6 +58,8 @@ FUZZERS += fuzz_vnet_rx
 fuzz_vnet_rx_SRCS := $(VNET_SIM_SRCS)
 FUZZERS += fuzz_fwcfg_dir
 fuzz_fwcfg_dir_SRCS := kernel/fwcfg_dir.c
+FUZZERS += fuzz_virtio_mmio_cmdline
+fuzz_virtio_mmio_cmdline_SRCS := drivers/virtio/virtio_mmio_cmdline.c
 
 define fuzz_rule
 $(BUILD)/fuzz/$(1): $(BUILD)/fuzz-obj/tests/fuzz/$(1).o \

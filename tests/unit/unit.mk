@@ -107,6 +107,10 @@ test_vnet_txslots_packed_SRCS := tests/unit/test_vnet_txslots_packed.c \
 UNIT_TESTS += test_fwcfg_dir
 test_fwcfg_dir_SRCS := tests/unit/test_fwcfg_dir.c kernel/fwcfg_dir.c
 
+UNIT_TESTS += test_virtio_mmio_cmdline
+test_virtio_mmio_cmdline_SRCS := tests/unit/test_virtio_mmio_cmdline.c \
+    drivers/virtio/virtio_mmio_cmdline.c
+
 UNIT_TESTS += test_irq
 test_irq_SRCS := tests/unit/test_irq.c kernel/madt.c kernel/pci_msix.c
 
