@@ -31,6 +31,11 @@ _COUNTS = ("packets", "bytes", "tx_packets", "tx_bytes", "rx_packets", "rx_bytes
            "duration_ns", "transactions", "timeouts", "tx_dropped")
 _LATENCY = tuple("%s_%s" % (q, u) for q in ("p50", "p90", "p99", "p999", "max", "mean")
                  for u in ("ns", "us"))
+# A sample's and result's groups of counters (vnet: the driver's, per
+# queue; mem: the allocators'): every number in them a u64 but these
+# (json_i64: -1 is "no vector").
+COUNTER_GROUPS = ("vnet", "mem")
+SIGNED_COUNTERS = ("irq_vector",)
 FIELDS = {
     "boot": dict(boot_path="str", tsc_hz="u64", tsc_method="str", acpi="bool",
                  ram_bytes="u64", arena_free_bytes="u64"),
@@ -115,6 +120,22 @@ _KIND_TEXT = {"str": "a string", "bool": "true or false", "u64": "an integer 0..
               "code": "an exit code 0..63", "rate": "a number >= 0 (or null)"}
 
 
+def _counters(path, v):
+    """The first number under v (a result's vnet or mem: the driver's and
+    allocator's counters) that is not a u64 counter: (path, value)."""
+    todo = [(path, v)]
+    while todo:
+        path, v = todo.pop()
+        if isinstance(v, dict):
+            todo.extend(reversed([("%s.%s" % (path, k), x) for k, x in v.items()
+                                  if k not in SIGNED_COUNTERS]))
+        elif isinstance(v, list):
+            todo.extend(reversed([("%s[%d]" % (path, i), x) for i, x in enumerate(v)]))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool) and not _kind_ok("u64", v):
+            return path, v
+    return None
+
+
 def check(msg):
     """Why a machine line's members break the protocol (one line naming
     the member), or None."""
@@ -125,6 +146,16 @@ def check(msg):
         if name in msg and not _kind_ok(kind, msg[name]):
             return "%s.%s is %s: want %s" % (msg["type"], name, json.dumps(msg[name])[:40],
                                              _KIND_TEXT[kind])
+    if msg["type"] in ("sample", "result"):
+        for name in COUNTER_GROUPS:
+            bad = _counters("%s.%s" % (msg["type"], name), msg.get(name))
+            if bad:
+                return "%s is %s: want %s" % (bad[0], json.dumps(bad[1]), _KIND_TEXT["u64"])
+        share = (msg.get("idle") or {}).get("share") if isinstance(msg.get("idle"), dict) \
+            else None
+        if not _kind_ok("rate", share):
+            return "%s.idle.share is %s: want %s" % (msg["type"], json.dumps(share)[:40],
+                                                      _KIND_TEXT["rate"])
     return None
 
 
