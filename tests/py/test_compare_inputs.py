@@ -75,7 +75,8 @@ CASES = [
     (report({"pps": float("nan")}), "metrics.pps is nan: not a finite number"),
     (report({"pps": "fast"}), 'metrics.pps is "fast", not a number'),
     (report([1, 2]), "metrics is a list, not an object"),
-    (dict(report({"pps": 1.0}), status="0"), "status is a list, not a list of exit statuses"),
+    (dict(report({"pps": 1.0}), status="0"), "status is a string, not an exit status"),
+    (dict(report({"pps": 1.0}), why=["x"]), "why is a list, not a line"),
 ]
 
 

@@ -205,8 +205,12 @@ def parse(text, path):
             if backend is not None and not isinstance(backend, str):
                 raise usage("%s: backend is %s, not a string" % (path, _kind(backend)))
             params = params_from_config(config, backend)
-        status = _statuses(path, "status", [data.get("status")])
-        why = _whys(path, "why", [data.get("why")])
+        st, why = data.get("status"), data.get("why")
+        if not isinstance(st, int) or isinstance(st, bool):
+            raise usage("%s: status is %s, not an exit status" % (path, _kind(st)))
+        if why is not None and not isinstance(why, str):
+            raise usage("%s: why is %s, not a line" % (path, _kind(why)))
+        status, why = [st], [why]
         metrics = data.get("metrics") or {}
         if not isinstance(metrics, dict):
             raise usage("%s: metrics is %s, not an object" % (path, _kind(metrics)))
