@@ -7,7 +7,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 
 import pytest
@@ -15,7 +14,6 @@ import pytest
 from vnpy import PYTHON, ROOT, run_vnperf
 
 from vnperflib import peer, scratch
-from vnperflib.errors import RunnerError
 from vnperflib.proc import Session
 
 # A runner's library making its usual temp entries, then killed with SIGKILL.
