@@ -60,6 +60,8 @@ FUZZERS += fuzz_fwcfg_dir
 fuzz_fwcfg_dir_SRCS := kernel/fwcfg_dir.c
 FUZZERS += fuzz_virtio_mmio_cmdline
 fuzz_virtio_mmio_cmdline_SRCS := drivers/virtio/virtio_mmio_cmdline.c
+FUZZERS += fuzz_acpi
+fuzz_acpi_SRCS := kernel/acpi_walk.c kernel/madt.c
 
 define fuzz_rule
 $(BUILD)/fuzz/$(1): $(BUILD)/fuzz-obj/tests/fuzz/$(1).o \

@@ -111,6 +111,9 @@ UNIT_TESTS += test_virtio_mmio_cmdline
 test_virtio_mmio_cmdline_SRCS := tests/unit/test_virtio_mmio_cmdline.c \
     drivers/virtio/virtio_mmio_cmdline.c
 
+UNIT_TESTS += test_acpi_walk
+test_acpi_walk_SRCS := tests/unit/test_acpi_walk.c kernel/acpi_walk.c
+
 UNIT_TESTS += test_irq
 test_irq_SRCS := tests/unit/test_irq.c kernel/madt.c kernel/pci_msix.c
 
