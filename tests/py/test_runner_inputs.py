@@ -35,6 +35,10 @@ HUGE_MB = str(qemucmd.host_memory_mb() + 1)
     (["run", "--queue-size", "128"], "128: QEMU's virtio-net takes one of"),
     (["run", "--memory", "99999999999"], "more than this host's RAM"),
     (["run", "--memory", HUGE_MB], "more than this host's RAM"),
+    (["sweep", "--size", "64,128", "--backend", "dgram", "--memory", HUGE_MB],
+     "more than this host's RAM"),
+    (["ndr", "--size", "64", "--backend", "dgram", "--memory", HUGE_MB],
+     "more than this host's RAM"),
     # F17: an empty --out wrote to the default directory.
     (["sweep", "--size", "64", "--out", ""], "--out: '': an empty path names no directory"),
     (["ndr", "--size", "64", "--backend", "dgram", "--out", ""], "an empty path"),

@@ -115,6 +115,18 @@ def test_full_tmpdir_is_refused_with_one_line(tmp_path):
     assert why in line and "Traceback" not in r.stderr
 
 
+def test_full_tmpdir_refuses_a_sweep_before_its_results_directory(tmp_path):
+    out = tmp_path / "out"
+    with full_dir(tmp_path) as (d, why):
+        r = run_vnperf(["sweep", "--size", "64,128", "--out", str(out)],
+                       env=dict(os.environ, TMPDIR=d), timeout=60)
+    assert r.returncode == 67, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and why in lines[0], r.stderr
+    assert lines[0].startswith("vnperf: TMPDIR=%s cannot hold the runner's files: " % d)
+    assert not out.exists()
+
+
 class FakeProc:
     def __init__(self, returncode):
         self.returncode = returncode

@@ -14,7 +14,7 @@ import shutil
 import time
 
 from . import (accel, artifacts, backends, compare, exitcodes, optypes, pinning, plots, qemucmd,
-               resultsdir, runner, stats, support, topology_pvp)
+               resultsdir, runner, scratch, stats, support, topology_pvp)
 from .backends import testpmd, vhostpeer
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
@@ -219,6 +219,11 @@ def check_host(base, axes):
         bes[-1].check()
     images = [v for _, v in axes.get("image", [])] or [base.image]
     artifacts.check(base, bes, images=images)
+    # Refused before the results directory exists, as a run refuses them.
+    too_big = qemucmd.check_memory(base.memory)
+    if too_big:
+        raise usage(too_big)
+    scratch.root()
 
 
 def run_point_once(opts, resolver):
