@@ -207,3 +207,12 @@ def test_structure_errors(tmp_path):
     assert "not a table/object" in refused(tmp_path, "[1, 2]", "s.json")
     with pytest.raises(RunnerError, match="cannot read"):
         fleetspec.load(str(tmp_path / "nope.toml"))
+
+
+def test_deep_nesting_is_one_line_not_a_recursion_error(tmp_path):
+    """Found by test_pyfuzz_fleet: 2000 `[` in a JSON spec, or a TOML value
+    nested as deep, ended in RecursionError (a traceback, status 70)."""
+    line = refused(tmp_path, '{"group": ' + "[" * 2000, "s.json")
+    assert "s.json:1: not JSON: nested deeper than" in line, line
+    line = refused(tmp_path, "x = " + "[" * 2000 + "]" * 2000 + "\n")
+    assert "spec.toml:1: not TOML: nested deeper than" in line, line

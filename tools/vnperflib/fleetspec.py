@@ -30,6 +30,8 @@ WIRE_ARG = {"network": "a libvirt network name", "bridge": "a host bridge name",
 FLEET_WORDS = ("app", "role", "ip", "mask", "gw", "dst_ip", "dst_mac", "mac")
 MAX_INSTANCES = 4096
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+# What a too deep array or table is told (json and tomllib recurse).
+DEPTH_WHAT = "Python's recursion limit"
 
 FLEET_KEYS = ("name", "uri", "image", "machine", "memory", "accel", "duration", "timeout",
               "console", "parallel", "group")
@@ -190,16 +192,35 @@ def load(path):
             raw = f.read()
     except OSError as e:
         raise usage("fleet: cannot read %s: %s" % (path, e.strerror))
+    return parse(path, raw)
+
+
+def parse(path, raw):
+    """Checks the bytes raw of the spec file path; returns a Spec. Raises a
+    usage error."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise usage("%s: not UTF-8 (byte %d)" % (path, e.start))
     is_json = path.endswith(".json") or text.lstrip().startswith("{")
     data = _parse(path, text, is_json)
-    return build(path, data, Locator(text, is_json))
+    try:
+        return build(path, data, Locator(text, is_json))
+    except RecursionError:
+        # A value nested about as deep as the parser could take, then
+        # printed in a refusal.
+        raise usage("%s:1: a value is nested deeper than %s" % (path, DEPTH_WHAT)) from None
 
 
 def _parse(path, text, is_json):
+    try:
+        return _parse_text(path, text, is_json)
+    except RecursionError:
+        raise usage("%s:1: not %s: nested deeper than %s" % (
+            path, "JSON" if is_json else "TOML", DEPTH_WHAT)) from None
+
+
+def _parse_text(path, text, is_json):
     if is_json:
         try:
             return json.loads(text)
