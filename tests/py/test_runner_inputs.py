@@ -17,6 +17,7 @@ HUGE_MB = str(qemucmd.host_memory_mb() + 1)
 @pytest.mark.parametrize("args,needle", [
     # F1: FileNotFoundError from the accelerator probe, status 70.
     (["run", "--qemu", "/nonexistent"], "--qemu /nonexistent: no such program"),
+    (["run", "--engine", "libvirt", "--qemu", "/nonexistent"], "--qemu /nonexistent: no such"),
     # F2: qemucmd.config_string's ValueError, status 70.
     (["run", "--", "app=selftest\nx=1"], "contains whitespace"),
     (["run", "--", "app=selftest x=1"], "contains whitespace"),
