@@ -3,6 +3,7 @@ own that a later run and `vnperf doctor --clean` remove once its PID is gone
 (kill -9 left /tmp/vnperf-PID-peer-* and -run-* scattered), and a full temp
 directory is named with its errno, not "no error output"."""
 
+import argparse
 import contextlib
 import os
 import signal
@@ -13,7 +14,8 @@ import pytest
 
 from vnpy import PYTHON, ROOT, run_vnperf
 
-from vnperflib import peer, scratch
+from vnperflib import peer, rrhost, scratch
+from vnperflib.errors import RunnerError
 from vnperflib.proc import Session
 
 # A runner's library making its usual temp entries, then killed with SIGKILL.
@@ -164,3 +166,22 @@ def test_peer_status_4_says_its_result_was_not_written(tmp_path, monkeypatch):
 def test_peer_and_runner_agree_on_status_4():
     with open(os.path.join(ROOT, "tools", "peer", "peer_run.h")) as f:
         assert "#define PEER_EXIT_OUTPUT %d\n" % peer.EXIT_OUTPUT in f.read()
+
+
+def test_rrserver_on_a_full_disk_names_the_errno(tmp_path, monkeypatch):
+    """The host's rrserver ends without a result and without an error line
+    (its disk is full): the run's line names the errno, not "no error output"."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(scratch, "_root", None)
+    opts = argparse.Namespace(config=[])
+    with full_dir(tmp_path) as (d, why):
+        with Session() as s:
+            h = rrhost.HostRr(s, None, "127.0.0.1", opts)
+            h.argv = ["sh", "-c", "touch %s; exit 0" % h.ready_file]
+            h.start()
+            h.tmp = d
+            with pytest.raises(RunnerError) as e:
+                h.finish()
+    assert e.value.status == 68
+    assert e.value.line.startswith("rrserver printed no result (status 0): its output in %s "
+                                   "could not be written: " % d) and why in e.value.line

@@ -24,7 +24,7 @@ class HostRr:
     def __init__(self, session, netns, bind, opts):
         self.session = session
         words = list(opts.config)
-        tmp = scratch.mkdtemp(session, "rrserver")
+        tmp = self.tmp = scratch.mkdtemp(session, "rrserver")
         self.ready_file = os.path.join(tmp, "ready")
         self.out = open(os.path.join(tmp, "out"), "w+b")
         self.err = open(os.path.join(tmp, "err"), "w+b")
@@ -69,5 +69,9 @@ class HostRr:
         self.result = proc.stop_for_result(self.session, self.proc, self.out,
                                            lambda o: "transactions" in o) or self.result
         if self.result is None:
+            line = self._err_line()
+            # A full disk takes its error line too: say what writing there gives.
+            full = line == "no error output" and scratch.unwritable(self.tmp)
             raise failed("rrserver printed no result (status %s): %s"
-                         % (self.proc.returncode, self._err_line()))
+                         % (self.proc.returncode, "its output in %s could not be written: %s"
+                            % (self.tmp, full) if full else line))
