@@ -60,6 +60,12 @@ const struct acpi_sdt_hdr *acpi_find_table(const char sig[4])
     return acpi_root_find(&low_mem, &root, sig);
 }
 
+const struct acpi_sdt_hdr *acpi_table_at(uint64_t pa, const char sig[4])
+{
+    const struct acpi_sdt_hdr *h = pa ? acpi_sdt_at(&low_mem, pa) : NULL;
+    return h && memcmp(h->sig, sig, 4) == 0 ? h : NULL;
+}
+
 uint16_t acpi_pm_timer_port(void)
 {
     const struct acpi_sdt_hdr *f = acpi_find_table("FACP");

@@ -22,6 +22,10 @@ int acpi_init(uint64_t rsdp);
  * is right, or NULL. */
 const struct acpi_sdt_hdr *acpi_find_table(const char sig[4]);
 
+/* The table at pa (the FADT's DSDT, ...) when it has this signature, lies
+ * in the memory tables may use and its checksum is right, or NULL. */
+const struct acpi_sdt_hdr *acpi_table_at(uint64_t pa, const char sig[4]);
+
 /* ACPI PM timer I/O port from the FADT, 0 when there is none. */
 uint16_t acpi_pm_timer_port(void);
 

@@ -311,15 +311,7 @@ static const struct acpi_sdt_hdr *vm_dsdt(void)
         memcpy(&a32, fb + FADT_DSDT, 4);
         addr = a32;
     }
-    if (!addr || addr >= (1ull << 32))
-        return NULL;
-    const struct acpi_sdt_hdr *d = (const void *)(uintptr_t)addr;
-    if (memcmp(d->sig, "DSDT", 4) || d->len < sizeof(*d) || d->len > (1u << 20))
-        return NULL;
-    uint8_t sum = 0;
-    for (uint32_t i = 0; i < d->len; i++)
-        sum += ((const uint8_t *)d)[i];
-    return sum ? NULL : d;
+    return acpi_table_at(addr, "DSDT");
 }
 
 static int vm_probe_acpi(struct virtio_dev **out, int max, uint16_t type)
