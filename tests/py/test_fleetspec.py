@@ -134,7 +134,7 @@ BAD = [
      "group 1 wire: vhostuser: each end of the pair names its own", ("[[group]]",)),
     ('pin = "vcpu=0"', 'wire = "passt"\naddress = "10.0.0.300"',
      "group 2 address: '10.0.0.300' is not an IPv4 address", ('address =',)),
-    ('pin = "vcpu=0"', 'queue_size = 100', "group 2 queue_size: 100 is not a power of two",
+    ('pin = "vcpu=0"', 'queue_size = 300', "group 2 queue_size: 300 is not a power of two",
      ("queue_size",)),
     ('pin = "vcpu=0"', 'event_idx = "on"', "group 2 event_idx: 'on' is not true or false",
      ("event_idx",)),

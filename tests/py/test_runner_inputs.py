@@ -74,3 +74,12 @@ def test_queue_sizes_qemu_takes_are_taken():
 def test_memory_within_the_host_is_taken():
     assert qemucmd.check_memory(128) is None
     assert "RAM" in qemucmd.check_memory(qemucmd.host_memory_mb() + 1)
+
+
+@pytest.mark.parametrize("n", [64, 128, 2048])
+def test_fleet_queue_size_is_one_qemu_takes(tmp_path, n):
+    """F15 for fleet specs: 64 and 128 passed the spec check and failed when
+    libvirt defined the domain."""
+    from test_fleetspec import GOOD, refused
+    line = refused(tmp_path, GOOD.replace('pin = "vcpu=0"', "queue_size = %d" % n, 1))
+    assert "group 2 queue_size: %d is outside 256..1024" % n in line, line
