@@ -3,6 +3,7 @@ datagram is one Ethernet frame, as QEMU's -netdev dgram and socket,udp= send
 them. Modes: count (guest sends), send (guest receives), reflect (guest
 runs request/response)."""
 
+import math
 import os
 import re
 import signal
@@ -33,6 +34,82 @@ PROGRESS_RE = re.compile(r"^vnperf-peer(?:-dpdk)?: t=\d+s ")
 NO_ERROR_OUTPUT = "no error output"
 # Its status when the result line did not reach stdout (tools/peer/peer_run.h).
 EXIT_OUTPUT = 4
+# A result line's members (docs/peer.md): counters are u64, the rates
+# finite and >= 0, and so is every other number in it (errors, streams,
+# sizes, latency, warmup).
+MODES = ("count", "send", "reflect")
+U64_MAX = 2 ** 64 - 1
+COUNTS = ("packets", "bytes")
+RATES = ("pps", "bps")
+
+
+def is_result(obj):
+    return obj.get("type") == "peer"
+
+
+def bad_number(obj):
+    """The first number in obj (nested; walked without recursion, as deep
+    as json read it) that is not a count 0..2^64-1 or a finite rate >= 0,
+    as (path, value); None when all are."""
+    stack = [("", obj)]
+    while stack:
+        path, v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(("%s.%s" % (path, k) if path else str(k), x) for k, x in v.items())
+        elif isinstance(v, list):
+            stack.extend(("%s[%d]" % (path, i), x) for i, x in enumerate(v))
+        elif isinstance(v, bool) or v is None or isinstance(v, str):
+            continue
+        elif isinstance(v, int) and not 0 <= v <= U64_MAX:
+            return path, v
+        elif isinstance(v, float) and not (math.isfinite(v) and v >= 0):
+            return path, v
+    return None
+
+
+def check_counts(obj, label, counts_, rates=()):
+    """Raises failed() with one line unless obj has the whole counts
+    counts_, the numbers rates (when there), and no other number that
+    breaks bad_number()."""
+    for k in counts_:
+        v = obj.get(k)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise failed("%s: result %s %s is not a count (docs/peer.md)"
+                         % (label, k, _short(v)))
+    for k in rates:
+        v = obj.get(k)
+        if k in obj and (not isinstance(v, (int, float)) or isinstance(v, bool)):
+            raise failed("%s: result %s %s is not a number" % (label, k, _short(v)))
+    bad = bad_number(obj)
+    if bad is not None:
+        raise failed("%s: result %s %s is not a count or rate >= 0" % (
+            label, bad[0][:80], _short(bad[1])))
+
+
+def _short(v):
+    text = repr(v) if isinstance(v, (str, float)) or v is None else \
+        "%d" % v if isinstance(v, int) and not isinstance(v, bool) else type(v).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_result(res, label="peer"):
+    """res (a result line, type peer) as docs/peer.md gives it. Raises
+    failed() with one line."""
+    if res.get("mode") not in MODES:
+        raise failed("%s: result mode %s is not one of %s" % (
+            label, _short(res.get("mode")), ", ".join(MODES)))
+    errs = res.get("errors", {})
+    if not isinstance(errs, dict):
+        raise failed("%s: result errors %s is not an object" % (label, _short(errs)))
+    check_counts(res, label, COUNTS, RATES)
+
+
+def results(out, label="peer"):
+    """Every result line in the peer's output file out, checked."""
+    found = proc.results(out, is_result)
+    for r in found:
+        check_result(r, label)
+    return found
 
 
 def rate_pps(rate, size):
@@ -139,9 +216,9 @@ class Peer:
             return None
         if self.proc.poll() is None:
             time.sleep(linger_s)
-        self.result = proc.stop_for_result(self.session, self.proc, self.out,
-                                           lambda o: o.get("type") == "peer") or self.result
-        self.results = proc.results(self.out, lambda o: o.get("type") == "peer")
+        proc.stop_for_result(self.session, self.proc, self.out, is_result)
+        self.results = results(self.out, self.label)
+        self.result = self.results[-1] if self.results else self.result
         if self.result is None:
             raise failed("%s printed no result (status %s): %s"
                          % (self.label, self.proc.returncode, self.why_no_result()))

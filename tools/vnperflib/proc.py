@@ -190,7 +190,7 @@ def results(out, accept):
     for line in out.read().decode("utf-8", "replace").splitlines():
         try:
             obj = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not a result line: nested too deep
             continue
         if isinstance(obj, dict) and accept(obj):
             found.append(obj)

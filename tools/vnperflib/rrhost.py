@@ -10,6 +10,23 @@ import time
 from . import proc, scratch
 from .errors import failed
 from .iperf import config_value
+from .peer import check_counts
+
+# Its result line's counters (tools/rrserver/rrs_main.c rrs_report).
+COUNTS = ("transactions",)
+
+
+def is_result(obj):
+    return "transactions" in obj
+
+
+def results(out):
+    """Every result line in the server's output file out, checked: its
+    counters u64, as it prints them."""
+    found = proc.results(out, is_result)
+    for r in found:
+        check_counts(r, "rrserver", COUNTS)
+    return found
 
 
 def rrserver_binary():
@@ -66,8 +83,9 @@ class HostRr:
         self.finished = True
         if self.proc is None:
             return
-        self.result = proc.stop_for_result(self.session, self.proc, self.out,
-                                           lambda o: "transactions" in o) or self.result
+        proc.stop_for_result(self.session, self.proc, self.out, is_result)
+        found = results(self.out)
+        self.result = found[-1] if found else self.result
         if self.result is None:
             line = self._err_line()
             # A full disk takes its error line too: say what writing there gives.
