@@ -7,7 +7,9 @@ import argparse
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
+from vnperflib import exitcodes
 from vnperflib.backends import testpmd
+from vnperflib.errors import RunnerError
 
 
 def opts(**kw):
@@ -84,3 +86,30 @@ def test_burst_stats_other_share_is_kept():
     assert port["RX-bursts"] == (1000, [(50.0, 0), (30.0, 2), (10.0, 1), (10.0, None)])
     # Sizes beyond those named: no exact size, bounds from the empty share.
     assert testpmd.burst_range(port, "RX", 32) == (pytest.approx(1.8), pytest.approx(900 / 490))
+
+
+def test_counters_beyond_u64_and_bad_shares_are_one_line():
+    """Found by test_pyfuzz_testpmd: a 401-digit counter went into the
+    report as printed (over 4300 digits: int()'s ValueError, 70), a share
+    "1.2.3%" was float()'s ValueError and "999...%" an infinite share;
+    now each is one line and 68 (the backend failed)."""
+    head = "  ---------------------- Forward statistics for port 0  -------------------\n"
+
+    def refused(body):
+        with pytest.raises(RunnerError) as e:
+            testpmd.parse_fwd_stats(head + body)
+        assert e.value.status == exitcodes.RUNNER_BACKEND_FAILED
+        assert "\n" not in e.value.line
+        return e.value.line
+
+    assert refused("  RX-packets: 18446744073709551616\n") == (
+        "testpmd printed RX-packets 18446744073709551616: more than a u64 counter holds")
+    assert "more than a u64" in refused("  TX-bytes: %s\n" % ("9" * 5000))
+    assert refused("  RX-bursts : 10 [1.2.3% of 0 pkts]\n") == (
+        "testpmd printed a burst share 1.2.3%: not a percent 0..100")
+    assert "not a percent" in refused("  RX-bursts : 10 [%s%% of 0 pkts]\n" % ("9" * 400))
+    assert "not a percent" in refused("  RX-bursts : 10 [101% of 0 pkts]\n")
+    # The largest u64 is a counter; a non-ASCII digit is not a digit.
+    port = testpmd.parse_fwd_stats(head + "  RX-packets: 18446744073709551615\n"
+                                   "  TX-packets: \u0663\n")[0][0]
+    assert port == {"RX-packets": 2 ** 64 - 1}

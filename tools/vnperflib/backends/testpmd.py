@@ -29,8 +29,28 @@ FWD_MODES = ("io", "mac", "macswap", "flowgen", "rxonly", "txonly", "csum", "icm
              "5tswap")
 FEED_TAP = "vnfeed0"
 STAT_RE = re.compile(r"(RX-packets|RX-missed|RX-bytes|RX-errors|RX-nombuf|TX-packets|"
-                     r"TX-errors|TX-bytes|RX-dropped|TX-dropped):\s*(\d+)")
-BURST_RE = re.compile(r"(RX|TX)-bursts\s*:\s*(\d+)\s*\[(.*)\]")
+                     r"TX-errors|TX-bytes|RX-dropped|TX-dropped):\s*(\d+)", re.ASCII)
+BURST_RE = re.compile(r"(RX|TX)-bursts\s*:\s*(\d+)\s*\[(.*)\]", re.ASCII)
+
+
+# testpmd's counters are u64 (rte_ethdev.h struct rte_eth_stats): at most
+# 20 digits, which also keeps int() off Python's 4300-digit limit.
+U64_MAX = 2 ** 64 - 1
+
+
+def _count(digits, what):
+    """A counter printed by testpmd, checked: raises failed() with one line."""
+    if len(digits) > 20 or int(digits) > U64_MAX:
+        raise failed("testpmd printed %s %s: more than a u64 counter holds" % (
+            what, digits if len(digits) <= 24 else digits[:21] + "..."))
+    return int(digits)
+
+
+def _share(text):
+    """A burst share "N%" or "N.M%" (0..100), checked."""
+    if not re.match(r"^\d{1,3}(?:\.\d{1,6})?$", text, re.ASCII) or float(text) > 100:
+        raise failed("testpmd printed a burst share %s%%: not a percent 0..100" % text[:24])
+    return float(text)
 
 
 def plan(opts):
@@ -61,9 +81,9 @@ def _blocks(text, header):
     next group."""
     groups, cur, port = [], {}, None
     for line in text.splitlines():
-        m = re.search(header, line)
+        m = re.search(header, line, re.ASCII)
         if m:
-            port = int(m.group(1))
+            port = _count(m.group(1), "port")
             if port in cur:
                 groups.append(cur)
                 cur = {}
@@ -75,13 +95,14 @@ def _blocks(text, header):
             port = None
             continue
         for k, v in STAT_RE.findall(line):
-            cur[port][k] = int(v)
+            cur[port][k] = _count(v, k)
         b = BURST_RE.search(line)
         if b:
             # "N% of other": the sizes beyond the two it names (None).
-            spread = [(float(p), int(n) if n else None) for p, n in
-                      re.findall(r"([\d.]+)% of (?:(\d+) pkts|other)", b.group(3))]
-            cur[port][b.group(1) + "-bursts"] = (int(b.group(2)), spread)
+            spread = [(_share(p), _count(n, "a burst size") if n else None) for p, n in
+                      re.findall(r"([\d.]+)% of (?:(\d+) pkts|other)", b.group(3), re.ASCII)]
+            cur[port][b.group(1) + "-bursts"] = (_count(b.group(2), b.group(1) + "-bursts"),
+                                                 spread)
         if line.strip().startswith(("####", "----", "++++")) and cur[port]:
             port = None
     if cur:
