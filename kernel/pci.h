@@ -60,12 +60,15 @@ void pci_write16(const struct pci_dev *d, uint16_t off, uint16_t v);
 int pci_scan(struct pci_dev *out, int max);
 
 /* Decodes BAR i (sizing it with decode briefly off). Returns 0, -ENOENT
- * for an empty or unassigned BAR, -EINVAL for a bad index. */
+ * for an empty or unassigned BAR, -EINVAL for a bad index (one that is
+ * the upper half of a 64-bit BAR too). */
 int pci_bar(const struct pci_dev *d, int i, struct pci_bar *b);
 
 /* Next capability with this id after position pos (0: from the start).
- * Returns its offset in config space or 0. The walk is bounded, so a
- * looping list ends. */
+ * Returns its offset in config space or 0. One call is bounded, so a
+ * looping list ends; a caller walking the list bounds its walk by
+ * PCI_CAP_MAX (48 entries of 4 bytes fill the 192 after the header). */
+#define PCI_CAP_MAX 48
 uint8_t pci_cap_next(const struct pci_dev *d, uint8_t pos, uint8_t id);
 
 /* MSI-X (PCI Local Bus 3.0 s6.8.2): the capability as the device

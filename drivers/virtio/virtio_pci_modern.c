@@ -12,11 +12,15 @@
 #include "kernel/mem.h"
 
 /* struct virtio_pci_cap, s4.1.4 */
+#define VPCI_CAP_LEN      2
 #define VPCI_CAP_CFG_TYPE 3
 #define VPCI_CAP_BAR      4
 #define VPCI_CAP_OFFSET   8
 #define VPCI_CAP_LENGTH   12
 #define VPCI_NOTIFY_MULT  16
+#define VPCI_CAP_SIZE     16 /* sizeof(struct virtio_pci_cap) */
+#define VPCI_NOTIFY_SIZE  20 /* sizeof(struct virtio_pci_notify_cap), s4.1.4.4 */
+#define VPCI_CFG_SPACE    256
 
 #define VPCI_TYPE_COMMON 1
 #define VPCI_TYPE_NOTIFY 2
@@ -85,7 +89,7 @@ static int modern_read_config(struct virtio_dev *d, unsigned off, void *buf, uns
 {
     struct virtio_pci *vp = virtio_pci_of(d);
     uint8_t *out = buf;
-    if (off + len > vp->devcfg_len) {
+    if (len > vp->devcfg_len || off > vp->devcfg_len - len) { /* no wrap */
         for (unsigned i = 0; i < len; i++)
             out[i] = 0;
         return -EINVAL;
@@ -206,28 +210,49 @@ static uintptr_t modern_map_cap(struct virtio_pci *vp, uint8_t cap, uint32_t *le
     return mem_map_mmio(b.addr + off, length);
 }
 
+/* s4.1.4: cap_len covers the structure of its type, and the structure
+ * lies in config space; one that does not is ignored, not read past. */
+static bool modern_cap_fits(const struct pci_dev *p, uint8_t cap, uint8_t type)
+{
+    unsigned need = type == VPCI_TYPE_NOTIFY ? VPCI_NOTIFY_SIZE : VPCI_CAP_SIZE;
+    unsigned len = pci_read8(p, cap + VPCI_CAP_LEN);
+    return len >= need && len <= VPCI_CFG_SPACE - (unsigned)cap;
+}
+
+/* One vendor capability: s4.1.4, the first of each type is used. The
+ * list's entries are 4-byte aligned, so cap_len and cfg_type lie in
+ * config space. */
+static void modern_take_cap(struct virtio_pci *vp, uint8_t cap, uint32_t *common_len)
+{
+    const struct pci_dev *p = &vp->pci;
+    uint8_t type = pci_read8(p, cap + VPCI_CAP_CFG_TYPE);
+    uint32_t len = 0;
+    if (type < VPCI_TYPE_COMMON || type > VPCI_TYPE_DEVICE || !modern_cap_fits(p, cap, type))
+        return;
+    if (type == VPCI_TYPE_COMMON && !vp->common) {
+        vp->common = modern_map_cap(vp, cap, &len);
+        *common_len = len;
+    } else if (type == VPCI_TYPE_NOTIFY && !vp->notify) {
+        vp->notify = modern_map_cap(vp, cap, &len);
+        vp->notify_len = len;
+        vp->notify_mult = pci_read32(p, cap + VPCI_NOTIFY_MULT);
+    } else if (type == VPCI_TYPE_ISR && !vp->isr) {
+        vp->isr = modern_map_cap(vp, cap, &len);
+    } else if (type == VPCI_TYPE_DEVICE && !vp->devcfg) {
+        vp->devcfg = modern_map_cap(vp, cap, &len);
+        vp->devcfg_len = len;
+    }
+}
+
 int virtio_pci_modern_setup(struct virtio_pci *vp)
 {
     const struct pci_dev *p = &vp->pci;
-    uint32_t len, common_len = 0;
-    /* s4.1.4: use the first capability of each type. */
-    for (uint8_t cap = pci_cap_next(p, 0, PCI_CAP_ID_VNDR); cap;
-         cap = pci_cap_next(p, cap, PCI_CAP_ID_VNDR)) {
-        uint8_t type = pci_read8(p, cap + VPCI_CAP_CFG_TYPE);
-        if (type == VPCI_TYPE_COMMON && !vp->common) {
-            vp->common = modern_map_cap(vp, cap, &len);
-            common_len = len;
-        } else if (type == VPCI_TYPE_NOTIFY && !vp->notify) {
-            vp->notify = modern_map_cap(vp, cap, &len);
-            vp->notify_len = len;
-            vp->notify_mult = pci_read32(p, cap + VPCI_NOTIFY_MULT);
-        } else if (type == VPCI_TYPE_ISR && !vp->isr) {
-            vp->isr = modern_map_cap(vp, cap, &len);
-        } else if (type == VPCI_TYPE_DEVICE && !vp->devcfg) {
-            vp->devcfg = modern_map_cap(vp, cap, &len);
-            vp->devcfg_len = len;
-        }
-    }
+    uint32_t common_len = 0;
+    /* A list that loops ends: PCI_CAP_MAX capabilities fill config space
+     * (pci_cap_next bounds one call, not the walk). */
+    uint8_t cap = pci_cap_next(p, 0, PCI_CAP_ID_VNDR);
+    for (int n = 0; cap && n < PCI_CAP_MAX; n++, cap = pci_cap_next(p, cap, PCI_CAP_ID_VNDR))
+        modern_take_cap(vp, cap, &common_len);
     if (!vp->common || common_len < CC_LEN || !vp->notify || !vp->devcfg)
         return -ENODEV;
     vp->vdev.ops = &modern_ops;

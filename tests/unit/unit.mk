@@ -136,6 +136,10 @@ test_peer_tx_SRCS := tests/unit/test_peer_tx.c tools/peer/peer_tx.c tools/peer/p
     tools/peer/peer_frame.c tools/peer/peer_malform.c tools/peer/peer_streams.c \
     tools/peer/peer_lat.c apps/seqtrack.c apps/hist.c net/pkt.c kernel/csum.c
 
+UNIT_TESTS += test_virtio_pci
+test_virtio_pci_SRCS := tests/unit/test_virtio_pci.c drivers/virtio/virtio_pci_modern.c \
+    kernel/pci_cap.c tests/unit/sim_pci.c $(VIRTQ_SRCS) $(SIM_SRCS)
+
 UNIT_TESTS += test_rrs
 test_rrs_SRCS := tests/unit/test_rrs.c tools/rrserver/rrs_args.c tools/rrserver/rrs_req.c
 
