@@ -107,3 +107,16 @@ def test_rrserver_result_outside_its_counters_is_refused(session):
     rr.out.truncate()
     rr.out.write(json.dumps(dict(good, io_errors=-1)).encode() + b"\n")
     assert refused(rr.finish) == "rrserver: result io_errors -1 is not a count or rate >= 0"
+
+
+def test_garbled_progress_line_is_passed_over(session):
+    """Found by test_pyfuzz_peer: a progress counter of 5000 digits was
+    int()'s ValueError (70) in the live display; one beyond u64 or in
+    non-ASCII digits went into it as printed."""
+    p = finished_peer(session)
+    good = "vnperf-peer: t=1s packets=1610 bytes=96600 lost=0\n"
+    for bad in ("packets=" + "9" * 5000, "packets=18446744073709551616", "packets=\u0663"):
+        p.err.seek(0)
+        p.err.truncate()
+        p.err.write((good + "vnperf-peer: t=2s %s lost=0\n" % bad).encode())
+        assert p.live() == {"t": 1, "packets": 1610, "bytes": 96600, "lost": 0}, bad[:40]

@@ -1,6 +1,7 @@
-"""Random-input harness of what the runner reads from its host tools'
-stdout: the result lines of vnperf-peer (peer.results, then host_counts)
-and of vnperf-rrserver (rrhost.results). Inputs: mutants of their real
+"""Random-input harness of what the runner reads from its host tools:
+the result lines of vnperf-peer (peer.results, then host_counts), its
+progress lines on stderr (peer.progress, the live display) and the result
+line of vnperf-rrserver (rrhost.results). Inputs: mutants of their real
 output (tests/py/seeds/peer) from mutator.py, VNPERF_PYFUZZ_N of them (`make
 fuzz`: 10^5, `make pyunit`: a smoke). Rule per input: results as
 docs/peer.md gives them (every number a count 0..2^64-1 or a finite rate
@@ -40,7 +41,8 @@ def _slots(v, out):
 
 
 def tree_seeds():
-    return [json.loads(l) for data in load_seeds(NAME) for l in data.splitlines() if l.strip()]
+    return [json.loads(l) for data in load_seeds(NAME) for l in data.splitlines()
+            if l.startswith(b"{")]
 
 
 def tree_mutant(rng, trees):
@@ -111,14 +113,18 @@ def check(data):
         good_numbers(hc)
         json.dumps(hc, allow_nan=False)
     rr, found = read(data, rrhost.results, lambda r: "transactions" in r)
-    return "peer " + what, "rr " + rr
+    live = peer.progress(data.decode("utf-8", "replace").strip().splitlines())
+    assert all(isinstance(k, str) and isinstance(v, int) for k, v in live.items()), live
+    good_numbers(live)
+    return "peer " + what, "rr " + rr, "progress " + ("ok" if live else "none")
 
 
 def test_seeds_are_results_by_the_docs():
-    """Not vacuous: every seed gives at least one result, none refused."""
+    """Not vacuous: every seed gives a result or a progress line, none
+    refused."""
     for i, data in inputs(NAME, n=0):
-        p, r = check(data)
-        assert "refused" not in p + r and "ok" in p + r, (i, p, r)
+        got = " ".join(check(data))
+        assert "refused" not in got and "ok" in got, (i, got)
 
 
 def test_pyfuzz_peer():

@@ -104,6 +104,19 @@ def check_result(res, label="peer"):
     check_counts(res, label, COUNTS, RATES)
 
 
+def progress(lines):
+    """The counters of the last progress line among lines whose every
+    counter is a u64 in ASCII digits (t=Ns: N) ({} without one): a garbled
+    line is passed over, it only feeds the live display."""
+    for line in reversed(lines):
+        if not PROGRESS_RE.match(line):
+            continue
+        pairs = [(k, v.rstrip("s")) for k, v in re.findall(r"(\w+)=(\S*)", line)]
+        if all(re.match(r"^[0-9]{1,20}$", v) and int(v) <= U64_MAX for _, v in pairs):
+            return {k: int(v) for k, v in pairs}
+    return {}
+
+
 def results(out, label="peer"):
     """Every result line in the peer's output file out, checked."""
     found = proc.results(out, is_result)
@@ -196,10 +209,7 @@ class Peer:
         first): packets, lost, ... (count/reflect) or sent (send)."""
         if self.proc is None:
             return {}
-        for line in reversed(self._err_lines()):
-            if PROGRESS_RE.match(line):
-                return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
-        return {}
+        return progress(self._err_lines())
 
     def dead(self):
         """One line if the peer died on its own with an error, else None."""
