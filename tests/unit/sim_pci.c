@@ -35,13 +35,17 @@ static uint32_t bar_sized(const struct sim_pci *p, unsigned i, bool hi)
     return ((uint32_t)mask & ~type) | (lo & type);
 }
 
-/* The 64-bit BAR whose high dword is at BAR slot i, or -1. */
+/* The 64-bit BAR whose high dword is at BAR slot i, or -1: the halves
+ * pair up from BAR 0. */
 static int bar_hi_of(const struct sim_pci *p, unsigned i)
 {
-    if (i == 0)
-        return -1;
-    uint32_t lo = get(p, PCI_BAR0 + 4 * (i - 1), 4);
-    return !(lo & 1) && ((lo >> 1) & 3) == 2 ? (int)i - 1 : -1;
+    unsigned j = 0, step = 1;
+    while (j < i) {
+        uint32_t lo = get(p, PCI_BAR0 + 4 * j, 4);
+        step = !(lo & 1) && ((lo >> 1) & 3) == 2 ? 2 : 1;
+        j += step;
+    }
+    return j == i ? -1 : (int)(j - step);
 }
 
 static uint32_t cfg_read(const struct pci_dev *d, uint16_t off, unsigned n)
