@@ -66,6 +66,8 @@ def test_good_result_is_read(session):
     ("pps", float("inf"), "pps inf is not a count or rate"),
     ("lost", -3, "lost -3 is not a count or rate"),
     ("errors", {"sock_drops": -1}, "errors.sock_drops -1 is not a count or rate"),
+    ("vnperf", 299.5, "vnperf 299.5 is not a whole count"),
+    ("errors", {"rx": 0.5}, "errors.rx 0.5 is not a whole count"),
     ("mode", None, "mode None is not one of count, send, reflect"),
 ])
 def test_result_outside_the_protocol_is_refused(session, member, value, why):

@@ -111,8 +111,13 @@ def check(data):
         assert r["mode"] in ("count", "send", "reflect"), r
         hc = peer.host_counts(r)
         good_numbers(hc)
+        # The counts made from it are whole (its rates and latency aside).
+        assert all(isinstance(x, int) for x in numbers({k: v for k, v in hc.items()
+                                                        if k != "peer"})), hc
         json.dumps(hc, allow_nan=False)
     rr, found = read(data, rrhost.results, lambda r: "transactions" in r)
+    assert all(isinstance(x, int) for r in found for k, x in r.items()
+               if isinstance(x, (int, float))), found
     live = peer.progress(data.decode("utf-8", "replace").strip().splitlines())
     assert all(isinstance(k, str) and isinstance(v, int) for k, v in live.items()), live
     good_numbers(live)

@@ -67,28 +67,35 @@ def bad_number(obj):
     return None
 
 
-def check_counts(obj, label, counts_, rates=()):
+def check_counts(obj, label, counts_, rates=(), where=""):
     """Raises failed() with one line unless obj has the whole counts
-    counts_, the numbers rates (when there), and no other number that
-    breaks bad_number()."""
+    counts_, the numbers rates (when there), every other number of its own
+    whole, and no number in it that breaks bad_number()."""
     for k in counts_:
         v = obj.get(k)
         if not isinstance(v, int) or isinstance(v, bool):
             raise failed("%s: result %s %s is not a count (docs/peer.md)"
                          % (label, k, _short(v)))
-    for k in rates:
-        v = obj.get(k)
-        if k in obj and (not isinstance(v, (int, float)) or isinstance(v, bool)):
-            raise failed("%s: result %s %s is not a number" % (label, k, _short(v)))
+    for k, v in obj.items():
+        if k in rates:
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                raise failed("%s: result %s %s is not a number" % (label, k, _short(v)))
+        elif isinstance(v, float):
+            raise failed("%s: result %s%s %s is not a whole count" % (
+                label, where, k[:40], _short(v)))
     bad = bad_number(obj)
     if bad is not None:
-        raise failed("%s: result %s %s is not a count or rate >= 0" % (
-            label, bad[0][:80], _short(bad[1])))
+        raise failed("%s: result %s%s %s is not a count or rate >= 0" % (
+            label, where, bad[0][:80], _short(bad[1])))
 
 
 def _short(v):
-    text = repr(v) if isinstance(v, (str, float)) or v is None else \
-        "%d" % v if isinstance(v, int) and not isinstance(v, bool) else type(v).__name__
+    """v for one line: at most 40 characters (a huge int by its size: its
+    digits may pass Python's 4300-digit limit)."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        text = "%d" % v if v.bit_length() <= 256 else "a %d-bit number" % v.bit_length()
+    else:
+        text = repr(v) if isinstance(v, (str, float)) or v is None else type(v).__name__
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -101,6 +108,7 @@ def check_result(res, label="peer"):
     errs = res.get("errors", {})
     if not isinstance(errs, dict):
         raise failed("%s: result errors %s is not an object" % (label, _short(errs)))
+    check_counts(errs, label, (), where="errors.")
     check_counts(res, label, COUNTS, RATES)
 
 
