@@ -17,7 +17,7 @@ import tomllib
 
 import vnpy  # noqa: F401 - puts the runner library on sys.path
 from mutator import inputs, load_seeds
-from vnperflib import exitcodes, fleetspec
+from vnperflib import exitcodes, fleetspec, qemucmd
 from vnperflib.errors import RunnerError
 
 NAME = "fleet"
@@ -28,7 +28,7 @@ HOSTILE = [None, "", "x", "rx", "tx", "srv", "gen", "sink", "rr", "reflect", "se
            "vhostuser:/tmp/s", "vhostuser:/tmp/s{i}", "ethernet:tap0", "10.0.0.1", "1.2.3",
            "vcpu=0", "vcpu=0-99999999999", "vcpu=a", "backend=0", "vcpu@g=0", "count=1",
            "app=gen", "a b", "k=v\n", "rate=1e400", "q35", "kvm", "stream", 0, 1, 2, 4, -1, 64,
-           65, 1024, 3, 4096, 4097, 65536, 2 ** 64, 10 ** 400, 0.5, 1e308, 86400.0001,
+           65, 128, 256, 512, 1024, 3, 4096, 4097, 65536, 2 ** 64, 10 ** 400, 0.5, 1e308, 86400.0001,
            float("nan"), float("inf"), True, False, [], {}, ["count=1"], [1], {"count": 5},
            {"a": None}, json.loads("[" * 50 + "]" * 50)]
 
@@ -93,8 +93,7 @@ def check_spec(s):
         assert all(isinstance(w, str) and "=" in w for w in g.config), g.config
         assert g.wire is not None and g.wire[0] in fleetspec.WIRES
         assert g.to is None or (g.to.sender is g and g.to.count == g.count)
-        assert g.queue_size is None or (whole(g.queue_size, 64, 1024)
-                                        and not g.queue_size & (g.queue_size - 1))
+        assert g.queue_size in qemucmd.QUEUE_SIZES + (None,), g.queue_size
         assert g.event_idx in (None, True, False)
         assert g.memory is None or whole(g.memory, 16, 65536)
 
