@@ -66,8 +66,12 @@ def test_good_result_is_read(session):
     ("pps", float("inf"), "pps inf is not a count or rate"),
     ("lost", -3, "lost -3 is not a count or rate"),
     ("errors", {"sock_drops": -1}, "errors.sock_drops -1 is not a count or rate"),
-    ("vnperf", 299.5, "vnperf 299.5 is not a whole count"),
-    ("errors", {"rx": 0.5}, "errors.rx 0.5 is not a whole count"),
+    ("vnperf", 299.5, "vnperf 299.5 is not a count"),
+    ("errors", {"rx": 0.5}, "errors.rx 0.5 is not a count"),
+    ("newer", 1.5, "newer 1.5 is not a whole count"),
+    ("vnperf", {"rx": 0.5}, "vnperf dict is not a count"),
+    ("lost", None, "lost None is not a count"),
+    ("errors", {"sock_drops": []}, "errors.sock_drops list is not a count"),
     ("mode", None, "mode None is not one of count, send, reflect"),
 ])
 def test_result_outside_the_protocol_is_refused(session, member, value, why):
@@ -109,6 +113,10 @@ def test_rrserver_result_outside_its_counters_is_refused(session):
     rr.out.truncate()
     rr.out.write(json.dumps(dict(good, io_errors=-1)).encode() + b"\n")
     assert refused(rr.finish) == "rrserver: result io_errors -1 is not a count or rate >= 0"
+    rr.out.seek(0)
+    rr.out.truncate()
+    rr.out.write(json.dumps(dict(good, refused=[0])).encode() + b"\n")
+    assert refused(rr.finish) == "rrserver: result refused list is not a count (docs/peer.md)"
 
 
 def test_garbled_progress_line_is_passed_over(session):

@@ -40,6 +40,12 @@ EXIT_OUTPUT = 4
 MODES = ("count", "send", "reflect")
 U64_MAX = 2 ** 64 - 1
 COUNTS = ("packets", "bytes")
+# The other counters it prints, by mode (a count where there).
+MORE_COUNTS = ("duration_ns", "elapsed_ns", "start_unix_ns", "first_ns", "last_ns", "batch",
+               "rcvbuf", "sndbuf", "vnperf", "non_vnperf", "lost", "dup", "reorder", "stale",
+               "streams_overflow", "tx_packets", "tx_bytes", "size", "rate", "behind_max",
+               "skipped", "streams_sent")
+ERROR_COUNTS = ("rx", "tx", "refused", "reflect_runts", "sock_drops", "ring_full")
 RATES = ("pps", "bps")
 
 
@@ -67,15 +73,16 @@ def bad_number(obj):
     return None
 
 
-def check_counts(obj, label, counts_, rates=(), where=""):
+def check_counts(obj, label, counts_, more=(), rates=(), where=""):
     """Raises failed() with one line unless obj has the whole counts
-    counts_, the numbers rates (when there), every other number of its own
-    whole, and no number in it that breaks bad_number()."""
-    for k in counts_:
+    counts_, the counts more and the numbers rates where it has them, every
+    other number of its own whole, and no number in it that breaks
+    bad_number()."""
+    for k in counts_ + tuple(k for k in more if k in obj):
         v = obj.get(k)
         if not isinstance(v, int) or isinstance(v, bool):
-            raise failed("%s: result %s %s is not a count (docs/peer.md)"
-                         % (label, k, _short(v)))
+            raise failed("%s: result %s%s %s is not a count (docs/peer.md)"
+                         % (label, where, k, _short(v)))
     for k, v in obj.items():
         if k in rates:
             if not isinstance(v, (int, float)) or isinstance(v, bool):
@@ -108,8 +115,8 @@ def check_result(res, label="peer"):
     errs = res.get("errors", {})
     if not isinstance(errs, dict):
         raise failed("%s: result errors %s is not an object" % (label, _short(errs)))
-    check_counts(errs, label, (), where="errors.")
-    check_counts(res, label, COUNTS, RATES)
+    check_counts(errs, label, (), ERROR_COUNTS, where="errors.")
+    check_counts(res, label, COUNTS, MORE_COUNTS, RATES)
 
 
 def progress(lines):

@@ -14,6 +14,8 @@ from .peer import check_counts
 
 # Its result line's counters (tools/rrserver/rrs_main.c rrs_report).
 COUNTS = ("transactions",)
+MORE_COUNTS = ("port", "req_size", "resp_size", "sessions", "req_bytes", "resp_bytes",
+               "short_msgs", "refused", "io_errors")
 
 
 def is_result(obj):
@@ -25,7 +27,7 @@ def results(out):
     counters u64, as it prints them."""
     found = proc.results(out, is_result)
     for r in found:
-        check_counts(r, "rrserver", COUNTS)
+        check_counts(r, "rrserver", COUNTS, MORE_COUNTS)
     return found
 
 
