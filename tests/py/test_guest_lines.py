@@ -38,7 +38,8 @@ def result(packets="0", pps="0", duration="213352496"):
 
 def test_a_console_by_the_protocol_is_ok(tmp_path):
     r = run_console(tmp_path, [BOOT, CONFIG, READY, result()[:-1] + ',"vnet":{"tx":{"kicks":3,'
-                               '"irq_vector":-1,"irq_shared":true}},"idle":{"share":0.25}}', EXIT])
+                               '"irq_vector":-1,"irq_shared":true,"interrupts_per_1000":913.333}},'
+                               '"idle":{"share":0.25}}', EXIT])
     assert r.returncode == 0, r.stderr
     assert "result duration_ns  213352496" in r.stdout
 
@@ -61,6 +62,8 @@ def test_a_console_by_the_protocol_is_ok(tmp_path):
     ('@vnperf {"type":"boot","acpi":1}', "boot.acpi is 1: want true or false"),
     ('@vnperf {"type":"result","vnet":{"tx":{"kicks":-5,"irq_vector":-1}}}',
      "result.vnet.tx.kicks is -5: want an integer 0..2^64-1"),
+    ('@vnperf {"type":"result","vnet":{"rx":{"interrupts_per_1000":-1}}}',
+     "result.vnet.rx.interrupts_per_1000 is -1: want a number >= 0"),
     ('@vnperf {"type":"result","mem":{"lwip":{"pbuf":0.5}}}',
      "result.mem.lwip.pbuf is 0.5: want an integer"),
     ('@vnperf {"type":"result","idle":{"share":-0.5}}',

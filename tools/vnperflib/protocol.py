@@ -33,9 +33,10 @@ _LATENCY = tuple("%s_%s" % (q, u) for q in ("p50", "p90", "p99", "p999", "max", 
                  for u in ("ns", "us"))
 # A sample's and result's groups of counters (vnet: the driver's, per
 # queue; mem: the allocators'): every number in them a u64 but these
-# (json_i64: -1 is "no vector").
+# (json_i64: -1 is "no vector"; json_double: a ratio, vnet_notify.c).
 COUNTER_GROUPS = ("vnet", "mem")
 SIGNED_COUNTERS = ("irq_vector",)
+RATE_COUNTERS = ("interrupts_per_1000",)
 FIELDS = {
     "boot": dict(boot_path="str", tsc_hz="u64", tsc_method="str", acpi="bool",
                  ram_bytes="u64", arena_free_bytes="u64"),
@@ -122,17 +123,21 @@ _KIND_TEXT = {"str": "a string", "bool": "true or false", "u64": "an integer 0..
 
 def _counters(path, v):
     """The first number under v (a result's vnet or mem: the driver's and
-    allocator's counters) that is not a u64 counter: (path, value)."""
+    allocator's counters) that is not of its kind: (path, value, kind)."""
     todo = [(path, v)]
     while todo:
         path, v = todo.pop()
         if isinstance(v, dict):
             todo.extend(reversed([("%s.%s" % (path, k), x) for k, x in v.items()
-                                  if k not in SIGNED_COUNTERS]))
+                                  if k not in SIGNED_COUNTERS and k not in RATE_COUNTERS]))
+            rate = [("%s.%s" % (path, k), x) for k, x in v.items()
+                    if k in RATE_COUNTERS and not _kind_ok("rate", x)]
+            if rate:
+                return rate[0] + ("rate",)
         elif isinstance(v, list):
             todo.extend(reversed([("%s[%d]" % (path, i), x) for i, x in enumerate(v)]))
         elif isinstance(v, (int, float)) and not isinstance(v, bool) and not _kind_ok("u64", v):
-            return path, v
+            return path, v, "u64"
     return None
 
 
@@ -150,7 +155,7 @@ def check(msg):
         for name in COUNTER_GROUPS:
             bad = _counters("%s.%s" % (msg["type"], name), msg.get(name))
             if bad:
-                return "%s is %s: want %s" % (bad[0], json.dumps(bad[1]), _KIND_TEXT["u64"])
+                return "%s is %s: want %s" % (bad[0], json.dumps(bad[1]), _KIND_TEXT[bad[2]])
         share = (msg.get("idle") or {}).get("share") if isinstance(msg.get("idle"), dict) \
             else None
         if not _kind_ok("rate", share):
