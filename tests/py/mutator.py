@@ -8,8 +8,12 @@ The count comes from VNPERF_PYFUZZ_N: a smoke in `make pyunit`, 10^5 or more
 in `make fuzz`. The seed is fixed per harness (VNPERF_PYFUZZ_SEED moves it),
 so a finding reproduces from its index."""
 
+import collections
+import copy
+import json
 import os
 import random
+import time
 
 SMOKE_N = 2000
 SEEDS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds")
@@ -84,3 +88,65 @@ def inputs(name, seeds=None, n=None):
         if len(pool) < 512 and rng.randrange(8) == 0:
             pool.append(data)
         yield len(seeds) + i, data
+
+
+SLOW_S = 0.5
+
+
+def one_line(text):
+    """One printable line: no control character a terminal would act on."""
+    return isinstance(text, str) and bool(text) and not any(c < " " or c == "\x7f" for c in text)
+
+
+def members(v, out=None):
+    """Every (container, key) of a parsed JSON value."""
+    out = [] if out is None else out
+    items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+    for k, x in items:
+        out.append((v, k))
+        members(x, out)
+    return out
+
+
+def tree_mutant(rng, tree, hostile, keys=None):
+    """A copy of a parsed seed with one to three members removed, added (a
+    name from keys, or one of its own) or replaced by a hostile value, as
+    JSON bytes (NaN and Infinity as Python's json writes them): structure
+    that a byte mutant rarely keeps parseable."""
+    data = copy.deepcopy(tree)
+    for _ in range(rng.randrange(1, 4)):
+        slots = members(data)
+        if not slots:
+            break
+        c, k = rng.choice(slots)
+        op = rng.randrange(6)
+        if op == 0 and isinstance(c, dict):
+            del c[k]
+        elif op == 1 and isinstance(c, dict):
+            c[rng.choice(keys or list(c))] = copy.deepcopy(rng.choice(hostile))
+        else:
+            c[k] = copy.deepcopy(rng.choice(hostile))
+    return json.dumps(data).encode()
+
+
+def drive(name, check, seeds=None):
+    """check(i, data) over inputs(name, seeds), each an iterable of outcome
+    names; any exception or an input slower than SLOW_S is a finding.
+    Returns the outcomes counted, after printing them."""
+    seen = collections.Counter()
+    n = slowest = 0
+    t0 = time.monotonic()
+    for i, data in inputs(name, seeds):
+        t = time.monotonic()
+        try:
+            seen.update(check(i, data))
+        except Exception as e:  # noqa: BLE001 - the rule: none escapes the parser's own
+            raise AssertionError("%s input %d (%r...): %s: %s" % (
+                name, i, data[:200], type(e).__name__, e)) from e
+        took = time.monotonic() - t
+        assert took < SLOW_S, "%s input %d took %.2f s: %r..." % (name, i, took, data[:120])
+        slowest = max(slowest, took)
+        n += 1
+    print("pyfuzz %s: %d inputs in %.1f s, slowest %.1f ms, %s" % (
+        name, n, time.monotonic() - t0, slowest * 1e3, dict(sorted(seen.items(), key=str))))
+    return seen

@@ -8,26 +8,19 @@ metrics the numbers a report may hold, and quickly."""
 
 import json
 import math
-import time
 
 import vnpy  # noqa: F401 - puts the runner library on sys.path
-from mutator import inputs
+from mutator import drive, inputs, one_line
 from vnperflib import exitcodes, histmerge, outcome, protocol
 
 NAME = "console"
 # What one input may take, CPU shared with other tests included.
-SLOW_S = 0.5
 EXIT = b'@vnperf {"type":"exit","code":0,"reason":"ok"}'
 
 
 def status_ok(status):
     """The guest's own code (0..63, passed through) or a runner status."""
     return 0 <= status < 64 or status in exitcodes.RUNNER_CODES
-
-
-def one_line(text):
-    """One printable line: no control character a terminal would act on."""
-    return isinstance(text, str) and not any(c < " " or c == "\x7f" for c in text)
 
 
 def guest(c):
@@ -75,25 +68,7 @@ def test_seeds_are_consoles_by_the_protocol():
 
 
 def test_pyfuzz_console():
-    n = slowest = 0
-    statuses = {}
-    t0 = time.monotonic()
-    for i, data in inputs(NAME):
-        t = time.monotonic()
-        try:
-            # As printed, and with a clean exit after it: the status logic
-            # then judges what came before.
-            first, _ = check(data)
-            status, _ = check(data + b"\n" + EXIT)
-        except Exception as e:  # noqa: BLE001 - the rule is: none at all
-            raise AssertionError("input %d (%r...): %s: %s" % (
-                i, data[:120], type(e).__name__, e)) from e
-        took = time.monotonic() - t
-        assert took < SLOW_S, "input %d took %.2f s: %r..." % (i, took, data[:120])
-        slowest = max(slowest, took)
-        for st in (first, status):
-            statuses[st] = statuses.get(st, 0) + 1
-        n += 1
-    print("pyfuzz console: %d inputs in %.1f s, slowest %.1f ms, statuses %s" % (
-        n, time.monotonic() - t0, slowest * 1e3, dict(sorted(statuses.items()))))
+    # As printed, and with a clean exit after it: the status logic then
+    # judges what came before.
+    statuses = drive(NAME, lambda i, data: (check(data)[0], check(data + b"\n" + EXIT)[0]))
     assert statuses.get(exitcodes.RUNNER_PROTOCOL) and statuses.get(0)

@@ -8,20 +8,16 @@ quickly. Each byte mutant is read as TOML and as JSON; beside it a tree
 mutant (a seed with members replaced by HOSTILE values) reaches the field
 checks, which a byte mutant rarely gets past the syntax to."""
 
-import copy
 import json
-import os
 import random
-import time
 import tomllib
 
 import vnpy  # noqa: F401 - puts the runner library on sys.path
-from mutator import inputs, load_seeds
+from mutator import drive, inputs, load_seeds, one_line, tree_mutant
 from vnperflib import exitcodes, fleetspec, qemucmd
 from vnperflib.errors import RunnerError
 
 NAME = "fleet"
-SLOW_S = 0.5
 # What a hand edit puts where the check reads a member.
 HOSTILE = [None, "", "x", "rx", "tx", "srv", "gen", "sink", "rr", "reflect", "server", "client",
            "udp", "udp:x", "none", "user", "passt", "bridge:br0", "bridge:", "network:a b",
@@ -33,44 +29,12 @@ HOSTILE = [None, "", "x", "rx", "tx", "srv", "gen", "sink", "rr", "reflect", "se
            {"a": None}, json.loads("[" * 50 + "]" * 50)]
 
 
-def _slots(v, out):
-    items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
-    for k, x in items:
-        out.append((v, k))
-        _slots(x, out)
-    return out
-
-
 def tree_seeds():
     out = []
     for data in load_seeds(NAME):
         text = data.decode()
         out.append(json.loads(text) if text.lstrip().startswith("{") else tomllib.loads(text))
     return out
-
-
-def tree_mutant(rng, trees):
-    """A seed with one to three members replaced, removed or added, as JSON
-    text (NaN and Infinity included, as Python's json reads them)."""
-    data = copy.deepcopy(rng.choice(trees))
-    for _ in range(rng.randrange(1, 4)):
-        slots = _slots(data, [])
-        if not slots:
-            break
-        c, k = rng.choice(slots)
-        op = rng.randrange(6)
-        if op == 0 and isinstance(c, dict):
-            del c[k]
-        elif op == 1 and isinstance(c, dict):
-            c[rng.choice(fleetspec.GROUP_KEYS + fleetspec.FLEET_KEYS)] = \
-                copy.deepcopy(rng.choice(HOSTILE))
-        else:
-            c[k] = copy.deepcopy(rng.choice(HOSTILE))
-    return json.dumps(data).encode()
-
-
-def one_line(text):
-    return isinstance(text, str) and text and not any(c < " " or c == "\x7f" for c in text)
 
 
 def whole(v, lo, hi):
@@ -117,26 +81,12 @@ def test_seeds_are_good_specs():
 
 
 def test_pyfuzz_fleet():
-    n = slowest = 0
-    seen = {}
     trees = tree_seeds()
-    rng = random.Random("fleet-tree:%s" % os.environ.get("VNPERF_PYFUZZ_SEED", "0"))
-    t0 = time.monotonic()
-    for i, data in inputs(NAME):
-        t = time.monotonic()
-        tree = tree_mutant(rng, trees)
-        try:
-            for what in check(data):
-                seen[what] = seen.get(what, 0) + 1
-            for what in check(tree, ("tree.json",)):
-                seen["tree " + what] = seen.get("tree " + what, 0) + 1
-        except Exception as e:  # noqa: BLE001 - the rule is: none but RunnerError
-            raise AssertionError("input %d (%r... / tree %r...): %s: %s" % (
-                i, data[:120], tree[:300], type(e).__name__, e)) from e
-        took = time.monotonic() - t
-        assert took < SLOW_S, "input %d took %.2f s: %r..." % (i, took, data[:120])
-        slowest = max(slowest, took)
-        n += 1
-    print("pyfuzz fleet: %d inputs in %.1f s, slowest %.1f ms, %s" % (
-        n, time.monotonic() - t0, slowest * 1e3, dict(sorted(seen.items()))))
+    keys = fleetspec.GROUP_KEYS + fleetspec.FLEET_KEYS
+
+    def both(i, data):
+        rng = random.Random("fleet-tree:%d" % i)
+        tree = tree_mutant(rng, rng.choice(trees), HOSTILE, keys)
+        return tuple(check(data)) + tuple("tree " + w for w in check(tree, ("tree.json",)))
+    seen = drive(NAME, both)
     assert seen.get("ok") and seen.get("refused") and seen.get("tree ok")

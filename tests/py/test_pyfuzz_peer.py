@@ -11,61 +11,26 @@ exception, and quickly. Beside each byte mutant, a tree mutant (a seed's
 result line with members replaced by HOSTILE values) gets past json to
 the checks, which a byte mutant rarely does."""
 
-import copy
 import io
 import json
 import math
-import os
 import random
-import time
 
 import vnpy  # noqa: F401 - puts the runner library on sys.path
-from mutator import inputs, load_seeds
+from mutator import drive, inputs, load_seeds, one_line, tree_mutant
 from vnperflib import exitcodes, peer, rrhost
 from vnperflib.errors import RunnerError
 
 NAME = "peer"
-SLOW_S = 0.5
 HOSTILE = [None, "", "x", "many", "count", "send", "reflect", "peer", -1, 0, 1, 2 ** 64 - 1,
            2 ** 64, 10 ** 400, -0.0, 0.5, 1e308, float("nan"), float("inf"), -float("inf"),
            True, False, [], {}, [1, -1], {"rx": -1}, {"a": float("nan")},
            json.loads("[" * 50 + "]" * 50)]
 
 
-def _slots(v, out):
-    items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
-    for k, x in items:
-        out.append((v, k))
-        _slots(x, out)
-    return out
-
-
 def tree_seeds():
     return [json.loads(l) for data in load_seeds(NAME) for l in data.splitlines()
             if l.startswith(b"{")]
-
-
-def tree_mutant(rng, trees):
-    """One or two seed result lines, each with one to three members
-    replaced, removed or added."""
-    out = []
-    for _ in range(rng.randrange(1, 3)):
-        data = copy.deepcopy(rng.choice(trees))
-        for _ in range(rng.randrange(1, 4)):
-            c, k = rng.choice(_slots(data, []))
-            op = rng.randrange(6)
-            if op == 0 and isinstance(c, dict):
-                del c[k]
-            elif op == 1 and isinstance(c, dict):
-                c[rng.choice(list(c))] = copy.deepcopy(rng.choice(HOSTILE))
-            else:
-                c[k] = copy.deepcopy(rng.choice(HOSTILE))
-        out.append(json.dumps(data).encode())
-    return b"\n".join(out) + b"\n"
-
-
-def one_line(text):
-    return isinstance(text, str) and text and not any(c < " " or c == "\x7f" for c in text)
 
 
 def numbers(v):
@@ -133,25 +98,14 @@ def test_seeds_are_results_by_the_docs():
 
 
 def test_pyfuzz_peer():
-    n = slowest = 0
-    seen = {}
     trees = tree_seeds()
-    rng = random.Random("peer-tree:%s" % os.environ.get("VNPERF_PYFUZZ_SEED", "0"))
-    t0 = time.monotonic()
-    for i, data in inputs(NAME):
-        t = time.monotonic()
-        tree = tree_mutant(rng, trees)
-        try:
-            for what in check(data) + tuple("tree " + w for w in check(tree)):
-                seen[what] = seen.get(what, 0) + 1
-        except Exception as e:  # noqa: BLE001 - the rule is: none but RunnerError
-            raise AssertionError("input %d (%r... / tree %r...): %s: %s" % (
-                i, data[:200], tree[:400], type(e).__name__, e)) from e
-        took = time.monotonic() - t
-        assert took < SLOW_S, "input %d took %.2f s: %r..." % (i, took, data[:120])
-        slowest = max(slowest, took)
-        n += 1
-    print("pyfuzz peer: %d inputs in %.1f s, slowest %.1f ms, %s" % (
-        n, time.monotonic() - t0, slowest * 1e3, dict(sorted(seen.items()))))
+
+    def both(i, data):
+        # Beside the bytes, one or two seed result lines with members changed.
+        rng = random.Random("peer-tree:%d" % i)
+        tree = b"\n".join(tree_mutant(rng, rng.choice(trees), HOSTILE)
+                          for _ in range(rng.randrange(1, 3))) + b"\n"
+        return check(data) + tuple("tree " + w for w in check(tree))
+    seen = drive(NAME, both)
     assert all(seen.get(w) for w in ("peer ok", "tree peer ok", "tree peer refused",
                                      "tree rr ok", "tree rr refused")), seen

@@ -10,21 +10,15 @@ range of finite numbers within 1..--burst), or a RunnerError with status 68
 quickly."""
 
 import math
-import time
 
 import vnpy  # noqa: F401 - puts the runner library on sys.path
-from mutator import inputs
+from mutator import drive, inputs, one_line
 from vnperflib import exitcodes
 from vnperflib.backends import testpmd
 from vnperflib.errors import RunnerError
 
 NAME = "testpmd"
-SLOW_S = 0.5
 U64 = 2 ** 64
-
-
-def one_line(text):
-    return isinstance(text, str) and text and not any(c < " " or c == "\x7f" for c in text)
 
 
 def count(v):
@@ -86,21 +80,4 @@ def test_seeds_are_testpmd_sessions():
 
 
 def test_pyfuzz_testpmd():
-    n = slowest = 0
-    seen = {}
-    t0 = time.monotonic()
-    for i, data in inputs(NAME):
-        t = time.monotonic()
-        try:
-            what = check(data)
-        except Exception as e:  # noqa: BLE001 - the rule is: none but RunnerError
-            raise AssertionError("input %d (%r...): %s: %s" % (
-                i, data[:200], type(e).__name__, e)) from e
-        seen[what] = seen.get(what, 0) + 1
-        took = time.monotonic() - t
-        assert took < SLOW_S, "input %d took %.2f s: %r..." % (i, took, data[:120])
-        slowest = max(slowest, took)
-        n += 1
-    print("pyfuzz testpmd: %d inputs in %.1f s, slowest %.1f ms, %s" % (
-        n, time.monotonic() - t0, slowest * 1e3, dict(sorted(seen.items()))))
-    assert seen.get("ok")
+    assert drive(NAME, lambda i, data: (check(data),)).get("ok")
