@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from vnpy import run_vnperf
+from vnpy import run_vnperf, standin_image
 from vnperflib import exitcodes, protocol
 
 BOOT = ('@vnperf {"type":"boot","boot_path":"pvh","tsc_hz":2600000000,"tsc_method":"pit",'
@@ -28,8 +28,8 @@ def run_console(tmp_path, lines):
     qemu = tmp_path / "qemu"
     qemu.write_text("#!/bin/sh\ncat '%s'\nexit 1\n" % console)
     os.chmod(qemu, 0o755)
-    return run_vnperf(["run", "--accel", "tcg", "--app", "selftest", "--qemu", str(qemu)],
-                      timeout=60)
+    return run_vnperf(["run", "--accel", "tcg", "--app", "selftest", "--image",
+                       standin_image(tmp_path), "--qemu", str(qemu)], timeout=60)
 
 
 def result(packets="0", pps="0", duration="213352496"):
@@ -106,8 +106,8 @@ def test_a_failing_guest_keeps_its_code_without_ready(tmp_path):
     qemu = tmp_path / "qemu"
     qemu.write_text("#!/bin/sh\ncat '%s'\nexit 5\n" % console)
     os.chmod(qemu, 0o755)
-    r = run_vnperf(["run", "--accel", "tcg", "--app", "selftest", "--qemu", str(qemu)],
-                   timeout=60)
+    r = run_vnperf(["run", "--accel", "tcg", "--app", "selftest", "--image",
+                    standin_image(tmp_path), "--qemu", str(qemu)], timeout=60)
     assert r.returncode == 2, r.stderr
     assert "unknown key bogus" in r.stderr
 
@@ -123,8 +123,8 @@ def test_a_guest_message_cannot_break_the_runners_one_line(tmp_path):
     qemu = tmp_path / "qemu"
     qemu.write_text("#!/bin/sh\ncat '%s'\nexit 5\n" % (tmp_path / "console"))
     os.chmod(qemu, 0o755)
-    r = run_vnperf(["run", "--accel", "tcg", "--app", "selftest", "--qemu", str(qemu)],
-                   timeout=60)
+    r = run_vnperf(["run", "--accel", "tcg", "--app", "selftest", "--image",
+                    standin_image(tmp_path), "--qemu", str(qemu)], timeout=60)
     assert r.returncode == 2
     assert r.stderr.splitlines() == [
         "vnperf: guest: exit 2 (config error): config: bad value 'a\\x0ab\\x1b[2J' for key "
@@ -164,8 +164,8 @@ def test_an_endless_line_through_the_runner_is_status_69(tmp_path):
     qemu.write_text("#!/bin/sh\nhead -c 3000000 /dev/zero | tr '\\0' x\necho\ncat '%s'\nexit 1\n"
                     % console)
     os.chmod(qemu, 0o755)
-    r = run_vnperf(["run", "--accel", "tcg", "--app", "selftest", "--quiet", "--qemu",
-                    str(qemu)], timeout=60)
+    r = run_vnperf(["run", "--accel", "tcg", "--app", "selftest", "--image",
+                    standin_image(tmp_path), "--quiet", "--qemu", str(qemu)], timeout=60)
     err = r.stderr.strip().splitlines()
     assert r.returncode == exitcodes.RUNNER_PROTOCOL, r.stderr[-300:]
     assert len(err) == 1 and "line longer than 262144 bytes" in err[0], err

@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from vnpy import run_vnperf
+from vnpy import run_vnperf, standin_image
 
 from vnperflib import optypes, qemucmd
 
@@ -45,7 +45,9 @@ HUGE_MB = str(qemucmd.host_memory_mb() + 1)
     (["ndr", "--size", "64", "--backend", "dgram", "--out", ""], "an empty path"),
     (["fleet", "spec.toml", "--out", ""], "an empty path"),
 ])
-def test_refused_with_one_line_and_64(args, needle):
+def test_refused_with_one_line_and_64(tmp_path, args, needle):
+    if args[0] != "fleet":
+        args = args[:1] + ["--image", standin_image(tmp_path)] + args[1:]
     r = run_vnperf(args, timeout=30)
     assert r.returncode == USAGE, (r.returncode, r.stderr)
     assert "Traceback" not in r.stderr, r.stderr

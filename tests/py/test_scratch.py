@@ -12,7 +12,7 @@ import tempfile
 
 import pytest
 
-from vnpy import PYTHON, ROOT, run_vnperf
+from vnpy import PYTHON, ROOT, run_vnperf, standin_image
 
 from vnperflib import peer, rrhost, scratch
 from vnperflib.errors import RunnerError
@@ -109,8 +109,8 @@ def test_unwritable_names_the_errno(tmp_path):
 def test_full_tmpdir_is_refused_with_one_line(tmp_path):
     """Python's tempfile silently took /tmp instead of a full TMPDIR."""
     with full_dir(tmp_path) as (d, why):
-        r = run_vnperf(["run", "--", "app=selftest"], env=dict(os.environ, TMPDIR=d),
-                       timeout=60)
+        r = run_vnperf(["run", "--image", standin_image(tmp_path), "--", "app=selftest"],
+                       env=dict(os.environ, TMPDIR=d), timeout=60)
     assert r.returncode == 67, r.stderr
     line = r.stderr.strip().splitlines()[-1]
     assert line.startswith("vnperf: TMPDIR=%s cannot hold the runner's files" % d), r.stderr
@@ -120,7 +120,8 @@ def test_full_tmpdir_is_refused_with_one_line(tmp_path):
 def test_full_tmpdir_refuses_a_sweep_before_its_results_directory(tmp_path):
     out = tmp_path / "out"
     with full_dir(tmp_path) as (d, why):
-        r = run_vnperf(["sweep", "--size", "64,128", "--out", str(out)],
+        r = run_vnperf(["sweep", "--image", standin_image(tmp_path), "--size", "64,128",
+                        "--out", str(out)],
                        env=dict(os.environ, TMPDIR=d), timeout=60)
     assert r.returncode == 67, r.stderr
     lines = r.stderr.strip().splitlines()

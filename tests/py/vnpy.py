@@ -17,3 +17,13 @@ def run_vnperf(args, timeout=120, env=None, **kw):
     return subprocess.run([PYTHON, VNPERF] + list(args), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, timeout=timeout,
                           env=env, stdin=subprocess.DEVNULL, **kw)
+
+
+def standin_image(d):
+    """A readable file to pass as --image: what these tests check (a
+    refusal, a stand-in QEMU's console) comes before anything reads the
+    image, so they need no build (test_nobuild.py)."""
+    path = os.path.join(str(d), "standin.elf")
+    with open(path, "wb") as f:
+        f.write(b"\x7fELF")
+    return path

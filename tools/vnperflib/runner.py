@@ -147,6 +147,7 @@ class Run:
         too_big = self.engine.local_files and qemucmd.check_memory(opts.memory)
         if too_big:
             raise usage(too_big)
+        scratch.root()  # a full or unusable TMPDIR, before anything starts
         self.be = backends.make(opts.backend, opts)
         self.be.check()
         self.roles = guest_roles(opts)
@@ -158,7 +159,6 @@ class Run:
             priority.check_labels(opts.nice, labels)
         # A remote engine's image is a path on its host.
         artifacts.check(opts, [self.be], local=self.engine.local_files)
-        scratch.root()  # a full or unusable TMPDIR, before anything starts
 
     def start_backend(self):
         self.accel = self.resolver.resolve(self.session)

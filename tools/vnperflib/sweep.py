@@ -209,7 +209,13 @@ def base_opts(opts):
 
 def check_host(base, axes):
     """Every backend of the sweep must be there before the first run, and
-    then every file of build/ it needs (artifacts.py)."""
+    then every file of build/ it needs (artifacts.py). What the options
+    alone refuse (--memory) and a full or unusable TMPDIR come first, before
+    the results directory exists, as a run refuses them."""
+    too_big = qemucmd.check_memory(base.memory)
+    if too_big:
+        raise usage(too_big)
+    scratch.root()
     names = [v for _, v in axes.get("backend", [])] or [base.backend]
     bes = []
     for name in names:
@@ -219,11 +225,6 @@ def check_host(base, axes):
         bes[-1].check()
     images = [v for _, v in axes.get("image", [])] or [base.image]
     artifacts.check(base, bes, images=images)
-    # Refused before the results directory exists, as a run refuses them.
-    too_big = qemucmd.check_memory(base.memory)
-    if too_big:
-        raise usage(too_big)
-    scratch.root()
 
 
 def run_point_once(opts, resolver):
