@@ -130,3 +130,16 @@ def test_garbled_progress_line_is_passed_over(session):
         p.err.truncate()
         p.err.write((good + "vnperf-peer: t=2s %s lost=0\n" % bad).encode())
         assert p.live() == {"t": 1, "packets": 1610, "bytes": 96600, "lost": 0}, bad[:40]
+
+
+@pytest.mark.parametrize("rate,size,pps", [
+    ("250k", 60, 250000), ("1.5mpps", 60, 1500000), ("10gbps", 1250, 1000000),
+    ("1tbps", 1250, 100000000), ("0.5t", 60, 500000000000), ("max", 60, None)])
+def test_host_rate_takes_the_guests_multipliers(rate, size, pps):
+    """The guest's rate= takes t (apps/rate.c): the host sender's the same."""
+    assert peer.rate_pps(rate, size) == pps
+
+
+def test_host_rate_refuses_what_the_guest_refuses():
+    with pytest.raises(ValueError, match=r"\[k\|m\|g\|t\]"):
+        peer.rate_pps("1pbps", 60)

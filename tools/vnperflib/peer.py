@@ -29,7 +29,7 @@ def peer_dpdk_binary():
     return peer_binary("vnperf-peer-dpdk")
 
 
-_MULT = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}
+_MULT = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
 PROGRESS_RE = re.compile(r"^vnperf-peer(?:-dpdk)?: t=\d+s ")
 NO_ERROR_OUTPUT = "no error output"
 # Its status when the result line did not reach stdout (tools/peer/peer_run.h).
@@ -146,9 +146,9 @@ def rate_pps(rate, size):
     frames; None for as fast as possible. Raises ValueError."""
     if rate is None or rate.strip().lower() in ("", "0", "max"):
         return None
-    m = re.match(r"^(\d+(?:\.\d+)?)([kmg]?)(pps|bps|bit|bit/s)?$", rate.strip().lower())
+    m = re.match(r"^(\d+(?:\.\d+)?)([kmgt]?)(pps|bps|bit|bit/s)?$", rate.strip().lower())
     if not m:
-        raise ValueError("rate %r: expected <number>[k|m|g][pps|bps|bit], e.g. 100k, 1gbps"
+        raise ValueError("rate %r: expected <number>[k|m|g|t][pps|bps|bit], e.g. 100k, 1gbps"
                          % rate)
     n = float(m.group(1)) * _MULT[m.group(2)]
     if m.group(3) in ("bps", "bit", "bit/s"):
