@@ -14,6 +14,7 @@ import time
 import pytest
 
 import vnharness
+from synflood import csum
 
 PEER = vnharness.PEER
 MAGIC = 0x564E5046
@@ -29,15 +30,6 @@ def peer_binary():
 
 
 # ---- frames built and checked independently of the C code
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
-
 
 def build_frame(seq, stream=0, size=100, src_mac=b"\x02\0\0\0\0\x01",
                 dst_mac=b"\x52\x54\0\x12\x34\x56", sip="10.0.2.2", dip="10.0.2.15",

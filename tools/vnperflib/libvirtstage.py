@@ -188,15 +188,4 @@ def _make_dir(bases, user):
 
 def clean_stale(bases=None):
     """Removes the folders of runners that died (their PID is gone)."""
-    removed = []
-    for base in bases or BASES:
-        try:
-            names = os.listdir(base)
-        except OSError:
-            continue
-        for n in names:
-            m = _STALE.match(n)
-            if m and not os.path.exists("/proc/%s" % m.group(1)):
-                shutil.rmtree(os.path.join(base, n), True)
-                removed.append(os.path.join(base, n))
-    return removed
+    return scratch.remove_dead(bases or BASES, _STALE)

@@ -106,14 +106,20 @@ def _unlink(p):
 def clean_stale():
     """Removes vnperf-PID-* entries of dead runners from the temp directory
     and DPDK's runtime directory. Returns what was removed."""
+    return remove_dead((tempfile.gettempdir(), DPDK_RUN), _STALE)
+
+
+def remove_dead(bases, pattern):
+    """Removes the entries of bases whose name matches pattern (group 1: a
+    runner's PID) and whose runner is gone. Returns what was removed."""
     removed = []
-    for base in (tempfile.gettempdir(), DPDK_RUN):
+    for base in bases:
         try:
             names = os.listdir(base)
         except OSError:
             continue
         for name in names:
-            m = _STALE.match(name)
+            m = pattern.match(name)
             if not m or os.path.exists("/proc/%s" % m.group(1)):
                 continue
             p = os.path.join(base, name)
