@@ -151,8 +151,11 @@ SOAK_TIME ?= 3600
 soak: all
 	$(Q)SOAK_TIME=$(SOAK_TIME) $(PYTHON) tools/soak.py
 
+# The figures of docs/bench.md's generated block, measured here (run it
+# under flock /tmp/vnperf-qemu.lock); BENCH_QUICK=1: a few minutes, to test it.
+BENCH_QUICK ?= 0
 bench: all
-	$(Q)$(PYTHON) bench/run_all.py
+	$(Q)$(PYTHON) bench/run_all.py $(if $(filter 1,$(BENCH_QUICK)),--quick)
 
 # The Linux-guest baseline of bench/ (docs/bench.md): Debian's kernel and a
 # busybox initramfs with iperf 2, fetched with apt-get download; not needed
