@@ -2,16 +2,16 @@
 """`make bench`: the figures docs/bench.md quotes, measured on this host now.
 
 Each measure of MEASURES is one command whose output (JSON, or `size`'s
-text) gives one value per figure per run. Every command runs --repeat
-times, round by round (all commands once, then again: the host's drift
+text) gives one value per figure per run. Every command runs FULL's
+repeats, round by round (all commands once, then again: the host's drift
 hits all alike); the median and the spread over the runs (min-max and
 (max-min)/median), with the date, the host (CPU, CPUs, kernel, QEMU, the
-accelerators the runs used, `git describe` of the tree) and each exact
-command, replace the generated block of docs/bench.md between BEGIN and
-END. Nothing outside the markers changes; a doc without them gets the
-block appended. No figure is typed: a command that failed shows FAIL and
-its last line, one that cannot run here (status 3: the Linux baseline
-cannot be fetched) "not run" and why.
+accelerators the runs used, `git describe` of the tree, the load average)
+and each exact command, replace the generated block of docs/bench.md
+between BEGIN and END. Nothing outside the markers changes; a doc without
+them gets the block appended. No figure is typed: a command that failed
+shows FAIL and its last line, one that cannot run here (status 3: the
+Linux baseline cannot be fetched) "not run" and why.
 
 `--quick` (`make bench BENCH_QUICK=1`): QUICK's runs and run length, and
 without the Linux-guest measures (a download and minutes): a few minutes,
@@ -225,17 +225,18 @@ def git_describe():
     return p.stdout.strip() or "not a git tree"
 
 
-def host(accels):
+def host(accels, load_start):
+    """What the figures depend on besides the tree; the load average says
+    how much else ran (a shared host moves every rate)."""
     return {"cpu": cpu_model(), "cpus": versions.host_cpus(), "kernel": versions.host_kernel(),
             "qemu": versions.qemu("qemu-system-x86_64"),
-            "accel": ", ".join(sorted(accels)) or "none reported", "tree": git_describe()}
+            "accel": ", ".join(sorted(accels)) or "none reported", "tree": git_describe(),
+            "load": "%.1f at the start, %.1f at the end" % (load_start, os.getloadavg()[0])}
 
 
 def value(v):
     """A figure with the digits its spread can carry."""
-    if abs(v) >= 100:
-        return "%.0f" % v
-    return "%.1f" % v if abs(v) >= 10 else "%.2f" % v
+    return "%.0f" % v if abs(v) >= 100 else "%#.3g" % v
 
 
 def cells(series, unit):
@@ -258,8 +259,9 @@ def render(meta, rows):
     h = meta["host"]
     out = [BEGIN, "",
            "Measured %s, %s." % (meta["date"], meta["mode"]),
-           "Host: %s, %d CPUs, Linux %s, QEMU %s, accelerator %s; tree `%s` (git describe)."
-           % (h["cpu"], h["cpus"], h["kernel"], h["qemu"], h["accel"], h["tree"]),
+           "Host: %s, %d CPUs, Linux %s, QEMU %s, accelerator %s; tree `%s` (git describe); "
+           "1-minute load average %s." % (h["cpu"], h["cpus"], h["kernel"], h["qemu"], h["accel"],
+                                          h["tree"], h["load"]),
            "Each figure: the median over the runs; spread: min-max over the runs and "
            "(max-min)/median.", "",
            "| what | median | spread | command |", "|---|---|---|---|"]
@@ -314,9 +316,10 @@ def main(argv=None):
         print("run_all: %s: %s" % (o.doc, e.line), file=sys.stderr)
         return e.status
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load = os.getloadavg()[0]
     rows, accels = measure(MEASURES, settings, o.quick)
-    block = render({"date": date, "mode": mode_line(o.quick, settings), "host": host(accels)},
-                   rows)
+    block = render({"date": date, "mode": mode_line(o.quick, settings),
+                    "host": host(accels, load)}, rows)
     with open(o.doc, "w") as f:
         f.write(replace_block(text, block))
     print(block)

@@ -16,7 +16,7 @@ import benchlib  # noqa: E402
 import run_all  # noqa: E402
 
 HOST = {"cpu": "Test CPU 9000", "cpus": 7, "kernel": "6.99.1-test", "qemu": "7.2.99 (Debian x)",
-        "accel": "tcg", "tree": "abc1234-dirty"}
+        "accel": "tcg", "tree": "abc1234-dirty", "load": "1.5 at the start, 2.5 at the end"}
 META = {"date": "2031-02-03 04:05 UTC", "mode": "quick mode, testing", "host": HOST}
 
 
@@ -32,6 +32,7 @@ def series(*values, why=None):
 def rows():
     return [("iperf over tap", "Gbit/s", series(1.0, 2.0, 3.0), "tools/vnperf run --backend tap"),
             ("boot", "ms", series(69.4), "bench/boot_time.py --boots 1 --json"),
+            ("dgram", "Mpps", series(0.0312, 0.0298), "tools/vnperf run --backend dgram"),
             ("over vhost-user", "Mpps", series(why="status 67: no hugepages"),
              "tools/vnperf run --backend vhost-user"),
             ("Linux pktgen", "Mpps", series(why="not run: quick mode"), "bench/linuxguest.py")]
@@ -59,12 +60,14 @@ def test_writing_the_block_twice_changes_nothing():
 def test_the_block_carries_date_host_commands_and_spread():
     block = run_all.render(META, rows())
     for v in ("2031-02-03 04:05 UTC", "Test CPU 9000", "7 CPUs", "6.99.1-test", "7.2.99",
-              "accelerator tcg", "abc1234-dirty", "quick mode, testing"):
+              "accelerator tcg", "abc1234-dirty", "quick mode, testing",
+              "load average 1.5 at the start, 2.5 at the end"):
         assert v in block
     for _, _, _, cmd in rows():
         assert "`%s`" % cmd in block
     assert "| iperf over tap | 2.00 Gbit/s | 1.00-3.00, ±100%, 3 runs |" in block
     assert "| boot | 69.4 ms | 1 run |" in block
+    assert "| dgram | 0.0305 Mpps | 0.0298-0.0312, ±5%, 2 runs |" in block
     assert "| over vhost-user | FAIL | status 67: no hugepages |" in block
     assert "| Linux pktgen | - | not run: quick mode |" in block
 
@@ -129,6 +132,7 @@ def test_quick_mode_writes_the_block_from_the_runs(tmp_path, monkeypatch):
     assert "| 4.50 Mpps | 4.50-4.50, ±0%, 2 runs |" in text
     assert "| 50.0 % |" in text and "| 236 KB | 1 run |" in text
     assert "not run: quick mode" in text and "accelerator tcg" in text
+    assert re.search(r"load average [0-9.]+ at the start, [0-9.]+ at the end", text)
 
 
 def test_a_failed_command_fails_make_bench_but_writes_its_row(tmp_path, monkeypatch):
