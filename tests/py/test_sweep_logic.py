@@ -379,3 +379,34 @@ def test_window_reaches_the_guest_config():
             identity.guest_params(["app=iperf"]))
     with pytest.raises(RunnerError):
         sweep.parse_axis("window", "0")
+
+
+def test_the_kvm_fallback_is_probed_and_said_once_per_sweep(tmp_path):
+    """--accel auto over an unusable KVM: the sweep probes once and says
+    why it uses TCG once, not before every run (issue 26). The stand-in
+    QEMU dies as a PVM host's KVM does and runs selftest under TCG."""
+    console = tmp_path / "console"
+    console.write_text("\n".join([
+        '@vnperf {"type":"boot","boot_path":"pvh","tsc_hz":2600000000,"tsc_method":"pit",'
+        '"acpi":true,"ram_bytes":133823488,"arena_free_bytes":1000}',
+        '@vnperf {"type":"config","source":"fw_cfg","line":"app=selftest"}',
+        '@vnperf {"type":"ready","app":"selftest","t_ns":27682293}',
+        '@vnperf {"type":"result","app":"selftest","ok":true,"packets":0,"bytes":0,"pps":0,'
+        '"bps":0,"duration_ns":1000}',
+        '@vnperf {"type":"exit","code":0,"reason":"ok"}']) + "\n")
+    probes = tmp_path / "probes"
+    qemu = tmp_path / "qemu"
+    qemu.write_text("#!/bin/sh\ncase \"$*\" in *'-accel kvm'*) echo probe >> '%s'; "
+                    "echo 'KVM internal error. Suberror: 1' >&2; exit 1;; esac\n"
+                    "cat '%s'\nexit 1\n" % (probes, console))
+    qemu.chmod(0o755)
+    elf = tmp_path / "a.elf"
+    elf.write_bytes(b"\x7fELF")
+    r = run_vnperf(["sweep", "--accel", "auto", "--backend", "none", "--app", "selftest",
+                    "--repeat", "3", "--qemu", str(qemu), "--image", str(elf),
+                    "--out", str(tmp_path / "o")], timeout=120)
+    assert r.returncode == 0, r.stderr
+    said = [l for l in r.stderr.splitlines() if "accel tcg:" in l]
+    assert len(said) == 1, r.stderr
+    # No probe at all without a usable /dev/kvm.
+    assert not probes.exists() or len(probes.read_text().splitlines()) == 1

@@ -55,7 +55,9 @@ def run_probe(session, g, timeout=PROBE_TIMEOUT_S):
 
 
 class Resolver:
-    """Resolves --accel once per runner invocation (sweeps reuse it)."""
+    """Resolves --accel once per runner invocation: the runs of a sweep or
+    a search share it, so the probe boots once and its fallback is said
+    once, not before every run."""
 
     def __init__(self, requested, image, machine, qemu=qemucmd.DEFAULT_QEMU, probe=None):
         self.requested = requested
@@ -66,11 +68,15 @@ class Resolver:
         self.probe = probe or (lambda s, i, m: probe_kvm(s, i, m, self.qemu))
         self.choice = None
 
-    def resolve(self, session):
+    def resolve(self, session, say):
+        """The choice; say(line) is called once, when the probe found KVM
+        unusable, with why the runs use TCG."""
         if self.choice is None:
             if self.requested in ("kvm", "tcg"):
                 self.choice = Choice(self.requested, "--accel %s" % self.requested)
             else:
                 ok, why = self.probe(session, self.image, self.machine)
                 self.choice = Choice("kvm" if ok else "tcg", why)
+                if not ok:
+                    say("accel tcg: %s" % why)
         return self.choice

@@ -161,9 +161,7 @@ class Run:
         artifacts.check(opts, [self.be], local=self.engine.local_files)
 
     def start_backend(self):
-        self.accel = self.resolver.resolve(self.session)
-        if self.opts.accel == "auto" and self.accel.accel == "tcg":
-            log(self.opts, "accel tcg: %s" % self.accel.why)
+        self.accel = self.resolver.resolve(self.session, lambda line: log(self.opts, line))
         self.be.start(self.session, nguests=len(self.roles))
         scratch.clean_stale()
 

@@ -578,7 +578,7 @@ def main(opts):
         raise usage("%s already holds results; choose another --out" % outdir)
     resolver = accel.Resolver(base.accel, base.image, base.machine, base.qemu)
     with Session() as s:
-        choice = resolver.resolve(s)
+        choice = resolver.resolve(s, lambda line: runner.log(base, line))
     info = {"mode": spec.mode, "loss_pct": spec.loss_pct, "resolution": opts.resolution,
             "floor": opts.floor, "latency_at": latency_at, "trial_s": base.duration,
             "trials_per_load": spec.trials_per_load, "exceed_ratio": spec.exceed_ratio,

@@ -522,7 +522,7 @@ def main(opts):
         raise usage("sweep: cannot create the results directory %s: %s" % (outdir, e.strerror))
     resolver = accel.Resolver(base.accel, base.image, base.machine, base.qemu)
     with Session() as s:
-        choice = resolver.resolve(s)
+        choice = resolver.resolve(s, lambda line: runner.log(base, line))
     runner.log(base, "sweep: %d points x %d runs (%s), accel %s, results in %s" % (
         len(points(axes)), opts.repeat, opts.order, choice.accel, outdir))
     try:
