@@ -169,3 +169,23 @@ def test_an_endless_line_through_the_runner_is_status_69(tmp_path):
     err = r.stderr.strip().splitlines()
     assert r.returncode == exitcodes.RUNNER_PROTOCOL, r.stderr[-300:]
     assert len(err) == 1 and "line longer than 262144 bytes" in err[0], err
+
+
+def test_a_refused_config_prints_its_status_and_no_counts(tmp_path):
+    """The guest refused its config (code 2): its app never ran, so the
+    report shows the status line and what was asked, no counts, host CPU
+    or bottleneck that would describe nothing (issue 26)."""
+    console = tmp_path / "console"
+    console.write_text(BOOT + "\n" + '@vnperf {"type":"error","code":2,"reason":"config_error",'
+                       '"message":"unknown key bogus"}\n@vnperf {"type":"exit","code":2,'
+                       '"reason":"config_error"}\n')
+    qemu = tmp_path / "qemu"
+    qemu.write_text("#!/bin/sh\ncat '%s'\nexit 5\n" % console)
+    os.chmod(qemu, 0o755)
+    r = run_vnperf(["run", "--accel", "tcg", "--backend", "user", "--image",
+                    standin_image(tmp_path), "--qemu", str(qemu), "--", "bogus=1"], timeout=60)
+    assert r.returncode == 2, r.stderr
+    table = r.stdout[r.stdout.index("status  "):].splitlines()
+    assert [l.split("  ")[0] for l in table] == ["status", "app", "backend", "machine / accel",
+                                                 "config"], r.stdout
+    assert "2 (config error)" in table[0] and "unknown key bogus" in table[0]

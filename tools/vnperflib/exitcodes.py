@@ -18,6 +18,7 @@ GUEST_CODES = {
     9: "network error (peer unreachable)",
 }
 GUEST_TEST_FAILED = 1
+GUEST_CONFIG_ERROR = 2      # the guest refused its config before its app ran
 
 RUNNER_USAGE = 64            # bad runner options
 RUNNER_TIMEOUT = 65          # --timeout hit: QEMU killed

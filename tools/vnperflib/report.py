@@ -4,6 +4,7 @@ import csv
 import io
 import json
 
+from . import exitcodes
 from .tables import fmt_num, kv_table
 
 CSV_FIELDS = ("backend", "app", "machine", "accel", "size", "status", "pps", "bps", "packets",
@@ -42,6 +43,9 @@ def human(rep):
             ("app", rep.get("app")), ("backend", rep["backend"]),
             ("machine / accel", "%s / %s" % (rep["machine"], rep["accel"])),
             ("config", " ".join(rep.get("config", ())))]
+    if rep["status"] == exitcodes.GUEST_CONFIG_ERROR:
+        # The app never ran: counts, CPU and verdict would describe nothing.
+        return kv_table(rows)
     buf = (rep.get("host") or {}).get("sock_rcvbuf")
     if buf:
         rows.append(("QEMU socket rcvbuf", "%d bytes, the runner's socket (kernel SO_RCVBUF %s)"

@@ -221,7 +221,7 @@ class Trials:
         rep = sweep.run_point_once(o, self.resolver)
         t = trial_from_report(rep)
         t["run"] = self.save(rep)
-        if rep["status"] == sweep.GUEST_CONFIG_ERROR:
+        if rep["status"] == exitcodes.GUEST_CONFIG_ERROR:
             raise RunnerError(rep["status"], "search stopped: %s" % rep.get("why"))
         return t
 

@@ -243,10 +243,6 @@ def run_point_once(opts, resolver):
                 "status_name": exitcodes.status_name(e.status), "metrics": {}}
 
 
-# kernel/exit.h: the guest refused its config.
-GUEST_CONFIG_ERROR = 2
-
-
 def describe(params):
     return " ".join("%s=%s" % kv for kv in params.items())
 
@@ -314,8 +310,8 @@ def run(base, axes, repeat, out, resolver, log=None, order="interleave", seed=1)
             "; about %.0f s to go" % ((now - start) / k * (len(order_) - k))
             if k < len(order_) else ""))
         out.save()
-        if rep["status"] == GUEST_CONFIG_ERROR:
-            raise RunnerError(GUEST_CONFIG_ERROR, "sweep stopped at %s: %s" % (
+        if rep["status"] == exitcodes.GUEST_CONFIG_ERROR:
+            raise RunnerError(exitcodes.GUEST_CONFIG_ERROR, "sweep stopped at %s: %s" % (
                 describe(params), rep.get("why")))
         status = status or rep["status"]
     try:
