@@ -2,6 +2,8 @@
 console/protocol parsing, QEMU command line, pinning specs, /proc parsing
 (count merging: test_counts.py; verdicts: test_verdict.py)."""
 
+import shutil
+
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
@@ -208,6 +210,22 @@ def test_echo_strips_firmware_terminal_escapes():
     raw.out = out = io.StringIO()
     raw(None, protocol.parse_line("\x1b[2Jx"))
     assert out.getvalue() == "\x1b[2Jx\n"
+
+
+@pytest.mark.parametrize("duration,sends", [(2, "2"), (1, "1"), (None, "10")])
+def test_the_host_iperf_client_sends_for_the_duration_asked(duration, sends):
+    """A guest server (role=server) times each stream from its accept to
+    the client's FIN: the host's client sends for --duration, so that
+    `--duration 2 -- role=server` measures 2 s, not 1 (issue 26)."""
+    import argparse
+    from vnperflib import iperf, proc
+    if shutil.which("iperf") is None:
+        pytest.skip("no iperf 2 (Debian iperf)")
+    opts = argparse.Namespace(config=["role=server", "sessions=2"], duration=duration)
+    with proc.Session() as s:
+        argv = iperf.HostIperf(s, None, "127.0.0.1", opts, port=5201).argv
+    assert argv[argv.index("-t") + 1] == sends
+    assert argv[argv.index("-P") + 1] == "2" and argv[argv.index("-c") + 1] == "127.0.0.1"
 
 
 def test_iperf_streams_reset_are_counted_and_named_in_the_failure():

@@ -67,9 +67,10 @@ class HostIperf:
         self.role = config_value(words, "role", "client")  # the guest's role
         sessions = config_value(words, "sessions", "1")
         port = str(port or config_value(words, "dst_port", str(PORT)))
-        # A guest server counts from its own start and fails at duration=
-        # with streams still open: the host client stops 1 s earlier.
-        duration = max(1, (opts.duration or 10) - 1)
+        # A guest server times each stream from its accept to the client's
+        # FIN and waits duration= plus a grace for the client (app_iperf.c):
+        # the host's client sends for the whole duration= asked.
+        duration = opts.duration or 10
         tmp = scratch.mkdtemp(session, "iperf")
         self.out = open(os.path.join(tmp, "out"), "w+b")
         session.on_close(self.out.close, what="close iperf output")
