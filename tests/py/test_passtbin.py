@@ -82,3 +82,28 @@ def test_runner_refuses_iperf_over_an_old_passt(tmp_path, monkeypatch):
 def test_runner_takes_iperf_over_a_new_passt(tmp_path, monkeypatch):
     monkeypatch.setattr(passtbin, "path", lambda: fake_passt(tmp_path, "passt 0.0~git20250503"))
     support.check(opts("iperf"))
+
+
+def doctor_passt_row(monkeypatch, binary):
+    from vnperflib import doctor, qemucmd
+    monkeypatch.setattr(passtbin, "path", lambda: binary)
+    o = argparse.Namespace(image=qemucmd.default_image(), machine="microvm",
+                           qemu=qemucmd.DEFAULT_QEMU, json=False, clean=False,
+                           topology="host", app="gen", config=[])
+    rows, ready, _ = doctor.backend_rows(o)
+    return dict(rows)["backend passt"], ready
+
+
+def test_doctor_says_an_old_passt_refuses_iperf_and_why(tmp_path, monkeypatch):
+    """doctor called passt "ready" while iperf over it was refused (issue
+    26): the row says which passt, why and how to get one that works."""
+    old = fake_passt(tmp_path, "passt 0.0~git20230309.7c7625d")
+    row, ready = doctor_passt_row(monkeypatch, old)
+    assert row.startswith("ready; app=iperf refused: " + support.PASST_STREAM), row
+    assert "found " + old in row and "make passt" in row
+    assert "passt (not iperf)" in ready
+
+
+def test_doctor_calls_a_new_passt_ready(tmp_path, monkeypatch):
+    row, ready = doctor_passt_row(monkeypatch, fake_passt(tmp_path, "passt 0.0~git20250503.5"))
+    assert row == "ready" and "passt" in ready

@@ -6,7 +6,8 @@ import os
 import shutil
 import sys
 
-from . import accel, backends, libvirtconn, libvirtstage, peer, plots, qemucmd, scratch
+from . import (accel, backends, libvirtconn, libvirtstage, peer, plots, qemucmd, scratch,
+               support)
 from . import versions as versions_
 from .errors import RunnerError
 from .proc import Session, run_quiet
@@ -68,8 +69,12 @@ def backend_rows(opts):
             rows.append(("backend " + name, "missing: " + e.line))
             missing.append(name)
             continue
-        rows.append(("backend " + name, "ready"))
-        ready.append(name)
+        refused = [(app, why) for app in support.NET_APPS
+                   if support.why_not(app, name, "host") is None
+                   for why in (support.host_refusal(app, name),) if why is not None]
+        rows.append(("backend " + name, "ready" + "".join(
+            "; app=%s refused: %s" % r for r in refused)))
+        ready.append(name + "".join(" (not %s)" % app for app, _ in refused))
     return rows, ready, missing
 
 

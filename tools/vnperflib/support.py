@@ -89,6 +89,15 @@ def why_not(app, backend, topology):
     return row.get(backend, row["*"])
 
 
+def host_refusal(app, backend):
+    """None when this host can run what the runner supports of app over
+    backend; else one line why not: the stream over a passt too old to
+    carry it (passtbin.py)."""
+    if app == "iperf" and backend == "passt":
+        return passtbin.stream_refusal(passtbin.path(), PASST_STREAM)
+    return None
+
+
 def check(opts):
     """Raises a usage error (status 64) with one line when the options
     name something that cannot work; before anything starts."""
@@ -100,8 +109,8 @@ def check(opts):
     line = why_not(p["app"], opts.backend, topology)
     if line is None and p["app"] == "rr" and topology == "host":
         line = next((why for bad, why in RR_RULES.get(opts.backend, ()) if bad(p)), None)
-    if line is None and p["app"] == "iperf" and opts.backend == "passt":
-        line = passtbin.stream_refusal(passtbin.path(), PASST_STREAM)
+    if line is None:
+        line = host_refusal(p["app"], opts.backend)
     if line is None:
         line = _tester(opts) or _pmd_knobs(opts, p) or _feeder(opts, p)
     if line is not None:
