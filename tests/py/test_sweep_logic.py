@@ -116,7 +116,7 @@ def fake_results(axes, metric_points):
         bps = {k: v * 512 if k != "n" else v for k, v in s.items()}
         pts.append({"params": params, "statuses": [0, 0, 0], "ok": 3,
                     "summary": {"pps": s, "bps": bps}})
-    return {"axes": axes, "points": pts}
+    return {"axes": axes, "points": pts, "fixed": {}}
 
 
 def test_table_of_medians_and_spread():
@@ -250,6 +250,52 @@ def test_numeric_axes_tick_at_their_values():
     d = drawn({"sessions": ["1", "2", "4", "8"], "backend": ["tap"]})
     assert d["bar"] == [] and len(d["errorbar"]) == 1
     assert d["set_xticks"][0][0][0] == [1.0, 2.0, 4.0, 8.0]
+
+
+def plotted_axes(res, tmp_path, monkeypatch):
+    """{file name: matplotlib Axes} of plot_sweep's figures (Agg), read
+    from the objects it saves, not from pixels."""
+    if not plots.available():
+        pytest.skip("no python3-matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    saved = {}
+    monkeypatch.setattr(Figure, "savefig",
+                        lambda fig, path, **kw: saved.setdefault(os.path.basename(path),
+                                                                 fig.axes[0]))
+    assert sorted(plots.plot_sweep(res, str(tmp_path))) == sorted(saved)
+    return saved
+
+
+@pytest.mark.parametrize("axis,values,scale", [
+    ("pmd_burst", ["32", "64", "128", "256"], "log"),
+    ("sessions", ["1", "2", "4", "8"], "log"),
+    ("size", ["64", "512", "1514"], "linear"),
+    ("backend", ["dgram", "hub"], "linear"),
+])
+def test_every_plot_has_a_title_says_what_its_error_bars_are_and_log2_for_powers_of_two(
+        tmp_path, monkeypatch, axis, values, scale):
+    """Issue 26: plots without titles, without saying what the error bars
+    are, pmd_burst on a linear axis."""
+    res = fake_results({axis: values}, [({axis: v}, 1e5 * (i + 1)) for i, v in enumerate(values)])
+    res["fixed"] = {"app": "gen", "backend": "vhost-user"} if axis != "backend" else {"app": "gen"}
+    saved = plotted_axes(res, tmp_path, monkeypatch)
+    assert sorted(saved) == ["gbps_vs_%s.png" % axis, "pps_vs_%s.png" % axis]
+    ax = saved["pps_vs_%s.png" % axis]
+    assert ax.get_title().splitlines()[0] == "packets/s by " + axis
+    assert "app=gen" in ax.get_title()
+    assert ax.get_ylabel() == "packets/s\nmedian; error bars: min..max of 3 runs"
+    assert saved["gbps_vs_%s.png" % axis].get_title().startswith("Gbit/s by " + axis)
+    assert ax.get_xscale() == scale
+    assert ax.get_xlabel() == axis + (" (log2 scale)" if scale == "log" else "")
+    assert [t.get_text() for t in ax.get_xticklabels()] == values
+
+
+def test_error_bars_over_unequal_repeats_say_the_range():
+    pts = {"": [("1", {"n": 3}), ("2", {"n": 5})]}
+    assert plots.runs_text(pts) == "3-5 runs"
+    assert plots.runs_text({"": [("1", {"n": 1})]}) == "1 run"
 
 
 def test_p99_is_plotted_in_microseconds_and_named_so():

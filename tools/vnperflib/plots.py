@@ -53,11 +53,21 @@ def series(results, metric, xaxis):
     return out
 
 
+def log2_axis(labels, numeric):
+    """Values that are all powers of two (sessions, msg_size, pmd_burst,
+    queue sizes) are spread evenly on a log2 axis; on a linear one 32 and
+    256 would squeeze 1, 2, 4 and 8 into a corner."""
+    return numeric and len(labels) > 1 and all(
+        float(v).is_integer() and int(float(v)) > 0 and int(float(v)) & (int(float(v)) - 1) == 0
+        for v in labels)
+
+
 def draw(ax, lines, labels, numeric, scale):
     """The series on matplotlib axes ax: lines over a numeric axis with a
-    tick at each value (1, 2, 4, 8 sessions; no 1.5), grouped bars over
-    categories (backend, pin), never a line between unrelated categories;
-    error bars are the min-max of the repeats."""
+    tick at each value (1, 2, 4, 8 sessions; no 1.5), log2 when the values
+    are powers of two, grouped bars over categories (backend, pin), never a
+    line between unrelated categories; error bars are the min-max of the
+    repeats."""
     width = 0.8 / len(lines)
     for k, (key, pts) in enumerate(sorted(lines.items())):
         ys = [s["median"] * scale for _, s in pts]
@@ -69,12 +79,42 @@ def draw(ax, lines, labels, numeric, scale):
         else:
             xs = [labels.index(x) - 0.4 + width * (k + 0.5) for x, _ in pts]
             ax.bar(xs, ys, width=width, yerr=err, capsize=3, label=key or None)
+    if log2_axis(labels, numeric):
+        ax.set_xscale("log", base=2)
+        ax.minorticks_off()
     ax.set_xticks([float(v) for v in labels] if numeric else list(range(len(labels))))
     ax.set_xticklabels(labels)
 
 
+def runs_text(lines):
+    """How many runs each point's error bar spans: "5 runs", "3-5 runs"."""
+    ns = sorted({s["n"] for pts in lines.values() for _, s in pts})
+    return "%d run%s" % (ns[0], "" if ns[0] == 1 else "s") if len(ns) == 1 else \
+        "%d-%d runs" % (ns[0], ns[-1])
+
+
+def figure(plt, results, xaxis, lines, ylabel, scale):
+    """One metric's figure: its title names what is plotted against what
+    with the sweep's fixed parameters, its y label what the points and
+    error bars are."""
+    labels = results["axes"][xaxis]
+    numeric = all(_isnum(v) for v in labels)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    draw(ax, lines, labels, numeric, scale)
+    fixed = " ".join("%s=%s" % kv for kv in sorted(results["fixed"].items()))
+    ax.set_title("%s by %s%s" % (ylabel, xaxis, "\n" + fixed if fixed else ""), fontsize=10)
+    ax.set_xlabel(xaxis + (" (log2 scale)" if log2_axis(labels, numeric) else ""))
+    ax.set_ylabel("%s\nmedian; error bars: min..max of %s" % (ylabel, runs_text(lines)))
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    if any(lines):
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 def plot_sweep(results, outdir):
-    """One PNG per metric against x_axis() (draw()), named after what it
+    """One PNG per metric against x_axis() (figure()), named after what it
     plots in its unit. Returns the file names written."""
     if not results["points"] or not available():
         return []
@@ -83,23 +123,13 @@ def plot_sweep(results, outdir):
     import matplotlib.pyplot as plt
 
     xaxis = x_axis(results["axes"])
-    labels = results["axes"][xaxis]
-    numeric = all(_isnum(v) for v in labels)
     made = []
     for metric, ylabel, scale, stem in PLOTTED:
         lines = series(results, metric, xaxis)
         if not lines:
             continue
-        fig, ax = plt.subplots(figsize=(7, 4.5))
-        draw(ax, lines, labels, numeric, scale)
-        ax.set_xlabel(xaxis)
-        ax.set_ylabel(ylabel)
-        ax.set_ylim(bottom=0)
-        ax.grid(True, alpha=0.3)
-        if any(lines):
-            ax.legend(fontsize=8)
+        fig = figure(plt, results, xaxis, lines, ylabel, scale)
         name = "%s_vs_%s.png" % (stem, xaxis)
-        fig.tight_layout()
         fig.savefig(os.path.join(outdir, name), dpi=100)
         plt.close(fig)
         made.append(name)
