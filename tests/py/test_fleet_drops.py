@@ -40,3 +40,23 @@ def test_a_pairs_loss_at_the_socket_is_located():
     # Not read (another wire): no place is claimed.
     d = fleetreport.pair_counts(gen, sink)["directions"]["tx guest->rx guest"]
     assert "UDP socket" not in d["why"]
+
+
+def test_the_fleet_tables_print_frame_counts_as_whole_numbers():
+    """`packets 5.000k` in the fleet table (issue 26): a count is printed
+    as the number it is, rates keep their SI prefix."""
+    m = fleetreport._metrics({"packets": 5000, "bytes": 320000, "pps": 2500.0, "bps": 1.28e6,
+                              "duration_ns": 2000000000})
+    inst = {"instance": "gens-0", "app": "gen", "role": None, "status": 0, "metrics": m,
+            "ready_s": 0.4}
+    agg = dict(fleetreport.summarize([dict(inst, hist=None)]))
+    rep = {"instances": [inst], "groups": {"gens": agg}, "aggregate": agg, "wall_s": 3.0,
+           "created_s": 0.1, "startup_s": 0.5, "failed": [], "not_destroyed": []}
+    rows = [l.split() for l in fleetreport.render(rep).splitlines()]
+    head = rows[0]
+    assert rows[2][head.index("packets")] == "5000", rows[2]
+    assert rows[2][head.index("pps")] == "2.500k"
+    ghead = next(r for r in rows if r and r[0] == "group")
+    for name in ("gens", "fleet"):
+        row = next(r for r in rows if r and r[0] == name)
+        assert row[ghead.index("packets")] == "5000" and row[ghead.index("pps")] == "2.500k", row

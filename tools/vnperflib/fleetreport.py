@@ -15,7 +15,7 @@ import time
 
 from . import counts, exitcodes, histmerge, outcome, resultsdir, runner, versions
 from .stats import number as _num
-from .tables import fmt_num, table
+from .tables import fmt_count, fmt_num, table
 
 SUM_METRICS = ("pps", "bps", "packets", "bytes", "tps", "transactions")
 LATENCY = ("p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "mean_ns")
@@ -228,7 +228,7 @@ def render(rep):
         m = r["metrics"]
         rows.append([r["instance"], r["app"] if r["app"] not in ("rr", "iperf")
                      else "%s %s" % (r["app"], r["role"]), r["status"],
-                     fmt_num(m.get("pps")), _gbps(m.get("bps")), fmt_num(m.get("packets")),
+                     fmt_num(m.get("pps")), _gbps(m.get("bps")), fmt_count(m.get("packets")),
                      _pct(m.get("loss_pct")), fmt_num(m.get("tps")), _us(m.get("p50_ns")),
                      _us(m.get("p99_ns")), "%.1f" % r["ready_s"] if r.get("ready_s") else None])
     out = [table(["instance", "app", "status", "pps", "Gbit/s", "packets", "loss%", "tps",
@@ -254,7 +254,7 @@ def render(rep):
 
 
 def _summary_row(name, g, ok):
-    return [name, ok, fmt_num(g.get("pps")), _gbps(g.get("bps")), fmt_num(g.get("packets")),
+    return [name, ok, fmt_num(g.get("pps")), _gbps(g.get("bps")), fmt_count(g.get("packets")),
             _pct(g.get("loss_pct")), fmt_num(g.get("tps")), _us(g.get("p50_ns")),
             _us(g.get("p99_ns")), _us(g.get("p999_ns"))]
 

@@ -18,6 +18,12 @@ def fmt_num(v, digits=3):
     return str(v)
 
 
+def fmt_count(v):
+    """A count of frames or bytes as the whole number it is (5000, not
+    5.000k, whatever type it was summed in); None -> "-"."""
+    return fmt_num(None if v is None else int(v))
+
+
 def table(headers, rows, align=None):
     """Rows of cells (any type, shown with str()) under headers; numbers are
     right-aligned unless align gives "<" or ">" per column."""
