@@ -5,7 +5,7 @@ import json
 import os
 
 from vnharness import run_vnperf
-from vnperflib import backends
+from vnperflib import backends, passtbin, support
 
 NETWORK_BACKENDS = [b for b in backends.names() if b != "none"]
 
@@ -31,8 +31,13 @@ def test_every_backend_and_tool_has_a_line(image, peer):
     got = lines_by_name(r.stdout)
     assert sorted(got) == sorted(EXPECTED), r.stdout
     for b in NETWORK_BACKENDS:
-        assert got["backend " + b] == "ready" or got["backend " + b].startswith("missing: "), \
-            got["backend " + b]
+        assert got["backend " + b] == "ready" or got["backend " + b].startswith(
+            ("ready; app=", "missing: ")), got["backend " + b]
+    # Ready for iperf only with a passt that carries the stream (issue 26).
+    refusal = passtbin.stream_refusal(passtbin.path(), support.PASST_STREAM)
+    if passtbin.path() is not None:
+        assert got["backend passt"] == ("ready" if refusal is None
+                                        else "ready; app=iperf refused: " + refusal)
     # Backends built into QEMU or served by our own peer are always there.
     for b in ("dgram", "socket", "hub", "user"):
         assert got["backend " + b] == "ready"
