@@ -567,6 +567,7 @@ def main(opts):
         # The device under test: the sink receiving, or the chain forwarding.
         opts.app = "fwd" if topology_pvp.nfwd(opts) else "sink"
     base = sweep.base_opts(opts)
+    support.check_axes(base, axes)
     for pt in sweep.points(axes):
         support.check(size_opts(sweep.point_opts(base, pt)))
     if any(v == IMIX for _, v in sizes) and not gen_sends(base):

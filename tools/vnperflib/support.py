@@ -77,6 +77,62 @@ PMD_MODES = {"gen": ("rxonly", "io", "mac", "macswap", "5tswap"), "sink": ("txon
 PMD_KNOBS = ("fwd_mode", "pmd_burst", "pmd_rxd", "pmd_txd")
 
 
+# Sweep axes only some apps read (docs/runner.md, "vnperf sweep"): an app
+# not named for an axis ignores it, and every point would measure the
+# same. The sender's frames (size, rate) are the host sender's for a sink
+# and reflect, the tester's for fwd; an "app role=R" entry wins over the
+# app's. The other axes (backend, the driver's and testpmd's knobs, pin,
+# builds) are read by every app with a NIC.
+APP_AXES = {
+    "gen": ("size", "rate"),
+    "sink": ("size", "rate"),
+    "reflect": ("size", "rate"),
+    "fwd": ("size", "rate"),
+    "rr": ("sessions",),
+    # An rr server answers every connection: sessions= is the client's.
+    "rr role=server": (),
+    "iperf": ("sessions", "msg_size"),
+    # The receive window is the guest server's (iperf -w on the receiver).
+    "iperf role=server": ("sessions", "msg_size", "window"),
+}
+APP_ONLY_AXES = tuple(sorted({a for axes in APP_AXES.values() for a in axes}))
+
+
+def app_axes(app, role):
+    """(who, axes): the app as APP_AXES names it (with its role where an
+    entry names one) and the APP_ONLY_AXES it reads."""
+    who = "%s role=%s" % (app, role)
+    if any(k.startswith(app + " role=") for k in APP_AXES):
+        return who, APP_AXES.get(who, APP_AXES.get(app, ()))
+    return app, APP_AXES.get(app, ())
+
+
+def check_axes(opts, axes):
+    """Refuses (status 64, one line, before anything starts) a sweep or
+    search axis the main guest's app ignores, as `run` refuses a config
+    word that contradicts an option."""
+    p = identity.guest_params(identity.main_words(opts))
+    who, reads = app_axes(p["app"], p["role"])
+    for name in axes:
+        if name in APP_ONLY_AXES and name not in reads:
+            raise usage("--%s: app %s does not read it, every point would measure the same "
+                        "(%s: %s; --%s is for %s)" % (
+                            _flag(name), who, who,
+                            ", ".join("--" + _flag(a) for a in reads) or "none of these axes",
+                            _flag(name), ", ".join(readers(name))))
+
+
+def readers(axis):
+    """The APP_AXES entries that read an axis; an app's role entry only
+    where the app's own does not."""
+    return [k for k, v in APP_AXES.items()
+            if axis in v and axis not in (APP_AXES.get(k.split()[0]) if " " in k else ())]
+
+
+def _flag(name):
+    return name.replace("_", "-")
+
+
 def why_not(app, backend, topology):
     """None when the combination works, else one line why not."""
     if app not in NET_APPS:

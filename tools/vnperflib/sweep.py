@@ -506,6 +506,7 @@ def main(opts):
     if not axes:
         raise usage("sweep: no axis given (e.g. --size 64,512,1514 --backend dgram)")
     base = base_opts(opts)
+    support.check_axes(base, axes)
     for pt in points(axes):
         support.check(point_opts(base, pt))
     check_host(base, axes)
