@@ -73,7 +73,7 @@ def search_of(stdout, stderr, status):
     except (ValueError, KeyError, IndexError, TypeError):
         lines = stderr.strip().splitlines()
         return {"status": "failed", "why": lines[-1] if lines else "status %d" % status,
-                "rate_pps": None, "max_pps": None, "trials": []}
+                "rate_pps": None, "offered_pps": None, "forwarded_pps": None, "trials": []}
 
 
 def vnperf_search(o, name, notify, log):
@@ -280,13 +280,14 @@ def render(o, found, out):
         rows.append([name, "%d/%d" % (len(s["rates"]), len(rs)),
                      fmt_num(s["median"]) if s["rates"] else "-",
                      "%s-%s" % (fmt_num(s["min"]), fmt_num(s["max"])) if s["rates"] else "-",
-                     " ".join(fmt_num(x["max_pps"]) for x in rs),
+                     " ".join(fmt_num(x["offered_pps"]) for x in rs),
+                     " ".join(fmt_num(x["forwarded_pps"]) for x in rs),
                      " ".join(str(len(x["trials"])) for x in rs)])
     base = list(found)[-1]
     lines = ["zero-loss RX, %s, %d-byte frames (%s with FCS), %d s trials, resolution %s, %s" % (
         o.backend, o.size, search_run.rfc2544_label(o.size), o.duration, o.resolution,
         rcvbuf_text(o)),
-        table(["guest", "ok", "NDR pps", "min-max", "flat out", "trials"], rows)]
+        table(["guest", "ok", "NDR pps", "min-max", "offered", "forwarded", "trials"], rows)]
     for name, v in out["vs"].items():
         lines.append("%s / %s: %s (pairs %s); %s" % (
             name, base, "%.2fx" % v["ratio"] if v["ratio"] else "-",

@@ -129,7 +129,7 @@ def test_linux_result_as_a_trial():
 
 def search_result(rate):
     return {"status": search.OK if rate else search.NO_RATE, "why": "w", "rate_pps": rate,
-            "max_pps": 30000, "trials": [{}] * 5}
+            "offered_pps": 30000, "forwarded_pps": 20000.0, "trials": [{}] * 5}
 
 
 def test_summary_ratios_and_significance():

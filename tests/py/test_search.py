@@ -64,7 +64,7 @@ def test_ndr_finds_the_step_within_the_resolution_in_the_expected_trials(step, j
     fwd = r["trials"][1]
     top = r["trials"][0]
     assert fwd["target_pps"] == int(top["achieved_pps"] * top["received"] / top["sent"])
-    steps = search.bisection_steps(fwd["target_pps"] - spec.floor(r["max_pps"]), res)
+    steps = search.bisection_steps(fwd["target_pps"] - spec.floor(r["offered_pps"]), res)
     retried = [t["kind"] for t in r["trials"]].count("verify") - 1
     assert retried <= (1 if jitter else 0)
     assert fwd["passed"] == (not beyond) or jitter

@@ -236,7 +236,8 @@ def test_trials_print_no_sample_line_unless_asked(monkeypatch, config, want):
 def test_a_search_without_a_verified_rate_keeps_its_figures(tmp_path, monkeypatch):
     """The budget ends before the verification: the point stays failed (no
     ndr_pps; compare marks it FAILED) but its table row shows the flat-out
-    rate and the trials it ran, and the highest passing rate, unverified."""
+    trial's offered and forwarded rates and the trials it ran, and the
+    highest passing rate, unverified."""
     # Flat out, the rate that came through (31k, passes), one resolution
     # above it (fails): the verification would be the fourth trial.
     status, res = searched(tmp_path, monkeypatch, FakeRuns(step=31000), "a", resolution=500,
@@ -246,10 +247,11 @@ def test_a_search_without_a_verified_rate_keeps_its_figures(tmp_path, monkeypatc
     assert p["searches"][0]["status"] == search.MAX_TRIALS and p["ok"] == 0
     s = p["summary"]
     assert "ndr_pps" not in s and "ndr_bps" not in s and "p50_ns" not in s
-    assert (s["max_pps"]["median"], s["trials"]["median"]) == (100000.0, 3)
+    assert (s["offered_pps"]["median"], s["trials"]["median"]) == (100000.0, 3)
+    assert s["forwarded_pps"]["median"] == 31000.0
     assert s["unverified_pps"]["median"] == 31000.0
     row = search_run.render(res).splitlines()[2].split()
-    assert row[:7] == ["60", "64", "0/1", "-", "-", "100.000k", "3"], row
+    assert row[:8] == ["60", "64", "0/1", "-", "-", "100.000k", "31.000k", "3"], row
     assert "3 trials without a verified rate; highest passing trial 31.000k pps, not verified" in \
         search_run.render(res)
     searched(tmp_path, monkeypatch, FakeRuns(step=31000), "b", resolution=500, relative=False)
@@ -360,3 +362,45 @@ def test_bad_load_options_are_refused_before_booting(tmp_path, args, line):
     assert r.returncode == exitcodes.RUNNER_USAGE, r.stderr
     assert line in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not os.path.exists(str(tmp_path / "o"))
+
+
+def pvp_flat_out(trial_runs, pps=1482000.0, sent=1489440, got=61407):
+    """The flat-out trial of the PVP walk-through: the tester held 1.482M
+    pps, 61,407 of its 1,489,440 frames came back (95.9% lost)."""
+    def runs(opts, resolver):
+        trial_runs.append(opts.rate)
+        if opts.rate == search_run.FLAT_OUT:
+            return sink_report(sent, got, pps)
+        n = int(float(opts.rate))
+        return sink_report(n, n if n <= 60000 else n // 2, float(opts.rate))
+    return runs
+
+
+def test_flat_out_shows_the_offered_and_the_forwarded_rate(tmp_path, monkeypatch):
+    """RFC 2544 s26.3: the forwarding rate is what arrives. The point's row
+    names the flat-out trial's offered rate (what the tester sent) and its
+    forwarded rate (what came through) apart, and so does the JSON."""
+    trial_runs = []
+    status, res = searched(tmp_path, monkeypatch, pvp_flat_out(trial_runs), latency_at=(),
+                           resolution=0.05, base=base_opts(topology="pvp", app="fwd"))
+    assert status == 0 and trial_runs[0] == search_run.FLAT_OUT
+    s = res["points"][0]["searches"][0]
+    fwd = 1482000.0 * 61407 / 1489440
+    assert s["offered_pps"] == 1482000.0 and s["forwarded_pps"] == pytest.approx(fwd)
+    summ = res["points"][0]["summary"]
+    assert summ["offered_pps"]["median"] == 1482000.0
+    assert summ["forwarded_pps"]["median"] == pytest.approx(fwd)
+    lines = search_run.render(res).splitlines()
+    head = lines[0].split()
+    assert head[3:8] == ["NDR", "pps", "Gbit/s", "offered", "forwarded"], head
+    row = lines[2].split()
+    assert row[5:7] == ["1.482M", "61.100k"], row
+    assert "forwarded: what arrived of it" in search_run.render(res)
+    with open(os.path.join(str(tmp_path / "a"), "results.csv")) as f:
+        head, row = f.read().strip().splitlines()[:2]
+    cols = dict(zip(head.split(","), row.split(",")))
+    assert float(cols["offered_pps_median"]) == 1482000.0
+    assert float(cols["forwarded_pps_median"]) == pytest.approx(fwd)
+    with open(os.path.join(str(tmp_path / "a"), "results.json")) as f:
+        saved = json.load(f)["points"][0]["searches"][0]
+    assert "max_pps" not in saved and saved["offered_pps"] == 1482000.0

@@ -128,7 +128,11 @@ class Search:
             out["status"], out["why"] = e.status, e.why
         if out["rate_pps"] is not None:
             self.res_pps = self.spec.resolution_pps(out["rate_pps"])
-        out.update(max_pps=self.max_pps, resolution_pps=self.res_pps, trials=self.trials,
+        # The flat-out trial: offered (what the sender held) and forwarded
+        # (what arrived), once it was judged with a rate.
+        out.update(offered_pps=self.max_pps,
+                   forwarded_pps=forwarding_rate(self.trials[0]) if self.max_pps else None,
+                   resolution_pps=self.res_pps, trials=self.trials,
                    loads=self.loads,
                    floor_pps=self.spec.floor(self.max_pps) if self.max_pps else None)
         return out
@@ -168,7 +172,7 @@ class Search:
         resolution above it: a device whose loss starts where its capacity
         ends is bracketed in two loads instead of a bisection from the
         sender's ceiling. Returns the bracket [lo, hi] to bisect."""
-        fwd = int(top["achieved_pps"] * top["received"] / top["sent"])
+        fwd = int(forwarding_rate(top))
         if not lo < fwd < hi:
             return lo, hi
         if not self._load(fwd, "search")["passed"]:
@@ -247,6 +251,14 @@ class Search:
         judge(t, self.spec)
         self.log(describe(t))
         return t
+
+
+def forwarding_rate(t):
+    """RFC 2544 s26.3's forwarding rate of a judged trial: the frames that
+    arrived, per second of the sender's (the rate it held, scaled by the
+    share that came through). A flat-out trial's achieved_pps is the
+    offered rate, not this."""
+    return t["achieved_pps"] * t["received"] / t["sent"]
 
 
 def judge(t, spec):

@@ -280,8 +280,8 @@ def point_status(result):
     return exitcodes.RUNNER_NO_RATE
 
 
-SEARCH_METRICS = ("ndr_pps", "pdr_pps", "ndr_bps", "pdr_bps", "unverified_pps", "max_pps",
-                  "trials", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "cpu_pct")
+SEARCH_METRICS = ("ndr_pps", "pdr_pps", "ndr_bps", "pdr_bps", "unverified_pps", "offered_pps",
+                  "forwarded_pps", "trials", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "cpu_pct")
 
 
 def best_unverified(result):
@@ -298,11 +298,13 @@ def best_unverified(result):
 
 def search_metrics(result, size):
     """The point's numbers of one search, for the summary and compare: the
-    flat-out rate and trials of every search; ndr_pps (or pdr_pps), its bit
+    flat-out trial's offered and forwarded rates and the trials of every
+    search; ndr_pps (or pdr_pps), its bit
     rate (frames without FCS, like every vnperf bps) and the latency at 50%
     of a search that succeeded only; a search without a verified rate gives
     unverified_pps instead (no column of compare reads it)."""
-    m = {"max_pps": result.get("max_pps"), "trials": len(result["trials"])}
+    m = {"offered_pps": result.get("offered_pps"), "forwarded_pps": result.get("forwarded_pps"),
+         "trials": len(result["trials"])}
     if point_status(result) != 0:
         if not result.get("verified"):
             m["unverified_pps"] = best_unverified(result)
@@ -466,7 +468,8 @@ def _load_text(search_result, t):
 
 def render(results):
     """One row per point: the rate found (median of the repeats), its bit
-    rate, the flat-out rate, trials, latency at 50% and the spread."""
+    rate, the flat-out trial's offered and forwarded rates (RFC 2544 s26.3:
+    what arrived), trials, latency at 50% and the spread."""
     names = list(results["axes"])
     mode = results["search"]["mode"]
     rows = []
@@ -480,16 +483,19 @@ def render(results):
                     + ["%d/%d" % (p["ok"], len(p["statuses"])),
                        fmt_num(rate["median"]) if rate else "-",
                        "%.3f" % (s[mode + "_bps"]["median"] / 1e9) if mode + "_bps" in s else "-",
-                       fmt_num(s["max_pps"]["median"]) if "max_pps" in s else "-",
+                       _median(s, "offered_pps"), _median(s, "forwarded_pps"),
                        "%.0f" % s["trials"]["median"] if "trials" in s else "-"] + lat
                     + ["%.1f%%" % stats.spread_pct(rate) if rate and rate["n"] > 1
                        and stats.spread_pct(rate) is not None else "-"])
     head = names + (["rfc2544"] if "size" in names else []) + [
-        "ok", "%s pps" % mode.upper(), "Gbit/s", "flat out", "trials", "p50 us", "p99 us",
+        "ok", "%s pps" % mode.upper(), "Gbit/s", "offered", "forwarded", "trials", "p50 us",
+        "p99 us",
         "p99.9 us", "max us", "spread"]
     lines = [table(head, rows, align=["<"] * len(names) + [">"] * (len(head) - len(names)))]
-    lines.append("latency at %d%% of the rate found; rfc2544: the frame size with the 4-byte "
-                 "FCS the virtual wire does not carry" % LATENCY_MAIN)
+    lines.append("offered: the sender's rate flat out; forwarded: what arrived of it, per "
+                 "second (RFC 2544 s26.3's forwarding rate); latency at %d%% of the rate found; "
+                 "rfc2544: the frame size with the 4-byte FCS the virtual wire does not carry"
+                 % LATENCY_MAIN)
     k = results["search"].get("trials_per_load", 1)
     if k > 1:
         lines.append("each rate a load of up to %d trials, failed when more than %g of them "
@@ -505,6 +511,10 @@ def render(results):
                                            else "; highest passing trial %s pps, not verified"
                                            % fmt_num(best)))
     return "\n".join(lines)
+
+
+def _median(summary, metric):
+    return fmt_num(summary[metric]["median"]) if metric in summary else "-"
 
 
 def add_arguments(p, default_search=None):
