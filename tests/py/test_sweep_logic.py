@@ -293,9 +293,9 @@ def test_every_plot_has_a_title_says_what_its_error_bars_are_and_log2_for_powers
 
 
 def test_error_bars_over_unequal_repeats_say_the_range():
-    pts = {"": [("1", {"n": 3}), ("2", {"n": 5})]}
+    pts = {"": [("1", {"n": 3}, False), ("2", {"n": 5}, True)]}
     assert plots.runs_text(pts) == "3-5 runs"
-    assert plots.runs_text({"": [("1", {"n": 1})]}) == "1 run"
+    assert plots.runs_text({"": [("1", {"n": 1}, False)]}) == "1 run"
 
 
 def test_p99_is_plotted_in_microseconds_and_named_so():
@@ -456,3 +456,104 @@ def test_the_kvm_fallback_is_probed_and_said_once_per_sweep(tmp_path):
     assert len(said) == 1, r.stderr
     # No probe at all without a usable /dev/kvm.
     assert not probes.exists() or len(probes.read_text().splitlines()) == 1
+
+
+def run_report(backend, pps, counted):
+    """A passing run's report: over hub and user nothing on the host end
+    counts (no direction in the merged counts), over dgram the peer does."""
+    dirs = {"guest->host": {"sent": 10, "received": 10, "verdict": "agree"}} if counted else {}
+    return {"status": 0, "why": "ok", "backend": backend,
+            "metrics": {"pps": pps, "bps": pps * 1514 * 8, "loss_pct": 0.0} if counted
+            else {"pps": pps, "bps": pps * 1514 * 8},
+            "counts": {"guest": {"tx_packets": 10}, "host": {}, "directions": dirs,
+                       "agree": True if counted else None}}
+
+
+def guest_only_sweep(tmp_path):
+    """A sweep of dgram (counted on the host) and hub, user (guest only):
+    the 1500-MTU walk-through, where hub's 12.6 Gbit/s led the table."""
+    w = resultsdir.Writer(str(tmp_path), axes={"backend": ["dgram", "hub", "user"]}, repeat=2,
+                          fixed={"size": "1514"})
+    for backend, pps in (("dgram", 150e3), ("hub", 1.04e6), ("user", 620e3)):
+        p = w.add_point({"backend": backend}, {"backend": backend, "size": "1514"})
+        for r in (1, 2):
+            w.add_run(p, r, run_report(backend, pps * (1 + 0.01 * r), backend == "dgram"))
+    w.save()
+    return w
+
+
+def test_guest_only_points_are_marked_in_the_table_and_the_csvs(tmp_path):
+    """hub and user have no host-side count: their pps and Gbit/s are the
+    guest's own and carry a mark and a footnote naming them; results.json,
+    results.csv and runs.csv say host_counted per point and run. A results
+    directory without host_counted (written before) loads and shows none."""
+    w = guest_only_sweep(tmp_path)
+    assert [p["host_counted"] for p in w.results["points"]] == [True, False, False]
+    lines = sweep.render(w.results).splitlines()
+    assert lines[0].split()[:4] == ["backend", "ok", "pps", "Gbit/s"]
+    dgram, hub, user = (lines[i].split() for i in (2, 3, 4))
+    assert dgram[2:5] == ["152.250k", "1.844", "0.00"], dgram
+    assert hub[2:5] == ["1.056M*", "12.785*", "-"], hub
+    assert user[2:5] == ["629.300k*", "7.622*", "-"], user
+    assert lines[5].startswith("* guest only (hub, user): nothing on the host end counted")
+    assert "loss -" in lines[5] and len(lines) == 6
+    with open(tmp_path / "results.csv") as f:
+        rows = list(sweep.resultsdir.csv.DictReader(f))
+    assert [r["host_counted"] for r in rows] == ["True", "False", "False"]
+    with open(tmp_path / "runs.csv") as f:
+        runs = list(sweep.resultsdir.csv.DictReader(f))
+    assert [r["host_counted"] for r in runs] == ["True", "True", "False", "False", "False",
+                                                 "False"]
+    assert len(resultsdir.load(str(tmp_path))) == 3
+    for p in w.results["points"]:
+        del p["host_counted"]
+    assert "*" not in sweep.render(w.results)
+    with open(tmp_path / "results.json", "w") as f:
+        sweep.resultsdir.json.dump(w.results, f)
+    assert [p["summary"]["pps"]["n"] for p in resultsdir.load(str(tmp_path))] == [2, 2, 2]
+
+
+def test_a_point_is_host_counted_only_when_every_passing_run_was(tmp_path):
+    w = resultsdir.Writer(str(tmp_path), axes={"backend": ["user"]}, repeat=3, fixed={})
+    p = w.add_point({"backend": "user"}, {"backend": "user"})
+    w.add_run(p, 1, run_report("user", 1e5, True))
+    assert p["host_counted"] is True
+    w.add_run(p, 2, {"status": 65, "why": "died", "metrics": {}})
+    assert p["host_counted"] is True
+    w.add_run(p, 3, run_report("user", 1e5, False))
+    assert p["host_counted"] is False
+
+
+def test_guest_only_points_are_drawn_apart(tmp_path):
+    """Bars over a category axis: the guest-only ones hatched and hollow;
+    lines over a numeric axis: hollow markers on the guest-only points;
+    only the rates (pps, Gbit/s), not the host's CPU."""
+    w = guest_only_sweep(tmp_path)
+    res = w.results
+    ax = FakeAxes()
+    assert plots.draw(ax, plots.series(res, "pps", "backend"), res["axes"]["backend"], False,
+                      1.0) is True
+    bars = [(a, kw) for n, a, kw in ax.calls if n == "bar"]
+    assert len(bars) == 2
+    (xs, ys), kw = bars[0]
+    assert kw["hatch"] is None and len(xs) == 1 and kw["label"] is None
+    (xs, ys), kw = bars[1]
+    assert kw["hatch"] == plots.HATCH and kw["color"] == plots.HOLLOW and len(xs) == 2
+    for p in res["points"]:
+        p["summary"]["cpu_pct"] = stats.summary([150.0])
+    assert plots.draw(FakeAxes(), plots.series(res, "cpu_pct", "backend"),
+                      res["axes"]["backend"], False, 1.0) is False
+    # A numeric axis: the sizes of hub, one of them guest only.
+    num = {"axes": {"size": ["64", "1514"]}, "points": [
+        {"params": {"size": "64"}, "summary": res["points"][0]["summary"], "host_counted": True},
+        {"params": {"size": "1514"}, "summary": res["points"][1]["summary"],
+         "host_counted": False}]}
+    ax = FakeAxes()
+    assert plots.draw(ax, plots.series(num, "bps", "size"), ["64", "1514"], True, 1e-9) is True
+    (a, kw), = [(a, kw) for n, a, kw in ax.calls if n == "plot"]
+    assert a[0] == [1514.0] and kw["markerfacecolor"] == plots.HOLLOW
+    made = plots.plot_sweep(res, str(tmp_path))
+    if plots.available():
+        assert "pps_vs_backend.png" in made
+        assert plots.guest_only_handle(False).get_label() == plots.GUEST_ONLY_LABEL
+        assert plots.guest_only_handle(True).get_markerfacecolor() == plots.HOLLOW

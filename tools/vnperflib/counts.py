@@ -295,6 +295,20 @@ def _server_view(d, served, done, timeouts, sessions):
             sessions, timeouts))
 
 
+# The metrics of a run that are the guest's own count when host_counted()
+# is False: its rates.
+GUEST_RATES = ("pps", "bps", "tps")
+
+
+def host_counted(c):
+    """Whether a run's counts (merge's and its kin's) have a count of the
+    other end beside the guest's (the host end's, the receiving guest's):
+    some direction with both. Without one (hub, slirp but iperf) a rate is
+    the guest's own, not what was delivered: every report says "guest
+    only"."""
+    return bool((c or {}).get("directions"))
+
+
 def _verdict(out):
     verdicts = [d["verdict"] for d in out["directions"].values()]
     # None: no direction has counts on both sides (e.g. hub, user).

@@ -3,6 +3,8 @@ importable; otherwise none (the table and CSVs carry the same numbers)."""
 
 import os
 
+from . import counts
+
 # (metric, y label, scale, file name stem: what is plotted, in its unit)
 PLOTTED = (("pps", "packets/s", 1.0, "pps"), ("bps", "Gbit/s", 1e-9, "gbps"),
            ("cpu_pct", "host CPU %", 1.0, "cpu_pct"),
@@ -37,8 +39,9 @@ def x_axis(axes):
 
 
 def series(results, metric, xaxis):
-    """{legend: [(x label, summary)]}: one line per combination of the
-    other axes, points in the axis' own order."""
+    """{legend: [(x label, summary, guest only)]}: one line per combination
+    of the other axes, points in the axis' own order; guest only: a rate
+    of the guest's own that no host-side count checked (sweep.GUEST_ONLY)."""
     others = [a for a in results["axes"] if a != xaxis]
     order = {v: i for i, v in enumerate(results["axes"][xaxis])}
     out = {}
@@ -47,7 +50,8 @@ def series(results, metric, xaxis):
         if s is None:
             continue
         key = ", ".join("%s=%s" % (a, p["params"][a]) for a in others)
-        out.setdefault(key, []).append((p["params"][xaxis], s))
+        alone = metric in counts.GUEST_RATES and p.get("host_counted") is False
+        out.setdefault(key, []).append((p["params"][xaxis], s, alone))
     for pts in out.values():
         pts.sort(key=lambda t: order[t[0]])
     return out
@@ -62,33 +66,69 @@ def log2_axis(labels, numeric):
         for v in labels)
 
 
+# A guest-only point (no host-side count): a hatched bar, a hollow marker.
+HATCH = "//"
+HOLLOW = "white"
+GUEST_ONLY_LABEL = "guest only: no host-side count (not a delivered rate)"
+
+
 def draw(ax, lines, labels, numeric, scale):
     """The series on matplotlib axes ax: lines over a numeric axis with a
     tick at each value (1, 2, 4, 8 sessions; no 1.5), log2 when the values
     are powers of two, grouped bars over categories (backend, pin), never a
     line between unrelated categories; error bars are the min-max of the
-    repeats."""
+    repeats. Guest-only points are drawn apart: hatched bars, hollow
+    markers. Returns whether there was one."""
     width = 0.8 / len(lines)
+    apart = False
     for k, (key, pts) in enumerate(sorted(lines.items())):
-        ys = [s["median"] * scale for _, s in pts]
-        err = [[max(0.0, s["median"] - s["min"]) * scale for _, s in pts],
-               [max(0.0, s["max"] - s["median"]) * scale for _, s in pts]]
+        color = "C%d" % (k % 10)
+        ys = [s["median"] * scale for _, s, _ in pts]
+        err = [[max(0.0, s["median"] - s["min"]) * scale for _, s, _ in pts],
+               [max(0.0, s["max"] - s["median"]) * scale for _, s, _ in pts]]
+        alone = [alone for _, _, alone in pts]
+        apart = apart or any(alone)
         if numeric:
-            ax.errorbar([float(x) for x, _ in pts], ys, yerr=err, marker="o", capsize=3,
-                        label=key or None)
+            xs = [float(x) for x, _, _ in pts]
+            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, color=color, label=key or None)
+            if any(alone):
+                ax.plot([x for x, a in zip(xs, alone) if a], [y for y, a in zip(ys, alone) if a],
+                        linestyle="none", marker="o", markerfacecolor=HOLLOW,
+                        markeredgecolor=color, zorder=3)
         else:
-            xs = [labels.index(x) - 0.4 + width * (k + 0.5) for x, _ in pts]
-            ax.bar(xs, ys, width=width, yerr=err, capsize=3, label=key or None)
+            xs = [labels.index(x) - 0.4 + width * (k + 0.5) for x, _, _ in pts]
+            labelled = False
+            for part in (False, True):
+                idx = [i for i, a in enumerate(alone) if a == part]
+                if not idx:
+                    continue
+                ax.bar([xs[i] for i in idx], [ys[i] for i in idx], width=width,
+                       yerr=[[err[0][i] for i in idx], [err[1][i] for i in idx]], capsize=3,
+                       color=HOLLOW if part else color, edgecolor=color,
+                       hatch=HATCH if part else None,
+                       label=None if labelled else key or None)
+                labelled = True
     if log2_axis(labels, numeric):
         ax.set_xscale("log", base=2)
         ax.minorticks_off()
     ax.set_xticks([float(v) for v in labels] if numeric else list(range(len(labels))))
     ax.set_xticklabels(labels)
+    return apart
+
+
+def guest_only_handle(numeric):
+    """The legend entry of draw()'s guest-only points."""
+    if numeric:
+        from matplotlib.lines import Line2D
+        return Line2D([], [], linestyle="none", marker="o", markerfacecolor=HOLLOW,
+                      markeredgecolor="black", label=GUEST_ONLY_LABEL)
+    from matplotlib.patches import Patch
+    return Patch(facecolor=HOLLOW, edgecolor="black", hatch=HATCH, label=GUEST_ONLY_LABEL)
 
 
 def runs_text(lines):
     """How many runs each point's error bar spans: "5 runs", "3-5 runs"."""
-    ns = sorted({s["n"] for pts in lines.values() for _, s in pts})
+    ns = sorted({s["n"] for pts in lines.values() for _, s, _ in pts})
     return "%d run%s" % (ns[0], "" if ns[0] == 1 else "s") if len(ns) == 1 else \
         "%d-%d runs" % (ns[0], ns[-1])
 
@@ -100,15 +140,18 @@ def figure(plt, results, xaxis, lines, ylabel, scale):
     labels = results["axes"][xaxis]
     numeric = all(_isnum(v) for v in labels)
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    draw(ax, lines, labels, numeric, scale)
+    apart = draw(ax, lines, labels, numeric, scale)
     fixed = " ".join("%s=%s" % kv for kv in sorted(results["fixed"].items()))
     ax.set_title("%s by %s%s" % (ylabel, xaxis, "\n" + fixed if fixed else ""), fontsize=10)
     ax.set_xlabel(xaxis + (" (log2 scale)" if log2_axis(labels, numeric) else ""))
     ax.set_ylabel("%s\nmedian; error bars: min..max of %s" % (ylabel, runs_text(lines)))
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    if any(lines):
-        ax.legend(fontsize=8)
+    handles = ax.get_legend_handles_labels()[0]
+    if apart:
+        handles.append(guest_only_handle(numeric))
+    if handles:
+        ax.legend(handles=handles, fontsize=8)
     fig.tight_layout()
     return fig
 

@@ -5,6 +5,7 @@ import io
 import json
 
 from . import exitcodes
+from .counts import host_counted
 from .tables import fmt_num, kv_table
 
 CSV_FIELDS = ("backend", "app", "machine", "accel", "size", "status", "pps", "bps", "packets",
@@ -76,7 +77,7 @@ def human(rep):
     if c:
         for name, d in c["directions"].items():
             rows.append(("counts " + name, "%s: %s" % (d["verdict"], d["why"].split(": ", 1)[-1])))
-        if not c["directions"]:
+        if not host_counted(c):
             rows.append(("counts", _guest_only(c.get("guest") or {}, rep["backend"])))
     for label, line in (rep.get("waits") or {}).items():
         rows.append(("waited in " + label, line))

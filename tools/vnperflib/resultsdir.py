@@ -1,11 +1,14 @@
 """A sweep's results directory, and reading results back for compare.
 
     results.json   axes, fixed parameters, per point: params, identity,
-                   run files, statuses and {metric: median/min/max/mean/
-                   sd/n/values} over its runs
-    results.csv    one row per point: params, runs ok, median/min/max
+                   run files, statuses, host_counted (every passing run
+                   had a host-side count; absent in results written before
+                   2026-12-02) and {metric: median/min/max/mean/sd/n/
+                   values} over its runs
+    results.csv    one row per point: params, runs ok, host_counted,
+                   median/min/max
     runs.csv       one row per run: params, repeat, status, counts agree,
-                   bottleneck side, metrics
+                   host_counted, bottleneck side, metrics
     runs/NNN.json  each run's full `vnperf run --json` report
     *.png          plots (plots.py), when matplotlib is importable"""
 
@@ -16,7 +19,7 @@ import os
 import sys
 import time
 
-from . import stats
+from . import counts, stats
 from .errors import usage
 
 SUMMARY = "results.json"
@@ -95,13 +98,17 @@ class Writer:
         point["statuses"].append(rep["status"])
         point["why"].append(rep.get("why"))
         m = run_metrics(rep)
+        counted = counts.host_counted(rep.get("counts"))
         if rep["status"] == 0:
             point["ok"] += 1
             self._runs[id(point)].append(m)
             point["summary"] = stats.summarize_runs(self._runs[id(point)])
+            # False once a passing run had no host-side count: its medians
+            # are (partly) the guest's own rates.
+            point["host_counted"] = counted and point.get("host_counted", True)
         row = dict(point["params"], repeat=repeat, status=rep["status"], why=rep.get("why"),
                    run=name, agree=(rep.get("counts") or {}).get("agree"),
-                   bottleneck=(rep.get("verdict") or {}).get("side"))
+                   host_counted=counted, bottleneck=(rep.get("verdict") or {}).get("side"))
         row.update({k: m.get(k) for k in METRICS if k in m})
         self.run_rows.append(row)
 
@@ -115,14 +122,15 @@ class Writer:
         os.replace(path + ".tmp", path)
         names = list(self.results["axes"])
         _write_csv(os.path.join(self.outdir, "runs.csv"),
-                   names + ["repeat", "status", "why", "run", "agree", "bottleneck"]
-                   + list(METRICS), self.run_rows)
-        fields = names + ["runs_ok", "runs"]
+                   names + ["repeat", "status", "why", "run", "agree", "host_counted",
+                            "bottleneck"] + list(METRICS), self.run_rows)
+        fields = names + ["runs_ok", "runs", "host_counted"]
         for m in METRICS:
             fields += [m + "_median", m + "_min", m + "_max"]
         rows = []
         for p in self.results["points"]:
-            row = dict(p["params"], runs_ok=p["ok"], runs=len(p["statuses"]))
+            row = dict(p["params"], runs_ok=p["ok"], runs=len(p["statuses"]),
+                       host_counted=p.get("host_counted"))
             for m, s in p["summary"].items():
                 if m in METRICS:
                     row.update({m + "_median": s["median"], m + "_min": s["min"],

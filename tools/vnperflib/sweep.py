@@ -13,8 +13,8 @@ import random
 import shutil
 import time
 
-from . import (accel, artifacts, backends, compare, exitcodes, optypes, pinning, plots, qemucmd,
-               resultsdir, runner, scratch, stats, support, topology_pvp)
+from . import (accel, artifacts, backends, compare, counts, exitcodes, optypes, pinning, plots,
+               qemucmd, resultsdir, runner, scratch, stats, support, topology_pvp)
 from .backends import testpmd, vhostpeer
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
@@ -305,7 +305,8 @@ def run(base, axes, repeat, out, resolver, log=None, order="interleave", seed=1)
         now = time.monotonic()
         log("sweep %d/%d: %s%s: %s, %.1f s%s" % (
             k, len(order_), describe(params), " #%d" % (r + 1) if repeat > 1 else "",
-            "%s pps" % fmt_num(m.get("pps")) if rep["status"] == 0
+            "%s pps%s" % (fmt_num(m.get("pps")), "" if counts.host_counted(rep.get("counts"))
+                          else " (guest only)") if rep["status"] == 0
             else "failed: %s" % rep.get("why"), now - t0,
             "; about %.0f s to go" % ((now - start) / k * (len(order_) - k))
             if k < len(order_) else ""))
@@ -348,9 +349,30 @@ def _cell(s, scale, fmt):
     return fmt % v
 
 
+# Marks the guest's own rates (counts.GUEST_RATES) where no host-side count
+# checked them.
+GUEST_ONLY = "*"
+
+
+def guest_only_note(results):
+    """The footnote of GUEST_ONLY cells, naming their backends; None when
+    every point was counted on the host side too (or is from before
+    host_counted was recorded)."""
+    pts = [p for p in results["points"] if p.get("host_counted") is False]
+    if not pts:
+        return None
+    fixed = (results.get("fixed") or {}).get("backend")
+    names = sorted({(p.get("identity") or p["params"]).get("backend", fixed) or "?"
+                    for p in pts})
+    return ("%s guest only (%s): nothing on the host end counted these runs' frames, so the "
+            "rate is the guest's own count, not one delivered; what the backend dropped is "
+            "not counted (loss -)" % (GUEST_ONLY, ", ".join(names)))
+
+
 def render(results):
     """Medians per point, pps min-max and spread; metric columns that no
-    point has are left out."""
+    point has are left out. The guest's own rates of a point without a
+    host-side count carry GUEST_ONLY and a footnote."""
     names = list(results["axes"])
     pts = results["points"]
     cols = [c for c in TABLE_METRICS if any(c[1] in p["summary"] for p in pts)
@@ -362,12 +384,16 @@ def render(results):
         s = p["summary"]
         pps = s.get("pps")
         sp = stats.spread_pct(pps) if pps and pps["n"] > 1 else None
+        mark = GUEST_ONLY if p.get("host_counted") is False else ""
         rows.append([p["params"][n] for n in names]
                     + ["%d/%d" % (p["ok"], len(p["statuses"]))]
-                    + [_cell(s.get(m), sc, f) for _, m, sc, f in cols]
+                    + [_cell(s.get(m), sc, f) + (mark if m in counts.GUEST_RATES and m in s else "")
+                       for _, m, sc, f in cols]
                     + ["%s-%s" % (fmt_num(pps["min"]), fmt_num(pps["max"])) if pps else "-",
                        "%.1f%%" % sp if sp is not None else "-"])
-    return table(headers, rows, align=["<"] * len(names) + [">"] * (len(headers) - len(names)))
+    text = table(headers, rows, align=["<"] * len(names) + [">"] * (len(headers) - len(names)))
+    note = guest_only_note(results)
+    return text + "\n" + note if note else text
 
 
 # Re-splits of the A/A calibration: enough that the table rate's 95%
