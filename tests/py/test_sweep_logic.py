@@ -522,6 +522,8 @@ def test_a_point_is_host_counted_only_when_every_passing_run_was(tmp_path):
     assert p["host_counted"] is True
     w.add_run(p, 3, run_report("user", 1e5, False))
     assert p["host_counted"] is False
+    assert sweep.run_outcome(run_report("user", 1e5, False)) == "100.000k pps (guest only)"
+    assert sweep.run_outcome(run_report("dgram", 1e5, True)) == "100.000k pps"
 
 
 def test_guest_only_points_are_drawn_apart(tmp_path):

@@ -281,7 +281,8 @@ def point_status(result):
 
 
 SEARCH_METRICS = ("ndr_pps", "pdr_pps", "ndr_bps", "pdr_bps", "unverified_pps", "offered_pps",
-                  "forwarded_pps", "trials", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "cpu_pct")
+                  "forwarded_pps", "trials", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns",
+                  "cpu_pct")
 
 
 def best_unverified(result):
@@ -299,10 +300,10 @@ def best_unverified(result):
 def search_metrics(result, size):
     """The point's numbers of one search, for the summary and compare: the
     flat-out trial's offered and forwarded rates and the trials of every
-    search; ndr_pps (or pdr_pps), its bit
-    rate (frames without FCS, like every vnperf bps) and the latency at 50%
-    of a search that succeeded only; a search without a verified rate gives
-    unverified_pps instead (no column of compare reads it)."""
+    search; ndr_pps (or pdr_pps), its bit rate (frames without FCS, like
+    every vnperf bps) and the latency at 50% of a search that succeeded
+    only; a search without a verified rate gives unverified_pps instead (no
+    column of compare reads it)."""
     m = {"offered_pps": result.get("offered_pps"), "forwarded_pps": result.get("forwarded_pps"),
          "trials": len(result["trials"])}
     if point_status(result) != 0:
@@ -489,8 +490,7 @@ def render(results):
                        and stats.spread_pct(rate) is not None else "-"])
     head = names + (["rfc2544"] if "size" in names else []) + [
         "ok", "%s pps" % mode.upper(), "Gbit/s", "offered", "forwarded", "trials", "p50 us",
-        "p99 us",
-        "p99.9 us", "max us", "spread"]
+        "p99 us", "p99.9 us", "max us", "spread"]
     lines = [table(head, rows, align=["<"] * len(names) + [">"] * (len(head) - len(names)))]
     lines.append("offered: the sender's rate flat out; forwarded: what arrived of it, per "
                  "second (RFC 2544 s26.3's forwarding rate); latency at %d%% of the rate found; "

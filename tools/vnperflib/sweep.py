@@ -301,13 +301,10 @@ def run(base, axes, repeat, out, resolver, log=None, order="interleave", seed=1)
         t0 = time.monotonic()
         rep = run_point_once(opts, resolver)
         out.add_run(point, r + 1, rep)
-        m = rep.get("metrics") or {}
         now = time.monotonic()
         log("sweep %d/%d: %s%s: %s, %.1f s%s" % (
             k, len(order_), describe(params), " #%d" % (r + 1) if repeat > 1 else "",
-            "%s pps%s" % (fmt_num(m.get("pps")), "" if counts.host_counted(rep.get("counts"))
-                          else " (guest only)") if rep["status"] == 0
-            else "failed: %s" % rep.get("why"), now - t0,
+            run_outcome(rep), now - t0,
             "; about %.0f s to go" % ((now - start) / k * (len(order_) - k))
             if k < len(order_) else ""))
         out.save()
@@ -321,6 +318,15 @@ def run(base, axes, repeat, out, resolver, log=None, order="interleave", seed=1)
         log("sweep: no plots: matplotlib failed: %s: %s" % (type(e).__name__, e))
     out.save()
     return status
+
+
+def run_outcome(rep):
+    """A run's part of its progress line: its pps, said to be the guest's
+    own count where nothing else counted, or why it failed."""
+    if rep["status"] != 0:
+        return "failed: %s" % rep.get("why")
+    return "%s pps%s" % (fmt_num((rep.get("metrics") or {}).get("pps")),
+                         "" if counts.host_counted(rep.get("counts")) else " (guest only)")
 
 
 # Table columns: (header, metric, scale, format).
