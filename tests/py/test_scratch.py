@@ -180,6 +180,8 @@ def test_rrserver_on_a_full_disk_names_the_errno(tmp_path, monkeypatch):
             h = rrhost.HostRr(s, None, "127.0.0.1", opts)
             h.argv = ["sh", "-c", "touch %s; exit 0" % h.ready_file]
             h.start()
+            # Its exit, not finish's SIGTERM, ends it: the line names status 0.
+            h.proc.wait()
             h.tmp = d
             with pytest.raises(RunnerError) as e:
                 h.finish()
