@@ -113,8 +113,19 @@ static void iperf_poll_for(uint64_t ms, bool (*more)(void))
         net_poll();
 }
 
+/* The streams' payload so far: a client's acknowledged, a server's
+ * received bytes. */
+static uint64_t iperf_stream_bytes(bool server)
+{
+    uint64_t total = 0;
+    for (unsigned i = 0; i < iperf_nsess(server); i++)
+        total += ip.s[i].bytes;
+    return total;
+}
+
 /* The run: until the deadline, every stream finished (server) or
- * failed (client). Samples count frames and bytes at the netif. */
+ * failed (client). Samples count frames and bytes at the netif, and
+ * the streams' goodput over the interval. */
 static uint64_t iperf_run(bool server)
 {
     struct meter m;
@@ -123,6 +134,7 @@ static uint64_t iperf_run(bool server)
     uint64_t start = m.t0, now = start;
     uint64_t segs0 = nif0->lwip_rx + nif0->lwip_tx_sent;
     uint64_t wire0 = nif0->lwip_rx_bytes + nif0->lwip_tx_sent_bytes;
+    uint64_t stream_last = 0;
     uint64_t end = app_deadline(start, server ? IPERF_SERVER_S : IPERF_CLIENT_S);
     if (server && end != UINT64_MAX)
         end += IPERF_GRACE_S * time_tsc_hz;
@@ -147,6 +159,9 @@ static uint64_t iperf_run(bool server)
         if (meter_due(&m, now)) {
             uint64_t b = nif0->lwip_rx_bytes + nif0->lwip_tx_sent_bytes - wire0;
             struct json *j = meter_sample(&m, now, nif0->lwip_rx + nif0->lwip_tx_sent - segs0, b);
+            uint64_t stream = iperf_stream_bytes(server);
+            json_double(j, "goodput_bps", app_per_s((stream - stream_last) * 8, m.span_ns));
+            stream_last = stream;
             json_u64(j, "sessions_done", ip.ended.finished);
             json_u64(j, "sessions_aborted", ip.ended.aborted);
             result_end();

@@ -409,7 +409,7 @@ int app_rr_main(void)
 
     struct meter m;
     meter_start(&m);
-    uint64_t start = m.t0, now = start, first = 0;
+    uint64_t start = m.t0, now = start, first = 0, tr_last = 0;
     uint64_t end = app_deadline(start, RR_DEFAULT_S);
     uint64_t udp_timeout = time_ns_to_cycles(RR_UDP_TIMEOUT_MS * 1000000ull);
     uint64_t connect_end = start + RR_CONNECT_S * time_tsc_hz;
@@ -466,6 +466,8 @@ int app_rr_main(void)
             uint64_t tr = rr.transactions;
             struct json *j = meter_sample(&m, now, rr.msgs, rr.bytes);
             json_u64(j, "transactions", tr);
+            json_double(j, "tps", app_per_s(tr - tr_last, m.span_ns));
+            tr_last = tr;
             json_double(j, "p99_us", (double)hist_quantile(&rr.lat, 0.99) / 1e3);
             result_end();
         }

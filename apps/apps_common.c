@@ -20,6 +20,7 @@ void meter_start(struct meter *m)
     m->next = m->t0 + m->interval;
     m->last_cyc = m->t0;
     m->last_packets = m->last_bytes = 0;
+    m->span_ns = 0;
 }
 
 double app_per_s(uint64_t n, uint64_t ns)
@@ -46,6 +47,7 @@ struct json *meter_sample(struct meter *m, uint64_t now, uint64_t packets, uint6
     json_double(j, "bps", app_per_s(db * 8, ns));
     app_mem_json(j);
     m->last_cyc = now;
+    m->span_ns = ns;
     m->last_packets = packets;
     m->last_bytes = bytes;
     /* Skip samples missed during a stall instead of printing a burst. */

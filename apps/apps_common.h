@@ -15,6 +15,7 @@ struct meter {
     uint64_t next;     /* cycles of the next sample */
     uint64_t interval; /* cycles */
     uint64_t last_cyc, last_packets, last_bytes;
+    uint64_t span_ns;  /* the interval of the last sample */
     uint64_t t_sample; /* cycles when the open sample line began */
 };
 

@@ -431,6 +431,13 @@ def test_iperf_over_tap_with_host_iperf(image, no_leftovers, role, sessions):
     assert len(guest) == sessions and all(s["ok"] and s["bytes"] > 0 for s in guest), guest
     (d,) = rep["counts"]["directions"].values()
     assert d["verdict"] == "tcp", d["why"]
+    # Issue 26: the headline is the goodput by the receiver's count, live
+    # too (each sample's goodput_bps), not the frames both ways.
+    res = rep["guests"][-1]["result"]
+    assert rep["metrics"]["goodput_bytes"] == (ip["bytes"] if role == "client" else res["bytes"])
+    samples = rep["guests"][-1]["samples"]
+    assert samples and all(s["goodput_bps"] >= 0 for s in samples), samples
+    assert sessions > 1 or max(s["goodput_bps"] for s in samples) > 0, samples
     if role == "server":
         # Both ends counted the same TCP stream, up to their own header bytes.
         assert abs(d["received"] - d["sent"]) < 0.01 * d["sent"]

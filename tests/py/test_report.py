@@ -80,3 +80,91 @@ def test_run_without_a_host_count_says_so_instead_of_nothing():
     text = report.human(rep)
     assert line(text, "counts") == (
         "guest only (sent 587136): no host-side count over user to check against, loss unknown")
+
+
+def test_each_app_leads_with_its_own_measure():
+    """Issue 26: iperf's report led with a "pps" of its frames both ways
+    (ACKs and TSO super-frames included) and rr's with "Gbit/s 0.001" and
+    16870 us/KB. Now a stream leads with its goodput by the receiver's
+    count and demand per KB, rr with transactions and latency, the frame
+    apps with pps and Gbit/s of frames without FCS; frame counts are
+    counts."""
+    # Guest client -> the host's iperf server: the host read 2 150 000 000
+    # bytes (the guest's acknowledged count is 4 more: iperf's flags word).
+    res = {"app": "iperf", "role": "client", "packets": 880000, "bytes": 2150000004,
+           "pps": 880000.0, "bps": 17.2e9, "duration_ns": 1000000000, "unacked": 0,
+           "sessions": [{"bytes": 2150000004, "duration_ns": 1000000000, "ok": True}]}
+    host = {"iperf": {"host_role": "server", "bytes": 2150000000, "streams": [{"id": 3}]}}
+    text = report.human(rep_of("iperf", res, host, cpu_s=2.1))
+    first = [re.split(r"\s{2,}", l, 1)[0] for l in text.splitlines()]
+    assert first.index("goodput") < first.index("frames")
+    assert "pps" not in first and not [k for k in first if k.startswith("Gbit/s")], first
+    assert line(text, "goodput") == (
+        "17.200 Gbit/s (2150000000 bytes in 1.00 s, counted by the host's iperf server)")
+    assert line(text, "frames").startswith("880000 at the guest's netif, both ways")
+    # 2.1 s of host CPU over the 2 150 000 000 bytes the receiver got.
+    assert line(text, "service demand") == "%.3f us/KB" % (2.1e6 / (2150000000 / 1024.0))
+
+    # A guest server: the guest is the receiver.
+    srv = dict(res, role="server", bytes=1000000000)
+    got = line(report.human(rep_of("iperf", srv, {"iperf": {"host_role": "client",
+                                                             "bytes": 1000000000}})), "goodput")
+    assert got == "8.000 Gbit/s (1000000000 bytes in 1.00 s, counted by the guest's iperf server)"
+
+    rr = {"app": "rr", "role": "client", "proto": "udp", "transactions": 20000, "tps": 10000.0,
+          "packets": 40000, "bytes": 40000, "pps": 20000.0, "bps": 160000.0,
+          "duration_ns": 2000000000, "p50_us": 80.0, "p99_us": 120.0}
+    text = report.human(rep_of("rr", rr, {"rx_packets": 20000, "tx_packets": 20000}))
+    first = [re.split(r"\s{2,}", l, 1)[0] for l in text.splitlines()]
+    assert first.index("transactions") < first.index("latency") < first.index("messages")
+    assert "pps" not in first and not [k for k in first if k.startswith("Gbit/s")], first
+    assert line(text, "messages") == "40000, requests and replies (40000 bytes of payload)"
+    assert line(text, "service demand") == "100.00 us/transaction"
+
+    gen = {"app": "gen", "packets": 1000000, "bytes": 64000000, "pps": 1e6, "bps": 512e6,
+           "duration_ns": 1000000000}
+    text = report.human(rep_of("gen", gen, {"rx_packets": 1000000}))
+    first = [re.split(r"\s{2,}", l, 1)[0] for l in text.splitlines()]
+    assert first.index("pps") < first.index("Gbit/s (frames w/o FCS)") < first.index("frames")
+    # 64-byte frames take 88 bytes on the wire: 0.704 Gbit/s at L1.
+    assert line(text, "Gbit/s (frames w/o FCS)") == (
+        "0.512 (0.704 at L1, +24 B a frame for FCS, preamble, SFD and IFG)")
+    assert line(text, "frames") == "1000000" and line(text, "pps") == "1.000M"
+    assert line(text, "service demand") == "2.000 us/frame, 32.000 us/KB"
+
+
+def test_progress_line_leads_with_the_apps_own_measure():
+    """The live line of each sample: iperf's goodput (its frames both ways
+    as a count), rr's transactions/s and p99, the frame apps' pps and
+    Gbit/s of frames without FCS."""
+    assert report.progress({"app": "iperf", "t": 1.0, "packets": 91234, "bytes": 2e9,
+                            "pps": 91234.0, "bps": 17.9e9, "goodput_bps": 17.2e9}) == (
+        "17.200 Gbit/s goodput  frames 91234")
+    # An image from before goodput_bps: no figure rather than the frames'.
+    assert report.progress({"app": "iperf", "packets": 5, "pps": 5.0}) == (
+        "- Gbit/s goodput  frames 5")
+    assert report.progress({"app": "rr", "packets": 20000, "pps": 20000.0, "bps": 160000.0,
+                            "transactions": 10000, "tps": 10000.0, "p99_us": 120.0}) == (
+        "10.000k tps  p99 120.0 us")
+    assert report.progress({"app": "gen", "packets": 10, "pps": 1.25e6, "bps": 0.64e9}) == (
+        "1.250M pps  0.640 Gbit/s (frames w/o FCS)")
+
+
+def test_csv_and_metrics_add_columns_and_keep_the_old_ones():
+    """New figures are added to the CSV and the metrics (a stream's
+    goodput_bps, the batch bounds), none renamed: older readers find
+    their columns."""
+    old = ("backend", "app", "machine", "accel", "size", "status", "pps", "bps", "packets",
+           "bytes", "loss_pct", "lost", "tx_dropped", "cpu_pct", "sd_us_per_packet",
+           "sd_us_per_kb", "sd_us_per_tx", "tps", "p50_ns", "p99_ns", "p999_ns",
+           "kicks_per_packet", "suppressed_pct", "backend_batch", "agree", "bottleneck")
+    assert report.CSV_FIELDS[:len(old)] == old
+    res = {"app": "gen", "packets": 7772544, "bytes": 7772544 * 64, "pps": 7772544.0,
+           "bps": 7772544.0 * 512, "duration_ns": 1000000000}
+    m = rep_of("gen", res, {"backend_batch": None, "backend_batch_range": [16.5, 32.0]})[
+        "metrics"]
+    assert (m["backend_batch_lo"], m["backend_batch_hi"]) == (16.5, 32.0)
+    assert "backend_batch" not in m and m["pps"] == 7772544.0
+    row = report.csv_row(rep_of("iperf", {"app": "iperf", "role": "server", "packets": 10,
+                                          "bytes": 125000000, "duration_ns": 1000000000}))
+    assert row["goodput_bps"] == 1e9 and "goodput_bps" in report.to_csv([row]).split("\n")[0]

@@ -286,7 +286,8 @@ def test_every_plot_has_a_title_says_what_its_error_bars_are_and_log2_for_powers
     assert ax.get_title().splitlines()[0] == "packets/s by " + axis
     assert "app=gen" in ax.get_title()
     assert ax.get_ylabel() == "packets/s\nmedian; error bars: min..max of 3 runs"
-    assert saved["gbps_vs_%s.png" % axis].get_title().startswith("Gbit/s by " + axis)
+    assert saved["gbps_vs_%s.png" % axis].get_title().startswith(
+        "Gbit/s (frames w/o FCS) by " + axis)
     assert ax.get_xscale() == scale
     assert ax.get_xlabel() == axis + (" (log2 scale)" if scale == "log" else "")
     assert [t.get_text() for t in ax.get_xticklabels()] == values
@@ -559,3 +560,71 @@ def test_guest_only_points_are_drawn_apart(tmp_path):
         assert "pps_vs_backend.png" in made
         assert plots.guest_only_handle(False).get_label() == plots.GUEST_ONLY_LABEL
         assert plots.guest_only_handle(True).get_markerfacecolor() == plots.HOLLOW
+
+
+def summ(v):
+    return {"median": v, "min": v * 0.9, "max": v * 1.1, "n": 3}
+
+
+def app_results(app, summary, axes=("sessions",)):
+    pts = [{"params": {a: "1" for a in axes}, "identity": {"app": app}, "statuses": [0, 0, 0],
+            "ok": 3, "summary": summary}]
+    return {"axes": {a: ["1"] for a in axes}, "points": pts}
+
+
+def test_table_leads_with_each_apps_own_measure():
+    """Issue 26: every sweep table led with pps and Gbit/s, for iperf its
+    frames both ways and for rr Gbit/s 0.001 and 16870 us/KB. Now iperf
+    leads with its goodput (the receiver's count), rr with transactions/s
+    and latency, the frame apps with pps and Gbit/s of frames without FCS."""
+    common = {"pps": summ(880e3), "bps": summ(17.3e9), "cpu_pct": summ(150.0),
+              "sd_us_per_kb": summ(0.5)}
+    lines = sweep.render(app_results("iperf", dict(common, goodput_bps=summ(17.2e9)))
+                         ).splitlines()
+    assert lines[0].split() == ["sessions", "ok", "goodput", "Gbit/s", "CPU%", "SD", "us/KB",
+                                "goodput", "Gbit/s", "min-max", "spread"]
+    assert lines[2].split() == ["1", "3/3", "17.200", "150", "0.50", "15.480-18.920", "20.0%"]
+    rr = {"pps": summ(20e3), "bps": summ(160e3), "tps": summ(10e3), "p50_ns": summ(80e3),
+          "p99_ns": summ(120e3), "sd_us_per_kb": summ(16870.0), "sd_us_per_tx": summ(100.0)}
+    lines = sweep.render(app_results("rr", rr)).splitlines()
+    assert lines[0].split() == ["sessions", "ok", "tps", "p50", "us", "p99", "us", "SD", "us/tx",
+                                "tps", "min-max", "spread"]
+    assert lines[2].split()[2:5] == ["10.000k", "80.0", "120.0"]
+    lines = sweep.render(app_results("gen", {"pps": summ(1e6), "bps": summ(512e6)})).splitlines()
+    assert lines[0].split()[2:6] == ["pps", "Gbit/s", "w/o", "FCS"]
+    assert sweep.lead_figure({"goodput_bps": 17.2e9, "pps": 9e5}, "iperf") == (
+        "17.200 goodput Gbit/s")
+    assert sweep.lead_figure({"tps": 1e4, "pps": 2e4}, "rr") == "10.000k tps"
+    assert sweep.lead_figure({"pps": 1e6}, "gen") == "1.000M pps"
+
+
+def test_batch_column_shows_the_range_testpmd_leaves():
+    """Issue 26: with --pmd-burst 32 and 256 testpmd's whole-percent burst
+    shares did not pin the frames per burst and the batch column was
+    empty; it now shows the bounds (the report's and the JSON's)."""
+    res = app_results("gen", {"pps": summ(1e6), "backend_batch_lo": summ(16.5),
+                              "backend_batch_hi": summ(32.0)}, axes=("pmd_burst",))
+    lines = sweep.render(res).splitlines()
+    assert lines[0].split()[3] == "batch" and lines[2].split()[3] == "16.5..32"
+    res["points"][0]["summary"]["backend_batch"] = summ(31.5)
+    assert sweep.render(res).splitlines()[2].split()[3] == "31.5"
+
+
+def test_plots_leave_out_what_misleads_for_the_app(tmp_path):
+    """Issue 26: an rr sweep plotted Gbit/s and us/KB of its one-byte
+    messages, an iperf sweep the pps of its frames both ways; now each
+    plots its own measure (rr transactions/s, iperf goodput) and not those."""
+    if not plots.available():
+        pytest.skip("no matplotlib")
+    res = fake_results({"sessions": ["1", "2"]}, [({"sessions": "1"}, 1e4),
+                                                  ({"sessions": "2"}, 2e4)])
+    for p in res["points"]:
+        p["identity"] = {"app": "rr"}
+        p["summary"].update(tps=p["summary"]["pps"], sd_us_per_kb=p["summary"]["pps"])
+    assert plots.plot_sweep(res, str(tmp_path)) == ["tps_vs_sessions.png"]
+    for p in res["points"]:
+        p["identity"] = {"app": "iperf"}
+        del p["summary"]["tps"]
+        p["summary"]["goodput_bps"] = p["summary"]["bps"]
+    assert plots.plot_sweep(res, str(tmp_path)) == ["goodput_gbps_vs_sessions.png",
+                                                   "sd_us_per_kb_vs_sessions.png"]

@@ -5,8 +5,8 @@ import os
 import re
 import sys
 
+from . import report
 from .stats import number as _num
-from .tables import fmt_num
 
 
 # Terminal control sequences firmware writes to the serial console (OVMF
@@ -52,11 +52,8 @@ class Echo:
             if self.live is not None:
                 for k, v in self.live().items():
                     extra += "  %s %d" % (k, v)
-            bps = _num(m.get("bps"))
             t = _num(m.get("t"))
-            print("%s[%5.1fs] %s pps  %s Gbit/s%s" % (
-                tag, t if t is not None else 0.0, fmt_num(_num(m.get("pps"))),
-                "%.3f" % (bps / 1e9) if bps is not None else "-", extra),
-                file=self.out, flush=True)
+            print("%s[%5.1fs] %s%s" % (tag, t if t is not None else 0.0, report.progress(m),
+                                       extra), file=self.out, flush=True)
         elif m["type"] == "error":
             print("%sguest error: %s" % (tag, m.get("message", m)), file=self.out, flush=True)

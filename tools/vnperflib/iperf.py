@@ -53,6 +53,24 @@ def guest_aborted(result):
     return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
 
 
+def receiver_bytes(result, host):
+    """(bytes, who) of the stream's payload as its receiving end counted
+    it: the host iperf server's when the guest sends, the guest's when it
+    receives; (None, None) when that end gave no count. The guest's
+    frames (both ways, ACKs and TSO super-frames as one) are no measure
+    of the stream."""
+    ip = (host or {}).get("iperf") or {}
+    if (result or {}).get("role") == "server":
+        n = (result or {}).get("bytes")
+        who = "the guest's iperf server"
+    else:
+        n = ip.get("bytes") if ip.get("host_role") == "server" else None
+        who = "the host's iperf server"
+    if not isinstance(n, int) or isinstance(n, bool):
+        return None, None
+    return n, who
+
+
 class HostIperf:
     """netns: run inside it (tap), or None (the host's loopback); target:
     where the host's client connects; port: the host's port (its server's,

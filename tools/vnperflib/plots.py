@@ -3,10 +3,13 @@ importable; otherwise none (the table and CSVs carry the same numbers)."""
 
 import os
 
-from . import counts
+from . import counts, report, resultsdir
 
-# (metric, y label, scale, file name stem: what is plotted, in its unit)
-PLOTTED = (("pps", "packets/s", 1.0, "pps"), ("bps", "Gbit/s", 1e-9, "gbps"),
+# (metric, y label, scale, file name stem: what is plotted, in its unit);
+# an app's report.MISLEADING figures are not plotted.
+PLOTTED = (("goodput_bps", "goodput Gbit/s (the receiver's count)", 1e-9, "goodput_gbps"),
+           ("tps", "transactions/s", 1.0, "tps"),
+           ("pps", "packets/s", 1.0, "pps"), ("bps", report.FRAME_GBIT, 1e-9, "gbps"),
            ("cpu_pct", "host CPU %", 1.0, "cpu_pct"),
            ("sd_us_per_kb", "service demand, host CPU us/KB", 1.0, "sd_us_per_kb"),
            ("p99_ns", "p99 latency, us", 1e-3, "p99_us"),
@@ -167,8 +170,9 @@ def plot_sweep(results, outdir):
 
     xaxis = x_axis(results["axes"])
     made = []
+    left_out = report.MISLEADING.get(report.app_kind(resultsdir.app_of(results)), ())
     for metric, ylabel, scale, stem in PLOTTED:
-        lines = series(results, metric, xaxis)
+        lines = series(results, metric, xaxis) if metric not in left_out else {}
         if not lines:
             continue
         fig = figure(plt, results, xaxis, lines, ylabel, scale)

@@ -44,7 +44,7 @@ FIELDS = {
     "ready": dict(app="str", t_ns="u64"),
     "mark": dict(name="str", t_ns="u64"),
     "sample": dict(dict.fromkeys(_COUNTS, "u64"), app="str", t="rate", pps="rate",
-                   bps="rate", tps="rate"),
+                   bps="rate", tps="rate", goodput_bps="rate"),
     "hist": dict(name="str", unit_ns="rate", part="u64", last="bool", count="u64",
                  min="u64", max="u64", sum="u64", sub_bits="u64"),
     "result": dict(dict.fromkeys(_COUNTS, "u64"), **dict.fromkeys(_LATENCY, "rate"),

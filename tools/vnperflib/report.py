@@ -4,14 +4,18 @@ import csv
 import io
 import json
 
-from . import exitcodes
+from . import exitcodes, iperf
 from .counts import host_counted
-from .tables import fmt_num, kv_table
+from .stats import number as _num
+from .tables import fmt_count, fmt_num, kv_table
 
+# Columns are added, never renamed: older readers find theirs (pps and bps
+# are the guest's figures whatever the app; goodput_bps a stream's).
 CSV_FIELDS = ("backend", "app", "machine", "accel", "size", "status", "pps", "bps", "packets",
               "bytes", "loss_pct", "lost", "tx_dropped", "cpu_pct", "sd_us_per_packet",
               "sd_us_per_kb", "sd_us_per_tx", "tps", "p50_ns", "p99_ns", "p999_ns",
-              "kicks_per_packet", "suppressed_pct", "backend_batch", "agree", "bottleneck")
+              "kicks_per_packet", "suppressed_pct", "backend_batch", "agree", "bottleneck",
+              "goodput_bps", "backend_batch_lo", "backend_batch_hi")
 
 
 def _gbit(bps):
@@ -35,6 +39,96 @@ def _guest_only(g, backend):
             if g.get(k) is not None]
     return "guest only (%s): no host-side count over %s to check against, loss unknown" % (
         ", ".join(seen) or "no frames", backend)
+
+
+# Each app is measured by its own figures first (docs/runner.md, "Headline
+# figures"): iperf by its goodput, rr by its transactions and latency, the
+# frame apps by frames. Their rates count Ethernet frames without FCS, as
+# virtio carries them; on the wire each frame takes 24 bytes more (FCS 4,
+# preamble and SFD 8, inter-frame gap 12).
+FRAME_APPS = ("gen", "sink", "reflect", "fwd")
+FRAME_GBIT = "Gbit/s (frames w/o FCS)"
+L1_EXTRA_BYTES = 24
+# Service demand per unit of what the app moves: no us/KB for rr's
+# one-byte messages, no us/frame for a stream.
+SERVICE_DEMAND = {
+    "stream": (("sd_us_per_kb", "%.3f us/KB"),),
+    "rr": (("sd_us_per_tx", "%.2f us/transaction"),),
+    "frames": (("sd_us_per_packet", "%.3f us/frame"), ("sd_us_per_kb", "%.3f us/KB")),
+    "other": (("sd_us_per_packet", "%.3f us/packet"), ("sd_us_per_kb", "%.3f us/KB"),
+              ("sd_us_per_tx", "%.2f us/transaction")),
+}
+
+
+# Figures that mislead for an app, left out of its tables and plots: a
+# stream's frames both ways and the guest's byte rate (its goodput is the
+# receiver's count), rr's rates of one-byte messages.
+MISLEADING = {"stream": ("pps", "bps"), "rr": ("pps", "bps", "sd_us_per_kb")}
+
+
+def app_kind(app):
+    """"stream" (iperf), "rr", "frames" (FRAME_APPS) or "other"."""
+    if app == "iperf":
+        return "stream"
+    if app == "rr":
+        return "rr"
+    return "frames" if app in FRAME_APPS else "other"
+
+
+def frame_gbit(m):
+    """Gbit/s of frames without FCS, and at L1."""
+    if m.get("bps") is None:
+        return "-"
+    if m.get("pps") is None:
+        return _gbit(m["bps"])
+    return "%s (%s at L1, +%d B a frame for FCS, preamble, SFD and IFG)" % (
+        _gbit(m["bps"]), _gbit(m["bps"] + m["pps"] * L1_EXTRA_BYTES * 8), L1_EXTRA_BYTES)
+
+
+def _latency(m):
+    lat = [(k, m[k + "_ns"]) for k in ("p50", "p90", "p99", "p999", "max", "mean")
+           if m.get(k + "_ns") is not None]
+    if not lat:
+        return []
+    return [("latency", ", ".join("%s %.1f us" % (k.replace("p999", "p99.9"), v / 1e3)
+                                  for k, v in lat))]
+
+
+def headline(rep):
+    """The app's own figures first (app_kind), then its counts: a count
+    of frames is printed as one, never as a rate."""
+    m = rep.get("metrics", {})
+    kind = app_kind(rep.get("app"))
+    if kind == "stream":
+        _, who = iperf.receiver_bytes((rep["guests"][-1].get("result") or {}), rep.get("host"))
+        good = "%s Gbit/s (%s bytes in %.2f s, counted by %s)" % (
+            _gbit(m["goodput_bps"]), fmt_count(m["goodput_bytes"]), m["duration_s"], who) \
+            if m.get("goodput_bps") is not None else "- (the receiving end gave no count)"
+        return [("goodput", good),
+                ("frames", "%s at the guest's netif, both ways (ACKs included, a TSO "
+                           "super-frame as one)" % fmt_count(m.get("packets")))]
+    if kind == "rr":
+        return ([("transactions", "%s, %s/s" % (fmt_count(m.get("transactions")),
+                                                fmt_num(m.get("tps"))))] + _latency(m)
+                + [("messages", "%s, requests and replies (%s bytes of payload)"
+                    % (fmt_count(m.get("packets")), fmt_count(m.get("bytes"))))])
+    return [("pps", fmt_num(m.get("pps"))), (FRAME_GBIT, frame_gbit(m)),
+            ("frames", fmt_count(m.get("packets"))),
+            ("bytes", fmt_count(m.get("bytes")))] + _latency(m)
+
+
+def progress(s):
+    """The figures of one sample line, the app's own first (headline)."""
+    kind = app_kind(s.get("app"))
+    if kind == "stream":
+        return "%s Gbit/s goodput  frames %s" % (_gbit(_num(s.get("goodput_bps"))) or "-",
+                                                 fmt_count(_num(s.get("packets"))))
+    if kind == "rr":
+        p99 = _num(s.get("p99_us"))
+        return "%s tps  p99 %s us" % (fmt_num(_num(s.get("tps"))),
+                                      "%.1f" % p99 if p99 is not None else "-")
+    return "%s pps  %s %s" % (fmt_num(_num(s.get("pps"))), _gbit(_num(s.get("bps"))) or "-",
+                              FRAME_GBIT)
 
 
 def human(rep):
@@ -61,18 +155,7 @@ def human(rep):
         rows += [("result " + k, v) for k, v in r.items()
                  if k not in ("type", "app") and not isinstance(v, (dict, list))]
     elif m.get("packets") is not None:
-        rows += [("packets", fmt_num(int(m["packets"]))),
-                 ("bytes", fmt_num(int(m["bytes"])) if m.get("bytes") is not None else "-"),
-                 ("pps", fmt_num(m.get("pps"))),
-                 ("Gbit/s", _gbit(m.get("bps")))]
-    if m.get("tps") is not None:
-        rows.append(("transactions", "%s, %s/s" % (fmt_num(int(m.get("transactions") or 0)),
-                                                    fmt_num(m["tps"]))))
-    lat = [(k, m[k + "_ns"]) for k in ("p50", "p90", "p99", "p999", "max", "mean")
-           if m.get(k + "_ns") is not None]
-    if lat:
-        rows.append(("latency", ", ".join("%s %.1f us" % (k.replace("p999", "p99.9"), v / 1e3)
-                                          for k, v in lat)))
+        rows += headline(rep)
     c = rep.get("counts")
     if c:
         for name, d in c["directions"].items():
@@ -106,9 +189,7 @@ def human(rep):
         guest = guest_notify_line(rep)
         if guest:
             rows.append(("guest", guest))
-        sd = [fmt % m[k] for k, fmt in (("sd_us_per_packet", "%.3f us/packet"),
-                                         ("sd_us_per_kb", "%.3f us/KB"),
-                                         ("sd_us_per_tx", "%.2f us/transaction"))
+        sd = [fmt % m[k] for k, fmt in SERVICE_DEMAND[app_kind(rep.get("app"))]
               if m.get(k) is not None]
         if sd:
             rows.append(("service demand", ", ".join(sd)))

@@ -30,11 +30,12 @@ FORMAT = 2
 CONFIG_PARAMS = ("size", "sessions", "msg_size", "window", "kick_batch", "rx_refill", "ring",
                  "txfull", "rate")
 
-# The metrics written per point, in this order.
-METRICS = ("pps", "bps", "packets", "bytes", "loss_pct", "lost", "tx_dropped", "cpu_pct",
-           "sd_us_per_packet", "sd_us_per_kb", "sd_us_per_tx", "tps", "p50_ns", "p90_ns",
-           "p99_ns", "p999_ns", "kicks_per_packet", "suppressed_pct", "backend_batch",
-           "duration_s")
+# The metrics written per point, in this order (new ones are added, none
+# renamed: a reader of older files finds its columns).
+METRICS = ("pps", "bps", "goodput_bps", "packets", "bytes", "loss_pct", "lost", "tx_dropped",
+           "cpu_pct", "sd_us_per_packet", "sd_us_per_kb", "sd_us_per_tx", "tps", "p50_ns",
+           "p90_ns", "p99_ns", "p999_ns", "kicks_per_packet", "suppressed_pct", "backend_batch",
+           "backend_batch_lo", "backend_batch_hi", "duration_s")
 
 
 def run_metrics(rep):
@@ -56,6 +57,13 @@ def params_from_config(words, backend=None):
             feats = v
     p["event_idx"] = "off" if "-event_idx" in feats.split(",") else "on"
     return p
+
+
+def app_of(results):
+    """The app a sweep's points ran (their identity), None when unknown
+    (a format 1 sweep)."""
+    apps = {(p.get("identity") or {}).get("app") for p in results["points"]} - {None}
+    return apps.pop() if len(apps) == 1 else None
 
 
 def fixed_params(base, axes):

@@ -14,7 +14,7 @@ import shutil
 import time
 
 from . import (accel, artifacts, backends, compare, counts, exitcodes, optypes, pinning, plots,
-               qemucmd, resultsdir, runner, scratch, stats, support, topology_pvp)
+               qemucmd, report, resultsdir, runner, scratch, stats, support, topology_pvp)
 from .backends import testpmd, vhostpeer
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
@@ -321,12 +321,13 @@ def run(base, axes, repeat, out, resolver, log=None, order="interleave", seed=1)
 
 
 def run_outcome(rep):
-    """A run's part of its progress line: its pps, said to be the guest's
-    own count where nothing else counted, or why it failed."""
+    """A run's part of its progress line: its app's leading figure
+    (lead_figure), said to be the guest's own count where nothing else
+    counted, or why it failed."""
     if rep["status"] != 0:
         return "failed: %s" % rep.get("why")
-    return "%s pps%s" % (fmt_num((rep.get("metrics") or {}).get("pps")),
-                         "" if counts.host_counted(rep.get("counts")) else " (guest only)")
+    return "%s%s" % (lead_figure(rep.get("metrics") or {}, rep.get("app")),
+                     "" if counts.host_counted(rep.get("counts")) else " (guest only)")
 
 
 # Table columns: (header, metric, scale, format).
@@ -341,6 +342,16 @@ TABLE_METRICS = (("pps", "pps", 1.0, None), ("Gbit/s", "bps", 1e-9, "%.3f"),
                  ("supp%", "suppressed_pct", 1.0, "%.1f"),
                  ("batch", "backend_batch", 1.0, "%.1f"))
 
+
+# Each app's own measure leads its table (report.app_kind; docs/runner.md,
+# "Headline figures"); report.MISLEADING are left out.
+LEAD_METRICS = {
+    "stream": (("goodput Gbit/s", "goodput_bps", 1e-9, "%.3f"),),
+    "rr": (("tps", "tps", 1.0, None), ("p50 us", "p50_ns", 1e-3, "%.1f"),
+           ("p99 us", "p99_ns", 1e-3, "%.1f")),
+    "frames": (("pps", "pps", 1.0, None), ("Gbit/s w/o FCS", "bps", 1e-9, "%.3f")),
+    "other": TABLE_METRICS[:2],
+}
 
 # Columns left out when every point has 0 there.
 QUIET_WHEN_ZERO = ("tx_dropped", "irq_per_packet", "idle_pct")
@@ -375,27 +386,62 @@ def guest_only_note(results):
             "not counted (loss -)" % (GUEST_ONLY, ", ".join(names)))
 
 
-def render(results):
-    """Medians per point, pps min-max and spread; metric columns that no
-    point has are left out. The guest's own rates of a point without a
-    host-side count carry GUEST_ONLY and a footnote."""
-    names = list(results["axes"])
+def _batch_cell(s):
+    """Frames per burst, or its bounds where testpmd's shares do not pin
+    it (outcome.batch_metrics): the medians of the runs' bounds."""
+    if s.get("backend_batch") is not None or s.get("backend_batch_lo") is None:
+        return _cell(s.get("backend_batch"), 1.0, "%.1f")
+    return "%.3g..%.3g" % (s["backend_batch_lo"]["median"], s["backend_batch_hi"]["median"])
+
+
+def columns(results, kind):
+    """(header, metric, scale, format) of the table: the app's own figures
+    first, then the others some point has (not those all zero)."""
     pts = results["points"]
-    cols = [c for c in TABLE_METRICS if any(c[1] in p["summary"] for p in pts)
+    lead = LEAD_METRICS[kind]
+    rest = [c for c in TABLE_METRICS if c[1] not in [m for _, m, _, _ in lead]
+            and c[1] not in report.MISLEADING.get(kind, ())]
+
+    def has(metric):
+        return any(metric in p["summary"] for p in pts)
+
+    return [c for c in list(lead) + rest
+            if (has(c[1]) or c[1] == "backend_batch" and has("backend_batch_lo"))
             and (c[1] not in QUIET_WHEN_ZERO
                  or any(p["summary"].get(c[1], {}).get("max") for p in pts))]
-    headers = names + ["ok"] + [c[0] for c in cols] + ["pps min-max", "spread"]
+
+
+def lead_figure(rep_metrics, app):
+    """The app's leading figure of one run, for the sweep's log line."""
+    head, m, scale, fmt = LEAD_METRICS[report.app_kind(app)][0]
+    v = rep_metrics.get(m)
+    if v is None:
+        return "- " + head
+    return "%s %s" % (fmt % (v * scale) if fmt else fmt_num(v * scale), head)
+
+
+def render(results):
+    """Medians per point, the leading figure's min-max and spread; metric
+    columns that no point has are left out. The guest's own rates of a
+    point without a host-side count carry GUEST_ONLY and a footnote."""
+    names = list(results["axes"])
+    kind = report.app_kind(resultsdir.app_of(results))
+    cols = columns(results, kind)
+    head, lead, scale, fmt = LEAD_METRICS[kind][0]
+    show = (lambda v: fmt % (v * scale)) if fmt else (lambda v: fmt_num(v * scale))
+    headers = names + ["ok"] + [c[0] for c in cols] + [head + " min-max", "spread"]
     rows = []
-    for p in pts:
+    for p in results["points"]:
         s = p["summary"]
-        pps = s.get("pps")
-        sp = stats.spread_pct(pps) if pps and pps["n"] > 1 else None
+        first = s.get(lead)
+        sp = stats.spread_pct(first) if first and first["n"] > 1 else None
         mark = GUEST_ONLY if p.get("host_counted") is False else ""
         rows.append([p["params"][n] for n in names]
                     + ["%d/%d" % (p["ok"], len(p["statuses"]))]
-                    + [_cell(s.get(m), sc, f) + (mark if m in counts.GUEST_RATES and m in s else "")
+                    + [_batch_cell(s) if m == "backend_batch" else _cell(s.get(m), sc, f)
+                       + (mark if m in counts.GUEST_RATES and m in s else "")
                        for _, m, sc, f in cols]
-                    + ["%s-%s" % (fmt_num(pps["min"]), fmt_num(pps["max"])) if pps else "-",
+                    + ["%s-%s" % (show(first["min"]), show(first["max"])) if first else "-",
                        "%.1f%%" % sp if sp is not None else "-"])
     text = table(headers, rows, align=["<"] * len(names) + [">"] * (len(headers) - len(names)))
     note = guest_only_note(results)
