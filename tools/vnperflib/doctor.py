@@ -6,9 +6,10 @@ import os
 import shutil
 import sys
 
-from . import (accel, backends, libvirtconn, libvirtstage, peer, plots, qemucmd, scratch,
-               support)
+from . import (accel, backends, libvirtconn, libvirtstage, optypes, peer, plots, qemucmd,
+               scratch, support)
 from . import versions as versions_
+from .backends import tap
 from .errors import RunnerError
 from .proc import Session, run_quiet
 from .tables import kv_table
@@ -78,6 +79,18 @@ def backend_rows(opts):
     return rows, ready, missing
 
 
+def own_rows(opts):
+    """--tap IF, --bridge BR: what the run would check of them, one row
+    each (exists, is a tap or bridge, is up, permissions)."""
+    rows = []
+    for option, dev, facts in (("--tap", opts.tap, tap.tap_facts),
+                               ("--bridge", opts.bridge, tap.bridge_facts)):
+        if dev:
+            rows += [("%s %s %s" % (option, dev, what), "yes" if why is None else "no: " + why)
+                     for what, why in facts(dev)]
+    return rows
+
+
 def report(opts):
     """[(name, value)] for the table, and the same as a dict."""
     img, qemu = opts.image, opts.qemu
@@ -96,7 +109,7 @@ def report(opts):
         rows.append(("accelerator", accelerator(s, img, opts.machine, qemu)))
     rows.append(("libvirt", libvirtconn.describe()))
     brows, ready, missing = backend_rows(opts)
-    rows += brows
+    rows += brows + own_rows(opts)
     rows.append(("summary", "%d backends ready (%s)%s" % (
         len(ready), ", ".join(ready), "; missing: " + ", ".join(missing) if missing else "")))
     return rows
@@ -107,6 +120,10 @@ def add_arguments(p):
     p.add_argument("--machine", choices=qemucmd.MACHINES, default="microvm")
     p.add_argument("--qemu", default=qemucmd.DEFAULT_QEMU, help="QEMU binary")
     p.add_argument("--json", action="store_true", help="print the report as a JSON object")
+    p.add_argument("--tap", type=optypes.ifname, default=None, metavar="IF",
+                   help="also check your own tap for `run --tap IF`")
+    p.add_argument("--bridge", type=optypes.ifname, default=None, metavar="BR",
+                   help="also check your own bridge for `run --bridge BR`")
     p.add_argument("--clean", action="store_true", help="only remove what runners killed with "
                    "SIGKILL left (their temp directories, DPDK prefixes, libvirt staging "
                    "folders: those whose PID is gone), and say what")

@@ -74,9 +74,11 @@ def receiver_bytes(result, host):
 class HostIperf:
     """netns: run inside it (tap), or None (the host's loopback); target:
     where the host's client connects; port: the host's port (its server's,
-    or the one its client connects to), by default the guest's dst_port=."""
+    or the one its client connects to), by default the guest's dst_port=;
+    bind: the host server's address (default: every address of the
+    namespace, or the host's loopback)."""
 
-    def __init__(self, session, netns, target, opts, port=None):
+    def __init__(self, session, netns, target, opts, port=None, bind=None):
         if not any(os.access(os.path.join(d, "iperf"), os.X_OK)
                    for d in os.environ.get("PATH", "/usr/bin").split(os.pathsep)):
             raise missing("iperf: host iperf 2 not found (Debian package iperf)")
@@ -94,7 +96,8 @@ class HostIperf:
         session.on_close(self.out.close, what="close iperf output")
         base = (["ip", "netns", "exec", netns] if netns else []) + ["iperf", "-y", "C", "-p", port]
         if self.role == "client":
-            self.argv = base + ["-s"] + ([] if netns else ["-B", "127.0.0.1"])
+            bind = bind or (None if netns else "127.0.0.1")
+            self.argv = base + ["-s"] + (["-B", bind] if bind else [])
         else:
             self.argv = base + ["-c", target, "-t", str(duration), "-P", sessions,
                                 "--connect-retries", "50"]
@@ -158,8 +161,8 @@ class IperfBackend:
 
     iperf = None
 
-    def iperf_start(self, session, netns, target, port=None):
-        self.iperf = HostIperf(session, netns, target, self.opts, port)
+    def iperf_start(self, session, netns, target, port=None, bind=None):
+        self.iperf = HostIperf(session, netns, target, self.opts, port, bind)
         if self.iperf.role == "client":
             self.iperf.start()
 

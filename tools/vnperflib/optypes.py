@@ -30,3 +30,14 @@ def out_dir(v):
     if not v.strip():
         raise argparse.ArgumentTypeError("%r: an empty path names no directory" % v)
     return v
+
+
+def ifname(v):
+    """type= of --tap and --bridge: a name the kernel takes for an
+    interface (dev_valid_name: 1 to 15 bytes, no '/', ':' or whitespace,
+    not . or ..)."""
+    if (not v or len(v.encode()) > 15 or v in (".", "..")
+            or any(c in "/:" or c.isspace() for c in v)):
+        raise argparse.ArgumentTypeError("%r is not an interface name (1 to 15 characters, "
+                                         "no '/', ':' or whitespace)" % v)
+    return v

@@ -185,7 +185,8 @@ def base_opts(opts):
         # Checks before the first run (the KVM probe) use the first arm.
         if getattr(opts, name, None) is not None:
             setattr(base, name, getattr(opts, name).split(",")[0].strip())
-    base.backend = "dgram"
+    named = [v.strip() for v in opts.backend.split(",")] if opts.backend else []
+    base.backend = backends.implied(opts, named) or "dgram"
     base.event_idx = None
     base.json = base.csv = False
     base.quiet = not opts.verbose

@@ -5,7 +5,7 @@ registry below is the one place that names them."""
 
 from .. import topology_pvp
 from ..errors import usage
-from . import pvp, testpmd, vhostpeer
+from . import pvp, tap, testpmd, vhostpeer
 from .base import Backend, NoBackend
 from .passt import Passt
 from .qemuonly import Hub, User
@@ -26,11 +26,28 @@ REGISTRY = {
     "passt": Passt,
 }
 
-__all__ = ["Backend", "REGISTRY", "names", "make"]
+__all__ = ["Backend", "REGISTRY", "names", "make", "implied"]
 
 
 def names():
     return list(REGISTRY)
+
+
+def implied(opts, named):
+    """The backend that --tap or --bridge stands for: tap (vhost-net takes
+    them too); None when no option names one. named: the backends the user gave (--backend,
+    sweep's axis); one that contradicts the option is refused."""
+    if opts.tap and opts.bridge:
+        raise usage("--tap and --bridge: give one (--bridge adds a tap of the runner's own)")
+    if opts.tap or opts.bridge:
+        what = "--tap %s" % opts.tap if opts.tap else "--bridge %s" % opts.bridge
+        allowed, why = tap.OWN_TAP_BACKENDS, "it is the tap backend (or vhost-net)"
+    else:
+        return None
+    bad = [n for n in named if n not in allowed]
+    if bad:
+        raise usage("%s and --backend %s: %s" % (what, bad[0], why))
+    return allowed[0]
 
 
 def make(name, opts):
@@ -43,6 +60,8 @@ def make(name, opts):
     if n:
         topology_pvp.check(opts)
         return pvp.make(name, opts, n)
+    if name in tap.OWN_TAP_BACKENDS and (opts.tap or opts.bridge):
+        return tap.own(opts, name == "vhost-net")
     if name == "vhost-user" and vhostpeer.feeder(opts, testpmd.plan(opts)[1]) == "peer-dpdk":
         return vhostpeer.VhostUserPeer(opts)
     return REGISTRY[name](opts)

@@ -69,21 +69,23 @@ def face_guest(ns, dev, mac):
 
 
 def link(ns, dev):
-    """(MAC, stats64) of an interface in the namespace; None when absent."""
-    rc, out = run_quiet(["ip", "-n", ns, "-s", "-j", "link", "show", dev])
+    """(MAC, stats64) of an interface in namespace ns (None: the runner's
+    own); None when absent."""
+    rc, out = run_quiet(["ip"] + (["-n", ns] if ns else []) + ["-s", "-j", "link", "show", dev])
     if rc != 0:
         return None
     dev = json.loads(out)[0]
     return dev.get("address"), dev.get("stats64", {})
 
 
-def sender(session, opts, ns):
-    """The peer sending the run's frames to the guest through a UDP socket
-    in the namespace: the kernel writes the Ethernet, IPv4 and UDP headers
+def sender(session, opts, ns, host=HOST_IP, guest=GUEST_IP):
+    """The peer sending the run's frames from host to the guest's address
+    through a UDP socket in the namespace (None: the runner's own): the
+    kernel writes the Ethernet, IPv4 and UDP headers
     (--payload-only), so the guest gets --size-byte frames that start their
     payload with the vnperf header; count and rate by peer.feed_args."""
     size = opts.size or 60
     args = ["--payload-only", "--size", str(size), "--dst-port", str(GUEST_PORT)]
     args += peer.feed_args(opts, size)
     return peer.Peer(session, peer.peer_binary(), "send", 0, GUEST_PORT, args,
-                     host=HOST_IP, remote_host=GUEST_IP, netns=ns)
+                     host=host, remote_host=guest, netns=ns)

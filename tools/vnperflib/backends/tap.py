@@ -1,12 +1,31 @@
 """tap and vhost-net: a tap in a network namespace the runner creates,
-QEMU inside it; the tap's interface statistics are the host-side counts."""
+QEMU inside it; or the user's own tap (--tap IF), or a tap of the
+runner's own on the user's bridge (--bridge BR), in the runner's own
+namespace. The tap's interface statistics are the host-side counts."""
 
+import ipaddress
+import itertools
 import os
+import re
 
 from .. import counts, iperf, peer, qemucmd, rrhost
-from ..errors import failed, missing
+from ..iperf import config_value
+from ..errors import failed, missing, usage
+from ..proc import run_quiet
 from . import netns
 from .base import Backend, guest_mac, live_from_peer, nic_props
+
+# /sys/class/net/IF/tun_flags bits (linux/if_tun.h) and flags' IFF_UP.
+IFF_TAP = 0x0002
+IFF_MULTI_QUEUE = 0x0100
+IFF_VNET_HDR = 0x4000
+IFF_UP = 0x1
+CAP_NET_ADMIN = 12
+# The backends that take --tap and --bridge.
+OWN_TAP_BACKENDS = ("tap", "vhost-net")
+# --bridge's tap: vnb<runner pid>-<n>, at most IFNAMSIZ-1 (15) characters.
+BRIDGE_TAP = re.compile(r"^vnb(\d+)-\d+$")
+_seq = itertools.count(1)
 
 
 class Tap(iperf.IperfBackend, Backend):
@@ -22,8 +41,9 @@ class Tap(iperf.IperfBackend, Backend):
 
     def __init__(self, opts):
         super().__init__(opts)
-        self.netns = None
-        self.tap_mac = None
+        self.dev = self.TAP
+        self.dst_ip = netns.HOST_IP
+        self.dst_mac = None
         self.base = None
         self.sender = None
         self.rr = None
@@ -32,6 +52,9 @@ class Tap(iperf.IperfBackend, Backend):
         if os.geteuid() != 0:
             raise missing("%s: needs root (CAP_NET_ADMIN) to create a namespace and a tap"
                           % self.name)
+        self.check_devices()
+
+    def check_devices(self):
         if not os.path.exists("/dev/net/tun"):
             raise missing("%s: /dev/net/tun missing (modprobe tun)" % self.name)
         if self.vhost and not os.path.exists("/dev/vhost-net"):
@@ -49,14 +72,19 @@ class Tap(iperf.IperfBackend, Backend):
         ns = self.netns = netns.create(session)
         netns.ip("-n", ns, "tuntap", "add", "dev", self.TAP, "mode", "tap", "vnet_hdr")
         netns.face_guest(ns, self.TAP, guest_mac(0))
-        self.tap_mac, self.base = self._stats()
+        self.dst_mac, self.base = self._stats()
+        self.start_host_end(session, netns.GUEST_IP)
+
+    def start_host_end(self, session, guest_ip, bind=None):
+        """The app's host end in the backend's namespace, at dst_ip."""
+        ns = self.netns
         if self.opts.app == "iperf":
-            self.iperf_start(session, ns, netns.GUEST_IP)
+            self.iperf_start(session, ns, guest_ip, bind=bind)
         elif self.opts.app == "rr":
-            self.rr = rrhost.HostRr(session, ns, netns.HOST_IP, self.opts)
+            self.rr = rrhost.HostRr(session, ns, self.dst_ip, self.opts)
             self.rr.start()
         elif self.opts.app in ("sink", "reflect"):
-            self.sender = netns.sender(session, self.opts, ns)
+            self.sender = netns.sender(session, self.opts, ns, self.dst_ip, guest_ip)
 
     def on_guest_ready(self, index):
         if self.sender is not None and self.sender.proc is None:
@@ -89,22 +117,23 @@ class Tap(iperf.IperfBackend, Backend):
         return live_from_peer(self.sender)
 
     def _stats(self):
-        got = netns.link(self.netns, self.TAP)
+        got = netns.link(self.netns, self.dev)
         if got is None:
-            raise failed("%s: %s is gone from %s" % (self.name, self.TAP, self.netns))
+            raise failed("%s: %s is gone%s" % (self.name, self.dev,
+                                               " from " + self.netns if self.netns else ""))
         return got
 
     def nics(self, index):
-        nd = "tap,ifname=%s,script=no,downscript=no" % self.TAP
+        nd = "tap,ifname=%s,script=no,downscript=no" % self.dev
         if self.vhost:
             nd += ",vhost=on"
         return [qemucmd.Nic(nd, guest_mac(index), nic_props(self.opts))]
 
     def guest_config(self, index):
-        return ["ip=" + netns.GUEST_IP, "dst_ip=" + netns.HOST_IP, "dst_mac=" + self.tap_mac]
+        return ["ip=" + netns.GUEST_IP, "dst_ip=" + self.dst_ip, "dst_mac=" + self.dst_mac]
 
     def collect(self):
-        if self.netns is None:
+        if self.base is None:
             return {}
         _, now = self._stats()
         rx, tx = now.get("rx", {}), now.get("tx", {})
@@ -131,3 +160,226 @@ class Tap(iperf.IperfBackend, Backend):
 class VhostNet(Tap):
     name = "vhost-net"
     vhost = True
+
+
+def _sys(dev, leaf):
+    """The text of /sys/class/net/DEV/LEAF; None when absent."""
+    try:
+        with open("/sys/class/net/%s/%s" % (dev, leaf)) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def tun_flags(dev):
+    """The tap's TUN flags (tun_flags, hex); None when dev is no tun/tap."""
+    v = _sys(dev, "tun_flags")
+    return None if v is None else int(v, 16)
+
+
+def is_up(dev):
+    return int(_sys(dev, "flags") or "0", 16) & IFF_UP != 0
+
+
+def master(dev):
+    """The bridge (or other master) dev is enslaved to; None."""
+    path = "/sys/class/net/%s/master" % dev
+    return os.path.basename(os.readlink(path)) if os.path.islink(path) else None
+
+
+def net_admin():
+    """CAP_NET_ADMIN in this process's effective set (root has it)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("CapEff:"):
+                return int(line.split()[1], 16) >> CAP_NET_ADMIN & 1 == 1
+    return os.geteuid() == 0
+
+
+def may_open(dev):
+    """What the kernel asks of a process that attaches to an existing tap
+    (tun_not_capable): CAP_NET_ADMIN, or the tap's owner and group (unset:
+    -1) match."""
+    if net_admin():
+        return True
+    owner, group = int(_sys(dev, "owner") or -1), int(_sys(dev, "group") or -1)
+    return owner in (-1, os.geteuid()) and (group == -1 or group == os.getegid()
+                                            or group in os.getgroups())
+
+
+def holder(dev):
+    """'PID (COMM)' of a process that has tap dev attached (its tun file's
+    fdinfo names it: iff:), or None. A single-queue tap takes one: QEMU's
+    TUNSETIFF would fail with EBUSY. Processes this one may not look into
+    are not seen."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fds = os.listdir("/proc/%s/fd" % pid)
+            for fd in fds:
+                if os.readlink("/proc/%s/fd/%s" % (pid, fd)) != "/dev/net/tun":
+                    continue
+                with open("/proc/%s/fdinfo/%s" % (pid, fd)) as f:
+                    if "iff:\t%s\n" % dev in f.read():
+                        with open("/proc/%s/comm" % pid) as c:
+                            return "%s (%s)" % (pid, c.read().strip())
+        except OSError:
+            continue
+    return None
+
+
+def tap_facts(dev):
+    """[(what, None or why not)] of the user's tap, in the order they
+    matter; stops at the first a later one depends on."""
+    if not os.path.exists("/sys/class/net/" + dev):
+        return [("exists", "no interface %s in this network namespace" % dev)]
+    flags = tun_flags(dev)
+    if flags is None or not flags & IFF_TAP:
+        return [("exists", None),
+                ("is a tap", "not a tap (%s)" % ("no /sys/class/net/%s/tun_flags" % dev
+                                                  if flags is None else "a tun: layer 3"))]
+    who = holder(dev)
+    return [("exists", None),
+            ("is a tap", None),
+            ("single queue", "multi-queue (tun_flags 0x%x): QEMU's one-queue netdev cannot "
+                             "open it" % flags if flags & IFF_MULTI_QUEUE else None),
+            ("free", "busy: process %s has it open" % who if who else None),
+            ("up", None if is_up(dev) else "down: the runner does not change your tap "
+                                           "(ip link set %s up)" % dev),
+            ("permissions", None if may_open(dev) else
+             "needs root (CAP_NET_ADMIN), or the tap's owner or group, to open it")]
+
+
+def bridge_facts(br):
+    """[(what, None or why not)] of the user's bridge, as tap_facts."""
+    if not os.path.exists("/sys/class/net/" + br):
+        return [("exists", "no interface %s in this network namespace" % br)]
+    if not os.path.isdir("/sys/class/net/%s/bridge" % br):
+        return [("exists", None),
+                ("is a bridge", "not a bridge (no /sys/class/net/%s/bridge)" % br)]
+    return [("exists", None), ("is a bridge", None),
+            ("up", None if is_up(br) else "down: the runner does not change your bridge "
+                                          "(ip link set %s up)" % br),
+            ("permissions", None if net_admin() else
+             "needs root (CAP_NET_ADMIN) to create a tap and add it to the bridge")]
+
+
+def first_problem(facts):
+    return next((why for _, why in facts if why), None)
+
+
+def host_end(dev):
+    """(MAC, IPv4 interface address or None) the guest sends to: the
+    bridge dev is on, else dev itself; frames to that MAC end in this
+    host's stack."""
+    end = master(dev) or dev
+    mac = netns.link(None, end)[0]
+    rc, out = run_quiet(["ip", "-4", "-o", "addr", "show", "dev", end])
+    m = re.search(r"\binet ([0-9.]+/[0-9]+)", out) if rc == 0 else None
+    return mac, ipaddress.ip_interface(m.group(1)) if m else None
+
+
+def remove_stale_taps():
+    """--bridge taps of runners that were killed (SIGKILL leaves no time
+    to delete them): vnb<PID>-N whose PID is gone."""
+    for dev in os.listdir("/sys/class/net"):
+        m = BRIDGE_TAP.match(dev)
+        if m and tun_flags(dev) is not None and not os.path.exists("/proc/" + m.group(1)):
+            run_quiet(["ip", "link", "del", dev])
+
+
+class OwnTap(Tap):
+    """--tap IF: the user's tap as it is, in the runner's own namespace
+    (none created). QEMU opens it with the vnet header the tap has (so its
+    flags stay as they were); nothing else is changed (no address, link
+    state, MAC, master, neighbour or route). The tap's interface
+    statistics are the host-side counts. gen sends to the host's stack
+    whatever its addresses; the apps with a host end (sink, reflect, rr,
+    iperf) need one the runner can reach: this host's IPv4 address on the
+    tap or its bridge, and the guest's own in that subnet (-- ip=A: the
+    runner picks no address on the user's network)."""
+
+    def __init__(self, opts, vhost):
+        super().__init__(opts)
+        self.vhost = vhost
+        self.dev = self.end_dev = opts.tap
+        self.option = "--tap %s" % opts.tap
+        self.flags = None
+
+    def facts(self):
+        return tap_facts(self.dev)
+
+    def check(self):
+        why = first_problem(self.facts())
+        if why:
+            raise missing("%s: %s" % (self.option, why))
+        self.check_app()
+        self.check_devices()
+
+    def check_app(self):
+        app = self.opts.app
+        if app == "gen":
+            return
+        end = master(self.end_dev) or self.end_dev
+        addr = host_end(self.end_dev)[1]
+        if addr is None:
+            raise missing("%s: app %s needs an IPv4 address of this host on %s to reach the "
+                          "guest from (the runner adds none to your network; gen needs none)"
+                          % (self.option, app, end))
+        ip = config_value(self.opts.config, "ip", None)
+        if ip is None:
+            raise usage("%s: app %s needs the guest's address in %s after -- (ip=A): the "
+                        "runner picks none on your network" % (self.option, app, addr.network))
+        try:
+            ok = ipaddress.ip_address(ip) in addr.network and ipaddress.ip_address(ip) != addr.ip
+        except ValueError:
+            ok = False
+        if not ok:
+            raise usage("%s: -- ip=%s is no address of %s but the host's %s"
+                        % (self.option, ip, addr.network, addr.ip))
+
+    def start(self, session, nguests=1):
+        self.flags = tun_flags(self.dev)
+        _, self.base = self._stats()
+        self.dst_mac, addr = host_end(self.end_dev)
+        if addr is not None:
+            self.dst_ip = str(addr.ip)
+            self.start_host_end(session, config_value(self.opts.config, "ip", netns.GUEST_IP),
+                                bind=self.dst_ip)
+
+    def nics(self, index):
+        [nic] = super().nics(index)
+        nic.netdev += ",vnet_hdr=" + ("on" if self.flags & IFF_VNET_HDR else "off")
+        return [nic]
+
+
+class BridgeTap(OwnTap):
+    """--bridge BR: a tap of the runner's own (vnb<pid>-<n>, with a vnet
+    header, the bridge's MTU, IPv6 off) added to the user's bridge, up,
+    deleted at teardown; nothing of the bridge changes. QEMU's bridge
+    helper is not used (it needs /etc/qemu/bridge.conf)."""
+
+    def __init__(self, opts, vhost):
+        super().__init__(opts, vhost)
+        self.bridge = self.end_dev = opts.bridge
+        self.dev = "vnb%d-%d" % (os.getpid(), next(_seq))
+        self.option = "--bridge " + opts.bridge
+
+    def facts(self):
+        return bridge_facts(self.bridge)
+
+    def start(self, session, nguests=1):
+        remove_stale_taps()
+        netns.ip("tuntap", "add", "dev", self.dev, "mode", "tap", "vnet_hdr")
+        session.on_close(netns.ip, "link", "del", self.dev, what="delete tap " + self.dev)
+        # No router solicitations of its own towards the guest; a tap with
+        # a smaller MTU would lower the bridge's.
+        run_quiet(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % self.dev])
+        netns.ip("link", "set", self.dev, "mtu", _sys(self.bridge, "mtu"))
+        netns.ip("link", "set", self.dev, "master", self.bridge)
+        netns.ip("link", "set", self.dev, "up")
+        super().start(session, nguests)
+
+
+def own(opts, vhost):
+    """The backend of --tap or --bridge."""
+    return (OwnTap if opts.tap else BridgeTap)(opts, vhost)
