@@ -1,7 +1,8 @@
 """The user's own tap, bridge and QEMU command line (issue 26): `--tap IF`
 uses a tap the test made (on a bridge, in a namespace of the test's own,
 where the runner runs) as it is, `--bridge BR` adds a tap of the runner's
-own to the test's bridge for the run. Frame counts from both sides and the
+own to the test's bridge for the run, `--qemu-args-file` boots the
+appliance on a NIC the file defines. Frame counts from both sides and the
 interface's own counter agree; refusals are one line and their status."""
 
 import json
@@ -143,6 +144,18 @@ def test_busy_tap_is_one_line_naming_the_holder(image, userns):
     finally:
         hold.kill()
         hold.wait()
+
+
+def test_qemu_args_file_nic_of_its_own(image):
+    """examples/qemu-args-hub.txt: the appliance's NIC on a hub of the
+    file's own; the runner adds none and counts the guest's side only."""
+    r = run_vnperf(RUN + ["--qemu-args-file", os.path.join(ROOT, "examples", "qemu-args-hub.txt"),
+                          "--duration", "1"])
+    assert r.stdout, r.stderr
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0, r.stderr
+    assert rep["backend"] == "none" and rep["app"] == "gen" and rep["counts"] is None
+    assert rep["guests"][0]["result"]["packets"] > 0
 
 
 def report(r):

@@ -4,34 +4,16 @@ is (QEMU opens it with the vnet header it has), and every refusal one line
 with its status, before anything starts."""
 
 import argparse
-import importlib.machinery
-import importlib.util
 import ipaddress
 
 import pytest
 
-from vnpy import VNPERF, run_vnperf, standin_image
+from vnpy import cli_opts, run_vnperf, standin_image
 from vnperflib import backends, doctor, exitcodes, sweep
 from vnperflib.backends import tap
 from vnperflib.errors import RunnerError
 
 USAGE, MISSING = exitcodes.RUNNER_USAGE, exitcodes.RUNNER_BACKEND_MISSING
-
-
-def cli_opts(*argv):
-    """The options tools/vnperf's own parser makes of argv."""
-    loader = importlib.machinery.SourceFileLoader("vnperf_cli_own", VNPERF)
-    spec = importlib.util.spec_from_loader("vnperf_cli_own", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    top = mod.Parser(prog="vnperf")
-    sub = top.add_subparsers(dest="cmd", parser_class=mod.Parser)
-    p = sub.add_parser(argv[0])
-    mod.add_guest_options(p, axes=argv[0] != "run")
-    if argv[0] != "run":
-        sweep.add_arguments(p)
-    p.add_argument("config", nargs="*")
-    return mod, top.parse_args(list(argv))
 
 
 def one_line(r, status, line):

@@ -1,6 +1,8 @@
 """Shared helpers of the pure-Python tests (no image, no QEMU): the
 runner's library on sys.path and running tools/vnperf itself."""
 
+import importlib.machinery
+import importlib.util
 import os
 import subprocess
 import sys
@@ -27,3 +29,20 @@ def standin_image(d):
     with open(path, "wb") as f:
         f.write(b"\x7fELF")
     return path
+
+
+def cli_opts(*argv):
+    """(tools/vnperf as a module, the options its parser makes of argv):
+    run, or sweep with its own options."""
+    loader = importlib.machinery.SourceFileLoader("vnperf_cli_opts", VNPERF)
+    spec = importlib.util.spec_from_loader("vnperf_cli_opts", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    top = mod.Parser(prog="vnperf")
+    sub = top.add_subparsers(dest="cmd", parser_class=mod.Parser)
+    p = sub.add_parser(argv[0])
+    mod.add_guest_options(p, axes=argv[0] != "run")
+    if argv[0] != "run":
+        mod.sweep.add_arguments(p)
+    p.add_argument("config", nargs="*")
+    return mod, top.parse_args(list(argv))

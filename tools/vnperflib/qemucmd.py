@@ -1,6 +1,7 @@
 """QEMU command line for one guest."""
 
 import os
+import shlex
 
 MACHINES = ("microvm", "q35", "pc")
 BOOTS = ("pvh", "uefi")
@@ -60,6 +61,28 @@ def merge_config(*groups):
             merged.pop(k, None)
             merged[k] = v
     return ["%s=%s" % kv for kv in merged.items()]
+
+
+def args_file(path):
+    """--qemu-args-file: QEMU arguments as shell-like words (shlex), any
+    number a line, # comments. OSError when unreadable; ValueError naming
+    the line whose words are malformed."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    words = []
+    for n, line in enumerate(lines, 1):
+        try:
+            words += shlex.split(line, comments=True)
+        except ValueError as e:
+            raise ValueError("line %d: %s" % (n, e))
+    return words
+
+
+def own_nic(words):
+    """True when extra QEMU arguments add a virtio-net device of their own
+    (-device virtio-net-...): the guest's driver takes the first one."""
+    return any(a in ("-device", "--device") and b.startswith("virtio-net")
+               for a, b in zip(words, words[1:]))
 
 
 class Nic:

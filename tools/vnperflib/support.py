@@ -4,7 +4,7 @@ combination with that line and status 64 before anything starts (no QEMU,
 no backend, no KVM probe); docs/runner.md's table is `vnperf support
 --markdown` (tests/py checks the two agree)."""
 
-from . import backends, identity, passtbin, topology_pvp
+from . import backends, identity, passtbin, qemucmd, topology_pvp
 from .errors import usage
 
 NET_APPS = ("gen", "sink", "reflect", "fwd", "rr", "iperf")
@@ -45,6 +45,8 @@ TABLE = {
                        "*": "two guests need a wire between them: dgram, socket or "
                             "vhost-user"},
 }
+OWN_NIC = ("a virtio-net -device of your own has no host end the runner knows: gen only, "
+           "one guest, guest-side counts")
 NO_PARTNER = "--topology guests pairs gen with a sink and an rr client with an rr server"
 # --topology pvp|pvvp: a chain of forwarders between a tester's two ports.
 for _topo in topology_pvp.TOPOLOGIES:
@@ -162,7 +164,11 @@ def check(opts):
                                                        ", ".join(backends.REGISTRY)))
     p = identity.guest_params(identity.main_words(opts))
     topology = getattr(opts, "topology", "host")
-    line = why_not(p["app"], opts.backend, topology)
+    if opts.backend == "none" and qemucmd.own_nic(opts.qemu_args):
+        line = None if p["app"] not in NET_APPS or (p["app"], topology) == ("gen", "host") \
+            else OWN_NIC
+    else:
+        line = why_not(p["app"], opts.backend, topology)
     if line is None and p["app"] == "rr" and topology == "host":
         line = next((why for bad, why in RR_RULES.get(opts.backend, ()) if bad(p)), None)
     if line is None:

@@ -3,12 +3,12 @@ what it needs, gives QEMU its -netdev, reports host-side counts and tears
 everything down through the session's undo stack (base.Backend). The
 registry below is the one place that names them."""
 
-from .. import topology_pvp
+from .. import qemucmd, topology_pvp
 from ..errors import usage
 from . import pvp, tap, testpmd, vhostpeer
 from .base import Backend, NoBackend
 from .passt import Passt
-from .qemuonly import Hub, User
+from .qemuonly import Hub, OwnNic, User
 from .tap import Tap, VhostNet
 from .testpmd import VhostUser
 from .wire import Dgram, Socket
@@ -34,14 +34,23 @@ def names():
 
 
 def implied(opts, named):
-    """The backend that --tap or --bridge stands for: tap (vhost-net takes
-    them too); None when no option names one. named: the backends the user gave (--backend,
+    """The backend that --tap, --bridge or a virtio-net -device of the
+    user's own (--qemu-arg, --qemu-args-file) stands for: tap (vhost-net
+    takes --tap and --bridge too) or none (the runner adds no NIC); None
+    when no option names one. named: the backends the user gave (--backend,
     sweep's axis); one that contradicts the option is refused."""
     if opts.tap and opts.bridge:
         raise usage("--tap and --bridge: give one (--bridge adds a tap of the runner's own)")
+    nic = qemucmd.own_nic(opts.qemu_args)
     if opts.tap or opts.bridge:
         what = "--tap %s" % opts.tap if opts.tap else "--bridge %s" % opts.bridge
+        if nic:
+            raise usage("%s and a virtio-net -device of your own: the guest takes one NIC "
+                        "(give its -netdev tap,ifname=... in your file instead)" % what)
         allowed, why = tap.OWN_TAP_BACKENDS, "it is the tap backend (or vhost-net)"
+    elif nic:
+        what = "a virtio-net -device of your own"
+        allowed, why = ("none",), "the runner adds no NIC of its own then (--backend none)"
     else:
         return None
     bad = [n for n in named if n not in allowed]
@@ -62,6 +71,8 @@ def make(name, opts):
         return pvp.make(name, opts, n)
     if name in tap.OWN_TAP_BACKENDS and (opts.tap or opts.bridge):
         return tap.own(opts, name == "vhost-net")
+    if name == "none" and qemucmd.own_nic(opts.qemu_args):
+        return OwnNic(opts)
     if name == "vhost-user" and vhostpeer.feeder(opts, testpmd.plan(opts)[1]) == "peer-dpdk":
         return vhostpeer.VhostUserPeer(opts)
     return REGISTRY[name](opts)

@@ -1,5 +1,6 @@
 """Backends that are QEMU alone, with no host end to count: a hub with an
-unattached port (the device model as a null sink) and slirp."""
+unattached port (the device model as a null sink), slirp, and a NIC of the
+user's own command line."""
 
 from .. import iperf, peer, ports, qemucmd
 from .base import Backend, guest_ip, guest_mac, nic_props
@@ -19,6 +20,22 @@ class Hub(Backend):
 
     def guest_config(self, index):
         return ["ip=" + guest_ip(index), "dst_ip=" + peer.PEER_IP, "dst_mac=" + peer.PEER_MAC]
+
+
+class OwnNic(Hub):
+    """A virtio-net device of the user's own on QEMU's command line
+    (--qemu-args-file, --qemu-arg), measured as it is: the runner adds no
+    NIC and has no host end to count on; the guest's driver takes the first
+    virtio-net device. Its addressing is the hub's, unless the config words
+    after -- say otherwise."""
+
+    name = "none"
+
+    def nics(self, index):
+        return []
+
+    def qemu_extra(self, index):
+        return []
 
 
 class User(iperf.IperfBackend, Backend):
