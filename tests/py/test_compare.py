@@ -99,16 +99,20 @@ def test_table_has_changes_test_and_average(ab):
     out = r.stdout
     assert "  event_idx: on -> off" in out
     header = [l for l in out.splitlines() if l.startswith("size")][0].split()
-    assert header == ["size", "Gbit/s", "A", "Gbit/s", "B", "BW%", "95%", "CI", "p", "BW%",
-                      "pps%", "SD%", "CPU%"]
+    assert header == ["size", "Gbit/s", "A", "Gbit/s", "B", "BW%", "95%", "CI", "p", "mde%",
+                      "BW%", "pps%", "SD%", "CPU%"]
     rows = rows_of(out)
-    assert rows["64"][5:7] == ["+20.0", "+20.0"] and rows["1514"][5] == "-25.0"
+    assert rows["64"][6:8] == ["+20.0", "+20.0"] and rows["1514"][6] == "-25.0"
     # 512: +3.3% inside 6% noise: not significant.
-    assert rows["512"][5:7] == ["~+3.3", "~+3.3"]
+    assert rows["512"][6:8] == ["~+3.3", "~+3.3"]
     lo, hi = (float(x) for x in rows["64"][3].split(".."))
     assert lo < 20.0 < hi and hi - lo < 5
     assert float(rows["64"][4]) < 0.001
-    assert rows["average"][1:3] == ["-0.6", "-0.6"]
+    # The average of +20, +3.3 and -25 is no change: its own interval
+    # spans 0 and it is marked so.
+    lo, hi = (float(x) for x in rows["average"][1].split(".."))
+    assert lo < -0.6 < hi and lo < 0 < hi
+    assert rows["average"][4:6] == ["~-0.6", "~-0.6"]
     assert "Welch's t-test, Holm-adjusted over the table's" in out
 
 
@@ -124,7 +128,8 @@ def test_json_and_csv_carry_the_same_numbers(ab):
     assert c64["pct"] == pytest.approx(20.0) and c64["significant"] is True
     assert c64["p"] <= c64["p_adj"] < 0.05 and c64["ci_pct"][0] < 20 < c64["ci_pct"][1]
     assert by["512"]["pps%"]["significant"] is False
-    assert cmp["tests"] == sum(len(c) for c in by.values()) and cmp["test"] == "welch"
+    # Every cell's test and the average row's (one per change column).
+    assert cmp["tests"] == sum(len(c) for c in by.values()) + 4 and cmp["test"] == "welch"
     c = run_vnperf(args + ["--csv"])
     rows = list(csv.DictReader(io.StringIO(c.stdout)))
     assert [r["size"] for r in rows] == ["64", "512", "1514"]
@@ -136,7 +141,7 @@ def test_a_directory_against_itself(ab):
     r = run_vnperf(["compare", ab[0], ab[0]])
     assert r.returncode == 0, r.stderr
     rows = rows_of(r.stdout)
-    assert [rows[s][5] for s in ("64", "512", "1514")] == ["~+0.0"] * 3
+    assert [rows[s][6] for s in ("64", "512", "1514")] == ["~+0.0"] * 3
     assert "A and B record the same parameters" in r.stdout
 
 
@@ -351,3 +356,104 @@ def test_lead_columns_say_they_are_means():
     assert "22.173" in row and "22.052" not in row, text
     assert "Gbit/s A, Gbit/s B: the means of the repeats (the sweep's table shows medians)" \
         in text, text
+
+
+def rows_points(spreads, n, shift=1.0):
+    """A and B of one row per spread: n runs a side around 1e5 pps (B
+    times shift), evenly +-spread."""
+    mk = lambda f: [{"params": {"size": str(64 * (i + 1))},  # noqa: E731
+                     "summary": {"pps": summ(*around(1e5 * f, sp, n))},
+                     "statuses": [0] * n, "why": ["ok"] * n} for i, sp in enumerate(spreads)]
+    return mk(1.0), mk(shift)
+
+
+def test_each_row_says_what_change_it_could_have_seen():
+    """Two runs a side with 12% spreads: nothing could have been seen
+    below 10%, and the table says so under it; five quiet runs: no
+    warning. The mde% is Welch's at alpha over the table's tests."""
+    a, b = rows_points([0.12, 0.12], 2)
+    cmp = compare.compare(a, b)
+    cells = [r["columns"]["pps%"] for r in cmp["rows"]] + [cmp["average"]["pps%"]]
+    assert cmp["tests"] == 3 and cmp["mde_alpha"] == pytest.approx(stats.ALPHA / 3)
+    c = cells[0]
+    assert c["mde_pct"] == pytest.approx(stats.mde(c["se_pct"], c["df"], stats.ALPHA / 3))
+    assert all(x["mde_pct"] > 10 for x in cells)
+    text = compare.render(cmp)
+    header = [l for l in text.splitlines() if l.startswith("size")][0].split()
+    assert header[header.index("p") + 1] == "mde%"
+    assert rows_of(text)["64"][5] == "%.1f" % c["mde_pct"]
+    assert ("warning: 3 of 3 change cells could not have seen a change below 10%% (mde%% up to "
+            "%.1f: pps%% at " % max(x["mde_pct"] for x in cells)) in text
+    assert "more --repeat or a quieter host" in text
+    quiet = compare.render(compare.compare(*rows_points([0.01, 0.01], 5)))
+    assert "warning" not in quiet and float(rows_of(quiet)["64"][5]) < 3
+
+
+def test_mann_whitney_that_cannot_reach_the_level_says_so():
+    """4 runs a side: the rank test's smallest p is 2/70, above alpha over
+    the table's 3 tests: no change could be called, whatever its size."""
+    a, b = rows_points([0.01, 0.01], 4, shift=1.5)
+    text = compare.render(compare.compare(a, b, method="mwu"))
+    assert "warning: 2 of 2 Mann-Whitney tests cannot give p below 0.029" in text
+    assert "~+50.0" in text
+    five = compare.render(compare.compare(*rows_points([0.01, 0.01], 5, 1.5), method="mwu"))
+    assert "Mann-Whitney tests cannot" not in five
+
+
+def test_average_row_carries_its_interval_and_significance():
+    """The average is tested like a row (the mean of the rows' %, its
+    variance from their runs) and joins the table's Holm family: +2.8% on
+    three rows whose own tests do not survive Holm is significant as their
+    mean; +20, +3.3 and -25 average to no change, marked ~."""
+    pa = [{"params": {"size": s}, "summary": {"pps": summ(100, 101, 99)}} for s in "123"]
+    pb = [{"params": {"size": s}, "summary": {"pps": summ(102.8, 103.8, 101.8)}} for s in "123"]
+    cmp = compare.compare(pa, pb)
+    avg = cmp["average"]["pps%"]
+    assert cmp["tests"] == 4 and avg["pct"] == pytest.approx(2.8)
+    assert avg["significant"] and avg["ci_pct"][0] > 0
+    assert not any(r["columns"]["pps%"]["significant"] for r in cmp["rows"])
+    # A single row has no average (it would repeat the row).
+    assert compare.compare(pa[:1], pb[:1])["average"] == {}
+
+
+def image_sweep(tmp_path, shas):
+    """A sweep over --image base.elf,patched.elf (sizes 64, 512) whose
+    images hash to shas (base, patched)."""
+    axes = {"size": ["64", "512"], "image": ["base.elf", "patched.elf"]}
+    pts = []
+    for size in ("64", "512"):
+        for image, gain in (("base.elf", 1.0), ("patched.elf", 1.2)):
+            pts.append(point({"size": size, "image": image}, around(5e4 * gain, 0.1),
+                             int(size), around(30)))
+    d = write_sweep(tmp_path / "s", pts, axes, {})
+    data = json.loads((tmp_path / "s" / "results.json").read_text())
+    for p in data["points"]:
+        p["identity"]["image_sha"] = shas[p["identity"]["image"] == "patched.elf"]
+    (tmp_path / "s" / "results.json").write_text(json.dumps(data))
+    return d
+
+
+def test_one_build_under_two_names_is_said_at_the_top(tmp_path):
+    d = image_sweep(tmp_path, ("abcd", "abcd"))
+    r = run_vnperf(["compare", d, d, "--ab", "image"])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == (
+        "A and B are the same build (image_sha abcd on both; image base.elf vs patched.elf): "
+        "this table is an A/A")
+    assert json.loads(run_vnperf(["compare", "--json", d, d, "--ab", "image"]).stdout)[
+        "same"] == [r.stdout.splitlines()[0]]
+    (tmp_path / "x").mkdir()
+    d2 = image_sweep(tmp_path / "x", ("abcd", "ef01"))
+    r = run_vnperf(["compare", d2, d2, "--ab", "image"])
+    assert r.returncode == 0 and r.stdout.startswith("baseline A:"), r.stdout
+
+
+def test_an_ab_dimension_that_does_not_differ_is_said():
+    a, b = rows_points([0.01, 0.01], 5)
+    for side in (a, b):
+        for p in side:
+            p["params"]["event_idx"] = "on"
+    cmp = compare.compare(a, b, ab={"event_idx"})
+    assert cmp["same"] == ["A and B do not differ in event_idx (on): this table is an A/A"]
+    assert compare.render(cmp).splitlines()[0] == cmp["same"][0]
+

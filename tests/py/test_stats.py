@@ -119,3 +119,57 @@ def test_summary_keeps_the_samples():
     assert stats.summary([None]) is None
     assert stats.pct_change(0, 5) is None and stats.pct_change(50, 75) == 50.0
     assert stats.median([4, 1, 3, 2]) == 2.5
+
+
+def test_mde_against_t_tables():
+    """(t_{1-alpha/2} + t_{power}) * se with the t tables' values: df 8,
+    alpha 0.05, power 0.8: 2.306 + 0.889; df 4, alpha 0.01: 4.604 +
+    0.941; the normal limit: 1.960 + 0.842."""
+    assert stats.mde(1.0, 8, 0.05) == pytest.approx(3.195, abs=2e-3)
+    assert stats.mde(2.0, 4, 0.01) == pytest.approx(2 * 5.545, abs=4e-3)
+    assert stats.mde(1.0, 1e6, 0.05) == pytest.approx(2.802, abs=2e-3)
+    # Constant samples: any difference is exact.
+    assert stats.mde(0.0, None, 0.05) == 0.0
+
+
+def test_mde_is_seen_at_about_its_power():
+    """Brute force: normal noise, 10 runs a side, the level of a table of
+    4 tests. A true change of the MDE is called about 4 times in 5 (78%:
+    Welch's degrees of freedom vary from sample to sample, which costs a
+    few points, more with fewer runs: docs/runner.md); half of it far less
+    often."""
+    rng = random.Random(5)
+    n, alpha = 10, stats.ALPHA / 4
+    d = stats.mde(math.sqrt(2.0 / n), 2 * (n - 1), alpha)
+
+    def seen(shift, rounds=3000):
+        return sum(stats.welch(draws(rng, n, 100.0, 0.01), draws(rng, n, 100.0 + shift, 0.01),
+                               level=None)["p"] < alpha for _ in range(rounds)) / rounds
+    assert 0.72 <= seen(d) <= 0.84
+    assert seen(d / 2) < 0.3
+
+
+def test_mean_change_of_one_row_is_welch_in_percent():
+    a, b = [100.0, 102.0, 98.0, 101.0, 99.0], [105.0, 108.0, 103.0, 106.0, 104.0]
+    w, m = stats.welch(a, b), stats.mean_change([(a, b)])
+    assert m["pct"] == pytest.approx(5.2) and m["p"] == pytest.approx(w["p"])
+    assert m["ci"] == pytest.approx(w["ci"]) and m["df"] == pytest.approx(w["df"])
+    # Two rows alike: half the variance of one, twice its degrees of freedom.
+    m2 = stats.mean_change([(a, b), (a, b)])
+    assert m2["pct"] == pytest.approx(5.2)
+    assert m2["se"] == pytest.approx(m["se"] / math.sqrt(2))
+    assert m2["df"] == pytest.approx(2 * w["df"])
+    assert stats.mean_change([(a, b), ([1.0], [2.0, 3.0])]) is None
+    assert stats.mean_change([([0.0, 0.0], [1.0, 2.0])]) is None
+
+
+def test_mean_change_keeps_alpha_on_aa_noise():
+    """The average row's test on A/A tables of 3 rows (5% noise, 5 runs a
+    side): significant at about alpha, like a single Welch test."""
+    rng = random.Random(6)
+    rounds = 4000
+    hits = sum(stats.mean_change([(draws(rng, 5, m, 0.05), draws(rng, 5, m, 0.05))
+                                  for m in (1e5, 5e4, 2e3)], level=None)["p"] < stats.ALPHA
+               for _ in range(rounds))
+    lo, hi = stats.wilson(hits, rounds)
+    assert lo <= stats.ALPHA + 0.005 and hi >= stats.ALPHA - 0.015, (hits, lo, hi)

@@ -340,7 +340,7 @@ def aa_results(shift=1.0, noise=0.02, seed=2):
 def test_aa_report_and_calibration():
     text, cmp, cal = sweep.aa_report(aa_results())
     assert not any(c["significant"] for r in cmp["rows"] for c in r["columns"].values())
-    assert "A/A: 0 of 2 tested cells significant" in text
+    assert "A/A: 0 of 3 tested cells significant" in text
     assert cal["cells"] == 2 and cal["rounds"] == sweep.AA_ROUNDS
     # Random re-splits of identical runs: near what the test promises.
     assert cal["cell_rate"] <= 0.12 and cal["table_rate"] <= 0.12
@@ -380,11 +380,23 @@ def test_aa_calibration_of_a_measured_table_keeps_its_promise():
     showed a significant cell (95% CI 7.6..9.1, 5000 rounds), above the 5%
     that Holm promises. Runs re-split whole keep the promise."""
     text, cmp, cal = sweep.aa_report(aa_tap_results())
-    assert cmp["tests"] == 8 and cal["cells"] == 8 and cal["rounds"] == 5000
+    # 8 cells and the average row's 4.
+    assert cmp["tests"] == 12 and cal["cells"] == 8 and cal["rounds"] == 5000
     assert cal["table_ci"][0] <= stats.ALPHA, cal
     assert cal["cell_ci"][0] <= stats.ALPHA <= cal["cell_ci"][1] + 0.01, cal
     assert "whole tables in %.1f%% (95%% CI %.1f..%.1f" % (
         100 * cal["table_rate"], 100 * cal["table_ci"][0], 100 * cal["table_ci"][1]) in text
+
+
+def test_aa_says_what_it_could_have_seen():
+    """docs/runner.md's interleaved A/A (5 runs an arm): 0 significant
+    cells, but none of its BW cells could have seen a change below 20%."""
+    text, cmp, _ = sweep.aa_report(aa_tap_results(), rounds=10)
+    assert "A/A: 0 of 12 tested cells significant (expected: none; at most 5% of A/A tables " \
+        "show one); the smallest changes they could have seen (mde%): 8.6..33.9%." in text
+    assert "warning: 11 of 12 change cells could not have seen a change below 10% (mde% up " \
+        "to 33.9: SD% at sessions=1): more --repeat or a quieter host" in text
+    assert [round(r["columns"]["BW%"]["mde_pct"], 1) for r in cmp["rows"]] == [31.3, 20.3]
 
 
 def test_aa_resplit_keeps_the_metrics_of_a_run_together():
@@ -392,7 +404,7 @@ def test_aa_resplit_keeps_the_metrics_of_a_run_together():
     into the same arms: every round gives them one p-value."""
     rng = sweep.random.Random(4)
     va, vb = [1.0, 2.0, 3.0, 5.0, 8.0], [1.5, 2.5, 4.0, 6.0, 9.0]
-    rows = [[(va, vb), ([2 * x for x in va], [2 * x for x in vb])]]
+    rows = [[("pps%", va, vb), ("BW%", [2 * x for x in va], [2 * x for x in vb])]]
     for _ in range(50):
         p1, p2 = sweep.resplit(rows, rng, "welch")
         assert abs(p1 - p2) < 1e-9

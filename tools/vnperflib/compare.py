@@ -35,6 +35,13 @@ NOT_SIGNIFICANT = "~"
 # A/B dimensions that bring their companions: a build is named by its file
 # and told apart by its hash (image) or version (qemu).
 AB_COMPANIONS = {"image": ("image_sha",), "qemu": ("qemu_version",)}
+# Dimensions whose companion is the content's hash: the same hash is the
+# same build whatever the file is called (a version string is not: a
+# patched QEMU keeps its version).
+CONTENT_IDS = {"image": "image_sha"}
+# A change cell whose minimum detectable effect is above this (%) could not
+# have seen a change that size: warned under the table.
+MDE_WARN_PCT = 10.0
 
 
 def parse_where(words, side):
@@ -136,13 +143,38 @@ def _cell(metric, sa, sb, method):
     """One metric of one row: both sides' figures, the change, the test."""
     c = {"metric": metric, "a": sa["median"], "b": sb["median"],
          "a_mean": sa["mean"], "b_mean": sb["mean"], "a_n": sa["n"], "b_n": sb["n"],
-         "pct": stats.pct_change(sa["mean"], sb["mean"]), "p": None, "ci_pct": None}
-    res = stats.test(sa.get("values", ()), sb.get("values", ()), method)
+         "pct": stats.pct_change(sa["mean"], sb["mean"]), "p": None, "ci_pct": None,
+         "se_pct": None, "df": None}
+    va, vb = sa.get("values", ()), sb.get("values", ())
+    res = stats.test(va, vb, method)
     if res is not None:
         c["p"] = res["p"]
         if res["ci"] is not None and sa["mean"]:
             c["ci_pct"] = [100.0 * x / abs(sa["mean"]) for x in res["ci"]]
+        # The detectable change is Welch's whatever the test (a rank test
+        # has no standard error; its own limit is warned apart).
+        w = res if method == "welch" else stats.test(va, vb, level=None)
+        if sa["mean"]:
+            c["se_pct"], c["df"] = 100.0 * w["se"] / abs(sa["mean"]), w["df"]
     return c
+
+
+def _average(rows, cols, sides):
+    """The average row: per change column, the mean of the rows' %, with
+    the interval and p of stats.mean_change over the rows' runs (none when
+    a row has fewer than two runs a side)."""
+    out = {}
+    for col, metric in cols:
+        vals = [r["columns"][col]["pct"] for r in rows
+                if col in r["columns"] and r["columns"][col]["pct"] is not None]
+        c = {"metric": metric, "pct": stats.mean(vals) if vals else None, "p": None,
+             "ci_pct": None, "se_pct": None, "df": None}
+        res = stats.mean_change([(sa[metric].get("values", ()), sb[metric].get("values", ()))
+                                 for sa, sb in sides if metric in sa and metric in sb])
+        if res is not None:
+            c.update(p=res["p"], ci_pct=list(res["ci"]), se_pct=res["se"], df=res["df"])
+        out[col] = c
+    return out
 
 
 def _columns(rows_summaries):
@@ -178,24 +210,45 @@ def compare(a, b, by=None, ab=(), method="welch", alpha=stats.ALPHA):
         pa, pb = ia[k], ib[k]
         cells = {c: _cell(m, pa["summary"][m], pb["summary"][m], method)
                  for c, m, _, _ in cols if m in pa["summary"] and m in pb["summary"]}
-        for c, _, _, tested in cols:
+        for c, m, _, tested in cols:
             if c in cells and not tested:
                 cells[c]["p"] = cells[c]["ci_pct"] = None
+            if c in cells and (c, m) not in RATIOS:
+                # A value column shows no change to detect.
+                cells[c]["se_pct"] = None
         rows.append({"params": dict(zip(names, k)), "columns": cells,
                      "failed": {"a": _failures(pa), "b": _failures(pb)}})
-    ntests = _adjust(rows, alpha)
-    ratio_cols = [c for c, m, _, _ in cols if (c, m) in RATIOS]
-    average = {}
-    for c in ratio_cols:
-        vals = [r["columns"][c]["pct"] for r in rows
-                if c in r["columns"] and r["columns"][c]["pct"] is not None]
-        average[c] = sum(vals) / len(vals) if vals else None
-    return {"vnperf_compare": 2, "key": names, "columns": [c for c, _, _, _ in cols],
+    # One row: the average would repeat it.
+    average = _average(rows, [(c, m) for c, m, _, _ in cols if (c, m) in RATIOS],
+                       [(ia[k]["summary"], ib[k]["summary"]) for k in keys]) \
+        if len(rows) > 1 else {}
+    ntests = _adjust(rows, list(average.values()), alpha)
+    mde_alpha = _detectable(rows, list(average.values()), alpha, ntests)
+    return {"vnperf_compare": 3, "key": names, "columns": [c for c, _, _, _ in cols],
             "rows": rows, "average": average,
             "differences": {n: list(v) for n, v in diffs.items()}, "ab": sorted(ab),
+            "same": same_ab(a, b, ab, diffs),
             "only_a": [_keytext(names, k) for k in ia if k not in ib],
             "only_b": [_keytext(names, k) for k in ib if k not in ia],
-            "test": method, "alpha": alpha, "tests": ntests}
+            "test": method, "alpha": alpha, "tests": ntests,
+            "mde_alpha": mde_alpha, "mde_power": stats.POWER}
+
+
+def same_ab(a, b, ab, diffs):
+    """Lines for the A/B dimensions A and B do not differ in: such a
+    table is an A/A, whatever its average says."""
+    companions = {c for n in ab for c in AB_COMPANIONS.get(n, ())}
+    out = []
+    for n in sorted(set(ab) - companions):
+        sha = CONTENT_IDS.get(n)
+        if n not in diffs and not any(c in diffs for c in AB_COMPANIONS.get(n, ())):
+            out.append("A and B do not differ in %s (%s): this table is an A/A" % (
+                n, ", ".join(sorted(_values(a, n)))))
+        elif sha and n in diffs and sha not in diffs and _values(a, sha) != {"-"}:
+            out.append("A and B are the same build (%s %s on both; %s %s vs %s): this table "
+                       "is an A/A" % (sha, ", ".join(sorted(_values(a, sha))), n,
+                                      diffs[n][0], diffs[n][1]))
+    return out
 
 
 # The table's lead rate, in render()'s order: what every change is read
@@ -218,17 +271,27 @@ def _refuse_zero_rates(cols, ia, ib, names, keys):
                     label, " " + at if at else "", lead, s["n"]))
 
 
-def _adjust(rows, alpha):
-    """Holm over every test of the table; marks each cell significant or
-    not. Returns the number of tests."""
-    cells = [c for r in rows for c in r["columns"].values() if c["p"] is not None]
+def _adjust(rows, average, alpha):
+    """Holm over every test of the table, the average row's included;
+    marks each cell significant or not. Returns the number of tests."""
+    every = [c for r in rows for c in r["columns"].values()] + average
+    cells = [c for c in every if c["p"] is not None]
     for c, adj in zip(cells, stats.holm([c["p"] for c in cells])):
         c["p_adj"] = adj
-    for r in rows:
-        for c in r["columns"].values():
-            c.setdefault("p_adj", None)
-            c["significant"] = c["p_adj"] is not None and c["p_adj"] < alpha
+    for c in every:
+        c.setdefault("p_adj", None)
+        c["significant"] = c["p_adj"] is not None and c["p_adj"] < alpha
     return len(cells)
+
+
+def _detectable(rows, average, alpha, ntests):
+    """Each change cell's minimum detectable effect in % (stats.mde) at
+    the level Holm's first rejection needs: alpha over the table's tests,
+    so no cell can be called with less. Returns that level."""
+    level = alpha / max(ntests, 1)
+    for c in [c for r in rows for c in r["columns"].values()] + average:
+        c["mde_pct"] = None if c["se_pct"] is None else stats.mde(c["se_pct"], c["df"], level)
+    return level
 
 
 def _sortkey(k):
@@ -255,6 +318,15 @@ def _value_cell(c, fmt):
         else "%s->%s" % (show(c["a"]), show(c["b"]))
 
 
+def _test_cells(c):
+    """The lead change's 95% CI, adjusted p and minimum detectable effect."""
+    if c is None:
+        return ["-", "-", "-"]
+    return ["%+.1f..%+.1f" % tuple(c["ci_pct"]) if c["ci_pct"] else "-",
+            "%.2g" % c["p_adj"] if c["p_adj"] is not None else "-",
+            "%.1f" % c["mde_pct"] if c["mde_pct"] is not None else "-"]
+
+
 def _pct_cell(c):
     if c is None or c["pct"] is None:
         return "-"
@@ -271,7 +343,7 @@ def render(cmp, label_a="A", label_b="B"):
     unit, scale = {"BW%": ("Gbit/s", 1e-9), "TPS%": ("tps", 1.0), "pps%": ("pps", 1.0),
                    "NDR%": ("NDR pps", 1.0), "PDR%": ("PDR pps", 1.0)}[lead]
     fmts = {c: f for c, _, f, _ in VALUES}
-    headers = list(names) + ["%s A" % unit, "%s B" % unit, lead + " 95% CI", "p"] + \
+    headers = list(names) + ["%s A" % unit, "%s B" % unit, lead + " 95% CI", "p", "mde%"] + \
         [c for c in cols]
     out = []
     for r in cmp["rows"]:
@@ -280,21 +352,19 @@ def render(cmp, label_a="A", label_b="B"):
         for side in ("a_mean", "b_mean"):
             v = main[side] * scale if main else None
             cells.append("%.3f" % v if main and lead == "BW%" else fmt_num(v))
-        ci = main and main["ci_pct"]
-        cells.append("%+.1f..%+.1f" % tuple(ci) if ci else "-")
-        cells.append("%.2g" % main["p_adj"] if main and main["p_adj"] is not None else "-")
+        cells += _test_cells(main)
         for c in cols:
             cell = r["columns"].get(c)
             cells.append(_value_cell(cell, fmts[c]) if c in fmts else _pct_cell(cell))
         if r["failed"]["a"] or r["failed"]["b"]:
             cells[len(names)] = "FAILED"
         out.append(cells)
-    if len(cmp["rows"]) > 1:
-        avg = ["average"] + [""] * (len(names) - 1) + ["", "", "", ""]
-        avg += ["" if c not in cmp["average"] else "-" if cmp["average"][c] is None
-                else "%+.1f" % cmp["average"][c] for c in cols]
+    if cmp["average"]:
+        avg = ["average"] + [""] * (len(names) - 1) + ["", ""] + \
+            _test_cells(cmp["average"].get(lead))
+        avg += [_pct_cell(cmp["average"][c]) if c in cmp["average"] else "" for c in cols]
         out.append(avg)
-    lines = ["baseline A: %s" % label_a, "patched  B: %s" % label_b]
+    lines = list(cmp["same"]) + ["baseline A: %s" % label_a, "patched  B: %s" % label_b]
     for n, (va, vb) in cmp["differences"].items():
         lines.append("  %s: %s -> %s" % (n, va, vb))
     if not cmp["differences"]:
@@ -312,8 +382,13 @@ def _notes(cmp, unit):
              "(B - A) / A of those means; 95%% CI: that change's confidence "
              "interval (Welch); p: %s, Holm-adjusted over the table's %d tests. %s = not "
              "significant (adjusted p >= %g, or fewer than 2 runs on a side: no test). "
-             "A->B: the medians of A and B." % (unit, unit, test, cmp["tests"],
-                                                NOT_SIGNIFICANT, cmp["alpha"])]
+             "A->B: the medians of A and B. mde%%: the smallest true change Welch's test "
+             "calls with %g%% power at p < %.2g (alpha over the tests: Holm's first step), "
+             "with that row's repeats and spread. average: the mean of the rows' %%, its CI "
+             "and p from the rows' runs, tested with the rest." % (
+                 unit, unit, test, cmp["tests"], NOT_SIGNIFICANT, cmp["alpha"],
+                 100 * cmp["mde_power"], cmp["mde_alpha"])]
+    lines += _mde_warnings(cmp)
     if "SD%" in cmp["columns"]:
         lines.append("SD = host CPU us per %s (lower is better)." % (
             "transaction" if "TPS%" in cmp["columns"] else "KB"))
@@ -329,7 +404,39 @@ def _notes(cmp, unit):
     return lines
 
 
-CSV_FIELDS = ("a", "b", "pct", "p", "p_adj", "significant")
+def named_cells(cmp):
+    """(row, column, cell) for every cell of the table, the average row's
+    included."""
+    cells = [(_keytext(cmp["key"], [r["params"][n] for n in cmp["key"]]) or "all", col, c)
+             for r in cmp["rows"] for col, c in r["columns"].items()]
+    return cells + [("average", col, c) for col, c in cmp["average"].items()]
+
+
+def _mde_warnings(cmp):
+    """A warning when a change cell could not have seen a change of
+    MDE_WARN_PCT, and when Mann-Whitney cannot reach the level at all."""
+    cells = named_cells(cmp)
+    known = [x for x in cells if x[2]["mde_pct"] is not None]
+    blind = [x for x in known if x[2]["mde_pct"] > MDE_WARN_PCT]
+    lines = []
+    if blind:
+        at, col, worst = max(blind, key=lambda x: x[2]["mde_pct"])
+        lines.append("warning: %d of %d change cells could not have seen a change below %g%% "
+                     "(mde%% up to %.1f: %s at %s): more --repeat or a quieter host" % (
+                         len(blind), len(known), MDE_WARN_PCT, worst["mde_pct"], col, at))
+    if cmp["test"] == "mwu":
+        floors = [stats.mwu_floor(c["a_n"], c["b_n"]) for _, _, c in cells
+                  if c["p"] is not None and "a_n" in c]
+        stuck = [f for f in floors if f >= cmp["mde_alpha"]]
+        if stuck:
+            lines.append("warning: %d of %d Mann-Whitney tests cannot give p below %.2g with "
+                         "their runs, above the %.2g a first rejection needs: no change could "
+                         "be significant there: more --repeat or --test welch" % (
+                             len(stuck), len(floors), min(stuck), cmp["mde_alpha"]))
+    return lines
+
+
+CSV_FIELDS = ("a", "b", "pct", "p", "p_adj", "significant", "mde_pct")
 
 
 def to_csv(cmp):

@@ -11,6 +11,9 @@ import math
 ALPHA = 0.05
 # Confidence level of the intervals shown next to a change.
 CI_LEVEL = 0.95
+# Power of the minimum detectable effect (mde): the change a table would
+# call 4 times in 5.
+POWER = 0.8
 TESTS = ("welch", "mwu")
 
 
@@ -145,18 +148,52 @@ def welch(a, b, level=CI_LEVEL):
     0 (the difference is exact). level None: no interval (its quantile
     search is most of the cost)."""
     na, nb = len(a), len(b)
-    diff = mean(b) - mean(a)
-    va, vb = variance(a) / na, variance(b) / nb
-    se2 = va + vb
+    return t_parts(mean(b) - mean(a), [(variance(a) / na, na), (variance(b) / nb, nb)], level)
+
+
+def t_parts(diff, parts, level=CI_LEVEL):
+    """The t-test of an estimate made of independent parts, each given as
+    (its share of the estimate's variance, the runs behind it): Welch's
+    test for two, degrees of freedom by Welch-Satterthwaite.
+    {"p", "ci", "df", "se"}; se 0: the estimate is exact."""
+    se2 = sum(v for v, _ in parts)
     if se2 == 0.0:
-        return {"p": 1.0 if diff == 0 else 0.0, "ci": (diff, diff), "df": None}
-    df = se2 * se2 / (va * va / (na - 1) + vb * vb / (nb - 1))
+        return {"p": 1.0 if diff == 0 else 0.0, "ci": (diff, diff), "df": None, "se": 0.0}
+    df = se2 * se2 / sum(v * v / (n - 1) for v, n in parts)
     se = math.sqrt(se2)
     p = t_two_sided_p(diff / se, df)
     if level is None:
-        return {"p": p, "ci": None, "df": df}
+        return {"p": p, "ci": None, "df": df, "se": se}
     half = t_quantile(1.0 - level, df) * se
-    return {"p": p, "ci": (diff - half, diff + half), "df": df}
+    return {"p": p, "ci": (diff - half, diff + half), "df": df, "se": se}
+
+
+def mean_change(pairs, level=CI_LEVEL):
+    """The mean over rows of the % change from mean(a) to mean(b), pairs
+    [(a, b)] of two or more values a side, tested as one t: the rows' runs
+    are independent, so its variance is the sum of theirs (A's mean taken
+    as exact, as in a row's interval). {"pct", "p", "ci", "df", "se"} in
+    %; None when a row has fewer than two values a side or a zero A."""
+    if not pairs or any(len(a) < 2 or len(b) < 2 or mean(a) == 0 for a, b in pairs):
+        return None
+    diff, parts = 0.0, []
+    for a, b in pairs:
+        w = 100.0 / (len(pairs) * abs(mean(a)))
+        diff += w * (mean(b) - mean(a))
+        parts += [(w * w * variance(a) / len(a), len(a)), (w * w * variance(b) / len(b), len(b))]
+    return dict(t_parts(diff, parts, level), pct=diff)
+
+
+def mde(se, df, alpha, power=POWER):
+    """The minimum detectable effect: the true difference that Welch's
+    test at level alpha (two-sided) calls significant with this power,
+    given the standard error and degrees of freedom of a measured one:
+    (t_{1-alpha/2} + t_{power}) * se, the usual sample-size formula (the
+    noncentral t read as a shifted one; docs/runner.md, "Statistics", has
+    the power it really gives)."""
+    if se == 0.0:
+        return 0.0
+    return (t_quantile(alpha, df) + t_quantile(2.0 * (1.0 - power), df)) * se
 
 
 @functools.lru_cache(maxsize=64)
@@ -206,6 +243,12 @@ def mann_whitney(a, b):
         return {"p": 1.0, "ci": None, "u": u}
     z = (abs(u - na * nb / 2.0) - 0.5) / math.sqrt(var)
     return {"p": normal_two_sided_p(max(0.0, z)), "ci": None, "u": u}
+
+
+def mwu_floor(na, nb):
+    """The smallest p Mann-Whitney's exact test can give (complete
+    separation of na and nb values): 2 / C(na + nb, na)."""
+    return min(1.0, 2.0 / math.comb(na + nb, na))
 
 
 def test(a, b, method="welch", level=CI_LEVEL):

@@ -463,10 +463,15 @@ def aa_report(results, method="welch", alpha=stats.ALPHA, rounds=AA_ROUNDS, seed
     b = [p for p in pts if p["params"].get(AA_AXIS) == "b"]
     cmp = compare.compare(a, b, ab={AA_AXIS}, method=method, alpha=alpha)
     cal = calibration(cmp, a, b, method, alpha, rounds, seed)
-    sig = sum(c["significant"] for r in cmp["rows"] for c in r["columns"].values())
+    cells = [c for _, _, c in compare.named_cells(cmp)]
+    sig = sum(c["significant"] for c in cells)
+    mde = [c["mde_pct"] for c in cells if c["mde_pct"] is not None]
     lines = [compare.render(cmp, "arm a", "arm b"),
              "A/A: %d of %d tested cells significant (expected: none; at most %g%% of A/A "
-             "tables show one)." % (sig, cmp["tests"], 100 * alpha),
+             "tables show one)%s." % (
+                 sig, cmp["tests"], 100 * alpha,
+                 "; the smallest changes they could have seen (mde%%): %.1f..%.1f%%" % (
+                     min(mde), max(mde)) if mde else ""),
              "Calibration, %d random re-splits of these runs into two arms: single tests "
              "significant in %.1f%% (95%% CI %.1f..%.1f; the test promises %g%%), whole "
              "tables in %.1f%% (95%% CI %.1f..%.1f; promise: at most %g%%)." % (
@@ -477,30 +482,31 @@ def aa_report(results, method="welch", alpha=stats.ALPHA, rounds=AA_ROUNDS, seed
 
 
 def resplit_pools(cmp, a, b):
-    """Per row of the comparison, its tested cells' (arm a, arm b) values.
-    A row's metrics come from the same runs: calibration re-splits runs,
-    not values."""
+    """Per row of the comparison, its tested cells' (column, arm a values,
+    arm b values). A row's metrics come from the same runs: calibration
+    re-splits runs, not values."""
     key = cmp["key"]
     ia = {tuple(p["params"].get(n) for n in key): p for p in a}
     ib = {tuple(p["params"].get(n) for n in key): p for p in b}
     rows = []
     for r in cmp["rows"]:
         k = tuple(r["params"][n] for n in key)
-        rows.append([(list(ia[k]["summary"][c["metric"]]["values"]),
+        rows.append([(col, list(ia[k]["summary"][c["metric"]]["values"]),
                       list(ib[k]["summary"][c["metric"]]["values"]))
-                     for c in r["columns"].values() if c["p"] is not None])
+                     for col, c in r["columns"].items() if c["p"] is not None])
     return rows
 
 
-def resplit(rows, rng, method):
+def resplit(rows, rng, method, averaged=()):
     """One round: each row's runs pooled and dealt into two arms again by
     one random permutation for all its cells (so BW and pps of a run stay
-    together, as in a real table); the p-values of the table."""
-    ps = []
+    together, as in a real table); the p-values of the table, with those
+    of the average row's columns named in averaged (compare's)."""
+    ps, dealt_cols = [], {}
     for cells in rows:
-        perm = list(range(max((len(va) + len(vb) for va, vb in cells), default=0)))
+        perm = list(range(max((len(va) + len(vb) for _, va, vb in cells), default=0)))
         rng.shuffle(perm)
-        for va, vb in cells:
+        for col, va, vb in cells:
             pool = va + vb
             # A cell with fewer values (a metric some runs lack) takes the
             # same order restricted to its own: still a uniform deal.
@@ -508,6 +514,11 @@ def resplit(rows, rng, method):
             res = stats.test(dealt[:len(va)], dealt[len(va):], method, level=None)
             if res is not None:
                 ps.append(res["p"])
+            dealt_cols.setdefault(col, []).append((dealt[:len(va)], dealt[len(va):]))
+    for col in averaged:
+        res = stats.mean_change(dealt_cols.get(col, ()), level=None)
+        if res is not None:
+            ps.append(res["p"])
     return ps
 
 
@@ -518,9 +529,10 @@ def calibration(cmp, a, b, method, alpha, rounds, seed):
     kept), with their 95% intervals."""
     rng = random.Random(seed)
     rows = resplit_pools(cmp, a, b)
+    averaged = [col for col, c in cmp["average"].items() if c["p"] is not None]
     cells = cell_hits = table_hits = 0
     for _ in range(rounds):
-        ps = resplit(rows, rng, method)
+        ps = resplit(rows, rng, method, averaged)
         cells += len(ps)
         cell_hits += sum(p < alpha for p in ps)
         table_hits += any(p < alpha for p in stats.holm(ps))
@@ -612,9 +624,12 @@ def main(opts):
     print(render(out.results))
     if opts.aa:
         text, cmp, cal = aa_report(out.results)
-        out.results["aa"] = {"calibration": cal, "significant": [
-            "%s %s" % (" ".join("%s=%s" % kv for kv in r["params"].items()) or "all", col)
-            for r in cmp["rows"] for col, c in r["columns"].items() if c["significant"]]}
+        cells = compare.named_cells(cmp)
+        out.results["aa"] = {"calibration": cal,
+                             "significant": ["%s %s" % (row, col) for row, col, c in cells
+                                             if c["significant"]],
+                             "mde_pct": {"%s %s" % (row, col): c["mde_pct"]
+                                         for row, col, c in cells}}
         out.save()
         print(text)
     print("results: %s (%s)" % (outdir, resultsdir.describe_files(out.results)))
