@@ -457,3 +457,22 @@ def test_an_ab_dimension_that_does_not_differ_is_said():
     assert cmp["same"] == ["A and B do not differ in event_idx (on): this table is an A/A"]
     assert compare.render(cmp).splitlines()[0] == cmp["same"][0]
 
+
+def test_where_takes_the_option_spelling_and_suggests_the_name(tmp_path):
+    """--a-where event-idx=on (as the sweep's --event-idx is spelled) is
+    the parameter event_idx; a name close to one is answered with it."""
+    axes = {"size": ["64"], "event_idx": ["on", "off"]}
+    d = write_sweep(tmp_path / "s", [
+        point({"size": "64", "event_idx": "on"}, around(5e4), 64, around(30)),
+        point({"size": "64", "event_idx": "off"}, around(6e4), 64, around(30))], axes, {})
+    r = run_vnperf(["compare", "--json", d, d, "--a-where", "event-idx=on",
+                    "--b-where", "event-idx=off"])
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["differences"] == {"event_idx": ["on", "off"]}
+    r = run_vnperf(["compare", d, d, "--a-where", "evnt_idx=on", "--b-where", "event_idx=off"])
+    assert r.returncode == exitcodes.RUNNER_USAGE
+    assert r.stderr.strip().splitlines() == [
+        "vnperf: --a-where: A has no parameter 'evnt_idx' (did you mean event_idx?)"]
+    assert compare.param_name("memory", {"memory_mb"}) == "memory_mb"
+    assert compare.param_name("event-idx", {"event_idx"}) == "event_idx"
+    assert compare.param_name("nope", {"event_idx"}) is None

@@ -10,6 +10,7 @@ chosen test (Welch's t-test by default, stats.py) says so after Holm's
 correction over every test of the table; `~` marks the rest."""
 
 import csv
+import difflib
 import io
 import json
 import os
@@ -42,6 +43,8 @@ CONTENT_IDS = {"image": "image_sha"}
 # A change cell whose minimum detectable effect is above this (%) could not
 # have seen a change that size: warned under the table.
 MDE_WARN_PCT = 10.0
+# Runner options whose value a run's identity stores under another name.
+OPTION_PARAMS = {"memory": "memory_mb"}
 
 
 def parse_where(words, side):
@@ -55,12 +58,41 @@ def parse_where(words, side):
     return out
 
 
+def known_params(points):
+    return {k for p in points for k in p["params"]}
+
+
+def param_name(name, known):
+    """The stored parameter a name from the command line means: as stored,
+    or as the option is spelled (event-idx: event_idx, memory: memory_mb);
+    None when neither is known."""
+    spelled = name.replace("-", "_")
+    return next((n for n in (name, spelled, OPTION_PARAMS.get(spelled)) if n in known), None)
+
+
+def did_you_mean(name, known):
+    """' (did you mean X?)' for the known parameter closest to name."""
+    close = difflib.get_close_matches(name.replace("-", "_"), sorted(known), n=1)
+    return " (did you mean %s?)" % close[0] if close else ""
+
+
+def resolve_where(points, where, label):
+    """where with its keys as the points store them; a key that names no
+    parameter is refused, with the closest one."""
+    known = known_params(points)
+    out = {}
+    for k, v in where.items():
+        n = param_name(k, known)
+        if n is None:
+            raise usage("--%s-where: %s has no parameter %r%s" % (
+                label.lower(), label, k, did_you_mean(k, known)))
+        out[n] = v
+    return out
+
+
 def select(points, where, label):
     if not where:
         return points
-    for k in where:
-        if not any(k in p["params"] for p in points):
-            raise usage("--%s-where: %s has no parameter %r" % (label.lower(), label, k))
     out = [p for p in points
            if all(str(p["params"].get(k)) == v for k, v in where.items())]
     if not out:
@@ -96,7 +128,8 @@ def key_names(a, b, by=None):
         common = set.intersection(*[set(p["params"]) for p in a + b])
         for n in by:
             if n not in common:
-                raise usage("--by %s: not a parameter of both A and B" % n)
+                raise usage("--by %s: not a parameter of both A and B%s" % (
+                    n, did_you_mean(n, common)))
         return list(by)
     return [n for n in names if len(_values(a, n)) > 1 or len(_values(b, n)) > 1]
 
@@ -490,13 +523,15 @@ def main(opts):
     if not 0 < opts.alpha < 1:
         raise usage("--alpha %g: must be between 0 and 1" % opts.alpha)
     wa, wb = parse_where(opts.a_where, "a"), parse_where(opts.b_where, "b")
-    ab = {n.strip() for n in (opts.ab or "").split(",") if n.strip()}
-    pa = resultsdir.load(opts.a)
+    pa, pb = resultsdir.load(opts.a), resultsdir.load(opts.b)
+    wa, wb = resolve_where(pa, wa, "A"), resolve_where(pb, wb, "B")
+    known = known_params(pa + pb)
+    ab = set(_names(opts.ab, known))
     if ab and not wa and not wb and os.path.realpath(opts.a) == os.path.realpath(opts.b):
         wa, wb = split_arms(pa, ab) or (wa, wb)
     a = select(pa, wa, "A")
-    b = select(resultsdir.load(opts.b), wb, "B")
-    by = [n.strip() for n in opts.by.split(",") if n.strip()] if opts.by else None
+    b = select(pb, wb, "B")
+    by = _names(opts.by, known) or None
     ab |= set(wa) | set(wb)
     cmp = compare(a, b, by, ab, opts.test, opts.alpha)
     if opts.json:
@@ -511,6 +546,12 @@ def main(opts):
         raise usage("compare: %d compared point(s) have failed runs (marked FAILED)"
                     % len(failed))
     return 0
+
+
+def _names(text, known):
+    """A comma list of parameter names (--ab, --by), each as the points
+    store it where a spelling of it is known."""
+    return [param_name(n, known) or n for n in (n.strip() for n in (text or "").split(",")) if n]
 
 
 def _label(path, where):
