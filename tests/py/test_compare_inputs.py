@@ -10,7 +10,7 @@ import json
 import pytest
 
 from vnpy import run_vnperf
-from vnperflib import exitcodes
+from vnperflib import exitcodes, resultsdir
 
 IDENTITY = {"app": "gen", "backend": "dgram", "size": "64"}
 
@@ -149,3 +149,12 @@ def test_a_control_character_from_the_file_cannot_split_the_line(tmp_path):
     a = write(tmp_path, "a.json", sweep())
     refused(run_vnperf(["compare", a, write(tmp_path, "b.json", b)], timeout=30),
             "size (64 vs 6\\x0a4\\x1b[2J)")
+
+
+def test_identity_recorded_with_empty_features_loads_as_none(tmp_path):
+    """A run report from before features said none pairs with today's."""
+    rep = {"vnperf_report": 1, "status": 0, "why": "ok", "backend": "dgram",
+           "identity": {"app": "gen", "features": "", "event_idx": "off"},
+           "metrics": {"pps": 1e5}}
+    (tmp_path / "r.json").write_text(json.dumps(rep))
+    assert resultsdir.load(str(tmp_path / "r.json"))[0]["params"]["features"] == "none"

@@ -168,3 +168,19 @@ def test_csv_and_metrics_add_columns_and_keep_the_old_ones():
     row = report.csv_row(rep_of("iperf", {"app": "iperf", "role": "server", "packets": 10,
                                           "bytes": 125000000, "duration_ns": 1000000000}))
     assert row["goodput_bps"] == 1e9 and "goodput_bps" in report.to_csv([row]).split("\n")[0]
+
+
+def test_features_say_what_was_negotiated_and_switched_off():
+    """EVENT_IDX switched off: the report names it and what the driver
+    negotiated, not an empty features value."""
+    res = {"app": "gen", "packets": 1000, "bytes": 64000, "duration_ns": 1000000000,
+           "vnet": {"features_offered": ["mac", "mrg_rxbuf", "ctrl_vq", "event_idx"],
+                    "features": ["mac", "mrg_rxbuf"], "tx": {"packets": 1000, "in_flight": 0}}}
+    rep = rep_of("gen", res)
+    rep["identity"] = {"event_idx": "off", "features": "none"}
+    assert line(report.human(rep), "virtio features") == \
+        "negotiated mac mrg_rxbuf; switched off: event_idx"
+    rep["identity"] = {"event_idx": "on", "features": "-mrg_rxbuf,-csum"}
+    assert line(report.human(rep), "virtio features").endswith("switched off: mrg_rxbuf csum")
+    rep["identity"] = {"event_idx": "on", "features": "none"}
+    assert line(report.human(rep), "virtio features").endswith("switched off: none")

@@ -125,6 +125,9 @@ def test_guest_defaults_are_the_documented_ones():
     (["app=gen", "rate=0"], "rate", "max"),
     (["app=gen", "features=-mrg_rxbuf,-event_idx"], "event_idx", "off"),
     (["app=gen", "features=-mrg_rxbuf,-event_idx"], "features", "-mrg_rxbuf"),
+    # Nothing else switched off: said, not an empty string.
+    (["app=gen", "features=-event_idx"], "features", "none"),
+    (["app=gen"], "features", "none"),
     (["app=gen", "dst_port=4000", "ip=10.0.0.9"], "ip", None),
 ])
 def test_identity_of_guest_words(words, key, value):
@@ -163,3 +166,11 @@ def test_iperf_over_passt_depends_on_the_passt():
     assert support.why_not("iperf", "passt", "host") is None
     why = support.PASST_STREAM
     assert "0.0~git20230309" in why and "handshake" in why and "ACKs" in why, why
+
+
+def test_identity_recorded_without_features_pairs_with_today():
+    """Results recorded when features was '' for nothing switched off
+    read as today's none, so old and new runs still pair in compare."""
+    old = {"app": "gen", "features": "", "event_idx": "off"}
+    assert identity.recorded(old) == dict(old, features="none")
+    assert identity.recorded({"features": "-csum"}) == {"features": "-csum"}

@@ -29,7 +29,8 @@ _UNPACED = ("", "0", "max")
 
 def guest_params(words):
     """The defining guest parameters of config words, defaults filled in;
-    EVENT_IDX switched off through features= becomes event_idx=off."""
+    EVENT_IDX switched off through features= becomes event_idx=off, the
+    rest stays in features ("none" when nothing else is switched off)."""
     p = dict(GUEST_DEFAULTS)
     for w in words:
         k, _, v = w.partition("=")
@@ -39,8 +40,17 @@ def guest_params(words):
         p["rate"] = "max"
     feats = [f for f in p["features"].split(",") if f]
     p["event_idx"] = "off" if "-event_idx" in feats else "on"
-    p["features"] = ",".join(f for f in feats if f != "-event_idx")
+    # EVENT_IDX has its own key (a sweep axis); features holds the other
+    # bits switched off, and says so when there is none (an empty value
+    # read as if nothing had been recorded).
+    p["features"] = ",".join(f for f in feats if f != "-event_idx") or "none"
     return p
+
+
+def recorded(ident):
+    """An identity from a results file in today's terms: features was ''
+    for no other bit switched off before it said none."""
+    return dict(ident, features="none") if ident.get("features") == "" else ident
 
 
 def app_words(opts):

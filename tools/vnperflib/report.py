@@ -141,6 +141,9 @@ def human(rep):
     if rep["status"] == exitcodes.GUEST_CONFIG_ERROR:
         # The app never ran: counts, CPU and verdict would describe nothing.
         return kv_table(rows)
+    feats = features_line(rep)
+    if feats:
+        rows.append(("virtio features", feats))
     buf = (rep.get("host") or {}).get("sock_rcvbuf")
     if buf:
         rows.append(("QEMU socket rcvbuf", "%d bytes, the runner's socket (kernel SO_RCVBUF %s)"
@@ -201,6 +204,24 @@ def human(rep):
     elif v and v["side"] == "neither":
         rows.append(("bottleneck", "none: %s" % v["why"]))
     return kv_table(rows)
+
+
+def features_line(rep):
+    """The virtio features of the main guest: those its driver negotiated
+    (the result's vnet.features) and those the run switched off (the
+    identity's event_idx and features: features= or the device's
+    property); None when the report has neither."""
+    vnet = ((rep.get("guests") or [{}])[-1].get("result") or {}).get("vnet") or {}
+    ident = rep.get("identity") or {}
+    parts = []
+    if isinstance(vnet.get("features"), list):
+        parts.append("negotiated " + (" ".join(vnet["features"]) or "none"))
+    if ident:
+        off = ["event_idx"] if ident.get("event_idx") == "off" else []
+        off += [f.lstrip("-") for f in str(ident.get("features", "none")).split(",")
+                if f not in ("", "none")]
+        parts.append("switched off: " + (" ".join(off) or "none"))
+    return "; ".join(parts) or None
 
 
 def guest_notify_line(rep):

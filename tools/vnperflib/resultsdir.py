@@ -19,7 +19,7 @@ import os
 import sys
 import time
 
-from . import counts, stats
+from . import counts, identity, stats
 from .errors import usage
 
 SUMMARY = "results.json"
@@ -212,7 +212,7 @@ def parse(text, path):
     if isinstance(data, dict) and "vnperf_report" in data:
         _format(path, data, "vnperf_report", REPORT_FORMATS)
         if data.get("identity"):
-            params = _params(path, "identity", data["identity"])
+            params = identity.recorded(_params(path, "identity", data["identity"]))
         else:
             config = data.get("config") or []
             if not isinstance(config, list) or not all(isinstance(w, str) for w in config):
@@ -319,7 +319,7 @@ def _point(path, i, p, fixed):
     if not isinstance(p, dict):
         raise usage("%s: %s is %s, not an object" % (path, where, _kind(p)))
     if p.get("identity"):
-        params = _params(path, where + ".identity", p["identity"])
+        params = identity.recorded(_params(path, where + ".identity", p["identity"]))
     else:
         params = dict(fixed, **_params(path, where + ".params", p.get("params")))
     summary = p.get("summary") or {}
