@@ -207,7 +207,8 @@ def backend_opts(app, machine, duration, size=None, rate=None, count=None, feede
     return types.SimpleNamespace(app=app, machine=machine, duration=duration, size=size,
                                  rate=rate, count=count, config=[], event_idx=None,
                                  queue_size=queue_size, topology="host", fwd_mode=None,
-                                 feeder=feeder, sock_rcvbuf=sock_rcvbuf)
+                                 feeder=feeder, sock_rcvbuf=sock_rcvbuf,
+                                 vhost_user_socket=None)
 
 
 def lnx_words(config):

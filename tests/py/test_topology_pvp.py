@@ -13,7 +13,7 @@ from vnperflib.errors import RunnerError
 def opts(**kw):
     o = argparse.Namespace(topology="pvp", backend="dgram", app="fwd", duration=3, size=60,
                            rate="10k", count=None, machine="microvm", event_idx=None,
-                           queue_size=None, fwd_mode=None)
+                           queue_size=None, fwd_mode=None, vhost_user_socket=None)
     o.__dict__.update(kw)
     return o
 

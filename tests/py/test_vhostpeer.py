@@ -15,7 +15,7 @@ from vnperflib.backends import pvp, testpmd, vhostpeer
 def opts(**kw):
     base = dict(app="sink", topology="host", rate=None, count=None, size=60, duration=5,
                 machine="microvm", fwd_mode=None, pmd_burst=None, pmd_rxd=None, pmd_txd=None,
-                feeder=None, event_idx=None, queue_size=None)
+                feeder=None, event_idx=None, queue_size=None, vhost_user_socket=None)
     return argparse.Namespace(**dict(base, **kw))
 
 

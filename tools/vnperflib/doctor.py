@@ -6,10 +6,10 @@ import os
 import shutil
 import sys
 
-from . import (accel, backends, libvirtconn, libvirtstage, optypes, peer, plots, qemucmd,
-               scratch, support)
+from . import (accel, backends, hostcount, libvirtconn, libvirtstage, optypes, peer, plots,
+               qemucmd, scratch, support)
 from . import versions as versions_
-from .backends import tap
+from .backends import ownvhost, tap
 from .errors import RunnerError
 from .proc import Session, run_quiet
 from .tables import kv_table
@@ -91,6 +91,24 @@ def own_rows(opts):
     return rows
 
 
+def vhost_user_rows(opts):
+    """--vhost-user-socket PATH: one row per fact about the socket (exists,
+    is a socket, accepts or is free for QEMU to listen, permissions);
+    --host-count: whether it can be read now. Each "yes" or what is missing."""
+    rows = []
+    if opts.vhost_user_socket:
+        rows += [("vhost-user socket " + name, "yes" if why is None else "no: " + why)
+                 for name, why in ownvhost.socket_facts(opts.vhost_user_socket,
+                                                        opts.vhost_user_server)]
+    if opts.host_count.kind != "none":
+        try:
+            hostcount.HostCount(opts.host_count).probe()
+            rows.append(("host count", "%s: readable" % opts.host_count.text))
+        except RunnerError as e:
+            rows.append(("host count", "no: " + e.line))
+    return rows
+
+
 def report(opts):
     """[(name, value)] for the table, and the same as a dict."""
     img, qemu = opts.image, opts.qemu
@@ -109,7 +127,7 @@ def report(opts):
         rows.append(("accelerator", accelerator(s, img, opts.machine, qemu)))
     rows.append(("libvirt", libvirtconn.describe()))
     brows, ready, missing = backend_rows(opts)
-    rows += brows + own_rows(opts)
+    rows += brows + own_rows(opts) + vhost_user_rows(opts)
     rows.append(("summary", "%d backends ready (%s)%s" % (
         len(ready), ", ".join(ready), "; missing: " + ", ".join(missing) if missing else "")))
     return rows

@@ -390,6 +390,9 @@ class LibvirtEngine:
         """What libvirt cannot do, refused before anything starts."""
         if getattr(opts, "sock_rcvbuf", None):
             raise usage("--sock-rcvbuf: --engine qemu only (the runner hands QEMU the socket)")
+        if opts.vhost_user_server:
+            raise usage("--vhost-user-server: --engine qemu only (the runner watches QEMU's "
+                        "listening socket for your backend)")
         if self.emulator and self.local_files and not os.access(self.emulator, os.X_OK):
             raise usage("--qemu %s: no such program or not executable" % self.emulator)
         why = libvirtconn.available()

@@ -116,4 +116,10 @@ def of_run(opts, words, accel, pmd_mode=None):
                      pmd_burst=_opt(opts, "pmd_burst"), pmd_rxd=_opt(opts, "pmd_rxd"),
                      pmd_txd=_opt(opts, "pmd_txd"),
                      feeder=_opt(opts, "feeder"))
+        if opts.vhost_user_socket:
+            # No testpmd: the user's backend, named by its socket and count.
+            ident.update(fwd_mode="-", pmd_burst="-", pmd_rxd="-", pmd_txd="-", feeder="-",
+                         backend_version="yours", vhost_user_socket=opts.vhost_user_socket,
+                         vhost_user_qemu="server" if opts.vhost_user_server else "client",
+                         host_count=opts.host_count.text)
     return ident

@@ -570,6 +570,11 @@ def main(opts):
     latency_at = parse_latency_at(opts.latency_at)
     if opts.rate is not None:
         raise usage("--rate: the search chooses the rate of every trial")
+    if opts.vhost_user_socket:
+        # Its trials pace the runner's sender into a sink, or count gen's
+        # frames at the app level: neither exists behind your backend.
+        raise usage("--vhost-user-socket: no throughput search over your own backend (its "
+                    "trials need the runner's paced sender or an app-level host count)")
     sizes = parse_sizes(opts.size or DEFAULT_SIZES)
     opts.size = None
     axes = dict(size=sizes, **sweep.axes_from(opts))

@@ -15,7 +15,7 @@ import time
 
 from . import (accel, artifacts, backends, compare, counts, exitcodes, optypes, pinning, plots,
                qemucmd, report, resultsdir, runner, scratch, stats, support, topology_pvp)
-from .backends import testpmd, vhostpeer
+from .backends import ownvhost, testpmd, vhostpeer
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
 from .tables import fmt_num, table
@@ -177,6 +177,7 @@ def point_opts(base, point):
 def base_opts(opts):
     """The options every point starts from: the sweep's own options minus
     the axes, with `vnperf run`'s defaults."""
+    ownvhost.resolve(opts)
     base = argparse.Namespace(**vars(opts))
     for name in AXES:
         if name not in BUILD_AXES:

@@ -7,6 +7,7 @@ from .. import qemucmd, topology_pvp
 from ..errors import usage
 from . import pvp, tap, testpmd, vhostpeer
 from .base import Backend, NoBackend
+from .ownvhost import OwnVhostUser
 from .passt import Passt
 from .qemuonly import Hub, OwnNic, User
 from .tap import Tap, VhostNet
@@ -34,15 +35,23 @@ def names():
 
 
 def implied(opts, named):
-    """The backend that --tap, --bridge or a virtio-net -device of the
-    user's own (--qemu-arg, --qemu-args-file) stands for: tap (vhost-net
-    takes --tap and --bridge too) or none (the runner adds no NIC); None
+    """The backend that --vhost-user-socket, --tap, --bridge or a virtio-net
+    -device of the user's own (--qemu-arg, --qemu-args-file) stands for:
+    vhost-user, tap (vhost-net takes --tap and --bridge too) or none (the
+    runner adds no NIC); None
     when no option names one. named: the backends the user gave (--backend,
     sweep's axis); one that contradicts the option is refused."""
     if opts.tap and opts.bridge:
         raise usage("--tap and --bridge: give one (--bridge adds a tap of the runner's own)")
     nic = qemucmd.own_nic(opts.qemu_args)
-    if opts.tap or opts.bridge:
+    if opts.vhost_user_socket:
+        if opts.tap or opts.bridge or nic:
+            raise usage("--vhost-user-socket and %s: the guest takes one NIC" % (
+                "--tap" if opts.tap else "--bridge" if opts.bridge
+                else "a virtio-net -device of your own"))
+        what = "--vhost-user-socket"
+        allowed, why = ("vhost-user",), "it is the vhost-user backend"
+    elif opts.tap or opts.bridge:
         what = "--tap %s" % opts.tap if opts.tap else "--bridge %s" % opts.bridge
         if nic:
             raise usage("%s and a virtio-net -device of your own: the guest takes one NIC "
@@ -62,6 +71,8 @@ def implied(opts, named):
 def make(name, opts):
     if name not in REGISTRY:
         raise usage("unknown backend %r: one of %s" % (name, ", ".join(REGISTRY)))
+    if name == "vhost-user" and opts.vhost_user_socket:
+        return OwnVhostUser(opts)
     if getattr(opts, "sock_rcvbuf", None) and name != "dgram":
         raise usage("--sock-rcvbuf: --backend dgram only (the runner makes QEMU's socket "
                     "there), not %s" % name)
