@@ -34,7 +34,7 @@ class UserTestpmd:
     started by someone else": rxonly, statistics every second, a
     --file-prefix of its own (its telemetry socket under /var/run/dpdk/)."""
 
-    def __init__(self, d, client=False):
+    def __init__(self, d, client=False, fwd=("--forward-mode=rxonly",)):
         self.sock = os.path.join(str(d), "user.sock")
         # Not vnperf-PID-...: the runner's clean_stale must leave it alone.
         self.prefix = "owntp-" + uuid.uuid4().hex[:8]
@@ -42,8 +42,7 @@ class UserTestpmd:
         vdev = "net_vhost0,iface=%s%s" % (self.sock, ",client=1" if client else "")
         argv = ["dpdk-testpmd", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
                 "--file-prefix", self.prefix, "-l", "0-1", "--vdev", vdev, "--",
-                "--forward-mode=rxonly", "--stats-period", "1", "--nb-cores=1",
-                "--total-num-mbufs=16384"]
+                "--stats-period", "1", "--nb-cores=1", "--total-num-mbufs=16384"] + list(fwd)
         with open(self.log, "wb") as out:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
                                          stderr=subprocess.STDOUT)
@@ -60,7 +59,8 @@ class UserTestpmd:
             return f.read().decode("utf-8", "replace")
 
     def stop(self):
-        """SIGINT: testpmd prints its forward statistics; port 0's."""
+        """SIGINT: testpmd prints its forward statistics; port 0's (None
+        when it was killed)."""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
             try:
@@ -69,15 +69,16 @@ class UserTestpmd:
                 self.proc.kill()
                 self.proc.wait()
         shutil.rmtree("/var/run/dpdk/" + self.prefix, ignore_errors=True)
-        return testpmd.parse_fwd_stats(self.text())[-1][0]
+        groups = testpmd.parse_fwd_stats(self.text())
+        return groups[-1][0] if groups else None
 
 
 @pytest.fixture
 def user_testpmd(tmp_path):
     started = []
 
-    def start(client=False):
-        started.append(UserTestpmd(tmp_path, client))
+    def start(**kw):
+        started.append(UserTestpmd(tmp_path, **kw))
         return started[-1]
     yield start
     for t in started:
@@ -131,6 +132,24 @@ def test_qemu_as_server_for_a_backend_that_connects(image, user_testpmd):
     assert not os.path.exists(tp.sock), "the runner leaves QEMU's socket behind"
 
 
+def test_sink_takes_your_backends_traffic_and_the_counts_add_up(image, user_testpmd):
+    """testpmd txonly as your backend sends to the guest from its connect
+    on and after the sink stopped: the host count is testpmd's TX-packets,
+    and what the sink did not count waits in its RX ring (one ring at most)."""
+    tp = user_testpmd(fwd=["--forward-mode=txonly", "--eth-peer=0,52:54:00:00:00:01",
+                           "--txpkts=64"])
+    r, rep = run_json(["--vhost-user-socket", tp.sock, "--host-count", "testpmd:0@" + tp.prefix,
+                       "--app", "sink", "--duration", "2"])
+    assert r.returncode == 0, (r.stderr, rep["why"])
+    stats = tp.stop()
+    d = rep["counts"]["directions"]["host->guest frames"]
+    assert d["sent"] == rep["host"]["tx_frames"] == stats["TX-packets"]
+    assert d["received"] == rep["guests"][-1]["result"]["packets"] > 0
+    ring = rep["guests"][-1]["result"]["vnet"]["rx"]["size"]
+    assert d["verdict"] in ("agree", "lossy") and d["lost"] <= ring, d["why"]
+    assert [w["at"] for w in d["where"]] in ([], ["ring"]), d["why"]
+
+
 def test_without_host_count_the_report_says_guest_only(image, user_testpmd):
     tp = user_testpmd()
     r = run_vnperf(["run", "--accel", "tcg", "--quiet", "--vhost-user-socket", tp.sock,
@@ -148,3 +167,18 @@ def test_a_port_the_dpdk_process_lacks_is_one_line_67(image, user_testpmd):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "has no port 9 (its ports: 0)" in lines[0], r.stderr
     assert not r.stdout
+
+
+def test_a_socket_whose_backend_died_is_one_line_67(image, user_testpmd):
+    """SIGKILL leaves testpmd's socket behind with nobody listening: refused
+    before anything starts; so is a path with no socket at all."""
+    tp = user_testpmd()
+    tp.proc.kill()
+    tp.proc.wait()
+    assert os.path.exists(tp.sock)
+    for path, needle in ((tp.sock, "nobody accepts a connection"),
+                         (tp.sock + ".absent", "no such socket")):
+        r = run_vnperf(RUN + ["--vhost-user-socket", path], timeout=60)
+        assert r.returncode == exitcodes.RUNNER_BACKEND_MISSING, r.stderr
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and needle in lines[0], r.stderr
