@@ -89,7 +89,8 @@ def doctor_passt_row(monkeypatch, binary):
     monkeypatch.setattr(passtbin, "path", lambda: binary)
     o = argparse.Namespace(image=qemucmd.default_image(), machine="microvm",
                            qemu=qemucmd.DEFAULT_QEMU, json=False, clean=False,
-                           topology="host", app="gen", config=[], tap=None, bridge=None)
+                           topology="host", app="gen", config=[], tap=None, bridge=None,
+                           vhost_user_socket=None)
     rows, ready, _ = doctor.backend_rows(o)
     return dict(rows)["backend passt"], ready
 
