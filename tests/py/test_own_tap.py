@@ -58,7 +58,7 @@ def test_doctor_takes_tap_and_bridge_names_as_run_does():
 
 def ns(**kw):
     base = dict(tap=None, bridge=None, qemu_args=[], app="gen", topology="host", config=[],
-                backend="none", event_idx=None, queue_size=None)
+                backend="none", event_idx=None, queue_size=None, vhost_user_socket=None)
     return argparse.Namespace(**dict(base, **kw))
 
 

@@ -17,7 +17,7 @@ OWN = ["-device", "virtio-net-device,netdev=mine"]
 
 def ns(**kw):
     base = dict(tap=None, bridge=None, qemu_args=list(OWN), app="gen", topology="host",
-                config=[], backend="none")
+                config=[], backend="none", vhost_user_socket=None)
     return argparse.Namespace(**dict(base, **kw))
 
 
