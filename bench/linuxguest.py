@@ -30,13 +30,12 @@ import socket
 import subprocess
 import sys
 import time
-import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from vnperflib import (backends, exitcodes, guest, hostcpu, pinning, ports, priority,  # noqa: E402
-                       qemucmd, scratch, udpsock)
+from vnperflib import (backends, exitcodes, guest, hostcpu, options, pinning,  # noqa: E402
+                       ports, priority, qemucmd, scratch, udpsock)
 from vnperflib.backends import passt  # noqa: E402
 from vnperflib.backends.base import Backend, guest_mac, nic_props  # noqa: E402
 from vnperflib.backends.passt import Passt  # noqa: E402
@@ -204,11 +203,9 @@ def make_backend(name, opts):
 def backend_opts(app, machine, duration, size=None, rate=None, count=None, feeder=None,
                  queue_size=None, sock_rcvbuf=None):
     """The runner options the backends read."""
-    return types.SimpleNamespace(app=app, machine=machine, duration=duration, size=size,
-                                 rate=rate, count=count, config=[], event_idx=None,
-                                 queue_size=queue_size, topology="host", fwd_mode=None,
-                                 feeder=feeder, sock_rcvbuf=sock_rcvbuf,
-                                 vhost_user_socket=None)
+    return options.build(app=app, machine=machine, duration=duration, size=size, rate=rate,
+                         count=count, queue_size=queue_size, feeder=feeder,
+                         sock_rcvbuf=sock_rcvbuf)
 
 
 def lnx_words(config):

@@ -4,13 +4,12 @@ replies (text captured from DPDK 22.11.11's dpdk-testpmd and OVS 3.1.0
 here), the refusals (one line, 64 for options, 67 for what the host lacks)
 and doctor's rows; no QEMU, no testpmd."""
 
-import argparse
 import os
 import socket
 
 import pytest
 
-from vnpy import run_vnperf, standin_image
+from vnpy import run_opts, run_vnperf, standin_image
 from vnperflib import doctor, exitcodes, hostcount, identity
 from vnperflib.backends import implied, make, ownvhost
 from vnperflib.errors import RunnerError
@@ -151,7 +150,7 @@ def opts(**kw):
                 topology="host", fwd_mode=None, pmd_burst=None, pmd_rxd=None, pmd_txd=None,
                 feeder=None, machine="q35", event_idx=None, queue_size=None, tap=None,
                 bridge=None, qemu_args=[])
-    return argparse.Namespace(**dict(base, **kw))
+    return run_opts(**dict(base, **kw))
 
 
 def test_the_socket_implies_vhost_user_and_its_own_backend():
@@ -305,14 +304,14 @@ def test_your_backend_may_send_after_the_app_stopped(monkeypatch):
 
 def test_doctor_rows_one_line_each(tmp_path, sockets):
     dead, live = sockets
-    o = argparse.Namespace(vhost_user_socket=live, vhost_user_server=False,
-                           host_count=hostcount.parse("iface:lo"))
+    o = run_opts(vhost_user_socket=live, vhost_user_server=False,
+                 host_count=hostcount.parse("iface:lo"))
     rows = dict(doctor.vhost_user_rows(o))
     assert rows == {"vhost-user socket exists": "yes", "vhost-user socket is a socket": "yes",
                     "vhost-user socket accepts": "yes", "vhost-user socket permissions": "yes",
                     "host count": "iface:lo: readable"}
-    o = argparse.Namespace(vhost_user_socket=dead, vhost_user_server=False,
-                           host_count=hostcount.parse("iface:vnnosuch0"))
+    o = run_opts(vhost_user_socket=dead, vhost_user_server=False,
+                 host_count=hostcount.parse("iface:vnnosuch0"))
     rows = dict(doctor.vhost_user_rows(o))
     assert rows["vhost-user socket accepts"].startswith("no: ")
     assert rows["host count"].startswith("no: --host-count iface:vnnosuch0: no interface")

@@ -3,12 +3,11 @@ backend they stand for, what contradicts them, the user's tap left as it
 is (QEMU opens it with the vnet header it has), and every refusal one line
 with its status, before anything starts."""
 
-import argparse
 import ipaddress
 
 import pytest
 
-from vnpy import cli_opts, run_vnperf, standin_image
+from vnpy import cli_opts, run_opts, run_vnperf, standin_image
 from vnperflib import backends, doctor, exitcodes, sweep
 from vnperflib.backends import tap
 from vnperflib.errors import RunnerError
@@ -59,7 +58,7 @@ def test_doctor_takes_tap_and_bridge_names_as_run_does():
 def ns(**kw):
     base = dict(tap=None, bridge=None, qemu_args=[], app="gen", topology="host", config=[],
                 backend="none", event_idx=None, queue_size=None, vhost_user_socket=None)
-    return argparse.Namespace(**dict(base, **kw))
+    return run_opts(**dict(base, **kw))
 
 
 @pytest.mark.parametrize("kw, named, implied", [
@@ -74,10 +73,10 @@ def test_implied_backend(kw, named, implied):
 
 def test_run_and_sweep_default_to_the_implied_backend():
     mod, o = cli_opts("run", "--tap", "t0")
-    mod.finish_opts(o, mod.engine.make(o))
+    o = mod.options.RunOptions.from_cli(o)
     assert (o.backend, o.app) == ("tap", "gen")
     mod, o = cli_opts("run", "--tap", "t0", "--backend", "vhost-net")
-    mod.finish_opts(o, mod.engine.make(o))
+    o = mod.options.RunOptions.from_cli(o)
     assert o.backend == "vhost-net"
     _, o = cli_opts("sweep", "--bridge", "br0", "--size", "64,128")
     assert sweep.base_opts(o).backend == "tap"
@@ -171,10 +170,10 @@ def test_tap_facts(monkeypatch):
 
 
 def test_doctor_rows_one_line_each():
-    rows = doctor.own_rows(argparse.Namespace(tap="lo", bridge="nosuch0"))
+    rows = doctor.own_rows(run_opts(tap="lo", bridge="nosuch0"))
     assert rows == [("--tap lo exists", "yes"),
                     ("--tap lo is a tap", "no: not a tap (no /sys/class/net/lo/tun_flags)"),
                     ("--bridge nosuch0 exists",
                      "no: no interface nosuch0 in this network namespace")]
-    assert doctor.own_rows(argparse.Namespace(tap=None, bridge=None)) == []
+    assert doctor.own_rows(run_opts()) == []
 

@@ -3,11 +3,10 @@ the machine's) and the version gate of the stream over passt: bookworm's
 0.0~git20230309 stalls lwIP's TCP, so iperf over it is refused (status 64,
 one line) with how to get trixie's; a new enough passt runs it."""
 
-import argparse
 
 import pytest
 
-from vnpy import ROOT  # noqa: F401  (puts tools/ on sys.path)
+from vnpy import run_opts
 from vnperflib import exitcodes, passtbin, support
 from vnperflib.backends import passt
 from vnperflib.errors import RunnerError
@@ -67,7 +66,7 @@ def test_argv_forwards(monkeypatch):
 
 
 def opts(app):
-    return argparse.Namespace(backend="passt", app=app, config=[], topology="host")
+    return run_opts(backend="passt", app=app)
 
 
 def test_runner_refuses_iperf_over_an_old_passt(tmp_path, monkeypatch):
@@ -85,12 +84,9 @@ def test_runner_takes_iperf_over_a_new_passt(tmp_path, monkeypatch):
 
 
 def doctor_passt_row(monkeypatch, binary):
-    from vnperflib import doctor, qemucmd
+    from vnperflib import doctor
     monkeypatch.setattr(passtbin, "path", lambda: binary)
-    o = argparse.Namespace(image=qemucmd.default_image(), machine="microvm",
-                           qemu=qemucmd.DEFAULT_QEMU, json=False, clean=False,
-                           topology="host", app="gen", config=[], tap=None, bridge=None,
-                           vhost_user_socket=None)
+    o = run_opts(machine="microvm", app="gen")
     rows, ready, _ = doctor.backend_rows(o)
     return dict(rows)["backend passt"], ready
 

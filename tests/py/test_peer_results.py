@@ -3,13 +3,12 @@
 broken line is one line and status 68, never a traceback (70) or a number
 outside the protocol in a report. Found by test_pyfuzz_peer."""
 
-import argparse
 import json
 import tempfile
 
 import pytest
 
-import vnpy  # noqa: F401 - puts the runner library on sys.path
+from vnpy import run_opts
 from vnperflib import exitcodes, peer, rrhost, scratch
 from vnperflib.errors import RunnerError
 from vnperflib.proc import Session
@@ -99,7 +98,7 @@ def test_result_nested_too_deep_is_not_a_result(session):
 def test_rrserver_result_outside_its_counters_is_refused(session):
     """Before: "transactions": NaN reached counts._first, int(nan): a
     ValueError (70)."""
-    opts = argparse.Namespace(config=[])
+    opts = run_opts()
     rr = rrhost.HostRr(session, None, "127.0.0.1", opts)
     rr.proc = DoneProc()
     good = {"proto": "udp", "port": 9000, "transactions": 20, "refused": 0}

@@ -3,11 +3,10 @@ shell-like, read as --qemu-arg's are; a virtio-net -device among them is the
 guest's NIC (the runner adds none, gen only); a file that cannot be read or
 taken apart is one line and status 64."""
 
-import argparse
 
 import pytest
 
-from vnpy import cli_opts, run_vnperf, standin_image
+from vnpy import cli_opts, run_opts, run_vnperf, standin_image
 from vnperflib import backends, exitcodes, qemucmd, support
 from vnperflib.errors import RunnerError
 
@@ -18,7 +17,7 @@ OWN = ["-device", "virtio-net-device,netdev=mine"]
 def ns(**kw):
     base = dict(tap=None, bridge=None, qemu_args=list(OWN), app="gen", topology="host",
                 config=[], backend="none", vhost_user_socket=None)
-    return argparse.Namespace(**dict(base, **kw))
+    return run_opts(**dict(base, **kw))
 
 
 @pytest.mark.parametrize("args, line", [
@@ -83,7 +82,7 @@ def test_own_nic_is_a_virtio_net_device_only():
 def test_own_nic_stands_for_no_backend_and_gen():
     assert backends.implied(ns(), []) == "none"
     mod, o = cli_opts("run", "--qemu-arg=-device", "--qemu-arg=virtio-net-pci")
-    mod.finish_opts(o, mod.engine.make(o))
+    o = mod.options.RunOptions.from_cli(o)
     assert (o.backend, o.app) == ("none", "gen")
     own = backends.make("none", ns())
     assert own.nics(0) == [] and own.qemu_extra(0) == []

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-import vnpy  # noqa: F401 (the runner's library on sys.path)
+from vnpy import run_opts
 from vnperflib import exitcodes, hostcpu, pinning, protocol, qemucmd, runner
 from vnperflib.errors import RunnerError
 
@@ -198,15 +198,14 @@ def test_iperf_csv_reports_skip_client_sums():
 
 def test_echo_strips_firmware_terminal_escapes():
     import io
-    import types
     from vnperflib import echo as vecho
     out = io.StringIO()
-    opts = types.SimpleNamespace(quiet=False, raw=False, json=False, csv=False)
+    opts = run_opts()
     echo = vecho.Echo(opts, False)
     echo.out = out
     echo(None, protocol.parse_line("\x1b[2J\x1b[01;01H\x1b[=3hBdsDxe: loading Boot0001\x1bc"))
     assert out.getvalue() == "BdsDxe: loading Boot0001\n"
-    raw = vecho.Echo(types.SimpleNamespace(quiet=False, raw=True, json=False, csv=False), False)
+    raw = vecho.Echo(run_opts(raw=True), False)
     raw.out = out = io.StringIO()
     raw(None, protocol.parse_line("\x1b[2Jx"))
     assert out.getvalue() == "\x1b[2Jx\n"
@@ -217,11 +216,10 @@ def test_the_host_iperf_client_sends_for_the_duration_asked(duration, sends):
     """A guest server (role=server) times each stream from its accept to
     the client's FIN: the host's client sends for --duration, so that
     `--duration 2 -- role=server` measures 2 s, not 1 (issue 26)."""
-    import argparse
     from vnperflib import iperf, proc
     if shutil.which("iperf") is None:
         pytest.skip("no iperf 2 (Debian iperf)")
-    opts = argparse.Namespace(config=["role=server", "sessions=2"], duration=duration)
+    opts = run_opts(config=["role=server", "sessions=2"], duration=duration)
     with proc.Session() as s:
         argv = iperf.HostIperf(s, None, "127.0.0.1", opts, port=5201).argv
     assert argv[argv.index("-t") + 1] == sends

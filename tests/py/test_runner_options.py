@@ -41,9 +41,6 @@ def test_config_word_stands_for_an_option_not_given():
     """-- app=rr without --app is --app rr (the runner decides peers and
     partners by the app), and a word equal to its option is fine."""
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    import argparse
-    from vnperflib import runner
-    o = argparse.Namespace(app=None, duration=None, size=64, rate=None, count=None,
-                           config=["app=rr", "duration=30", "size=64"])
-    runner.check_user_config(o)
+    from vnperflib import options
+    o = options.build(size=64, config=["app=rr", "duration=30", "size=64"])
     assert (o.app, o.duration, o.size) == ("rr", 30, 64)

@@ -3,7 +3,6 @@ own that a later run and `vnperf doctor --clean` remove once its PID is gone
 (kill -9 left /tmp/vnperf-PID-peer-* and -run-* scattered), and a full temp
 directory is named with its errno, not "no error output"."""
 
-import argparse
 import contextlib
 import os
 import signal
@@ -12,7 +11,7 @@ import tempfile
 
 import pytest
 
-from vnpy import PYTHON, ROOT, run_vnperf, standin_image
+from vnpy import PYTHON, ROOT, run_opts, run_vnperf, standin_image
 
 from vnperflib import peer, rrhost, scratch
 from vnperflib.errors import RunnerError
@@ -174,7 +173,7 @@ def test_rrserver_on_a_full_disk_names_the_errno(tmp_path, monkeypatch):
     (its disk is full): the run's line names the errno, not "no error output"."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(scratch, "_root", None)
-    opts = argparse.Namespace(config=[])
+    opts = run_opts()
     with full_dir(tmp_path) as (d, why):
         with Session() as s:
             h = rrhost.HostRr(s, None, "127.0.0.1", opts)

@@ -3,13 +3,12 @@ turned into trials, and whole searches over a simulated device standing in
 for `vnperf run` (every trial recorded, latency trials, compare on the
 results)."""
 
-import argparse
 import json
 import os
 
 import pytest
 
-from vnpy import run_vnperf
+from vnpy import run_opts, run_vnperf
 from vnperflib import compare, exitcodes, resultsdir, search, search_run, sweep
 from vnperflib.errors import RunnerError
 
@@ -101,12 +100,8 @@ class FakeRuns:
 
 
 def base_opts(**kw):
-    o = argparse.Namespace(**{n: None for n in sweep.AXES})
-    o.__dict__.update(config=[], backend="dgram", app="sink", topology="host", duration=1,
-                      image="x", machine="microvm", boot="pvh", accel="tcg", timeout=None,
-                      verbose=False)
-    o.__dict__.update(kw)
-    return o
+    return run_opts(**dict(dict(backend="dgram", app="sink", duration=1, image="x",
+                                machine="microvm", accel="tcg"), **kw))
 
 
 def searched(tmp_path, monkeypatch, runs, name="a", latency_at=(10, 50, 100), base=None,
@@ -223,14 +218,14 @@ def test_trials_print_no_sample_line_unless_asked(monkeypatch, config, want):
     seen = []
 
     def run(opts, resolver):
-        seen.append(opts.config)
+        seen.append(list(opts.config))
         return sink_report(1000, 1000, 1000.0)
     monkeypatch.setattr(sweep, "run_point_once", run)
     base = base_opts(config=list(config))
     trials = search_run.Trials(base, None, lambda rep: "001.json", lambda line: None)
     trials(None, "max")
     trials(5000, "search")
-    assert seen == [want, want] and base.config == config
+    assert seen == [want, want] and base.config == tuple(config)
 
 
 def test_a_search_without_a_verified_rate_keeps_its_figures(tmp_path, monkeypatch):

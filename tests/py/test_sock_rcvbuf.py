@@ -2,13 +2,13 @@
 made with the receive buffer asked for, as an inherited fd; bad values and
 backends that cannot take it are refused with one line and status 64."""
 
+import dataclasses
 import os
 import socket
-import types
 
 import pytest
 
-from vnpy import run_vnperf
+from vnpy import run_opts, run_vnperf
 from vnperflib import identity, qemucmd, report, udpsock
 from vnperflib.backends import make
 from vnperflib.errors import RunnerError
@@ -47,7 +47,7 @@ def opts(**kw):
                 event_idx=None, queue_size=None, topology="host", fwd_mode=None, feeder=None,
                 sock_rcvbuf=None)
     base.update(kw)
-    return types.SimpleNamespace(**base)
+    return run_opts(**base)
 
 
 class Session:
@@ -118,10 +118,9 @@ def test_nic_fails_with_one_line_when_the_port_is_taken():
 
 
 def test_identity_and_report_name_the_buffer():
-    o = types.SimpleNamespace(backend="dgram", machine="microvm", image="/nonexistent",
-                              sock_rcvbuf=None)
+    o = run_opts(backend="dgram", machine="microvm", image="/nonexistent")
     assert "sock_rcvbuf" not in identity.of_run(o, ["app=sink"], "tcg")
-    o.sock_rcvbuf = 4 << 20
+    o = dataclasses.replace(o, sock_rcvbuf=4 << 20)
     assert identity.of_run(o, ["app=sink"], "tcg")["sock_rcvbuf"] == "4194304"
     rep = {"status": 0, "status_name": "ok", "backend": "dgram", "machine": "microvm",
            "accel": "tcg", "guests": [], "host": {"sock_rcvbuf": {"bytes": 4 << 20,

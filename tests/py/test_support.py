@@ -3,7 +3,6 @@ combination is one line and status 64 in under a second, before anything
 starts (no QEMU, no backend, no KVM probe); docs/runner.md shows the same
 table; identity.py's guest defaults are docs/config.md's."""
 
-import argparse
 import hashlib
 import importlib.machinery
 import importlib.util
@@ -14,7 +13,7 @@ import time
 
 import pytest
 
-from vnpy import ROOT, VNPERF, run_vnperf
+from vnpy import ROOT, VNPERF, run_opts, run_vnperf
 from vnperflib import backends, exitcodes, identity, support
 
 MARK = "<!-- support.markdown() -->"
@@ -139,7 +138,7 @@ def test_identity_names_the_engine(tmp_path):
     spawned: compare must see the engine."""
     base = dict(backend="dgram", machine="microvm", image=str(tmp_path / "none.elf"),
                 qemu="qemu-system-x86_64")
-    ids = [identity.of_run(argparse.Namespace(**dict(base, **kw)), ["app=gen"], "tcg")
+    ids = [identity.of_run(run_opts(**dict(base, **kw)), ["app=gen"], "tcg")
            for kw in ({}, {"engine": "qemu"}, {"engine": "libvirt"})]
     assert [i["engine"] for i in ids] == ["qemu", "qemu", "libvirt"]
     assert ids[0] == ids[1] != ids[2]
@@ -150,8 +149,8 @@ def test_identity_names_the_builds(tmp_path):
     version: two builds of an A/B sweep differ in both."""
     img = tmp_path / "a.elf"
     img.write_bytes(b"vnperf")
-    ident = identity.of_run(argparse.Namespace(backend="dgram", machine="microvm",
-                                               image=str(img), qemu="/nonexistent/qemu"),
+    ident = identity.of_run(run_opts(backend="dgram", machine="microvm", image=str(img),
+                                     qemu="/nonexistent/qemu"),
                             ["app=gen"], "tcg")
     assert ident["image"] == str(img)
     assert ident["image_sha"] == hashlib.sha256(b"vnperf").hexdigest()[:12]

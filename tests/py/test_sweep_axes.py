@@ -2,13 +2,13 @@
 (support.APP_AXES): `--app iperf --size 64,1514` or `--app gen --msg-size
 512,1024` would plot noise as an effect. Every app x role x axis."""
 
-import argparse
 import os
 import subprocess
 
 import pytest
 
 from test_support import load_cli
+from vnpy import run_opts
 from vnperflib import exitcodes, support, sweep
 from vnperflib.errors import RunnerError, usage
 
@@ -28,8 +28,7 @@ APP_ONLY = ("size", "rate", "sessions", "msg_size", "window")
 
 
 def opts(app, role):
-    return argparse.Namespace(app=app, config=["role=%s" % role], duration=None, size=None,
-                              rate=None, count=None)
+    return run_opts(app=app, config=["role=%s" % role])
 
 
 @pytest.mark.parametrize("app", APPS)

@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from vnpy import run_vnperf
+from vnpy import run_opts, run_vnperf
 from vnperflib import exitcodes, identity, plots, resultsdir, stats, sweep
 from vnperflib.errors import RunnerError
 
 
 def test_axes_in_fixed_order_and_product():
-    ns = argparse.Namespace(**{n: None for n in sweep.AXES})
+    ns = argparse.Namespace(aa=False, **{n: None for n in sweep.AXES})
     ns.kick_batch, ns.size, ns.event_idx = "1,32", "64,512,1514", "on,off"
     axes = sweep.axes_from(ns)
     assert list(axes) == ["size", "kick_batch", "event_idx"]
@@ -51,10 +51,7 @@ def test_bad_axis_values(name, text, needle):
 
 
 def base(**kw):
-    ns = argparse.Namespace(config=["app=gen"], backend="dgram", size=None, rate=None,
-                            pin=None, event_idx=None)
-    ns.__dict__.update(kw)
-    return ns
+    return run_opts(**dict(dict(config=["app=gen"], backend="dgram"), **kw))
 
 
 def test_point_options():
@@ -62,14 +59,14 @@ def test_point_options():
           "backend": ("hub", "hub"), "pin": ("vcpu=0", {"vcpu": {0}})}
     o = sweep.point_opts(base(), pt)
     assert o.size == 512 and o.backend == "hub" and o.pin == {"vcpu": {0}}
-    assert o.config == ["app=gen", "kick_batch=32", "features=-event_idx"]
+    assert o.config == ("app=gen", "kick_batch=32", "features=-event_idx")
     # event_idx=on leaves the guest's features alone.
     o = sweep.point_opts(base(), {"event_idx": ("on", "on")})
-    assert o.config == ["app=gen"]
+    assert o.config == ("app=gen",)
 
 
 def build_ns(**kw):
-    ns = argparse.Namespace(**{n: None for n in sweep.AXES})
+    ns = argparse.Namespace(aa=False, **{n: None for n in sweep.AXES})
     ns.__dict__.update(kw)
     return ns
 
@@ -85,7 +82,7 @@ def test_two_images_and_two_qemus_are_axes_interleaved(tmp_path):
     assert list(axes) == ["size", "image", "qemu"]
     assert [l for l, _ in axes["image"]] == [str(a), str(b)]
     pts = sweep.points(axes)
-    opts = [sweep.point_opts(base(image=None, qemu=None), pt) for pt in pts]
+    opts = [sweep.point_opts(base(), pt) for pt in pts]
     assert [(o.image, o.qemu) for o in opts] == [
         (str(a), "qemu-system-x86_64"), (str(a), "/bin/true"),
         (str(b), "qemu-system-x86_64"), (str(b), "/bin/true")]
@@ -315,12 +312,12 @@ def test_interleaved_order_reverses_every_other_round():
 
 
 def test_aa_adds_two_identical_arms_last():
-    ns = argparse.Namespace(**{n: None for n in sweep.AXES})
+    ns = argparse.Namespace(aa=False, **{n: None for n in sweep.AXES})
     ns.size, ns.aa = "64,1514", True
     axes = sweep.axes_from(ns)
     assert list(axes) == ["size", "aa"] and [l for l, _ in axes["aa"]] == ["a", "b"]
     o = sweep.point_opts(base(), {"size": ("64", 64), "aa": ("b", "b")})
-    assert o.config == ["app=gen"] and o.size == 64
+    assert o.config == ("app=gen",) and o.size == 64
 
 
 def aa_results(shift=1.0, noise=0.02, seed=2):
@@ -413,12 +410,12 @@ def test_aa_resplit_keeps_the_metrics_of_a_run_together():
 def test_msg_size_and_sessions_reach_the_guest_config():
     """netperf's -m and sessions as sweep axes of app=iperf; compare reads
     msg_size= back as a parameter of the point."""
-    ns = argparse.Namespace(**{n: None for n in sweep.AXES})
+    ns = argparse.Namespace(aa=False, **{n: None for n in sweep.AXES})
     ns.sessions, ns.msg_size = "1,8", "512,16384"
     pts = sweep.points(sweep.axes_from(ns))
     assert len(pts) == 4
     o = sweep.point_opts(base(config=["app=iperf"], backend="tap"), pts[-1])
-    assert o.config == ["app=iperf", "sessions=8", "msg_size=16384"]
+    assert o.config == ("app=iperf", "sessions=8", "msg_size=16384")
     assert resultsdir.params_from_config(o.config, "tap")["msg_size"] == "16384"
     with pytest.raises(RunnerError):
         sweep.parse_axis("msg_size", "0")
@@ -427,12 +424,12 @@ def test_msg_size_and_sessions_reach_the_guest_config():
 def test_window_reaches_the_guest_config():
     """iperf -w / netperf -S as a sweep axis: the guest server's window=;
     leaving it out and giving the default name the same run."""
-    ns = argparse.Namespace(**{n: None for n in sweep.AXES})
+    ns = argparse.Namespace(aa=False, **{n: None for n in sweep.AXES})
     ns.window = "65536,4194304"
     pts = sweep.points(sweep.axes_from(ns))
     assert len(pts) == 2
     o = sweep.point_opts(base(config=["app=iperf", "role=server"], backend="tap"), pts[0])
-    assert o.config == ["app=iperf", "role=server", "window=65536"]
+    assert o.config == ("app=iperf", "role=server", "window=65536")
     assert resultsdir.params_from_config(o.config, "tap")["window"] == "65536"
     assert (identity.guest_params(["app=iperf", "window=262144"]) ==
             identity.guest_params(["app=iperf"]))

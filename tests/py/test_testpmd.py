@@ -2,11 +2,10 @@
 command line (experiment 4 varies them), its forward mode follows the app,
 and its burst statistics become frames per burst (issue 11, finding 8)."""
 
-import argparse
 
 import pytest
 
-import vnpy  # noqa: F401 (the runner's library on sys.path)
+from vnpy import run_opts
 from vnperflib import exitcodes
 from vnperflib.backends import testpmd
 from vnperflib.errors import RunnerError
@@ -15,7 +14,7 @@ from vnperflib.errors import RunnerError
 def opts(**kw):
     base = dict(app="gen", topology="host", rate=None, count=None, size=64, fwd_mode=None,
                 pmd_burst=None, pmd_rxd=None, pmd_txd=None)
-    return argparse.Namespace(**dict(base, **kw))
+    return run_opts(**dict(base, **kw))
 
 
 def app_args(o):

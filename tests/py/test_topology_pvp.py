@@ -2,20 +2,18 @@
 loss located per hop from recorded counters."""
 
 import argparse
+import dataclasses
 
 import pytest
 
-import vnpy  # noqa: F401 (the runner's library on sys.path)
+from vnpy import run_opts
 from vnperflib import backends, runner, topology_pvp
 from vnperflib.errors import RunnerError
 
 
 def opts(**kw):
-    o = argparse.Namespace(topology="pvp", backend="dgram", app="fwd", duration=3, size=60,
-                           rate="10k", count=None, machine="microvm", event_idx=None,
-                           queue_size=None, fwd_mode=None, vhost_user_socket=None)
-    o.__dict__.update(kw)
-    return o
+    return run_opts(**dict(dict(topology="pvp", backend="dgram", app="fwd", duration=3,
+                                size=60, rate="10k", machine="microvm"), **kw))
 
 
 def test_roles_of_a_chain():
@@ -191,12 +189,12 @@ def test_vhost_peer_warmup_option():
     assert args[args.index("--warmup") + 1] == "0.1"
     assert args[args.index("--max-lag") + 1] == "0.0005"
     assert topology_pvp.peer_knobs(o) == {"warmup": 0.1, "max_lag": 0.0005}
-    be.opts.warmup = be.opts.max_lag = 0
+    be.opts = dataclasses.replace(be.opts, warmup=0, max_lag=0)
     assert "--warmup" not in be.peer_args() and "--max-lag" not in be.peer_args()
-    be.opts.warmup, be.opts.max_lag = 0.25, 0.001
+    be.opts = dataclasses.replace(be.opts, warmup=0.25, max_lag=0.001)
     assert be.peer_args()[-4:] == ["--max-lag", "0.001", "--warmup", "0.25"]
     # Flat out has no schedule to lag behind.
-    be.opts.rate = None
+    be.opts = dataclasses.replace(be.opts, rate=None)
     assert "--max-lag" not in be.peer_args()
     # Only the DPDK peer tester has them.
     assert topology_pvp.peer_knobs(opts()) == {}

@@ -7,7 +7,7 @@ import argparse
 
 import pytest
 
-from vnpy import run_vnperf
+from vnpy import run_opts, run_vnperf
 from vnperflib import backends, counts, exitcodes, peer
 from vnperflib.backends import pvp, testpmd, vhostpeer
 
@@ -16,7 +16,7 @@ def opts(**kw):
     base = dict(app="sink", topology="host", rate=None, count=None, size=60, duration=5,
                 machine="microvm", fwd_mode=None, pmd_burst=None, pmd_rxd=None, pmd_txd=None,
                 feeder=None, event_idx=None, queue_size=None, vhost_user_socket=None)
-    return argparse.Namespace(**dict(base, **kw))
+    return run_opts(**dict(base, **kw))
 
 
 @pytest.mark.parametrize("kw,cls", [

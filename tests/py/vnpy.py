@@ -46,3 +46,14 @@ def cli_opts(*argv):
         mod.sweep.add_arguments(p)
     p.add_argument("config", nargs="*")
     return mod, top.parse_args(list(argv))
+
+
+def run_opts(**kw):
+    """RunOptions with kw over the defaults, as one function under test
+    reads them; not validated (options.build is, and refuses what such a
+    test hands the function to refuse itself)."""
+    from vnperflib import options
+    for k in ("config", "qemu_args"):
+        if k in kw:
+            kw[k] = tuple(kw[k])
+    return options.RunOptions(**kw)

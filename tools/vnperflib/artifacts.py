@@ -18,7 +18,7 @@ def check(opts, bes, images=None, local=True):
         for image in images or [opts.image]:
             if not (os.path.isfile(image) and os.access(image, os.R_OK)):
                 raise usage("image %s not found or unreadable (build it with make)" % image)
-        if getattr(opts, "boot", "pvh") == "uefi":
+        if opts.boot == "uefi":
             for path, what in ((opts.esp, "ESP image %s not found (build it with make)"),
                                (qemucmd.DEFAULT_OVMF,
                                 "OVMF firmware %s not found (apt-get install ovmf)")):

@@ -6,8 +6,8 @@ import os
 import shutil
 import sys
 
-from . import (accel, backends, hostcount, libvirtconn, libvirtstage, optypes, peer, plots,
-               qemucmd, scratch, support)
+from . import (accel, backends, hostcount, libvirtconn, libvirtstage, options, optypes, peer,
+               plots, qemucmd, scratch, support)
 from . import versions as versions_
 from .backends import ownvhost, tap
 from .errors import RunnerError
@@ -156,12 +156,14 @@ def clean():
     return 0
 
 
-def main(opts):
+def main(ns):
     """`vnperf doctor`: prints the report; 0 whatever the host lacks."""
-    if opts.clean:
+    if ns.clean:
         return clean()
     # Backend checks look at the options a plain `vnperf run` would have.
-    opts.topology, opts.app, opts.config = "host", "gen", []
+    # Not options.build: doctor reports each option's row (--host-count
+    # without a socket, --tap with --bridge) where a run refuses them.
+    opts = options.RunOptions(**options.run_fields(ns), app="gen")
     rows = report(opts)
     if opts.json:
         print(json.dumps(dict(rows), indent=1, sort_keys=True))

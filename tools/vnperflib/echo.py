@@ -21,9 +21,9 @@ class Echo:
     def __init__(self, opts, multi, live=None):
         self.live = live
         self.quiet = opts.quiet
-        self.raw = getattr(opts, "raw", False)
+        self.raw = opts.raw
         self.multi = multi
-        self.out = sys.stderr if opts.json or getattr(opts, "csv", False) else sys.stdout
+        self.out = sys.stderr if opts.json or opts.csv else sys.stdout
 
     def __call__(self, g, line):
         if self.quiet:

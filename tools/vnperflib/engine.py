@@ -54,17 +54,24 @@ def parse(text):
     return name, uri or None
 
 
+def default_machine(text, boot):
+    """The machine when --machine is not given, by --engine and --boot."""
+    if parse(text)[0] == "qemu":
+        return QemuEngine.default_machine(boot)
+    from .engine_libvirt import LibvirtEngine
+    return LibvirtEngine.default_machine(boot)
+
+
 def make(opts):
     """The engine the runner options name (--engine, --console, --qemu,
     --pin)."""
-    name, uri = parse(getattr(opts, "engine", None))
-    qemu = getattr(opts, "qemu", qemucmd.DEFAULT_QEMU)
+    name, uri = parse(opts.engine)
+    qemu = opts.qemu
     if name == "qemu":
-        if getattr(opts, "console", None):
+        if opts.console:
             raise usage("--console is for --engine libvirt")
         return QemuEngine(qemu)
     from .engine_libvirt import LibvirtEngine
     # libvirt picks its own QEMU unless one was named.
     emulator = None if qemu == qemucmd.DEFAULT_QEMU else qemu
-    return LibvirtEngine(uri, getattr(opts, "console", None), emulator,
-                         pins=getattr(opts, "pin", None))
+    return LibvirtEngine(uri, opts.console, emulator, pins=opts.pin)

@@ -388,7 +388,7 @@ class LibvirtEngine:
 
     def check(self, opts):
         """What libvirt cannot do, refused before anything starts."""
-        if getattr(opts, "sock_rcvbuf", None):
+        if opts.sock_rcvbuf:
             raise usage("--sock-rcvbuf: --engine qemu only (the runner hands QEMU the socket)")
         if opts.vhost_user_server:
             raise usage("--vhost-user-server: --engine qemu only (the runner watches QEMU's "
@@ -402,7 +402,7 @@ class LibvirtEngine:
             raise usage("--engine libvirt: machine %s: one of %s (libvirt 9 adds PCI devices "
                         "to every machine, and microvm has no PCI bus)" % (
                             opts.machine, ", ".join(domxml.MACHINES)))
-        why = why_not(getattr(opts, "backend", "none"))
+        why = why_not(opts.backend)
         if why:
             raise usage("--engine libvirt: backend %s: %s" % (opts.backend, why))
 

@@ -260,5 +260,5 @@ def _summary_row(name, g, ok):
 
 
 def log_progress(opts, line):
-    if not getattr(opts, "quiet", False):
+    if not opts.quiet:
         print("vnperf: fleet: " + line, file=sys.stderr, flush=True)

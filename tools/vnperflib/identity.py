@@ -58,7 +58,7 @@ def app_words(opts):
     --size, --rate, --count)."""
     words = ["app=%s" % opts.app]
     for name, fmt in (("duration", "%d"), ("size", "%d"), ("rate", "%s"), ("count", "%d")):
-        v = getattr(opts, name, None)
+        v = getattr(opts, name)
         if v is not None:
             words.append(("%s=" + fmt) % (name, v))
     return words
@@ -67,11 +67,11 @@ def app_words(opts):
 def main_words(opts):
     """The main (sending) guest's config words but the backend's
     addresses: the app's, then those after --, which win."""
-    return app_words(opts) + list(getattr(opts, "config", ()))
+    return app_words(opts) + list(opts.config)
 
 
 def _opt(opts, name, default="default"):
-    v = getattr(opts, name, None)
+    v = getattr(opts, name)
     return default if v is None else str(v)
 
 
@@ -80,10 +80,10 @@ def of_run(opts, words, accel, pmd_mode=None):
     config words (the runner's and those after --); accel: the one used;
     pmd_mode: testpmd's forward mode (vhost-user)."""
     ident = guest_params(words)
-    if getattr(opts, "event_idx", None) is False:
+    if opts.event_idx is False:
         ident["event_idx"] = "off"
     image = [versions.file_id(opts.image)]
-    if getattr(opts, "boot", "pvh") == "uefi":
+    if opts.boot == "uefi":
         image.append("esp " + versions.file_id(opts.esp))
     ident.update({
         "backend": opts.backend,
@@ -94,9 +94,9 @@ def of_run(opts, words, accel, pmd_mode=None):
         "accel": accel,
         "memory_mb": _opt(opts, "memory"),
         "queue_size": _opt(opts, "queue_size", "device"),
-        "pin": pinning.describe(getattr(opts, "pin", None)) or "none",
-        "nice": priority.describe(getattr(opts, "nice", None)) or "none",
-        "qemu_args": " ".join(getattr(opts, "qemu_args", None) or ()) or "none",
+        "pin": pinning.describe(opts.pin) or "none",
+        "nice": priority.describe(opts.nice) or "none",
+        "qemu_args": " ".join(opts.qemu_args or ()) or "none",
         "qemu": _opt(opts, "qemu", "qemu-system-x86_64"),
         "qemu_version": versions.qemu(_opt(opts, "qemu", "qemu-system-x86_64")),
         "backend_version": versions.backend(opts.backend, ident["app"]) or "-",
@@ -105,7 +105,7 @@ def of_run(opts, words, accel, pmd_mode=None):
         "image": opts.image,
         "image_sha": ", ".join(image),
     })
-    if getattr(opts, "sock_rcvbuf", None):
+    if opts.sock_rcvbuf:
         ident["sock_rcvbuf"] = str(opts.sock_rcvbuf)
     if topology_pvp.nfwd(opts):
         ident["tester"] = topology_pvp.tester(opts)

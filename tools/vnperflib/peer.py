@@ -160,7 +160,7 @@ def feed_args(opts, size):
     """A sender's count or duration and rate for a guest sink or reflector:
     the same count and rate as the guest; without a count, 0.5 s shorter
     than the run, so the guest is still counting when it stops."""
-    args = ["--count", str(opts.count)] if getattr(opts, "count", None) \
+    args = ["--count", str(opts.count)] if opts.count \
         else ["--duration", "%.1f" % max(0.5, (opts.duration or 5) - 0.5)]
     pps = rate_pps(opts.rate, size)
     return args + (["--rate", str(pps)] if pps else [])

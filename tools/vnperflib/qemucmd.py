@@ -103,8 +103,8 @@ class GuestSpec:
             raise ValueError("machine %r: one of %s" % (machine, ", ".join(MACHINES)))
         if boot not in BOOTS:
             raise ValueError("boot %r: one of %s" % (boot, ", ".join(BOOTS)))
-        if boot == "uefi" and machine == "microvm":
-            raise ValueError("--boot uefi needs --machine q35 or pc (OVMF does not run on microvm)")
+        if machine_refusal(boot, machine):
+            raise ValueError(machine_refusal(boot, machine))
         if boot == "uefi" and cmdline:
             raise ValueError("--boot uefi has no kernel command line: config goes through fw_cfg")
         if accel not in ("kvm", "tcg"):
@@ -181,6 +181,14 @@ def build(spec, qemu=DEFAULT_QEMU):
 def default_image():
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     return os.path.join(os.path.dirname(here), "build", "vnperf.elf")
+
+
+def machine_refusal(boot, machine):
+    """None, or why this machine cannot boot this way (the one copy of
+    the line: options.build and GuestSpec both say it)."""
+    if boot == "uefi" and machine == "microvm":
+        return "--boot uefi needs --machine q35 or pc (OVMF does not run on microvm)"
+    return None
 
 
 def default_machine(boot):

@@ -70,7 +70,7 @@ def fixed_params(base, axes):
     """Parameters every point of the sweep shares (not axes): the backend
     and the config words given after --."""
     p = params_from_config(base.config, base.backend)
-    if getattr(base, "size", None) is not None:
+    if base.size is not None:
         p["size"] = str(base.size)
     return {k: v for k, v in p.items() if k not in axes}
 

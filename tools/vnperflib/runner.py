@@ -49,8 +49,9 @@ OPTION_KEYS = ("app", "duration", "size", "rate", "count")
 def check_user_config(opts):
     """The words after --: key=value, each key once (the guest refuses a
     repeated key; merged here the last one won silently), none that
-    contradicts an option (--size 64 with size=128). A word for an option
-    not given stands for it (-- app=rr is --app rr)."""
+    contradicts an option (--size 64 with size=128). Returns {option:
+    value} of the words that stand for an option not given (-- app=rr is
+    --app rr)."""
     seen = {}
     for w in opts.config:
         k, eq, v = w.partition("=")
@@ -64,16 +65,18 @@ def check_user_config(opts):
             raise RunnerError(exitcodes.RUNNER_USAGE, "config key %s given twice (%s=%s, %s)"
                               % (k, k, seen[k], w))
         seen[k] = v
+    stands = {}
     for k in OPTION_KEYS:
-        opt = getattr(opts, k, None)
         if k not in seen:
             continue
+        opt = getattr(opts, k)
         if opt is None:
             v = seen[k]
-            setattr(opts, k, int(v) if k in ("duration", "size", "count") and v.isdigit() else v)
+            stands[k] = int(v) if k in ("duration", "size", "count") and v.isdigit() else v
         elif str(opt) != seen[k]:
             raise RunnerError(exitcodes.RUNNER_USAGE, "--%s %s and the config word %s=%s disagree"
                               % (k, opt, k, seen[k]))
+    return stands
 
 
 # Two-guest topology: the app of the receiving guest for each sender app.
@@ -88,10 +91,10 @@ def guest_roles(opts):
     if topology_pvp.nfwd(opts):
         return topology_pvp.roles(opts)
     words = identity.app_words(opts)
-    if getattr(opts, "topology", "host") != "guests":
+    if opts.topology != "guests":
         return [("guest", words)]
     rx = PARTNER[opts.app] + ["duration=%d" % ((opts.duration or 5) + 3)]
-    if getattr(opts, "count", None):
+    if opts.count:
         rx.append("count=%d" % opts.count)
     return [("rx", rx), ("tx", words)]
 
@@ -114,7 +117,7 @@ class Run:
         self.session = session
         self.opts = opts
         self.resolver = resolver
-        self.engine = eng or engine.QemuEngine(getattr(opts, "qemu", qemucmd.DEFAULT_QEMU))
+        self.engine = eng or engine.QemuEngine(opts.qemu)
         self.roles = None
         self.be = None
         self.accel = None
@@ -152,8 +155,8 @@ class Run:
         self.be.check()
         self.roles = guest_roles(opts)
         labels = [label for label, _ in self.roles]
-        check_pin_labels(getattr(opts, "pin", None), labels)
-        if getattr(opts, "nice", None):
+        check_pin_labels(opts.pin, labels)
+        if opts.nice:
             if not isinstance(self.engine, engine.QemuEngine):
                 raise usage("--nice: --engine qemu only (libvirtd starts the guests)")
             priority.check_labels(opts.nice, labels)
@@ -175,8 +178,7 @@ class Run:
                                      qmp_path=os.path.join(tmp, "qmp%d.sock" % i),
                                      shared_mem=be.needs_shared_mem, name="vnperf-" + label,
                                      boot=opts.boot, esp=opts.esp,
-                                     extra=be.qemu_extra(i) + list(getattr(opts, "qemu_args",
-                                                                           ())))
+                                     extra=be.qemu_extra(i) + list(opts.qemu_args))
             self.guests.append(self.engine.guest(spec, label))
         n = len(self.guests)
         self.ready_at = [None] * n
@@ -244,7 +246,7 @@ class Run:
                                             self.be.lossless),
             "cpu": self.meter.result(),
             "qmp": self.qmp_info,
-            "topology": getattr(self.opts, "topology", "host"),
+            "topology": self.opts.topology,
             "nice": dict(self.niced),
             "identity": run_identity(self.opts, self.accel.accel),
             "wall_s": time.monotonic() - self.t0,
@@ -271,7 +273,7 @@ class Run:
     def _nice(self, who, pid):
         """--nice for guest label or the backend: a run without the
         priority asked for is not run (negative values need root)."""
-        n = (getattr(self.opts, "nice", None) or {}).get(who)
+        n = (self.opts.nice or {}).get(who)
         if n is None:
             return
         try:
@@ -290,7 +292,7 @@ class Run:
             self.adopted.add(pid)
             self.meter.add_process(role, pid)
             self._nice(priority.BACKEND, pid)
-            if getattr(self.opts, "pin", None):
+            if self.opts.pin:
                 try:
                     pinning.apply_process(self.opts.pin, pid)
                 except OSError:
@@ -394,7 +396,7 @@ def _qmp_setup(opts, guests, meter, session):
         if g.pid is not None:
             meter.set_vcpus(g.pid, tids.values())
         info[g.label] = {"vcpu_threads": tids}
-        pin = getattr(opts, "pin", None)
+        pin = opts.pin
         if pin:
             info[g.label]["pinned"] = g.pin(pin, tids)
     return info

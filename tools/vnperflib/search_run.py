@@ -5,7 +5,7 @@ guests, own teardown), then latency trials at fractions of the rate found.
 Results go to a sweep-shaped directory (compare reads it) with every trial's
 report and a trials.csv."""
 
-import copy
+import dataclasses
 import csv
 import json
 import math
@@ -202,8 +202,7 @@ def gen_sends(opts):
 def size_opts(o):
     """Options of a point whose size is imix: gen's imix=, no size=."""
     if o.size == IMIX:
-        o.size = None
-        o.config = o.config + [IMIX_WORD]
+        return dataclasses.replace(o, size=None, config=o.config + (IMIX_WORD,))
     return o
 
 
@@ -215,9 +214,8 @@ class Trials:
         self.opts, self.resolver, self.save, self.log = opts, resolver, save, log
 
     def __call__(self, target, kind):
-        o = copy.copy(self.opts)
-        o.rate = FLAT_OUT if target is None else "%d" % int(target)
-        o.config = trial_config(o.config)
+        o = dataclasses.replace(self.opts, rate=FLAT_OUT if target is None else "%d" % int(target),
+                                config=tuple(trial_config(self.opts.config)))
         rep = sweep.run_point_once(o, self.resolver)
         t = trial_from_report(rep)
         t["run"] = self.save(rep)
@@ -563,9 +561,8 @@ def spec_from(opts):
 
 def main(opts):
     """`vnperf ndr` / `vnperf sweep --search`: returns the exit status."""
-    if opts.repeat is None:
-        # A search is many trials already: one per point unless asked.
-        opts.repeat = 1
+    # A search is many trials already: one per point unless asked.
+    repeat = opts.repeat or 1
     spec = spec_from(opts)
     latency_at = parse_latency_at(opts.latency_at)
     if opts.rate is not None:
@@ -576,12 +573,10 @@ def main(opts):
         raise usage("--vhost-user-socket: no throughput search over your own backend (its "
                     "trials need the runner's paced sender or an app-level host count)")
     sizes = parse_sizes(opts.size or DEFAULT_SIZES)
-    opts.size = None
-    axes = dict(size=sizes, **sweep.axes_from(opts))
-    if opts.app is None:
-        # The device under test: the sink receiving, or the chain forwarding.
-        opts.app = "fwd" if topology_pvp.nfwd(opts) else "sink"
-    base = sweep.base_opts(opts)
+    axes = dict(size=sizes, **sweep.axes_from(opts, but=("size",)))
+    # The device under test: the sink receiving, or the chain forwarding.
+    base = sweep.base_opts(opts, but=("size",), app=opts.app or (
+        "fwd" if topology_pvp.nfwd(opts) else "sink"))
     support.check_axes(base, axes)
     for pt in sweep.points(axes):
         support.check(size_opts(sweep.point_opts(base, pt)))
@@ -600,18 +595,18 @@ def main(opts):
             "trials_per_load": spec.trials_per_load, "exceed_ratio": spec.exceed_ratio,
             "app": base.app, "topology": base.topology}
     runner.log(base, "%s search: %d points x %d, %d s trials, accel %s, results in %s" % (
-        spec.mode.upper(), len(sweep.points(axes)), opts.repeat, base.duration, choice.accel,
+        spec.mode.upper(), len(sweep.points(axes)), repeat, base.duration, choice.accel,
         outdir))
-    out = Writer(outdir, {n: [l for l, _ in v] for n, v in axes.items()}, opts.repeat,
+    out = Writer(outdir, {n: [l for l, _ in v] for n, v in axes.items()}, repeat,
                  resultsdir.fixed_params(base, axes), info)
     try:
-        status = run(base, axes, opts.repeat, out, resolver, spec, latency_at)
+        status = run(base, axes, repeat, out, resolver, spec, latency_at)
     except (Interrupted, KeyboardInterrupt):
         out.save()
         print(render(out.results))
         print("results so far: %s" % outdir)
         raise
-    if getattr(opts, "json", False):
+    if opts.json:
         print(json.dumps(out.results, indent=1, sort_keys=True, default=str))
     else:
         print(render_trials(out.results))

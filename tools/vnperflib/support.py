@@ -163,7 +163,7 @@ def check(opts):
         raise usage("unknown backend %r: one of %s" % (opts.backend,
                                                        ", ".join(backends.REGISTRY)))
     p = identity.guest_params(identity.main_words(opts))
-    topology = getattr(opts, "topology", "host")
+    topology = opts.topology
     if opts.backend == "none" and qemucmd.own_nic(opts.qemu_args):
         line = None if p["app"] not in NET_APPS or (p["app"], topology) == ("gen", "host") \
             else OWN_NIC
@@ -182,17 +182,17 @@ def check(opts):
 
 
 def _tester(opts):
-    if getattr(opts, "tester", None) and not topology_pvp.nfwd(opts):
+    if opts.tester and not topology_pvp.nfwd(opts):
         return "--tester chooses the tester of --topology pvp|pvvp"
     for k, _ in topology_pvp.PEER_KNOBS:
-        if getattr(opts, k, None) is not None and not topology_pvp.nfwd(opts):
+        if getattr(opts, k) is not None and not topology_pvp.nfwd(opts):
             return "--%s is the pvp tester's (--topology pvp --tester peer)" % \
                 k.replace("_", "-")
     return None
 
 
 def _pmd_knobs(opts, p):
-    given = [k for k in PMD_KNOBS if getattr(opts, k, None) is not None]
+    given = [k for k in PMD_KNOBS if getattr(opts, k) is not None]
     if not given:
         return None
     if opts.backend != "vhost-user":
@@ -200,10 +200,10 @@ def _pmd_knobs(opts, p):
     if topology_pvp.nfwd(opts) and topology_pvp.tester(opts) == "peer":
         return "--%s is a testpmd knob: --tester peer runs no testpmd" % \
             given[0].replace("_", "-")
-    mode = getattr(opts, "fwd_mode", None)
+    mode = opts.fwd_mode
     if mode is None:
         return None
-    if getattr(opts, "topology", "host") == "guests":
+    if opts.topology == "guests":
         return "two guests are joined by testpmd io: --fwd-mode does not apply"
     allowed = PMD_MODES.get(p["app"], ())
     if mode not in allowed:
@@ -215,14 +215,14 @@ def _pmd_knobs(opts, p):
 
 def _feeder(opts, p):
     """--feeder: vhost-user's, for a sink; peer-dpdk runs no testpmd."""
-    f = getattr(opts, "feeder", None)
+    f = opts.feeder
     if f is None:
         return None
     if opts.backend != "vhost-user":
         return "--feeder picks vhost-user's sender: vhost-user only"
     if p["app"] != "sink":
         return "--feeder %s: only a sink is fed by a choice of sender" % f
-    knob = next((k for k in PMD_KNOBS if getattr(opts, k, None) is not None), None)
+    knob = next((k for k in PMD_KNOBS if getattr(opts, k) is not None), None)
     if f == "peer-dpdk" and knob:
         return "--%s is a testpmd knob: the peer-dpdk feeder runs no testpmd (--feeder " \
             "testpmd)" % knob.replace("_", "-")

@@ -6,16 +6,16 @@ and shown as a table of medians and spread. `--aa` runs every point as two
 identical arms and reports their comparison: the A/A calibration."""
 
 import argparse
-import copy
+import dataclasses
 import itertools
 import os
 import random
 import shutil
 import time
 
-from . import (accel, artifacts, backends, compare, counts, exitcodes, optypes, pinning, plots,
-               qemucmd, report, resultsdir, runner, scratch, stats, support, topology_pvp)
-from .backends import ownvhost, testpmd, vhostpeer
+from . import (accel, artifacts, backends, compare, counts, exitcodes, options, optypes, pinning,
+               plots, qemucmd, report, resultsdir, runner, scratch, stats, support)
+from .backends import testpmd, vhostpeer
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
 from .tables import fmt_num, table
@@ -116,16 +116,16 @@ def parse_axis(name, text):
     return out
 
 
-def axes_from(ns):
-    """{axis: [(label, value)]} for the axes given, in AXES order; with
-    --aa the two arms last (they vary fastest: each point's arms run side
-    by side)."""
+def axes_from(ns, but=()):
+    """{axis: [(label, value)]} for the axes given, in AXES order, but
+    those the caller parses itself (ndr's sizes); with --aa the two arms
+    last (they vary fastest: each point's arms run side by side)."""
     axes = {n: parse_axis(n, getattr(ns, n)) for n in AXES
-            if getattr(ns, n, None) is not None}
+            if n not in but and getattr(ns, n) is not None}
     for n in BUILD_AXES:
         if len(axes.get(n, ())) == 1:
             del axes[n]
-    if getattr(ns, "aa", False):
+    if ns.aa:
         axes[AA_AXIS] = [(arm, arm) for arm in AA_ARMS]
     return axes
 
@@ -156,54 +156,43 @@ def with_feature_off(words, feature):
 
 def point_opts(base, point):
     """The runner options of one point: base plus the axis values."""
-    o = copy.copy(base)
-    o.config = list(base.config)
+    config = list(base.config)
+    opt = {}
     for name, (label, value) in point.items():
         if name == AA_AXIS:
             continue
         how, _ = AXES[name]
         if how == "config":
-            o.config.append("%s=%s" % (name, label))
+            config.append("%s=%s" % (name, label))
         elif how == "features":
             # The guest leaves the feature unnegotiated: same effect on
             # every backend, whatever the device offers.
             if value == "off":
-                o.config = with_feature_off(o.config, "event_idx")
+                config = with_feature_off(config, "event_idx")
         else:
-            setattr(o, name, value)
-    return o
+            opt[name] = value
+    return dataclasses.replace(base, config=tuple(config), **opt)
 
 
-def base_opts(opts):
+def base_opts(ns, but=(), **fields):
     """The options every point starts from: the sweep's own options minus
-    the axes, with `vnperf run`'s defaults."""
-    ownvhost.resolve(opts)
-    base = argparse.Namespace(**vars(opts))
+    the axes (the first arm of a build axis: checks before the first run,
+    the KVM probe, use it), points of 5 s; fields: the caller's own
+    (ndr's app). but: as axes_from."""
+    fields = dict(options.run_fields(ns), **fields)
     for name in AXES:
-        if name not in BUILD_AXES:
-            setattr(base, name, None)
+        if name in fields:
+            del fields[name]
     for name in BUILD_AXES:
-        # Checks before the first run (the KVM probe) use the first arm.
-        if getattr(opts, name, None) is not None:
-            setattr(base, name, getattr(opts, name).split(",")[0].strip())
-    named = [v.strip() for v in opts.backend.split(",")] if opts.backend else []
-    base.backend = backends.implied(opts, named) or "dgram"
-    base.event_idx = None
-    base.json = base.csv = False
-    base.quiet = not opts.verbose
-    if base.machine is None:
-        base.machine = qemucmd.default_machine(base.boot)
-    if base.boot == "uefi" and base.machine == "microvm":
-        raise usage("--boot uefi needs --machine q35 or pc (OVMF does not run on microvm)")
-    runner.check_user_config(base)
-    if base.app is None:
-        base.app = topology_pvp.default_app(base)
-    if base.duration is None:
-        base.duration = 5
-    if base.timeout is None:
-        base.timeout = base.duration + 30.0
+        if getattr(ns, name) is not None:
+            fields[name] = getattr(ns, name).split(",")[0].strip()
+    named = [v.strip() for v in ns.backend.split(",")] if ns.backend else []
+    fields["backend"] = backends.implied(ns, named) or "dgram"
+    fields.update(json=False, csv=False, quiet=not ns.verbose, duration=ns.duration or 5)
+    base = options.build(**fields)
     clash = [w.partition("=")[0] for w in base.config
-             if w.partition("=")[0] in AXES and getattr(opts, w.partition("=")[0]) is not None]
+             if w.partition("=")[0] in AXES and w.partition("=")[0] not in but
+             and getattr(ns, w.partition("=")[0]) is not None]
     if clash:
         raise usage("%s is both an axis and a config word" % clash[0])
     return base
@@ -221,9 +210,7 @@ def check_host(base, axes):
     names = [v for _, v in axes.get("backend", [])] or [base.backend]
     bes = []
     for name in names:
-        o = copy.copy(base)
-        o.backend = name
-        bes.append(backends.make(name, o))
+        bes.append(backends.make(name, dataclasses.replace(base, backend=name)))
         bes[-1].check()
     images = [v for _, v in axes.get("image", [])] or [base.image]
     artifacts.check(base, bes, images=images)
@@ -592,8 +579,7 @@ def _repeat(v):
 
 def main(opts):
     """`vnperf sweep`: returns the exit status."""
-    if opts.repeat is None:
-        opts.repeat = DEFAULT_REPEAT
+    repeat = opts.repeat or DEFAULT_REPEAT
     axes = axes_from(opts)
     if not axes:
         raise usage("sweep: no axis given (e.g. --size 64,512,1514 --backend dgram)")
@@ -606,16 +592,16 @@ def main(opts):
     if os.path.exists(os.path.join(outdir, resultsdir.SUMMARY)):
         raise usage("sweep: %s already holds results; choose another --out" % outdir)
     try:
-        out = writer(base, axes, opts.repeat, outdir, opts.order, opts.seed)
+        out = writer(base, axes, repeat, outdir, opts.order, opts.seed)
     except OSError as e:
         raise usage("sweep: cannot create the results directory %s: %s" % (outdir, e.strerror))
     resolver = accel.Resolver(base.accel, base.image, base.machine, base.qemu)
     with Session() as s:
         choice = resolver.resolve(s, lambda line: runner.log(base, line))
     runner.log(base, "sweep: %d points x %d runs (%s), accel %s, results in %s" % (
-        len(points(axes)), opts.repeat, opts.order, choice.accel, outdir))
+        len(points(axes)), repeat, opts.order, choice.accel, outdir))
     try:
-        status = run(base, axes, opts.repeat, out, resolver, order=opts.order, seed=opts.seed)
+        status = run(base, axes, repeat, out, resolver, order=opts.order, seed=opts.seed)
     except (Interrupted, KeyboardInterrupt):
         # What was measured so far stays, and is shown.
         out.save()

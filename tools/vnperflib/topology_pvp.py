@@ -38,7 +38,7 @@ FWD_CAP_S = 20
 
 def nfwd(opts):
     """Forwarding guests of the options' topology; 0 for the others."""
-    return TOPOLOGIES.get(getattr(opts, "topology", "host"), 0)
+    return TOPOLOGIES.get(opts.topology, 0)
 
 
 def default_app(opts):
@@ -50,7 +50,7 @@ def tester(opts):
     """Who sends and counts: "gen" (a guest behind testpmd io, the default
     over vhost-user) or "peer" (the host peer: over dgram/socket always,
     over vhost-user with --tester peer)."""
-    t = getattr(opts, "tester", None)
+    t = opts.tester
     return t or ("gen" if opts.backend == "vhost-user" else "peer")
 
 
@@ -59,7 +59,7 @@ PEER_KNOBS = (("warmup", WARMUP_S), ("max_lag", MAX_LAG_S))
 
 def peer_knob(opts, key):
     """The DPDK peer tester's --warmup or --max-lag in seconds (0: none)."""
-    v = getattr(opts, key, None)
+    v = getattr(opts, key)
     return dict(PEER_KNOBS)[key] if v is None else v
 
 
@@ -83,7 +83,7 @@ def check(opts):
         raise usage("--tester peer: the DPDK peer's two vhost-user ports take one forwarder "
                     "(--topology pvp; pvvp needs --tester gen)")
     for k, _ in PEER_KNOBS:
-        if getattr(opts, k, None) is not None and not peer_knobs(opts):
+        if getattr(opts, k) is not None and not peer_knobs(opts):
             raise usage("--%s: the DPDK peer tester's (--backend vhost-user --tester peer)"
                         % k.replace("_", "-"))
     if opts.app != "fwd":
@@ -105,7 +105,7 @@ def roles(opts):
     if tester(opts) == "gen":
         words = ["app=gen", "duration=%d" % d]
         for key in ("size", "rate", "count"):
-            if getattr(opts, key, None) is not None:
+            if getattr(opts, key) is not None:
                 words.append("%s=%s" % (key, getattr(opts, key)))
         out.append(("tester", words))
     return out

@@ -71,7 +71,7 @@ def implied(opts, named):
 def make(name, opts):
     if name not in REGISTRY:
         raise usage("unknown backend %r: one of %s" % (name, ", ".join(REGISTRY)))
-    if getattr(opts, "sock_rcvbuf", None) and name != "dgram":
+    if opts.sock_rcvbuf and name != "dgram":
         raise usage("--sock-rcvbuf: --backend dgram only (the runner makes QEMU's socket "
                     "there), not %s" % name)
     if name == "vhost-user" and opts.vhost_user_socket:

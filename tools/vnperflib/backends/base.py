@@ -79,9 +79,9 @@ def guest_ip(index):
 def nic_props(opts):
     """virtio-net device properties from the runner options."""
     props = {}
-    if getattr(opts, "event_idx", None) is not None:
+    if opts.event_idx is not None:
         props["event_idx"] = "on" if opts.event_idx else "off"
-    if getattr(opts, "queue_size", None):
+    if opts.queue_size:
         props["rx_queue_size"] = opts.queue_size
         props["tx_queue_size"] = opts.queue_size
     return props

@@ -82,7 +82,7 @@ class Passt(iperf.IperfBackend, Backend):
             args = ["--dst-port", str(self.port)]
             if self.opts.size:
                 args += ["--size", str(self.opts.size)]
-            args += ["--count", str(self.opts.count)] if getattr(self.opts, "count", None) \
+            args += ["--count", str(self.opts.count)] if self.opts.count \
                 else ["--duration", "%.1f" % max(0.5, (self.opts.duration or 5) - 0.5)]
             pps = peer.rate_pps(self.opts.rate, self.opts.size or 60)
             if pps:

@@ -14,7 +14,7 @@ vhost-user, --tester peer: `vnperf-peer-dpdk send` owns fwd1's two
 vhost-user sockets, no switch between: it paces frames into a's RX ring and
 counts (sequence, one-way latency on the host TSC) what comes out of b."""
 
-import copy
+import dataclasses
 import os
 
 from .. import peer, ports, qemucmd, scratch, topology_pvp, udpdrops
@@ -105,9 +105,7 @@ class ChainVhostUser(VhostUser):
     max_guests = 3
 
     def __init__(self, opts, nfwd):
-        o = copy.copy(opts)
-        o.fwd_mode = "io"
-        super().__init__(o)
+        super().__init__(dataclasses.replace(opts, fwd_mode="io"))
         self.nfwd = nfwd
 
     def start(self, session, nguests=1):

@@ -55,12 +55,12 @@ def _share(text):
 
 def plan(opts):
     """(forward mode, fed by the peer through a tap port) for the options."""
-    if getattr(opts, "topology", "host") == "guests" or topology_pvp.nfwd(opts):
+    if opts.topology == "guests" or topology_pvp.nfwd(opts):
         return "io", False
     if opts.app == "reflect" or (opts.app == "sink" and (
-            getattr(opts, "rate", None) or getattr(opts, "count", None))):
+            opts.rate or opts.count)):
         return "io", True
-    return getattr(opts, "fwd_mode", None) or FWD_MODE.get(opts.app, "rxonly"), False
+    return opts.fwd_mode or FWD_MODE.get(opts.app, "rxonly"), False
 
 
 def parse_port_stats(text):
@@ -259,7 +259,7 @@ class VhostUser(Backend):
         args = ["--forward-mode=" + self.mode, "--nb-cores=1", "--total-num-mbufs=16384",
                 "--record-burst-stats", "-i"]
         for knob, flag in (("pmd_burst", "--burst"), ("pmd_rxd", "--rxd"), ("pmd_txd", "--txd")):
-            if getattr(self.opts, knob, None):
+            if getattr(self.opts, knob):
                 args.append("%s=%d" % (flag, getattr(self.opts, knob)))
         if self.mode in ("txonly", "flowgen"):
             args += ["--txpkts=%d" % (self.opts.size or 64), "--eth-peer=0,%s" % guest_mac(0)]
@@ -371,7 +371,7 @@ class VhostUser(Backend):
         p = self.stats.get(0, {})
         # The guest's port, the traffic's side: what testpmd moved per burst.
         rng = burst_range(final, "RX" if self.opts.app == "gen" else "TX",
-                          getattr(self.opts, "pmd_burst", None) or DEFAULT_BURST)
+                          self.opts.pmd_burst or DEFAULT_BURST)
         out["backend_batch"] = batch_figure(rng)
         out["backend_batch_range"] = list(rng) if rng else None
         # testpmd counts every frame (ARP too): wire-level counts.

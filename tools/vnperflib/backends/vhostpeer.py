@@ -29,10 +29,10 @@ def feeder(opts, fed):
     (reflect); None when the peer feeds nothing."""
     if not fed:
         return None
-    given = getattr(opts, "feeder", None)
+    given = opts.feeder
     if given:
         return given if opts.app == "sink" else "testpmd"
-    if opts.app != "sink" or any(getattr(opts, k, None) is not None for k in PMD_KNOBS):
+    if opts.app != "sink" or any(getattr(opts, k) is not None for k in PMD_KNOBS):
         return "testpmd"
     return "peer-dpdk"
 

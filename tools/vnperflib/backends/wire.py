@@ -15,7 +15,7 @@ FWD_DST_IP = "10.0.2.99"
 def check_rate(opts):
     """Refuses a --rate the host peer cannot parse."""
     try:
-        peer.rate_pps(getattr(opts, "rate", None), 60)
+        peer.rate_pps(opts.rate, 60)
     except ValueError as e:
         raise usage(str(e))
 
@@ -47,7 +47,7 @@ class Wire(Backend):
         check_rate(self.opts)
 
     def programs(self):
-        if getattr(self.opts, "topology", "host") == "host":
+        if self.opts.topology == "host":
             return [("host peer", peer.peer_binary())]
         return []
 
@@ -164,7 +164,7 @@ class Dgram(Wire):
 
     def __init__(self, opts):
         super().__init__(opts)
-        self.rcvbuf = getattr(opts, "sock_rcvbuf", None)
+        self.rcvbuf = opts.sock_rcvbuf
         self.rcvbuf_kernel = {}  # QEMU's local port: the kernel's SO_RCVBUF figure
 
     def check(self):

@@ -1,0 +1,150 @@
+"""RunOptions (tools/vnperflib/options.py): typed, frozen, each default
+once, made by one function that refuses bad combinations once; no module
+reads options by getattr with a default."""
+
+import ast
+import dataclasses
+import glob
+import os
+
+import pytest
+
+from vnpy import ROOT, cli_opts
+from vnperflib import exitcodes, hostcount, options, qemucmd, sweep
+from vnperflib.errors import RunnerError
+
+OVMF = "--boot uefi needs --machine q35 or pc (OVMF does not run on microvm)"
+# Names an options object goes by in the runner and bench/.
+OPTION_NAMES = {"opts", "o", "options", "base", "ns", "opt", "run_opts"}
+
+
+def sources():
+    return ([os.path.join(ROOT, "tools", "vnperf")]
+            + glob.glob(os.path.join(ROOT, "tools", "vnperflib", "**", "*.py"), recursive=True)
+            + glob.glob(os.path.join(ROOT, "bench", "*.py")))
+
+
+def is_options(node):
+    return (isinstance(node, ast.Name) and node.id in OPTION_NAMES
+            or isinstance(node, ast.Attribute) and node.attr in OPTION_NAMES)
+
+
+def getattr_reads(path):
+    """getattr(OPTIONS, ..., default) and getattr(OPTIONS, "name"): an
+    option read around its type. getattr(opts, k) over a tuple of field
+    names (the testpmd knobs) is a plain read."""
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    return ["%s:%d" % (os.path.relpath(path, ROOT), n.lineno) for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            and n.func.id == "getattr" and n.args and is_options(n.args[0])
+            and (len(n.args) > 2 or isinstance(n.args[1], ast.Constant))]
+
+
+def test_no_module_reads_options_by_getattr():
+    found = [hit for p in sources() for hit in getattr_reads(p)]
+    assert found == [], "options read by getattr: " + ", ".join(found)
+
+
+def test_the_scan_sees_a_getattr_with_a_default(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text("def f(self, opts):\n    return getattr(opts, 'x', None), "
+                 "getattr(self.opts, 'y'), getattr(opts, k)\n")
+    assert [h.split(":")[1] for h in getattr_reads(str(p))] == ["2", "2"]
+
+
+def test_defaults_written_once():
+    o = options.build()
+    assert (o.machine, o.boot, o.memory, o.accel, o.backend, o.topology, o.engine) == \
+        ("microvm", "pvh", 128, "auto", "none", "host", "qemu")
+    assert (o.app, o.timeout, o.duration, o.event_idx) == ("selftest", 60.0, None, None)
+    assert o.image == qemucmd.default_image() and o.qemu == qemucmd.DEFAULT_QEMU
+    assert o.host_count == hostcount.parse("none") and o.config == () and o.qemu_args == ()
+    assert options.build(duration=10).timeout == 40.0
+    assert options.build(timeout=5).timeout == 5
+
+
+@pytest.mark.parametrize("kw, want", [
+    ({"backend": "dgram"}, {"app": "gen"}),
+    ({"backend": "dgram", "topology": "pvp"}, {"app": "fwd"}),
+    ({"tap": "t0"}, {"backend": "tap", "app": "gen"}),
+    ({"qemu_args": ["-device", "virtio-net-pci"]}, {"backend": "none", "app": "gen"}),
+    ({"vhost_user_socket": "/s"}, {"backend": "vhost-user", "app": "gen"}),
+    ({"boot": "uefi"}, {"machine": "q35"}),
+    ({"engine": "libvirt"}, {"machine": "q35"}),
+    ({"event_idx": "off"}, {"event_idx": False}),
+    ({"event_idx": "on"}, {"event_idx": True}),
+    ({"config": ["app=rr", "duration=3"]}, {"app": "rr", "duration": 3, "timeout": 33.0}),
+])
+def test_what_build_fills_in(kw, want):
+    o = options.build(**kw)
+    assert {k: getattr(o, k) for k in want} == want
+
+
+@pytest.mark.parametrize("kw, line", [
+    ({"boot": "uefi", "machine": "microvm"}, OVMF),
+    ({"tap": "t0", "bridge": "b0"}, "--tap and --bridge: give one"),
+    ({"tap": "t0", "backend": "dgram"}, "--tap t0 and --backend dgram"),
+    ({"vhost_user_socket": "/s", "tap": "t0"}, "--vhost-user-socket and --tap"),
+    ({"vhost_user_server": True}, "--vhost-user-server: with --vhost-user-socket PATH only"),
+    ({"host_count": hostcount.parse("iface:lo")}, "--host-count iface:lo: with --vhost-user"),
+    ({"vhost_user_socket": "/s", "app": "rr"}, "--vhost-user-socket: app rr needs"),
+    ({"size": 64, "config": ["size=128"]}, "--size 64 and the config word size=128 disagree"),
+    ({"config": ["app"]}, "config word 'app' is not key=value"),
+    ({"engine": "xen"}, "--engine xen: one of qemu, libvirt[=URI]"),
+])
+def test_each_refusal_once_with_its_line(kw, line):
+    with pytest.raises(RunnerError) as e:
+        options.build(**kw)
+    assert e.value.status == exitcodes.RUNNER_USAGE and line in e.value.line, e.value.line
+
+
+def test_frozen():
+    o = options.build()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        o.size = 64
+    assert dataclasses.replace(o, size=64).size == 64 and o.size is None
+
+
+@pytest.mark.parametrize("argv, kw", [
+    ([], {}),
+    (["--backend", "dgram", "--size", "64", "--event-idx", "off", "--", "count=5"],
+     {"backend": "dgram", "size": 64, "event_idx": "off", "config": ["count=5"]}),
+    (["--boot", "uefi", "--memory", "64", "--qemu-arg=-S", "--timeout", "9"],
+     {"boot": "uefi", "memory": 64, "qemu_args": ["-S"], "timeout": 9.0}),
+    (["--tap", "t0", "--app", "sink", "--rate", "10k", "--pin", "vcpu=0"],
+     {"tap": "t0", "app": "sink", "rate": "10k", "pin": {"vcpu": {0}}}),
+])
+def test_cli_and_python_give_equal_options(argv, kw):
+    mod, ns = cli_opts("run", *argv)
+    assert options.RunOptions.from_cli(ns) == options.build(**kw)
+
+
+def test_sweep_points_are_replaced_not_mutated():
+    _, ns = cli_opts("sweep", "--size", "64,128", "--backend", "dgram")
+    base = sweep.base_opts(ns)
+    assert isinstance(base, options.RunOptions) and (base.duration, base.timeout) == (5, 35.0)
+    pts = [sweep.point_opts(base, p) for p in sweep.points(sweep.axes_from(ns))]
+    assert [p.size for p in pts] == [64, 128] and base.size is None
+
+
+def test_the_ovmf_refusal_is_written_once():
+    hits = []
+    for p in sources():
+        with open(p) as f:
+            hits += [p for line in f if "OVMF does not run on microvm" in line]
+    assert [os.path.relpath(p, ROOT) for p in hits] == ["tools/vnperflib/qemucmd.py"]
+
+
+def test_every_path_refuses_ovmf_on_microvm_alike():
+    lines = []
+    for make in (lambda: options.build(boot="uefi", machine="microvm"),
+                 lambda: sweep.base_opts(cli_opts("sweep", "--size", "64", "--boot", "uefi",
+                                                  "--machine", "microvm")[1])):
+        with pytest.raises(RunnerError) as e:
+            make()
+        lines.append((e.value.status, e.value.line))
+    with pytest.raises(ValueError) as v:
+        qemucmd.GuestSpec("x.elf", machine="microvm", boot="uefi")
+    lines.append((exitcodes.RUNNER_USAGE, str(v.value)))
+    assert lines == [(exitcodes.RUNNER_USAGE, OVMF)] * 3

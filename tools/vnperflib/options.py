@@ -1,0 +1,116 @@
+"""RunOptions: the options of one run, typed, frozen, each default written
+once here, made in one place (build) that refuses bad combinations once.
+`vnperf run` makes them from its command line (from_cli), sweep and ndr
+from theirs (their base, then dataclasses.replace per point), bench/ and
+tests from Python (build)."""
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from . import hostcount, qemucmd
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    # guest
+    image: str = field(default_factory=qemucmd.default_image)
+    machine: str = None           # build: the engine's default for --boot
+    boot: str = "pvh"
+    esp: str = field(default_factory=qemucmd.default_esp)
+    memory: int = 128
+    accel: str = "auto"
+    qemu: str = qemucmd.DEFAULT_QEMU
+    timeout: float = None         # build: duration + 30, or 60
+    qemu_args: tuple = ()
+    engine: str = "qemu"
+    console: str = None
+    pin: dict = None
+    # test
+    app: str = None               # build: selftest, or the topology's app with a backend
+    duration: int = None
+    tap: str = None
+    bridge: str = None
+    count: int = None
+    topology: str = "host"
+    tester: str = None
+    warmup: float = None
+    max_lag: float = None
+    nice: dict = None
+    queue_size: int = None
+    sock_rcvbuf: int = None
+    fwd_mode: str = None
+    feeder: str = None
+    pmd_burst: int = None
+    pmd_rxd: int = None
+    pmd_txd: int = None
+    backend: str = "none"
+    size: int = None
+    rate: str = None
+    event_idx: bool = None        # build: "on"/"off" -> True/False
+    config: tuple = ()            # guest config words (after --)
+    # your own backend
+    vhost_user_socket: str = None
+    vhost_user_server: bool = False
+    host_count: hostcount.Spec = field(default_factory=lambda: hostcount.parse("none"))
+    # output
+    quiet: bool = False
+    raw: bool = False
+    json: bool = False
+    csv: bool = False
+
+    @classmethod
+    def from_cli(cls, ns):
+        """The options of `vnperf run`'s namespace (its other entries,
+        e.g. the command's name, are not run options)."""
+        fields = run_fields(ns)
+        if vars(ns).get("make_run"):
+            # The README's first command: the generator over dgram to the
+            # host peer, 64-byte frames for 5 s, both-side counts.
+            fields["backend"] = "dgram" if fields["backend"] == "none" else fields["backend"]
+            fields["app"] = fields["app"] or "gen"
+            fields["size"] = fields["size"] or 64
+            fields["duration"] = fields["duration"] or 5
+        return build(**fields)
+
+
+FIELDS = tuple(f.name for f in dataclasses.fields(RunOptions))
+
+
+def default(name):
+    """The default of one field (the CLI parsers' default= too)."""
+    f = RunOptions.__dataclass_fields__[name]
+    return f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+
+
+def run_fields(ns):
+    """{field: value} of the run options an argparse namespace holds."""
+    return {k: v for k, v in vars(ns).items() if k in FIELDS}
+
+
+def build(**fields):
+    """The one maker of RunOptions: defaults filled, words and on/off made
+    values, bad combinations refused (one line, status 64)."""
+    from . import backends, engine, runner, topology_pvp
+    from .backends import ownvhost
+    from .errors import usage
+    for k in ("qemu_args", "config"):
+        fields[k] = tuple(fields.get(k) or ())
+    o = RunOptions(**fields)
+    if o.machine is None:
+        o = dataclasses.replace(o, machine=engine.default_machine(o.engine, o.boot))
+    refusal = qemucmd.machine_refusal(o.boot, o.machine)
+    if refusal:
+        raise usage(refusal)
+    if isinstance(o.event_idx, str):
+        o = dataclasses.replace(o, event_idx=o.event_idx == "on")
+    o = dataclasses.replace(o, **runner.check_user_config(o))
+    own = backends.implied(o, [] if o.backend == "none" else [o.backend])
+    if own and o.backend == "none":
+        o = dataclasses.replace(o, backend=own)
+    ownvhost.resolve(o)
+    if o.app is None:
+        o = dataclasses.replace(o, app="selftest" if o.backend == "none" and not own
+                                else topology_pvp.default_app(o))
+    if o.timeout is None:
+        o = dataclasses.replace(o, timeout=(o.duration + 30.0) if o.duration else 60.0)
+    return o
