@@ -6,10 +6,11 @@ import ast
 import dataclasses
 import glob
 import os
+import subprocess
 
 import pytest
 
-from vnpy import ROOT, cli_opts
+from vnpy import PYTHON, ROOT, VNPERF, cli_opts
 from vnperflib import exitcodes, hostcount, options, qemucmd, sweep
 from vnperflib.errors import RunnerError
 
@@ -148,3 +149,23 @@ def test_every_path_refuses_ovmf_on_microvm_alike():
         qemucmd.GuestSpec("x.elf", machine="microvm", boot="uefi")
     lines.append((exitcodes.RUNNER_USAGE, str(v.value)))
     assert lines == [(exitcodes.RUNNER_USAGE, OVMF)] * 3
+
+
+def test_run_help_and_a_refusal_import_no_other_command():
+    """`vnperf run --help` and build's refusals stay under 0.3 s of CPU:
+    the parser of run alone, and none of the other commands' modules
+    (sweep, ndr, fleet, compare, doctor: libvirt, matplotlib)."""
+    code = ("import sys, importlib.machinery as m\n"
+            "mod = m.SourceFileLoader('vnperf_cli', %r).load_module()\n"
+            "ns = mod.parser(['run']).parse_args(['run', '--boot', 'uefi', '--machine', "
+            "'microvm'])\n"
+            "try:\n"
+            "    mod.options.RunOptions.from_cli(ns)\n"
+            "except mod.RunnerError:\n"
+            "    pass\n"
+            "print(' '.join(sorted(sys.modules)))\n" % VNPERF)
+    r = subprocess.run([PYTHON, "-c", code], stdout=subprocess.PIPE, text=True, check=True)
+    loaded = set(r.stdout.split())
+    heavy = {"vnperflib." + m for m in ("sweep", "search_run", "fleet", "compare", "doctor",
+                                        "runner", "libvirtconn", "plots")} | {"libvirt"}
+    assert loaded & heavy == set()

@@ -8,6 +8,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from . import hostcount, qemucmd
+from .errors import usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,21 +90,22 @@ def run_fields(ns):
 
 def build(**fields):
     """The one maker of RunOptions: defaults filled, words and on/off made
-    values, bad combinations refused (one line, status 64)."""
-    from . import backends, engine, runner, topology_pvp
-    from .backends import ownvhost
-    from .errors import usage
+    values, bad combinations refused (one line, status 64). What needs no
+    backend module is refused before any is imported."""
     for k in ("qemu_args", "config"):
         fields[k] = tuple(fields.get(k) or ())
     o = RunOptions(**fields)
     if o.machine is None:
+        from . import engine
         o = dataclasses.replace(o, machine=engine.default_machine(o.engine, o.boot))
     refusal = qemucmd.machine_refusal(o.boot, o.machine)
     if refusal:
         raise usage(refusal)
     if isinstance(o.event_idx, str):
         o = dataclasses.replace(o, event_idx=o.event_idx == "on")
-    o = dataclasses.replace(o, **runner.check_user_config(o))
+    o = dataclasses.replace(o, **config_stands(o))
+    from . import backends, topology_pvp
+    from .backends import ownvhost
     own = backends.implied(o, [] if o.backend == "none" else [o.backend])
     if own and o.backend == "none":
         o = dataclasses.replace(o, backend=own)
@@ -114,3 +116,38 @@ def build(**fields):
     if o.timeout is None:
         o = dataclasses.replace(o, timeout=(o.duration + 30.0) if o.duration else 60.0)
     return o
+
+
+# Options that identity.app_words turns into guest config words.
+CONFIG_OPTIONS = ("app", "duration", "size", "rate", "count")
+
+
+def config_stands(o):
+    """The words after --: key=value, each key once (the guest refuses a
+    repeated key; merged here the last one won silently), none that
+    contradicts an option (--size 64 with size=128). Returns {option:
+    value} of the words that stand for an option not given (-- app=rr is
+    --app rr)."""
+    seen = {}
+    for w in o.config:
+        k, eq, v = w.partition("=")
+        if not eq or not k:
+            raise usage("config word %r is not key=value" % w)
+        if any(c.isspace() for c in w):
+            # The guest splits its config at whitespace: a newline would
+            # start a word (or a console line) the runner never checked.
+            raise usage("config word %r contains whitespace" % w)
+        if k in seen:
+            raise usage("config key %s given twice (%s=%s, %s)" % (k, k, seen[k], w))
+        seen[k] = v
+    stands = {}
+    for k in CONFIG_OPTIONS:
+        if k not in seen:
+            continue
+        opt = getattr(o, k)
+        if opt is None:
+            v = seen[k]
+            stands[k] = int(v) if k in ("duration", "size", "count") and v.isdigit() else v
+        elif str(opt) != seen[k]:
+            raise usage("--%s %s and the config word %s=%s disagree" % (k, opt, k, seen[k]))
+    return stands

@@ -42,43 +42,6 @@ def log(opts, line):
     print("vnperf: " + line, file=sys.stderr, flush=True)
 
 
-# Options that identity.app_words turns into guest config words.
-OPTION_KEYS = ("app", "duration", "size", "rate", "count")
-
-
-def check_user_config(opts):
-    """The words after --: key=value, each key once (the guest refuses a
-    repeated key; merged here the last one won silently), none that
-    contradicts an option (--size 64 with size=128). Returns {option:
-    value} of the words that stand for an option not given (-- app=rr is
-    --app rr)."""
-    seen = {}
-    for w in opts.config:
-        k, eq, v = w.partition("=")
-        if not eq or not k:
-            raise RunnerError(exitcodes.RUNNER_USAGE, "config word %r is not key=value" % w)
-        if any(c.isspace() for c in w):
-            # The guest splits its config at whitespace: a newline would
-            # start a word (or a console line) the runner never checked.
-            raise usage("config word %r contains whitespace" % w)
-        if k in seen:
-            raise RunnerError(exitcodes.RUNNER_USAGE, "config key %s given twice (%s=%s, %s)"
-                              % (k, k, seen[k], w))
-        seen[k] = v
-    stands = {}
-    for k in OPTION_KEYS:
-        if k not in seen:
-            continue
-        opt = getattr(opts, k)
-        if opt is None:
-            v = seen[k]
-            stands[k] = int(v) if k in ("duration", "size", "count") and v.isdigit() else v
-        elif str(opt) != seen[k]:
-            raise RunnerError(exitcodes.RUNNER_USAGE, "--%s %s and the config word %s=%s disagree"
-                              % (k, opt, k, seen[k]))
-    return stands
-
-
 # Two-guest topology: the app of the receiving guest for each sender app.
 PARTNER = {"gen": ["app=sink"], "rr": ["app=rr", "role=server"]}
 
