@@ -169,3 +169,11 @@ def test_run_help_and_a_refusal_import_no_other_command():
     heavy = {"vnperflib." + m for m in ("sweep", "search_run", "fleet", "compare", "doctor",
                                         "runner", "libvirtconn", "plots")} | {"libvirt"}
     assert loaded & heavy == set()
+
+
+def test_every_option_of_run_is_a_field():
+    """A new `vnperf run` option is a RunOptions field with its default
+    (from_cli keeps the fields only: an option left out would be lost)."""
+    mod, _ = cli_opts("run")
+    ns = mod.parser(["run"]).parse_args(["run"])
+    assert set(vars(ns)) - {"cmd", "make_run"} - set(options.FIELDS) == set()
