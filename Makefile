@@ -16,7 +16,7 @@ OBJCOPY := objcopy
 
 .DEFAULT_GOAL := all
 .PHONY: all deps run test unit pyunit integration soak clean distclean format format-check bench linux-guest \
-        passt
+        passt next
 
 # ---- Debian dependencies (tools/deps.sh is idempotent and fast when done)
 deps:
@@ -47,6 +47,13 @@ $(LWIP_STAMP): | deps
 # done at once when build/passt/stamp names its pinned version.
 passt: | deps
 	$(Q)tools/fetch-passt.sh $(BUILD)/passt
+
+# ---- Debian 13 (trixie)'s QEMU 10.0 and DPDK 24.11, installed by debootstrap
+# into build/next (tools/fetch-next.sh; root): the second, real QEMU and DPDK
+# that --qemu next and --testpmd next run, for a baseline-vs-new A/B. Done
+# at once when build/next.stamp names the installed versions.
+next:
+	$(Q)tools/fetch-next.sh $(BUILD)/next
 
 # ---- kernel image
 GCC_INC := $(shell $(CC) -print-file-name=include)
@@ -139,10 +146,10 @@ pyunit:
 
 # fuzz-smoke: every libFuzzer harness for a few seconds, so they keep
 # building and running (the long runs are make fuzz, tests/fuzz/fuzz.mk).
-test: pyunit all unit fuzz-smoke passt
+test: pyunit all unit fuzz-smoke passt next
 	$(Q)tools/run-integration.sh
 
-integration: all passt
+integration: all passt next
 	$(Q)tools/run-integration.sh
 
 # Long runs checked for memory drift, loss and disagreement (tools/soak.py);

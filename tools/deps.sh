@@ -24,6 +24,7 @@ iproute2:tap and network namespaces
 iperf:iperf2 peer for app=iperf
 iputils-ping:host ping test
 dpdk-dev:dpdk-testpmd vhost-user backend
+debootstrap:installs Debian 13's QEMU and DPDK into build/next (make next)
 libdpdk-dev:vnperf-peer-dpdk (vhost-user sink feeder)
 pkg-config:finds libdpdk for vnperf-peer-dpdk
 passt:passt backend

@@ -21,12 +21,7 @@ die() { echo "fetch-passt: $*" >&2; exit 1; }
     [ -x "$dir/passt" ] && [ -x "$dir/passt.avx2" ] && exit 0
 echo "  PASST   $TARBALL -> $dir"
 
-# The machine's Debian mirror (the first deb entry ending in /debian).
-mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-    /etc/apt/sources.list.d/*.sources 2>/dev/null |
-    grep -oE 'https?://[^ ]*/debian/?( |$)' | head -n 1 | tr -d ' ')
-mirror=${mirror%/}
-[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+mirror=$("$(dirname "$0")/debian-mirror.sh")
 url=$mirror/pool/main/p/passt/$TARBALL
 
 mkdir -p "$dir/dl"
