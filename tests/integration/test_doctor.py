@@ -5,7 +5,7 @@ import json
 import os
 
 from vnharness import run_vnperf
-from vnperflib import backends, passtbin, support
+from vnperflib import backends, nextroot, passtbin, support
 
 NETWORK_BACKENDS = [b for b in backends.names() if b != "none"]
 
@@ -20,9 +20,12 @@ def lines_by_name(stdout):
     return out
 
 
+# build/next (make next): its QEMU and testpmd, asked through the wrappers.
+NEXT_ROWS = ["next qemu", "next dpdk-testpmd"] if nextroot.stamp() else []
 EXPECTED = ["image", "host peer", "qemu", "ovmf", "dpdk-testpmd", "passt", "iperf", "python3",
             "matplotlib", "cpus", "/dev/kvm", "/dev/vhost-net", "/dev/net/tun", "ip netns",
-            "accelerator", "summary"] + ["backend " + b for b in NETWORK_BACKENDS]
+            "accelerator", "summary", "next root"] + NEXT_ROWS + \
+    ["backend " + b for b in NETWORK_BACKENDS]
 
 
 def test_every_backend_and_tool_has_a_line(image, peer):
@@ -43,6 +46,12 @@ def test_every_backend_and_tool_has_a_line(image, peer):
         assert got["backend " + b] == "ready"
     assert got["accelerator"].split()[0] in ("kvm:", "tcg")
     assert got["qemu"].split()[0][0].isdigit()
+    if NEXT_ROWS:
+        assert got["next root"].startswith("build/next: qemu-system-x86 1:10.0.")
+        assert got["next qemu"].startswith("10.0."), got["next qemu"]
+        assert "(Debian dpdk-dev 24.11." in got["next dpdk-testpmd"]
+    else:
+        assert got["next root"].startswith("absent: make next installs")
     if os.path.exists("/dev/vhost-net"):
         assert got["/dev/vhost-net"] == "present"
     else:

@@ -6,8 +6,8 @@ import os
 import shutil
 import sys
 
-from . import (accel, backends, hostcount, libvirtconn, libvirtstage, options, optypes, peer,
-               plots, qemucmd, scratch, support)
+from . import (accel, backends, hostcount, libvirtconn, libvirtstage, nextroot, options, optypes,
+               peer, plots, qemucmd, scratch, support)
 from . import versions as versions_
 from .backends import ownvhost, tap
 from .errors import RunnerError
@@ -17,16 +17,25 @@ from .tables import kv_table
 OVMF = "/usr/share/ovmf/OVMF.fd"
 
 
-def versions(qemu):
+def next_rows():
+    """build/next (make next): its versions, and its QEMU asked through the
+    wrapper the runner uses, so a root that cannot run shows here."""
+    if nextroot.stamp() is None:
+        return [("next root", nextroot.describe())]
+    return [("next root", nextroot.describe()),
+            ("next qemu", versions_.qemu(nextroot.qemu("next"))),
+            ("next dpdk-testpmd", versions_.testpmd(nextroot.testpmd("next")))]
+
+
+def versions(qemu, testpmd):
     found = shutil.which(qemu) is not None
     return [
         ("qemu", versions_.qemu(qemu) if found else "%s not found (Debian qemu-system-x86)" % qemu),
         ("ovmf", ("%s (Debian ovmf %s)" % (OVMF, versions_.package_version("ovmf") or "?"))
          if os.path.isfile(OVMF) else "%s missing (Debian ovmf): no UEFI boots" % OVMF),
-        ("dpdk-testpmd", ("%s (Debian dpdk-dev %s)" % (shutil.which("dpdk-testpmd"),
-                                                      versions_.package_version("dpdk-dev")
-                                                      or "?"))
-         if shutil.which("dpdk-testpmd") else "not found (Debian dpdk-dev): no vhost-user"),
+        ("dpdk-testpmd", versions_.testpmd(testpmd)
+         or "%s not found (Debian dpdk-dev): no vhost-user" % testpmd),
+    ] + next_rows() + [
         ("passt", versions_.passt() or "not found (Debian passt): no passt backend"),
         ("iperf", versions_.iperf() or "not found (Debian iperf): no app=iperf peer"),
         ("python3", "%d.%d.%d (%s)" % (sys.version_info[:3] + (sys.executable,))),
@@ -115,7 +124,7 @@ def report(opts):
     rows = [("image", img if os.path.isfile(img) else "%s missing (run make)" % img)]
     pb = peer.peer_binary()
     rows.append(("host peer", pb if os.access(pb, os.X_OK) else "%s missing (run make)" % pb))
-    rows += versions(qemu)
+    rows += versions(qemu, opts.testpmd)
     rows.append(("cpus", "%d online" % (os.cpu_count() or 0)))
     rows.append(("/dev/kvm", "present" if os.path.exists("/dev/kvm") else "missing"))
     rows.append(("/dev/vhost-net", "present" if os.path.exists("/dev/vhost-net")
@@ -136,7 +145,10 @@ def report(opts):
 def add_arguments(p):
     p.add_argument("--image", default=qemucmd.default_image())
     p.add_argument("--machine", choices=qemucmd.MACHINES, default="microvm")
-    p.add_argument("--qemu", default=qemucmd.DEFAULT_QEMU, help="QEMU binary")
+    p.add_argument("--qemu", default=qemucmd.DEFAULT_QEMU,
+                   help="QEMU binary, or system, or next (make next)")
+    p.add_argument("--testpmd", default=options.default("testpmd"),
+                   help="dpdk-testpmd binary, or system, or next (make next)")
     p.add_argument("--json", action="store_true", help="print the report as a JSON object")
     p.add_argument("--tap", type=optypes.ifname, default=None, metavar="IF",
                    help="also check your own tap for `run --tap IF`")
@@ -163,7 +175,7 @@ def main(ns):
     # Backend checks look at the options a plain `vnperf run` would have.
     # Not options.build: doctor reports each option's row (--host-count
     # without a socket, --tap with --bridge) where a run refuses them.
-    opts = options.RunOptions(**options.run_fields(ns), app="gen")
+    opts = nextroot.binaries(options.RunOptions(**options.run_fields(ns), app="gen"))
     rows = report(opts)
     if opts.json:
         print(json.dumps(dict(rows), indent=1, sort_keys=True))

@@ -7,7 +7,7 @@ tests from Python (build)."""
 import dataclasses
 from dataclasses import dataclass, field
 
-from . import hostcount, qemucmd
+from . import hostcount, nextroot, qemucmd
 from .errors import usage
 
 
@@ -20,7 +20,7 @@ class RunOptions:
     esp: str = field(default_factory=qemucmd.default_esp)
     memory: int = 128
     accel: str = "auto"
-    qemu: str = qemucmd.DEFAULT_QEMU
+    qemu: str = qemucmd.DEFAULT_QEMU   # build: system/next made a binary (nextroot.py)
     timeout: float = None         # build: duration + 30, or 60
     qemu_args: tuple = ()
     engine: str = "qemu"
@@ -44,6 +44,7 @@ class RunOptions:
     pmd_burst: int = None
     pmd_rxd: int = None
     pmd_txd: int = None
+    testpmd: str = "dpdk-testpmd"   # build: system/next made a binary (nextroot.py)
     backend: str = "none"
     size: int = None
     rate: str = None
@@ -115,7 +116,7 @@ def build(**fields):
                                 else topology_pvp.default_app(o))
     if o.timeout is None:
         o = dataclasses.replace(o, timeout=(o.duration + 30.0) if o.duration else 60.0)
-    return o
+    return nextroot.binaries(o)
 
 
 # Options that identity.app_words turns into guest config words.

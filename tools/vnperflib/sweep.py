@@ -13,8 +13,8 @@ import random
 import shutil
 import time
 
-from . import (accel, artifacts, backends, compare, counts, exitcodes, options, optypes, pinning,
-               plots, qemucmd, report, resultsdir, runner, scratch, stats, support)
+from . import (accel, artifacts, backends, compare, counts, exitcodes, nextroot, options, optypes,
+               pinning, plots, qemucmd, report, resultsdir, runner, scratch, stats, support)
 from .backends import testpmd, vhostpeer
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
@@ -44,9 +44,12 @@ def _choice(*allowed):
 
 
 def _qemu(v):
-    if shutil.which(v) is None:
+    """system, next (build/next: status 67 when `make next` has not run)
+    or a binary; the label stays the word."""
+    binary = nextroot.qemu(v)
+    if shutil.which(binary) is None:
         raise ValueError("not an executable QEMU binary")
-    return v
+    return binary
 
 
 def _backend(v):

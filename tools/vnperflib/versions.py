@@ -8,7 +8,7 @@ import os
 import re
 import shutil
 
-from . import passtbin
+from . import nextroot, passtbin
 from .proc import run_quiet
 
 
@@ -20,13 +20,14 @@ def package_version(pkg):
 
 @functools.lru_cache(maxsize=None)
 def tool_version(argv, pattern, pkg):
-    """"VERSION (Debian PKG VERSION)" from the tool's own output and dpkg;
-    None when the tool is not on PATH. argv is a tuple (cached)."""
+    """"VERSION (Debian PKG VERSION)" from the tool's own output and dpkg
+    (build/next's stamp for its programs); None when the tool is not on
+    PATH. argv is a tuple (cached)."""
     if shutil.which(argv[0]) is None:
         return None
     _, out = run_quiet(list(argv), timeout=10)
     m = re.search(pattern, out)
-    deb = package_version(pkg)
+    pkg, deb = nextroot.package(argv[0]) or (pkg, package_version(pkg))
     parts = [m.group(1)] if m else []
     if deb:
         parts.append("(Debian %s %s)" % (pkg, deb))
@@ -38,10 +39,12 @@ def qemu(binary):
         "%s not found" % binary
 
 
-def testpmd():
-    if shutil.which("dpdk-testpmd") is None:
+def testpmd(binary):
+    """"BINARY (Debian PKG VERSION)": testpmd prints no version of its own."""
+    if shutil.which(binary) is None:
         return None
-    return "dpdk-testpmd (Debian dpdk-dev %s)" % (package_version("dpdk-dev") or "?")
+    pkg, deb = nextroot.package(binary) or ("dpdk-dev", package_version("dpdk-dev"))
+    return "%s (Debian %s %s)" % (binary, pkg, deb or "?")
 
 
 def passt():
@@ -52,18 +55,15 @@ def iperf():
     return tool_version(("iperf", "--version"), r"iperf version (\S+)", "iperf")
 
 
-# The host tool each backend runs besides QEMU (dgram, socket: the peer of
-# this tree; hub, user: QEMU alone; tap: the kernel's tap).
-BACKEND_TOOLS = {"vhost-user": testpmd, "passt": passt}
-
-
-def backend(name, app):
-    """The version of the backend's own host tool ("" when QEMU and this
-    tree's peer are all there is)."""
+def backend(name, app, testpmd_binary):
+    """The version of the backend's own host tool ("" when QEMU, the kernel
+    or this tree's peer are all there is); testpmd_binary: the one
+    --testpmd runs."""
     parts = []
-    tool = BACKEND_TOOLS.get(name)
-    if tool is not None:
-        parts.append(tool() or "missing")
+    if name == "vhost-user":
+        parts.append(testpmd(testpmd_binary) or "missing")
+    elif name == "passt":
+        parts.append(passt() or "missing")
     if app == "iperf":
         parts.append("iperf " + (iperf() or "missing"))
     return "; ".join(parts)

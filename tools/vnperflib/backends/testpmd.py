@@ -20,7 +20,6 @@ from ..errors import failed, missing
 from . import netns, vhostpeer
 from .base import Backend, guest_ip, guest_mac, live_from_peer
 
-TESTPMD = "dpdk-testpmd"
 # The forward mode for one guest by app (docs/runner.md).
 FWD_MODE = {"gen": "rxonly", "sink": "txonly"}
 # dpdk-testpmd 22.11's --forward-mode values: it falls back to io for any
@@ -206,8 +205,9 @@ class VhostUser(Backend):
         self.feed_mac = None
 
     def check(self):
-        if shutil.which(TESTPMD) is None:
-            raise missing("vhost-user: %s not found (Debian package dpdk-dev)" % TESTPMD)
+        if shutil.which(self.opts.testpmd) is None:
+            raise missing("vhost-user: %s not found (Debian package dpdk-dev)"
+                          % self.opts.testpmd)
         if self.feed and os.geteuid() != 0:
             raise missing("vhost-user: %s needs root to feed the guest through a tap port "
                           "in a namespace" % ("reflect" if self.opts.app == "reflect"
@@ -263,7 +263,7 @@ class VhostUser(Backend):
                 args.append("%s=%d" % (flag, getattr(self.opts, knob)))
         if self.mode in ("txonly", "flowgen"):
             args += ["--txpkts=%d" % (self.opts.size or 64), "--eth-peer=0,%s" % guest_mac(0)]
-        return [TESTPMD, "--no-huge", "-m", "512", "-l", "0-1" if ncpu >= 2 else "0",
+        return [self.opts.testpmd, "--no-huge", "-m", "512", "-l", "0-1" if ncpu >= 2 else "0",
                 "--no-pci", "--no-shconf", "--file-prefix", self.prefix,
                 "--log-level=lib.eal:error"] + vdevs + ["--"] + args
 
