@@ -31,7 +31,7 @@ int app_config_check(const struct vn_config *c, char *err, size_t errlen)
         {"rate", c->rate, rate_check},    {"imix", c->imix, imix_check},
         {"flows", c->flows, flows_check}, {"notify", c->notify, vnet_notify_check},
     };
-    char why[160];
+    char why[256]; /* the features= list of names fits */
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         why[0] = '\0';
         if (keys[i].check(keys[i].val, why, sizeof(why)) < 0) {

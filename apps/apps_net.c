@@ -8,6 +8,8 @@
 #include "kernel/result.h"
 #include "net/net.h"
 
+_Static_assert(CFG_QUEUES_MAX == VNET_MAX_PAIRS, "queues= takes what the driver can drive");
+
 int apps_vnet_params(const struct vn_config *c, struct vnet_params *p, char *why, size_t whylen)
 {
     p->ring_size = c->ring;
@@ -15,8 +17,9 @@ int apps_vnet_params(const struct vn_config *c, struct vnet_params *p, char *why
     p->rx_refill = c->rx_refill;
     p->rx_coalesce = c->rx_coalesce;
     p->rx_coalesce_us = c->rx_coalesce_us;
+    p->queues = c->queues;
     p->txfull = c->txfull == CFG_TXFULL_DROP ? VNET_TXFULL_DROP : VNET_TXFULL_WAIT;
-    char r[160] = "";
+    char r[256] = "";
     if (vnet_features_parse(c->features, &p->features_off) < 0) {
         vnet_features_check(c->features, r, sizeof(r));
         snprintf(why, whylen, "features=%s: %s", c->features, r);
@@ -34,7 +37,7 @@ void apps_net_init(unsigned min_devs, unsigned offloads)
 {
     struct net_setup s = {
         .min_devs = min_devs, .cmdline = kboot.cmdline, .device_error = apps_device_error};
-    char why[256];
+    char why[320];
     if (apps_vnet_params(&cfg, &s.vnet, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "config: %s", why);
     s.vnet.offloads = (uint8_t)offloads;

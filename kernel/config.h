@@ -48,6 +48,7 @@ enum cfg_proto { CFG_PROTO_UDP, CFG_PROTO_TCP };
  * back) to lwIP's TCP_WND (net_tcp.c asserts it). */
 #define CFG_WINDOW_MIN 65536
 #define CFG_WINDOW_MAX (4u * 1024 * 1024)
+#define CFG_QUEUES_MAX 8 /* queues=: VNET_MAX_PAIRS (apps/apps_net.c checks) */
 enum cfg_path { CFG_PATH_RAW, CFG_PATH_STACK };
 #define CFG_PATH_CHOICES "raw|stack"
 
@@ -70,6 +71,7 @@ struct vn_config {
     uint8_t txfull; /* enum cfg_txfull */
     char features[CFG_STR_MAX];
     char notify[CFG_STR_MAX];
+    uint16_t queues;
     /* addressing */
     uint32_t ip, mask, gw, dst_ip;
     uint8_t mac[6], dst_mac[6];

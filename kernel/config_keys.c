@@ -70,6 +70,8 @@ const struct cfg_key cfg_keys[] = {
     E("txfull", txfull, CFG_TXFULL_CHOICES, "wait",
       "on a full TX ring: wait (reclaim, retry) or drop"),
     S("features", features, "", "feature bits to switch off, e.g. -event_idx,-mrg_rxbuf", NULL),
+    U("queues", queues, 1, CFG_QUEUES_MAX, "1",
+      "queue pairs (VIRTIO_NET_F_MQ; QEMU: mq=on,vectors=2N+2 and a netdev with queues=N)"),
     S("notify", notify, "poll", "used-buffer notifications: poll|irq|hybrid, or rx:MODE,tx:MODE",
       NULL),
     /* addressing */

@@ -120,6 +120,11 @@ void net_init(const struct net_setup *s)
     if (rand_state == 0)
         rand_state = 1;
     int n = vnet_probe(devs, VNET_MAX_DEVS, &s->vnet, s->cmdline);
+    if (n == -ERANGE)
+        vn_fatal(VN_EXIT_CONFIG,
+                 "config: queues=%u: more queue pairs than the device has (QEMU: "
+                 "virtio-net-pci,mq=on,vectors=2N+2 and a netdev with queues=N)",
+                 (unsigned)s->vnet.queues);
     if (n < 0)
         vn_fatal(VN_EXIT_DEVICE, "net: virtio-net probe failed (%d)", n);
     if ((unsigned)n < min_devs)

@@ -17,6 +17,9 @@
 
 #define VNET_HDR_ROOM 12 /* sizeof(struct virtio_net_hdr_mrg_rxbuf), virtio 1.2 s5.1.6 */
 #define VNET_MAX_DEVS 4
+/* Queue pairs a device is driven with at most (queues=, VIRTIO_NET_F_MQ);
+ * the spec allows 0x8000 (virtio 1.2 s5.1.4). */
+#define VNET_MAX_PAIRS 8
 
 enum vnet_txfull { VNET_TXFULL_WAIT = 0, VNET_TXFULL_DROP = 1 };
 
@@ -78,6 +81,7 @@ struct vnet_params {
     uint64_t features_off;   /* feature bits the user switched off */
     uint8_t notify_rx;       /* enum vnet_notify */
     uint8_t notify_tx;       /* enum vnet_notify */
+    uint16_t queues;         /* queue pairs asked for (queues=); 0, 1: one */
 };
 
 /* features=: comma-separated -NAME words (-event_idx,-mrg_rxbuf,...).

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "drivers/virtio/vnet_ctrl.h"
 #include "drivers/virtio/vnet_priv.h"
 #include "kernel/mem.h"
 #include "kernel/time.h"
@@ -14,7 +15,8 @@
      VIRTIO_BIT(VIRTIO_NET_F_STATUS) | VIRTIO_BIT(VIRTIO_NET_F_MTU) |                              \
      VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) |                         \
      VIRTIO_BIT(VIRTIO_F_IN_ORDER) | VIRTIO_BIT(VIRTIO_F_ANY_LAYOUT) |                             \
-     VIRTIO_BIT(VIRTIO_F_RING_PACKED))
+     VIRTIO_BIT(VIRTIO_F_RING_PACKED) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) |                         \
+     VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS))
 
 /* virtio-net config space, virtio 1.2 s5.1.4 */
 #define VNET_CFG_MAC 0
@@ -54,13 +56,9 @@ static int vnet_pick_size(struct vnet_dev *d, unsigned q, uint16_t *num)
     return 0;
 }
 
-static int vnet_queue_init(struct vnet_dev *d, unsigned q, struct virtq **out)
+/* The flags virtq_create takes from the negotiated features. */
+static unsigned vnet_virtq_flags(const struct vnet_dev *d)
 {
-    struct virtio_dev *v = d->vdev;
-    uint16_t num;
-    int r = vnet_pick_size(d, q, &num);
-    if (r)
-        return r;
     unsigned flags = 0;
     if (d->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX))
         flags |= VIRTQ_F_EVENT_IDX;
@@ -68,11 +66,19 @@ static int vnet_queue_init(struct vnet_dev *d, unsigned q, struct virtq **out)
         flags |= VIRTQ_F_IN_ORDER;
     if (d->features & VIRTIO_BIT(VIRTIO_F_RING_PACKED))
         flags |= VIRTQ_F_PACKED; /* virtio 1.2 s2.8; only with VERSION_1 (not legacy) */
+    return flags;
+}
+
+int vnet_virtq_init(struct vnet_dev *d, unsigned q, uint16_t num, struct vnet_qnote *note,
+                    struct virtq **out)
+{
+    struct virtio_dev *v = d->vdev;
     struct virtq *vq;
-    r = virtq_create(&vq, (uint16_t)q, num, flags);
+    int r = virtq_create(&vq, (uint16_t)q, num, vnet_virtq_flags(d));
     if (r)
         return r;
-    vnet_notify_queue(d, q, q == VNET_RXQ ? &d->rx_note : &d->tx_note);
+    if (note)
+        vnet_notify_queue(d, q, note);
     r = v->ops->queue_setup(v, q, num, virtq_desc_addr(vq), virtq_driver_addr(vq),
                             virtq_device_addr(vq));
     if (r) {
@@ -86,6 +92,14 @@ static int vnet_queue_init(struct vnet_dev *d, unsigned q, struct virtq **out)
     }
     *out = vq;
     return 0;
+}
+
+static int vnet_queue_init(struct vnet_dev *d, unsigned q, struct vnet_qnote *note,
+                           struct virtq **out)
+{
+    uint16_t num;
+    int r = vnet_pick_size(d, q, &num);
+    return r ? r : vnet_virtq_init(d, q, num, note, out);
 }
 
 /* virtio 1.2 s5.1.4.1: an MTU below 68 is not valid; one we cannot buffer
@@ -131,49 +145,82 @@ static int vnet_read_config(struct vnet_dev *d)
     return 0;
 }
 
-static void vnet_rx_setup(struct vnet_dev *d)
+/* Sizes shared by every RX queue: slot stride and the length posted. */
+static void vnet_rx_layout(struct vnet_dev *d)
 {
-    uint16_t num = d->rx_size;
     d->max_frame = d->mtu + VNET_FRAME_EXTRA;
     d->rx_chains = !!(d->features &
                       (VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6)));
     if (d->rx_chains) {
         /* Large frames over mergeable buffers (s5.1.6.3): a few big
          * slots each, not one slot per MTU. */
-        d->rx_stride = VNET_RX_TSO_SLOT;
+        d->rxq[0].stride = VNET_RX_TSO_SLOT;
         d->rx_post_len = VNET_RX_TSO_SLOT - (VNET_HDR_ROOM - d->hdr_len);
     } else {
         d->rx_post_len = d->hdr_len + d->max_frame;
-        d->rx_stride = (VNET_HDR_ROOM + d->max_frame + 63u) & ~63u;
+        d->rxq[0].stride = (VNET_HDR_ROOM + d->max_frame + 63u) & ~63u;
     }
-    d->rx_mem = mem_alloc_dma((size_t)d->rx_stride * num, 64);
-    d->rx_owner = mem_alloc_dma(num, 64);
-    d->rx_pending = mem_alloc_dma(sizeof(*d->rx_pending) * num, 64);
-    d->rx_used = mem_alloc_dma(sizeof(*d->rx_used) * num, 64);
     d->rx_refill = d->params.rx_refill ? d->params.rx_refill : 1;
-    if (d->rx_refill > num)
-        d->rx_refill = num;
+    if (d->rx_refill > d->rxq[0].size)
+        d->rx_refill = d->rxq[0].size;
     d->rx_coalesce = d->params.rx_coalesce ? d->params.rx_coalesce : 1;
-    if (d->rx_coalesce > num)
-        d->rx_coalesce = num;
-    /* The whole ring is posted at start. */
-    for (uint32_t s = 0; s < num; s++) {
-        d->rx_owner[s] = VNET_RX_PENDING;
-        d->rx_pending[s] = s;
-    }
-    d->npending = num;
-    vnet_rx_post(d);
+    if (d->rx_coalesce > d->rxq[0].size)
+        d->rx_coalesce = d->rxq[0].size;
 }
 
-int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_params *p)
+static void vnet_rx_setup(struct vnet_dev *d, struct vnet_rxq *rq)
 {
-    memset(d, 0, sizeof(*d));
-    d->vdev = v;
-    d->params = *p;
-    d->kick_batch = p->kick_batch;
-    d->txfull = p->txfull;
+    uint16_t num = rq->size;
+    rq->stride = d->rxq[0].stride;
+    rq->mem = mem_alloc_dma((size_t)rq->stride * num, 64);
+    rq->owner = mem_alloc_dma(num, 64);
+    rq->pending = mem_alloc_dma(sizeof(*rq->pending) * num, 64);
+    rq->used = mem_alloc_dma(sizeof(*rq->used) * num, 64);
+    /* The whole ring is posted at start. */
+    for (uint32_t s = 0; s < num; s++) {
+        rq->owner[s] = VNET_RX_PENDING;
+        rq->pending[s] = s;
+    }
+    rq->npending = num;
+    vnet_rx_post(d, rq);
+}
 
-    /* virtio 1.2 s3.1.1 steps 1-3: reset, ACKNOWLEDGE, DRIVER */
+static void vnet_tx_setup(struct vnet_txq *tq)
+{
+    tq->size = virtq_size(tq->vq);
+    tq->used = mem_alloc_dma(sizeof(*tq->used) * tq->size, 64);
+    tq->bufs = mem_alloc_dma(sizeof(*tq->bufs) * tq->size, 64);
+    tq->lens = mem_alloc_dma(sizeof(*tq->lens) * tq->size, 64);
+    tq->chains = mem_alloc_dma(sizeof(*tq->chains) * VNET_TX_CHAINS, 64);
+}
+
+/* Every queue pair in use: receiveq(i) and transmitq(i), their buffers
+ * and the RX rings full (virtio 1.2 s3.1.1 step 7, s5.1.5). */
+static int vnet_pairs_init(struct vnet_dev *d)
+{
+    for (unsigned i = 0; i < d->npairs; i++) {
+        struct vnet_rxq *rq = &d->rxq[i];
+        struct vnet_txq *tq = &d->txq[i];
+        int r = vnet_queue_init(d, VNET_RXQ(i), &rq->note, &rq->vq);
+        if (!r)
+            r = vnet_queue_init(d, VNET_TXQ(i), &tq->note, &tq->vq);
+        if (r)
+            return r;
+        rq->size = virtq_size(rq->vq);
+        vnet_tx_setup(tq);
+    }
+    vnet_rx_layout(d);
+    for (unsigned i = 0; i < d->npairs; i++)
+        vnet_rx_setup(d, &d->rxq[i]);
+    return 0;
+}
+
+/* virtio 1.2 s3.1.1 steps 1-6: reset, ACKNOWLEDGE, DRIVER, features,
+ * FEATURES_OK and the check that it stuck. 0 or -errno (said why). */
+static int vnet_negotiate(struct vnet_dev *d)
+{
+    struct virtio_dev *v = d->vdev;
+    const struct vnet_params *p = &d->params;
     if (v->ops->reset(v) < 0) {
         vnet_fail(d, "device did not finish its reset (status stays non-zero)");
         return -EIO;
@@ -181,10 +228,9 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
     v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE);
     v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
 
-    /* step 4: features */
     d->offered = v->ops->get_features(v);
     uint64_t want = VNET_WANTED | vnet_offload_features(p->offloads);
-    want = vnet_check_mtu_offer(d, want & ~p->features_off);
+    want = vnet_mq_offer(d, vnet_check_mtu_offer(d, want & ~p->features_off));
     if (v->legacy)
         want &= 0xffffffffu; /* legacy devices have 32 feature bits */
     d->features = vnet_offload_deps(v->name, d->offered & want);
@@ -195,8 +241,6 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
         return -ENODEV;
     }
     v->ops->set_features(v, d->features);
-
-    /* steps 5-6: FEATURES_OK, and check the device kept it */
     if (!v->legacy) {
         v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
                                   VIRTIO_STATUS_FEATURES_OK);
@@ -205,34 +249,55 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
             return -EIO;
         }
     }
-    vnet_notify_setup(d);
+    return 0;
+}
+
+/* Step 7: config, every queue pair, the control queue, RX buffers. */
+static int vnet_setup(struct vnet_dev *d)
+{
     d->mrg = !!(d->features & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF));
     /* virtio 1.2 s5.1.6: the header has num_buffers with VERSION_1 or
      * MRG_RXBUF; a legacy device without MRG_RXBUF uses 10 bytes. */
     d->hdr_len =
         (d->features & VIRTIO_BIT(VIRTIO_F_VERSION_1)) || d->mrg ? VNET_HDR_MRG : VNET_HDR_LEGACY;
-
-    /* step 7: device setup: config, queues, RX buffers */
     if (vnet_read_config(d) < 0) {
         vnet_fail(d, "device config (MTU, MAC) unreadable: past its end, or its generation "
                      "never settles");
         return -EIO;
     }
-    int r = vnet_queue_init(d, VNET_RXQ, &d->rx);
-    if (!r)
-        r = vnet_queue_init(d, VNET_TXQ, &d->tx);
-    if (r) {
-        vnet_fail(d, "queue setup failed");
+    int r = vnet_mq_pairs(d);
+    if (r == -ERANGE) {
+        /* queues= above max_virtqueue_pairs: the caller's config error
+         * says so in its one line */
+        d->vdev->ops->set_status(d->vdev, d->vdev->ops->get_status(d->vdev) | VIRTIO_STATUS_FAILED);
         return r;
     }
-    d->rx_size = virtq_size(d->rx);
-    d->tx_size = virtq_size(d->tx);
-    d->tx_used = mem_alloc_dma(sizeof(*d->tx_used) * d->tx_size, 64);
-    d->tx_bufs = mem_alloc_dma(sizeof(*d->tx_bufs) * d->tx_size, 64);
-    d->tx_lens = mem_alloc_dma(sizeof(*d->tx_lens) * d->tx_size, 64);
-    d->tx_chains = mem_alloc_dma(sizeof(*d->tx_chains) * VNET_TX_CHAINS, 64);
+    if (r) {
+        vnet_fail(d, "max_virtqueue_pairs changed since it was checked");
+        return r;
+    }
+    vnet_notify_setup(d);
     d->tx_stall_cycles = time_tsc_hz / 1000000u * VNET_TX_STALL_US;
-    vnet_rx_setup(d);
+    r = vnet_pairs_init(d);
+    if (!r)
+        r = vnet_ctrl_init(d);
+    if (r)
+        vnet_fail(d, "queue setup failed");
+    return r;
+}
+
+int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_params *p)
+{
+    memset(d, 0, sizeof(*d));
+    d->vdev = v;
+    d->params = *p;
+    d->kick_batch = p->kick_batch;
+    d->txfull = p->txfull;
+    int r = vnet_negotiate(d);
+    if (!r)
+        r = vnet_setup(d);
+    if (r)
+        return r;
 
     /* step 8: DRIVER_OK; notifications only from here on (s3.1.1) */
     v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
@@ -242,12 +307,19 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
         printf("vnet: %s: device failed at DRIVER_OK (status 0x%02x)\n", v->name, d->dev_status);
         return -EIO;
     }
-    virtq_kick(d->rx);
+    for (unsigned i = 0; i < d->npairs; i++)
+        virtq_kick(d->rxq[i].vq);
     vnet_notify_start(d);
+    r = vnet_mq_start(d);
+    if (r)
+        return r;
 
     printf("vnet: %s: mac %02x:%02x:%02x:%02x:%02x:%02x mtu %u rx %u tx %u hdr %u %s ring\n",
            v->name, d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->mtu,
-           d->rx_size, d->tx_size, d->hdr_len, vnet_ring_format(d));
+           d->rxq[0].size, d->txq[0].size, d->hdr_len, vnet_ring_format(d));
+    if (d->max_pairs > 1)
+        printf("vnet: %s: queues %u of %u%s\n", v->name, d->npairs, d->max_pairs,
+               (d->features & VIRTIO_BIT(VIRTIO_NET_F_RSS)) ? ", rss" : "");
     vnet_features_print("offered", d->offered);
     vnet_features_print("negotiated", d->features);
     return 0;
@@ -262,8 +334,10 @@ int vnet_check_status(struct vnet_dev *d)
     if (s & (VIRTIO_STATUS_DEVICE_NEEDS_RESET | VIRTIO_STATUS_FAILED)) {
         const char *what =
             (s & VIRTIO_STATUS_DEVICE_NEEDS_RESET) ? "device needs reset" : "device status FAILED";
-        virtq_set_broken(d->rx, what, 0, 0, s);
-        virtq_set_broken(d->tx, what, 0, 0, s);
+        for (unsigned i = 0; i < d->npairs; i++) {
+            virtq_set_broken(d->rxq[i].vq, what, 0, 0, s);
+            virtq_set_broken(d->txq[i].vq, what, 0, 0, s);
+        }
         d->fail_queue = "device";
         return -EIO;
     }
@@ -276,7 +350,7 @@ const uint8_t *vnet_mac(const struct vnet_dev *d)
 }
 uint16_t vnet_rx_size(const struct vnet_dev *d)
 {
-    return d->rx_size;
+    return d->rxq[0].size;
 }
 uint32_t vnet_mtu(const struct vnet_dev *d)
 {
@@ -289,7 +363,7 @@ const char *vnet_name(const struct vnet_dev *d)
 
 const char *vnet_ring_format(const struct vnet_dev *d)
 {
-    return virtq_packed(d->tx) ? "packed" : "split";
+    return virtq_packed(d->txq[0].vq) ? "packed" : "split";
 }
 
 unsigned vnet_offloads(const struct vnet_dev *d)
@@ -309,5 +383,8 @@ unsigned vnet_offloads(const struct vnet_dev *d)
 
 int vnet_broken(const struct vnet_dev *d)
 {
-    return virtq_broken(d->rx) || virtq_broken(d->tx);
+    for (unsigned i = 0; i < d->npairs; i++)
+        if (virtq_broken(d->rxq[i].vq) || virtq_broken(d->txq[i].vq))
+            return 1;
+    return 0;
 }

@@ -14,9 +14,11 @@ static void vnet_notify_poll(struct vnet_dev *d, const char *which, const char *
 
 void vnet_notify_setup(struct vnet_dev *d)
 {
-    d->rx_note = (struct vnet_qnote){.want = d->params.notify_rx, .vector = -1};
-    d->tx_note = (struct vnet_qnote){.want = d->params.notify_tx, .vector = -1};
-    bool rx = d->rx_note.want != VNET_NOTIFY_POLL, tx = d->tx_note.want != VNET_NOTIFY_POLL;
+    for (unsigned i = 0; i < d->npairs; i++) {
+        d->rxq[i].note = (struct vnet_qnote){.want = d->params.notify_rx, .vector = -1};
+        d->txq[i].note = (struct vnet_qnote){.want = d->params.notify_tx, .vector = -1};
+    }
+    bool rx = d->params.notify_rx != VNET_NOTIFY_POLL, tx = d->params.notify_tx != VNET_NOTIFY_POLL;
     if (!rx && !tx)
         return;
     const char *which = rx && tx ? "rx and tx" : rx ? "rx" : "tx";
@@ -31,8 +33,10 @@ void vnet_notify_setup(struct vnet_dev *d)
         vnet_notify_poll(d, which, "no timer");
         return;
     }
-    d->rx_note.mode = d->rx_note.want;
-    d->tx_note.mode = d->tx_note.want;
+    for (unsigned i = 0; i < d->npairs; i++) {
+        d->rxq[i].note.mode = d->rxq[i].note.want;
+        d->txq[i].note.mode = d->txq[i].note.want;
+    }
 }
 
 void vnet_notify_queue(struct vnet_dev *d, unsigned q, struct vnet_qnote *n)
@@ -42,7 +46,7 @@ void vnet_notify_queue(struct vnet_dev *d, unsigned q, struct vnet_qnote *n)
     const char *why = "";
     struct virtio_dev *v = d->vdev;
     if (v->ops->queue_irq(v, q, &n->vector, &why)) {
-        vnet_notify_poll(d, q == VNET_RXQ ? "rx" : "tx", why);
+        vnet_notify_poll(d, q % 2 ? "tx" : "rx", why);
         n->mode = VNET_NOTIFY_POLL;
         n->vector = -1;
     }
@@ -50,10 +54,12 @@ void vnet_notify_queue(struct vnet_dev *d, unsigned q, struct vnet_qnote *n)
 
 void vnet_notify_start(struct vnet_dev *d)
 {
-    if (d->rx_note.mode == VNET_NOTIFY_IRQ)
-        virtq_enable_cb(d->rx);
-    if (d->tx_note.mode == VNET_NOTIFY_IRQ)
-        virtq_enable_cb_delayed(d->tx);
+    for (unsigned i = 0; i < d->npairs; i++) {
+        if (d->rxq[i].note.mode == VNET_NOTIFY_IRQ)
+            virtq_enable_cb(d->rxq[i].vq);
+        if (d->txq[i].note.mode == VNET_NOTIFY_IRQ)
+            virtq_enable_cb_delayed(d->txq[i].vq);
+    }
 }
 
 /* With interrupts off: notifications on and one more look (virtq does
@@ -82,22 +88,25 @@ static void vnet_note_done(struct virtq *vq, struct vnet_qnote *n, uint64_t cycl
         virtq_disable_cb(vq);
 }
 
+/* The halt of the single-queue main loop waits on queue pair 0. */
 bool vnet_can_idle(const struct vnet_dev *d)
 {
-    return d->rx_note.mode != VNET_NOTIFY_POLL;
+    return d->rxq[0].note.mode != VNET_NOTIFY_POLL;
 }
 
 int vnet_idle_arm(struct vnet_dev *d)
 {
-    if (d->rx_note.mode == VNET_NOTIFY_POLL)
+    struct vnet_rxq *rq = &d->rxq[0];
+    if (rq->note.mode == VNET_NOTIFY_POLL)
         return -EAGAIN;
-    return vnet_note_arm(d->rx, &d->rx_note, false, (uint16_t)(d->rx_coalesce - 1));
+    return vnet_note_arm(rq->vq, &rq->note, false, (uint16_t)(d->rx_coalesce - 1));
 }
 
 uint64_t vnet_idle_max_ns(const struct vnet_dev *d)
 {
+    const struct vnet_rxq *rq = &d->rxq[0];
     /* Only EVENT_IDX can ask for a later frame (s2.7.10). */
-    if (d->rx_note.mode == VNET_NOTIFY_POLL || d->rx_coalesce < 2 ||
+    if (rq->note.mode == VNET_NOTIFY_POLL || d->rx_coalesce < 2 ||
         !(d->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX)))
         return 0;
     return (uint64_t)d->params.rx_coalesce_us * 1000u;
@@ -105,22 +114,23 @@ uint64_t vnet_idle_max_ns(const struct vnet_dev *d)
 
 void vnet_idle_done(struct vnet_dev *d, uint64_t cycles)
 {
-    if (d->rx_note.mode != VNET_NOTIFY_POLL)
-        vnet_note_done(d->rx, &d->rx_note, cycles);
+    struct vnet_rxq *rq = &d->rxq[0];
+    if (rq->note.mode != VNET_NOTIFY_POLL)
+        vnet_note_done(rq->vq, &rq->note, cycles);
 }
 
-bool vnet_tx_halt(struct vnet_dev *d, uint64_t until)
+bool vnet_tx_halt(struct vnet_txq *tq, uint64_t until)
 {
-    struct vnet_qnote *n = &d->tx_note;
+    struct vnet_qnote *n = &tq->note;
     if (n->mode == VNET_NOTIFY_POLL)
         return false;
     irq_idle_enter();
     uint64_t cycles = 0;
-    if (vnet_note_arm(d->tx, n, true, 0))
+    if (vnet_note_arm(tq->vq, n, true, 0))
         irq_idle_leave();
     else
         cycles = irq_idle(until);
-    vnet_note_done(d->tx, n, cycles);
+    vnet_note_done(tq->vq, n, cycles);
     return true;
 }
 
@@ -133,7 +143,7 @@ void vnet_notify_json(struct json *j, const struct vnet_dev *d, const struct vne
         json_str(j, "notify_asked", vnet_notify_name(n->want));
     json_i64(j, "irq_vector", n->vector);
     /* One line for both queues (virtio-mmio): both count all of it. */
-    json_bool(j, "irq_shared", n->vector >= 0 && d->rx_note.vector == d->tx_note.vector);
+    json_bool(j, "irq_shared", n->vector >= 0 && d->rxq[0].note.vector == d->txq[0].note.vector);
     json_u64(j, "interrupts", irqs);
     json_double(j, "interrupts_per_1000", packets ? (double)irqs * 1000.0 / (double)packets : 0.0);
     json_u64(j, "halts", n->halts);

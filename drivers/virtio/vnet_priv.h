@@ -13,8 +13,10 @@
 #include "drivers/virtio/vnet_hdr.h"
 #include "kernel/io.h"
 
-#define VNET_RXQ 0
-#define VNET_TXQ 1
+/* Virtqueue indices, virtio 1.2 s5.1.2: receiveq(i) is 2i, transmitq(i)
+ * 2i+1; the control queue follows the last pair the device has. */
+#define VNET_RXQ(i) (2u * (i))
+#define VNET_TXQ(i) (2u * (i) + 1u)
 
 #define VNET_RING_DEFAULT_MAX 1024 /* ring=0: the device's size, at most this */
 #define VNET_MTU_MIN          68   /* virtio 1.2 s5.1.4.1 */
@@ -26,6 +28,8 @@
 #define VNET_TX_STALL_US      50000      /* TX buffers out, none used: forced kick */
 
 _Static_assert(VNET_RING_DEFAULT_MAX <= VIRTQ_MAX, "ring=0's cap is a queue size");
+_Static_assert(VNET_MAX_PAIRS >= 1 && VNET_MAX_PAIRS <= 0x8000,
+               "queue pairs: 1..max_virtqueue_pairs' limit (virtio 1.2 s5.1.4)");
 _Static_assert((VNET_RX_IDLE_CHECK & (VNET_RX_IDLE_CHECK - 1)) == 0,
                "VNET_RX_IDLE_CHECK is used as a mask");
 
@@ -72,66 +76,121 @@ struct vnet_rxq_stats {
     uint64_t bad_hdr[VNET_HDR_NBAD]; /* frames dropped for their header, by reason */
 };
 
+/* One TX queue (Linux's send_queue, FreeBSD's vtnet_txq): its ring,
+ * its buffers and its counters, touched only by the vCPU that owns it. */
+struct vnet_txq {
+    struct virtq *vq;
+    uint16_t size;
+    uint16_t reserved;           /* from the last vnet_tx_reserve */
+    struct virtq_used_buf *used; /* size entries */
+    uint64_t progress;           /* TSC of the last TX completion */
+    struct vnet_txslots slots;   /* once the queue is bound */
+    struct virtq_buf *bufs;      /* size entries: frames by reference */
+    uint16_t *lens;              /* size entries: frames copied into slots */
+    struct vnet_txchain *chains; /* VNET_TX_CHAINS entries: frames with fragments */
+    struct vnet_txq_stats st;
+    struct vnet_qnote note;
+};
+
+/* One RX queue (Linux's receive_queue, FreeBSD's vtnet_rxq). */
+struct vnet_rxq {
+    struct virtq *vq;
+    uint16_t size;
+    uint16_t npending;
+    uint8_t *mem; /* size slots of stride bytes */
+    uint32_t stride;
+    uint32_t *pending;           /* released slots waiting for the next refill */
+    uint8_t *owner;              /* per slot, VNET_RX_* */
+    struct virtq_used_buf *used; /* size entries */
+    uint16_t mrg_left;           /* buffers still to come for the frame being taken */
+    uint16_t mrg_n;              /* its buffers so far */
+    uint32_t mrg_len;            /* its bytes so far, without the header */
+    bool mrg_drop;
+    struct virtio_net_hdr mrg_hdr; /* its header, copied once */
+    struct vnet_rx_piece mrg_piece[VNET_RX_MAX_BUFS];
+    uint32_t idle_polls;      /* empty RX polls in a row */
+    uint64_t suppressed_seen; /* kicks_suppressed when a frame last came */
+    struct vnet_rxq_stats st;
+    struct vnet_qnote note;
+};
+
+struct vnet_ctrl; /* vnet_ctrl.h */
+struct vnet_rss;  /* vnet_rss.h */
+
 struct vnet_dev {
-    /* TX hot */
-    struct virtq *tx;
-    uint16_t tx_size;
+    /* what every queue reads */
     uint16_t hdr_len;
     uint16_t kick_batch;
     uint8_t txfull;
+    bool mrg;
+    bool rx_chains; /* frames of several buffers go out as such (GUEST_TSO) */
     vnet_tx_done_fn tx_done;
     void *tx_ctx;
-    struct virtq_used_buf *tx_used; /* tx_size entries */
-    uint64_t tx_progress;           /* TSC of the last TX completion */
-    struct vnet_txslots slots;      /* once the queue is bound */
-    uint16_t tx_reserved;           /* from the last vnet_tx_reserve */
-    struct virtq_buf *tx_bufs;      /* tx_size entries: frames by reference */
-    uint16_t *tx_lens;              /* tx_size entries: frames copied into slots */
-    struct vnet_txchain *tx_chains; /* VNET_TX_CHAINS entries: frames with fragments */
     uint64_t tx_stall_cycles;
-    struct vnet_txq_stats txs;
-    struct vnet_qnote tx_note;
-
-    /* RX hot */
-    struct virtq *rx;
-    uint16_t rx_size;
-    uint8_t *rx_mem; /* rx_size slots of rx_stride bytes */
-    uint32_t rx_stride;
     uint32_t rx_post_len; /* header + largest frame */
     uint32_t max_frame;
     uint16_t rx_refill;
     uint16_t rx_coalesce; /* >= 1: frames per halt's interrupt */
-    uint16_t npending;
-    uint32_t *rx_pending;           /* released slots waiting for the next refill */
-    uint8_t *rx_owner;              /* per slot, VNET_RX_* */
-    struct virtq_used_buf *rx_used; /* rx_size entries */
-    bool mrg;
-    bool rx_chains;    /* frames of several buffers go out as such (GUEST_TSO) */
-    uint16_t mrg_left; /* buffers still to come for the frame being taken */
-    uint16_t mrg_n;    /* its buffers so far */
-    uint32_t mrg_len;  /* its bytes so far, without the header */
-    bool mrg_drop;
-    struct virtio_net_hdr mrg_hdr; /* its header, copied once */
-    struct vnet_rx_piece mrg_piece[VNET_RX_MAX_BUFS];
-    uint32_t rx_idle_polls;      /* empty RX polls in a row */
-    uint64_t rx_suppressed_seen; /* rx kicks_suppressed when a frame last came */
-    struct vnet_rxq_stats rxs;
-    struct vnet_qnote rx_note;
+    uint16_t npairs;      /* queue pairs in use (MQ: VQ_PAIRS_SET); 1 without MQ */
+    uint16_t max_pairs;   /* the device's max_virtqueue_pairs; 1 without MQ */
+
+    /* queue pair i: rxq[i] is virtqueue 2i, txq[i] 2i+1 (virtio 1.2 s5.1.2) */
+    struct vnet_txq txq[VNET_MAX_PAIRS];
+    struct vnet_rxq rxq[VNET_MAX_PAIRS];
 
     /* cold */
+    struct vnet_ctrl *ctrl; /* NULL without CTRL_VQ */
+    struct vnet_rss *rss;   /* what RSS_CONFIG set; NULL without RSS in use */
+    uint16_t rss_max_table; /* rss_max_indirection_table_length, validated */
+    uint32_t rss_types;     /* supported_hash_types */
     struct virtio_dev *vdev;
     struct vnet_params params; /* as asked for */
     uint64_t offered, features;
     uint8_t mac[6];
     uint32_t mtu;
     uint8_t dev_status;     /* last read, for reports */
-    const char *fail_queue; /* "rx", "tx" or "device" once broken */
+    const char *fail_queue; /* "rx", "tx", "ctrl" or "device" once broken */
 };
+
+/* Queue pair q's halves; q < d->npairs (queue 0 is the single-queue
+ * path every caller without a queue argument uses). */
+static inline struct vnet_txq *vnet_txq(struct vnet_dev *d, unsigned q)
+{
+    return &d->txq[q];
+}
+static inline struct vnet_rxq *vnet_rxq(struct vnet_dev *d, unsigned q)
+{
+    return &d->rxq[q];
+}
 
 /* Brings one device from reset to DRIVER_OK (virtio 1.2 s3.1.1) with
  * both queues live and the RX ring full. Returns 0 or -errno (after
  * printing why). */
 int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *vdev, const struct vnet_params *p);
+
+/* Creates virtqueue q of num entries, on its vector when note asks for
+ * one (NULL: polled), and makes it live. 0 or -errno (said why). */
+int vnet_virtq_init(struct vnet_dev *d, unsigned q, uint16_t num, struct vnet_qnote *note,
+                    struct virtq **out);
+
+/* Multiqueue (vnet_mq.c). offer: before FEATURES_OK, want less MQ and
+ * RSS where the device's config says they cannot be used (CTRL_VQ
+ * missing, max_virtqueue_pairs outside 1..0x8000, RSS limits too small);
+ * pairs: after it, max_pairs and npairs (queues=), -ERANGE when more are
+ * asked for than the device has; start: after DRIVER_OK, VQ_PAIRS_SET
+ * and RSS_CONFIG when more than one pair is used. */
+uint64_t vnet_mq_offer(struct vnet_dev *d, uint64_t want);
+int vnet_mq_pairs(struct vnet_dev *d);
+int vnet_mq_start(struct vnet_dev *d);
+/* VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET (s5.1.6.5.5): n outside
+ * 1..max_pairs is -EINVAL, not sent. */
+int vnet_mq_set_pairs(struct vnet_dev *d, uint16_t n);
+
+/* Per queue pair: the paths the single-queue API takes on pair 0. */
+int vnet_txq_burst(struct vnet_dev *d, struct vnet_txq *tq, const struct vnet_tx *tx, int n);
+int vnet_txq_reclaim(struct vnet_dev *d, struct vnet_txq *tq);
+int vnet_rxq_burst(struct vnet_dev *d, struct vnet_rxq *rq, struct vnet_rx *rx, int max);
+void vnet_rxq_release(struct vnet_dev *d, struct vnet_rxq *rq, uint32_t buf);
 
 /* Reads the device status; DEVICE_NEEDS_RESET (virtio 1.2 s2.1.2) breaks
  * the device. Returns -EIO then, else 0. */
@@ -140,13 +199,13 @@ int vnet_check_status(struct vnet_dev *d);
 /* Adds the released RX slots to the ring; the device sees them at the
  * next virtq_kick (refill's, or the first one after DRIVER_OK, virtio 1.2
  * s3.1.1), which publishes and decides in one step. */
-void vnet_rx_post(struct vnet_dev *d);
-void vnet_rx_refill(struct vnet_dev *d);
+void vnet_rx_post(struct vnet_dev *d, struct vnet_rxq *rq);
+void vnet_rx_refill(struct vnet_dev *d, struct vnet_rxq *rq);
 
 /* Where the device is told where RX slot i starts writing. */
-static inline uint8_t *vnet_rx_slot(const struct vnet_dev *d, uint32_t slot)
+static inline uint8_t *vnet_rx_slot(const struct vnet_rxq *rq, uint32_t slot)
 {
-    return d->rx_mem + (uintptr_t)slot * d->rx_stride;
+    return rq->mem + (uintptr_t)slot * rq->stride;
 }
 
 /* The TX pipeline (vnet_tx.c) that vnet_txslots.c and vnet_txburst.c
@@ -154,9 +213,9 @@ static inline uint8_t *vnet_rx_slot(const struct vnet_dev *d, uint32_t slot)
  * bound queue: slots in ring order from virtq_next_slot), 0 when none
  * (txfull=drop, or a wait that timed out), -EIO; then the reserved frames
  * made available with their counts (-EINVAL past the reservation). */
-int vnet_tx_reserve(struct vnet_dev *d, int n);
-int vnet_tx_commit(struct vnet_dev *d, const uint16_t *len, const struct virtq_buf *buf, int n,
-                   uint64_t bytes, int dropped);
+int vnet_tx_reserve(struct vnet_dev *d, struct vnet_txq *tq, int n);
+int vnet_tx_commit(struct vnet_dev *d, struct vnet_txq *tq, const uint16_t *len,
+                   const struct virtq_buf *buf, int n, uint64_t bytes, int dropped);
 
 /* A frame of several pieces as one descriptor chain (frames by reference
  * with fragments): the reservation counts its descriptors. */
@@ -175,8 +234,8 @@ struct vnet_txfill {
 };
 
 /* vnet_tx_commit for any fill: n frames of descs descriptors in all. */
-int vnet_tx_commit_fill(struct vnet_dev *d, const struct vnet_txfill *f, int n, int descs,
-                        uint64_t bytes, int dropped);
+int vnet_tx_commit_fill(struct vnet_dev *d, struct vnet_txq *tq, const struct vnet_txfill *f, int n,
+                        int descs, uint64_t bytes, int dropped);
 /* Notification modes (vnet_notify.c). setup: after FEATURES_OK, readies
  * the device's interrupt path when a queue wants one (or falls back to
  * polling with a line saying why); queue: before queue q's setup, its
@@ -195,7 +254,7 @@ static inline void vnet_notify_used(const struct virtq *vq, struct vnet_qnote *n
 
 /* txfull=wait: halts until the TX queue's interrupt or the TSC passes
  * until. false when the queue is polled (the caller spins instead). */
-bool vnet_tx_halt(struct vnet_dev *d, uint64_t until);
+bool vnet_tx_halt(struct vnet_txq *tq, uint64_t until);
 
 /* The counters as members of the queue's open JSON object. */
 struct json;

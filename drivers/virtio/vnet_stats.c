@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "drivers/virtio/vnet_ctrl.h"
 #include "drivers/virtio/vnet_priv.h"
 #include "kernel/json.h"
 
@@ -25,8 +26,17 @@ static void vnet_json_features(struct json *j, const char *key, uint64_t f)
 /* The broken queue (RX first), its name and what it recorded. */
 static const struct virtq *vnet_broken_queue(const struct vnet_dev *d, const char **queue)
 {
-    const struct virtq *vq = virtq_broken(d->rx) ? d->rx : virtq_broken(d->tx) ? d->tx : NULL;
-    *queue = d->fail_queue ? d->fail_queue : vq == d->rx ? "rx" : "tx";
+    const struct virtq *vq = NULL;
+    const char *name = "rx";
+    for (unsigned i = 0; i < d->npairs && !vq; i++) {
+        if (virtq_broken(d->rxq[i].vq)) {
+            vq = d->rxq[i].vq;
+        } else if (virtq_broken(d->txq[i].vq)) {
+            vq = d->txq[i].vq;
+            name = "tx";
+        }
+    }
+    *queue = d->fail_queue ? d->fail_queue : name;
     return vq;
 }
 
@@ -72,6 +82,45 @@ static void vnet_json_virtq(struct json *j, const struct virtq *vq)
     json_u64(j, "invalid_used", virtq_violation(vq) ? 1 : 0);
 }
 
+/* Every queue pair's own counts: "queues", one object per pair in use
+ * (the "tx" and "rx" objects above are pair 0's in full). */
+/* The control queue's commands and how they were answered. */
+static void vnet_json_ctrl(struct json *j, const struct vnet_ctrl *c)
+{
+    json_obj_begin(j, "ctrl");
+    json_u64(j, "sent", c->sent);
+    json_u64(j, "ok", c->ok);
+    json_u64(j, "err", c->err);
+    json_u64(j, "bad_reply", c->bad_reply);
+    json_u64(j, "timeouts", c->timeouts);
+    json_obj_end(j);
+}
+
+static void vnet_json_queues(struct json *j, const struct vnet_dev *d)
+{
+    if (d->ctrl)
+        vnet_json_ctrl(j, d->ctrl);
+    json_bool(j, "rss", d->rss != NULL);
+    json_u64(j, "max_queue_pairs", d->max_pairs);
+    json_arr_begin(j, "queues");
+    for (unsigned i = 0; i < d->npairs; i++) {
+        const struct vnet_txq_stats *t = &d->txq[i].st;
+        const struct vnet_rxq_stats *r = &d->rxq[i].st;
+        json_obj_begin(j, NULL);
+        json_u64(j, "queue", i);
+        json_u64(j, "packets", t->packets + r->packets);
+        json_u64(j, "tx_packets", t->packets);
+        json_u64(j, "tx_bytes", t->bytes);
+        json_u64(j, "tx_ring_full", t->ring_full);
+        json_u64(j, "tx_halts", d->txq[i].note.halts);
+        json_u64(j, "rx_packets", r->packets);
+        json_u64(j, "rx_bytes", r->bytes);
+        json_u64(j, "rx_halts", d->rxq[i].note.halts);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
 void vnet_stats_json(const struct vnet_dev *d, struct json *j)
 {
     char mac[18];
@@ -91,39 +140,41 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "rx_coalesce", d->rx_coalesce);
     json_u64(j, "rx_coalesce_us", d->params.rx_coalesce_us);
     json_str(j, "txfull", d->txfull == VNET_TXFULL_DROP ? "drop" : "wait");
-    json_bool(j, "tx_slots", virtq_bound(d->tx));
+    json_bool(j, "tx_slots", virtq_bound(d->txq[0].vq));
     json_bool(j, "rx_chains", d->rx_chains);
 
-    const struct vnet_txq_stats *t = &d->txs;
+    const struct vnet_txq *tq = &d->txq[0];
+    const struct vnet_txq_stats *t = &tq->st;
     json_obj_begin(j, "tx");
-    json_u64(j, "size", d->tx_size);
+    json_u64(j, "size", tq->size);
     json_u64(j, "packets", t->packets);
     json_u64(j, "bytes", t->bytes);
     json_u64(j, "bursts", t->bursts);
-    vnet_json_virtq(j, d->tx);
+    vnet_json_virtq(j, tq->vq);
     json_u64(j, "reclaim_calls", t->reclaim_calls);
     json_u64(j, "reclaimed", t->reclaimed);
     json_u64(j, "ring_full", t->ring_full);
     json_u64(j, "full_wait_cycles", t->full_wait_cycles);
     json_u64(j, "wait_timeouts", t->wait_timeouts);
     json_u64(j, "dropped", t->dropped);
-    json_u64(j, "len_mismatch", virtq_stats(d->tx)->len_mismatch);
-    json_u64(j, "in_flight", virtq_in_flight(d->tx));
+    json_u64(j, "len_mismatch", virtq_stats(tq->vq)->len_mismatch);
+    json_u64(j, "in_flight", virtq_in_flight(tq->vq));
     json_u64(j, "chains", t->chains);
     json_u64(j, "csum", t->csum);
     json_u64(j, "gso_frames", t->gso_frames);
     json_u64(j, "gso_bytes", t->gso_bytes);
     json_u64(j, "offload_refused", t->offload_refused);
-    vnet_notify_json(j, d, &d->tx_note, t->packets);
+    vnet_notify_json(j, d, &tq->note, t->packets);
     json_obj_end(j);
 
-    const struct vnet_rxq_stats *r = &d->rxs;
+    const struct vnet_rxq *rq = &d->rxq[0];
+    const struct vnet_rxq_stats *r = &rq->st;
     json_obj_begin(j, "rx");
-    json_u64(j, "size", d->rx_size);
+    json_u64(j, "size", rq->size);
     json_u64(j, "packets", r->packets);
     json_u64(j, "bytes", r->bytes);
     json_u64(j, "polls", r->polls);
-    vnet_json_virtq(j, d->rx);
+    vnet_json_virtq(j, rq->vq);
     json_u64(j, "refills", r->refills);
     json_u64(j, "refilled", r->refilled);
     json_u64(j, "len_errors", r->len_errors);
@@ -139,9 +190,10 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     for (unsigned i = 1; i < VNET_HDR_NBAD; i++)
         if (i != VNET_HDR_BAD_LEN) /* counted in len_errors */
             json_u64(j, vnet_hdr_bad_name[i], r->bad_hdr[i]);
-    vnet_notify_json(j, d, &d->rx_note, r->packets);
+    vnet_notify_json(j, d, &rq->note, r->packets);
     json_obj_end(j);
 
+    vnet_json_queues(j, d);
     json_bool(j, "broken", vnet_broken(d));
     if (vnet_broken(d))
         vnet_json_violation(j, d);

@@ -26,19 +26,19 @@ void vnet_set_tx_done(struct vnet_dev *d, vnet_tx_done_fn fn, void *ctx)
 
 int vnet_tx_space(const struct vnet_dev *d)
 {
-    return virtq_nfree(d->tx);
+    return virtq_nfree(d->txq[0].vq);
 }
 
 int vnet_tx_in_flight(const struct vnet_dev *d)
 {
-    return virtq_in_flight(d->tx);
+    return virtq_in_flight(d->txq[0].vq);
 }
 
 /* What can go now, up to want: any free descriptor, or on a bound queue
  * the free slots in ring order. */
-static inline int vnet_tx_ready(const struct vnet_dev *d, int want)
+static inline int vnet_tx_ready(const struct vnet_txq *tq, int want)
 {
-    return virtq_free_run(d->tx, want);
+    return virtq_free_run(tq->vq, want);
 }
 
 /* Buffers out and none used for VNET_TX_STALL_US: the notification that
@@ -50,32 +50,32 @@ static inline int vnet_tx_ready(const struct vnet_dev *d, int want)
  * (docs/driver.md). 50 ms, not less: a backend pausing for back-pressure
  * (tap, a few ms) is not stalled, and under TCG each kick waits for
  * QEMU's global lock. */
-static void vnet_tx_watchdog(struct vnet_dev *d)
+static void vnet_tx_watchdog(const struct vnet_dev *d, struct vnet_txq *tq)
 {
-    if (!virtq_in_flight(d->tx))
+    if (!virtq_in_flight(tq->vq))
         return;
     uint64_t now = time_cycles();
-    if (now - d->tx_progress < d->tx_stall_cycles)
+    if (now - tq->progress < d->tx_stall_cycles)
         return;
-    virtq_notify_forced(d->tx);
-    d->tx_progress = now;
+    virtq_notify_forced(tq->vq);
+    tq->progress = now;
 }
 
-int vnet_tx_reclaim(struct vnet_dev *d)
+int vnet_txq_reclaim(struct vnet_dev *d, struct vnet_txq *tq)
 {
-    d->txs.reclaim_calls++;
-    bool bound = virtq_bound(d->tx); /* no tokens: nothing to give back */
-    int n = virtq_get_used(d->tx, bound ? NULL : d->tx_used, d->tx_size);
-    vnet_notify_used(d->tx, &d->tx_note, n);
+    tq->st.reclaim_calls++;
+    bool bound = virtq_bound(tq->vq); /* no tokens: nothing to give back */
+    int n = virtq_get_used(tq->vq, bound ? NULL : tq->used, tq->size);
+    vnet_notify_used(tq->vq, &tq->note, n);
     if (n == 0)
-        vnet_tx_watchdog(d);
+        vnet_tx_watchdog(d, tq);
     if (n <= 0)
         return n;
-    d->tx_progress = time_cycles();
-    d->txs.reclaimed += (uint64_t)n;
+    tq->progress = time_cycles();
+    tq->st.reclaimed += (uint64_t)n;
     if (d->tx_done && !bound)
         for (int i = 0; i < n; i++)
-            d->tx_done(d->tx_ctx, (void *)d->tx_used[i].token);
+            d->tx_done(d->tx_ctx, (void *)tq->used[i].token);
     return n;
 }
 
@@ -86,32 +86,32 @@ int vnet_tx_reclaim(struct vnet_dev *d)
  * writing it. Returns what is ready (fewer than want after
  * VNET_TXWAIT_MAX_MS: counted, and the device's status checked), or
  * -EIO. */
-static int vnet_tx_wait(struct vnet_dev *d, int want)
+static int vnet_tx_wait(struct vnet_dev *d, struct vnet_txq *tq, int want)
 {
-    struct virtq *vq = d->tx;
+    struct virtq *vq = tq->vq;
     uint64_t t0 = time_cycles();
     uint64_t limit = time_tsc_hz / 1000u * VNET_TXWAIT_MAX_MS;
     virtq_kick(vq);
     int r = 0;
-    while (vnet_tx_ready(d, want) < want) {
+    while (vnet_tx_ready(tq, want) < want) {
         if (virtq_has_used(vq)) {
-            r = vnet_tx_reclaim(d);
-            if (r < 0 || vnet_tx_ready(d, want) >= want)
+            r = vnet_txq_reclaim(d, tq);
+            if (r < 0 || vnet_tx_ready(tq, want) >= want)
                 break;
         } else {
-            vnet_tx_watchdog(d);
+            vnet_tx_watchdog(d, tq);
         }
         if (time_cycles() - t0 > limit) {
-            d->txs.wait_timeouts++;
+            tq->st.wait_timeouts++;
             r = vnet_check_status(d);
             break;
         }
-        uint64_t look = d->tx_progress + d->tx_stall_cycles;
-        if (!vnet_tx_halt(d, look < t0 + limit ? look : t0 + limit))
+        uint64_t look = tq->progress + d->tx_stall_cycles;
+        if (!vnet_tx_halt(tq, look < t0 + limit ? look : t0 + limit))
             vnet_relax();
     }
-    d->txs.full_wait_cycles += time_cycles() - t0;
-    return r < 0 ? r : vnet_tx_ready(d, want);
+    tq->st.full_wait_cycles += time_cycles() - t0;
+    return r < 0 ? r : vnet_tx_ready(tq, want);
 }
 
 /* The full-ring rule, the one for every TX path. Frames come in bursts,
@@ -121,37 +121,37 @@ static int vnet_tx_wait(struct vnet_dev *d, int want)
  * cost a burst's overhead per frame while the device still has a
  * backlog, and waiting for more than half would let the device drain
  * and idle. Under txfull=drop it returns what is free. */
-int vnet_tx_reserve(struct vnet_dev *d, int n)
+int vnet_tx_reserve(struct vnet_dev *d, struct vnet_txq *tq, int n)
 {
-    const int num = d->tx_size, quarter = num / 4 ? num / 4 : 1;
-    d->tx_reserved = 0;
-    if (virtq_broken(d->tx))
+    const int num = tq->size, quarter = num / 4 ? num / 4 : 1;
+    tq->reserved = 0;
+    if (virtq_broken(tq->vq))
         return -EIO;
     if (n > num)
         n = num;
     if (n <= 0)
         return 0;
-    int k = vnet_tx_ready(d, n);
-    if (!virtq_in_flight(d->tx)) {
-        d->tx_progress = time_cycles(); /* an idle gap is not a stall */
+    int k = vnet_tx_ready(tq, n);
+    if (!virtq_in_flight(tq->vq)) {
+        tq->progress = time_cycles(); /* an idle gap is not a stall */
     } else if (k < n) {
-        if (vnet_tx_reclaim(d) < 0)
+        if (vnet_txq_reclaim(d, tq) < 0)
             return -EIO;
-        k = vnet_tx_ready(d, n);
+        k = vnet_tx_ready(tq, n);
     }
     if (k < n)
-        d->txs.ring_full++;
+        tq->st.ring_full++;
     int batch = n < quarter ? n : quarter;
     if (k < batch && d->txfull == VNET_TXFULL_WAIT) {
         int want = n > quarter ? n : quarter, most = num / 2 > batch ? num / 2 : batch;
         if (want > most)
             want = most;
-        int r = vnet_tx_wait(d, want);
+        int r = vnet_tx_wait(d, tq, want);
         if (r < 0)
             return r;
         k = r < n ? r : n;
     }
-    d->tx_reserved = (uint16_t)k;
+    tq->reserved = (uint16_t)k;
     return k;
 }
 
@@ -175,13 +175,13 @@ static void vnet_tx_add(struct virtq *vq, const struct vnet_txfill *f, int i, in
  * descs descriptors in all), kicking every kick_batch frames and at the
  * end, and counts them with bytes; dropped: frames the caller had no room
  * for (txfull=drop). */
-int vnet_tx_commit_fill(struct vnet_dev *d, const struct vnet_txfill *f, int n, int descs,
-                        uint64_t bytes, int dropped)
+int vnet_tx_commit_fill(struct vnet_dev *d, struct vnet_txq *tq, const struct vnet_txfill *f, int n,
+                        int descs, uint64_t bytes, int dropped)
 {
-    struct virtq *vq = d->tx;
-    if (n < 0 || descs < n || descs > d->tx_reserved || dropped < 0)
+    struct virtq *vq = tq->vq;
+    if (n < 0 || descs < n || descs > tq->reserved || dropped < 0)
         return -EINVAL;
-    d->tx_reserved = 0;
+    tq->reserved = 0;
     /* A broken queue adds nothing and kicks nothing: the check after
      * says -EIO. */
     const int kb = d->kick_batch ? d->kick_batch : n;
@@ -193,16 +193,21 @@ int vnet_tx_commit_fill(struct vnet_dev *d, const struct vnet_txfill *f, int n, 
     if (virtq_broken(vq))
         return -EIO;
     if (n)
-        d->txs.bursts++;
-    d->txs.packets += (uint64_t)n;
-    d->txs.bytes += bytes;
-    d->txs.dropped += (uint64_t)dropped;
+        tq->st.bursts++;
+    tq->st.packets += (uint64_t)n;
+    tq->st.bytes += bytes;
+    tq->st.dropped += (uint64_t)dropped;
     return n;
 }
 
-int vnet_tx_commit(struct vnet_dev *d, const uint16_t *len, const struct virtq_buf *buf, int n,
-                   uint64_t bytes, int dropped)
+int vnet_tx_commit(struct vnet_dev *d, struct vnet_txq *tq, const uint16_t *len,
+                   const struct virtq_buf *buf, int n, uint64_t bytes, int dropped)
 {
     struct vnet_txfill f = {len, buf, NULL};
-    return vnet_tx_commit_fill(d, &f, n, n, bytes, dropped);
+    return vnet_tx_commit_fill(d, tq, &f, n, n, bytes, dropped);
+}
+
+int vnet_tx_reclaim(struct vnet_dev *d)
+{
+    return vnet_txq_reclaim(d, &d->txq[0]);
 }

@@ -10,7 +10,7 @@
 
 int vnet_tx_max_frags(const struct vnet_dev *d)
 {
-    return virtq_bound(d->tx) ? 0 : VNET_TX_MAX_FRAGS;
+    return virtq_bound(d->txq[0].vq) ? 0 : VNET_TX_MAX_FRAGS;
 }
 
 /* A frame's bytes: its first piece and every fragment. */
@@ -26,7 +26,8 @@ static uint32_t vnet_tx_len(const struct vnet_tx *t)
  * offloads (virtio 1.2 s5.1.6.2; the legacy 10-byte header is the tail of
  * the same zero bytes), else what vnet_hdr_tx_build makes of the request.
  * 0, or -errno when the request cannot be met. */
-static int vnet_tx_hdr(struct vnet_dev *d, const struct vnet_tx *t, uint32_t len)
+static int vnet_tx_hdr(const struct vnet_dev *d, struct vnet_txq *tq, const struct vnet_tx *t,
+                       uint32_t len)
 {
     uint8_t *room = (uint8_t *)t->frame - VNET_HDR_ROOM;
     if (!t->off.flags) {
@@ -38,10 +39,10 @@ static int vnet_tx_hdr(struct vnet_dev *d, const struct vnet_tx *t, uint32_t len
     if (r)
         return r;
     memcpy(room + VNET_HDR_ROOM - d->hdr_len, &h, d->hdr_len);
-    d->txs.csum++;
+    tq->st.csum++;
     if (h.gso_type != VIRTIO_NET_HDR_GSO_NONE) {
-        d->txs.gso_frames++;
-        d->txs.gso_bytes += len;
+        tq->st.gso_frames++;
+        tq->st.gso_bytes += len;
     }
     return 0;
 }
@@ -49,9 +50,9 @@ static int vnet_tx_hdr(struct vnet_dev *d, const struct vnet_tx *t, uint32_t len
 /* A frame the device cannot be asked to finish (or with more fragments
  * than a chain takes): dropped, counted, given back (no longer the
  * caller's). */
-static void vnet_tx_refuse(struct vnet_dev *d, const struct vnet_tx *t)
+static void vnet_tx_refuse(const struct vnet_dev *d, struct vnet_txq *tq, const struct vnet_tx *t)
 {
-    d->txs.offload_refused++;
+    tq->st.offload_refused++;
     if (d->tx_done)
         d->tx_done(d->tx_ctx, t->cookie);
 }
@@ -59,18 +60,19 @@ static void vnet_tx_refuse(struct vnet_dev *d, const struct vnet_tx *t)
 /* Fills reserved buffers with n frames by reference: the header in each
  * frame's headroom. *added: buffers filled (refused frames take none).
  * Returns their bytes. */
-static uint64_t vnet_tx_fill_ref(struct vnet_dev *d, const struct vnet_tx *tx, int n, int *added)
+static uint64_t vnet_tx_fill_ref(const struct vnet_dev *d, struct vnet_txq *tq,
+                                 const struct vnet_tx *tx, int n, int *added)
 {
     const uint32_t hl = d->hdr_len;
     uint64_t bytes = 0;
     int k = 0;
     for (int i = 0; i < n; i++) {
-        if (vnet_tx_hdr(d, &tx[i], tx[i].len)) {
-            vnet_tx_refuse(d, &tx[i]);
+        if (vnet_tx_hdr(d, tq, &tx[i], tx[i].len)) {
+            vnet_tx_refuse(d, tq, &tx[i]);
             continue;
         }
         uint8_t *h = (uint8_t *)tx[i].frame - hl;
-        d->tx_bufs[k++] =
+        tq->bufs[k++] =
             (struct virtq_buf){mem_virt_to_phys(h), tx[i].len + hl, (uintptr_t)tx[i].cookie};
         bytes += tx[i].len;
     }
@@ -80,16 +82,16 @@ static uint64_t vnet_tx_fill_ref(struct vnet_dev *d, const struct vnet_tx *tx, i
 
 /* Copies n frames into the reserved slots from first (tag 0: the app's
  * template is gone). Returns their bytes. */
-static uint64_t vnet_tx_fill_copy(struct vnet_dev *d, const struct vnet_tx *tx, int n,
+static uint64_t vnet_tx_fill_copy(struct vnet_txq *tq, const struct vnet_tx *tx, int n,
                                   uint16_t first)
 {
-    struct vnet_txslots *sl = &d->slots;
+    struct vnet_txslots *sl = &tq->slots;
     uint64_t bytes = 0;
     for (int i = 0; i < n; i++) {
         uint16_t s = (uint16_t)(first + i) & (sl->num - 1);
         memcpy(sl->frame0 + (size_t)s * sl->stride, tx[i].frame, tx[i].len);
         sl->tag[s] = 0;
-        d->tx_lens[i] = (uint16_t)tx[i].len;
+        tq->lens[i] = (uint16_t)tx[i].len;
         bytes += tx[i].len;
     }
     return bytes;
@@ -98,12 +100,12 @@ static uint64_t vnet_tx_fill_copy(struct vnet_dev *d, const struct vnet_tx *tx, 
 /* Frames from the start of tx that take one buffer each: on a bound queue
  * those that fit a slot whole with an all-zero header, else those without
  * fragments. */
-static int vnet_tx_singles(const struct vnet_dev *d, const struct vnet_tx *tx, int n, bool bound)
+static int vnet_tx_singles(const struct vnet_txq *tq, const struct vnet_tx *tx, int n, bool bound)
 {
     int i = 0;
     if (bound)
-        while (i < n && tx[i].len >= VNET_ETH_HLEN && tx[i].len <= d->slots.room && !tx[i].nfrags &&
-               !tx[i].off.flags)
+        while (i < n && tx[i].len >= VNET_ETH_HLEN && tx[i].len <= tq->slots.room &&
+               !tx[i].nfrags && !tx[i].off.flags)
             i++;
     else
         while (i < n && !tx[i].nfrags)
@@ -113,15 +115,17 @@ static int vnet_tx_singles(const struct vnet_dev *d, const struct vnet_tx *tx, i
 
 /* Up to n frames of one buffer each. Returns how many were taken (queued
  * or refused), 0 when the ring had no room, or -EIO. */
-static int vnet_tx_burst_singles(struct vnet_dev *d, const struct vnet_tx *t, int n, bool bound)
+static int vnet_tx_burst_singles(struct vnet_dev *d, struct vnet_txq *tq, const struct vnet_tx *t,
+                                 int n, bool bound)
 {
-    uint16_t first = virtq_next_slot(d->tx);
-    int k = vnet_tx_reserve(d, n);
+    uint16_t first = virtq_next_slot(tq->vq);
+    int k = vnet_tx_reserve(d, tq, n);
     if (k <= 0)
         return k;
     int added = k;
-    uint64_t bytes = bound ? vnet_tx_fill_copy(d, t, k, first) : vnet_tx_fill_ref(d, t, k, &added);
-    int r = vnet_tx_commit(d, bound ? d->tx_lens : NULL, d->tx_bufs, added, bytes, 0);
+    uint64_t bytes =
+        bound ? vnet_tx_fill_copy(tq, t, k, first) : vnet_tx_fill_ref(d, tq, t, k, &added);
+    int r = vnet_tx_commit(d, tq, bound ? tq->lens : NULL, tq->bufs, added, bytes, 0);
     if (r < 0)
         return r;
     if (bound && d->tx_done)
@@ -132,9 +136,10 @@ static int vnet_tx_burst_singles(struct vnet_dev *d, const struct vnet_tx *t, in
 
 /* Builds frame t's chain into c: 0, or -errno when its offload request
  * cannot be met. */
-static int vnet_tx_fill_chain(struct vnet_dev *d, const struct vnet_tx *t, struct vnet_txchain *c)
+static int vnet_tx_fill_chain(const struct vnet_dev *d, struct vnet_txq *tq,
+                              const struct vnet_tx *t, struct vnet_txchain *c)
 {
-    int r = vnet_tx_hdr(d, t, vnet_tx_len(t));
+    int r = vnet_tx_hdr(d, tq, t, vnet_tx_len(t));
     if (r)
         return r;
     c->seg[0] =
@@ -149,57 +154,63 @@ static int vnet_tx_fill_chain(struct vnet_dev *d, const struct vnet_tx *t, struc
 /* Up to n frames with fragments (at most VNET_TX_CHAINS), reserving their
  * descriptors. Returns how many were taken, 0 when the first did not fit,
  * or -EIO. */
-static int vnet_tx_burst_chains(struct vnet_dev *d, const struct vnet_tx *t, int n)
+static int vnet_tx_burst_chains(struct vnet_dev *d, struct vnet_txq *tq, const struct vnet_tx *t,
+                                int n)
 {
     if (t->nfrags > VNET_TX_MAX_FRAGS) {
-        vnet_tx_refuse(d, t); /* longer than a chain we build */
+        vnet_tx_refuse(d, tq, t); /* longer than a chain we build */
         return 1;
     }
     int m = 0, want = 0;
     for (; m < n && m < VNET_TX_CHAINS && t[m].nfrags && t[m].nfrags <= VNET_TX_MAX_FRAGS; m++)
         want += 1 + t[m].nfrags;
-    int room = vnet_tx_reserve(d, want);
+    int room = vnet_tx_reserve(d, tq, want);
     if (room <= 0)
         return room;
     int taken = 0, added = 0, descs = 0;
     uint64_t bytes = 0;
     for (; taken < m && descs + 1 + t[taken].nfrags <= room; taken++) {
-        struct vnet_txchain *c = &d->tx_chains[added];
-        if (vnet_tx_fill_chain(d, &t[taken], c)) {
-            vnet_tx_refuse(d, &t[taken]);
+        struct vnet_txchain *c = &tq->chains[added];
+        if (vnet_tx_fill_chain(d, tq, &t[taken], c)) {
+            vnet_tx_refuse(d, tq, &t[taken]);
             continue;
         }
         descs += c->nseg;
         bytes += vnet_tx_len(&t[taken]);
         added++;
     }
-    struct vnet_txfill f = {NULL, NULL, d->tx_chains};
-    int r = vnet_tx_commit_fill(d, &f, added, descs, bytes, 0);
+    struct vnet_txfill f = {NULL, NULL, tq->chains};
+    int r = vnet_tx_commit_fill(d, tq, &f, added, descs, bytes, 0);
     if (r < 0)
         return r;
-    d->txs.chains += (uint64_t)added;
+    tq->st.chains += (uint64_t)added;
     return taken;
 }
 
-int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n)
+int vnet_txq_burst(struct vnet_dev *d, struct vnet_txq *tq, const struct vnet_tx *tx, int n)
 {
-    const bool bound = virtq_bound(d->tx);
+    const bool bound = virtq_bound(tq->vq);
     int done = 0;
     while (done < n) {
         const struct vnet_tx *t = tx + done;
-        int singles = vnet_tx_singles(d, t, n - done, bound);
+        int singles = vnet_tx_singles(tq, t, n - done, bound);
         if (bound && !singles)
             break; /* a frame no slot takes stays the caller's */
-        int k = singles ? vnet_tx_burst_singles(d, t, singles, bound)
-                        : vnet_tx_burst_chains(d, t, n - done);
+        int k = singles ? vnet_tx_burst_singles(d, tq, t, singles, bound)
+                        : vnet_tx_burst_chains(d, tq, t, n - done);
         if (k < 0)
             return done ? done : k;
         if (!k) {
             if (d->txfull == VNET_TXFULL_DROP)
-                vnet_tx_commit(d, NULL, NULL, 0, 0, n - done);
+                vnet_tx_commit(d, tq, NULL, NULL, 0, 0, n - done);
             break;
         }
         done += k;
     }
     return done;
+}
+
+int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n)
+{
+    return vnet_txq_burst(d, &d->txq[0], tx, n);
 }

@@ -9,19 +9,22 @@
 static uint64_t vnet_slot_addr(void *ctx, uint16_t i)
 {
     const struct vnet_dev *d = ctx;
+    const struct vnet_txq *tq = &d->txq[0];
     /* The header is the last hdr_len bytes of the room before the frame. */
-    return mem_virt_to_phys(d->slots.frame0 + (size_t)i * d->slots.stride - d->hdr_len);
+    return mem_virt_to_phys(tq->slots.frame0 + (size_t)i * tq->slots.stride - d->hdr_len);
 }
 
+/* Bound slots are queue 0's (gen's single-queue path). */
 int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *out)
 {
-    struct virtq *vq = d->tx;
+    struct vnet_txq *tq = &d->txq[0];
+    struct virtq *vq = tq->vq;
     if (virtq_broken(vq))
         return -EIO;
     if (!virtq_bound(vq)) {
         uint64_t t0 = time_cycles(), limit = time_tsc_hz / 1000u * VNET_BIND_WAIT_MS;
         while (virtq_in_flight(vq)) {
-            int r = vnet_tx_reclaim(d);
+            int r = vnet_txq_reclaim(d, tq);
             if (r < 0)
                 return r;
             if (time_cycles() - t0 > limit)
@@ -34,35 +37,37 @@ int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *ou
         uint32_t stride = (VNET_HDR_ROOM + room + 63u) & ~63u;
         /* Zeroed, so every header is all zero for good: no offloads,
          * virtio 1.2 s5.1.6.2. */
-        uint8_t *mem = mem_alloc_dma((size_t)stride * d->tx_size, 64);
-        uint16_t *tag = mem_alloc_dma(sizeof(*tag) * d->tx_size, 64);
-        d->slots = (struct vnet_txslots){mem + VNET_HDR_ROOM, stride, room, d->tx_size, tag};
+        uint8_t *mem = mem_alloc_dma((size_t)stride * tq->size, 64);
+        uint16_t *tag = mem_alloc_dma(sizeof(*tag) * tq->size, 64);
+        tq->slots = (struct vnet_txslots){mem + VNET_HDR_ROOM, stride, room, tq->size, tag};
         int r = virtq_bind_slots(vq, vnet_slot_addr, d, d->hdr_len);
         if (r < 0)
             return r;
     }
-    *out = d->slots;
+    *out = tq->slots;
     return 0;
 }
 
 int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first)
 {
-    if (!virtq_bound(d->tx))
+    struct vnet_txq *tq = &d->txq[0];
+    if (!virtq_bound(tq->vq))
         return -EINVAL;
-    *first = virtq_next_slot(d->tx);
-    return vnet_tx_reserve(d, n);
+    *first = virtq_next_slot(tq->vq);
+    return vnet_tx_reserve(d, tq, n);
 }
 
 int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int dropped)
 {
-    if (n < 0 || n > d->tx_reserved)
+    struct vnet_txq *tq = &d->txq[0];
+    if (n < 0 || n > tq->reserved)
         return -EINVAL;
     /* Checked before anything is queued, so a bad length queues nothing. */
     uint64_t bytes = 0;
     for (int i = 0; i < n; i++) {
-        if (len[i] < VNET_ETH_HLEN || len[i] > d->slots.room)
+        if (len[i] < VNET_ETH_HLEN || len[i] > tq->slots.room)
             return -EINVAL;
         bytes += len[i];
     }
-    return vnet_tx_commit(d, len, NULL, n, bytes, dropped);
+    return vnet_tx_commit(d, tq, len, NULL, n, bytes, dropped);
 }

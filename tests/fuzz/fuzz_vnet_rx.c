@@ -125,13 +125,13 @@ static void dev_lie(struct rxf *z)
 static void check_entry(struct rxf *z, const struct vnet_rx *e, bool first)
 {
     const struct vnet_dev *d = z->d;
-    FUZZ_CHECK(e->buf < d->rx_size && d->rx_owner[e->buf] == VNET_RX_APP);
+    FUZZ_CHECK(e->buf < d->rxq[0].size && d->rxq[0].owner[e->buf] == VNET_RX_APP);
     for (uint32_t i = 0; i < z->nheld; i++)
         FUZZ_CHECK(z->held[i] != e->buf);
-    const uint8_t *slot = vnet_rx_slot(d, e->buf), *p = e->frame;
+    const uint8_t *slot = vnet_rx_slot(&d->rxq[0], e->buf), *p = e->frame;
     FUZZ_CHECK(p == slot + (first ? VNET_HDR_ROOM : VNET_HDR_ROOM - d->hdr_len));
-    FUZZ_CHECK(e->len <= d->rx_stride - (uint32_t)(p - slot));
-    FUZZ_CHECK(z->nheld < d->rx_size);
+    FUZZ_CHECK(e->len <= d->rxq[0].stride - (uint32_t)(p - slot));
+    FUZZ_CHECK(z->nheld < d->rxq[0].size);
     z->held[z->nheld++] = e->buf;
 }
 
@@ -188,7 +188,7 @@ static int drv_burst(struct rxf *z, int max)
 
 static void drv_release(struct rxf *z)
 {
-    uint32_t op = in8(z), before = (uint32_t)z->d->rxs.bad_release;
+    uint32_t op = in8(z), before = (uint32_t)z->d->rxq[0].st.bad_release;
     if (op & 1 || !z->nheld) {
         /* a handle the app does not hold: anything, or one given back */
         uint32_t buf = op & 2 ? in32(z) : in8(z) % z->size;
@@ -198,12 +198,12 @@ static void drv_release(struct rxf *z)
         if (held)
             return;
         vnet_rx_release(z->d, buf);
-        FUZZ_CHECK(z->d->rxs.bad_release == before + 1u);
+        FUZZ_CHECK(z->d->rxq[0].st.bad_release == before + 1u);
         return;
     }
     uint32_t k = in8(z) % z->nheld;
     vnet_rx_release(z->d, z->held[k]);
-    FUZZ_CHECK(z->d->rxs.bad_release == before);
+    FUZZ_CHECK(z->d->rxq[0].st.bad_release == before);
     z->held[k] = z->held[--z->nheld];
 }
 
@@ -212,17 +212,17 @@ static void drv_release(struct rxf *z)
 static void drv_drain(struct rxf *z, int max)
 {
     const struct vnet_dev *d = z->d;
-    for (int i = 0; i < 2 * d->rx_size + 2; i++)
+    for (int i = 0; i < 2 * d->rxq[0].size + 2; i++)
         if (drv_burst(z, max) < 0)
             return;
     const struct sim_queue *q = &z->s->q[0];
     uint32_t device = simq_pending(q) + q->nheld;
-    FUZZ_CHECK(virtq_in_flight(d->rx) == device);
+    FUZZ_CHECK(virtq_in_flight(d->rxq[0].vq) == device);
     uint32_t app = 0;
-    for (uint32_t s = 0; s < d->rx_size; s++)
-        app += d->rx_owner[s] == VNET_RX_APP;
+    for (uint32_t s = 0; s < d->rxq[0].size; s++)
+        app += d->rxq[0].owner[s] == VNET_RX_APP;
     FUZZ_CHECK(app == z->nheld);
-    FUZZ_CHECK(device + d->npending + app + d->mrg_n == d->rx_size);
+    FUZZ_CHECK(device + d->rxq[0].npending + app + d->rxq[0].mrg_n == d->rxq[0].size);
 }
 
 static int pick_max(struct rxf *z)

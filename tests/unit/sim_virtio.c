@@ -130,12 +130,25 @@ static int sim_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint6
     return 0;
 }
 
+/* s5.1.2: the control queue is 2N under MQ, else 2. */
+static unsigned sim_ctrl_index(const struct sim_dev *s)
+{
+    uint16_t n = 1;
+    if (s->driver_features & VIRTIO_BIT(VIRTIO_NET_F_MQ))
+        memcpy(&n, s->config + 8, 2);
+    return 2u * n;
+}
+
+static void sim_ctrl_step(struct sim_dev *s);
+
 static void sim_notify(const struct virtq_doorbell *db)
 {
     struct sim_dev *s = db->ctx;
     s->q[db->index].notifies++;
-    if (db->index == 1 && s->auto_tx)
-        sim_tx_step(s, 0);
+    if (db->index == sim_ctrl_index(s) && (s->driver_features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)))
+        sim_ctrl_step(s);
+    else if (db->index % 2 == 1 && s->auto_tx)
+        sim_tx_step_q(s, db->index / 2, 0);
 }
 
 static void sim_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)
@@ -190,8 +203,8 @@ struct sim_dev *sim_new(uint64_t offered, uint16_t max, bool legacy)
     s->vdev.device_id = 1;
     strcpy(s->vdev.name, "sim0");
     s->offered = offered;
-    s->q[0].max = max;
-    s->q[1].max = max;
+    for (unsigned q = 0; q < SIM_QMAX; q++)
+        s->q[q].max = max;
     static const uint8_t mac[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
     memcpy(s->config, mac, 6);
     s->config[6] = 1; /* link up */
@@ -267,7 +280,12 @@ static void sim_log_tx(struct sim_dev *s, const struct sim_chain *c)
 
 uint32_t sim_tx_step(struct sim_dev *s, uint32_t n)
 {
-    struct sim_queue *sq = &s->q[1];
+    return sim_tx_step_q(s, 0, n);
+}
+
+uint32_t sim_tx_step_q(struct sim_dev *s, unsigned pair, uint32_t n)
+{
+    struct sim_queue *sq = &s->q[2 * pair + 1];
     simq_take(sq, n);
     uint32_t done = sq->nheld;
     for (uint32_t k = 0; k < done; k++) {
@@ -285,9 +303,9 @@ uint32_t sim_tx_step(struct sim_dev *s, uint32_t n)
 }
 
 /* How many RX buffers a frame of total bytes takes: 0 when too few. */
-static uint32_t sim_rx_need(const struct sim_dev *s, uint32_t total, bool mrg)
+static uint32_t sim_rx_need(const struct sim_dev *s, const struct sim_queue *sq, uint32_t total,
+                            bool mrg)
 {
-    const struct sim_queue *sq = &s->q[0];
     uint32_t need = 0, left = total;
     while (left) {
         struct sim_chain c;
@@ -304,10 +322,15 @@ static uint32_t sim_rx_need(const struct sim_dev *s, uint32_t total, bool mrg)
 
 uint32_t sim_rx_frame(struct sim_dev *s, const void *frame, uint32_t len)
 {
-    struct sim_queue *sq = &s->q[0];
+    return sim_rx_frame_q(s, 0, frame, len);
+}
+
+uint32_t sim_rx_frame_q(struct sim_dev *s, unsigned pair, const void *frame, uint32_t len)
+{
+    struct sim_queue *sq = &s->q[2 * pair];
     uint32_t hl = sim_hdr_len(s);
     bool mrg = s->driver_features & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF);
-    uint32_t need = sim_rx_need(s, hl + len, mrg);
+    uint32_t need = sim_rx_need(s, sq, hl + len, mrg);
     if (!need)
         return 0;
     const uint8_t *src = frame;
@@ -342,4 +365,53 @@ uint32_t sim_rx_frame(struct sim_dev *s, const void *frame, uint32_t len)
     if (s->event_idx)
         simq_set_avail_event(sq, sq->last_avail);
     return need;
+}
+
+void sim_set_mq(struct sim_dev *s, uint16_t max_pairs, uint8_t key, uint16_t table, uint32_t types)
+{
+    memcpy(s->config + 8, &max_pairs, 2);
+    s->config[17] = key;
+    memcpy(s->config + 18, &table, 2);
+    memcpy(s->config + 20, &types, 4);
+}
+
+/* What a device does with a command it accepted: VQ_PAIRS_SET's count
+ * (class 4, command 0, le16; s5.1.6.5.5). */
+static void sim_ctrl_apply(struct sim_dev *s)
+{
+    if (s->ctrl_last_len == 4 && s->ctrl_last[0] == 4 && s->ctrl_last[1] == 0)
+        s->pairs = (uint16_t)(s->ctrl_last[2] | s->ctrl_last[3] << 8);
+}
+
+/* The control queue (s5.1.6.5): each buffer's readable elements are the
+ * command, its one writable element the ack, answered as ctrl_mode says. */
+static void sim_ctrl_step(struct sim_dev *s)
+{
+    struct sim_queue *sq = &s->q[sim_ctrl_index(s)];
+    simq_take(sq, 0);
+    for (uint32_t k = 0; k < sq->nheld; k++) {
+        struct sim_chain c;
+        s->ctrl_cmds++;
+        if (simq_chain(sq, &sq->held[k], &c) || c.n != c.nr + 1)
+            continue;
+        s->ctrl_last_len = 0;
+        for (unsigned i = 0; i < c.nr; i++) {
+            uint32_t l = c.len[i] < SIM_CTRL_MAX - s->ctrl_last_len
+                             ? c.len[i]
+                             : SIM_CTRL_MAX - s->ctrl_last_len;
+            memcpy(s->ctrl_last + s->ctrl_last_len, (const void *)(uintptr_t)c.addr[i], l);
+            s->ctrl_last_len += l;
+        }
+        if (s->ctrl_mode == SIM_CTRL_SILENT)
+            return; /* held for ever */
+        uint8_t *ack = (uint8_t *)(uintptr_t)c.addr[c.nr];
+        *ack = s->ctrl_mode == SIM_CTRL_ERR ? 1 : s->ctrl_mode == SIM_CTRL_BADACK ? 7 : 0;
+        if (s->ctrl_mode == SIM_CTRL_OK)
+            sim_ctrl_apply(s);
+        uint32_t len = s->ctrl_mode == SIM_CTRL_LONG ? 2 : s->ctrl_mode == SIM_CTRL_SHORT ? 0 : 1;
+        simq_put_used(sq, sq->held[k].id, len, 1);
+    }
+    sq->nheld = 0;
+    /* a device that wants to hear of the next command (EVENT_IDX) */
+    simq_set_avail_event(sq, sq->last_avail);
 }

@@ -16,7 +16,9 @@
 #include "drivers/virtio/virtq.h"
 #include "sim_irq.h"
 
-#define SIM_QMAX      2
+#define SIM_PAIRS     8                   /* queue pairs the device may have */
+#define SIM_QMAX      (2 * SIM_PAIRS + 1) /* and the control queue */
+#define SIM_CTRL_MAX  512
 #define SIM_LOG_MAX   8192
 #define SIM_FRAME_MAX 2048
 #define SIM_SEG_MAX   8
@@ -110,7 +112,7 @@ struct sim_dev {
     uint8_t status;
     uint64_t offered;
     uint64_t driver_features;
-    uint8_t config[16]; /* virtio-net config: mac, status, mqp, mtu */
+    uint8_t config[24]; /* virtio-net config (s5.1.4): mac, status, mqp, mtu, ..., RSS limits */
     struct sim_queue q[SIM_QMAX];
     bool out_of_order;    /* complete each step's buffers in reverse */
     bool event_idx;       /* ask for kicks via avail_event at the device's position */
@@ -130,7 +132,26 @@ struct sim_dev {
     uint64_t tx_seen;
     uint8_t *rx_last_hdr; /* where the last RX frame's header went */
     const void *rx_hdr;   /* non-NULL: the first 10 header bytes of RX frames */
+    /* The control queue: how it answers, and what it was sent. */
+    uint8_t ctrl_mode;               /* enum sim_ctrl_mode */
+    uint64_t ctrl_cmds;              /* commands taken */
+    uint8_t ctrl_last[SIM_CTRL_MAX]; /* the last command's readable bytes */
+    uint32_t ctrl_last_len;
+    uint16_t pairs; /* after VQ_PAIRS_SET answered OK */
 };
+
+/* How the simulated control queue answers (virtio 1.2 s5.1.6.5). */
+enum sim_ctrl_mode {
+    SIM_CTRL_OK = 0, /* VIRTIO_NET_OK, used length 1 */
+    SIM_CTRL_ERR,    /* VIRTIO_NET_ERR */
+    SIM_CTRL_SILENT, /* takes the buffer, never uses it */
+    SIM_CTRL_SHORT,  /* OK with used length 0: no ack written */
+    SIM_CTRL_LONG,   /* OK with used length 2: more than the ack's one byte */
+    SIM_CTRL_BADACK, /* an ack that is neither OK nor ERR */
+};
+
+/* Sets max_virtqueue_pairs and the RSS limits in the config space. */
+void sim_set_mq(struct sim_dev *s, uint16_t max_pairs, uint8_t key, uint16_t table, uint32_t types);
 
 /* A fresh device offering these features, with queues of max entries. */
 struct sim_dev *sim_new(uint64_t offered, uint16_t max, bool legacy);
@@ -139,10 +160,12 @@ void sim_free_all(void); /* every sim and every mem_alloc_dma buffer */
 /* TX processing: take up to n available buffers (0: all) and use them,
  * logging each frame, used len 0. Returns how many. */
 uint32_t sim_tx_step(struct sim_dev *s, uint32_t n);
+uint32_t sim_tx_step_q(struct sim_dev *s, unsigned pair, uint32_t n);
 
 /* Delivers one frame into the RX ring (the header with num_buffers
  * first). Returns buffers used, 0 when the ring has too few buffers. */
 uint32_t sim_rx_frame(struct sim_dev *s, const void *frame, uint32_t len);
+uint32_t sim_rx_frame_q(struct sim_dev *s, unsigned pair, const void *frame, uint32_t len);
 
 /* Shorthands on the device's queue q. */
 uint32_t sim_take(struct sim_dev *s, unsigned q, uint32_t n);

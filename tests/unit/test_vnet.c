@@ -99,12 +99,13 @@ static void test_bringup(void **state)
     struct vnet_dev *d = up(s, &p);
     assert_true(s->status & VIRTIO_STATUS_DRIVER_OK);
     assert_true(s->status & VIRTIO_STATUS_FEATURES_OK);
-    /* Only what we use is negotiated: not CSUM, not CTRL_VQ. */
-    assert_int_equal(s->driver_features,
-                     ALL_FEATURES & ~(VIRTIO_BIT(VIRTIO_NET_F_CSUM) | VIRTIO_BIT(17)));
+    /* Only what we use is negotiated: not CSUM; CTRL_VQ where offered. */
+    assert_int_equal(s->driver_features, ALL_FEATURES & ~VIRTIO_BIT(VIRTIO_NET_F_CSUM));
+    assert_non_null(d->ctrl);
+    assert_int_equal(d->npairs, 1);
     assert_int_equal(d->hdr_len, 12);
-    assert_int_equal(d->rx_size, 256);
-    assert_int_equal(d->tx_size, 256);
+    assert_int_equal(d->rxq[0].size, 256);
+    assert_int_equal(d->txq[0].size, 256);
     assert_int_equal(vnet_mtu(d), 1500);
     assert_string_equal(vnet_ring_format(d), RING_FORMAT);
     assert_memory_equal(vnet_mac(d), s->config, 6);
@@ -120,13 +121,13 @@ static void test_ring_size_choice(void **state)
     struct sim_dev *s = sim_new(ALL_FEATURES, 1024, false);
     struct vnet_params p = params(128, 0, 64, VNET_TXFULL_WAIT);
     struct vnet_dev *d = up(s, &p);
-    assert_int_equal(d->rx_size, 128);
+    assert_int_equal(d->rxq[0].size, 128);
     p.ring_size = 0;
     d = up(s, &p);
-    assert_int_equal(d->rx_size, 1024);
+    assert_int_equal(d->rxq[0].size, 1024);
     p.ring_size = 4096; /* more than the device: capped */
     d = up(s, &p);
-    assert_int_equal(d->tx_size, 1024);
+    assert_int_equal(d->txq[0].size, 1024);
     p.ring_size = 300;
     struct vnet_dev bad;
     assert_int_equal(vnet_dev_init(&bad, &s->vdev, &p), -EINVAL);
@@ -134,7 +135,7 @@ static void test_ring_size_choice(void **state)
     struct sim_dev *l = sim_new(ALL_FEATURES, 256, true);
     p.ring_size = 1024;
     d = up(l, &p);
-    assert_int_equal(d->rx_size, 256);
+    assert_int_equal(d->rxq[0].size, 256);
 }
 
 static void test_bringup_refuses_bad_device(void **state)
@@ -166,7 +167,7 @@ static void test_features_off(void **state)
     assert_non_null(strstr(why, "mrg_rxbuf"));
     assert_non_null(strstr(why, "in_order"));
     assert_int_equal(vnet_features_check("event_idx", why, sizeof(why)), -EINVAL);
-    assert_int_equal(vnet_features_check("-ctrl_vq", why, sizeof(why)), -EINVAL);
+    assert_int_equal(vnet_features_check("-hash_report", why, sizeof(why)), -EINVAL);
     assert_int_equal(vnet_features_check("-", why, sizeof(why)), -EINVAL);
 
     struct sim_dev *s = sim_new(ALL_FEATURES, 64, false);
@@ -224,8 +225,8 @@ static void test_tx_kick_batch(void **state)
         assert_int_equal(vnet_tx_burst(d, tx, 200), 200);
         unsigned k = kbs[t] ? kbs[t] : 200;
         assert_int_equal(s->q[1].notifies, (200 + k - 1) / k);
-        assert_int_equal(virtq_stats(d->tx)->kicks, (200 + k - 1) / k);
-        assert_true(virtq_stats(d->tx)->kick_cycles > 0);
+        assert_int_equal(virtq_stats(d->txq[0].vq)->kicks, (200 + k - 1) / k);
+        assert_true(virtq_stats(d->txq[0].vq)->kick_cycles > 0);
         assert_int_equal(vnet_tx_space(d), 56);
         assert_int_equal(sim_tx_step(s, 0), 200);
         for (unsigned i = 0; i < 200; i++) {
@@ -235,8 +236,8 @@ static void test_tx_kick_batch(void **state)
         assert_int_equal(vnet_tx_reclaim(d), 200);
         assert_int_equal(done_count, 200);
         assert_int_equal(vnet_tx_space(d), 256);
-        assert_int_equal(d->txs.packets, 200);
-        assert_int_equal(d->txs.bytes, 200 * 64);
+        assert_int_equal(d->txq[0].st.packets, 200);
+        assert_int_equal(d->txq[0].st.bytes, 200 * 64);
     }
 }
 
@@ -253,7 +254,7 @@ static void test_tx_event_idx_suppression(void **state)
     /* avail_event 0: the first batch [0,8) kicks, later ones do not. */
     assert_int_equal(vnet_tx_burst(d, tx, 64), 64);
     assert_int_equal(s->q[1].notifies, 1);
-    assert_int_equal(virtq_stats(d->tx)->kicks_suppressed, 7);
+    assert_int_equal(virtq_stats(d->txq[0].vq)->kicks_suppressed, 7);
     /* The device catches up and asks again at its position. */
     assert_int_equal(sim_tx_step(s, 0), 64);
     assert_int_equal(vnet_tx_reclaim(d), 64);
@@ -271,11 +272,11 @@ static void test_tx_full_drop(void **state)
     struct vnet_tx tx[100];
     make_tx(tx, 100, 0, 64);
     assert_int_equal(vnet_tx_burst(d, tx, 100), 64);
-    assert_int_equal(d->txs.ring_full, 1);
-    assert_int_equal(d->txs.dropped, 36);
+    assert_int_equal(d->txq[0].st.ring_full, 1);
+    assert_int_equal(d->txq[0].st.dropped, 36);
     assert_int_equal(vnet_tx_space(d), 0);
     assert_int_equal(vnet_tx_burst(d, tx, 10), 0);
-    assert_int_equal(d->txs.dropped, 46);
+    assert_int_equal(d->txq[0].st.dropped, 46);
     /* The device drains; the ring takes frames again. */
     assert_int_equal(sim_tx_step(s, 0), 64);
     assert_int_equal(vnet_tx_burst(d, tx + 64, 36), 36);
@@ -299,9 +300,9 @@ static void test_tx_full_wait(void **state)
         struct vnet_tx tx[100];
         make_tx(tx, 100, 0, 64);
         assert_int_equal(vnet_tx_burst(d, tx, 100), 100);
-        assert_true(d->txs.ring_full >= 1);
-        assert_true(d->txs.full_wait_cycles > 0);
-        assert_int_equal(d->txs.dropped, 0);
+        assert_true(d->txq[0].st.ring_full >= 1);
+        assert_true(d->txq[0].st.full_wait_cycles > 0);
+        assert_int_equal(d->txq[0].st.dropped, 0);
         sim_tx_step(s, 0);
         assert_int_equal(s->tx_seen, 100);
         if (!ooo)
@@ -323,8 +324,8 @@ static void test_tx_full_wait_stalled(void **state)
     struct vnet_tx tx[20];
     make_tx(tx, 20, 0, 64);
     assert_int_equal(vnet_tx_burst(d, tx, 20), 16);
-    assert_int_equal(d->txs.wait_timeouts, 1);
-    assert_int_equal(d->txs.ring_full, 1);
+    assert_int_equal(d->txq[0].st.wait_timeouts, 1);
+    assert_int_equal(d->txq[0].st.ring_full, 1);
     assert_false(vnet_broken(d));
 }
 
@@ -376,9 +377,9 @@ static void test_tx_one_wait_rule(void **state)
             s->relax_step = 1;
             send_path(d, path, cases[c].n);
             assert_int_equal(s->tx_seen, cases[c].used);
-            assert_int_equal(d->txs.ring_full, cases[c].full);
-            assert_int_equal(d->txs.packets, 64 + cases[c].n);
-            assert_int_equal(d->txs.wait_timeouts, 0);
+            assert_int_equal(d->txq[0].st.ring_full, cases[c].full);
+            assert_int_equal(d->txq[0].st.packets, 64 + cases[c].n);
+            assert_int_equal(d->txq[0].st.wait_timeouts, 0);
             sim_free_all();
             txbufs = mem_alloc_dma(sizeof(*txbufs) * 4096, 64);
         }
@@ -405,7 +406,7 @@ static void test_tx_all_batch_sizes(void **state)
         sent += b;
     }
     assert_int_equal(done_count, sent);
-    assert_int_equal(d->txs.packets, sent);
+    assert_int_equal(d->txq[0].st.packets, sent);
 }
 
 /* Many frames through a small ring: indices wrap past 65535. */
@@ -434,8 +435,8 @@ static void test_tx_rx_wrap(void **state)
             vnet_rx_release(d, rx[k].buf);
         }
     }
-    assert_int_equal(d->txs.packets, 70000);
-    assert_int_equal(d->rxs.packets, 70000);
+    assert_int_equal(d->txq[0].st.packets, 70000);
+    assert_int_equal(d->rxq[0].st.packets, 70000);
     assert_int_equal(s->q[1].last_avail, (uint16_t)70000);
     assert_false(vnet_broken(d));
 }
@@ -473,7 +474,7 @@ static void test_in_order(void **state)
             vnet_rx_release(d, rx[k].buf);
     }
     assert_false(vnet_broken(d));
-    assert_int_equal(d->rxs.packets, 3000);
+    assert_int_equal(d->rxq[0].st.packets, 3000);
 }
 
 /* RX: zero-copy frames with headroom, refill in batches of rx_refill
@@ -494,7 +495,7 @@ static void test_rx_refill_batches(void **state)
     for (unsigned i = 0; i < 40; i++) {
         assert_int_equal(rx[i].len, 60 + i);
         assert_int_equal(((uint8_t *)rx[i].frame)[0], i);
-        uint8_t *slot = vnet_rx_slot(d, rx[i].buf);
+        uint8_t *slot = vnet_rx_slot(&d->rxq[0], rx[i].buf);
         assert_ptr_equal(rx[i].frame, slot + VNET_HDR_ROOM);
     }
     uint64_t n0 = s->q[0].notifies;
@@ -507,13 +508,13 @@ static void test_rx_refill_batches(void **state)
     /* Double release and foreign handles are ignored. */
     vnet_rx_release(d, rx[0].buf);
     vnet_rx_release(d, 9999);
-    assert_int_equal(d->npending, 0);
-    assert_int_equal(d->rxs.bad_release, 2);
+    assert_int_equal(d->rxq[0].npending, 0);
+    assert_int_equal(d->rxq[0].st.bad_release, 2);
     for (unsigned i = 16; i < 40; i++)
         vnet_rx_release(d, rx[i].buf);
     /* 24 released: one batch of 16 posted, 8 waiting. */
-    assert_int_equal(d->npending, 8);
-    assert_int_equal(d->rxs.refills, 3); /* start + 2 */
+    assert_int_equal(d->rxq[0].npending, 8);
+    assert_int_equal(d->rxq[0].st.refills, 3); /* start + 2 */
     assert_int_equal(vnet_rx_burst(d, rx, 64), 0);
 }
 
@@ -548,7 +549,7 @@ static void test_rx_short_frame(void **state)
     struct vnet_rx rx[4];
     assert_int_equal(vnet_rx_burst(d, rx, 4), 1);
     assert_int_equal(rx[0].len, 14);
-    assert_int_equal(d->rxs.len_errors, 1);
+    assert_int_equal(d->rxq[0].st.len_errors, 1);
     assert_false(vnet_broken(d));
     /* The dropped buffer went back to the device. */
     assert_int_equal(sim_avail_pending(s, 0), 15);
@@ -574,7 +575,7 @@ static void test_rx_mergeable(void **state)
     assert_int_equal(rx[0].len, 300);
     assert_memory_equal(rx[0].frame, frame, 300);
     assert_int_equal(rx[1].len, 50);
-    assert_int_equal(d->rxs.merged, 1);
+    assert_int_equal(d->rxq[0].st.merged, 1);
     vnet_rx_release(d, rx[0].buf);
     vnet_rx_release(d, rx[1].buf);
     /* A full-size frame over 16 buffers, taken one buffer per call. */
@@ -634,8 +635,8 @@ static void test_bad_num_buffers(void **state)
     h->num_buffers = 17;
     struct vnet_rx rx[4];
     assert_int_equal(vnet_rx_burst(d, rx, 4), -EIO);
-    assert_int_equal(virtq_violation(d->rx)->len, 17);
-    assert_int_equal(virtq_violation(d->rx)->limit, 16);
+    assert_int_equal(virtq_violation(d->rxq[0].vq)->len, 17);
+    assert_int_equal(virtq_violation(d->rxq[0].vq)->limit, 16);
     expect_dead(d, "rx", "num_buffers larger than the buffers posted");
 }
 
@@ -673,7 +674,7 @@ static void test_bad_tx_ids(void **state)
         expect_dead(d, "tx", cases[c].what);
         /* the packed ring's ids are 16 bits wide */
         uint32_t id = RING_FEATURE ? (uint16_t)cases[c].id : cases[c].id;
-        assert_int_equal(virtq_violation(d->tx)->id, id);
+        assert_int_equal(virtq_violation(d->txq[0].vq)->id, id);
     }
 }
 
@@ -713,7 +714,7 @@ static void test_used_idx_jump(void **state)
     sim_set_used_idx(s, 0, 17);
     assert_int_equal(vnet_rx_burst(d, rx, 4), -EIO);
     expect_dead(d, "rx", "used idx ahead of the buffers in flight");
-    assert_int_equal(virtq_violation(d->rx)->dev_used_idx, 17);
+    assert_int_equal(virtq_violation(d->rxq[0].vq)->dev_used_idx, 17);
 }
 
 static void test_needs_reset(void **state)
@@ -741,12 +742,12 @@ static void test_tx_lost_kick_watchdog(void **state)
     assert_int_equal(vnet_tx_burst(d, tx, 10), 10);
     assert_int_equal(s->q[1].notifies, 0);
     assert_int_equal(vnet_tx_reclaim(d), 0);
-    assert_int_equal(virtq_stats(d->tx)->forced_kicks, 0); /* not yet: no stall so far */
+    assert_int_equal(virtq_stats(d->txq[0].vq)->forced_kicks, 0); /* not yet: no stall so far */
     int got = 0;
     for (int i = 0; i < 100000000 && !got; i++)
         got = vnet_tx_reclaim(d);
     assert_int_equal(got, 10);
-    assert_int_equal(virtq_stats(d->tx)->forced_kicks, 1);
+    assert_int_equal(virtq_stats(d->txq[0].vq)->forced_kicks, 1);
     assert_int_equal(s->q[1].notifies, 1);
 }
 
@@ -766,18 +767,18 @@ static void test_rx_lost_kick_watchdog(void **state)
     sim_set_avail_event(s, 0, 25); /* beyond the refill: its kick is suppressed */
     for (int i = 0; i < 4; i++)
         vnet_rx_release(d, rx[i].buf);
-    assert_int_equal(virtq_stats(d->rx)->kicks_suppressed, 1);
+    assert_int_equal(virtq_stats(d->rxq[0].vq)->kicks_suppressed, 1);
     uint64_t n0 = s->q[0].notifies;
     for (unsigned i = 0; i < VNET_RX_STALL_POLLS - 1; i++)
         assert_int_equal(vnet_rx_burst(d, rx, 16), 0);
     assert_int_equal(s->q[0].notifies, n0);
     assert_int_equal(vnet_rx_burst(d, rx, 16), 0);
     assert_int_equal(s->q[0].notifies, n0 + 1);
-    assert_int_equal(virtq_stats(d->rx)->forced_kicks, 1);
+    assert_int_equal(virtq_stats(d->rxq[0].vq)->forced_kicks, 1);
     /* Once per idle period. */
     for (unsigned i = 0; i < VNET_RX_STALL_POLLS; i++)
         vnet_rx_burst(d, rx, 16);
-    assert_int_equal(virtq_stats(d->rx)->forced_kicks, 1);
+    assert_int_equal(virtq_stats(d->rxq[0].vq)->forced_kicks, 1);
 }
 
 /* An RX-only app makes no TX wait: idle polling notices. */
@@ -819,10 +820,11 @@ static void test_stats_json(void **state)
     assert_non_null(strstr(out, "\"rx_refill\":16"));
     assert_non_null(strstr(out, "\"txfull\":\"drop\""));
     assert_non_null(strstr(out, RING_FEATURE ? "\"features\":[\"mtu\",\"mac\",\"mrg_rxbuf\","
-                                               "\"status\",\"event_idx\",\"version_1\","
-                                               "\"ring_packed\"]"
+                                               "\"status\",\"ctrl_vq\",\"event_idx\","
+                                               "\"version_1\",\"ring_packed\"]"
                                              : "\"features\":[\"mtu\",\"mac\",\"mrg_rxbuf\","
-                                               "\"status\",\"event_idx\",\"version_1\"]"));
+                                               "\"status\",\"ctrl_vq\",\"event_idx\","
+                                               "\"version_1\"]"));
     assert_non_null(strstr(out, "\"ring_format\":\"" RING_FORMAT "\""));
     assert_non_null(strstr(out, "\"tx\":{\"size\":64,\"packets\":10,\"bytes\":640"));
     assert_non_null(strstr(out, "\"broken\":false"));

@@ -129,14 +129,14 @@ static void test_bringup_modes(void **state)
     (void)state;
     up(NO_EV, 64, VNET_NOTIFY_HYBRID, VNET_NOTIFY_IRQ);
     assert_true(sim->irq_ready);
-    assert_int_equal(dev->rx_note.vector, SIM_VEC0);
-    assert_int_equal(dev->tx_note.vector, SIM_VEC0 + 1);
+    assert_int_equal(dev->rxq[0].note.vector, SIM_VEC0);
+    assert_int_equal(dev->txq[0].note.vector, SIM_VEC0 + 1);
     /* hybrid starts polling (notifications off), irq has them on, as
      * the device sees it */
     assert_int_equal(sim->q[0].avail->flags, VRING_AVAIL_F_NO_INTERRUPT);
     assert_int_equal(sim->q[1].avail->flags, 0);
-    assert_false(virtq_cb_enabled(dev->rx));
-    assert_true(virtq_cb_enabled(dev->tx));
+    assert_false(virtq_cb_enabled(dev->rxq[0].vq));
+    assert_true(virtq_cb_enabled(dev->txq[0].vq));
     assert_true(vnet_can_idle(dev));
 }
 
@@ -148,7 +148,7 @@ static void test_fallback_to_poll(void **state)
     struct vnet_params p = {.ring_size = 64, .rx_refill = 1, .notify_rx = VNET_NOTIFY_IRQ};
     dev = mem_alloc_dma(sizeof(*dev), 64);
     assert_int_equal(vnet_dev_init(dev, &sim->vdev, &p), 0);
-    assert_int_equal(dev->rx_note.mode, VNET_NOTIFY_POLL);
+    assert_int_equal(dev->rxq[0].note.mode, VNET_NOTIFY_POLL);
     assert_false(vnet_can_idle(dev));
     assert_int_equal(vnet_idle_arm(dev), -EAGAIN);
     /* The result says what ran and what was asked. */
@@ -172,12 +172,12 @@ static void rx_race_case(uint64_t features, uint8_t mode)
         sim_idle_race = NULL;
         assert_int_equal(drain(), 1);
     }
-    assert_int_equal(dev->rx_note.halts, 300);
+    assert_int_equal(dev->rxq[0].note.halts, 300);
     assert_int_equal(irq_count(SIM_VEC0), 300);
-    assert_int_equal(dev->rx_note.spurious, 0);
+    assert_int_equal(dev->rxq[0].note.spurious, 0);
     /* hybrid polls again after each halt */
     if (mode == VNET_NOTIFY_HYBRID)
-        assert_false(virtq_cb_enabled(dev->rx));
+        assert_false(virtq_cb_enabled(dev->rxq[0].vq));
     sim_free_all();
 }
 
@@ -219,7 +219,7 @@ static void test_rx_work_before_halt(void **state)
         up(ev ? FEATURES : NO_EV, 64, VNET_NOTIFY_HYBRID, VNET_NOTIFY_POLL);
         deliver();
         assert_false(idle());
-        assert_int_equal(dev->rx_note.halts, 0);
+        assert_int_equal(dev->rxq[0].note.halts, 0);
         assert_int_equal(drain(), 1);
         sim_free_all();
     }
@@ -238,7 +238,7 @@ static void test_rx_spurious_wakeup(void **state)
     up(FEATURES, 64, VNET_NOTIFY_HYBRID, VNET_NOTIFY_POLL);
     sim_idle_race = race_spurious;
     assert_true(idle());
-    assert_int_equal(dev->rx_note.spurious, 1);
+    assert_int_equal(dev->rxq[0].note.spurious, 1);
     assert_int_equal(sim_lost_wakeups, 0);
 }
 
@@ -256,16 +256,16 @@ static void tx_wait_case(uint64_t features, uint8_t mode)
             .frame = bufs[i] + VNET_HDR_ROOM, .len = 60, .cookie = (void *)(uintptr_t)(i + 1)};
     assert_int_equal(vnet_tx_burst(dev, tx, 100), 100);
     assert_int_equal(sim_lost_wakeups, 0);
-    assert_true(dev->tx_note.halts >= 1);
-    assert_int_equal(dev->txs.wait_timeouts, 0);
+    assert_true(dev->txq[0].note.halts >= 1);
+    assert_int_equal(dev->txq[0].st.wait_timeouts, 0);
     /* Each halt ends on an interrupt; with EVENT_IDX the rest of the
      * device's batch is folded into it, without it each used buffer
      * the flag allows sends one. */
     if (features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX))
-        assert_int_equal(irq_count(SIM_VEC0 + 1), dev->tx_note.halts);
+        assert_int_equal(irq_count(SIM_VEC0 + 1), dev->txq[0].note.halts);
     else
-        assert_true(irq_count(SIM_VEC0 + 1) > dev->tx_note.halts);
-    assert_int_equal(virtq_cb_enabled(dev->tx), mode == VNET_NOTIFY_IRQ);
+        assert_true(irq_count(SIM_VEC0 + 1) > dev->txq[0].note.halts);
+    assert_int_equal(virtq_cb_enabled(dev->txq[0].vq), mode == VNET_NOTIFY_IRQ);
     sim_tx_step(sim, 0);
     assert_int_equal(sim->tx_seen, 100);
     sim_free_all();
@@ -334,7 +334,7 @@ static void coalesce_case(uint64_t features, uint16_t n, unsigned want_irq_at)
         assert_int_equal(irq_count(SIM_VEC0), round + 1);
         irq_idle_leave();
         vnet_idle_done(dev, 0);
-        assert_false(virtq_cb_enabled(dev->rx));
+        assert_false(virtq_cb_enabled(dev->rxq[0].vq));
         assert_int_equal(drain() + drain(), (int)want_irq_at);
     }
     sim_free_all();

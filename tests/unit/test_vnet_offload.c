@@ -148,8 +148,8 @@ static void check_tx_csum(bool v6)
     assert_int_equal(lf->len, hl + 100);
     assert_int_equal(lf->segs, 1);
     assert_true(lf->data[h.csum_start + 16] | lf->data[h.csum_start + 17]); /* seeded */
-    assert_int_equal(d->txs.csum, 1);
-    assert_int_equal(d->txs.gso_frames, 0);
+    assert_int_equal(d->txq[0].st.csum, 1);
+    assert_int_equal(d->txq[0].st.gso_frames, 0);
 }
 
 static void test_tx_csum4(void **state)
@@ -191,10 +191,10 @@ static void check_tx_gso(bool v6)
     assert_int_equal(lf->segs, 4);
     assert_int_equal(lf->len, hl + sizeof(pay));
     assert_memory_equal(lf->data + hl, pay, SIM_FRAME_MAX - hl);
-    assert_int_equal(d->txs.gso_frames, 1);
-    assert_int_equal(d->txs.gso_bytes, hl + sizeof(pay));
-    assert_int_equal(d->txs.chains, 1);
-    assert_int_equal(d->txs.bytes, hl + sizeof(pay));
+    assert_int_equal(d->txq[0].st.gso_frames, 1);
+    assert_int_equal(d->txq[0].st.gso_bytes, hl + sizeof(pay));
+    assert_int_equal(d->txq[0].st.chains, 1);
+    assert_int_equal(d->txq[0].st.bytes, hl + sizeof(pay));
     assert_int_equal(vnet_tx_reclaim(d), 1);
     assert_int_equal(done_count, 1);
     assert_int_equal(vnet_tx_space(d), 64);
@@ -227,9 +227,9 @@ static void test_tx_refused(void **state)
     }
     t[1].off.flags = VNET_TX_CSUM;
     assert_int_equal(vnet_tx_burst(d, t, 3), 3);
-    assert_int_equal(d->txs.offload_refused, 1);
+    assert_int_equal(d->txq[0].st.offload_refused, 1);
     assert_int_equal(done_count, 1);
-    assert_int_equal(d->txs.packets, 2);
+    assert_int_equal(d->txq[0].st.packets, 2);
     assert_int_equal(sim_tx_step(s, 0), 2);
     /* more fragments than a frame may have: refused too */
     struct vnet_frag fr[VNET_TX_MAX_FRAGS + 1];
@@ -238,7 +238,7 @@ static void test_tx_refused(void **state)
     t[0].frags = fr;
     t[0].nfrags = VNET_TX_MAX_FRAGS + 1;
     assert_int_equal(vnet_tx_burst(d, t, 1), 1);
-    assert_int_equal(d->txs.offload_refused, 2);
+    assert_int_equal(d->txq[0].st.offload_refused, 2);
 }
 
 /* A 64 KiB GSO frame (NEEDS_CSUM, as QEMU delivers one from a tap) over
@@ -286,10 +286,10 @@ static void test_rx_gso_64k(void **state)
     assert_int_equal(vnet_rx_burst(d, rx, VNET_RX_MAX_BUFS - 1), -EINVAL);
     assert_int_equal(vnet_rx_burst(d, rx, VNET_RX_MAX_BUFS), 5);
     expect_frame(d, rx, f);
-    assert_int_equal(d->rxs.gso_frames, 1);
-    assert_int_equal(d->rxs.gso_bytes, FRAME_MAX);
-    assert_int_equal(d->rxs.merged, 1);
-    assert_int_equal(d->rxs.bad_release, 0);
+    assert_int_equal(d->rxq[0].st.gso_frames, 1);
+    assert_int_equal(d->rxq[0].st.gso_bytes, FRAME_MAX);
+    assert_int_equal(d->rxq[0].st.merged, 1);
+    assert_int_equal(d->rxq[0].st.bad_release, 0);
     /* Two frames, 8 entries of room: the second is completed by the next
      * call from the buffers held since. */
     assert_int_equal(sim_rx_frame(s, f, FRAME_MAX), 5);
@@ -298,8 +298,8 @@ static void test_rx_gso_64k(void **state)
     expect_frame(d, rx, f);
     assert_int_equal(vnet_rx_burst(d, rx, 8), 5);
     expect_frame(d, rx, f);
-    assert_int_equal(d->rxs.gso_frames, 3);
-    vnet_rx_refill(d);
+    assert_int_equal(d->rxq[0].st.gso_frames, 3);
+    vnet_rx_refill(d, &d->rxq[0]);
     assert_int_equal(sim_avail_pending(s, 0), 64); /* every buffer back */
 }
 
@@ -325,9 +325,9 @@ static void test_rx_too_many_bufs(void **state)
         n = vnet_rx_burst(d, rx, VNET_RX_MAX_BUFS);
     assert_int_equal(n, 1);
     assert_int_equal(rx[0].frame_len, 60);
-    assert_int_equal(d->rxs.len_errors, 1);
+    assert_int_equal(d->rxq[0].st.len_errors, 1);
     vnet_rx_release(d, rx[0].buf);
-    vnet_rx_refill(d);
+    vnet_rx_refill(d, &d->rxq[0]);
     assert_int_equal(sim_avail_pending(s, 0), 64); /* every buffer back */
     assert_false(vnet_broken(d));
 }
@@ -390,12 +390,12 @@ static void test_rx_malformed(void **state)
         int n = vnet_rx_burst(d, rx, VNET_RX_MAX_BUFS);
         if (n != 1 || rx[0].frame_len != 60)
             fail_msg("case %zu: %d entries", i, n);
-        const uint64_t *counter = (const uint64_t *)((const uint8_t *)&d->rxs + c[i].counter);
+        const uint64_t *counter = (const uint64_t *)((const uint8_t *)&d->rxq[0].st + c[i].counter);
         if (*counter != 1)
             fail_msg("case %zu: counter %llu", i, (unsigned long long)*counter);
-        assert_int_equal(d->rxs.packets, 1);
+        assert_int_equal(d->rxq[0].st.packets, 1);
         vnet_rx_release(d, rx[0].buf);
-        vnet_rx_refill(d);
+        vnet_rx_refill(d, &d->rxq[0]);
         assert_int_equal(sim_avail_pending(s, 0), 64);
         assert_false(vnet_broken(d));
     }

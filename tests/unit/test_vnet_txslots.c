@@ -159,8 +159,8 @@ static void test_send_wrap(void **state)
                 assert_int_equal(*(const uint32_t *)s->tx_log[0].data, i * 10 + 9);
             assert_int_equal(vnet_tx_reclaim(d), 10);
         }
-        assert_int_equal(d->txs.packets, 70000);
-        assert_int_equal(d->txs.bytes, 70000 * 60);
+        assert_int_equal(d->txq[0].st.packets, 70000);
+        assert_int_equal(d->txq[0].st.bytes, 70000 * 60);
         assert_int_equal(s->q[1].last_avail, (uint16_t)70000);
         assert_int_equal(done_count, 0);
         assert_int_equal(vnet_tx_in_flight(d), 0);
@@ -219,9 +219,9 @@ static void test_full_drop(void **state)
     uint16_t first;
     assert_int_equal(vnet_txslots_reserve(d, 5, &first), 0);
     assert_int_equal(vnet_txslots_send(d, 0, NULL, 5), 0);
-    assert_int_equal(d->txs.ring_full, 1);
-    assert_int_equal(d->txs.dropped, 5);
-    assert_int_equal(d->txs.full_wait_cycles, 0);
+    assert_int_equal(d->txq[0].st.ring_full, 1);
+    assert_int_equal(d->txq[0].st.dropped, 5);
+    assert_int_equal(d->txq[0].st.full_wait_cycles, 0);
     assert_int_equal(sim_tx_step(s, 0), 16);
     assert_int_equal(send_numbered(d, &sl, 5, 16), 5);
     s->ntx = 0;
@@ -248,9 +248,9 @@ static void test_full_wait(void **state)
             assert_in_range(n, 8, 12);
             sent += (uint32_t)n;
         }
-        assert_true(d->txs.ring_full >= 1);
-        assert_true(d->txs.full_wait_cycles > 0);
-        assert_int_equal(d->txs.dropped, 0);
+        assert_true(d->txq[0].st.ring_full >= 1);
+        assert_true(d->txq[0].st.full_wait_cycles > 0);
+        assert_int_equal(d->txq[0].st.dropped, 0);
         sim_tx_step(s, 0);
         assert_int_equal(s->tx_seen, sent);
         if (!ooo)
@@ -269,7 +269,7 @@ static void test_wait_stalled(void **state)
     assert_int_equal(send_numbered(d, &sl, 16, 0), 16);
     uint16_t first;
     assert_int_equal(vnet_txslots_reserve(d, 8, &first), 0);
-    assert_int_equal(d->txs.wait_timeouts, 1);
+    assert_int_equal(d->txq[0].st.wait_timeouts, 1);
     assert_false(vnet_broken(d));
 }
 
@@ -295,7 +295,7 @@ static void test_send_checks(void **state)
     assert_int_equal(vnet_txslots_send(d, 4, len, 0), 4);
     assert_int_equal(vnet_txslots_send(d, 1, len, 0), -EINVAL); /* reservation used */
     assert_int_equal(sim_tx_step(s, 0), 4);
-    assert_int_equal(d->txs.packets, 4);
+    assert_int_equal(d->txq[0].st.packets, 4);
     assert_false(vnet_broken(d));
 }
 
@@ -375,7 +375,7 @@ static void test_bad_ids(void **state)
         assert_true(vnet_broken(d));
         uint16_t first;
         assert_int_equal(vnet_txslots_reserve(d, 4, &first), -EIO);
-        assert_int_equal(virtq_violation(d->tx)->id, ids[c]);
+        assert_int_equal(virtq_violation(d->txq[0].vq)->id, ids[c]);
     }
 }
 
@@ -392,11 +392,11 @@ static void test_send_after_break(void **state)
     assert_int_equal(vnet_txslots_reserve(d, 4, &first), 4);
     sim_put_used(s, 1, 16, 0);
     assert_int_equal(vnet_tx_reclaim(d), -EIO);
-    uint64_t kicks = virtq_stats(d->tx)->kicks;
+    uint64_t kicks = virtq_stats(d->txq[0].vq)->kicks;
     assert_int_equal(vnet_txslots_send(d, 4, len, 0), -EIO);
-    assert_int_equal(d->txs.packets, 4);
-    assert_int_equal(virtq_stats(d->tx)->kicks, kicks);
-    assert_int_equal(virtq_in_flight(d->tx), 4);
+    assert_int_equal(d->txq[0].st.packets, 4);
+    assert_int_equal(virtq_stats(d->txq[0].vq)->kicks, kicks);
+    assert_int_equal(virtq_in_flight(d->txq[0].vq), 4);
 }
 
 /* IN_ORDER: one used element for several buffers frees them all. */

@@ -38,6 +38,10 @@ test_csum_SRCS := tests/unit/test_csum.c kernel/csum.c
 UNIT_TESTS += test_vnet_hdr
 test_vnet_hdr_SRCS := tests/unit/test_vnet_hdr.c drivers/virtio/vnet_hdr.c kernel/csum.c
 
+UNIT_TESTS += test_vnet_rss
+test_vnet_rss_SRCS := tests/unit/test_vnet_rss.c drivers/virtio/vnet_rss.c \
+    drivers/virtio/vnet_toeplitz.c
+
 UNIT_TESTS += test_hist
 test_hist_SRCS := tests/unit/test_hist.c apps/hist.c apps/hist_json.c kernel/json.c
 
@@ -78,9 +82,14 @@ UNIT_TESTS += test_vnet
 VNET_SIM_SRCS := $(SIM_SRCS) $(VIRTQ_SRCS) drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c \
     drivers/virtio/vnet_tx.c drivers/virtio/vnet_txslots.c drivers/virtio/vnet_txburst.c \
     drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c drivers/virtio/vnet_hdr.c \
-    drivers/virtio/vnet_notify.c drivers/virtio/vnet_notify_cfg.c kernel/csum.c kernel/json.c
+    drivers/virtio/vnet_notify.c drivers/virtio/vnet_notify_cfg.c drivers/virtio/vnet_ctrl.c \
+    drivers/virtio/vnet_mq.c drivers/virtio/vnet_rss.c drivers/virtio/vnet_toeplitz.c \
+    kernel/csum.c kernel/json.c
 
 test_vnet_SRCS := tests/unit/test_vnet.c $(VNET_SIM_SRCS)
+
+UNIT_TESTS += test_vnet_mq
+test_vnet_mq_SRCS := tests/unit/test_vnet_mq.c $(VNET_SIM_SRCS)
 
 UNIT_TESTS += test_vnet_offload
 test_vnet_offload_SRCS := tests/unit/test_vnet_offload.c \
