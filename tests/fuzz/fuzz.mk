@@ -56,6 +56,8 @@ FUZZERS += fuzz_virtq
 fuzz_virtq_SRCS := $(VIRTQ_SRCS) $(SIM_SRCS) tests/fuzz/fuzz_virtq_dev.c
 FUZZERS += fuzz_vnet_rx
 fuzz_vnet_rx_SRCS := $(VNET_SIM_SRCS)
+FUZZERS += fuzz_vnet_ctrl
+fuzz_vnet_ctrl_SRCS := $(VNET_SIM_SRCS)
 FUZZERS += fuzz_virtio_pci
 fuzz_virtio_pci_SRCS := drivers/virtio/virtio_pci_modern.c kernel/pci_cap.c tests/unit/sim_pci.c \
     $(VIRTQ_SRCS) $(SIM_SRCS)

@@ -406,9 +406,13 @@ static void sim_ctrl_step(struct sim_dev *s)
             return; /* held for ever */
         uint8_t *ack = (uint8_t *)(uintptr_t)c.addr[c.nr];
         *ack = s->ctrl_mode == SIM_CTRL_ERR ? 1 : s->ctrl_mode == SIM_CTRL_BADACK ? 7 : 0;
+        uint32_t len = s->ctrl_mode == SIM_CTRL_LONG ? 2 : s->ctrl_mode == SIM_CTRL_SHORT ? 0 : 1;
+        if (s->ctrl_mode == SIM_CTRL_RAW) {
+            *ack = s->ctrl_raw_ack;
+            len = s->ctrl_raw_len;
+        }
         if (s->ctrl_mode == SIM_CTRL_OK)
             sim_ctrl_apply(s);
-        uint32_t len = s->ctrl_mode == SIM_CTRL_LONG ? 2 : s->ctrl_mode == SIM_CTRL_SHORT ? 0 : 1;
         simq_put_used(sq, sq->held[k].id, len, 1);
     }
     sq->nheld = 0;

@@ -138,6 +138,8 @@ struct sim_dev {
     uint8_t ctrl_last[SIM_CTRL_MAX]; /* the last command's readable bytes */
     uint32_t ctrl_last_len;
     uint16_t pairs; /* after VQ_PAIRS_SET answered OK */
+    uint8_t ctrl_raw_ack;
+    uint32_t ctrl_raw_len;
 };
 
 /* How the simulated control queue answers (virtio 1.2 s5.1.6.5). */
@@ -148,6 +150,7 @@ enum sim_ctrl_mode {
     SIM_CTRL_SHORT,  /* OK with used length 0: no ack written */
     SIM_CTRL_LONG,   /* OK with used length 2: more than the ack's one byte */
     SIM_CTRL_BADACK, /* an ack that is neither OK nor ERR */
+    SIM_CTRL_RAW,    /* ctrl_raw_ack with used length ctrl_raw_len (the fuzzer's) */
 };
 
 /* Sets max_virtqueue_pairs and the RSS limits in the config space. */
