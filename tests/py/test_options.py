@@ -160,7 +160,7 @@ def test_run_help_and_a_refusal_import_no_other_command():
             "ns = mod.parser(['run']).parse_args(['run', '--boot', 'uefi', '--machine', "
             "'microvm'])\n"
             "try:\n"
-            "    mod.options.RunOptions.from_cli(ns)\n"
+            "    mod.cmd_run(ns)\n"
             "except mod.RunnerError:\n"
             "    pass\n"
             "print(' '.join(sorted(sys.modules)))\n" % VNPERF)
