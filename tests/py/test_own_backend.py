@@ -179,6 +179,7 @@ def test_identity_names_your_backend_not_testpmd():
     ({"fwd_mode": "io"}, "--fwd-mode configures the runner's own testpmd"),
     ({"pmd_burst": 4}, "--pmd-burst configures"),
     ({"feeder": "testpmd"}, "--feeder configures"),
+    ({"testpmd": "next"}, "--testpmd configures the runner's own testpmd"),
     ({"topology": "guests"}, "--topology guests"),
     ({"app": "rr"}, "app rr needs an rr server"),
     ({"app": "iperf"}, "app iperf needs the host's iperf"),

@@ -13,7 +13,7 @@ import socket
 import stat
 import time
 
-from .. import hostcount, peer, qemucmd
+from .. import hostcount, options, peer, qemucmd
 from ..errors import missing, usage
 from . import vhostpeer
 from .base import Backend, guest_ip
@@ -52,6 +52,8 @@ def resolve(opts):
 def refusal(opts):
     """None, or why these options need a peer the runner controls."""
     knob = next((k for k in TESTPMD_KNOBS if getattr(opts, k) is not None), None)
+    if knob is None and opts.testpmd != options.default("testpmd"):
+        knob = "testpmd"
     if knob:
         return "--%s configures the runner's own testpmd or feeder, and none is started" % \
             knob.replace("_", "-")
