@@ -19,6 +19,9 @@ int apps_vnet_params(const struct vn_config *c, struct vnet_params *p, char *why
     p->rx_coalesce_us = c->rx_coalesce_us;
     p->queues = c->queues;
     p->txfull = c->txfull == CFG_TXFULL_DROP ? VNET_TXFULL_DROP : VNET_TXFULL_WAIT;
+    p->indirect = c->indirect == CFG_INDIRECT_ON    ? VNET_INDIRECT_ON
+                  : c->indirect == CFG_INDIRECT_OFF ? VNET_INDIRECT_OFF
+                                                    : VNET_INDIRECT_AUTO;
     char r[256] = "";
     if (vnet_features_parse(c->features, &p->features_off) < 0) {
         vnet_features_check(c->features, r, sizeof(r));

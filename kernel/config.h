@@ -40,6 +40,8 @@ enum cfg_fault { CFG_FAULT_PF, CFG_FAULT_UD, CFG_FAULT_GP, CFG_FAULT_DE };
 #define CFG_FAULT_CHOICES "pf|ud|gp|de"
 enum cfg_txfull { CFG_TXFULL_WAIT, CFG_TXFULL_DROP };
 #define CFG_TXFULL_CHOICES "wait|drop"
+enum cfg_indirect { CFG_INDIRECT_AUTO, CFG_INDIRECT_ON, CFG_INDIRECT_OFF };
+#define CFG_INDIRECT_CHOICES "auto|on|off"
 enum cfg_role { CFG_ROLE_CLIENT, CFG_ROLE_SERVER };
 #define CFG_ROLE_CHOICES "client|server"
 enum cfg_proto { CFG_PROTO_UDP, CFG_PROTO_TCP };
@@ -72,6 +74,7 @@ struct vn_config {
     char features[CFG_STR_MAX];
     char notify[CFG_STR_MAX];
     uint16_t queues;
+    uint8_t indirect; /* enum cfg_indirect */
     /* addressing */
     uint32_t ip, mask, gw, dst_ip;
     uint8_t mac[6], dst_mac[6];

@@ -72,6 +72,8 @@ const struct cfg_key cfg_keys[] = {
     S("features", features, "", "feature bits to switch off, e.g. -event_idx,-mrg_rxbuf", NULL),
     U("queues", queues, 1, CFG_QUEUES_MAX, "1",
       "queue pairs (VIRTIO_NET_F_MQ; QEMU: mq=on,vectors=2N+2 and a netdev with queues=N)"),
+    E("indirect", indirect, CFG_INDIRECT_CHOICES, "auto",
+      "VIRTIO_F_INDIRECT_DESC: auto (where offered), on (refused where not), off"),
     S("notify", notify, "poll", "used-buffer notifications: poll|irq|hybrid, or rx:MODE,tx:MODE",
       NULL),
     /* addressing */

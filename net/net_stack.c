@@ -125,6 +125,10 @@ void net_init(const struct net_setup *s)
                  "config: queues=%u: more queue pairs than the device has (QEMU: "
                  "virtio-net-pci,mq=on,vectors=2N+2 and a netdev with queues=N)",
                  (unsigned)s->vnet.queues);
+    if (n == -EOPNOTSUPP)
+        vn_fatal(VN_EXIT_CONFIG,
+                 "config: indirect=on: the device does not offer VIRTIO_F_INDIRECT_DESC (QEMU: "
+                 "virtio-net-pci,indirect_desc=on; or indirect=auto)");
     if (n < 0)
         vn_fatal(VN_EXIT_DEVICE, "net: virtio-net probe failed (%d)", n);
     if ((unsigned)n < min_devs)

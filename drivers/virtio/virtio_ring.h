@@ -7,8 +7,9 @@
 #include <stdint.h>
 
 /* Descriptor flags, both formats (s2.7.5, s2.8.6) */
-#define VRING_DESC_F_NEXT  1
-#define VRING_DESC_F_WRITE 2
+#define VRING_DESC_F_NEXT     1
+#define VRING_DESC_F_WRITE    2
+#define VRING_DESC_F_INDIRECT 4 /* s2.7.5.3, s2.8.19: addr, len name a table */
 
 /* Split ring, s2.7.5 - s2.7.8 */
 #define VRING_AVAIL_F_NO_INTERRUPT 1

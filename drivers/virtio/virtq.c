@@ -16,6 +16,9 @@ int virtq_create(struct virtq **out, uint16_t index, uint16_t num, unsigned flag
     vq->packed = flags & VIRTQ_F_PACKED;
     vq->event_idx = flags & VIRTQ_F_EVENT_IDX;
     vq->in_order = flags & VIRTQ_F_IN_ORDER;
+    vq->indirect = flags & VIRTQ_F_INDIRECT;
+    if (vq->indirect)
+        vq->ind = mem_alloc_dma((size_t)num * VIRTQ_INDIRECT_MAX * 16u, 64);
     vq->db.index = index;
     vq->st = mem_alloc_dma(sizeof(*vq->st) * num, 64);
     vq->next = mem_alloc_dma(sizeof(*vq->next) * num, 64);
@@ -67,6 +70,10 @@ uint16_t virtq_in_flight(const struct virtq *vq)
 bool virtq_packed(const struct virtq *vq)
 {
     return vq->packed;
+}
+bool virtq_indirect(const struct virtq *vq)
+{
+    return vq->indirect;
 }
 bool virtq_broken(const struct virtq *vq)
 {
@@ -131,6 +138,12 @@ int virtq_add_chain(struct virtq *vq, const struct virtq_seg *seg, unsigned nr, 
         wlen += seg[i].len;
     if (wlen > UINT32_MAX)
         return -EINVAL;
+    if (virtq_chain_indirect(vq, n)) {
+        if (!vq->nfree)
+            return -ENOSPC;
+        return vq->packed ? virtq_packed_add_indirect(vq, seg, nr, nw, token, (uint32_t)wlen)
+                          : virtq_split_add_indirect(vq, seg, nr, nw, token, (uint32_t)wlen);
+    }
     if (n > vq->nfree)
         return -ENOSPC;
     return vq->packed ? virtq_packed_add_chain(vq, seg, nr, nw, token, (uint32_t)wlen)

@@ -31,6 +31,11 @@
 #define VIRTQ_F_PACKED    1u /* VIRTIO_F_RING_PACKED negotiated */
 #define VIRTQ_F_EVENT_IDX 2u /* VIRTIO_F_EVENT_IDX negotiated */
 #define VIRTQ_F_IN_ORDER  4u /* VIRTIO_F_IN_ORDER negotiated */
+#define VIRTQ_F_INDIRECT  8u /* VIRTIO_F_INDIRECT_DESC negotiated: chains go indirect */
+
+/* Elements an indirect table holds: a TX frame's header piece and 16
+ * fragments (VNET_TX_MAX_FRAGS). A longer chain goes out direct. */
+#define VIRTQ_INDIRECT_MAX 17u
 
 struct virtq;
 
@@ -69,6 +74,7 @@ struct virtq_stats {
     uint64_t forced_kicks; /* sent by a stall watchdog, against suppression */
     uint64_t kicks_suppressed;
     uint64_t len_mismatch; /* device-readable buffers the device claims to have written */
+    uint64_t indirect;     /* chains made available through an indirect table */
 };
 
 /* How a queue is kicked, filled in by the transport (queue_notifier). */
@@ -102,6 +108,7 @@ uint16_t virtq_size(const struct virtq *vq);
 uint16_t virtq_nfree(const struct virtq *vq);     /* free descriptors */
 uint16_t virtq_in_flight(const struct virtq *vq); /* descriptors the device holds */
 bool virtq_packed(const struct virtq *vq);
+bool virtq_indirect(const struct virtq *vq); /* VIRTQ_F_INDIRECT */
 bool virtq_broken(const struct virtq *vq);
 /* NULL unless the device broke a rule (or virtq_set_broken named one). */
 const struct virtq_violation *virtq_violation(const struct virtq *vq);
@@ -121,10 +128,12 @@ int virtq_add_bufs(struct virtq *vq, const struct virtq_buf *b, int n, bool devi
 
 /* Adds one buffer of nr device-readable elements followed by nw
  * device-writable ones (s2.7.13.1, s2.8.6), completed as one used buffer
- * whose length may be at most the writable total. 0, -ENOSPC when fewer
- * than nr + nw descriptors are free, -EINVAL for an empty chain, one
- * longer than the queue, a writable total past 32 bits or a bound queue,
- * -EIO when broken. */
+ * whose length may be at most the writable total. With VIRTQ_F_INDIRECT
+ * a chain of 2..VIRTQ_INDIRECT_MAX elements goes into the buffer's own
+ * preallocated indirect table and takes one ring descriptor (s2.7.5.3,
+ * s2.8.19). 0, -ENOSPC when fewer than the descriptors it takes are free, -EINVAL for an empty
+ * chain, one longer than the queue, a writable total past 32 bits or a bound queue, -EIO when
+ * broken. */
 int virtq_add_chain(struct virtq *vq, const struct virtq_seg *seg, unsigned nr, unsigned nw,
                     uintptr_t token);
 

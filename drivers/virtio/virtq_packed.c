@@ -128,6 +128,38 @@ int virtq_packed_add_chain(struct virtq *vq, const struct virtq_seg *seg, unsign
     return 0;
 }
 
+/* s2.8.19: the elements side by side in the buffer id's table, how many
+ * said by the ring descriptor's len (16 bytes each), readable first, no
+ * NEXT or INDIRECT inside, ids unused; the ring descriptor says INDIRECT
+ * without NEXT and carries the buffer id. */
+int virtq_packed_add_indirect(struct virtq *vq, const struct virtq_seg *seg, unsigned nr,
+                              unsigned nw, uintptr_t token, uint32_t wlen)
+{
+    const unsigned n = nr + nw;
+    const uint16_t first = vq->avail_idx, pos = first & vq->mask;
+    uint16_t id = pos;
+    if (!virtq_packed_ids_by_pos(vq)) {
+        id = vq->free_head;
+        vq->free_head = vq->next[id];
+    }
+    struct vring_packed_desc *t = virtq_ind_table(vq, id);
+    for (unsigned i = 0; i < n; i++)
+        t[i] = (struct vring_packed_desc){seg[i].addr, seg[i].len, 0,
+                                          i >= nr ? VRING_DESC_F_WRITE : 0};
+    struct vring_packed_desc *d = &vq->p.desc[pos];
+    d->addr = (uintptr_t)t;
+    d->len = n * (uint32_t)sizeof(*t);
+    d->id = id;
+    uint16_t sf = VIRTQ_ST_INFLIGHT | (nw ? VIRTQ_ST_WRITE : 0);
+    vq->st[id] = (struct virtq_state){token, wlen, sf, 1};
+    vq->nfree--;
+    vq->nbufs++;
+    vq->stats.indirect++;
+    virtq_packed_publish(vq, pos, virtq_packed_avail_bits(vq, first) | VRING_DESC_F_INDIRECT,
+                         (uint16_t)(first + 1));
+    return 0;
+}
+
 int virtq_packed_add_slots(struct virtq *vq, int n, const uint16_t *len, uint32_t extra)
 {
     struct vring_packed_desc *const desc = vq->p.desc;

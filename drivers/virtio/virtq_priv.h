@@ -68,7 +68,8 @@ struct virtq {
     bool packed;
     bool event_idx;
     bool in_order;
-    bool bound; /* buffer i is slot i for good: virtq_bind_slots */
+    bool indirect; /* chains through ind: VIRTQ_F_INDIRECT */
+    bool bound;    /* buffer i is slot i for good: virtq_bind_slots */
     bool broken;
     bool cb;           /* used buffer notifications wanted (virtq_enable_cb) */
     bool cb_delayed;   /* ... after 3/4 of what is out (virtq_enable_cb_delayed) */
@@ -81,7 +82,26 @@ struct virtq {
     struct virtq_stats stats;
     struct virtq_violation bad;
     void *ring; /* the ring memory */
+    /* VIRTQ_F_INDIRECT: VIRTQ_INDIRECT_MAX descriptors per buffer (split:
+     * per head descriptor; packed: per buffer id), allocated with the
+     * queue, so the packet path allocates nothing; the buffer's one ring
+     * descriptor owns its table, and freeing it frees the table. */
+    void *ind;
 };
+
+/* Whether a chain of n elements goes through an indirect table: one
+ * element gains nothing from it. */
+static inline bool virtq_chain_indirect(const struct virtq *vq, unsigned n)
+{
+    return vq->indirect && n > 1 && n <= VIRTQ_INDIRECT_MAX;
+}
+
+/* The table of buffer (split: head descriptor) id; 16-byte descriptors
+ * in both formats. */
+static inline void *virtq_ind_table(const struct virtq *vq, uint16_t id)
+{
+    return (uint8_t *)vq->ind + (size_t)id * VIRTQ_INDIRECT_MAX * 16u;
+}
 
 /* How far past the driver's used position the device's notification is
  * wanted, in used entries (split) or ring positions (packed): 0, the next
@@ -187,6 +207,8 @@ void virtq_split_bind(struct virtq *vq, uint64_t (*addr)(void *ctx, uint16_t i),
 int virtq_split_add_bufs(struct virtq *vq, const struct virtq_buf *b, int n, bool writes);
 int virtq_split_add_chain(struct virtq *vq, const struct virtq_seg *seg, unsigned nr, unsigned nw,
                           uintptr_t token, uint32_t wlen);
+int virtq_split_add_indirect(struct virtq *vq, const struct virtq_seg *seg, unsigned nr,
+                             unsigned nw, uintptr_t token, uint32_t wlen);
 int virtq_split_add_slots(struct virtq *vq, int n, const uint16_t *len, uint32_t extra);
 bool virtq_split_kick_prepare(struct virtq *vq);
 int virtq_split_get_used(struct virtq *vq, struct virtq_used_buf *out, int max);
@@ -200,6 +222,8 @@ size_t virtq_packed_bytes(uint16_t num);
 int virtq_packed_add_bufs(struct virtq *vq, const struct virtq_buf *b, int n, bool writes);
 int virtq_packed_add_chain(struct virtq *vq, const struct virtq_seg *seg, unsigned nr, unsigned nw,
                            uintptr_t token, uint32_t wlen);
+int virtq_packed_add_indirect(struct virtq *vq, const struct virtq_seg *seg, unsigned nr,
+                              unsigned nw, uintptr_t token, uint32_t wlen);
 int virtq_packed_add_slots(struct virtq *vq, int n, const uint16_t *len, uint32_t extra);
 bool virtq_packed_kick_prepare(struct virtq *vq);
 int virtq_packed_get_used(struct virtq *vq, struct virtq_used_buf *out, int max);

@@ -153,6 +153,41 @@ int virtq_split_add_chain(struct virtq *vq, const struct virtq_seg *seg, unsigne
     return 0;
 }
 
+/* s2.7.5.3: the chain in the head descriptor's table, linked by table
+ * index with NEXT, readable elements first, none INDIRECT; the ring
+ * descriptor says INDIRECT alone (never with NEXT, s2.7.5.3.1) and its
+ * len is the table's bytes, a multiple of 16. */
+int virtq_split_add_indirect(struct virtq *vq, const struct virtq_seg *seg, unsigned nr,
+                             unsigned nw, uintptr_t token, uint32_t wlen)
+{
+    struct virtq_split *s = &vq->s;
+    const unsigned n = nr + nw;
+    const uint16_t head = virtq_split_head(vq);
+    struct vring_desc *t = virtq_ind_table(vq, head);
+    for (unsigned i = 0; i < n; i++) {
+        bool last = i + 1 == n;
+        t[i].addr = seg[i].addr;
+        t[i].len = seg[i].len;
+        t[i].flags =
+            (uint16_t)((i >= nr ? VRING_DESC_F_WRITE : 0) | (last ? 0 : VRING_DESC_F_NEXT));
+        t[i].next = last ? 0 : (uint16_t)(i + 1);
+    }
+    struct vring_desc *d = &s->desc[head];
+    d->addr = (uintptr_t)t;
+    d->len = n * (uint32_t)sizeof(*t);
+    d->flags = VRING_DESC_F_INDIRECT;
+    vq->free_head = virtq_split_after(vq, head); /* unused with IN_ORDER */
+    uint16_t sf = VIRTQ_ST_INFLIGHT | (nw ? VIRTQ_ST_WRITE : 0);
+    vq->st[head] = (struct virtq_state){token, wlen, sf, 1};
+    s->avail->ring[vq->avail_idx & vq->mask] = head;
+    s->desc_idx++;
+    vq->nfree--;
+    vq->nbufs++;
+    vq->stats.indirect++;
+    virtq_split_publish(vq, vq->avail_idx + 1);
+    return 0;
+}
+
 int virtq_split_add_slots(struct virtq *vq, int n, const uint16_t *len, uint32_t extra)
 {
     struct vring_desc *const desc = vq->s.desc;

@@ -69,7 +69,7 @@ enum vnet_notify { VNET_NOTIFY_POLL = 0, VNET_NOTIFY_IRQ = 1, VNET_NOTIFY_HYBRID
 
 /* What the appliance asks of the driver (the config line's ring=,
  * kick_batch=, rx_refill=, rx_coalesce=, rx_coalesce_us=, txfull=, features=,
- * notify=: apps/apps_net.c). */
+ * notify=, indirect=: apps/apps_net.c). */
 struct vnet_params {
     uint16_t ring_size;      /* 0: the device's maximum (capped at 1024) */
     uint16_t kick_batch;     /* frames per kick inside a burst; 0: one kick per burst */
@@ -82,7 +82,13 @@ struct vnet_params {
     uint8_t notify_rx;       /* enum vnet_notify */
     uint8_t notify_tx;       /* enum vnet_notify */
     uint16_t queues;         /* queue pairs asked for (queues=); 0, 1: one */
+    uint8_t indirect;        /* enum vnet_indirect (indirect=) */
 };
+
+/* indirect=: VIRTIO_F_INDIRECT_DESC where offered (auto), required (on:
+ * vnet_probe answers -EOPNOTSUPP when a device does not offer it), never
+ * (off). */
+enum vnet_indirect { VNET_INDIRECT_AUTO = 0, VNET_INDIRECT_ON = 1, VNET_INDIRECT_OFF = 2 };
 
 /* features=: comma-separated -NAME words (-event_idx,-mrg_rxbuf,...).
  * check is the config table's hook: 0, or -EINVAL with the allowed names

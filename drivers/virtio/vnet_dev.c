@@ -16,7 +16,8 @@
      VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF) | VIRTIO_BIT(VIRTIO_F_EVENT_IDX) |                         \
      VIRTIO_BIT(VIRTIO_F_IN_ORDER) | VIRTIO_BIT(VIRTIO_F_ANY_LAYOUT) |                             \
      VIRTIO_BIT(VIRTIO_F_RING_PACKED) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) |                         \
-     VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS))
+     VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS) |                                  \
+     VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))
 
 /* virtio-net config space, virtio 1.2 s5.1.4 */
 #define VNET_CFG_MAC 0
@@ -66,6 +67,8 @@ static unsigned vnet_virtq_flags(const struct vnet_dev *d)
         flags |= VIRTQ_F_IN_ORDER;
     if (d->features & VIRTIO_BIT(VIRTIO_F_RING_PACKED))
         flags |= VIRTQ_F_PACKED; /* virtio 1.2 s2.8; only with VERSION_1 (not legacy) */
+    if (d->features & VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))
+        flags |= VIRTQ_F_INDIRECT;
     return flags;
 }
 
@@ -229,7 +232,14 @@ static int vnet_negotiate(struct vnet_dev *d)
     v->ops->set_status(v, VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER);
 
     d->offered = v->ops->get_features(v);
+    if (p->indirect == VNET_INDIRECT_ON && !(d->offered & VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))) {
+        /* the caller's config error says so in its one line */
+        v->ops->set_status(v, v->ops->get_status(v) | VIRTIO_STATUS_FAILED);
+        return -EOPNOTSUPP;
+    }
     uint64_t want = VNET_WANTED | vnet_offload_features(p->offloads);
+    if (p->indirect == VNET_INDIRECT_OFF)
+        want &= ~VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
     want = vnet_mq_offer(d, vnet_check_mtu_offer(d, want & ~p->features_off));
     if (v->legacy)
         want &= 0xffffffffu; /* legacy devices have 32 feature bits */

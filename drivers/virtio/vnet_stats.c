@@ -80,6 +80,7 @@ static void vnet_json_virtq(struct json *j, const struct virtq *vq)
     json_u64(j, "kick_cycles", st->kick_cycles);
     json_u64(j, "forced_kicks", st->forced_kicks);
     json_u64(j, "invalid_used", virtq_violation(vq) ? 1 : 0);
+    json_u64(j, "indirect", st->indirect);
 }
 
 /* Every queue pair's own counts: "queues", one object per pair in use

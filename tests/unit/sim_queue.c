@@ -24,6 +24,7 @@ void simq_attach(struct sim_queue *sq, uint16_t num, uint64_t desc, uint64_t dri
     sq->num = num;
     sq->packed = flags & VIRTQ_F_PACKED;
     sq->event_idx = flags & VIRTQ_F_EVENT_IDX;
+    sq->indirect = flags & VIRTQ_F_INDIRECT;
     if (sq->packed) {
         sq->pdesc = (struct vring_packed_desc *)(uintptr_t)desc;
         sq->driver_ev = (struct vring_packed_event *)(uintptr_t)driver;
@@ -69,6 +70,45 @@ static void chain_add(struct sim_held *h, uint64_t addr, uint32_t len, bool w)
         c->nr++;
 }
 
+/* An indirect descriptor (addr, len, its flags) as the device reads it:
+ * the table's elements into h, or h->bad for a driver rule broken
+ * (s2.7.5.3.1, s2.8.19). The WRITE flag of the indirect descriptor itself
+ * means nothing (the device ignores it). */
+static void read_indirect(const struct sim_queue *sq, struct sim_held *h, uint64_t addr,
+                          uint32_t len, uint16_t flags)
+{
+    uint32_t n = len / 16u;
+    h->indirect = true;
+    if (!sq->indirect || (flags & VRING_DESC_F_NEXT) || !len || len % 16u || n > sq->num) {
+        h->bad = true;
+        return;
+    }
+    if (sq->packed) {
+        /* s2.8.19: the table's elements side by side, len says how many */
+        const struct vring_packed_desc *t = (const void *)(uintptr_t)addr;
+        for (uint32_t i = 0; i < n && !h->bad; i++) {
+            if (t[i].flags & (VRING_DESC_F_INDIRECT | VRING_DESC_F_NEXT))
+                h->bad = true;
+            else
+                chain_add(h, t[i].addr, t[i].len, t[i].flags & VRING_DESC_F_WRITE);
+        }
+        return;
+    }
+    /* s2.7.5.3: a chain of its own from entry 0, linked by table index */
+    const struct vring_desc *t = (const void *)(uintptr_t)addr;
+    uint32_t i = 0;
+    for (uint32_t k = 0; !h->bad; k++) {
+        if (i >= n || k == n || (t[i].flags & VRING_DESC_F_INDIRECT)) {
+            h->bad = true;
+            return;
+        }
+        chain_add(h, t[i].addr, t[i].len, t[i].flags & VRING_DESC_F_WRITE);
+        if (!(t[i].flags & VRING_DESC_F_NEXT))
+            return;
+        i = t[i].next;
+    }
+}
+
 /* Reads the buffer starting at avail entry or position i (not taken). */
 static void read_split(const struct sim_queue *sq, uint16_t i, struct sim_held *h)
 {
@@ -80,8 +120,13 @@ static void read_split(const struct sim_queue *sq, uint16_t i, struct sim_held *
             return;
         }
         const struct vring_desc *e = &sq->desc[d];
-        chain_add(h, e->addr, e->len, e->flags & VRING_DESC_F_WRITE);
         h->ndesc++;
+        if (e->flags & VRING_DESC_F_INDIRECT) {
+            /* s2.7.5.3.2: direct descriptors, then one indirect, last */
+            read_indirect(sq, h, e->addr, e->len, e->flags);
+            return;
+        }
+        chain_add(h, e->addr, e->len, e->flags & VRING_DESC_F_WRITE);
         if (!(e->flags & VRING_DESC_F_NEXT))
             return;
         d = e->next;
@@ -97,9 +142,16 @@ static bool read_packed(const struct sim_queue *sq, uint16_t i, struct sim_held 
         if (h->ndesc == sq->num || !packed_avail(sq, at))
             return false;
         const struct vring_packed_desc *e = &sq->pdesc[at & (sq->num - 1)];
-        chain_add(h, e->addr, e->len, e->flags & VRING_DESC_F_WRITE);
         h->ndesc++;
         h->id = e->id; /* s2.8.6: the last element's id counts */
+        if (e->flags & VRING_DESC_F_INDIRECT) {
+            /* s2.8.19: a buffer is one indirect descriptor, or direct ones */
+            if (h->ndesc > 1)
+                h->bad = true;
+            read_indirect(sq, h, e->addr, e->len, e->flags);
+            return true;
+        }
+        chain_add(h, e->addr, e->len, e->flags & VRING_DESC_F_WRITE);
         if (!(e->flags & VRING_DESC_F_NEXT))
             return true;
     }
@@ -153,6 +205,7 @@ uint32_t simq_take(struct sim_queue *sq, uint32_t n)
         if (!read_nth(sq, 0, h))
             break;
         sq->nheld++;
+        sq->indirect_bufs += h->indirect;
         if (!sq->packed) {
             sq->last_avail++;
             continue;

@@ -124,6 +124,8 @@ static int sim_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint6
         flags |= VIRTQ_F_EVENT_IDX;
     if (s->driver_features & VIRTIO_BIT(VIRTIO_F_RING_PACKED))
         flags |= VIRTQ_F_PACKED;
+    if (s->driver_features & VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))
+        flags |= VIRTQ_F_INDIRECT;
     simq_attach(&s->q[q], num, desc, driver, device, flags);
     if (s->event_idx)
         simq_set_avail_event(&s->q[q], 0); /* packed: the event structure says so */

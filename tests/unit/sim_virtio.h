@@ -21,7 +21,7 @@
 #define SIM_CTRL_MAX  512
 #define SIM_LOG_MAX   8192
 #define SIM_FRAME_MAX 2048
-#define SIM_SEG_MAX   8
+#define SIM_SEG_MAX   20 /* past VIRTQ_INDIRECT_MAX and a TX frame's 17 */
 
 struct sim_frame {
     uint32_t len; /* the whole frame; data holds its first SIM_FRAME_MAX bytes */
@@ -44,6 +44,7 @@ struct sim_held {
     uint16_t id;    /* split: head descriptor; packed: buffer id */
     uint16_t ndesc; /* descriptors it took */
     bool bad;       /* malformed: readable after writable, too long */
+    bool indirect;  /* read through an indirect table */
     struct sim_chain chain;
 };
 
@@ -54,7 +55,9 @@ struct sim_queue {
     uint16_t num;
     bool ready;
     bool packed;
-    bool event_idx; /* negotiated: the suppression fields are indices */
+    bool event_idx;         /* negotiated: the suppression fields are indices */
+    bool indirect;          /* VIRTIO_F_INDIRECT_DESC negotiated */
+    uint64_t indirect_bufs; /* buffers read through an indirect table */
     struct vring_desc *desc;
     struct vring_avail *avail;
     struct vring_used *used;
@@ -71,7 +74,11 @@ struct sim_queue {
 };
 
 /* Attaches the device side to a queue's three areas; flags: VIRTQ_F_PACKED,
- * VIRTQ_F_EVENT_IDX as negotiated. */
+ * VIRTQ_F_EVENT_IDX, VIRTQ_F_INDIRECT as negotiated. A buffer that breaks
+ * a driver rule of indirect descriptors (s2.7.5.3.1, s2.8.19: INDIRECT not
+ * negotiated, with NEXT, len not a non-zero multiple of 16 or past the
+ * queue size, INDIRECT inside a table, a split table's link out of it or
+ * a loop, NEXT inside a packed table) is malformed (held.bad, -EINVAL). */
 void simq_attach(struct sim_queue *sq, uint16_t num, uint64_t desc, uint64_t driver,
                  uint64_t device, unsigned flags);
 

@@ -831,6 +831,158 @@ static void test_cb_enable_race(void **state)
     }
 }
 
+/* VIRTQ_F_INDIRECT: a chain takes one ring descriptor pointing at its
+ * table, which the device walks (sim_queue checks the spec's rules); the
+ * ring fills with more chains than direct descriptors would hold, they
+ * complete out of order, and each used id frees its whole table. */
+static void test_indirect_chains(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        for (unsigned io = 0; io < 2; io++) {
+            unsigned flags = formats[f] | VIRTQ_F_INDIRECT | (io ? VIRTQ_F_IN_ORDER : 0);
+            struct dev *d = dev_new(16, flags);
+            assert_true(virtq_indirect(d->vq));
+            struct virtq_used_buf out[16];
+            for (unsigned round = 0; round < 200; round++) {
+                for (unsigned k = 0; k < 16; k++) {
+                    unsigned n = (round + k) % 15 + 2,
+                             nw = k % 3 ? 1 : 0; /* 2..16, the ring size */
+                    struct virtq_seg seg[VIRTQ_INDIRECT_MAX];
+                    for (unsigned i = 0; i < n; i++)
+                        seg[i] = (struct virtq_seg){0x100000u * (k + 1) + i, 10 + i + k};
+                    assert_int_equal(virtq_add_chain(d->vq, seg, n - nw, nw, k), 0);
+                    assert_int_equal(virtq_nfree(d->vq), 15 - k);
+                }
+                struct virtq_seg one = {1, 1};
+                assert_int_equal(virtq_add_chain(d->vq, &one, 1, 0, 99), -ENOSPC);
+                virtq_kick(d->vq);
+                d->q.nheld = 0;
+                uint64_t before = d->q.indirect_bufs;
+                assert_int_equal(simq_take(&d->q, 0), 16);
+                assert_int_equal(d->q.indirect_bufs - before, 16);
+                for (unsigned k = 0; k < 16; k++) {
+                    const struct sim_held *h = &d->q.held[k];
+                    unsigned n = (round + k) % 15 + 2,
+                             nw = k % 3 ? 1 : 0; /* 2..16, the ring size */
+                    assert_false(h->bad);
+                    assert_int_equal(h->ndesc, 1);
+                    assert_int_equal(h->chain.n, n);
+                    assert_int_equal(h->chain.nr, n - nw);
+                    for (unsigned i = 0; i < h->chain.n; i++) {
+                        assert_int_equal(h->chain.addr[i], 0x100000u * (k + 1) + i);
+                        assert_int_equal(h->chain.len[i], 10 + i + k);
+                    }
+                }
+                if (io) {
+                    simq_put_used(&d->q, d->q.held[15].id, 0, 16);
+                } else {
+                    for (unsigned k = 0; k < 16; k++) {
+                        const struct sim_held *h = &d->q.held[(k * 7 + round) % 16];
+                        uint32_t wl = h->chain.n > h->chain.nr ? h->chain.len[h->chain.n - 1] : 0;
+                        dev_use(d, h->id, wl);
+                    }
+                }
+                assert_int_equal(virtq_get_used(d->vq, out, 16), 16);
+                assert_int_equal(virtq_nfree(d->vq), 16);
+            }
+            assert_false(virtq_broken(d->vq));
+            assert_int_equal(virtq_stats(d->vq)->indirect, 200 * 16);
+            /* a written length past the table's writable total breaks it */
+            struct virtq_seg seg[3] = {{0x1000, 10}, {0x2000, 20}, {0x3000, 30}};
+            assert_int_equal(virtq_add_chain(d->vq, seg, 1, 2, 5), 0);
+            dev_use(d, dev_take(d), 51);
+            expect_broken(d, "used len larger than the buffer");
+        }
+    }
+}
+
+/* One element, or more than a table holds, goes out direct. */
+static void test_indirect_direct_fallback(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(32, formats[f] | VIRTQ_F_INDIRECT);
+        struct virtq_seg seg[VIRTQ_INDIRECT_MAX + 1];
+        for (unsigned i = 0; i <= VIRTQ_INDIRECT_MAX; i++)
+            seg[i] = (struct virtq_seg){0x1000 * (i + 1), 8};
+        assert_int_equal(virtq_add_chain(d->vq, seg, 1, 0, 1), 0);
+        assert_int_equal(virtq_nfree(d->vq), 31);
+        assert_int_equal(virtq_add_chain(d->vq, seg, VIRTQ_INDIRECT_MAX + 1, 0, 2), 0);
+        assert_int_equal(virtq_nfree(d->vq), 31 - (VIRTQ_INDIRECT_MAX + 1));
+        d->q.nheld = 0;
+        assert_int_equal(simq_take(&d->q, 0), 2);
+        assert_int_equal(d->q.indirect_bufs, 0);
+        assert_int_equal(virtq_stats(d->vq)->indirect, 0);
+        assert_int_equal(d->q.held[1].ndesc, VIRTQ_INDIRECT_MAX + 1);
+    }
+}
+
+/* Spoils the indirect descriptor or table of the one buffer available. */
+static void *ind_desc(struct dev *d, uint16_t **flags, uint32_t **len)
+{
+    if (virtq_packed(d->vq)) {
+        *flags = &d->q.pdesc[0].flags;
+        *len = &d->q.pdesc[0].len;
+        return (void *)(uintptr_t)d->q.pdesc[0].addr;
+    }
+    uint16_t head = d->q.avail->ring[0];
+    *flags = &d->q.desc[head].flags;
+    *len = &d->q.desc[head].len;
+    return (void *)(uintptr_t)d->q.desc[head].addr;
+}
+
+/* The simulated device refuses what the spec forbids the driver (so a
+ * wrong table fails the tests above): INDIRECT not negotiated, NEXT on
+ * the indirect descriptor, len not a multiple of 16, INDIRECT inside the
+ * table, and a split table's link out of it. */
+static void test_indirect_device_rules(void **state)
+{
+    (void)state;
+    struct virtq_seg seg[3] = {{0x1000, 10}, {0x2000, 20}, {0x3000, 30}};
+    struct sim_chain c;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        for (int rule = 0; rule < 6; rule++) {
+            struct dev *d = dev_new(8, formats[f] | VIRTQ_F_INDIRECT);
+            assert_int_equal(virtq_add_chain(d->vq, seg, 2, 1, 1), 0);
+            assert_int_equal(simq_peek(&d->q, 0, &c), 0);
+            assert_int_equal(c.n, 3);
+            uint16_t *fl;
+            uint32_t *len;
+            uint8_t *t = ind_desc(d, &fl, &len);
+            assert_int_equal(*len, 48);
+            assert_true(*fl & VRING_DESC_F_INDIRECT);
+            assert_false(*fl & VRING_DESC_F_NEXT);
+            /* the table's second element's flags: at 12 (split), 14 (packed) */
+            uint16_t *tf = (uint16_t *)(t + 16 + (virtq_packed(d->vq) ? 14 : 12));
+            switch (rule) {
+            case 0:
+                d->q.indirect = false;
+                break;
+            case 1:
+                *fl |= VRING_DESC_F_NEXT;
+                break;
+            case 2:
+                *len = 40;
+                break;
+            case 3:
+                *tf |= VRING_DESC_F_INDIRECT;
+                break;
+            case 4:
+                *len = 0;
+                break;
+            case 5:
+                if (virtq_packed(d->vq))
+                    *tf |= VRING_DESC_F_NEXT; /* packed tables have no links */
+                else
+                    ((struct vring_desc *)t)[1].next = 3; /* past the table's 3 */
+                break;
+            }
+            assert_int_equal(simq_peek(&d->q, 0, &c), -EINVAL);
+        }
+    }
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_teardown(f, teardown)
@@ -862,6 +1014,9 @@ int main(void)
         T(test_cb_enable_disable),
         T(test_cb_enable_delayed),
         T(test_cb_enable_race),
+        T(test_indirect_chains),
+        T(test_indirect_direct_fallback),
+        T(test_indirect_device_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
