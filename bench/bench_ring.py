@@ -10,6 +10,8 @@ hits all alike):
   split    this tree's image, split ring (the device offers no packed ring)
   split'   the same again: the A/A pair, split'/split reads the noise
   packed   this tree's image, the device with packed=on (the driver takes it)
+  direct   this tree's image, split ring, indirect=off (--sides only)
+  indirect the same with indirect=on: indirect/direct (issue 27)
 
 Figures per run: the guest's Mpps, its TSC cycles per frame (run time
 over frames) and its own cycles per frame (the run less the time it waited
@@ -41,7 +43,9 @@ import benchlib  # noqa: E402
 
 DEFAULT_POINTS = "hub:64,hub:1514,vhost-user:64,vhost-user:1514,tap:64"
 RATIOS = (("split/before", "split", "before"), ("split'/split", "split'", "split"),
-          ("packed/split", "packed", "split"))
+          ("packed/split", "packed", "split"), ("indirect/direct", "indirect", "direct"))
+# The guest config words of the sides that differ by one.
+SIDE_WORDS = {"direct": ["indirect=off"], "indirect": ["indirect=on"]}
 ICOUNT_ARGS = ["--qemu-arg=-icount", "--qemu-arg=shift=0,sleep=off"]
 
 
@@ -93,6 +97,8 @@ class Side:
             args += packed_args(self.opts.machine)
         if self.opts.icount:
             args += ICOUNT_ARGS
+        if self.name in SIDE_WORDS:
+            args += ["--"] + SIDE_WORDS[self.name]
         return figures(benchlib.vnperf_run(args, timeout=self.opts.duration + 90), self.ring,
                        self.opts.icount)
 
@@ -168,8 +174,8 @@ def main():
     ap.add_argument("--points", default=DEFAULT_POINTS, help="backend:size,... (default %s)" %
                     DEFAULT_POINTS)
     ap.add_argument("--sides", default=None,
-                    help="which of before,split,split',packed to run (default: all, before "
-                    "only with --before)")
+                    help="which of before,split,split',packed,direct,indirect to run (default: "
+                    "before (with --before), split, split', packed)")
     ap.add_argument("--duration", type=int, default=3, help="whole seconds per run")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--machine", default="pc", choices=("pc", "q35", "microvm"))
@@ -183,10 +189,12 @@ def main():
         ap.error(str(e))
     wanted = (opts.sides or ("before,split,split',packed" if opts.before else
                              "split,split',packed")).split(",")
-    rings = {"before": "split", "split": "split", "split'": "split", "packed": "packed"}
+    rings = {"before": "split", "split": "split", "split'": "split", "packed": "packed",
+             "direct": "split", "indirect": "split"}
     bad = [w for w in wanted if w not in rings]
     if bad or ("before" in wanted and not opts.before):
-        ap.error("--sides: before (with --before), split, split', packed; not %s" %
+        ap.error("--sides: before (with --before), split, split', packed, direct, indirect; "
+                 "not %s" %
                  (",".join(bad) or "before without --before"))
     for img in [opts.image] + ([opts.before] if "before" in wanted else []):
         if not os.path.isfile(img):

@@ -71,3 +71,20 @@ def test_icount_sides_pass_the_qemu_args_and_compare_instructions(monkeypatch):
     assert table == [["point", "figure", "before", "split", "split/before"],
                      ["hub 64", "own_insn", "135.0 ±0%", "143.0 ±0%", "1.059 (1.06-1.06)"]]
 
+
+
+def test_direct_and_indirect_sides_differ_by_one_word(monkeypatch):
+    seen = []
+    own = {"indirect=off": 135000, "indirect=on": 137000}
+
+    def run(args, timeout):
+        word = args[args.index("--") + 1]
+        seen.append(args[args.index("--"):])
+        return fake_rep("x", 1000, own[word], 0)
+    monkeypatch.setattr(benchlib, "vnperf_run", run)
+    opts = types.SimpleNamespace(machine="pc", duration=2, icount=True)
+    sides = [bench_ring.Side("direct", opts, "new.elf", "split"),
+             bench_ring.Side("indirect", opts, "new.elf", "split")]
+    per, ratios = bench_ring.run([("hub", 64)], sides, 1, bench_ring.figure_keys(True))
+    assert seen == [["--", "indirect=off"], ["--", "indirect=on"]]
+    assert ratios[("hub", 64)]["indirect/direct"]["own_insn"].values == [137.0 / 135.0]
