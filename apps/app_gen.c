@@ -6,7 +6,10 @@
  * per packet only the sequence number, the timestamp and the UDP checksum
  * (incrementally, from the template's partial sum) are written, plus the
  * addresses and ports when flows= varies them. Frames go out in bursts of
- * burst= with the TSC pacer holding rate=.
+ * burst= with the TSC pacer holding rate=. With queues= above 1 each flow
+ * goes out on the pair its replies come back on (vnet_flow_pair: the
+ * device's RSS hash of the reply), a burst per pair in turn from that
+ * pair's flows, each pair with its own bound slots.
  * path=stack: the same payload through lwIP's udp_sendto, to measure what
  * the stack costs.
  *
@@ -43,6 +46,12 @@
 #define GEN_DRAIN_MS      1000
 #define SERVICE_US        500 /* lwIP timers and TX reclaim while paced */
 
+/* A TX pair and the flows it carries: order[base .. base+n). */
+struct gen_pair {
+    unsigned q, base, n, pos;
+    struct vnet_txslots slots;
+};
+
 struct gen_class {
     uint16_t len;
     uint16_t copy;   /* template bytes that differ between classes */
@@ -60,11 +69,15 @@ static struct gen {
     unsigned nflows;
     bool random;
     uint64_t rng;
-    struct pkt_tmpl *tmpl; /* [flow * ncls + class] */
-    struct vnet_txslots slots;
-    uint16_t *lens;  /* per frame of a burst */
-    uint16_t maxlen; /* of all classes */
-    uint64_t *seq;   /* next sequence number per flow */
+    struct pkt_tmpl *tmpl;     /* [flow * ncls + class] */
+    struct vnet_txslots slots; /* the current pair's (cur) */
+    struct gen_pair pairs[VNET_MAX_PAIRS];
+    unsigned npairs;      /* pairs with flows */
+    struct gen_pair *cur; /* the pair of the burst being built */
+    uint16_t *order;      /* flow indices by pair */
+    uint16_t *lens;       /* per frame of a burst */
+    uint16_t maxlen;      /* of all classes */
+    uint64_t *seq;        /* next sequence number per flow */
     uint64_t packets, bytes, dropped, nomem;
     uint64_t build_cycles; /* spent building frames (raw path) */
     /* reflected frames */
@@ -74,21 +87,22 @@ static struct gen {
     uint64_t wire_rx, wire_rx_bytes; /* every frame received on the first NIC */
 } g;
 
+/* The next flow of the current pair's (all of them with one pair). */
 static inline unsigned next_flow(void)
 {
-    static unsigned fi;
     if (g.nflows == 1)
         return 0;
+    struct gen_pair *p = g.cur;
     if (g.random) {
         g.rng ^= g.rng << 13;
         g.rng ^= g.rng >> 7;
         g.rng ^= g.rng << 17;
-        return (unsigned)(((g.rng >> 32) * g.nflows) >> 32);
+        return g.order[p->base + (unsigned)(((g.rng >> 32) * p->n) >> 32)];
     }
-    unsigned f = fi++;
-    if (fi == g.nflows)
-        fi = 0;
-    return f;
+    unsigned f = p->pos++;
+    if (p->pos == p->n)
+        p->pos = 0;
+    return g.order[p->base + f];
 }
 
 static inline unsigned next_class(void)
@@ -231,6 +245,61 @@ static void gen_setup_flows(bool stack)
     g.rng = cfg.seed * 0x9e3779b97f4a7c15ull + 1;
 }
 
+/* Each flow's pair, the flows ordered by pair, and every pair with flows
+ * bound. The hash is the one the device's RSS computes for the flow's
+ * replies (addresses and ports swapped), once per flow here, so per frame
+ * it costs nothing. */
+static void gen_setup_pairs(uint32_t room)
+{
+    struct vnet_dev *dev = g.nif->dev;
+    uint8_t *pair = calloc(g.nflows, 1);
+    g.order = calloc(g.nflows, sizeof(*g.order));
+    if (!pair || !g.order)
+        vn_fatal(VN_EXIT_OOM, "gen: no memory for %u flows", g.nflows);
+    for (unsigned fi = 0; fi < g.nflows; fi++) {
+        const struct pkt_flow *fl = &g.flows[fi];
+        pair[fi] = (uint8_t)vnet_flow_pair(dev, fl->daddr, fl->saddr, fl->dport, fl->sport);
+    }
+    unsigned k = 0;
+    for (unsigned q = 0; q < vnet_pairs(dev); q++) {
+        struct gen_pair *p = &g.pairs[g.npairs];
+        *p = (struct gen_pair){.q = q, .base = k};
+        for (unsigned fi = 0; fi < g.nflows; fi++)
+            if (pair[fi] == q)
+                g.order[k++] = (uint16_t)fi;
+        p->n = k - p->base;
+        if (!p->n)
+            continue;
+        if (net_check(g.nif, vnet_txslots_bind_q(dev, q, room, &p->slots)) < 0)
+            vn_fatal(VN_EXIT_DEVICE,
+                     "gen: cannot bind TX ring %u: frames in flight did not come back", q);
+        g.npairs++;
+    }
+    free(pair);
+    g.cur = &g.pairs[0];
+    g.slots = g.cur->slots;
+}
+
+/* The pair of the next burst: each in turn. */
+static inline void gen_next_pair(void)
+{
+    if (g.npairs == 1)
+        return;
+    g.cur = g.cur + 1 == g.pairs + g.npairs ? g.pairs : g.cur + 1;
+    g.slots = g.cur->slots;
+}
+
+/* TX completions of every pair gen sends on; frames still in flight. */
+static int gen_reclaim(void)
+{
+    int busy = 0;
+    for (unsigned i = 0; i < g.npairs; i++) {
+        net_check(g.nif, vnet_tx_reclaim_q(g.nif->dev, g.pairs[i].q));
+        busy += vnet_tx_in_flight_q(g.nif->dev, g.pairs[i].q);
+    }
+    return busy;
+}
+
 static void gen_setup_frames(const uint8_t dst_mac[6])
 {
     g.tmpl = calloc((size_t)g.nflows * g.ncls, sizeof(*g.tmpl));
@@ -253,11 +322,7 @@ static void gen_setup_frames(const uint8_t dst_mac[6])
         if (cl->len > g.maxlen)
             g.maxlen = cl->len;
     }
-    uint32_t room = g.maxlen > GEN_SLOT_ROOM ? g.maxlen : GEN_SLOT_ROOM;
-    int r = net_check(g.nif, vnet_txslots_bind(g.nif->dev, room, &g.slots));
-    if (r < 0)
-        vn_fatal(VN_EXIT_DEVICE,
-                 "gen: cannot bind the TX ring: frames in flight did not come back");
+    gen_setup_pairs(g.maxlen > GEN_SLOT_ROOM ? g.maxlen : GEN_SLOT_ROOM);
     g.lens = calloc(cfg.burst, sizeof(*g.lens));
     if (!g.lens)
         vn_fatal(VN_EXIT_OOM, "gen: no memory for a burst of %llu", (unsigned long long)cfg.burst);
@@ -512,7 +577,9 @@ int app_gen_main(void)
             n = 0;
             if (pacer_due(&pc, now)) {
                 uint16_t first = 0;
-                int k = net_check(g.nif, vnet_txslots_reserve(g.nif->dev, burst, &first));
+                gen_next_pair();
+                const unsigned tq = g.cur->q;
+                int k = net_check(g.nif, vnet_txslots_reserve_q(g.nif->dev, tq, burst, &first));
                 if (k < 0)
                     vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", k);
                 uint64_t t0 = time_cycles(), bytes;
@@ -523,7 +590,8 @@ int app_gen_main(void)
                 n = q + dropped;
                 if (n) {
                     g.build_cycles += time_cycles() - t0;
-                    int rc = net_check(g.nif, vnet_txslots_send(g.nif->dev, q, g.lens, dropped));
+                    int rc =
+                        net_check(g.nif, vnet_txslots_send_q(g.nif->dev, tq, q, g.lens, dropped));
                     if (rc < 0)
                         vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", rc);
                     g.bytes += bytes;
@@ -535,7 +603,7 @@ int app_gen_main(void)
             /* vnet_txslots_reserve reclaims when the ring runs short; here
              * only while idle (paced), so slots come back between bursts. */
             if (n == 0)
-                net_check(g.nif, vnet_tx_reclaim(g.nif->dev));
+                gen_reclaim();
         }
         /* RX (reflected frames, ARP, ping) every few rounds: polling the
          * used ring costs as much as building a burst under TCG. */
@@ -569,9 +637,7 @@ int app_gen_main(void)
             last_rx = g.rx_packets;
             quiet = time_cycles();
         }
-        if (!stack)
-            net_check(g.nif, vnet_tx_reclaim(g.nif->dev));
-        bool idle = stack || vnet_tx_in_flight(g.nif->dev) == 0;
+        bool idle = stack || gen_reclaim() == 0;
         if (idle && time_cycles() - quiet > time_ns_to_cycles(100000000ull))
             break;
     }

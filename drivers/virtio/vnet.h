@@ -112,8 +112,18 @@ struct vnet_dev;
 int vnet_probe(struct vnet_dev **devs, int max, const struct vnet_params *p, const char *cmdline);
 
 const uint8_t *vnet_mac(const struct vnet_dev *d);
-uint32_t vnet_mtu(const struct vnet_dev *d);            /* payload MTU, 1500 unless negotiated */
-uint16_t vnet_rx_size(const struct vnet_dev *d);        /* RX ring entries */
+uint32_t vnet_mtu(const struct vnet_dev *d);     /* payload MTU, 1500 unless negotiated */
+uint16_t vnet_rx_size(const struct vnet_dev *d); /* RX ring entries */
+unsigned vnet_pairs(const struct vnet_dev *d);   /* queue pairs in use (queues=) */
+
+/* The pair the device steers a received IPv4 TCP/UDP frame with these
+ * fields (host byte order) to: their Toeplitz hash with the key RSS_CONFIG
+ * sent, through its table (entry i is pair i mod N). The same map without
+ * RSS, where the device steers by its own hash; 0 with one pair. A sender
+ * that wants its replies on the pair it sends on passes the reply's
+ * fields (its own destination as saddr). */
+unsigned vnet_flow_pair(const struct vnet_dev *d, uint32_t saddr, uint32_t daddr, uint16_t sport,
+                        uint16_t dport);
 const char *vnet_name(const struct vnet_dev *d);        /* "pci0:3.0 modern" ... */
 const char *vnet_ring_format(const struct vnet_dev *d); /* "split" or "packed" */
 /* The offloads negotiated (VNET_OFF_*; TX_TSO: IPv4, what lwIP sends). */
@@ -157,6 +167,10 @@ int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n);
 
 /* Polls TX completions, calling tx_done for each. Returns how many, or -EIO. */
 int vnet_tx_reclaim(struct vnet_dev *d);
+
+/* Pair q's (q < vnet_pairs()): the calls above are pair 0's. */
+int vnet_tx_reclaim_q(struct vnet_dev *d, unsigned q);
+int vnet_tx_in_flight_q(const struct vnet_dev *d, unsigned q);
 
 /* Free TX descriptors right now (after the last reclaim). */
 int vnet_tx_space(const struct vnet_dev *d);
@@ -204,6 +218,12 @@ int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first);
  * reserved since) or a length is out of range, -EIO. */
 int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int dropped);
 
+/* The same on pair q (q < vnet_pairs(), else bind is -EINVAL): each pair
+ * binds its own slots; the three calls above are pair 0's. */
+int vnet_txslots_bind_q(struct vnet_dev *d, unsigned q, uint32_t room, struct vnet_txslots *out);
+int vnet_txslots_reserve_q(struct vnet_dev *d, unsigned q, int n, uint16_t *first);
+int vnet_txslots_send_q(struct vnet_dev *d, unsigned q, int n, const uint16_t *len, int dropped);
+
 /* --- RX --- */
 /* A frame is one buffer, or with GUEST_TSO (VNET_OFF_RX_TSO) up to
  * VNET_RX_MAX_BUFS consecutive entries: the first has the Ethernet header,
@@ -220,11 +240,14 @@ struct vnet_rx {
 };
 
 /* Takes received frames, never more than max entries, never part of a
- * frame (with RX_TSO max must be at least VNET_RX_MAX_BUFS, else -EINVAL).
- * Returns the entries filled or -EIO. */
+ * frame (with RX_TSO max must be at least VNET_RX_MAX_BUFS, else -EINVAL),
+ * from one pair: with several, the pairs in turn (round-robin from the
+ * one after the last polled), the first that has frames. Returns the
+ * entries filled, or -EIO when a pair is broken and none had frames. */
 int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max);
 
-/* Gives a buffer back; the ring is refilled rx_refill buffers at a time. */
+/* Gives a buffer back to the pair it came from (the handle says which);
+ * the ring is refilled rx_refill buffers at a time. */
 void vnet_rx_release(struct vnet_dev *d, uint32_t buf);
 
 /* --- waiting for frames (notify=irq|hybrid) ---

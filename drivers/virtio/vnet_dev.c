@@ -213,8 +213,10 @@ static int vnet_pairs_init(struct vnet_dev *d)
         vnet_tx_setup(tq);
     }
     vnet_rx_layout(d);
-    for (unsigned i = 0; i < d->npairs; i++)
+    for (unsigned i = 0; i < d->npairs; i++) {
+        d->rxq[i].buf_tag = i << VNET_RX_PAIR_SHIFT;
         vnet_rx_setup(d, &d->rxq[i]);
+    }
     return 0;
 }
 
@@ -357,6 +359,10 @@ int vnet_check_status(struct vnet_dev *d)
 const uint8_t *vnet_mac(const struct vnet_dev *d)
 {
     return d->mac;
+}
+unsigned vnet_pairs(const struct vnet_dev *d)
+{
+    return d->npairs;
 }
 uint16_t vnet_rx_size(const struct vnet_dev *d)
 {

@@ -112,3 +112,20 @@ int vnet_mq_start(struct vnet_dev *d)
                what, d->npairs, r, d->ctrl->last_error ? d->ctrl->last_error : "refused");
     return r;
 }
+
+unsigned vnet_flow_pair(const struct vnet_dev *d, uint32_t saddr, uint32_t daddr, uint16_t sport,
+                        uint16_t dport)
+{
+    if (d->npairs < 2)
+        return 0;
+    /* s5.1.6.4.3.1: source and destination address, then the ports, in
+     * network order. */
+    const uint8_t in[12] = {(uint8_t)(saddr >> 24), (uint8_t)(saddr >> 16), (uint8_t)(saddr >> 8),
+                            (uint8_t)saddr,         (uint8_t)(daddr >> 24), (uint8_t)(daddr >> 16),
+                            (uint8_t)(daddr >> 8),  (uint8_t)daddr,         (uint8_t)(sport >> 8),
+                            (uint8_t)sport,         (uint8_t)(dport >> 8),  (uint8_t)dport};
+    uint32_t h = vnet_toeplitz(vnet_rss_key_ms, VNET_RSS_KEY_LEN, in, sizeof(in));
+    if (d->rss)
+        return vnet_rss_queue(d->rss, h);
+    return (h & (VNET_RSS_TABLE_MAX - 1u)) % d->npairs; /* vnet_rss_default's table */
+}

@@ -85,6 +85,7 @@ struct vnet_txq {
     struct virtq_used_buf *used; /* size entries */
     uint64_t progress;           /* TSC of the last TX completion */
     struct vnet_txslots slots;   /* once the queue is bound */
+    uint8_t *hdr0;               /* slot 0's virtio-net header */
     struct virtq_buf *bufs;      /* size entries: frames by reference */
     uint16_t *lens;              /* size entries: frames copied into slots */
     struct vnet_txchain *chains; /* VNET_TX_CHAINS entries: frames with fragments */
@@ -112,7 +113,12 @@ struct vnet_rxq {
     uint64_t suppressed_seen; /* kicks_suppressed when a frame last came */
     struct vnet_rxq_stats st;
     struct vnet_qnote note;
+    uint32_t buf_tag; /* the pair in the handles vnet_rx_burst gives out (0 on pair 0) */
 };
+
+/* A handle is the slot with its pair above VNET_RX_PAIR_SHIFT, so one
+ * vnet_rx_release serves every pair (slots are below 0x8000, s2.7). */
+#define VNET_RX_PAIR_SHIFT 16
 
 struct vnet_ctrl; /* vnet_ctrl.h */
 struct vnet_rss;  /* vnet_rss.h */
@@ -133,6 +139,7 @@ struct vnet_dev {
     uint16_t rx_coalesce; /* >= 1: frames per halt's interrupt */
     uint16_t npairs;      /* queue pairs in use (MQ: VQ_PAIRS_SET); 1 without MQ */
     uint16_t max_pairs;   /* the device's max_virtqueue_pairs; 1 without MQ */
+    uint16_t rx_next;     /* the pair vnet_rx_burst polls first (round-robin) */
 
     /* queue pair i: rxq[i] is virtqueue 2i, txq[i] 2i+1 (virtio 1.2 s5.1.2) */
     struct vnet_txq txq[VNET_MAX_PAIRS];

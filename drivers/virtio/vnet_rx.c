@@ -154,7 +154,7 @@ static int vnet_rx_finish(const struct vnet_dev *d, struct vnet_rxq *rq, struct 
         rq->owner[pc->slot] = VNET_RX_APP;
         out[i] = (struct vnet_rx){vnet_rx_slot(rq, pc->slot) + (i ? lead : VNET_HDR_ROOM),
                                   pc->len,
-                                  pc->slot,
+                                  pc->slot | rq->buf_tag,
                                   rq->mrg_len,
                                   (uint16_t)(i ? 0 : rq->mrg_n),
                                   off};
@@ -261,10 +261,27 @@ int vnet_rxq_burst(struct vnet_dev *d, struct vnet_rxq *rq, struct vnet_rx *rx, 
 
 void vnet_rx_release(struct vnet_dev *d, uint32_t buf)
 {
-    vnet_rxq_release(d, &d->rxq[0], buf);
+    uint32_t q = buf >> VNET_RX_PAIR_SHIFT;
+    /* A pair not in use: counted as pair 0's bad handle. */
+    vnet_rxq_release(d, &d->rxq[q < d->npairs ? q : 0],
+                     q < d->npairs ? buf & ((1u << VNET_RX_PAIR_SHIFT) - 1) : UINT32_MAX);
 }
 
+/* Every pair in turn from the one after the last that gave frames, so a
+ * busy pair does not starve the others; one pair is the plain call. */
 int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max)
 {
-    return vnet_rxq_burst(d, &d->rxq[0], rx, max);
+    if (d->npairs == 1)
+        return vnet_rxq_burst(d, &d->rxq[0], rx, max);
+    int err = 0;
+    for (unsigned k = 0; k < d->npairs; k++) {
+        unsigned q = d->rx_next;
+        d->rx_next = (uint16_t)(q + 1 == d->npairs ? 0 : q + 1);
+        int n = vnet_rxq_burst(d, &d->rxq[q], rx, max);
+        if (n > 0)
+            return n;
+        if (n < 0)
+            err = n;
+    }
+    return err;
 }

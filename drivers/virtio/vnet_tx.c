@@ -34,6 +34,11 @@ int vnet_tx_in_flight(const struct vnet_dev *d)
     return virtq_in_flight(d->txq[0].vq);
 }
 
+int vnet_tx_in_flight_q(const struct vnet_dev *d, unsigned q)
+{
+    return virtq_in_flight(d->txq[q].vq);
+}
+
 /* What can go now, up to want: any free descriptor, or on a bound queue
  * the free slots in ring order. */
 static inline int vnet_tx_ready(const struct vnet_txq *tq, int want)
@@ -210,4 +215,9 @@ int vnet_tx_commit(struct vnet_dev *d, struct vnet_txq *tq, const uint16_t *len,
 int vnet_tx_reclaim(struct vnet_dev *d)
 {
     return vnet_txq_reclaim(d, &d->txq[0]);
+}
+
+int vnet_tx_reclaim_q(struct vnet_dev *d, unsigned q)
+{
+    return vnet_txq_reclaim(d, &d->txq[q]);
 }

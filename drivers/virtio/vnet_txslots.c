@@ -8,16 +8,15 @@
 
 static uint64_t vnet_slot_addr(void *ctx, uint16_t i)
 {
-    const struct vnet_dev *d = ctx;
-    const struct vnet_txq *tq = &d->txq[0];
-    /* The header is the last hdr_len bytes of the room before the frame. */
-    return mem_virt_to_phys(tq->slots.frame0 + (size_t)i * tq->slots.stride - d->hdr_len);
+    const struct vnet_txq *tq = ctx;
+    return mem_virt_to_phys(tq->hdr0 + (size_t)i * tq->slots.stride);
 }
 
-/* Bound slots are queue 0's (gen's single-queue path). */
-int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *out)
+int vnet_txslots_bind_q(struct vnet_dev *d, unsigned q, uint32_t room, struct vnet_txslots *out)
 {
-    struct vnet_txq *tq = &d->txq[0];
+    if (q >= d->npairs)
+        return -EINVAL;
+    struct vnet_txq *tq = &d->txq[q];
     struct virtq *vq = tq->vq;
     if (virtq_broken(vq))
         return -EIO;
@@ -40,7 +39,9 @@ int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *ou
         uint8_t *mem = mem_alloc_dma((size_t)stride * tq->size, 64);
         uint16_t *tag = mem_alloc_dma(sizeof(*tag) * tq->size, 64);
         tq->slots = (struct vnet_txslots){mem + VNET_HDR_ROOM, stride, room, tq->size, tag};
-        int r = virtq_bind_slots(vq, vnet_slot_addr, d, d->hdr_len);
+        /* The header is the last hdr_len bytes of the room before the frame. */
+        tq->hdr0 = mem + VNET_HDR_ROOM - d->hdr_len;
+        int r = virtq_bind_slots(vq, vnet_slot_addr, tq, d->hdr_len);
         if (r < 0)
             return r;
     }
@@ -48,18 +49,18 @@ int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *ou
     return 0;
 }
 
-int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first)
+int vnet_txslots_reserve_q(struct vnet_dev *d, unsigned q, int n, uint16_t *first)
 {
-    struct vnet_txq *tq = &d->txq[0];
+    struct vnet_txq *tq = &d->txq[q];
     if (!virtq_bound(tq->vq))
         return -EINVAL;
     *first = virtq_next_slot(tq->vq);
     return vnet_tx_reserve(d, tq, n);
 }
 
-int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int dropped)
+int vnet_txslots_send_q(struct vnet_dev *d, unsigned q, int n, const uint16_t *len, int dropped)
 {
-    struct vnet_txq *tq = &d->txq[0];
+    struct vnet_txq *tq = &d->txq[q];
     if (n < 0 || n > tq->reserved)
         return -EINVAL;
     /* Checked before anything is queued, so a bad length queues nothing. */
@@ -70,4 +71,20 @@ int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int droppe
         bytes += len[i];
     }
     return vnet_tx_commit(d, tq, len, NULL, n, bytes, dropped);
+}
+
+/* Pair 0's: the single-queue API. */
+int vnet_txslots_bind(struct vnet_dev *d, uint32_t room, struct vnet_txslots *out)
+{
+    return vnet_txslots_bind_q(d, 0, room, out);
+}
+
+int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first)
+{
+    return vnet_txslots_reserve_q(d, 0, n, first);
+}
+
+int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int dropped)
+{
+    return vnet_txslots_send_q(d, 0, n, len, dropped);
 }

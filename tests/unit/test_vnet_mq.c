@@ -223,13 +223,14 @@ static void test_queue_isolation(void **state)
     make_frame(f, 0x42);
     assert_int_equal(sim_rx_frame_q(s, 1, f, sizeof(f)), 1);
     struct vnet_rx rx[8];
-    assert_int_equal(vnet_rx_burst(d, rx, 8), 0);
+    assert_int_equal(vnet_rxq_burst(d, r0, rx, 8), 0);
     assert_int_equal(vnet_rxq_burst(d, r1, rx, 8), 1);
     assert_int_equal(((uint8_t *)rx[0].frame)[14], 0x42);
-    vnet_rxq_release(d, r1, rx[0].buf);
+    vnet_rx_release(d, rx[0].buf);
     assert_int_equal(r1->st.packets, 1);
     assert_int_equal(r0->st.packets, 0);
     assert_int_equal(r0->st.bad_release, 0);
+    assert_int_equal(r1->st.bad_release, 0);
     /* a handle of pair 1 given to pair 0 is refused there */
     vnet_rxq_release(d, r0, rx[0].buf);
     assert_int_equal(r0->st.bad_release, 1);
@@ -245,13 +246,113 @@ static void test_queue_isolation(void **state)
     assert_non_null(strstr(out, "{\"queue\":1,\"packets\":9,\"tx_packets\":8,\"tx_bytes\":512,"));
 }
 
+/* The apps' RX call polls every pair: a frame on pair 1 is taken, counted
+ * on pair 1 only, and its handle goes back to pair 1. */
+static void test_rx_polls_every_pair(void **state)
+{
+    (void)state;
+    struct sim_dev *s = mq_sim(0, 2);
+    struct vnet_dev *d = dev_init(s, 2, 0);
+    struct vnet_rxq *r0 = vnet_rxq(d, 0), *r1 = vnet_rxq(d, 1);
+    uint8_t f[64];
+    struct vnet_rx rx[8];
+    for (int round = 0; round < 3; round++) {
+        make_frame(f, (uint8_t)(0x40 + round));
+        assert_int_equal(sim_rx_frame_q(s, 1, f, sizeof(f)), 1);
+        assert_int_equal(vnet_rx_burst(d, rx, 8), 1);
+        assert_int_equal(((uint8_t *)rx[0].frame)[14], 0x40 + round);
+        vnet_rx_release(d, rx[0].buf);
+    }
+    assert_int_equal(r1->st.packets, 3);
+    assert_int_equal(r0->st.packets, 0);
+    assert_int_equal(r0->st.bad_release + r1->st.bad_release, 0);
+    assert_int_equal(vnet_rx_burst(d, rx, 8), 0);
+    /* both pairs busy: taken in turn, not pair 0 first every time */
+    make_frame(f, 1);
+    sim_rx_frame_q(s, 0, f, sizeof(f));
+    sim_rx_frame_q(s, 0, f, sizeof(f));
+    make_frame(f, 2);
+    sim_rx_frame_q(s, 1, f, sizeof(f));
+    uint8_t seen[3];
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(vnet_rx_burst(d, rx, 1), 1);
+        seen[i] = ((uint8_t *)rx[0].frame)[14];
+        vnet_rx_release(d, rx[0].buf);
+    }
+    assert_int_not_equal(seen[0], seen[1]);
+    assert_int_equal(r0->st.packets, 2);
+    assert_int_equal(r1->st.packets, 4);
+    /* a handle naming a pair not in use is refused, not followed */
+    vnet_rx_release(d, 5u << 16);
+    assert_int_equal(r0->st.bad_release, 1);
+}
+
+/* A flow's pair is its Toeplitz hash (Microsoft's key) through the table
+ * of i mod N: Microsoft's published IPv4 TCP vectors, 0x51ccc178 (entry
+ * 0x78: pair 0) and 0xafc7327f (entry 0x7f: pair 1); bound slots on pair 1
+ * go out on transmitq(1) and count there only. */
+static void test_flow_pair_and_tx(void **state)
+{
+    (void)state;
+    struct sim_dev *s = mq_sim(F(RSS), 2);
+    struct vnet_dev *d = dev_init(s, 2, 0);
+    assert_non_null(d->rss);
+    assert_int_equal(vnet_pairs(d), 2);
+#define IP(a, b, c, e) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (e))
+    assert_int_equal(vnet_flow_pair(d, IP(66, 9, 149, 187), IP(161, 142, 100, 80), 2794, 1766), 0);
+    assert_int_equal(vnet_flow_pair(d, IP(38, 27, 205, 30), IP(209, 142, 163, 6), 48228, 2217), 1);
+    /* the same without RSS (the device's own steering): the same map */
+    struct sim_dev *s2 = mq_sim(0, 2);
+    struct vnet_dev *d2 = dev_init(s2, 2, 0);
+    assert_null(d2->rss);
+    assert_int_equal(vnet_flow_pair(d2, IP(38, 27, 205, 30), IP(209, 142, 163, 6), 48228, 2217), 1);
+
+    struct vnet_txslots sl;
+    assert_int_equal(vnet_txslots_bind_q(d, 2, 0, &sl), -EINVAL);
+    assert_int_equal(vnet_txslots_bind_q(d, 1, 128, &sl), 0);
+    uint16_t first, len[4] = {64, 64, 64, 64};
+    assert_int_equal(vnet_txslots_reserve_q(d, 1, 4, &first), 4);
+    for (int i = 0; i < 4; i++)
+        make_frame(sl.frame0 + (size_t)((first + i) & (sl.num - 1)) * sl.stride, (uint8_t)i);
+    assert_int_equal(vnet_txslots_send_q(d, 1, 4, len, 0), 4);
+    assert_int_equal(sim_tx_step_q(s, 1, 0), 4);
+    assert_int_equal(vnet_tx_reclaim_q(d, 1), 4);
+    assert_int_equal(vnet_tx_in_flight_q(d, 1), 0);
+    assert_int_equal(vnet_txq(d, 1)->st.packets, 4);
+    assert_int_equal(vnet_txq(d, 0)->st.packets, 0);
+    /* pair 0 is not bound by it */
+    assert_int_equal(vnet_txslots_reserve_q(d, 0, 4, &first), -EINVAL);
+#undef IP
+}
+
+/* queues=1: every flow on pair 0, and RX handles are plain slots. */
+static void test_one_pair_unchanged(void **state)
+{
+    (void)state;
+    struct sim_dev *s = sim_new(BASE, 64, false);
+    struct vnet_dev *d = dev_init(s, 1, 0);
+    assert_int_equal(vnet_pairs(d), 1);
+    for (uint16_t p = 1; p < 64; p++)
+        assert_int_equal(vnet_flow_pair(d, 0x0a000001, 0x0a000002, p, 5000), 0);
+    uint8_t f[64];
+    make_frame(f, 7);
+    assert_int_equal(sim_rx_frame_q(s, 0, f, sizeof(f)), 1);
+    struct vnet_rx rx[8];
+    assert_int_equal(vnet_rx_burst(d, rx, 8), 1);
+    assert_true(rx[0].buf < vnet_rx_size(d));
+    vnet_rx_release(d, rx[0].buf);
+    assert_int_equal(vnet_rxq(d, 0)->st.bad_release, 0);
+    assert_int_equal(vnet_rxq(d, 0)->st.packets, 1);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_teardown(f, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_ctrl_ok_and_err), T(test_ctrl_never_answers), T(test_ctrl_bad_replies),
-        T(test_mq_pairs_set),    T(test_mq_refusals),        T(test_rss_config),
-        T(test_queue_isolation),
+        T(test_ctrl_ok_and_err),    T(test_ctrl_never_answers),  T(test_ctrl_bad_replies),
+        T(test_mq_pairs_set),       T(test_mq_refusals),         T(test_rss_config),
+        T(test_queue_isolation),    T(test_rx_polls_every_pair), T(test_flow_pair_and_tx),
+        T(test_one_pair_unchanged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
