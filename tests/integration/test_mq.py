@@ -1,12 +1,18 @@
 """Multiqueue (issue 25): QEMU's virtio-net-pci with mq=on over a
 multiqueue tap (queues=2). The guest negotiates CTRL_VQ and MQ, sets two
 queue pairs (VQ_PAIRS_SET) and reports both in the result's "queues";
-gen sends on pair 0 and the tap counts every frame the driver sent. With
-rss=on (QEMU's software RSS) the RSS_CONFIG command is accepted too.
+the tap counts every frame the driver sent. With rss=on (QEMU's software
+RSS) the RSS_CONFIG command is accepted too. gen sends each of 16 flows on
+the pair the test's own Toeplitz hash of its replies names; frames the host
+sends arrive on the pair the same hash names, and sink polls both.
 queues= above what the device offers is a config error in one line."""
 
+import ipaddress
 import os
+import socket
+import struct
 import subprocess
+import time
 
 import pytest
 
@@ -51,6 +57,72 @@ def boot_mq(tap, cfg, props):
     return vnharness.Boot(g)
 
 
+# Microsoft's RSS verification key, the one the guest's RSS_CONFIG sends.
+MS_KEY = bytes.fromhex("6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c"
+                       "6a42b73bbeac01fa")
+
+
+def toeplitz(key, data):
+    """virtio 1.2 s5.1.6.4.3.1: for each set bit of the input, XOR in the
+    32 key bits starting at that bit."""
+    k = int.from_bytes(key, "big")
+    kbits = len(key) * 8
+    h = 0
+    for i in range(len(data) * 8):
+        if data[i // 8] & (0x80 >> (i % 8)):
+            h ^= (k >> (kbits - 32 - i)) & 0xffffffff
+    return h
+
+
+def rss_pair(sip, dip, sport, dport, pairs=2):
+    """The pair a received IPv4 UDP frame lands on: the hash's low 7 bits
+    index the guest's 128-entry table, entry i is pair i mod N."""
+    data = (ipaddress.IPv4Address(sip).packed + ipaddress.IPv4Address(dip).packed +
+            struct.pack("!HH", sport, dport))
+    return (toeplitz(MS_KEY, data) & 127) % pairs
+
+
+def test_toeplitz_matches_the_published_vector():
+    data = (ipaddress.IPv4Address("66.9.149.187").packed +
+            ipaddress.IPv4Address("161.142.100.80").packed + struct.pack("!HH", 2794, 1766))
+    assert toeplitz(MS_KEY, data) == 0x51ccc178
+
+
+def capture(tap):
+    """A raw socket on the tap: every frame the guest sends."""
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUFFORCE, 64 << 20)
+    s.bind((tap, 0))
+    s.setblocking(False)
+    return s
+
+
+def udp_ports_seen(s):
+    """Frames by UDP (source, destination) port (IPv4 UDP from the guest only)."""
+    seen = {}
+    while True:
+        try:
+            f = s.recv(2048)
+        except BlockingIOError:
+            return seen
+        if len(f) >= 42 and f[12:14] == b"\x08\x00" and f[23] == 17:
+            ports = struct.unpack("!HH", f[34:38])
+            seen[ports] = seen.get(ports, 0) + 1
+
+
+def udp_frame(sport, dport):
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + 8 + 18, 0, 0, 64, 17, 0,
+                     ipaddress.IPv4Address(vnpeer.PEER_IP).packed,
+                     ipaddress.IPv4Address(vnpeer.GUEST_IP).packed)
+    csum = sum(struct.unpack("!10H", ip))
+    csum = (csum & 0xffff) + (csum >> 16)
+    csum = (csum & 0xffff) + (csum >> 16)
+    ip = ip[:10] + struct.pack("!H", ~csum & 0xffff) + ip[12:]
+    udp = struct.pack("!HHHH", sport, dport, 8 + 18, 0) + bytes(18)
+    return (bytes.fromhex("525400000001") + bytes.fromhex(vnpeer.PEER_MAC.replace(":", "")) +
+            b"\x08\x00" + ip + udp)
+
+
 def gen_on_two_pairs(tap, props):
     before = tap_rx(tap)
     b = boot_mq(tap, ["app=gen", "size=64", "count=%d" % N, "queues=2"] + ADDR, props)
@@ -60,10 +132,10 @@ def gen_on_two_pairs(tap, props):
     assert v["max_queue_pairs"] == 2 and len(v["queues"]) == 2, v
     assert v["ctrl"]["timeouts"] == 0 and v["ctrl"]["err"] == 0, v["ctrl"]
     q0, q1 = v["queues"]
-    # gen sends on pair 0 only; what the driver sent, the tap received
-    assert q0["tx_packets"] == v["tx"]["packets"] >= N, v
-    assert q1["tx_packets"] == 0, v
-    assert tap_rx(tap) - before == q0["tx_packets"], (tap_rx(tap), before, v)
+    # one flow: on the pair its replies' hash names; the tap has them all
+    pair = rss_pair(vnpeer.PEER_IP, vnpeer.GUEST_IP, 9000, 9000)  # the default ports
+    assert v["queues"][pair]["tx_packets"] >= N and v["queues"][1 - pair]["tx_packets"] == 0, v
+    assert tap_rx(tap) - before == q0["tx_packets"] + q1["tx_packets"], (tap_rx(tap), before, v)
     assert "queues 2 of 2" in b.console
     return v
 
@@ -90,3 +162,73 @@ def test_more_queues_than_the_device_has_is_a_config_error(image, mqtap):
     assert len(fatal) == 1, b.console
     assert "queues=3: more queue pairs than the device has" in fatal[0], b.console
     assert b.one("error")["reason"] == "config_error", b.console
+
+
+@needs_root
+def test_gen_flows_go_out_on_their_hash_pairs(image, mqtap):
+    """16 flows (sport 5000..5003 by dport 9000..9003): each goes out on
+    the pair the test's Toeplitz hash of its replies names; per pair, the
+    guest's tx_packets are the frames the tap got from that pair's flows,
+    and the total is exact."""
+    flows = [(sp, dp) for sp in range(5000, 5004) for dp in range(9000, 9004)]
+    want = {(sp, dp): rss_pair(vnpeer.PEER_IP, vnpeer.GUEST_IP, dp, sp) for sp, dp in flows}
+    assert set(want.values()) == {0, 1}, want  # both pairs carry flows
+    cap = capture(mqtap)
+    try:
+        before = tap_rx(mqtap)
+        b = boot_mq(mqtap, ["app=gen", "size=64", "count=%d" % N, "queues=2",
+                            "flows=sport:5000-5003,dport:9000-9003"] + ADDR, {"rss": "on"})
+        time.sleep(0.2)
+        seen = udp_ports_seen(cap)
+    finally:
+        cap.close()
+    assert b.code == 0, b.console
+    v = b.one("result")["vnet"]
+    assert v["rss"], v
+    tx = [q["tx_packets"] for q in v["queues"]]
+    assert set(seen) == set(flows), seen
+    for q in (0, 1):
+        assert tx[q] == sum(n for p, n in seen.items() if want[p] == q), (q, tx, seen, want)
+    assert sum(tx) == sum(seen.values()) == tap_rx(mqtap) - before >= N, (tx, seen)
+
+
+@needs_root
+def test_rss_steers_host_flows_to_their_pairs(image, mqtap):
+    """The host sends 16 flows (dport 6000..6015) into the tap; QEMU's RSS
+    (rss=on) puts each on the pair the test's Toeplitz hash names, and
+    sink, polling both pairs, counts each pair's frames exactly."""
+    per, dports = 12, range(6000, 6016)  # 192 frames: within one RX ring
+    want = [0, 0]
+    for p in dports:
+        want[rss_pair(vnpeer.PEER_IP, vnpeer.GUEST_IP, 7000, p)] += per
+    assert min(want) > 0, want
+    frames = [udp_frame(7000, p) for p in dports] * per
+    out = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    out.bind((mqtap, 0))
+    sent = []
+
+    def on_line(g, line):
+        # after RSS_CONFIG: the line follows the control commands
+        if not sent and "queues 2 of 2, rss" in line.text:
+            for f in frames:
+                out.send(f)
+            sent.append(len(frames))
+
+    nic = qemucmd.Nic("tap,ifname=%s,script=no,downscript=no,queues=2,vhost=off" % mqtap,
+                      "52:54:00:00:00:01", {"mq": "on", "vectors": "6", "rss": "on"})
+    spec = qemucmd.GuestSpec(vnharness.IMAGE, machine="q35", memory_mb=128, accel="tcg",
+                             config=["app=sink", "count=%d" % len(frames), "duration=30",
+                                     "queues=2"] + ADDR, nics=[nic], name="vnperf-test")
+    g = guest.Guest(spec)
+    try:
+        with vnharness.Session() as s:
+            g.start(s)
+            guest.pump([g], 60, on_line=on_line)
+    finally:
+        out.close()
+    b = vnharness.Boot(g)
+    assert b.code == 0 and sent, b.console
+    v = b.one("result")["vnet"]
+    assert v["rss"], v
+    rx = [q["rx_packets"] for q in v["queues"]]
+    assert rx == want, (rx, want)
