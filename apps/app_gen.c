@@ -245,10 +245,11 @@ static void gen_setup_flows(bool stack)
     g.rng = cfg.seed * 0x9e3779b97f4a7c15ull + 1;
 }
 
-/* Each flow's pair, the flows ordered by pair, and every pair with flows
- * bound. The hash is the one the device's RSS computes for the flow's
- * replies (addresses and ports swapped), once per flow here, so per frame
- * it costs nothing. */
+/* Each flow's pair, the flows ordered by pair (next_flow walks a pair's
+ * share), and with room every pair with flows bound. The raw path hashes
+ * as the device's RSS does for the flow's replies (addresses and ports
+ * swapped), once per flow here, so per frame it costs nothing; path=stack
+ * (room 0) has lwIP send every flow on pair 0, in flow order. */
 static void gen_setup_pairs(uint32_t room)
 {
     struct vnet_dev *dev = g.nif->dev;
@@ -256,12 +257,12 @@ static void gen_setup_pairs(uint32_t room)
     g.order = calloc(g.nflows, sizeof(*g.order));
     if (!pair || !g.order)
         vn_fatal(VN_EXIT_OOM, "gen: no memory for %u flows", g.nflows);
-    for (unsigned fi = 0; fi < g.nflows; fi++) {
+    for (unsigned fi = 0; room && fi < g.nflows; fi++) {
         const struct pkt_flow *fl = &g.flows[fi];
         pair[fi] = (uint8_t)vnet_flow_pair(dev, fl->daddr, fl->saddr, fl->dport, fl->sport);
     }
     unsigned k = 0;
-    for (unsigned q = 0; q < vnet_pairs(dev); q++) {
+    for (unsigned q = 0; q < (room ? vnet_pairs(dev) : 1u); q++) {
         struct gen_pair *p = &g.pairs[g.npairs];
         *p = (struct gen_pair){.q = q, .base = k};
         for (unsigned fi = 0; fi < g.nflows; fi++)
@@ -270,7 +271,7 @@ static void gen_setup_pairs(uint32_t room)
         p->n = k - p->base;
         if (!p->n)
             continue;
-        if (net_check(g.nif, vnet_txslots_bind_q(dev, q, room, &p->slots)) < 0)
+        if (room && net_check(g.nif, vnet_txslots_bind_q(dev, q, room, &p->slots)) < 0)
             vn_fatal(VN_EXIT_DEVICE,
                      "gen: cannot bind TX ring %u: frames in flight did not come back", q);
         g.npairs++;
@@ -537,6 +538,7 @@ int app_gen_main(void)
         if (!pcb || udp_bind(pcb, IP_ADDR_ANY, cfg.src_port) != ERR_OK)
             vn_fatal(VN_EXIT_INTERNAL, "gen: cannot bind UDP port %u", (unsigned)cfg.src_port);
         udp_recv(pcb, stack_recv, NULL);
+        gen_setup_pairs(0);
     } else {
         gen_setup_frames(dst_mac);
     }
