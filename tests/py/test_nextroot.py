@@ -26,6 +26,7 @@ def installed(tmp_path, monkeypatch):
     path = tmp_path / "next.stamp"
     path.write_text(STAMP)
     monkeypatch.setattr(nextroot, "STAMP", str(path))
+    monkeypatch.setattr(nextroot, "DRIVERS", "/usr/lib")
     return path
 
 
@@ -42,6 +43,21 @@ def test_words_resolve_to_binaries(installed):
     assert nextroot.qemu("/opt/qemu/bin/qemu-system-x86_64") == "/opt/qemu/bin/qemu-system-x86_64"
     for w in (QEMU_NEXT, TESTPMD_NEXT):
         assert os.access(w, os.X_OK) and os.path.realpath(w).endswith("tools/next/run")
+
+
+def test_testpmd_next_below_a_world_writable_folder_is_67(installed, tmp_path, monkeypatch):
+    """DPDK 24.11 loads no driver whose real path has a world-writable
+    folder above it: testpmd exited at start (68) with EAL's last line."""
+    opened = tmp_path / "open"
+    opened.mkdir()
+    opened.chmod(0o777)
+    monkeypatch.setattr(nextroot, "DRIVERS", str(opened / "next" / "usr"))
+    with pytest.raises(RunnerError) as e:
+        nextroot.testpmd("next")
+    assert e.value.status == exitcodes.RUNNER_BACKEND_MISSING
+    assert e.value.line == ("--testpmd next: DPDK 24.11 loads no driver below the world-writable "
+                            "%s: put the tree (build/next) elsewhere" % opened)
+    assert nextroot.qemu("next") == QEMU_NEXT
 
 
 @pytest.mark.parametrize("text", ["", "qemu-system-x86 1:10.0\n", "dpdk-dev\nqemu-system-x86 1\n",

@@ -13,6 +13,8 @@ from .errors import missing
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STAMP = os.path.join(ROOT, "build", "next.stamp")
 WRAPPERS = os.path.join(ROOT, "tools", "next")
+# What testpmd loads its drivers from (tools/next/run's -d is below it).
+DRIVERS = os.path.join(ROOT, "build", "next", "usr")
 # what: (the machine's own binary, the program in the root, its package).
 PROGRAMS = {
     "qemu": ("qemu-system-x86_64", "qemu-system-x86_64", "qemu-system-x86"),
@@ -36,6 +38,22 @@ def stamp():
     return got if all(pkg in got for _, _, pkg in PROGRAMS.values()) else None
 
 
+def open_above(path):
+    """The first world-writable folder at or above path, or None. DPDK 24.11
+    loads no driver whose real path has one (eal_dlopen's verify_perms):
+    testpmd 24.11 cannot run from a tree under /tmp."""
+    d = os.path.realpath(path)
+    while True:
+        try:
+            if os.stat(d).st_mode & 0o002:
+                return d
+        except OSError:
+            pass  # not made yet: what is above it decides
+        if d == "/":
+            return None
+        d = os.path.dirname(d)
+
+
 def binary(what, word):
     """The binary --qemu/--testpmd WORD runs: system -> the machine's,
     next -> the wrapper of build/next (refused with status 67 when `make
@@ -47,6 +65,10 @@ def binary(what, word):
         return word
     if stamp() is None:
         raise missing("--%s next: %s" % (what, MAKE_NEXT))
+    above = open_above(DRIVERS) if what == "testpmd" else None
+    if above:
+        raise missing("--testpmd next: DPDK 24.11 loads no driver below the world-writable "
+                      "%s: put the tree (build/next) elsewhere" % above)
     return os.path.join(WRAPPERS, prog)
 
 
