@@ -22,9 +22,12 @@ def next_rows():
     wrapper the runner uses, so a root that cannot run shows here."""
     if nextroot.stamp() is None:
         return [("next root", nextroot.describe())]
+    above = nextroot.open_above(nextroot.DRIVERS)
     return [("next root", nextroot.describe()),
             ("next qemu", versions_.qemu(nextroot.qemu("next"))),
-            ("next dpdk-testpmd", versions_.testpmd(nextroot.testpmd("next")))]
+            ("next dpdk-testpmd", "unusable: DPDK 24.11 loads no driver below the "
+             "world-writable %s" % above if above else
+             versions_.testpmd(nextroot.testpmd("next")))]
 
 
 def versions(qemu, testpmd):
