@@ -36,6 +36,18 @@ def result(packets="0", pps="0", duration="213352496"):
     return RESULT % (packets, pps, duration)
 
 
+def config_error_qemu(tmp_path):
+    """A stand-in QEMU whose guest refuses its config (code 2) after boot."""
+    console = tmp_path / "console"
+    console.write_text(BOOT + "\n" + '@vnperf {"type":"error","code":2,"reason":"config_error",'
+                       '"message":"unknown key bogus"}\n@vnperf {"type":"exit","code":2,'
+                       '"reason":"config_error"}\n')
+    qemu = tmp_path / "qemu"
+    qemu.write_text("#!/bin/sh\ncat '%s'\nexit 5\n" % console)
+    os.chmod(qemu, 0o755)
+    return qemu
+
+
 def test_a_console_by_the_protocol_is_ok(tmp_path):
     r = run_console(tmp_path, [BOOT, CONFIG, READY, result()[:-1] + ',"vnet":{"tx":{"kicks":3,'
                                '"irq_vector":-1,"irq_shared":true,"interrupts_per_1000":913.333}},'
@@ -99,13 +111,7 @@ def test_no_machine_line_but_an_exit_is_status_69(tmp_path):
 def test_a_failing_guest_keeps_its_code_without_ready(tmp_path):
     """A config error stops the guest before its config/ready lines: its
     code (2) is the story, not the protocol."""
-    console = tmp_path / "console"
-    console.write_text(BOOT + "\n" + '@vnperf {"type":"error","code":2,"reason":"config_error",'
-                       '"message":"unknown key bogus"}\n@vnperf {"type":"exit","code":2,'
-                       '"reason":"config_error"}\n')
-    qemu = tmp_path / "qemu"
-    qemu.write_text("#!/bin/sh\ncat '%s'\nexit 5\n" % console)
-    os.chmod(qemu, 0o755)
+    qemu = config_error_qemu(tmp_path)
     r = run_vnperf(["run", "--accel", "tcg", "--app", "selftest", "--image",
                     standin_image(tmp_path), "--qemu", str(qemu)], timeout=60)
     assert r.returncode == 2, r.stderr
@@ -175,13 +181,7 @@ def test_a_refused_config_prints_its_status_and_no_counts(tmp_path):
     """The guest refused its config (code 2): its app never ran, so the
     report shows the status line and what was asked, no counts, host CPU
     or bottleneck that would describe nothing (issue 26)."""
-    console = tmp_path / "console"
-    console.write_text(BOOT + "\n" + '@vnperf {"type":"error","code":2,"reason":"config_error",'
-                       '"message":"unknown key bogus"}\n@vnperf {"type":"exit","code":2,'
-                       '"reason":"config_error"}\n')
-    qemu = tmp_path / "qemu"
-    qemu.write_text("#!/bin/sh\ncat '%s'\nexit 5\n" % console)
-    os.chmod(qemu, 0o755)
+    qemu = config_error_qemu(tmp_path)
     r = run_vnperf(["run", "--accel", "tcg", "--backend", "user", "--image",
                     standin_image(tmp_path), "--qemu", str(qemu), "--", "bogus=1"], timeout=60)
     assert r.returncode == 2, r.stderr
