@@ -5,7 +5,8 @@ sink's verdict (issue 16)."""
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import stalls, topology_pvp, verdict
+from vnperflib import stalls, verdict
+from vnperflib.topologies import pvp as topology_pvp
 
 
 def stalled(max_us, over=3, stalled_ms=20.0, pause_max_us=0.0, paused_ms=0.0):

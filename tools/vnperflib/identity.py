@@ -4,7 +4,7 @@ machine, accelerator, durations and sizes, QEMU and backend versions, host
 CPUs and kernel, the image). Every value is a string. compare pairs only runs whose
 identities agree, except in the dimensions it is told are the A/B ones."""
 
-from . import pinning, priority, topology_pvp, versions
+from . import pinning, priority, topologies, versions
 
 # The guest's defaults (docs/config.md; tests/py checks the two agree), so
 # that a word left out and the same word given with its default value
@@ -109,10 +109,7 @@ def of_run(opts, words, accel, pmd_mode=None):
     })
     if opts.sock_rcvbuf:
         ident["sock_rcvbuf"] = str(opts.sock_rcvbuf)
-    if topology_pvp.nfwd(opts):
-        ident["tester"] = topology_pvp.tester(opts)
-        for k, v in topology_pvp.peer_knobs(opts).items():
-            ident[k] = "%g" % v
+    ident.update(topologies.topology_for(opts).identity(opts))
     if opts.backend == "vhost-user":
         ident.update(fwd_mode=pmd_mode or _opt(opts, "fwd_mode"),
                      pmd_burst=_opt(opts, "pmd_burst"), pmd_rxd=_opt(opts, "pmd_rxd"),

@@ -105,15 +105,16 @@ def build(**fields):
     if isinstance(o.event_idx, str):
         o = dataclasses.replace(o, event_idx=o.event_idx == "on")
     o = dataclasses.replace(o, **config_stands(o))
-    from . import backends, topology_pvp
+    from . import backends, topologies
     from .backends import ownvhost
     own = backends.implied(o, [] if o.backend == "none" else [o.backend])
     if own and o.backend == "none":
         o = dataclasses.replace(o, backend=own)
     ownvhost.resolve(o)
+    topo = topologies.topology_for(o)  # an unknown --topology: one line, 64
     if o.app is None:
         o = dataclasses.replace(o, app="selftest" if o.backend == "none" and not own
-                                else topology_pvp.default_app(o))
+                                else topo.default_app())
     if o.timeout is None:
         o = dataclasses.replace(o, timeout=(o.duration + 30.0) if o.duration else 60.0)
     return nextroot.binaries(o)

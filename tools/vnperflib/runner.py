@@ -6,7 +6,7 @@ import sys
 import time
 
 from . import (artifacts, backends, engine, exitcodes, guest, hostcpu, identity, outcome,
-               pinning, priority, qemucmd, scratch, stalls, support, topology_pvp, verdict)
+               pinning, priority, qemucmd, scratch, support, topologies, verdict)
 from .backends import testpmd
 from .echo import Echo
 from .errors import RunnerError, failed, usage
@@ -42,24 +42,10 @@ def log(opts, line):
     print("vnperf: " + line, file=sys.stderr, flush=True)
 
 
-# Two-guest topology: the app of the receiving guest for each sender app.
-PARTNER = {"gen": ["app=sink"], "rr": ["app=rr", "role=server"]}
-
-
 def guest_roles(opts):
-    """[(label, config words)]: one guest, or for --topology guests the
-    receiver first and the sender last (the sender's result is the run's);
-    for pvp and pvvp the forwarders, then the tester (topology_pvp).
-    support.check has refused apps without a partner."""
-    if topology_pvp.nfwd(opts):
-        return topology_pvp.roles(opts)
-    words = identity.app_words(opts)
-    if opts.topology != "guests":
-        return [("guest", words)]
-    rx = PARTNER[opts.app] + ["duration=%d" % ((opts.duration or 5) + 3)]
-    if opts.count:
-        rx.append("count=%d" % opts.count)
-    return [("rx", rx), ("tx", words)]
+    """[(label, config words)] of the options' topology: receivers first,
+    the sender last (its result is the run's; topologies/)."""
+    return topologies.topology_for(opts).roles(opts)
 
 
 def check_pin_labels(pins, labels):
@@ -215,10 +201,7 @@ class Run:
             "wall_s": time.monotonic() - self.t0,
         }
         rep["metrics"] = outcome.metrics(rep)
-        if topology_pvp.nfwd(self.opts):
-            topology_pvp.finish_report(rep)
-        else:
-            rep["waits"] = stalls.waits(rep)
+        topologies.topology_for(self.opts).finish_report(rep)
         rep["verdict"] = verdict.bottleneck(rep)
         rep["status"], rep["why"] = outcome.overall_status(rep, dead)
         rep["status_name"] = exitcodes.status_name(rep["status"])

@@ -13,7 +13,7 @@ import os
 import time
 
 from . import (accel, exitcodes, optypes, resultsdir, runner, search, stats, support, sweep,
-               topology_pvp)
+               topologies)
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
 from .tables import fmt_num, table
@@ -29,7 +29,7 @@ LATENCY_AT = (10, 50, 90, 100)
 # The fraction whose latency is the point's p50_ns..max_ns (compare's p99%).
 LATENCY_MAIN = 50
 
-# The direction of the merged counts (counts.py, topology_pvp.py) that is
+# The direction of the merged counts (counts.py, topologies/pvp.py) that is
 # the tester's frames out and in, most specific first.
 END_TO_END = ("end to end", "tx guest->rx guest", "host->guest", "guest->host")
 # --rate of the flat-out trial: the paced sender at its own top speed, on
@@ -195,8 +195,7 @@ def parse_sizes(text):
 def gen_sends(opts):
     """Whether the tester is a gen guest (it has imix=); else the host peer
     sends (one size)."""
-    return opts.topology == "guests" or (topology_pvp.nfwd(opts) and
-                                         topology_pvp.tester(opts) == "gen")
+    return topologies.topology_for(opts).gen_sends(opts)
 
 
 def size_opts(o):
@@ -229,9 +228,7 @@ def latency_skip(opts):
     receiver is a sink (the host topology's device under test, or the
     partner of a gen sender with --topology guests), so no frame comes back
     to be timed; only pvp and pvvp return the tester's frames."""
-    receiver = opts.app if opts.topology != "guests" else \
-        " ".join(runner.PARTNER.get(opts.app) or ())
-    if topology_pvp.nfwd(opts) or receiver not in ("sink", "app=sink"):
+    if topologies.topology_for(opts).receiver_app(opts) != "sink":
         return None
     return "the sink returns no frames; use --topology pvp or pvvp"
 
@@ -575,8 +572,8 @@ def main(opts):
     sizes = parse_sizes(opts.size or DEFAULT_SIZES)
     axes = dict(size=sizes, **sweep.axes_from(opts, but=("size",)))
     # The device under test: the sink receiving, or the chain forwarding.
-    base = sweep.base_opts(opts, but=("size",), app=opts.app or (
-        "fwd" if topology_pvp.nfwd(opts) else "sink"))
+    base = sweep.base_opts(opts, but=("size",), app=opts.app or
+                           topologies.topology_for(opts).device_app())
     support.check_axes(base, axes)
     for pt in sweep.points(axes):
         support.check(size_opts(sweep.point_opts(base, pt)))

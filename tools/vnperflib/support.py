@@ -4,14 +4,12 @@ combination with that line and status 64 before anything starts (no QEMU,
 no backend, no KVM probe); docs/runner.md's table is `vnperf support
 --markdown` (tests/py checks the two agree)."""
 
-from . import backends, identity, passtbin, qemucmd, topology_pvp
+from . import backends, identity, passtbin, qemucmd, topologies
 from .errors import usage
 
 NET_APPS = ("gen", "sink", "reflect", "fwd", "rr", "iperf")
-TOPOLOGIES = ("host", "guests") + tuple(topology_pvp.TOPOLOGIES)
+TOPOLOGIES = topologies.NAMES
 
-HOST_SENDERS = ("dgram", "socket", "tap", "vhost-net", "vhost-user", "passt")
-NO_HOST_END = "QEMU alone: no host end sends to the guest or answers it"
 # Seen in passt's own capture (-p) with the host's iperf wired as over
 # slirp (docs/lwip.md): both directions stall, whatever the sessions. Said
 # when the passt the runner would start is that old (passtbin.py).
@@ -21,58 +19,10 @@ PASST_STREAM = ("Debian's passt 0.0~git20230309 stalls lwIP's TCP: it drops the 
                 "resends its first window every 2 s; the Linux guest's stream fails there too)")
 
 # (app, topology) -> {backend: None (works) or why not}; a backend left
-# out of a row gets the row's "*" entry.
-TABLE = {
-    ("gen", "host"): {"*": None},
-    ("sink", "host"): dict({b: None for b in HOST_SENDERS}, **{"*": NO_HOST_END}),
-    ("reflect", "host"): dict({b: None for b in HOST_SENDERS}, **{"*": NO_HOST_END}),
-    ("fwd", "host"): {"dgram": None, "socket": None,
-                      "*": "fwd needs two NICs; the runner wires them over dgram and socket "
-                           "only"},
-    ("rr", "host"): {"dgram": None, "socket": None, "tap": None, "vhost-net": None,
-                     "vhost-user": "testpmd macswap returns the requests with their IP "
-                                   "addresses unswapped; use --topology guests (testpmd io)",
-                     "passt": "no rr server behind passt; use dgram (the host peer reflects) "
-                              "or --topology guests",
-                     "*": NO_HOST_END},
-    ("iperf", "host"): {"tap": None, "vhost-net": None, "user": None, "passt": None,
-                        "*": "iperf needs the host's iperf 2 over tap, vhost-net, user or "
-                             "passt"},
-    ("gen", "guests"): {"dgram": None, "socket": None, "vhost-user": None,
-                        "*": "two guests need a wire between them: dgram, socket or "
-                             "vhost-user"},
-    ("rr", "guests"): {"dgram": None, "socket": None, "vhost-user": None,
-                       "*": "two guests need a wire between them: dgram, socket or "
-                            "vhost-user"},
-}
+# out of a row gets the row's "*" entry. Each topology holds its rows.
+TABLE = {(app, t.name): row for t in topologies.ALL.values() for app, row in t.rows.items()}
 OWN_NIC = ("a virtio-net -device of your own has no host end the runner knows: gen only, "
            "one guest, guest-side counts")
-NO_PARTNER = "--topology guests pairs gen with a sink and an rr client with an rr server"
-# --topology pvp|pvvp: a chain of forwarders between a tester's two ports.
-for _topo in topology_pvp.TOPOLOGIES:
-    TABLE[("fwd", _topo)] = dict({b: None for b in topology_pvp.BACKENDS},
-                                 **{"*": "a chain of guests needs %s"
-                                         % ", ".join(topology_pvp.BACKENDS)})
-NOT_A_CHAIN = ("the network function of pvp and pvvp is app=fwd (the tester is the host peer "
-               "or a gen guest)")
-
-# The peer reflects each UDP request as it is (docs/peer.md).
-RR_PEER_RULES = (
-    (lambda p: p["proto"] != "udp",
-     "the host peer reflects UDP only: proto=tcp needs --topology guests"),
-    (lambda p: p["role"] != "client", "no host client sends requests to an rr server here: "
-                                      "role=server needs --topology guests"),
-    (lambda p: p["req_size"] != p["resp_size"],
-     "the host peer sends each request back as it is: resp_size must equal req_size"),
-)
-
-# Over a tap the host's own stack serves (vnperf-rrserver, UDP and TCP).
-RR_TAP_RULES = (
-    (lambda p: p["role"] != "client", "the host serves (vnperf-rrserver) and has no rr "
-                                      "client: role=server needs --topology guests"),
-)
-RR_RULES = {"dgram": RR_PEER_RULES, "socket": RR_PEER_RULES, "tap": RR_TAP_RULES,
-            "vhost-net": RR_TAP_RULES}
 
 # testpmd forward modes by app (vhost-user, one guest).
 PMD_MODES = {"gen": ("rxonly", "io", "mac", "macswap", "5tswap"), "sink": ("txonly", "flowgen")}
@@ -141,9 +91,10 @@ def why_not(app, backend, topology):
         return None  # the NIC, if any, is not used
     if backend == "none":
         return "app %s needs a network backend (--backend)" % app
-    row = TABLE.get((app, topology))
+    topo = topologies.named(topology)
+    row = topo.rows.get(app)
     if row is None:
-        return NOT_A_CHAIN if topology in topology_pvp.TOPOLOGIES else NO_PARTNER
+        return topo.no_row
     return row.get(backend, row["*"])
 
 
@@ -163,48 +114,33 @@ def check(opts):
         raise usage("unknown backend %r: one of %s" % (opts.backend,
                                                        ", ".join(backends.REGISTRY)))
     p = identity.guest_params(identity.main_words(opts))
-    topology = opts.topology
+    topo = topologies.topology_for(opts)
     if opts.backend == "none" and qemucmd.own_nic(opts.qemu_args):
-        line = None if p["app"] not in NET_APPS or (p["app"], topology) == ("gen", "host") \
-            else OWN_NIC
+        line = None if p["app"] not in NET_APPS or topo.own_nic_app(p["app"]) else OWN_NIC
     else:
-        line = why_not(p["app"], opts.backend, topology)
-    if line is None and p["app"] == "rr" and topology == "host":
-        line = next((why for bad, why in RR_RULES.get(opts.backend, ()) if bad(p)), None)
+        line = why_not(p["app"], opts.backend, topo.name)
+    if line is None:
+        line = topo.app_refusal(opts.backend, p)
     if line is None:
         line = host_refusal(p["app"], opts.backend)
     if line is None:
-        line = _tester(opts) or _pmd_knobs(opts, p) or _feeder(opts, p)
+        line = topo.option_refusal(opts) or _pmd_knobs(opts, p, topo) or _feeder(opts, p)
     if line is not None:
-        raise usage("%s over %s%s: %s" % (p["app"], opts.backend,
-                                          " (--topology guests)" if topology == "guests"
-                                          else "", line))
+        raise usage("%s over %s%s: %s" % (p["app"], opts.backend, topo.flag, line))
 
 
-def _tester(opts):
-    if opts.tester and not topology_pvp.nfwd(opts):
-        return "--tester chooses the tester of --topology pvp|pvvp"
-    for k, _ in topology_pvp.PEER_KNOBS:
-        if getattr(opts, k) is not None and not topology_pvp.nfwd(opts):
-            return "--%s is the pvp tester's (--topology pvp --tester peer)" % \
-                k.replace("_", "-")
-    return None
-
-
-def _pmd_knobs(opts, p):
+def _pmd_knobs(opts, p, topo):
     given = [k for k in PMD_KNOBS if getattr(opts, k) is not None]
     if not given:
         return None
     if opts.backend != "vhost-user":
         return "--%s is a testpmd knob: vhost-user only" % given[0].replace("_", "-")
-    if topology_pvp.nfwd(opts) and topology_pvp.tester(opts) == "peer":
-        return "--%s is a testpmd knob: --tester peer runs no testpmd" % \
-            given[0].replace("_", "-")
+    line = topo.pmd_refusal(opts, given[0])
+    if line is not None:
+        return line
     mode = opts.fwd_mode
     if mode is None:
         return None
-    if opts.topology == "guests":
-        return "two guests are joined by testpmd io: --fwd-mode does not apply"
     allowed = PMD_MODES.get(p["app"], ())
     if mode not in allowed:
         return "--fwd-mode %s: %s" % (mode, "one of %s for app %s" % (", ".join(allowed),

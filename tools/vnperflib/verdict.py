@@ -4,7 +4,7 @@ full (waiting on the backend) and whether a backend thread was saturated.
 First of all: whether the host had CPUs enough for the threads measured
 (hostbound.py)."""
 
-from . import counts, hostbound, stalls, topology_pvp
+from . import counts, hostbound, stalls, topologies
 
 SATURATED_PCT = 90.0
 # Busy-polling by design: 100% CPU says nothing about saturation.
@@ -67,7 +67,7 @@ def bottleneck(rep):
         busy = hostbound.verdict(rep.get("cpu"))
         if busy:
             return busy
-    if rep.get("topology") in CHAINS:
+    if topologies.of_report(rep).nfwd:
         return _chain(rep)
     if rep["backend"] != "none" and app == "rr":
         return _rr(result, _saturated(roles), rep.get("cpu"))
@@ -82,12 +82,9 @@ def bottleneck(rep):
     return _sink(rep, result, _saturated(roles))
 
 
-CHAINS = ("pvp", "pvvp")
-
-
 def _chain(rep):
     """PVP/PVVP: the hop that lost the most frames says who was slow (its
-    loss is located by topology_pvp.chain_counts): a forwarder's full
+    loss is located by topologies/pvp.py's chain_counts): a forwarder's full
     input ring is the forwarder's doing, unless its vCPU stalled longer
     than that ring covers (the hop's host_stall); QEMU's socket in front of
     it is QEMU's or the forwarder's as for a sink; the backend or the
@@ -114,7 +111,7 @@ def _chain(rep):
     if w["at"] in ("ring", "driver", "guest"):
         return {"side": "guest", "why": line + ": the forwarder did not drain it in time"}
     if w["at"] == "qemu_socket":
-        g = topology_pvp.socket_guest(rep, w)
+        g = topologies.pvp.socket_guest(rep, w)
         return _socket_verdict((g or {}).get("result") or {}, w)
     return {"side": "backend" if w["at"] in ("backend", "peer") else "unknown", "why": line}
 

@@ -3,9 +3,9 @@ what it needs, gives QEMU its -netdev, reports host-side counts and tears
 everything down through the session's undo stack (base.Backend). The
 registry below is the one place that names them."""
 
-from .. import qemucmd, topology_pvp
+from .. import qemucmd, topologies
 from ..errors import usage
-from . import pvp, tap, testpmd, vhostpeer
+from . import tap, testpmd, vhostpeer
 from .base import Backend, NoBackend
 from .ownvhost import OwnVhostUser
 from .passt import Passt
@@ -76,10 +76,9 @@ def make(name, opts):
                     "there), not %s" % name)
     if name == "vhost-user" and opts.vhost_user_socket:
         return OwnVhostUser(opts)
-    n = topology_pvp.nfwd(opts)
-    if n:
-        topology_pvp.check(opts)
-        return pvp.make(name, opts, n)
+    wired = topologies.topology_for(opts).make_backend(name, opts)
+    if wired is not None:
+        return wired
     if name in tap.OWN_TAP_BACKENDS and (opts.tap or opts.bridge):
         return tap.own(opts, name == "vhost-net")
     if name == "none" and qemucmd.own_nic(opts.qemu_args):

@@ -13,7 +13,7 @@ import socket
 import stat
 import time
 
-from .. import hostcount, options, peer, qemucmd
+from .. import hostcount, options, peer, qemucmd, topologies
 from ..errors import missing, usage
 from . import vhostpeer
 from .base import Backend, guest_ip
@@ -57,7 +57,7 @@ def refusal(opts):
     if knob:
         return "--%s configures the runner's own testpmd or feeder, and none is started" % \
             knob.replace("_", "-")
-    if opts.topology != "host":
+    if topologies.topology_for(opts).joins_guests:
         return "--topology %s wires guests the runner's backend joins; your socket is one " \
             "guest's (--topology host)" % opts.topology
     if opts.app in NEEDS_RUNNER_PEER:

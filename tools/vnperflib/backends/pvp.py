@@ -1,4 +1,4 @@
-"""The wiring of --topology pvp|pvvp (topology_pvp.py): a chain of
+"""The wiring of --topology pvp|pvvp (topologies/pvp.py): a chain of
 forwarding guests (app=fwd, NICs a and b) between a tester's two ports.
 
 dgram/socket: the host peer is the tester, two UDP ports on each side of
@@ -17,7 +17,8 @@ counts (sequence, one-way latency on the host TSC) what comes out of b."""
 import dataclasses
 import os
 
-from .. import peer, ports, qemucmd, scratch, topology_pvp, udpdrops
+from .. import peer, ports, qemucmd, scratch, udpdrops
+from ..topologies import pvp as chain
 from .base import guest_ip, live_from_peer, nic_props
 from .testpmd import VhostUser
 from .vhostpeer import DpdkPeerBackend
@@ -180,7 +181,7 @@ class ChainVhostPeer(DpdkPeerBackend):
             "--start-on-usr1"]
         args[args.index("--dst-ip") + 1] = FWD_DST_IP
         args[args.index("--dst-mac") + 1] = nic_mac(0, 0)
-        warm, lag = (topology_pvp.peer_knob(self.opts, k) for k in ("warmup", "max_lag"))
+        warm, lag = (chain.peer_knob(self.opts, k) for k in ("warmup", "max_lag"))
         if lag and "--rate" in args:
             args += ["--max-lag", "%g" % lag]
         return args + (["--warmup", "%g" % warm] if warm else [])
@@ -205,7 +206,7 @@ class ChainVhostPeer(DpdkPeerBackend):
 
 def make(name, opts, nfwd):
     """The chain backend for a --backend name; None when it has none."""
-    if name == "vhost-user" and topology_pvp.tester(opts) == "peer":
+    if name == "vhost-user" and chain.tester(opts) == "peer":
         return ChainVhostPeer(opts, nfwd)
     cls = {"dgram": ChainDgram, "socket": ChainSocket, "vhost-user": ChainVhostUser}.get(name)
     return cls(opts, nfwd) if cls else None

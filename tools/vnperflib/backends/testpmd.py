@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import time
 
-from .. import counts, peer, scratch, topology_pvp
+from .. import counts, peer, scratch, topologies
 from ..errors import failed, missing
 from . import netns, vhostpeer
 from .base import Backend, guest_ip, guest_mac, live_from_peer
@@ -54,7 +54,7 @@ def _share(text):
 
 def plan(opts):
     """(forward mode, fed by the peer through a tap port) for the options."""
-    if opts.topology == "guests" or topology_pvp.nfwd(opts):
+    if topologies.topology_for(opts).switch_io():
         return "io", False
     if opts.app == "reflect" or (opts.app == "sink" and (
             opts.rate or opts.count)):

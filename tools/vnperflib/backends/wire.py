@@ -5,7 +5,7 @@ wire (--topology guests)."""
 
 import socket
 
-from .. import counts, peer, ports, qemucmd, udpdrops, udpsock
+from .. import counts, peer, ports, qemucmd, topologies, udpdrops, udpsock
 from ..errors import failed, missing, usage
 from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
 
@@ -47,7 +47,7 @@ class Wire(Backend):
         check_rate(self.opts)
 
     def programs(self):
-        if self.opts.topology == "host":
+        if not topologies.topology_for(self.opts).joins_guests:
             return [("host peer", peer.peer_binary())]
         return []
 

@@ -7,9 +7,10 @@ sockets itself (--tester peer, pvp only). Counts are taken at every hop, so
 loss is located per hop; the tester measures the latency through the chain
 (the peer one-way on the host TSC, gen round trip on its own)."""
 
-from . import counts, stalls
-from .errors import usage
-from .stats import number
+from .. import counts, stalls
+from ..errors import usage
+from ..stats import number
+from .base import TESTER_KNOBS, Topology
 
 TOPOLOGIES = {"pvp": 1, "pvvp": 2}
 BACKENDS = ("dgram", "socket", "vhost-user")
@@ -34,16 +35,8 @@ WARMUP_S = 0.1
 # frames is a burst any ring here takes.
 MAX_LAG_S = 0.0005
 FWD_CAP_S = 20
-
-
-def nfwd(opts):
-    """Forwarding guests of the options' topology; 0 for the others."""
-    return TOPOLOGIES.get(opts.topology, 0)
-
-
-def default_app(opts):
-    """The app of the main guest when --app is not given."""
-    return "fwd" if nfwd(opts) else "gen"
+NOT_A_CHAIN = ("the network function of pvp and pvvp is app=fwd (the tester is the host peer "
+               "or a gen guest)")
 
 
 def tester(opts):
@@ -54,7 +47,7 @@ def tester(opts):
     return t or ("gen" if opts.backend == "vhost-user" else "peer")
 
 
-PEER_KNOBS = (("warmup", WARMUP_S), ("max_lag", MAX_LAG_S))
+PEER_KNOBS = tuple(zip(TESTER_KNOBS, (WARMUP_S, MAX_LAG_S)))
 
 
 def peer_knob(opts, key):
@@ -70,45 +63,95 @@ def peer_knobs(opts):
     return {k: peer_knob(opts, k) for k, _ in PEER_KNOBS}
 
 
-def check(opts):
-    """Refuses what a chain cannot do, before anything starts."""
-    topo = opts.topology
-    if opts.backend not in BACKENDS:
-        raise usage("--topology %s: --backend %s cannot join guests into a chain (one of %s)"
-                    % (topo, opts.backend, ", ".join(BACKENDS)))
-    if tester(opts) == "gen" and opts.backend != "vhost-user":
-        raise usage("--tester gen: over --backend %s the tester is the host peer (a gen "
-                    "tester needs vhost-user)" % opts.backend)
-    if tester(opts) == "peer" and opts.backend == "vhost-user" and nfwd(opts) != 1:
-        raise usage("--tester peer: the DPDK peer's two vhost-user ports take one forwarder "
-                    "(--topology pvp; pvvp needs --tester gen)")
-    for k, _ in PEER_KNOBS:
-        if getattr(opts, k) is not None and not peer_knobs(opts):
-            raise usage("--%s: the DPDK peer tester's (--backend vhost-user --tester peer)"
-                        % k.replace("_", "-"))
-    if opts.app != "fwd":
-        raise usage("--topology %s: the network function is app=fwd (not --app %s); the "
-                    "tester is the host peer (dgram, socket) or a gen guest (vhost-user)"
-                    % (topo, opts.app))
+class Chain(Topology):
+    """pvp (one forwarder) or pvvp (two in a row) between a tester's two
+    ports."""
+
+    joins_guests = True
+    no_row = NOT_A_CHAIN
+    rows = {"fwd": dict({b: None for b in BACKENDS},
+                        **{"*": "a chain of guests needs %s" % ", ".join(BACKENDS)})}
+
+    def __init__(self, name, nfwd):
+        self.name = name
+        self.nfwd = nfwd
+
+    def default_app(self):
+        return "fwd"
+
+    def check(self, opts):
+        """Refuses what a chain cannot do, before anything starts."""
+        topo = self.name
+        if opts.backend not in BACKENDS:
+            raise usage("--topology %s: --backend %s cannot join guests into a chain (one of %s)"
+                        % (topo, opts.backend, ", ".join(BACKENDS)))
+        if tester(opts) == "gen" and opts.backend != "vhost-user":
+            raise usage("--tester gen: over --backend %s the tester is the host peer (a gen "
+                        "tester needs vhost-user)" % opts.backend)
+        if tester(opts) == "peer" and opts.backend == "vhost-user" and self.nfwd != 1:
+            raise usage("--tester peer: the DPDK peer's two vhost-user ports take one forwarder "
+                        "(--topology pvp; pvvp needs --tester gen)")
+        for k, _ in PEER_KNOBS:
+            if getattr(opts, k) is not None and not peer_knobs(opts):
+                raise usage("--%s: the DPDK peer tester's (--backend vhost-user --tester peer)"
+                            % k.replace("_", "-"))
+        if opts.app != "fwd":
+            raise usage("--topology %s: the network function is app=fwd (not --app %s); the "
+                        "tester is the host peer (dgram, socket) or a gen guest (vhost-user)"
+                        % (topo, opts.app))
+
+    def roles(self, opts):
+        """The forwarders first, then a gen tester (the run's sender: it
+        boots once the chain is up)."""
+        self.check(opts)
+        d = opts.duration or 5
+        out = []
+        for i in range(self.nfwd):
+            out.append(("fwd%d" % (i + 1), ["app=fwd", "duration=%d" % (d + FWD_CAP_S),
+                                            "idle_ms=%d" % IDLE_MS]))
+        if tester(opts) == "gen":
+            words = ["app=gen", "duration=%d" % d]
+            for key in ("size", "rate", "count"):
+                if getattr(opts, key) is not None:
+                    words.append("%s=%s" % (key, getattr(opts, key)))
+            out.append(("tester", words))
+        return out
+
+    def option_refusal(self, opts):
+        return None
+
+    def pmd_refusal(self, opts, knob):
+        if tester(opts) == "peer":
+            return "--%s is a testpmd knob: --tester peer runs no testpmd" % \
+                knob.replace("_", "-")
+        return None
+
+    def identity(self, opts):
+        ident = {"tester": tester(opts)}
+        for k, v in peer_knobs(opts).items():
+            ident[k] = "%g" % v
+        return ident
+
+    def make_backend(self, name, opts):
+        self.check(opts)
+        from ..backends import pvp as wiring
+        return wiring.make(name, opts, self.nfwd)
+
+    def finish_report(self, rep):
+        return finish_report(rep)
+
+    def gen_sends(self, opts):
+        return tester(opts) == "gen"
+
+    def receiver_app(self, opts):
+        return "fwd"
+
+    def device_app(self):
+        return "fwd"
 
 
-def roles(opts):
-    """[(label, config words)]: the forwarders first, then a gen tester
-    (the run's sender: it boots once the chain is up)."""
-    check(opts)
-    d = opts.duration or 5
-    n = nfwd(opts)
-    out = []
-    for i in range(n):
-        out.append(("fwd%d" % (i + 1), ["app=fwd", "duration=%d" % (d + FWD_CAP_S),
-                                        "idle_ms=%d" % IDLE_MS]))
-    if tester(opts) == "gen":
-        words = ["app=gen", "duration=%d" % d]
-        for key in ("size", "rate", "count"):
-            if getattr(opts, key) is not None:
-                words.append("%s=%s" % (key, getattr(opts, key)))
-        out.append(("tester", words))
-    return out
+PVP = Chain("pvp", TOPOLOGIES["pvp"])
+PVVP = Chain("pvvp", TOPOLOGIES["pvvp"])
 
 
 def _vnet(result, dev, queue, key="packets"):

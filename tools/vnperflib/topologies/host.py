@@ -1,0 +1,60 @@
+"""--topology host: one guest and the backend's host end (the host peer,
+the host's stack, testpmd, passt, QEMU alone)."""
+
+from .. import identity
+from .base import Topology
+
+HOST_SENDERS = ("dgram", "socket", "tap", "vhost-net", "vhost-user", "passt")
+NO_HOST_END = "QEMU alone: no host end sends to the guest or answers it"
+
+# The peer reflects each UDP request as it is (docs/peer.md).
+RR_PEER_RULES = (
+    (lambda p: p["proto"] != "udp",
+     "the host peer reflects UDP only: proto=tcp needs --topology guests"),
+    (lambda p: p["role"] != "client", "no host client sends requests to an rr server here: "
+                                      "role=server needs --topology guests"),
+    (lambda p: p["req_size"] != p["resp_size"],
+     "the host peer sends each request back as it is: resp_size must equal req_size"),
+)
+
+# Over a tap the host's own stack serves (vnperf-rrserver, UDP and TCP).
+RR_TAP_RULES = (
+    (lambda p: p["role"] != "client", "the host serves (vnperf-rrserver) and has no rr "
+                                      "client: role=server needs --topology guests"),
+)
+RR_RULES = {"dgram": RR_PEER_RULES, "socket": RR_PEER_RULES, "tap": RR_TAP_RULES,
+            "vhost-net": RR_TAP_RULES}
+
+
+class Host(Topology):
+    name = "host"
+    no_row = NO_HOST_END
+    rows = {
+        "gen": {"*": None},
+        "sink": dict({b: None for b in HOST_SENDERS}, **{"*": NO_HOST_END}),
+        "reflect": dict({b: None for b in HOST_SENDERS}, **{"*": NO_HOST_END}),
+        "fwd": {"dgram": None, "socket": None,
+                "*": "fwd needs two NICs; the runner wires them over dgram and socket only"},
+        "rr": {"dgram": None, "socket": None, "tap": None, "vhost-net": None,
+               "vhost-user": "testpmd macswap returns the requests with their IP "
+                             "addresses unswapped; use --topology guests (testpmd io)",
+               "passt": "no rr server behind passt; use dgram (the host peer reflects) "
+                        "or --topology guests",
+               "*": NO_HOST_END},
+        "iperf": {"tap": None, "vhost-net": None, "user": None, "passt": None,
+                  "*": "iperf needs the host's iperf 2 over tap, vhost-net, user or passt"},
+    }
+
+    def roles(self, opts):
+        return [("guest", identity.app_words(opts))]
+
+    def app_refusal(self, backend, params):
+        if params["app"] != "rr":
+            return None
+        return next((why for bad, why in RR_RULES.get(backend, ()) if bad(params)), None)
+
+    def own_nic_app(self, app):
+        return app == "gen"
+
+
+HOST = Host()
