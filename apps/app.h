@@ -3,10 +3,12 @@
 #ifndef VN_APP_H
 #define VN_APP_H
 
+struct app_config;
+
 struct app {
     const char *name;
     const char *help;
-    int (*main)(void);
+    int (*main)(const struct app_config *c);
 };
 
 extern const struct app app_table[];

@@ -5,21 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps/app_config.h"
 #include "apps/app_list.h"
-#include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
 
-int app_alloc_main(void)
+int app_alloc_main(const struct app_config *c)
 {
     const size_t block = 1u << 20;
     uint64_t got = 0;
 
-    for (uint64_t i = 0; i < cfg.alloc_mb; i++) {
+    for (uint64_t i = 0; i < c->alloc_mb; i++) {
         uint8_t *p = malloc(block);
         if (!p)
             vn_fatal(VN_EXIT_OOM, "out of memory: heap exhausted after %llu MiB of %llu MiB",
-                     (unsigned long long)got, (unsigned long long)cfg.alloc_mb);
+                     (unsigned long long)got, (unsigned long long)c->alloc_mb);
         for (size_t k = 0; k < block; k += 4096)
             p[k] = (uint8_t)k;
         got++;

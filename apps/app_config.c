@@ -21,7 +21,7 @@ static int app_check(const char *val, char *why, size_t whylen)
     return -EINVAL;
 }
 
-int app_config_check(const struct vn_config *c, char *err, size_t errlen)
+int app_config_check(const struct app_config *c, char *err, size_t errlen)
 {
     const struct {
         const char *key, *val;

@@ -3,14 +3,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "apps/app_config.h"
 #include "apps/app_list.h"
-#include "kernel/config.h"
 #include "kernel/exit.h"
 
-int app_fault_main(void)
+int app_fault_main(const struct app_config *c)
 {
-    printf("fault: raising %s\n", config_enum_name("fault", cfg.fault));
-    switch (cfg.fault) {
+    printf("fault: raising %s\n", app_config_enum_name("fault", c->fault));
+    switch (c->fault) {
     case CFG_FAULT_PF: /* page fault: an address no page table maps (above 512 GiB) */
         (void)*(volatile uint64_t *)(uintptr_t)0x00007e0000000000ull;
         break;

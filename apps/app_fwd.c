@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apps/app_config.h"
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
 #include "apps/stall.h"
-#include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
@@ -90,18 +90,18 @@ static void dir_json(struct json *j, const char *key, const struct fwd_dir *d)
     json_obj_end(j);
 }
 
-int app_fwd_main(void)
+int app_fwd_main(const struct app_config *c)
 {
-    apps_net_init(2, 0);
+    apps_net_init(c, 2, 0);
     struct net_if *a = net_if_get(0), *b = net_if_get(1);
     uint32_t me = net_ip();
     struct meter m;
-    meter_start(&m);
+    meter_start(&m, c);
     uint64_t start = m.t0, now = start;
-    uint64_t end = app_deadline(start, FWD_DEFAULT_S);
-    uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
+    uint64_t end = app_deadline(c, start, FWD_DEFAULT_S);
+    uint64_t count = c->count ? c->count : UINT64_MAX;
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
-    uint64_t idle = time_ns_to_cycles(cfg.idle_ms * 1000000ull), last_in = 0;
+    uint64_t idle = time_ns_to_cycles(c->idle_ms * 1000000ull), last_in = 0;
     printf("fwd: %s <-> %s\n", vnet_name(a->dev), vnet_name(b->dev));
 
     /* Stalls from here: the console line above was the app's own time. */
@@ -135,7 +135,7 @@ int app_fwd_main(void)
     uint64_t ns = time_cycles_to_ns(now - start);
     uint64_t packets = dir[0].packets + dir[1].packets, bytes = dir[0].bytes + dir[1].bytes;
     app_summary("fwd", packets, bytes, ns);
-    struct json *j = app_result_begin(packets, bytes, ns);
+    struct json *j = app_result_begin(c, packets, bytes, ns);
     json_u64(j, "tx_dropped", dir[0].dropped + dir[1].dropped);
     dir_json(j, "a_to_b", &dir[0]);
     dir_json(j, "b_to_a", &dir[1]);

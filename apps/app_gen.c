@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps/app_config.h"
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
@@ -31,7 +32,6 @@
 #include "apps/rate.h"
 #include "apps/seqtrack.h"
 #include "apps/stall.h"
-#include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
@@ -78,6 +78,7 @@ static struct gen {
     uint16_t *lens;       /* per frame of a burst */
     uint16_t maxlen;      /* of all classes */
     uint64_t *seq;        /* next sequence number per flow */
+    bool drop;            /* txfull=drop: frames the ring cannot take are counted, not waited for */
     uint64_t packets, bytes, dropped, nomem;
     uint64_t build_cycles; /* spent building frames (raw path) */
     /* reflected frames */
@@ -196,17 +197,17 @@ static void stack_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_
     pbuf_free(p);
 }
 
-static void gen_setup_sizes(void)
+static void gen_setup_sizes(const struct app_config *c)
 {
     char why[160];
     uint32_t max_frame = vnet_mtu(g.nif->dev) + ETH_HLEN;
     if (max_frame > PKT_MAX_FRAME)
         max_frame = PKT_MAX_FRAME;
-    if (cfg.imix[0]) {
+    if (c->imix[0]) {
         struct imix m;
-        if (config_given(&cfg, "size"))
+        if (app_config_given(c, "size"))
             vn_fatal(VN_EXIT_CONFIG, "gen: size= and imix= both given; imix= sets the sizes");
-        if (imix_parse(cfg.imix, max_frame, &m, why, sizeof(why)) < 0)
+        if (imix_parse(c->imix, max_frame, &m, why, sizeof(why)) < 0)
             vn_fatal(VN_EXIT_CONFIG, "gen: %s (device MTU %u)", why,
                      (unsigned)vnet_mtu(g.nif->dev));
         g.ncls = m.n;
@@ -215,26 +216,26 @@ static void gen_setup_sizes(void)
         imix_sequence(&m, g.imix_seq);
         g.imix_cycle = m.cycle;
     } else {
-        if (cfg.size < PKT_MIN_FRAME || cfg.size > max_frame)
+        if (c->size < PKT_MIN_FRAME || c->size > max_frame)
             vn_fatal(VN_EXIT_CONFIG, "gen: size=%llu: must be %d..%u (MTU %u + 14)",
-                     (unsigned long long)cfg.size, PKT_MIN_FRAME, (unsigned)max_frame,
+                     (unsigned long long)c->size, PKT_MIN_FRAME, (unsigned)max_frame,
                      (unsigned)vnet_mtu(g.nif->dev));
         g.ncls = 1;
-        g.cls[0].len = (uint16_t)cfg.size;
+        g.cls[0].len = (uint16_t)c->size;
     }
 }
 
-static void gen_setup_flows(bool stack)
+static void gen_setup_flows(const struct app_config *c, bool stack)
 {
     char why[256];
     struct flows_spec fs;
-    if (flows_parse(cfg.flows, &fs, why, sizeof(why)) < 0)
-        vn_fatal(VN_EXIT_CONFIG, "gen: flows=%s: %s", cfg.flows, why);
+    if (flows_parse(c->flows, &fs, why, sizeof(why)) < 0)
+        vn_fatal(VN_EXIT_CONFIG, "gen: flows=%s: %s", c->flows, why);
     if (stack && (fs.sip_n || fs.sport_n))
         vn_fatal(VN_EXIT_CONFIG,
                  "gen: path=stack sends from lwIP's own address and port: flows= may vary dip and "
                  "dport only");
-    struct pkt_flow base = {net_ip(), lwip_ntohl(cfg.dst_ip), cfg.src_port, cfg.dst_port, 0};
+    struct pkt_flow base = {net_ip(), lwip_ntohl(c->dst_ip), c->src_port, c->dst_port, 0};
     g.flows = calloc(FLOWS_MAX, sizeof(*g.flows));
     g.seq = calloc(FLOWS_MAX, sizeof(*g.seq));
     g.rx_streams = calloc(FLOWS_MAX, sizeof(*g.rx_streams));
@@ -242,7 +243,7 @@ static void gen_setup_flows(bool stack)
         vn_fatal(VN_EXIT_OOM, "gen: no memory for %d flows", FLOWS_MAX);
     g.nflows = flows_expand(&fs, &base, g.flows);
     g.random = fs.random;
-    g.rng = cfg.seed * 0x9e3779b97f4a7c15ull + 1;
+    g.rng = c->seed * 0x9e3779b97f4a7c15ull + 1;
 }
 
 /* Each flow's pair, the flows ordered by pair (next_flow walks a pair's
@@ -301,7 +302,7 @@ static int gen_reclaim(void)
     return busy;
 }
 
-static void gen_setup_frames(const uint8_t dst_mac[6])
+static void gen_setup_frames(const uint8_t dst_mac[6], uint64_t burst)
 {
     g.tmpl = calloc((size_t)g.nflows * g.ncls, sizeof(*g.tmpl));
     if (!g.tmpl)
@@ -324,9 +325,9 @@ static void gen_setup_frames(const uint8_t dst_mac[6])
             g.maxlen = cl->len;
     }
     gen_setup_pairs(g.maxlen > GEN_SLOT_ROOM ? g.maxlen : GEN_SLOT_ROOM);
-    g.lens = calloc(cfg.burst, sizeof(*g.lens));
+    g.lens = calloc(burst, sizeof(*g.lens));
     if (!g.lens)
-        vn_fatal(VN_EXIT_OOM, "gen: no memory for a burst of %llu", (unsigned long long)cfg.burst);
+        vn_fatal(VN_EXIT_OOM, "gen: no memory for a burst of %llu", (unsigned long long)burst);
 }
 
 /* Slot s should hold class c's frame. A slot that held another class
@@ -380,7 +381,7 @@ static int gen_build_plain(uint16_t first, int k, int max, uint64_t now, uint64_
 static int gen_build_burst(uint16_t first, int k, int max, struct pacer *pc, uint64_t now,
                            uint64_t left, uint64_t *bytes, int *dropped)
 {
-    const bool drop = cfg.txfull == CFG_TXFULL_DROP;
+    const bool drop = g.drop;
     int n = 0, nd = 0;
     uint64_t b = 0;
     while (n + nd < max && (uint64_t)(n + nd) < left && pacer_due(pc, now)) {
@@ -457,19 +458,20 @@ static uint64_t gen_wake(uint64_t a, uint64_t b, uint64_t c)
     return m < c ? m : c;
 }
 
-static void gen_result(uint64_t ns, const struct rate *r, bool stack, const struct stall *st)
+static void gen_result(const struct app_config *c, uint64_t ns, const struct rate *r, bool stack,
+                       const struct stall *st)
 {
     app_summary("gen", g.packets, g.bytes, ns);
     /* Reflected frames' latency, in TSC cycles. */
     app_hist_lines("latency", &g.lat, 1e9 / (double)time_tsc_hz);
-    struct json *j = app_result_begin(g.packets, g.bytes, ns);
+    struct json *j = app_result_begin(c, g.packets, g.bytes, ns);
     /* The stack path's frames are lwIP's: counted there. */
     app_wire_json(j, stack ? 0 : g.packets, stack ? 0 : g.bytes, g.wire_rx, g.wire_rx_bytes);
     json_str(j, "path", stack ? "stack" : "raw");
     json_u64(j, "tx_dropped", g.dropped);
     json_u64(j, "tx_nomem", g.nomem);
     json_u64(j, "flows", g.nflows);
-    json_u64(j, "burst", cfg.burst);
+    json_u64(j, "burst", c->burst);
     if (!stack && g.packets + g.dropped) {
         /* What the generator itself costs per frame, and the rate that
          * allows: compare with pps to see who the bottleneck is. */
@@ -478,10 +480,10 @@ static void gen_result(uint64_t ns, const struct rate *r, bool stack, const stru
         json_double(j, "build_pps_capacity", cpp > 0 ? (double)time_tsc_hz / cpp : 0);
     }
     json_arr_begin(j, "sizes");
-    for (unsigned c = 0; c < g.ncls; c++) {
+    for (unsigned ci = 0; ci < g.ncls; ci++) {
         json_obj_begin(j, NULL);
-        json_u64(j, "size", g.cls[c].len);
-        json_u64(j, "packets", g.cls[c].packets);
+        json_u64(j, "size", g.cls[ci].len);
+        json_u64(j, "packets", g.cls[ci].packets);
         json_obj_end(j);
     }
     json_arr_end(j);
@@ -516,52 +518,52 @@ static void gen_result(uint64_t ns, const struct rate *r, bool stack, const stru
     app_result_end(j);
 }
 
-int app_gen_main(void)
+int app_gen_main(const struct app_config *c)
 {
     char why[160];
     struct rate r;
-    bool stack = cfg.path == CFG_PATH_STACK;
-    if (rate_parse(cfg.rate, &r, why, sizeof(why)) < 0)
-        vn_fatal(VN_EXIT_CONFIG, "gen: flows=%s: %s", cfg.flows, why);
+    bool stack = c->path == CFG_PATH_STACK;
+    if (rate_parse(c->rate, &r, why, sizeof(why)) < 0)
+        vn_fatal(VN_EXIT_CONFIG, "gen: flows=%s: %s", c->flows, why);
 
-    apps_net_init(1, 0);
+    apps_net_init(c, 1, 0);
+    g.drop = c->txfull == CFG_TXFULL_DROP;
     g.nif = net_if_get(0);
     hist_init(&g.lat);
-    gen_setup_sizes();
-    gen_setup_flows(stack);
+    gen_setup_sizes(c);
+    gen_setup_flows(c, stack);
 
     uint8_t dst_mac[6];
-    net_dst_mac(dst_mac); /* also for path=stack: a clear error instead of silent ARP drops */
+    apps_dst_mac(c, dst_mac); /* also for path=stack: a clear error instead of silent ARP drops */
     struct udp_pcb *pcb = NULL;
     if (stack) {
         pcb = udp_new();
-        if (!pcb || udp_bind(pcb, IP_ADDR_ANY, cfg.src_port) != ERR_OK)
-            vn_fatal(VN_EXIT_INTERNAL, "gen: cannot bind UDP port %u", (unsigned)cfg.src_port);
+        if (!pcb || udp_bind(pcb, IP_ADDR_ANY, c->src_port) != ERR_OK)
+            vn_fatal(VN_EXIT_INTERNAL, "gen: cannot bind UDP port %u", (unsigned)c->src_port);
         udp_recv(pcb, stack_recv, NULL);
         gen_setup_pairs(0);
     } else {
-        gen_setup_frames(dst_mac);
+        gen_setup_frames(dst_mac, c->burst);
     }
 
-    uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
+    uint64_t count = c->count ? c->count : UINT64_MAX;
     struct pacer pc;
     struct meter m;
-    int burst = (int)cfg.burst;
-    meter_start(&m);
+    int burst = (int)c->burst;
+    meter_start(&m, c);
     uint64_t start = m.t0;
-    uint64_t end = app_deadline(start, cfg.count ? GEN_COUNT_LIMIT_S : GEN_DEFAULT_S);
-    bool limit_is_timeout = cfg.count && !cfg.duration_s;
+    uint64_t end = app_deadline(c, start, c->count ? GEN_COUNT_LIMIT_S : GEN_DEFAULT_S);
+    bool limit_is_timeout = c->count && !c->duration_s;
     if (pacer_init(&pc, &r, time_tsc_hz, start) < 0)
-        vn_fatal(VN_EXIT_CONFIG, "gen: rate=%s cannot be paced with a %llu Hz TSC", cfg.rate,
+        vn_fatal(VN_EXIT_CONFIG, "gen: rate=%s cannot be paced with a %llu Hz TSC", c->rate,
                  (unsigned long long)time_tsc_hz);
     uint64_t service_every = time_ns_to_cycles(SERVICE_US * 1000u), next_service = start;
     uint64_t now = start, sent = 0;
-    const bool plain =
-        g.ncls == 1 && g.nflows == 1 && r.unit == RATE_UNLIMITED && cfg.txfull == CFG_TXFULL_WAIT;
+    const bool plain = g.ncls == 1 && g.nflows == 1 && r.unit == RATE_UNLIMITED && !g.drop;
     unsigned rounds = 0;
     printf("gen: %s path, %u size%s, %u flow%s, burst %d, rate %s\n", stack ? "stack" : "raw",
            g.ncls, g.ncls > 1 ? "s" : "", g.nflows, g.nflows > 1 ? "s" : "", burst,
-           cfg.rate[0] ? cfg.rate : "max");
+           c->rate[0] ? c->rate : "max");
 
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;
@@ -645,7 +647,7 @@ int app_gen_main(void)
     }
     if (stack)
         udp_remove(pcb);
-    gen_result(ns, &r, stack, &st);
+    gen_result(c, ns, &r, stack, &st);
     if (limit_is_timeout && sent < count) {
         printf("gen: sent %llu of count=%llu within %d s\n", (unsigned long long)sent,
                (unsigned long long)count, GEN_COUNT_LIMIT_S);

@@ -12,11 +12,11 @@
  * Reports Gbit/s per session and in total. */
 #include <stdio.h>
 
+#include "apps/app_config.h"
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
 #include "apps/iperf.h"
-#include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
@@ -52,7 +52,7 @@ static bool iperf_sess_ok(const struct iperf_sess *s)
     return !s->failed && s->bytes > 0;
 }
 
-static void iperf_result(uint64_t ns, bool server, uint64_t segs)
+static void iperf_result(const struct app_config *c, uint64_t ns, bool server, uint64_t segs)
 {
     uint64_t total = 0, total_ns = 0, unacked = 0;
     unsigned n = iperf_nsess(server);
@@ -72,7 +72,7 @@ static void iperf_result(uint64_t ns, bool server, uint64_t segs)
     if (unacked)
         printf("iperf: %llu bytes still unacknowledged after the %d ms drain (not counted)\n",
                (unsigned long long)unacked, IPERF_DRAIN_MS);
-    struct json *j = app_result_begin(segs, total, total_ns);
+    struct json *j = app_result_begin(c, segs, total, total_ns);
     json_str(j, "role", server ? "server" : "client");
     json_u64(j, "port", ip.port);
     json_u64(j, "msg_size", ip.msg);
@@ -126,16 +126,16 @@ static uint64_t iperf_stream_bytes(bool server)
 /* The run: until the deadline, every stream finished (server) or
  * failed (client). Samples count frames and bytes at the netif, and
  * the streams' goodput over the interval. */
-static uint64_t iperf_run(bool server)
+static uint64_t iperf_run(const struct app_config *c, bool server)
 {
     struct meter m;
-    meter_start(&m);
+    meter_start(&m, c);
     const struct net_if *nif0 = net_if_get(0);
     uint64_t start = m.t0, now = start;
     uint64_t segs0 = nif0->lwip_rx + nif0->lwip_tx_sent;
     uint64_t wire0 = nif0->lwip_rx_bytes + nif0->lwip_tx_sent_bytes;
     uint64_t stream_last = 0;
-    uint64_t end = app_deadline(start, server ? IPERF_SERVER_S : IPERF_CLIENT_S);
+    uint64_t end = app_deadline(c, start, server ? IPERF_SERVER_S : IPERF_CLIENT_S);
     if (server && end != UINT64_MAX)
         end += IPERF_GRACE_S * time_tsc_hz;
     uint64_t connect_end = start + IPERF_CONNECT_S * time_tsc_hz;
@@ -170,28 +170,28 @@ static uint64_t iperf_run(bool server)
     return time_cycles_to_ns(now - start);
 }
 
-int app_iperf_main(void)
+int app_iperf_main(const struct app_config *c)
 {
-    bool server = cfg.role == CFG_ROLE_SERVER;
-    ip.n = (unsigned)cfg.sessions;
-    ip.msg = (uint32_t)cfg.msg_size;
-    ip.window = (uint32_t)cfg.window;
+    bool server = c->role == CFG_ROLE_SERVER;
+    ip.n = (unsigned)c->sessions;
+    ip.msg = (uint32_t)c->msg_size;
+    ip.window = (uint32_t)c->window;
     _Static_assert(IPERF_MAX_SESS >= 128, "sessions= allows 128");
-    ip.port = config_given(&cfg, "dst_port") ? cfg.dst_port : IPERF_PORT;
-    ip_addr_set_ip4_u32(&ip.dst, cfg.dst_ip);
-    apps_net_init(1, VNET_OFF_ALL);
+    ip.port = app_config_given(c, "dst_port") ? c->dst_port : IPERF_PORT;
+    ip_addr_set_ip4_u32(&ip.dst, c->dst_ip);
+    apps_net_init(c, 1, VNET_OFF_ALL);
     if (server) {
         iperf_server_start();
     } else {
         uint8_t mac[6];
-        net_dst_mac(mac);
+        apps_dst_mac(c, mac);
         iperf_client_start();
     }
     printf("iperf: %s on port %u, %u session%s, msg_size %u\n", server ? "server" : "client",
            ip.port, ip.n, ip.n == 1 ? "" : "s", ip.msg);
     const struct net_if *nif0 = net_if_get(0);
     uint64_t segs0 = nif0->lwip_rx + nif0->lwip_tx_sent;
-    uint64_t ns = iperf_run(server);
+    uint64_t ns = iperf_run(c, server);
     if (server) {
         iperf_server_stop();
     } else {
@@ -199,7 +199,7 @@ int app_iperf_main(void)
         iperf_poll_for(IPERF_DRAIN_MS, iperf_client_draining);
     }
     iperf_poll_for(IPERF_LINGER_MS, NULL);
-    iperf_result(ns, server, nif0->lwip_rx + nif0->lwip_tx_sent - segs0);
+    iperf_result(c, ns, server, nif0->lwip_rx + nif0->lwip_tx_sent - segs0);
     unsigned ok = 0, n = iperf_nsess(server);
     for (unsigned i = 0; i < n; i++)
         ok += iperf_sess_ok(&ip.s[i]);

@@ -2,14 +2,16 @@
 #ifndef VN_APP_LIST_H
 #define VN_APP_LIST_H
 
-int app_selftest_main(void);
-int app_fault_main(void);
-int app_alloc_main(void);
-int app_gen_main(void);
-int app_sink_main(void);
-int app_reflect_main(void);
-int app_fwd_main(void);
-int app_rr_main(void);
-int app_iperf_main(void);
+struct app_config;
+
+int app_selftest_main(const struct app_config *c);
+int app_fault_main(const struct app_config *c);
+int app_alloc_main(const struct app_config *c);
+int app_gen_main(const struct app_config *c);
+int app_sink_main(const struct app_config *c);
+int app_reflect_main(const struct app_config *c);
+int app_fwd_main(const struct app_config *c);
+int app_rr_main(const struct app_config *c);
+int app_iperf_main(const struct app_config *c);
 
 #endif

@@ -6,10 +6,10 @@
  * count= frames were reflected. */
 #include <stdio.h>
 
+#include "apps/app_config.h"
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
-#include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
@@ -30,18 +30,18 @@ static uint64_t malformed(void)
     return r.kinds[PKT_BAD_LEN] + r.kinds[PKT_BAD_HDR] + r.kinds[PKT_BAD_CSUM];
 }
 
-int app_reflect_main(void)
+int app_reflect_main(const struct app_config *c)
 {
-    apps_net_init(1, 0);
+    apps_net_init(c, 1, 0);
     struct net_if *nif = net_if_get(0);
     struct vnet_rx rx[NET_RX_BATCH];
     struct vnet_tx tx[NET_RX_BATCH];
     uint32_t bufs[NET_RX_BATCH];
     struct meter m;
-    meter_start(&m);
+    meter_start(&m, c);
     uint64_t start = m.t0, now = start, first = 0, last = 0;
-    uint64_t end = app_deadline(start, REFLECT_DEFAULT_S);
-    uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
+    uint64_t end = app_deadline(c, start, REFLECT_DEFAULT_S);
+    uint64_t count = c->count ? c->count : UINT64_MAX;
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
     printf("reflect: swapping MAC, IP and UDP ports of every UDP frame\n");
 
@@ -57,7 +57,7 @@ int app_reflect_main(void)
             r.kinds[k]++;
             r.wire_rx++;
             r.wire_rx_bytes += rx[i].len;
-            if (k == PKT_UDP && !(cfg.dhcp && pi.dport == DHCP_CLIENT_PORT)) {
+            if (k == PKT_UDP && !(c->dhcp && pi.dport == DHCP_CLIENT_PORT)) {
                 pkt_udp_reflect(f, &pi, nif->mac);
                 bufs[nt] = rx[i].buf;
                 tx[nt++] = (struct vnet_tx){
@@ -99,7 +99,7 @@ int app_reflect_main(void)
     uint64_t ns =
         first && last > first ? time_cycles_to_ns(last - first) : time_cycles_to_ns(now - start);
     app_summary("reflect", r.packets, r.bytes, ns);
-    struct json *j = app_result_begin(r.packets, r.bytes, ns);
+    struct json *j = app_result_begin(c, r.packets, r.bytes, ns);
     app_wire_json(j, r.packets, r.bytes, r.wire_rx, r.wire_rx_bytes);
     json_u64(j, "tx_dropped", r.tx_dropped);
     json_u64(j, "malformed", malformed());

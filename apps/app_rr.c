@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps/app_config.h"
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
 #include "apps/hist.h"
-#include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
@@ -51,6 +51,8 @@ static struct rr {
     uint64_t unsent;   /* UDP messages not sent: no ARP entry for the next hop yet */
     uint64_t last_req; /* cycles of the last request seen (server) */
     ip_addr_t dst;
+    uint16_t port; /* dst_port=: the server's */
+    bool server;   /* role=server */
     uint64_t end, count;
 } rr;
 
@@ -119,7 +121,7 @@ static void udp_client_send(struct rr_sess *s)
 {
     s->id++;
     s->t_send = now_cycles();
-    udp_send_msg(s->upcb, &rr.dst, cfg.dst_port, rr.req, s->id);
+    udp_send_msg(s->upcb, &rr.dst, rr.port, rr.req, s->id);
 }
 
 static void udp_client_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
@@ -206,7 +208,7 @@ static err_t tcp_sent_cb(void *arg, struct tcp_pcb *pcb, u16_t len)
     (void)len;
     struct rr_sess *s = arg;
     tcp_push_msg(s);
-    if (cfg.role == CFG_ROLE_SERVER)
+    if (rr.server)
         tcp_server_answer(s);
     return ERR_OK;
 }
@@ -224,7 +226,7 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
         tcp_err(pcb, NULL);
         s->tpcb = NULL;
         s->connected = false;
-        if (cfg.role == CFG_ROLE_CLIENT)
+        if (!rr.server)
             s->failed = true;
         /* lwIP: ERR_ABRT only after tcp_abort(); a closed pcb is ERR_OK. */
         if (tcp_close(pcb) != ERR_OK) {
@@ -239,7 +241,7 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
     uint64_t now = now_cycles();
     rr.bytes += len;
     s->got += len;
-    if (cfg.role == CFG_ROLE_SERVER) {
+    if (rr.server) {
         rr.last_req = now;
         while (s->got >= rr.req) {
             s->got -= rr.req;
@@ -267,7 +269,7 @@ static void tcp_err_cb(void *arg, err_t err)
     if (!s)
         return;
     s->tpcb = NULL;
-    if (!s->connected && cfg.role == CFG_ROLE_CLIENT) {
+    if (!s->connected && !rr.server) {
         /* Refused or reset before it was up: the server may not be up yet. */
         s->retry_at = now_cycles() + time_ns_to_cycles(200000000ull);
         return;
@@ -299,7 +301,7 @@ static void tcp_client_connect(struct rr_sess *s)
     tcp_recv(s->tpcb, tcp_recv_cb);
     tcp_sent(s->tpcb, tcp_sent_cb);
     tcp_err(s->tpcb, tcp_err_cb);
-    if (tcp_connect(s->tpcb, &rr.dst, cfg.dst_port, tcp_connected_cb) != ERR_OK)
+    if (tcp_connect(s->tpcb, &rr.dst, rr.port, tcp_connected_cb) != ERR_OK)
         vn_fatal(VN_EXIT_NETWORK, "rr: tcp_connect failed for session %u", s->idx);
 }
 
@@ -329,22 +331,21 @@ static err_t tcp_accept_cb(void *arg, struct tcp_pcb *pcb, err_t err)
     return ERR_ABRT;
 }
 
-static void rr_result(uint64_t ns)
+static void rr_result(const struct app_config *c, uint64_t ns)
 {
     double tps = app_per_s(rr.transactions, ns);
     printf("rr: %s %s: %llu transactions, %.0f/s, p50 %.1f us, p99 %.1f us\n",
-           cfg.proto == CFG_PROTO_TCP ? "tcp" : "udp",
-           cfg.role == CFG_ROLE_SERVER ? "server" : "client", (unsigned long long)rr.transactions,
-           tps, (double)hist_quantile(&rr.lat, 0.5) / 1e3,
+           c->proto == CFG_PROTO_TCP ? "tcp" : "udp", rr.server ? "server" : "client",
+           (unsigned long long)rr.transactions, tps, (double)hist_quantile(&rr.lat, 0.5) / 1e3,
            (double)hist_quantile(&rr.lat, 0.99) / 1e3);
     /* Latency is measured where the transaction starts: the client. */
-    bool lat = cfg.role == CFG_ROLE_CLIENT;
+    bool lat = !rr.server;
     if (lat)
         app_hist_lines("latency", &rr.lat, 1.0);
-    struct json *j = app_result_begin(rr.msgs, rr.bytes, ns);
-    json_str(j, "role", cfg.role == CFG_ROLE_SERVER ? "server" : "client");
-    json_str(j, "proto", cfg.proto == CFG_PROTO_TCP ? "tcp" : "udp");
-    json_u64(j, "sessions", cfg.role == CFG_ROLE_SERVER ? rr.accepted : rr.n);
+    struct json *j = app_result_begin(c, rr.msgs, rr.bytes, ns);
+    json_str(j, "role", rr.server ? "server" : "client");
+    json_str(j, "proto", c->proto == CFG_PROTO_TCP ? "tcp" : "udp");
+    json_u64(j, "sessions", rr.server ? rr.accepted : rr.n);
     json_u64(j, "req_size", rr.req);
     json_u64(j, "resp_size", rr.resp);
     json_u64(j, "transactions", rr.transactions);
@@ -365,52 +366,54 @@ static void rr_result(uint64_t ns)
 /* A server takes as many connections as lwIP has PCBs for. */
 #define RR_SERVER_SLOTS 128
 
-static void rr_setup(void)
+static void rr_setup(const struct app_config *c)
 {
-    rr.n = cfg.role == CFG_ROLE_SERVER ? RR_SERVER_SLOTS : (unsigned)cfg.sessions;
-    rr.req = (uint32_t)cfg.req_size;
-    rr.resp = (uint32_t)cfg.resp_size;
-    rr.count = cfg.count ? cfg.count : UINT64_MAX;
+    rr.server = c->role == CFG_ROLE_SERVER;
+    rr.port = c->dst_port;
+    rr.n = rr.server ? RR_SERVER_SLOTS : (unsigned)c->sessions;
+    rr.req = (uint32_t)c->req_size;
+    rr.resp = (uint32_t)c->resp_size;
+    rr.count = c->count ? c->count : UINT64_MAX;
     uint32_t big = rr.req > rr.resp ? rr.req : rr.resp;
     rr.s = calloc(rr.n, sizeof(*rr.s));
     rr.zeros = calloc(1, big);
     if (!rr.s || !rr.zeros)
         vn_fatal(VN_EXIT_OOM, "rr: no memory for %u sessions", rr.n);
     hist_init(&rr.lat);
-    ip_addr_set_ip4_u32(&rr.dst, cfg.dst_ip);
+    ip_addr_set_ip4_u32(&rr.dst, c->dst_ip);
 }
 
-int app_rr_main(void)
+int app_rr_main(const struct app_config *c)
 {
-    bool tcp = cfg.proto == CFG_PROTO_TCP, server = cfg.role == CFG_ROLE_SERVER;
-    rr_setup();
-    apps_net_init(1, VNET_OFF_ALL);
+    bool tcp = c->proto == CFG_PROTO_TCP, server = c->role == CFG_ROLE_SERVER;
+    rr_setup(c);
+    apps_net_init(c, 1, VNET_OFF_ALL);
     uint8_t mac[6];
     /* Client: a clear error when the server is not there at all. Server:
      * dst_mac= enters the static ARP entry for peers that do not answer
      * ARP (it was ignored: every answer waited for ARP and was lost). */
-    if (!server || cfg.have_dst_mac)
-        net_dst_mac(mac);
+    if (!server || app_config_given(c, "dst_mac"))
+        apps_dst_mac(c, mac);
 
     if (server && !tcp) {
         struct udp_pcb *pcb = udp_new();
-        if (!pcb || udp_bind(pcb, IP_ADDR_ANY, cfg.dst_port) != ERR_OK)
-            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot bind UDP port %u", (unsigned)cfg.dst_port);
+        if (!pcb || udp_bind(pcb, IP_ADDR_ANY, rr.port) != ERR_OK)
+            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot bind UDP port %u", (unsigned)rr.port);
         udp_recv(pcb, udp_server_recv, NULL);
     } else if (server) {
         struct tcp_pcb *l = tcp_new();
-        if (!l || tcp_bind(l, IP_ADDR_ANY, cfg.dst_port) != ERR_OK || !(l = tcp_listen(l)))
-            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot listen on TCP port %u", (unsigned)cfg.dst_port);
+        if (!l || tcp_bind(l, IP_ADDR_ANY, rr.port) != ERR_OK || !(l = tcp_listen(l)))
+            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot listen on TCP port %u", (unsigned)rr.port);
         tcp_accept(l, tcp_accept_cb);
     }
     printf("rr: %s %s on port %u, %llu session(s), request %u B, response %u B\n",
-           tcp ? "tcp" : "udp", server ? "server" : "client", (unsigned)cfg.dst_port,
-           (unsigned long long)cfg.sessions, rr.req, rr.resp);
+           tcp ? "tcp" : "udp", server ? "server" : "client", (unsigned)rr.port,
+           (unsigned long long)c->sessions, rr.req, rr.resp);
 
     struct meter m;
-    meter_start(&m);
+    meter_start(&m, c);
     uint64_t start = m.t0, now = start, first = 0, tr_last = 0;
-    uint64_t end = app_deadline(start, RR_DEFAULT_S);
+    uint64_t end = app_deadline(c, start, RR_DEFAULT_S);
     uint64_t udp_timeout = time_ns_to_cycles(RR_UDP_TIMEOUT_MS * 1000000ull);
     uint64_t connect_end = start + RR_CONNECT_S * time_tsc_hz;
     uint64_t idle = RR_SERVER_IDLE_S * time_tsc_hz;
@@ -448,7 +451,7 @@ int app_rr_main(void)
                 if (tcp && !s->connected && !s->failed && s->retry_at && now >= s->retry_at) {
                     if (now >= connect_end)
                         vn_fatal(VN_EXIT_NETWORK, "rr: TCP connect to port %u refused for %d s",
-                                 (unsigned)cfg.dst_port, RR_CONNECT_S);
+                                 (unsigned)rr.port, RR_CONNECT_S);
                     tcp_client_connect(s);
                 }
                 if (tcp && s->connected)
@@ -487,7 +490,7 @@ int app_rr_main(void)
     uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
     while (time_cycles() < drain_end)
         net_poll();
-    rr_result(ns);
+    rr_result(c, ns);
     if (rr.transactions == 0) {
         printf("rr: no transaction completed\n");
         return server ? VN_EXIT_TEST_FAILED : VN_EXIT_NETWORK;

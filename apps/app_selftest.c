@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps/app_config.h"
 #include "apps/app_list.h"
-#include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/mem.h"
 #include "kernel/result.h"
@@ -25,11 +25,13 @@ static uint64_t xorshift(uint64_t *s)
 
 /* Random malloc/realloc/free with a fill pattern checked before every
  * free: catches overlapping blocks and a broken sbrk. */
-static int heap_stress(unsigned rounds, uint64_t *bytes_out)
+static int heap_stress(unsigned rounds, uint64_t seed, uint64_t *bytes_out)
 {
     static void *ptr[SLOTS];
     static size_t len[SLOTS];
-    uint64_t seed = cfg.seed | 1, bytes = 0;
+    uint64_t bytes = 0;
+
+    seed |= 1;
 
     for (unsigned r = 0; r < rounds; r++) {
         unsigned i = (unsigned)(xorshift(&seed) % SLOTS);
@@ -77,18 +79,18 @@ static int dma_check(void)
     return 0;
 }
 
-int app_selftest_main(void)
+int app_selftest_main(const struct app_config *c)
 {
     uint64_t t0 = time_ns(), heap_bytes = 0;
-    int ok = heap_stress(5000, &heap_bytes) == 0 && dma_check() == 0;
+    int ok = heap_stress(5000, c->seed, &heap_bytes) == 0 && dma_check() == 0;
     uint64_t t1 = time_ns();
 
-    if (cfg.duration_s) {
+    if (c->duration_s) {
         struct json *j = result_begin("mark");
         json_str(j, "name", "wait_start");
         json_u64(j, "t_ns", time_ns());
         result_end();
-        time_delay_us(cfg.duration_s * 1000000u);
+        time_delay_us(c->duration_s * 1000000u);
         j = result_begin("mark");
         json_str(j, "name", "wait_end");
         json_u64(j, "t_ns", time_ns());

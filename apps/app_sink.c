@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "apps/app_config.h"
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
 #include "apps/seqtrack.h"
 #include "apps/stall.h"
-#include "kernel/config.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
@@ -29,6 +29,7 @@ static struct sink {
     uint64_t packets, bytes, no_header, bad_stream;
     uint64_t wire_rx, wire_rx_bytes; /* every frame received */
     uint64_t kinds[PKT_KINDS];
+    bool dhcp; /* dhcp=: frames to the DHCP client port are lwIP's */
 } s;
 
 static inline void sink_frame(struct net_if *nif, const struct vnet_rx *rx)
@@ -41,7 +42,7 @@ static inline void sink_frame(struct net_if *nif, const struct vnet_rx *rx)
     s.wire_rx_bytes += rx->len;
     switch (k) {
     case PKT_UDP:
-        if (cfg.dhcp && pi.dport == DHCP_CLIENT_PORT)
+        if (s.dhcp && pi.dport == DHCP_CLIENT_PORT)
             break;
         s.packets++;
         s.bytes += rx->len;
@@ -71,7 +72,8 @@ static uint64_t malformed(void)
     return s.kinds[PKT_BAD_LEN] + s.kinds[PKT_BAD_HDR] + s.kinds[PKT_BAD_CSUM];
 }
 
-static void sink_result(uint64_t ns, bool complete, const struct stall *st)
+static void sink_result(const struct app_config *c, uint64_t ns, bool complete,
+                        const struct stall *st)
 {
     struct seq_totals t;
     seq_sum(s.streams, SINK_STREAMS, &t);
@@ -79,10 +81,10 @@ static void sink_result(uint64_t ns, bool complete, const struct stall *st)
     printf("sink: %llu streams, %llu lost, %llu dup, %llu reordered, %llu malformed\n",
            (unsigned long long)t.streams, (unsigned long long)t.lost, (unsigned long long)t.dup,
            (unsigned long long)t.reorder, (unsigned long long)malformed());
-    struct json *j = app_result_begin(s.packets, s.bytes, ns);
+    struct json *j = app_result_begin(c, s.packets, s.bytes, ns);
     app_wire_json(j, 0, 0, s.wire_rx, s.wire_rx_bytes);
-    if (cfg.count) {
-        json_u64(j, "count", cfg.count);
+    if (c->count) {
+        json_u64(j, "count", c->count);
         json_bool(j, "complete", complete);
     }
     json_u64(j, "streams", t.streams);
@@ -118,21 +120,22 @@ static void sink_result(uint64_t ns, bool complete, const struct stall *st)
     app_result_end(j);
 }
 
-int app_sink_main(void)
+int app_sink_main(const struct app_config *c)
 {
+    s.dhcp = c->dhcp;
     s.streams = calloc(SINK_STREAMS, sizeof(*s.streams));
     if (!s.streams)
         vn_fatal(VN_EXIT_OOM, "sink: no memory for %d streams", SINK_STREAMS);
-    apps_net_init(1, 0);
+    apps_net_init(c, 1, 0);
     struct net_if *nif = net_if_get(0);
     struct vnet_rx rx[NET_RX_BATCH];
     struct meter m;
-    meter_start(&m);
+    meter_start(&m, c);
     uint64_t start = m.t0, now = start, first = 0, last = 0;
-    uint64_t end = app_deadline(start, cfg.count ? SINK_TIMEOUT_S : SINK_DEFAULT_S);
-    uint64_t count = cfg.count ? cfg.count : UINT64_MAX;
+    uint64_t end = app_deadline(c, start, c->count ? SINK_TIMEOUT_S : SINK_DEFAULT_S);
+    uint64_t count = c->count ? c->count : UINT64_MAX;
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
-    printf("sink: waiting for frames%s\n", cfg.count ? " (count=)" : "");
+    printf("sink: waiting for frames%s\n", c->count ? " (count=)" : "");
 
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;
@@ -178,11 +181,11 @@ int app_sink_main(void)
      * any, so the wait for the sender does not dilute them. */
     uint64_t ns =
         first && last > first ? time_cycles_to_ns(last - first) : time_cycles_to_ns(now - start);
-    sink_result(ns, complete, &st);
-    if (cfg.count && !complete) {
+    sink_result(c, ns, complete, &st);
+    if (c->count && !complete) {
         printf("sink: %llu of count=%llu frames before the %llu s limit\n",
-               (unsigned long long)s.packets, (unsigned long long)cfg.count,
-               (unsigned long long)(cfg.duration_s ? cfg.duration_s : SINK_TIMEOUT_S));
+               (unsigned long long)s.packets, (unsigned long long)c->count,
+               (unsigned long long)(c->duration_s ? c->duration_s : SINK_TIMEOUT_S));
         return VN_EXIT_TEST_FAILED;
     }
     return VN_EXIT_OK;

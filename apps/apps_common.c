@@ -4,17 +4,18 @@
 
 #include "apps/hist_json.h"
 #include "apps/stall.h"
-#include "kernel/config.h"
+#include "apps/app_config.h"
 #include "kernel/irq.h"
 #include "kernel/mem.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
 #include "net/net.h"
 
-void meter_start(struct meter *m)
+void meter_start(struct meter *m, const struct app_config *c)
 {
+    m->app = c->app;
     m->t0 = time_cycles();
-    m->interval = time_ns_to_cycles(cfg.interval_ms * 1000000u);
+    m->interval = time_ns_to_cycles(c->interval_ms * 1000000u);
     if (m->interval == 0)
         m->interval = time_tsc_hz;
     m->next = m->t0 + m->interval;
@@ -39,7 +40,7 @@ struct json *meter_sample(struct meter *m, uint64_t now, uint64_t packets, uint6
     uint64_t dp = packets - m->last_packets, db = bytes - m->last_bytes;
     m->t_sample = time_cycles();
     struct json *j = result_begin("sample");
-    json_str(j, "app", cfg.app);
+    json_str(j, "app", m->app);
     json_double(j, "t", (double)time_cycles_to_ns(now - m->t0) / 1e9);
     json_u64(j, "packets", packets);
     json_u64(j, "bytes", bytes);
@@ -67,9 +68,9 @@ void app_stall_start(struct stall *st)
     stall_start(st, time_cycles(), time_ns_to_cycles(STALL_THRESHOLD_US * 1000u));
 }
 
-uint64_t app_deadline(uint64_t start, uint64_t def_s)
+uint64_t app_deadline(const struct app_config *c, uint64_t start, uint64_t def_s)
 {
-    uint64_t s = cfg.duration_s ? cfg.duration_s : def_s;
+    uint64_t s = c->duration_s ? c->duration_s : def_s;
     return s ? start + s * time_tsc_hz : UINT64_MAX;
 }
 
@@ -105,10 +106,11 @@ static void app_idle_json(struct json *j)
     json_obj_end(j);
 }
 
-struct json *app_result_begin(uint64_t packets, uint64_t bytes, uint64_t duration_ns)
+struct json *app_result_begin(const struct app_config *c, uint64_t packets, uint64_t bytes,
+                              uint64_t duration_ns)
 {
     struct json *j = result_begin("result");
-    json_str(j, "app", cfg.app);
+    json_str(j, "app", c->app);
     json_u64(j, "packets", packets);
     json_u64(j, "bytes", bytes);
     json_double(j, "pps", app_per_s(packets, duration_ns));

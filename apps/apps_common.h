@@ -9,8 +9,11 @@
 
 #include "kernel/json.h"
 
+struct app_config;
+
 /* Per-interval samples (interval_ms=): rates over the last interval. */
 struct meter {
+    const char *app;   /* app=, named in each sample */
     uint64_t t0;       /* cycles at the start of the run */
     uint64_t next;     /* cycles of the next sample */
     uint64_t interval; /* cycles */
@@ -21,7 +24,7 @@ struct meter {
 
 struct stall;
 
-void meter_start(struct meter *m);
+void meter_start(struct meter *m, const struct app_config *c);
 
 static inline bool meter_due(const struct meter *m, uint64_t now)
 {
@@ -41,11 +44,12 @@ void app_stall_start(struct stall *st);
 
 /* Run limit: duration= seconds (0: def_s, 0 for none) as an absolute
  * cycle count; UINT64_MAX when unlimited. */
-uint64_t app_deadline(uint64_t start, uint64_t def_s);
+uint64_t app_deadline(const struct app_config *c, uint64_t start, uint64_t def_s);
 
 /* Opens the "result" line: app, packets, bytes, pps, bps, duration_ns.
  * Add app members, then app_result_end(). */
-struct json *app_result_begin(uint64_t packets, uint64_t bytes, uint64_t duration_ns);
+struct json *app_result_begin(const struct app_config *c, uint64_t packets, uint64_t bytes,
+                              uint64_t duration_ns);
 
 /* Adds what went over the wire, for comparison with the host's counts:
  * tx_packets/tx_bytes (the app's own frames plus lwIP's: ARP, ICMP

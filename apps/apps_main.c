@@ -1,6 +1,7 @@
 /* The appliance on a booted machine: the config from fw_cfg or the
- * command line, checked (the kernel's parser, then the keys whose values
- * belong up here), and the app it names, whose code is the exit code. */
+ * command line, checked (the kernel's reader with the appliance's key
+ * table, then the keys whose values need more than the table), and the
+ * app it names, which gets it and whose code is the exit code. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,7 +9,6 @@
 #include "apps/app.h"
 #include "apps/app_config.h"
 #include "kernel/boot_info.h"
-#include "kernel/config.h"
 #include "kernel/esc.h"
 #include "kernel/exit.h"
 #include "kernel/fwcfg.h"
@@ -19,6 +19,7 @@
 #define FWCFG_CONFIG_FILE "opt/vnperf/config"
 
 static char fwcfg_config[2048];
+static struct app_config app_config; /* the line, parsed once; apps get it const */
 /* The config as echoed: escaped (kernel/esc.h), a newline in it forged an
  * @vnperf line ahead of the real exit line. */
 static char config_echo[ESC_CAP(sizeof(fwcfg_config))];
@@ -37,7 +38,7 @@ static int cmdline_has_config(const char *s)
     return 0;
 }
 
-static void load_config(const struct boot_info *bi)
+static void load_config(const struct boot_info *bi, struct app_config *c)
 {
     char err[256];
     const char *line = bi->cmdline;
@@ -64,8 +65,8 @@ static void load_config(const struct boot_info *bi)
     }
     esc_text(config_echo, sizeof(config_echo), line, len);
     printf("config (%s): %s\n", src, config_echo);
-    if (config_parse_text(&cfg, line, len, err, sizeof(err)) < 0 ||
-        app_config_check(&cfg, err, sizeof(err)) < 0)
+    if (app_config_parse(c, line, len, err, sizeof(err)) < 0 ||
+        app_config_check(c, err, sizeof(err)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "%s", err);
 
     struct json *j = result_begin("config");
@@ -76,16 +77,16 @@ static void load_config(const struct boot_info *bi)
 
 int apps_main(const struct boot_info *bi)
 {
-    load_config(bi);
-    const struct app *app = app_find(cfg.app);
+    load_config(bi, &app_config);
+    const struct app *app = app_find(app_config.app);
     if (!app)
         vn_fatal(VN_EXIT_INTERNAL, "app '%s' passed the config check but is not in the table",
-                 cfg.app);
+                 app_config.app);
 
     time_app_start = time_cycles();
     struct json *j = result_begin("ready");
     json_str(j, "app", app->name);
     json_u64(j, "t_ns", time_ns());
     result_end();
-    return app->main();
+    return app->main(&app_config);
 }

@@ -9,8 +9,10 @@
 #include "net/net.h"
 
 _Static_assert(CFG_QUEUES_MAX == VNET_MAX_PAIRS, "queues= takes what the driver can drive");
+_Static_assert(CFG_WINDOW_MAX == TCP_WND, "window= goes up to lwIP's window");
+_Static_assert(CFG_WINDOW_MIN >= 0xffff, "window= covers what a handshake offered");
 
-int apps_vnet_params(const struct vn_config *c, struct vnet_params *p, char *why, size_t whylen)
+int apps_vnet_params(const struct app_config *c, struct vnet_params *p, char *why, size_t whylen)
 {
     p->ring_size = c->ring;
     p->kick_batch = c->kick_batch;
@@ -36,15 +38,30 @@ int apps_vnet_params(const struct vn_config *c, struct vnet_params *p, char *why
     return 0;
 }
 
-void apps_net_init(unsigned min_devs, unsigned offloads)
+void apps_net_init(const struct app_config *c, unsigned min_devs, unsigned offloads)
 {
-    struct net_setup s = {
-        .min_devs = min_devs, .cmdline = kboot.cmdline, .device_error = apps_device_error};
+    char who[sizeof(c->app) + 4];
+    snprintf(who, sizeof(who), "app=%s", c->app);
+    struct net_setup s = {.min_devs = min_devs,
+                          .who = who,
+                          .cmdline = kboot.cmdline,
+                          .seed = c->seed,
+                          .dhcp = c->dhcp,
+                          .ip = c->ip,
+                          .mask = c->mask,
+                          .gw = c->gw,
+                          .mac = app_config_given(c, "mac") ? c->mac : NULL,
+                          .device_error = apps_device_error};
     char why[320];
-    if (apps_vnet_params(&cfg, &s.vnet, why, sizeof(why)) < 0)
+    if (apps_vnet_params(c, &s.vnet, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "config: %s", why);
     s.vnet.offloads = (uint8_t)offloads;
     net_init(&s);
+}
+
+void apps_dst_mac(const struct app_config *c, uint8_t mac[6])
+{
+    net_dst_mac(c->dst_ip, app_config_given(c, "dst_mac") ? c->dst_mac : NULL, mac);
 }
 
 void apps_device_error(const struct vnet_dev *d)

@@ -4,17 +4,21 @@
 #define VN_APPS_NET_H
 
 #include "drivers/virtio/vnet.h"
-#include "kernel/config.h"
+#include "apps/app_config.h"
 
 /* The driver parameters the config line asks for (ring=, kick_batch=,
  * rx_refill=, txfull=, features=, notify=). 0, or -EINVAL with why
  * (the key, its value and what is wrong). */
-int apps_vnet_params(const struct vn_config *c, struct vnet_params *p, char *why, size_t whylen);
+int apps_vnet_params(const struct app_config *c, struct vnet_params *p, char *why, size_t whylen);
 
-/* net_init with those parameters, the offloads (VNET_OFF_*) the app's
- * traffic may use, the kernel command line (the drivers read the
- * virtio_mmio.device= words on it) and apps_device_error. */
-void apps_net_init(unsigned min_devs, unsigned offloads);
+/* net_init with those parameters, c's addressing (ip=, mask=, gw=,
+ * dhcp=, mac=) and seed=, the offloads (VNET_OFF_*) the app's traffic may
+ * use, the kernel command line (the drivers read the virtio_mmio.device=
+ * words on it) and apps_device_error. */
+void apps_net_init(const struct app_config *c, unsigned min_devs, unsigned offloads);
+
+/* net_dst_mac for dst_ip=, with dst_mac= where the line gives it. */
+void apps_dst_mac(const struct app_config *c, uint8_t mac[6]);
 
 /* A device broke a rule: one line and an "error" result with the
  * driver's counters and the violation, then VN_EXIT_DEVICE. */

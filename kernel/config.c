@@ -1,5 +1,6 @@
-/* Config line parser. Every word is key=value; a bad word stops the run
- * with one line naming the key, the value and what is allowed. */
+/* Config line parser. Every word is key=value, looked up in the caller's
+ * key table; a bad word stops the run with one line naming the key, the
+ * value and what is allowed. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -7,8 +8,6 @@
 #include <string.h>
 
 #include "kernel/config.h"
-
-struct vn_config cfg;
 
 /* Words the platform adds to the command line: QEMU -M microvm appends
  * virtio_mmio.device=... for each MMIO device (read by the driver). */
@@ -25,18 +24,23 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -EINVAL;
 }
 
-int config_key_index(const char *name)
+int config_key_index(const struct cfg_table *t, const char *name)
 {
-    for (size_t i = 0; i < cfg_nkeys; i++)
-        if (strcmp(cfg_keys[i].name, name) == 0)
+    for (size_t i = 0; i < t->nkeys; i++)
+        if (strcmp(t->keys[i].name, name) == 0)
             return (int)i;
     return -1;
 }
 
-bool config_given(const struct vn_config *c, const char *key)
+static bool given_bit(const struct cfg_given *given, size_t i)
 {
-    int i = config_key_index(key);
-    return i >= 0 && (c->given[i / 64] >> (i % 64)) & 1;
+    return (given->bits[i / 64] >> (i % 64)) & 1;
+}
+
+bool config_given(const struct cfg_table *t, const struct cfg_given *given, const char *key)
+{
+    int i = config_key_index(t, key);
+    return i >= 0 && given_bit(given, (size_t)i);
 }
 
 int config_parse_uint(const char *s, uint64_t *out)
@@ -121,13 +125,13 @@ static int parse_enum(const char *s, const char *choices, unsigned *idx)
     return -EINVAL;
 }
 
-const char *config_enum_name(const char *key, unsigned idx)
+const char *config_enum_name(const struct cfg_table *t, const char *key, unsigned idx)
 {
     static char buf[32];
-    int k = config_key_index(key);
-    if (k < 0 || cfg_keys[k].type != CFG_ENUM)
+    int k = config_key_index(t, key);
+    if (k < 0 || t->keys[k].type != CFG_ENUM)
         return "?";
-    const char *p = cfg_keys[k].choices;
+    const char *p = t->keys[k].choices;
     for (unsigned i = 0; i < idx && p; i++) {
         p = strchr(p, '|');
         if (p)
@@ -189,23 +193,9 @@ static int parse_mac(const char *s, uint8_t out[6])
     return *s ? -EINVAL : 0;
 }
 
-/* Sets the presence flag that goes with some fields (have_ip...). */
-static void mark_present(struct vn_config *c, const char *name)
+static int set_key(void *obj, const struct cfg_key *k, const char *val, char *err, size_t errlen)
 {
-    if (strcmp(name, "ip") == 0)
-        c->have_ip = true;
-    else if (strcmp(name, "dst_ip") == 0)
-        c->have_dst_ip = true;
-    else if (strcmp(name, "mac") == 0)
-        c->have_mac = true;
-    else if (strcmp(name, "dst_mac") == 0)
-        c->have_dst_mac = true;
-}
-
-static int set_key(struct vn_config *c, const struct cfg_key *k, const char *val, char *err,
-                   size_t errlen)
-{
-    void *dst = (char *)c + k->offset;
+    void *dst = (char *)obj + k->offset;
     char why[160] = "";
 
     switch (k->type) {
@@ -272,7 +262,6 @@ static int set_key(struct vn_config *c, const struct cfg_key *k, const char *val
         return fail(err, errlen, "config: %s=%s: %s", k->name, val, why);
     if (k->type == CFG_STR)
         strcpy((char *)dst, val);
-    mark_present(c, k->name);
     return 0;
 }
 
@@ -284,16 +273,33 @@ static int is_transport_key(const char *key, size_t n)
     return 0;
 }
 
-int config_parse(struct vn_config *c, const char *line, char *err, size_t errlen)
+/* Zero, then every default: a default that does not parse, or a field
+ * outside obj, is a bug in the table, said as such. */
+static int set_defaults(const struct cfg_table *t, void *obj, size_t objsize, char *err,
+                        size_t errlen)
+{
+    memset(obj, 0, objsize);
+    if (t->nkeys > CFG_KEYS_MAX)
+        return fail(err, errlen, "config: %zu keys in the table (at most %d)", t->nkeys,
+                    CFG_KEYS_MAX);
+    for (size_t i = 0; i < t->nkeys; i++) {
+        const struct cfg_key *k = &t->keys[i];
+        if (k->offset > objsize || k->size > objsize - k->offset)
+            return fail(err, errlen, "config: key %s lies outside its struct", k->name);
+        if (k->def && set_key(obj, k, k->def, err, errlen) < 0)
+            return -EINVAL;
+    }
+    return 0;
+}
+
+int config_parse(const struct cfg_table *t, void *obj, size_t objsize, struct cfg_given *given,
+                 const char *line, char *err, size_t errlen)
 {
     char word[CFG_STR_MAX + 64];
 
-    memset(c, 0, sizeof(*c));
-    for (size_t i = 0; i < cfg_nkeys; i++) {
-        if (cfg_keys[i].def && set_key(c, &cfg_keys[i], cfg_keys[i].def, err, errlen) < 0)
-            return -EINVAL; /* a bad default is a bug in the table: say so */
-    }
-    c->have_ip = c->have_dst_ip = c->have_mac = c->have_dst_mac = false;
+    if (set_defaults(t, obj, objsize, err, errlen) < 0)
+        return -EINVAL;
+    memset(given, 0, sizeof(*given));
 
     const char *p = line ? line : "";
     for (;;) {
@@ -315,25 +321,26 @@ int config_parse(struct vn_config *c, const char *line, char *err, size_t errlen
         const char *val = eq + 1;
         if (is_transport_key(word, strlen(word)))
             continue;
-        int ki = config_key_index(word);
+        int ki = config_key_index(t, word);
         if (ki < 0)
             return fail(err, errlen, "config: unknown key '%s' (see docs/config.md)", word);
-        if ((c->given[ki / 64] >> (ki % 64)) & 1)
+        if (given_bit(given, (size_t)ki))
             return fail(err, errlen, "config: key '%s' given twice", word);
         if (!*val)
             return fail(err, errlen, "config: %s= has no value", word);
-        if (set_key(c, &cfg_keys[ki], val, err, errlen) < 0)
+        if (set_key(obj, &t->keys[ki], val, err, errlen) < 0)
             return -EINVAL;
-        c->given[ki / 64] |= 1ull << (ki % 64);
+        given->bits[ki / 64] |= 1ull << (ki % 64);
     }
     return 0;
 }
 
-int config_parse_text(struct vn_config *c, const char *text, size_t len, char *err, size_t errlen)
+int config_parse_text(const struct cfg_table *t, void *obj, size_t objsize, struct cfg_given *given,
+                      const char *text, size_t len, char *err, size_t errlen)
 {
     const char *nul = memchr(text, '\0', len);
     if (nul)
         return fail(err, errlen, "config: a NUL byte at offset %zu (the config is text: %s)",
                     (size_t)(nul - text), "key=value words");
-    return config_parse(c, text, err, errlen);
+    return config_parse(t, obj, objsize, given, text, err, errlen);
 }

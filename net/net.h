@@ -57,8 +57,13 @@ struct net_if {
 /* What the appliance (apps/apps_net.c) gives the network layer. */
 struct net_setup {
     unsigned min_devs;       /* fewer found is fatal */
+    const char *who;         /* what needs them, for that message (app=gen) */
     struct vnet_params vnet; /* for every device */
     const char *cmdline;     /* the drivers' words on it (virtio_mmio.device=) */
+    uint64_t seed;           /* lwIP's random numbers (ports, ISNs, DHCP xids) */
+    bool dhcp;               /* the first device's address by DHCP, else: */
+    uint32_t ip, mask, gw;   /* network byte order */
+    const uint8_t *mac;      /* source MAC of raw frames; NULL: each NIC's own */
     /* A device broke a rule (a driver call said -EIO): the appliance's
      * exit, which never returns. */
     void (*device_error)(const struct vnet_dev *d) __attribute__((noreturn));
@@ -158,11 +163,11 @@ static inline void *net_cookie_rx(const struct net_if *from, uint32_t buf)
  * MAC, or -ETIMEDOUT after timeout_ms. */
 int net_resolve_mac(uint32_t ip, uint8_t mac[6], uint32_t timeout_ms);
 
-/* The destination MAC: dst_mac= if given (also entered in lwIP's ARP
- * table as a static entry), else ARP for dst_ip (or the gateway when
- * dst_ip is off-link); no answer within 1 s ends the run with
- * VN_EXIT_NETWORK. */
-void net_dst_mac(uint8_t mac[6]);
+/* The destination MAC for dst_ip (network byte order): dst_mac if not
+ * NULL (also entered in lwIP's ARP table as a static entry), else ARP for
+ * dst_ip (or the gateway when dst_ip is off-link); no answer within 1 s
+ * ends the run with VN_EXIT_NETWORK. */
+void net_dst_mac(uint32_t dst_ip, const uint8_t *dst_mac, uint8_t mac[6]);
 
 /* Whether lwIP would send a frame to ip (host byte order) now: the next
  * hop's MAC is in the ARP table. When it is not, asks (ARP request) and

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/config.h"
 #include "kernel/csum.h"
 #include "kernel/exit.h"
 #include "kernel/irq.h"
@@ -116,7 +115,7 @@ void net_init(const struct net_setup *s)
     char a[16], b[16], c[16];
 
     device_error = s->device_error;
-    rand_state = cfg.seed ^ time_cycles() ^ 0x9e3779b97f4a7c15ull;
+    rand_state = s->seed ^ time_cycles() ^ 0x9e3779b97f4a7c15ull;
     if (rand_state == 0)
         rand_state = 1;
     int n = vnet_probe(devs, VNET_MAX_DEVS, &s->vnet, s->cmdline);
@@ -132,7 +131,7 @@ void net_init(const struct net_setup *s)
     if (n < 0)
         vn_fatal(VN_EXIT_DEVICE, "net: virtio-net probe failed (%d)", n);
     if ((unsigned)n < min_devs)
-        vn_fatal(VN_EXIT_NO_DEVICE, "net: app=%s needs %u virtio-net device%s, found %d", cfg.app,
+        vn_fatal(VN_EXIT_NO_DEVICE, "net: %s needs %u virtio-net device%s, found %d", s->who,
                  min_devs, min_devs > 1 ? "s" : "", n);
     net_lwip_heap = mem_alloc_dma(NET_LWIP_HEAP_BYTES, 64);
     lwip_init();
@@ -142,7 +141,7 @@ void net_init(const struct net_setup *s)
         struct net_if *nif = &ifs[i];
         nif->dev = devs[i];
         nif->idx = i;
-        memcpy(nif->mac, cfg.have_mac ? cfg.mac : vnet_mac(devs[i]), 6);
+        memcpy(nif->mac, s->mac ? s->mac : vnet_mac(devs[i]), 6);
         vnet_set_tx_done(devs[i], net_tx_done, nif);
         const uint8_t *m = nif->mac;
         printf("net: dev%u %s mac %02x:%02x:%02x:%02x:%02x:%02x mtu %u\n", i, vnet_name(devs[i]),
@@ -153,18 +152,18 @@ void net_init(const struct net_setup *s)
         can_idle = can_idle && vnet_can_idle(devs[i]);
     /* lwIP (ARP, ICMP, DHCP, the apps' sockets) lives on the first device. */
     struct net_if *nif = &ifs[0];
-    if (cfg.dhcp) {
+    if (s->dhcp) {
         net_netif_add(nif, NULL, NULL, NULL);
         net_dhcp(nif);
     } else {
         ip4_addr_t ip, mask, gw;
-        ip.addr = cfg.ip;
-        mask.addr = cfg.mask;
-        gw.addr = cfg.gw;
+        ip.addr = s->ip;
+        mask.addr = s->mask;
+        gw.addr = s->gw;
         net_netif_add(nif, &ip, &mask, &gw);
     }
     net_netif_offloads(nif);
-    printf("net: %s ip %s mask %s gw %s\n", cfg.dhcp ? "dhcp" : "static",
+    printf("net: %s ip %s mask %s gw %s\n", s->dhcp ? "dhcp" : "static",
            ip_str(lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(&nif->netif))), a),
            ip_str(lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(&nif->netif))), b),
            ip_str(lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(&nif->netif))), c));
@@ -303,20 +302,22 @@ bool net_next_hop_known(uint32_t ip)
     return false;
 }
 
-void net_dst_mac(uint8_t mac[6])
+void net_dst_mac(uint32_t dst_ip, const uint8_t *dst_mac, uint8_t mac[6])
 {
     char a[16];
-    uint32_t dst = lwip_ntohl(cfg.dst_ip);
+    uint32_t dst = lwip_ntohl(dst_ip);
     uint32_t gw = lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(&ifs[0].netif)));
     uint32_t hop = next_hop(dst);
-    if (cfg.have_dst_mac) {
+    if (dst_mac) {
         /* lwIP's own traffic (path=stack, rr, iperf) goes there too, also
          * to peers that do not answer ARP. */
         ip4_addr_t ip;
+        struct eth_addr ea; /* lwIP takes it non-const */
         ip.addr = lwip_htonl(hop);
-        if (etharp_add_static_entry(&ip, (struct eth_addr *)cfg.dst_mac) != ERR_OK)
+        memcpy(ea.addr, dst_mac, sizeof(ea.addr));
+        if (etharp_add_static_entry(&ip, &ea) != ERR_OK)
             vn_fatal(VN_EXIT_INTERNAL, "net: cannot add the ARP entry for dst_mac=");
-        memcpy(mac, cfg.dst_mac, 6);
+        memcpy(mac, dst_mac, 6);
         return;
     }
     if (net_resolve_mac(hop, mac, ARP_TIMEOUT_MS) < 0)

@@ -18,11 +18,7 @@
  * one MSS (tcp.c, tcp_slowtmr), which is then the large one. */
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
-#include "kernel/config.h"
 #include "net/net.h"
-
-_Static_assert(CFG_WINDOW_MAX == TCP_WND, "window= goes up to lwIP's window");
-_Static_assert(CFG_WINDOW_MIN >= 0xffff, "window= covers what a handshake offered");
 
 void net_tcp_offload(struct tcp_pcb *pcb)
 {

@@ -1,20 +1,21 @@
-/* kernel/config.c: the whole config line and every key's parser (sizes,
- * addresses, enums, strings within their fields); the values checked
- * above the kernel (apps/app_config.c) have their own harnesses. */
+/* kernel/config.c with the appliance's key table (apps/app_config_keys.c):
+ * the whole config line and every key's parser (sizes, addresses, enums,
+ * strings within their fields); the values checked after the table
+ * (apps/app_config.c) have their own harnesses. */
 #include <errno.h>
 
-#include "kernel/config.h"
+#include "apps/app_config.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
-    static struct vn_config a, b;
+    static struct app_config a, b;
     char err[256], err2[256];
     if (n > 4096)
         return 0;
     char *line = fuzz_cstr(data, n);
     memset(err, 'x', sizeof(err));
-    int rc = config_parse_text(&a, line, n, err, sizeof(err));
+    int rc = app_config_parse(&a, line, n, err, sizeof(err));
     FUZZ_CHECK(rc == 0 || rc == -EINVAL);
     /* A NUL inside is refused, never the end of the text (issue 31 F8). */
     FUZZ_CHECK(!memchr(line, '\0', n) || (rc == -EINVAL && strstr(err, "NUL byte at offset")));
@@ -27,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         FUZZ_CHECK(fuzz_terminated(a.flows, sizeof(a.flows)));
         FUZZ_CHECK(fuzz_terminated(a.features, sizeof(a.features)));
         /* Every UINT key within the table's [min, max]. */
-        for (size_t i = 0; i < cfg_nkeys; i++) {
-            const struct cfg_key *k = &cfg_keys[i];
+        for (size_t i = 0; i < app_config_table.nkeys; i++) {
+            const struct cfg_key *k = &app_config_table.keys[i];
             uint64_t v = 0;
             if (k->type != CFG_UINT)
                 continue;
@@ -37,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         }
     }
     /* Same line, same outcome: no state kept between parses. */
-    int rc2 = config_parse_text(&b, line, n, err2, sizeof(err2));
+    int rc2 = app_config_parse(&b, line, n, err2, sizeof(err2));
     FUZZ_CHECK(rc2 == rc);
     FUZZ_CHECK(rc < 0 ? strcmp(err, err2) == 0 : memcmp(&a, &b, sizeof(a)) == 0);
     free(line);

@@ -3,8 +3,9 @@
 
 #include "apps/app.h"
 
-static int app_none(void)
+static int app_none(const struct app_config *c)
 {
+    (void)c;
     return 0;
 }
 

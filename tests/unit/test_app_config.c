@@ -13,12 +13,12 @@
 #include "apps/app_config.h"
 #include "kernel/config.h"
 
-static struct vn_config c;
+static struct app_config c;
 static char err[256];
 
 static int parse_and_check(const char *line)
 {
-    int rc = config_parse(&c, line, err, sizeof(err));
+    int rc = app_config_parse(&c, line, strlen(line), err, sizeof(err));
     return rc < 0 ? rc : app_config_check(&c, err, sizeof(err));
 }
 

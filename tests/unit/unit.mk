@@ -10,11 +10,11 @@ UNIT_LDFLAGS := -fsanitize=address,undefined -lcmocka
 UNIT_TESTS :=
 
 UNIT_TESTS += test_config
-test_config_SRCS := tests/unit/test_config.c kernel/config.c kernel/config_keys.c
+test_config_SRCS := tests/unit/test_config.c kernel/config.c apps/app_config_keys.c
 
 UNIT_TESTS += test_app_config
 test_app_config_SRCS := tests/unit/test_app_config.c apps/app_config.c kernel/config.c \
-    kernel/config_keys.c tests/unit/stub_apps.c apps/rate.c apps/imix.c apps/flows.c \
+    apps/app_config_keys.c tests/unit/stub_apps.c apps/rate.c apps/imix.c apps/flows.c \
     drivers/virtio/vnet_features.c drivers/virtio/vnet_notify_cfg.c
 
 UNIT_TESTS += test_esc

@@ -1,15 +1,16 @@
-/* The config keys: the appliance's public interface (docs/config.md).
- * Keys whose values belong to an upper layer (app=, rate=, imix=, flows=,
- * features=) are checked by that layer after parsing (apps/app_config.c),
- * so the parser needs nothing above the kernel. */
+/* The config keys: the appliance's public interface (docs/config.md),
+ * read by the kernel's generic reader. Keys whose values need more than
+ * the table (app=, rate=, imix=, flows=, features=, notify=) are checked
+ * after parsing (apps/app_config.c), so this file and the reader build
+ * alone (tests/unit test_config, tests/fuzz fuzz_config). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/config.h"
+#include "apps/app_config.h"
 
-#define FIELD(f) offsetof(struct vn_config, f), sizeof(((struct vn_config *)0)->f)
+#define FIELD(f) offsetof(struct app_config, f), sizeof(((struct app_config *)0)->f)
 #define U(name, f, lo, hi, d, h)                                                                   \
     {                                                                                              \
         name, CFG_UINT, FIELD(f), lo, hi, NULL, d, h, NULL                                         \
@@ -45,7 +46,7 @@ static int ring_check(const char *val, char *why, size_t whylen)
     return -EINVAL;
 }
 
-const struct cfg_key cfg_keys[] = {
+static const struct cfg_key keys[] = {
     /* run */
     S("app", app, "selftest", "what to run (apps/app_table.c)", NULL),
     U("duration", duration_s, 0, 86400, "0", "seconds to run; 0: the app's default"),
@@ -104,6 +105,21 @@ const struct cfg_key cfg_keys[] = {
     U("resp_size", resp_size, 1, 65000, "1", "rr response bytes"),
 };
 
-const size_t cfg_nkeys = sizeof(cfg_keys) / sizeof(cfg_keys[0]);
+const struct cfg_table app_config_table = {keys, sizeof(keys) / sizeof(keys[0])};
 
-_Static_assert(sizeof(cfg_keys) / sizeof(cfg_keys[0]) <= 128, "given[] holds 128 keys");
+_Static_assert(sizeof(keys) / sizeof(keys[0]) <= CFG_KEYS_MAX, "struct cfg_given holds every key");
+
+int app_config_parse(struct app_config *c, const char *text, size_t len, char *err, size_t errlen)
+{
+    return config_parse_text(&app_config_table, c, sizeof(*c), &c->given, text, len, err, errlen);
+}
+
+bool app_config_given(const struct app_config *c, const char *key)
+{
+    return config_given(&app_config_table, &c->given, key);
+}
+
+const char *app_config_enum_name(const char *key, unsigned idx)
+{
+    return config_enum_name(&app_config_table, key, idx);
+}
