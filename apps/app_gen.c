@@ -86,33 +86,33 @@ static struct gen {
     struct hist lat; /* cycles */
     uint64_t rx_packets, rx_bytes, rx_bad, rx_future_ts;
     uint64_t wire_rx, wire_rx_bytes; /* every frame received on the first NIC */
-} g;
+} gen_state;
 
 /* The next flow of the current pair's (all of them with one pair). */
 static inline unsigned next_flow(void)
 {
-    if (g.nflows == 1)
+    if (gen_state.nflows == 1)
         return 0;
-    struct gen_pair *p = g.cur;
-    if (g.random) {
-        g.rng ^= g.rng << 13;
-        g.rng ^= g.rng >> 7;
-        g.rng ^= g.rng << 17;
-        return g.order[p->base + (unsigned)(((g.rng >> 32) * p->n) >> 32)];
+    struct gen_pair *p = gen_state.cur;
+    if (gen_state.random) {
+        gen_state.rng ^= gen_state.rng << 13;
+        gen_state.rng ^= gen_state.rng >> 7;
+        gen_state.rng ^= gen_state.rng << 17;
+        return gen_state.order[p->base + (unsigned)(((gen_state.rng >> 32) * p->n) >> 32)];
     }
     unsigned f = p->pos++;
     if (p->pos == p->n)
         p->pos = 0;
-    return g.order[p->base + f];
+    return gen_state.order[p->base + f];
 }
 
 static inline unsigned next_class(void)
 {
-    if (g.ncls == 1)
+    if (gen_state.ncls == 1)
         return 0;
-    unsigned c = g.imix_seq[g.imix_pos++];
-    if (g.imix_pos == g.imix_cycle)
-        g.imix_pos = 0;
+    unsigned c = gen_state.imix_seq[gen_state.imix_pos++];
+    if (gen_state.imix_pos == gen_state.imix_cycle)
+        gen_state.imix_pos = 0;
     return c;
 }
 
@@ -120,25 +120,25 @@ static inline unsigned next_class(void)
 static void gen_account_return(const uint8_t *pl, uint32_t plen, uint32_t frame_len, uint64_t now)
 {
     uint32_t stream = plen >= PL_LEN ? rdle32(pl + PL_OFF_STREAM) : rdle16(pl + PL_OFF_STREAM);
-    g.rx_packets++;
-    g.rx_bytes += frame_len;
-    if (stream >= g.nflows) {
-        g.rx_bad++;
+    gen_state.rx_packets++;
+    gen_state.rx_bytes += frame_len;
+    if (stream >= gen_state.nflows) {
+        gen_state.rx_bad++;
         return;
     }
-    seq_record(&g.rx_streams[stream], rdle64(pl + PL_OFF_SEQ));
+    seq_record(&gen_state.rx_streams[stream], rdle64(pl + PL_OFF_SEQ));
     uint64_t ts = rdle64(pl + PL_OFF_TSC);
     if (ts <= now)
-        hist_add(&g.lat, now - ts);
+        hist_add(&gen_state.lat, now - ts);
     else
-        g.rx_future_ts++;
+        gen_state.rx_future_ts++;
 }
 
 /* One of our flows' frames: its ports swapped (reflected) or as sent
  * (forwarded back). */
 static bool gen_own_ports(uint32_t s, const struct pkt_info *pi)
 {
-    const struct pkt_flow *fl = &g.flows[s];
+    const struct pkt_flow *fl = &gen_state.flows[s];
     return (pi->dport == fl->sport && pi->sport == fl->dport) ||
            (pi->sport == fl->sport && pi->dport == fl->dport);
 }
@@ -150,22 +150,22 @@ static void gen_rx_dev(struct net_if *nif, uint64_t now)
     for (int i = 0; i < n; i++) {
         struct pkt_info pi;
         const uint8_t *f = rx[i].frame;
-        if (nif == g.nif) {
-            g.wire_rx++;
-            g.wire_rx_bytes += rx[i].len;
+        if (nif == gen_state.nif) {
+            gen_state.wire_rx++;
+            gen_state.wire_rx_bytes += rx[i].len;
         }
         enum pkt_kind k = pkt_parse(f, rx[i].len, true, &pi);
         if (k == PKT_UDP && pi.payload_len >= PL_MIN) {
             uint32_t s = pi.payload_len >= PL_LEN ? rdle32(f + pi.payload_off + PL_OFF_STREAM)
                                                   : rdle16(f + pi.payload_off + PL_OFF_STREAM);
-            if (s < g.nflows && gen_own_ports(s, &pi)) {
+            if (s < gen_state.nflows && gen_own_ports(s, &pi)) {
                 gen_account_return(f + pi.payload_off, pi.payload_len, rx[i].len, now);
                 vnet_rx_release(nif->dev, rx[i].buf);
                 continue;
             }
         }
         if (k == PKT_BAD_LEN || k == PKT_BAD_HDR || k == PKT_BAD_CSUM) {
-            g.rx_bad++;
+            gen_state.rx_bad++;
             vnet_rx_release(nif->dev, rx[i].buf);
             continue;
         }
@@ -193,14 +193,14 @@ static void stack_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_
     if (n >= PL_MIN)
         gen_account_return(pl, n, (uint32_t)p->tot_len + PKT_HDRS_LEN, time_cycles());
     else
-        g.rx_bad++;
+        gen_state.rx_bad++;
     pbuf_free(p);
 }
 
 static void gen_setup_sizes(const struct app_config *c)
 {
     char why[160];
-    uint32_t max_frame = vnet_mtu(g.nif->dev) + ETH_HLEN;
+    uint32_t max_frame = vnet_mtu(gen_state.nif->dev) + ETH_HLEN;
     if (max_frame > PKT_MAX_FRAME)
         max_frame = PKT_MAX_FRAME;
     if (c->imix[0]) {
@@ -209,19 +209,19 @@ static void gen_setup_sizes(const struct app_config *c)
             vn_fatal(VN_EXIT_CONFIG, "gen: size= and imix= both given; imix= sets the sizes");
         if (imix_parse(c->imix, max_frame, &m, why, sizeof(why)) < 0)
             vn_fatal(VN_EXIT_CONFIG, "gen: %s (device MTU %u)", why,
-                     (unsigned)vnet_mtu(g.nif->dev));
-        g.ncls = m.n;
+                     (unsigned)vnet_mtu(gen_state.nif->dev));
+        gen_state.ncls = m.n;
         for (unsigned i = 0; i < m.n; i++)
-            g.cls[i].len = m.size[i];
-        imix_sequence(&m, g.imix_seq);
-        g.imix_cycle = m.cycle;
+            gen_state.cls[i].len = m.size[i];
+        imix_sequence(&m, gen_state.imix_seq);
+        gen_state.imix_cycle = m.cycle;
     } else {
         if (c->size < PKT_MIN_FRAME || c->size > max_frame)
             vn_fatal(VN_EXIT_CONFIG, "gen: size=%llu: must be %d..%u (MTU %u + 14)",
                      (unsigned long long)c->size, PKT_MIN_FRAME, (unsigned)max_frame,
-                     (unsigned)vnet_mtu(g.nif->dev));
-        g.ncls = 1;
-        g.cls[0].len = (uint16_t)c->size;
+                     (unsigned)vnet_mtu(gen_state.nif->dev));
+        gen_state.ncls = 1;
+        gen_state.cls[0].len = (uint16_t)c->size;
     }
 }
 
@@ -236,14 +236,14 @@ static void gen_setup_flows(const struct app_config *c, bool stack)
                  "gen: path=stack sends from lwIP's own address and port: flows= may vary dip and "
                  "dport only");
     struct pkt_flow base = {net_ip(), lwip_ntohl(c->dst_ip), c->src_port, c->dst_port, 0};
-    g.flows = calloc(FLOWS_MAX, sizeof(*g.flows));
-    g.seq = calloc(FLOWS_MAX, sizeof(*g.seq));
-    g.rx_streams = calloc(FLOWS_MAX, sizeof(*g.rx_streams));
-    if (!g.flows || !g.seq || !g.rx_streams)
+    gen_state.flows = calloc(FLOWS_MAX, sizeof(*gen_state.flows));
+    gen_state.seq = calloc(FLOWS_MAX, sizeof(*gen_state.seq));
+    gen_state.rx_streams = calloc(FLOWS_MAX, sizeof(*gen_state.rx_streams));
+    if (!gen_state.flows || !gen_state.seq || !gen_state.rx_streams)
         vn_fatal(VN_EXIT_OOM, "gen: no memory for %d flows", FLOWS_MAX);
-    g.nflows = flows_expand(&fs, &base, g.flows);
-    g.random = fs.random;
-    g.rng = c->seed * 0x9e3779b97f4a7c15ull + 1;
+    gen_state.nflows = flows_expand(&fs, &base, gen_state.flows);
+    gen_state.random = fs.random;
+    gen_state.rng = c->seed * 0x9e3779b97f4a7c15ull + 1;
 }
 
 /* Each flow's pair, the flows ordered by pair (next_flow walks a pair's
@@ -253,80 +253,82 @@ static void gen_setup_flows(const struct app_config *c, bool stack)
  * (room 0) has lwIP send every flow on pair 0, in flow order. */
 static void gen_setup_pairs(uint32_t room)
 {
-    struct vnet_dev *dev = g.nif->dev;
-    uint8_t *pair = calloc(g.nflows, 1);
-    g.order = calloc(g.nflows, sizeof(*g.order));
-    if (!pair || !g.order)
-        vn_fatal(VN_EXIT_OOM, "gen: no memory for %u flows", g.nflows);
-    for (unsigned fi = 0; room && fi < g.nflows; fi++) {
-        const struct pkt_flow *fl = &g.flows[fi];
+    struct vnet_dev *dev = gen_state.nif->dev;
+    uint8_t *pair = calloc(gen_state.nflows, 1);
+    gen_state.order = calloc(gen_state.nflows, sizeof(*gen_state.order));
+    if (!pair || !gen_state.order)
+        vn_fatal(VN_EXIT_OOM, "gen: no memory for %u flows", gen_state.nflows);
+    for (unsigned fi = 0; room && fi < gen_state.nflows; fi++) {
+        const struct pkt_flow *fl = &gen_state.flows[fi];
         pair[fi] = (uint8_t)vnet_flow_pair(dev, fl->daddr, fl->saddr, fl->dport, fl->sport);
     }
     unsigned k = 0;
     for (unsigned q = 0; q < (room ? vnet_pairs(dev) : 1u); q++) {
-        struct gen_pair *p = &g.pairs[g.npairs];
+        struct gen_pair *p = &gen_state.pairs[gen_state.npairs];
         *p = (struct gen_pair){.q = q, .base = k};
-        for (unsigned fi = 0; fi < g.nflows; fi++)
+        for (unsigned fi = 0; fi < gen_state.nflows; fi++)
             if (pair[fi] == q)
-                g.order[k++] = (uint16_t)fi;
+                gen_state.order[k++] = (uint16_t)fi;
         p->n = k - p->base;
         if (!p->n)
             continue;
-        if (room && net_check(g.nif, vnet_txslots_bind_q(dev, q, room, &p->slots)) < 0)
+        if (room && net_check(gen_state.nif, vnet_txslots_bind_q(dev, q, room, &p->slots)) < 0)
             vn_fatal(VN_EXIT_DEVICE,
                      "gen: cannot bind TX ring %u: frames in flight did not come back", q);
-        g.npairs++;
+        gen_state.npairs++;
     }
     free(pair);
-    g.cur = &g.pairs[0];
-    g.slots = g.cur->slots;
+    gen_state.cur = &gen_state.pairs[0];
+    gen_state.slots = gen_state.cur->slots;
 }
 
 /* The pair of the next burst: each in turn. */
 static inline void gen_next_pair(void)
 {
-    if (g.npairs == 1)
+    if (gen_state.npairs == 1)
         return;
-    g.cur = g.cur + 1 == g.pairs + g.npairs ? g.pairs : g.cur + 1;
-    g.slots = g.cur->slots;
+    gen_state.cur = gen_state.cur + 1 == gen_state.pairs + gen_state.npairs ? gen_state.pairs
+                                                                            : gen_state.cur + 1;
+    gen_state.slots = gen_state.cur->slots;
 }
 
 /* TX completions of every pair gen sends on; frames still in flight. */
 static int gen_reclaim(void)
 {
     int busy = 0;
-    for (unsigned i = 0; i < g.npairs; i++) {
-        net_check(g.nif, vnet_tx_reclaim_q(g.nif->dev, g.pairs[i].q));
-        busy += vnet_tx_in_flight_q(g.nif->dev, g.pairs[i].q);
+    for (unsigned i = 0; i < gen_state.npairs; i++) {
+        net_check(gen_state.nif, vnet_tx_reclaim_q(gen_state.nif->dev, gen_state.pairs[i].q));
+        busy += vnet_tx_in_flight_q(gen_state.nif->dev, gen_state.pairs[i].q);
     }
     return busy;
 }
 
 static void gen_setup_frames(const uint8_t dst_mac[6], uint64_t burst)
 {
-    g.tmpl = calloc((size_t)g.nflows * g.ncls, sizeof(*g.tmpl));
-    if (!g.tmpl)
+    gen_state.tmpl = calloc((size_t)gen_state.nflows * gen_state.ncls, sizeof(*gen_state.tmpl));
+    if (!gen_state.tmpl)
         vn_fatal(VN_EXIT_OOM, "gen: no memory for templates");
-    for (unsigned c = 0; c < g.ncls; c++) {
-        struct gen_class *cl = &g.cls[c];
+    for (unsigned c = 0; c < gen_state.ncls; c++) {
+        struct gen_class *cl = &gen_state.cls[c];
         cl->master = malloc(cl->len);
         if (!cl->master)
             vn_fatal(VN_EXIT_OOM, "gen: no memory for templates");
-        for (unsigned fi = 0; fi < g.nflows; fi++)
-            if (pkt_tmpl_build(cl->master, cl->len, dst_mac, g.nif->mac, &g.flows[fi],
-                               &g.tmpl[fi * g.ncls + c]) < 0)
+        for (unsigned fi = 0; fi < gen_state.nflows; fi++)
+            if (pkt_tmpl_build(cl->master, cl->len, dst_mac, gen_state.nif->mac,
+                               &gen_state.flows[fi], &gen_state.tmpl[fi * gen_state.ncls + c]) < 0)
                 vn_fatal(VN_EXIT_INTERNAL, "gen: no frame template for size %u", cl->len);
         /* The master now holds the last flow: rebuild flow 0. */
-        if (pkt_tmpl_build(cl->master, cl->len, dst_mac, g.nif->mac, &g.flows[0], &g.tmpl[c]) < 0)
+        if (pkt_tmpl_build(cl->master, cl->len, dst_mac, gen_state.nif->mac, &gen_state.flows[0],
+                           &gen_state.tmpl[c]) < 0)
             vn_fatal(VN_EXIT_INTERNAL, "gen: no frame template for size %u", cl->len);
         /* Past the headers and payload header every template is zero. */
         cl->copy = cl->len < PKT_HDRS_LEN + PL_LEN ? cl->len : PKT_HDRS_LEN + PL_LEN;
-        if (cl->len > g.maxlen)
-            g.maxlen = cl->len;
+        if (cl->len > gen_state.maxlen)
+            gen_state.maxlen = cl->len;
     }
-    gen_setup_pairs(g.maxlen > GEN_SLOT_ROOM ? g.maxlen : GEN_SLOT_ROOM);
-    g.lens = calloc(burst, sizeof(*g.lens));
-    if (!g.lens)
+    gen_setup_pairs(gen_state.maxlen > GEN_SLOT_ROOM ? gen_state.maxlen : GEN_SLOT_ROOM);
+    gen_state.lens = calloc(burst, sizeof(*gen_state.lens));
+    if (!gen_state.lens)
         vn_fatal(VN_EXIT_OOM, "gen: no memory for a burst of %llu", (unsigned long long)burst);
 }
 
@@ -335,16 +337,16 @@ static void gen_setup_frames(const uint8_t dst_mac[6], uint64_t burst)
  * one the driver copied a frame of its own into (tag 0) is cleared. */
 static void gen_fill_slot(uint8_t *f, uint16_t s, unsigned c)
 {
-    if (!g.slots.tag[s])
-        memset(f, 0, g.maxlen);
-    memcpy(f, g.cls[c].master, g.cls[c].copy);
-    g.slots.tag[s] = (uint16_t)(c + 1);
+    if (!gen_state.slots.tag[s])
+        memset(f, 0, gen_state.maxlen);
+    memcpy(f, gen_state.cls[c].master, gen_state.cls[c].copy);
+    gen_state.slots.tag[s] = (uint16_t)(c + 1);
 }
 
 /* The i-th reserved slot from first, holding class c's template. */
 static inline uint8_t *gen_slot(uint16_t first, int i, unsigned c)
 {
-    const struct vnet_txslots *sl = &g.slots;
+    const struct vnet_txslots *sl = &gen_state.slots;
     uint16_t s = (uint16_t)(first + i) & (uint16_t)(sl->num - 1);
     uint8_t *f = sl->frame0 + (size_t)s * sl->stride;
     if (sl->tag[s] != c + 1)
@@ -358,18 +360,18 @@ static inline uint8_t *gen_slot(uint16_t first, int i, unsigned c)
 static int gen_build_plain(uint16_t first, int k, int max, uint64_t now, uint64_t left,
                            uint64_t *bytes)
 {
-    const struct pkt_tmpl *t = &g.tmpl[0];
+    const struct pkt_tmpl *t = &gen_state.tmpl[0];
     int n = k < max ? k : max;
     if ((uint64_t)n > left)
         n = (int)left;
     uint32_t partial = pkt_sum_add_le64(t->udp_partial, now);
-    uint64_t seq = g.seq[0];
+    uint64_t seq = gen_state.seq[0];
     for (int i = 0; i < n; i++) {
         pkt_patch_sum(gen_slot(first, i, 0), partial, seq + (uint64_t)i, now);
-        g.lens[i] = t->len;
+        gen_state.lens[i] = t->len;
     }
-    g.seq[0] = seq + (uint64_t)n;
-    g.cls[0].packets += (uint64_t)n;
+    gen_state.seq[0] = seq + (uint64_t)n;
+    gen_state.cls[0].packets += (uint64_t)n;
     *bytes = (uint64_t)n * t->len;
     return n;
 }
@@ -381,7 +383,7 @@ static int gen_build_plain(uint16_t first, int k, int max, uint64_t now, uint64_
 static int gen_build_burst(uint16_t first, int k, int max, struct pacer *pc, uint64_t now,
                            uint64_t left, uint64_t *bytes, int *dropped)
 {
-    const bool drop = g.drop;
+    const bool drop = gen_state.drop;
     int n = 0, nd = 0;
     uint64_t b = 0;
     while (n + nd < max && (uint64_t)(n + nd) < left && pacer_due(pc, now)) {
@@ -389,19 +391,19 @@ static int gen_build_burst(uint16_t first, int k, int max, struct pacer *pc, uin
             break;
         unsigned c = next_class();
         unsigned fi = next_flow();
-        const struct pkt_tmpl *t = &g.tmpl[fi * g.ncls + c];
-        uint64_t seq = g.seq[fi]++;
+        const struct pkt_tmpl *t = &gen_state.tmpl[fi * gen_state.ncls + c];
+        uint64_t seq = gen_state.seq[fi]++;
         pacer_sent(pc, t->len);
         if (n == k) {
             nd++;
             continue;
         }
         uint8_t *f = gen_slot(first, n, c);
-        if (g.nflows > 1)
-            pkt_set_flow(f, &g.flows[fi], t);
+        if (gen_state.nflows > 1)
+            pkt_set_flow(f, &gen_state.flows[fi], t);
         pkt_patch(f, t, seq, now);
-        g.lens[n] = t->len;
-        g.cls[c].packets++;
+        gen_state.lens[n] = t->len;
+        gen_state.cls[c].packets++;
         b += t->len;
         n++;
     }
@@ -416,36 +418,36 @@ static int gen_stack_burst(struct udp_pcb *pcb, int max, struct pacer *pc, uint6
 {
     int n = 0;
     while (n < max && (uint64_t)n < left && pacer_due(pc, now)) {
-        unsigned c = g.ncls == 1 ? 0 : g.imix_seq[g.imix_pos];
-        uint16_t len = g.cls[c].len, plen = (uint16_t)(len - PKT_HDRS_LEN);
+        unsigned c = gen_state.ncls == 1 ? 0 : gen_state.imix_seq[gen_state.imix_pos];
+        uint16_t len = gen_state.cls[c].len, plen = (uint16_t)(len - PKT_HDRS_LEN);
         struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, plen, PBUF_RAM);
         if (!p) {
-            g.nomem++;
+            gen_state.nomem++;
             break;
         }
         next_class();
         unsigned fi = next_flow();
         uint8_t *pl = p->payload;
         memset(pl, 0, plen);
-        wrle64(pl + PL_OFF_SEQ, g.seq[fi]++);
+        wrle64(pl + PL_OFF_SEQ, gen_state.seq[fi]++);
         wrle64(pl + PL_OFF_TSC, now);
         if (plen >= PL_LEN) {
-            wrle32(pl + PL_OFF_STREAM, g.flows[fi].stream);
+            wrle32(pl + PL_OFF_STREAM, gen_state.flows[fi].stream);
             wrle32(pl + PL_OFF_MAGIC, PL_MAGIC);
         } else {
-            wrle16(pl + PL_OFF_STREAM, (uint16_t)g.flows[fi].stream);
+            wrle16(pl + PL_OFF_STREAM, (uint16_t)gen_state.flows[fi].stream);
         }
         ip_addr_t dst;
-        ip_addr_set_ip4_u32(&dst, lwip_htonl(g.flows[fi].daddr));
-        err_t e = udp_sendto(pcb, p, &dst, g.flows[fi].dport);
+        ip_addr_set_ip4_u32(&dst, lwip_htonl(gen_state.flows[fi].daddr));
+        err_t e = udp_sendto(pcb, p, &dst, gen_state.flows[fi].dport);
         pbuf_free(p);
         pacer_sent(pc, len);
         if (e != ERR_OK) {
-            g.dropped++;
+            gen_state.dropped++;
         } else {
-            g.packets++;
-            g.bytes += len;
-            g.cls[c].packets++;
+            gen_state.packets++;
+            gen_state.bytes += len;
+            gen_state.cls[c].packets++;
         }
         n++;
     }
@@ -461,57 +463,62 @@ static uint64_t gen_wake(uint64_t a, uint64_t b, uint64_t c)
 static void gen_result(const struct app_config *c, uint64_t ns, const struct rate *r, bool stack,
                        const struct stall *st)
 {
-    app_summary("gen", g.packets, g.bytes, ns);
+    app_summary("gen", gen_state.packets, gen_state.bytes, ns);
     /* Reflected frames' latency, in TSC cycles. */
-    app_hist_lines("latency", &g.lat, 1e9 / (double)time_tsc_hz);
-    struct json *j = app_result_begin(c, g.packets, g.bytes, ns);
+    app_hist_lines("latency", &gen_state.lat, 1e9 / (double)time_tsc_hz);
+    struct json *j = app_result_begin(c, gen_state.packets, gen_state.bytes, ns);
     /* The stack path's frames are lwIP's: counted there. */
-    app_wire_json(j, stack ? 0 : g.packets, stack ? 0 : g.bytes, g.wire_rx, g.wire_rx_bytes);
+    app_wire_json(j, stack ? 0 : gen_state.packets, stack ? 0 : gen_state.bytes, gen_state.wire_rx,
+                  gen_state.wire_rx_bytes);
     json_str(j, "path", stack ? "stack" : "raw");
-    json_u64(j, "tx_dropped", g.dropped);
-    json_u64(j, "tx_nomem", g.nomem);
-    json_u64(j, "flows", g.nflows);
+    json_u64(j, "tx_dropped", gen_state.dropped);
+    json_u64(j, "tx_nomem", gen_state.nomem);
+    json_u64(j, "flows", gen_state.nflows);
     json_u64(j, "burst", c->burst);
-    if (!stack && g.packets + g.dropped) {
+    if (!stack && gen_state.packets + gen_state.dropped) {
         /* What the generator itself costs per frame, and the rate that
          * allows: compare with pps to see who the bottleneck is. */
-        double cpp = (double)g.build_cycles / (double)(g.packets + g.dropped);
+        double cpp =
+            (double)gen_state.build_cycles / (double)(gen_state.packets + gen_state.dropped);
         json_double(j, "build_cycles_per_packet", cpp);
         json_double(j, "build_pps_capacity", cpp > 0 ? (double)time_tsc_hz / cpp : 0);
     }
     json_arr_begin(j, "sizes");
-    for (unsigned ci = 0; ci < g.ncls; ci++) {
+    for (unsigned ci = 0; ci < gen_state.ncls; ci++) {
         json_obj_begin(j, NULL);
-        json_u64(j, "size", g.cls[ci].len);
-        json_u64(j, "packets", g.cls[ci].packets);
+        json_u64(j, "size", gen_state.cls[ci].len);
+        json_u64(j, "packets", gen_state.cls[ci].packets);
         json_obj_end(j);
     }
     json_arr_end(j);
     if (r->unit != RATE_UNLIMITED) {
         bool pps = r->unit == RATE_PPS;
-        double achieved = pps ? app_per_s(g.packets + g.dropped, ns) : app_per_s(g.bytes * 8, ns);
+        double achieved = pps ? app_per_s(gen_state.packets + gen_state.dropped, ns)
+                              : app_per_s(gen_state.bytes * 8, ns);
         json_str(j, "rate_unit", pps ? "pps" : "bps");
         json_u64(j, "rate_target", r->per_s);
         json_double(j, "rate_achieved", achieved);
         json_double(j, "rate_error", (achieved - (double)r->per_s) / (double)r->per_s);
     }
-    if (g.rx_packets || g.rx_bad) {
+    if (gen_state.rx_packets || gen_state.rx_bad) {
         struct seq_totals t;
-        seq_sum(g.rx_streams, g.nflows, &t);
+        seq_sum(gen_state.rx_streams, gen_state.nflows, &t);
         json_obj_begin(j, "rx");
-        json_u64(j, "packets", g.rx_packets);
-        json_u64(j, "bytes", g.rx_bytes);
+        json_u64(j, "packets", gen_state.rx_packets);
+        json_u64(j, "bytes", gen_state.rx_bytes);
         json_u64(j, "lost", t.lost);
         json_u64(j, "dup", t.dup);
         json_u64(j, "reorder", t.reorder);
         json_u64(j, "stale", t.stale);
-        json_u64(j, "malformed", g.rx_bad);
-        json_u64(j, "future_ts", g.rx_future_ts);
-        json_double(j, "p50_us", (double)app_cycles_ns(hist_quantile(&g.lat, 0.5)) / 1e3);
-        json_double(j, "p90_us", (double)app_cycles_ns(hist_quantile(&g.lat, 0.9)) / 1e3);
-        json_double(j, "p99_us", (double)app_cycles_ns(hist_quantile(&g.lat, 0.99)) / 1e3);
-        json_double(j, "p999_us", (double)app_cycles_ns(hist_quantile(&g.lat, 0.999)) / 1e3);
-        json_double(j, "max_us", (double)app_cycles_ns(g.lat.count ? g.lat.max : 0) / 1e3);
+        json_u64(j, "malformed", gen_state.rx_bad);
+        json_u64(j, "future_ts", gen_state.rx_future_ts);
+        json_double(j, "p50_us", (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.5)) / 1e3);
+        json_double(j, "p90_us", (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.9)) / 1e3);
+        json_double(j, "p99_us", (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.99)) / 1e3);
+        json_double(j, "p999_us",
+                    (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.999)) / 1e3);
+        json_double(j, "max_us",
+                    (double)app_cycles_ns(gen_state.lat.count ? gen_state.lat.max : 0) / 1e3);
         json_obj_end(j);
     }
     stall_json(j, st, time_tsc_hz);
@@ -527,9 +534,9 @@ int app_gen_main(const struct app_config *c)
         vn_fatal(VN_EXIT_CONFIG, "gen: flows=%s: %s", c->flows, why);
 
     apps_net_init(c, 1, 0);
-    g.drop = c->txfull == CFG_TXFULL_DROP;
-    g.nif = net_if_get(0);
-    hist_init(&g.lat);
+    gen_state.drop = c->txfull == CFG_TXFULL_DROP;
+    gen_state.nif = net_if_get(0);
+    hist_init(&gen_state.lat);
     gen_setup_sizes(c);
     gen_setup_flows(c, stack);
 
@@ -559,11 +566,12 @@ int app_gen_main(const struct app_config *c)
                  (unsigned long long)time_tsc_hz);
     uint64_t service_every = time_ns_to_cycles(SERVICE_US * 1000u), next_service = start;
     uint64_t now = start, sent = 0;
-    const bool plain = g.ncls == 1 && g.nflows == 1 && r.unit == RATE_UNLIMITED && !g.drop;
+    const bool plain =
+        gen_state.ncls == 1 && gen_state.nflows == 1 && r.unit == RATE_UNLIMITED && !gen_state.drop;
     unsigned rounds = 0;
     printf("gen: %s path, %u size%s, %u flow%s, burst %d, rate %s\n", stack ? "stack" : "raw",
-           g.ncls, g.ncls > 1 ? "s" : "", g.nflows, g.nflows > 1 ? "s" : "", burst,
-           c->rate[0] ? c->rate : "max");
+           gen_state.ncls, gen_state.ncls > 1 ? "s" : "", gen_state.nflows,
+           gen_state.nflows > 1 ? "s" : "", burst, c->rate[0] ? c->rate : "max");
 
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;
@@ -582,8 +590,9 @@ int app_gen_main(const struct app_config *c)
             if (pacer_due(&pc, now)) {
                 uint16_t first = 0;
                 gen_next_pair();
-                const unsigned tq = g.cur->q;
-                int k = net_check(g.nif, vnet_txslots_reserve_q(g.nif->dev, tq, burst, &first));
+                const unsigned tq = gen_state.cur->q;
+                int k = net_check(gen_state.nif,
+                                  vnet_txslots_reserve_q(gen_state.nif->dev, tq, burst, &first));
                 if (k < 0)
                     vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", k);
                 uint64_t t0 = time_cycles(), bytes;
@@ -593,14 +602,14 @@ int app_gen_main(const struct app_config *c)
                                                 &dropped);
                 n = q + dropped;
                 if (n) {
-                    g.build_cycles += time_cycles() - t0;
-                    int rc =
-                        net_check(g.nif, vnet_txslots_send_q(g.nif->dev, tq, q, g.lens, dropped));
+                    gen_state.build_cycles += time_cycles() - t0;
+                    int rc = net_check(gen_state.nif, vnet_txslots_send_q(gen_state.nif->dev, tq, q,
+                                                                          gen_state.lens, dropped));
                     if (rc < 0)
                         vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", rc);
-                    g.bytes += bytes;
-                    g.packets += (uint64_t)q;
-                    g.dropped += (uint64_t)dropped;
+                    gen_state.bytes += bytes;
+                    gen_state.packets += (uint64_t)q;
+                    gen_state.dropped += (uint64_t)dropped;
                     sent += (uint64_t)n;
                 }
             }
@@ -622,9 +631,9 @@ int app_gen_main(const struct app_config *c)
         if (n == 0 && !pacer_due(&pc, now))
             stall_skip(&st, net_idle(gen_wake(pacer_next(&pc), m.next, end)));
         if (meter_due(&m, now)) {
-            struct json *j = meter_sample(&m, now, g.packets, g.bytes);
-            json_u64(j, "tx_dropped", g.dropped);
-            json_u64(j, "returned", g.rx_packets);
+            struct json *j = meter_sample(&m, now, gen_state.packets, gen_state.bytes);
+            json_u64(j, "tx_dropped", gen_state.dropped);
+            json_u64(j, "returned", gen_state.rx_packets);
             meter_end(&m, &st);
         }
     }
@@ -633,12 +642,12 @@ int app_gen_main(const struct app_config *c)
     /* Let the ring drain so every frame is accounted and reflected ones
      * have a chance to come back. */
     uint64_t drain_end = time_cycles() + time_ns_to_cycles(GEN_DRAIN_MS * 1000000ull);
-    uint64_t quiet = time_cycles(), last_rx = g.rx_packets;
+    uint64_t quiet = time_cycles(), last_rx = gen_state.rx_packets;
     while (time_cycles() < drain_end) {
         gen_rx(time_cycles());
         net_service();
-        if (g.rx_packets != last_rx) {
-            last_rx = g.rx_packets;
+        if (gen_state.rx_packets != last_rx) {
+            last_rx = gen_state.rx_packets;
             quiet = time_cycles();
         }
         bool idle = stack || gen_reclaim() == 0;

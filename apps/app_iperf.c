@@ -29,7 +29,7 @@
 #define IPERF_DRAIN_MS  2000 /* client: acknowledgements after the close */
 #define IPERF_LINGER_MS 200  /* FINs and last ACKs out before the result */
 
-struct iperf ip;
+struct iperf iperf_state;
 
 static double gbps(uint64_t bytes, uint64_t ns)
 {
@@ -38,7 +38,7 @@ static double gbps(uint64_t bytes, uint64_t ns)
 
 static unsigned iperf_nsess(bool server)
 {
-    return server ? ip.accepted : ip.n;
+    return server ? iperf_state.accepted : iperf_state.n;
 }
 
 static uint64_t sess_ns(const struct iperf_sess *s)
@@ -57,15 +57,16 @@ static void iperf_result(const struct app_config *c, uint64_t ns, bool server, u
     uint64_t total = 0, total_ns = 0, unacked = 0;
     unsigned n = iperf_nsess(server);
     for (unsigned i = 0; i < n; i++) {
-        total += ip.s[i].bytes;
-        unacked += server ? 0 : iperf_sess_unacked(&ip.s[i]);
-        if (sess_ns(&ip.s[i]) > total_ns)
-            total_ns = sess_ns(&ip.s[i]);
+        total += iperf_state.s[i].bytes;
+        unacked += server ? 0 : iperf_sess_unacked(&iperf_state.s[i]);
+        if (sess_ns(&iperf_state.s[i]) > total_ns)
+            total_ns = sess_ns(&iperf_state.s[i]);
     }
     if (total_ns == 0)
         total_ns = ns;
     printf("iperf: %s, %u session%s, msg_size %u: %.3f Gbit/s total\n",
-           server ? "server" : "client", n, n == 1 ? "" : "s", ip.msg, gbps(total, total_ns));
+           server ? "server" : "client", n, n == 1 ? "" : "s", iperf_state.msg,
+           gbps(total, total_ns));
     if (server && iperf_syn_lost())
         printf("iperf: %llu connection attempts dropped before their handshake completed\n",
                (unsigned long long)iperf_syn_lost());
@@ -74,20 +75,20 @@ static void iperf_result(const struct app_config *c, uint64_t ns, bool server, u
                (unsigned long long)unacked, IPERF_DRAIN_MS);
     struct json *j = app_result_begin(c, segs, total, total_ns);
     json_str(j, "role", server ? "server" : "client");
-    json_u64(j, "port", ip.port);
-    json_u64(j, "msg_size", ip.msg);
+    json_u64(j, "port", iperf_state.port);
+    json_u64(j, "msg_size", iperf_state.msg);
     json_double(j, "gbps", gbps(total, total_ns));
     if (server) {
-        json_u64(j, "window", ip.window);
-        json_u64(j, "finished", ip.ended.finished);
-        json_u64(j, "aborted", ip.ended.aborted);
+        json_u64(j, "window", iperf_state.window);
+        json_u64(j, "finished", iperf_state.ended.finished);
+        json_u64(j, "aborted", iperf_state.ended.aborted);
         iperf_syn_json(j);
     } else {
         json_u64(j, "unacked", unacked);
     }
     json_arr_begin(j, "sessions");
     for (unsigned i = 0; i < n; i++) {
-        const struct iperf_sess *s = &ip.s[i];
+        const struct iperf_sess *s = &iperf_state.s[i];
         json_obj_begin(j, NULL);
         json_u64(j, "bytes", s->bytes);
         json_u64(j, "duration_ns", sess_ns(s));
@@ -119,7 +120,7 @@ static uint64_t iperf_stream_bytes(bool server)
 {
     uint64_t total = 0;
     for (unsigned i = 0; i < iperf_nsess(server); i++)
-        total += ip.s[i].bytes;
+        total += iperf_state.s[i].bytes;
     return total;
 }
 
@@ -144,11 +145,11 @@ static uint64_t iperf_run(const struct app_config *c, bool server)
         if (now >= end)
             break;
         unsigned got = net_poll();
-        if (server && iperf_tally_all_ended(&ip.ended, ip.n))
+        if (server && iperf_tally_all_ended(&iperf_state.ended, iperf_state.n))
             break;
         if (!server) {
             iperf_client_poll(now, connect_end);
-            if (iperf_client_failed() == ip.n)
+            if (iperf_client_failed() == iperf_state.n)
                 break;
         }
         /* An empty ring: halt (notify=irq|hybrid) until a frame (data,
@@ -162,8 +163,8 @@ static uint64_t iperf_run(const struct app_config *c, bool server)
             uint64_t stream = iperf_stream_bytes(server);
             json_double(j, "goodput_bps", app_per_s((stream - stream_last) * 8, m.span_ns));
             stream_last = stream;
-            json_u64(j, "sessions_done", ip.ended.finished);
-            json_u64(j, "sessions_aborted", ip.ended.aborted);
+            json_u64(j, "sessions_done", iperf_state.ended.finished);
+            json_u64(j, "sessions_aborted", iperf_state.ended.aborted);
             result_end();
         }
     }
@@ -173,12 +174,12 @@ static uint64_t iperf_run(const struct app_config *c, bool server)
 int app_iperf_main(const struct app_config *c)
 {
     bool server = c->role == CFG_ROLE_SERVER;
-    ip.n = (unsigned)c->sessions;
-    ip.msg = (uint32_t)c->msg_size;
-    ip.window = (uint32_t)c->window;
+    iperf_state.n = (unsigned)c->sessions;
+    iperf_state.msg = (uint32_t)c->msg_size;
+    iperf_state.window = (uint32_t)c->window;
     _Static_assert(IPERF_MAX_SESS >= 128, "sessions= allows 128");
-    ip.port = app_config_given(c, "dst_port") ? c->dst_port : IPERF_PORT;
-    ip_addr_set_ip4_u32(&ip.dst, c->dst_ip);
+    iperf_state.port = app_config_given(c, "dst_port") ? c->dst_port : IPERF_PORT;
+    ip_addr_set_ip4_u32(&iperf_state.dst, c->dst_ip);
     apps_net_init(c, 1, VNET_OFF_ALL);
     if (server) {
         iperf_server_start();
@@ -188,7 +189,7 @@ int app_iperf_main(const struct app_config *c)
         iperf_client_start();
     }
     printf("iperf: %s on port %u, %u session%s, msg_size %u\n", server ? "server" : "client",
-           ip.port, ip.n, ip.n == 1 ? "" : "s", ip.msg);
+           iperf_state.port, iperf_state.n, iperf_state.n == 1 ? "" : "s", iperf_state.msg);
     const struct net_if *nif0 = net_if_get(0);
     uint64_t segs0 = nif0->lwip_rx + nif0->lwip_tx_sent;
     uint64_t ns = iperf_run(c, server);
@@ -202,11 +203,11 @@ int app_iperf_main(const struct app_config *c)
     iperf_result(c, ns, server, nif0->lwip_rx + nif0->lwip_tx_sent - segs0);
     unsigned ok = 0, n = iperf_nsess(server);
     for (unsigned i = 0; i < n; i++)
-        ok += iperf_sess_ok(&ip.s[i]);
-    if (server && (ok < ip.n || ip.ended.aborted)) {
-        printf("iperf: %u of sessions=%u client streams finished", ok, ip.n);
-        if (ip.ended.aborted)
-            printf(", %u aborted (reset before the client's FIN)", ip.ended.aborted);
+        ok += iperf_sess_ok(&iperf_state.s[i]);
+    if (server && (ok < iperf_state.n || iperf_state.ended.aborted)) {
+        printf("iperf: %u of sessions=%u client streams finished", ok, iperf_state.n);
+        if (iperf_state.ended.aborted)
+            printf(", %u aborted (reset before the client's FIN)", iperf_state.ended.aborted);
         printf("\n");
         return VN_EXIT_TEST_FAILED;
     }

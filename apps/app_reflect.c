@@ -23,11 +23,12 @@ static struct reflect {
     uint64_t packets, bytes, tx_dropped;
     uint64_t wire_rx, wire_rx_bytes; /* every frame received */
     uint64_t kinds[PKT_KINDS];
-} r;
+} reflect_state;
 
 static uint64_t malformed(void)
 {
-    return r.kinds[PKT_BAD_LEN] + r.kinds[PKT_BAD_HDR] + r.kinds[PKT_BAD_CSUM];
+    return reflect_state.kinds[PKT_BAD_LEN] + reflect_state.kinds[PKT_BAD_HDR] +
+           reflect_state.kinds[PKT_BAD_CSUM];
 }
 
 int app_reflect_main(const struct app_config *c)
@@ -45,7 +46,7 @@ int app_reflect_main(const struct app_config *c)
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
     printf("reflect: swapping MAC, IP and UDP ports of every UDP frame\n");
 
-    while (r.packets < count) {
+    while (reflect_state.packets < count) {
         now = time_cycles();
         if (now >= end)
             break;
@@ -54,9 +55,9 @@ int app_reflect_main(const struct app_config *c)
             struct pkt_info pi;
             uint8_t *f = rx[i].frame;
             enum pkt_kind k = pkt_parse(f, rx[i].len, true, &pi);
-            r.kinds[k]++;
-            r.wire_rx++;
-            r.wire_rx_bytes += rx[i].len;
+            reflect_state.kinds[k]++;
+            reflect_state.wire_rx++;
+            reflect_state.wire_rx_bytes += rx[i].len;
             if (k == PKT_UDP && !(c->dhcp && pi.dport == DHCP_CLIENT_PORT)) {
                 pkt_udp_reflect(f, &pi, nif->mac);
                 bufs[nt] = rx[i].buf;
@@ -71,11 +72,11 @@ int app_reflect_main(const struct app_config *c)
         if (nt) {
             int q = net_check(nif, vnet_tx_burst(nif->dev, tx, nt));
             for (int i = 0; i < q; i++)
-                r.bytes += tx[i].len;
+                reflect_state.bytes += tx[i].len;
             for (int i = q; i < nt; i++)
                 vnet_rx_release(nif->dev, bufs[i]);
-            r.packets += (uint64_t)q;
-            r.tx_dropped += (uint64_t)(nt - q);
+            reflect_state.packets += (uint64_t)q;
+            reflect_state.tx_dropped += (uint64_t)(nt - q);
             if (!first)
                 first = now;
             last = now;
@@ -86,8 +87,8 @@ int app_reflect_main(const struct app_config *c)
             next_service = now + service_every;
         }
         if (meter_due(&m, now)) {
-            struct json *j = meter_sample(&m, now, r.packets, r.bytes);
-            json_u64(j, "tx_dropped", r.tx_dropped);
+            struct json *j = meter_sample(&m, now, reflect_state.packets, reflect_state.bytes);
+            json_u64(j, "tx_dropped", reflect_state.tx_dropped);
             json_u64(j, "malformed", malformed());
             result_end();
         }
@@ -98,14 +99,15 @@ int app_reflect_main(const struct app_config *c)
         net_service();
     uint64_t ns =
         first && last > first ? time_cycles_to_ns(last - first) : time_cycles_to_ns(now - start);
-    app_summary("reflect", r.packets, r.bytes, ns);
-    struct json *j = app_result_begin(c, r.packets, r.bytes, ns);
-    app_wire_json(j, r.packets, r.bytes, r.wire_rx, r.wire_rx_bytes);
-    json_u64(j, "tx_dropped", r.tx_dropped);
+    app_summary("reflect", reflect_state.packets, reflect_state.bytes, ns);
+    struct json *j = app_result_begin(c, reflect_state.packets, reflect_state.bytes, ns);
+    app_wire_json(j, reflect_state.packets, reflect_state.bytes, reflect_state.wire_rx,
+                  reflect_state.wire_rx_bytes);
+    json_u64(j, "tx_dropped", reflect_state.tx_dropped);
     json_u64(j, "malformed", malformed());
     json_obj_begin(j, "rx_kinds");
     for (int k = 0; k < PKT_KINDS; k++)
-        json_u64(j, pkt_kind_name((enum pkt_kind)k), r.kinds[k]);
+        json_u64(j, pkt_kind_name((enum pkt_kind)k), reflect_state.kinds[k]);
     json_obj_end(j);
     app_result_end(j);
     return VN_EXIT_OK;

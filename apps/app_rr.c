@@ -54,7 +54,7 @@ static struct rr {
     uint16_t port; /* dst_port=: the server's */
     bool server;   /* role=server */
     uint64_t end, count;
-} rr;
+} rr_state;
 
 static uint64_t now_cycles(void)
 {
@@ -63,7 +63,7 @@ static uint64_t now_cycles(void)
 
 static inline unsigned id_len(void)
 {
-    unsigned n = rr.req < rr.resp ? rr.req : rr.resp;
+    unsigned n = rr_state.req < rr_state.resp ? rr_state.req : rr_state.resp;
     return n < RR_ID_LEN ? n : RR_ID_LEN;
 }
 
@@ -94,24 +94,24 @@ static bool udp_send_msg(struct udp_pcb *pcb, const ip_addr_t *to, u16_t port, u
                          uint64_t id)
 {
     if (!net_next_hop_known(lwip_ntohl(ip_addr_get_ip4_u32(to)))) {
-        rr.unsent++;
+        rr_state.unsent++;
         return false;
     }
     struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
     if (!p) {
-        rr.unsent++; /* the client's retry timer sends it again */
+        rr_state.unsent++; /* the client's retry timer sends it again */
         return false;
     }
-    pbuf_take(p, rr.zeros, (u16_t)len);
+    pbuf_take(p, rr_state.zeros, (u16_t)len);
     uint8_t idb[RR_ID_LEN];
     put_id(idb, id, id_len());
     pbuf_take_at(p, idb, (u16_t)id_len(), 0);
     bool sent = udp_sendto(pcb, p, to, port) == ERR_OK;
     if (sent) {
-        rr.msgs++;
-        rr.bytes += len;
+        rr_state.msgs++;
+        rr_state.bytes += len;
     } else {
-        rr.unsent++;
+        rr_state.unsent++;
     }
     pbuf_free(p);
     return sent;
@@ -121,7 +121,7 @@ static void udp_client_send(struct rr_sess *s)
 {
     s->id++;
     s->t_send = now_cycles();
-    udp_send_msg(s->upcb, &rr.dst, rr.port, rr.req, s->id);
+    udp_send_msg(s->upcb, &rr_state.dst, rr_state.port, rr_state.req, s->id);
 }
 
 static void udp_client_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
@@ -134,18 +134,18 @@ static void udp_client_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, cons
     uint8_t idb[RR_ID_LEN] = {0};
     uint64_t now = now_cycles();
     unsigned n = id_len();
-    bool ok = p->tot_len == rr.resp && pbuf_copy_partial(p, idb, (u16_t)n, 0) == n &&
+    bool ok = p->tot_len == rr_state.resp && pbuf_copy_partial(p, idb, (u16_t)n, 0) == n &&
               id_match(get_id(idb, n), s->id, n);
-    rr.msgs++;
-    rr.bytes += p->tot_len;
+    rr_state.msgs++;
+    rr_state.bytes += p->tot_len;
     pbuf_free(p);
     if (!ok) {
-        rr.late++;
+        rr_state.late++;
         return;
     }
-    hist_add(&rr.lat, app_cycles_ns(now - s->t_send));
-    rr.transactions++;
-    if (rr.transactions < rr.count)
+    hist_add(&rr_state.lat, app_cycles_ns(now - s->t_send));
+    rr_state.transactions++;
+    if (rr_state.transactions < rr_state.count)
         udp_client_send(s);
 }
 
@@ -156,13 +156,13 @@ static void udp_server_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, cons
     uint8_t idb[RR_ID_LEN] = {0};
     unsigned n = id_len();
     pbuf_copy_partial(p, idb, (u16_t)n, 0);
-    rr.msgs++;
-    rr.bytes += p->tot_len;
+    rr_state.msgs++;
+    rr_state.bytes += p->tot_len;
     pbuf_free(p);
-    rr.last_req = now_cycles();
+    rr_state.last_req = now_cycles();
     /* A transaction is an answer that left. */
-    if (udp_send_msg(pcb, addr, port, rr.resp, get_id(idb, n)))
-        rr.transactions++;
+    if (udp_send_msg(pcb, addr, port, rr_state.resp, get_id(idb, n)))
+        rr_state.transactions++;
 }
 
 /* ---- TCP */
@@ -174,10 +174,10 @@ static void tcp_push_msg(struct rr_sess *s)
         uint32_t n = s->tx_left < room ? s->tx_left : room;
         if (n > 0xffff)
             n = 0xffff;
-        if (n == 0 || tcp_write(pcb, rr.zeros, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK)
+        if (n == 0 || tcp_write(pcb, rr_state.zeros, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK)
             break;
         s->tx_left -= n;
-        rr.bytes += n;
+        rr_state.bytes += n;
     }
     if (pcb)
         tcp_output(pcb);
@@ -187,8 +187,8 @@ static void tcp_client_send(struct rr_sess *s)
 {
     s->id++;
     s->t_send = now_cycles();
-    s->tx_left = rr.req;
-    rr.msgs++;
+    s->tx_left = rr_state.req;
+    rr_state.msgs++;
     tcp_push_msg(s);
 }
 
@@ -196,8 +196,8 @@ static void tcp_server_answer(struct rr_sess *s)
 {
     while (s->answers_due && s->tx_left == 0) {
         s->answers_due--;
-        s->tx_left = rr.resp;
-        rr.msgs++;
+        s->tx_left = rr_state.resp;
+        rr_state.msgs++;
         tcp_push_msg(s);
     }
 }
@@ -208,7 +208,7 @@ static err_t tcp_sent_cb(void *arg, struct tcp_pcb *pcb, u16_t len)
     (void)len;
     struct rr_sess *s = arg;
     tcp_push_msg(s);
-    if (rr.server)
+    if (rr_state.server)
         tcp_server_answer(s);
     return ERR_OK;
 }
@@ -226,7 +226,7 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
         tcp_err(pcb, NULL);
         s->tpcb = NULL;
         s->connected = false;
-        if (!rr.server)
+        if (!rr_state.server)
             s->failed = true;
         /* lwIP: ERR_ABRT only after tcp_abort(); a closed pcb is ERR_OK. */
         if (tcp_close(pcb) != ERR_OK) {
@@ -239,25 +239,25 @@ static err_t tcp_recv_cb(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
     tcp_recved(pcb, (u16_t)len);
     pbuf_free(p);
     uint64_t now = now_cycles();
-    rr.bytes += len;
+    rr_state.bytes += len;
     s->got += len;
-    if (rr.server) {
-        rr.last_req = now;
-        while (s->got >= rr.req) {
-            s->got -= rr.req;
+    if (rr_state.server) {
+        rr_state.last_req = now;
+        while (s->got >= rr_state.req) {
+            s->got -= rr_state.req;
             s->answers_due++;
-            rr.transactions++;
-            rr.msgs++; /* a whole request: messages count both ways, as for UDP */
+            rr_state.transactions++;
+            rr_state.msgs++; /* a whole request: messages count both ways, as for UDP */
         }
         tcp_server_answer(s);
         return ERR_OK;
     }
-    while (s->got >= rr.resp) {
-        s->got -= rr.resp;
-        hist_add(&rr.lat, app_cycles_ns(now - s->t_send));
-        rr.transactions++;
-        rr.msgs++; /* a whole reply */
-        if (rr.transactions < rr.count)
+    while (s->got >= rr_state.resp) {
+        s->got -= rr_state.resp;
+        hist_add(&rr_state.lat, app_cycles_ns(now - s->t_send));
+        rr_state.transactions++;
+        rr_state.msgs++; /* a whole reply */
+        if (rr_state.transactions < rr_state.count)
             tcp_client_send(s);
     }
     return ERR_OK;
@@ -269,7 +269,7 @@ static void tcp_err_cb(void *arg, err_t err)
     if (!s)
         return;
     s->tpcb = NULL;
-    if (!s->connected && !rr.server) {
+    if (!s->connected && !rr_state.server) {
         /* Refused or reset before it was up: the server may not be up yet. */
         s->retry_at = now_cycles() + time_ns_to_cycles(200000000ull);
         return;
@@ -301,7 +301,7 @@ static void tcp_client_connect(struct rr_sess *s)
     tcp_recv(s->tpcb, tcp_recv_cb);
     tcp_sent(s->tpcb, tcp_sent_cb);
     tcp_err(s->tpcb, tcp_err_cb);
-    if (tcp_connect(s->tpcb, &rr.dst, rr.port, tcp_connected_cb) != ERR_OK)
+    if (tcp_connect(s->tpcb, &rr_state.dst, rr_state.port, tcp_connected_cb) != ERR_OK)
         vn_fatal(VN_EXIT_NETWORK, "rr: tcp_connect failed for session %u", s->idx);
 }
 
@@ -311,15 +311,15 @@ static err_t tcp_accept_cb(void *arg, struct tcp_pcb *pcb, err_t err)
     if (err != ERR_OK || !pcb)
         return ERR_VAL;
     /* Reuse the slot of a finished connection first. */
-    for (unsigned i = 0; i < rr.n; i++) {
-        struct rr_sess *s = &rr.s[i];
+    for (unsigned i = 0; i < rr_state.n; i++) {
+        struct rr_sess *s = &rr_state.s[i];
         if (s->tpcb)
             continue;
         memset(s, 0, sizeof(*s));
         s->idx = i;
         s->tpcb = pcb;
         s->connected = true;
-        rr.accepted++;
+        rr_state.accepted++;
         tcp_arg(pcb, s);
         tcp_nagle_disable(pcb);
         tcp_recv(pcb, tcp_recv_cb);
@@ -333,33 +333,36 @@ static err_t tcp_accept_cb(void *arg, struct tcp_pcb *pcb, err_t err)
 
 static void rr_result(const struct app_config *c, uint64_t ns)
 {
-    double tps = app_per_s(rr.transactions, ns);
+    double tps = app_per_s(rr_state.transactions, ns);
     printf("rr: %s %s: %llu transactions, %.0f/s, p50 %.1f us, p99 %.1f us\n",
-           c->proto == CFG_PROTO_TCP ? "tcp" : "udp", rr.server ? "server" : "client",
-           (unsigned long long)rr.transactions, tps, (double)hist_quantile(&rr.lat, 0.5) / 1e3,
-           (double)hist_quantile(&rr.lat, 0.99) / 1e3);
+           c->proto == CFG_PROTO_TCP ? "tcp" : "udp", rr_state.server ? "server" : "client",
+           (unsigned long long)rr_state.transactions, tps,
+           (double)hist_quantile(&rr_state.lat, 0.5) / 1e3,
+           (double)hist_quantile(&rr_state.lat, 0.99) / 1e3);
     /* Latency is measured where the transaction starts: the client. */
-    bool lat = !rr.server;
+    bool lat = !rr_state.server;
     if (lat)
-        app_hist_lines("latency", &rr.lat, 1.0);
-    struct json *j = app_result_begin(c, rr.msgs, rr.bytes, ns);
-    json_str(j, "role", rr.server ? "server" : "client");
+        app_hist_lines("latency", &rr_state.lat, 1.0);
+    struct json *j = app_result_begin(c, rr_state.msgs, rr_state.bytes, ns);
+    json_str(j, "role", rr_state.server ? "server" : "client");
     json_str(j, "proto", c->proto == CFG_PROTO_TCP ? "tcp" : "udp");
-    json_u64(j, "sessions", rr.server ? rr.accepted : rr.n);
-    json_u64(j, "req_size", rr.req);
-    json_u64(j, "resp_size", rr.resp);
-    json_u64(j, "transactions", rr.transactions);
+    json_u64(j, "sessions", rr_state.server ? rr_state.accepted : rr_state.n);
+    json_u64(j, "req_size", rr_state.req);
+    json_u64(j, "resp_size", rr_state.resp);
+    json_u64(j, "transactions", rr_state.transactions);
     json_double(j, "tps", tps);
-    json_u64(j, "timeouts", rr.timeouts);
-    json_u64(j, "late", rr.late);
-    json_u64(j, "unsent", rr.unsent);
-    json_double(j, "p50_us", lat ? (double)hist_quantile(&rr.lat, 0.5) / 1e3 : 0);
-    json_double(j, "p90_us", lat ? (double)hist_quantile(&rr.lat, 0.9) / 1e3 : 0);
-    json_double(j, "p99_us", lat ? (double)hist_quantile(&rr.lat, 0.99) / 1e3 : 0);
-    json_double(j, "p999_us", lat ? (double)hist_quantile(&rr.lat, 0.999) / 1e3 : 0);
-    json_double(j, "max_us", lat && rr.lat.count ? (double)rr.lat.max / 1e3 : 0);
+    json_u64(j, "timeouts", rr_state.timeouts);
+    json_u64(j, "late", rr_state.late);
+    json_u64(j, "unsent", rr_state.unsent);
+    json_double(j, "p50_us", lat ? (double)hist_quantile(&rr_state.lat, 0.5) / 1e3 : 0);
+    json_double(j, "p90_us", lat ? (double)hist_quantile(&rr_state.lat, 0.9) / 1e3 : 0);
+    json_double(j, "p99_us", lat ? (double)hist_quantile(&rr_state.lat, 0.99) / 1e3 : 0);
+    json_double(j, "p999_us", lat ? (double)hist_quantile(&rr_state.lat, 0.999) / 1e3 : 0);
+    json_double(j, "max_us", lat && rr_state.lat.count ? (double)rr_state.lat.max / 1e3 : 0);
     json_double(j, "mean_us",
-                lat && rr.lat.count ? (double)rr.lat.sum / (double)rr.lat.count / 1e3 : 0);
+                lat && rr_state.lat.count
+                    ? (double)rr_state.lat.sum / (double)rr_state.lat.count / 1e3
+                    : 0);
     app_result_end(j);
 }
 
@@ -368,19 +371,19 @@ static void rr_result(const struct app_config *c, uint64_t ns)
 
 static void rr_setup(const struct app_config *c)
 {
-    rr.server = c->role == CFG_ROLE_SERVER;
-    rr.port = c->dst_port;
-    rr.n = rr.server ? RR_SERVER_SLOTS : (unsigned)c->sessions;
-    rr.req = (uint32_t)c->req_size;
-    rr.resp = (uint32_t)c->resp_size;
-    rr.count = c->count ? c->count : UINT64_MAX;
-    uint32_t big = rr.req > rr.resp ? rr.req : rr.resp;
-    rr.s = calloc(rr.n, sizeof(*rr.s));
-    rr.zeros = calloc(1, big);
-    if (!rr.s || !rr.zeros)
-        vn_fatal(VN_EXIT_OOM, "rr: no memory for %u sessions", rr.n);
-    hist_init(&rr.lat);
-    ip_addr_set_ip4_u32(&rr.dst, c->dst_ip);
+    rr_state.server = c->role == CFG_ROLE_SERVER;
+    rr_state.port = c->dst_port;
+    rr_state.n = rr_state.server ? RR_SERVER_SLOTS : (unsigned)c->sessions;
+    rr_state.req = (uint32_t)c->req_size;
+    rr_state.resp = (uint32_t)c->resp_size;
+    rr_state.count = c->count ? c->count : UINT64_MAX;
+    uint32_t big = rr_state.req > rr_state.resp ? rr_state.req : rr_state.resp;
+    rr_state.s = calloc(rr_state.n, sizeof(*rr_state.s));
+    rr_state.zeros = calloc(1, big);
+    if (!rr_state.s || !rr_state.zeros)
+        vn_fatal(VN_EXIT_OOM, "rr: no memory for %u sessions", rr_state.n);
+    hist_init(&rr_state.lat);
+    ip_addr_set_ip4_u32(&rr_state.dst, c->dst_ip);
 }
 
 int app_rr_main(const struct app_config *c)
@@ -397,18 +400,18 @@ int app_rr_main(const struct app_config *c)
 
     if (server && !tcp) {
         struct udp_pcb *pcb = udp_new();
-        if (!pcb || udp_bind(pcb, IP_ADDR_ANY, rr.port) != ERR_OK)
-            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot bind UDP port %u", (unsigned)rr.port);
+        if (!pcb || udp_bind(pcb, IP_ADDR_ANY, rr_state.port) != ERR_OK)
+            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot bind UDP port %u", (unsigned)rr_state.port);
         udp_recv(pcb, udp_server_recv, NULL);
     } else if (server) {
         struct tcp_pcb *l = tcp_new();
-        if (!l || tcp_bind(l, IP_ADDR_ANY, rr.port) != ERR_OK || !(l = tcp_listen(l)))
-            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot listen on TCP port %u", (unsigned)rr.port);
+        if (!l || tcp_bind(l, IP_ADDR_ANY, rr_state.port) != ERR_OK || !(l = tcp_listen(l)))
+            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot listen on TCP port %u", (unsigned)rr_state.port);
         tcp_accept(l, tcp_accept_cb);
     }
     printf("rr: %s %s on port %u, %llu session(s), request %u B, response %u B\n",
-           tcp ? "tcp" : "udp", server ? "server" : "client", (unsigned)rr.port,
-           (unsigned long long)c->sessions, rr.req, rr.resp);
+           tcp ? "tcp" : "udp", server ? "server" : "client", (unsigned)rr_state.port,
+           (unsigned long long)c->sessions, rr_state.req, rr_state.resp);
 
     struct meter m;
     meter_start(&m, c);
@@ -419,8 +422,8 @@ int app_rr_main(const struct app_config *c)
     uint64_t idle = RR_SERVER_IDLE_S * time_tsc_hz;
 
     if (!server) {
-        for (unsigned i = 0; i < rr.n; i++) {
-            struct rr_sess *s = &rr.s[i];
+        for (unsigned i = 0; i < rr_state.n; i++) {
+            struct rr_sess *s = &rr_state.s[i];
             s->idx = i;
             if (tcp) {
                 tcp_client_connect(s);
@@ -434,69 +437,70 @@ int app_rr_main(const struct app_config *c)
         }
     }
 
-    while (rr.transactions < rr.count) {
+    while (rr_state.transactions < rr_state.count) {
         net_poll();
         /* Read after net_poll: its callbacks stamp t_send and last_req. */
         now = time_cycles();
         if (now >= end)
             break;
-        if (rr.transactions && !first)
+        if (rr_state.transactions && !first)
             first = now;
-        if (server && rr.transactions && now - rr.last_req > idle)
+        if (server && rr_state.transactions && now - rr_state.last_req > idle)
             break;
         if (!server) {
             unsigned failed = 0;
-            for (unsigned i = 0; i < rr.n; i++) {
-                struct rr_sess *s = &rr.s[i];
+            for (unsigned i = 0; i < rr_state.n; i++) {
+                struct rr_sess *s = &rr_state.s[i];
                 if (tcp && !s->connected && !s->failed && s->retry_at && now >= s->retry_at) {
                     if (now >= connect_end)
                         vn_fatal(VN_EXIT_NETWORK, "rr: TCP connect to port %u refused for %d s",
-                                 (unsigned)rr.port, RR_CONNECT_S);
+                                 (unsigned)rr_state.port, RR_CONNECT_S);
                     tcp_client_connect(s);
                 }
                 if (tcp && s->connected)
                     tcp_push_msg(s);
                 if (!tcp && now - s->t_send > udp_timeout) {
-                    rr.timeouts++;
+                    rr_state.timeouts++;
                     udp_client_send(s);
                 }
                 failed += s->failed;
             }
-            if (failed == rr.n)
+            if (failed == rr_state.n)
                 break;
         }
         if (meter_due(&m, now)) {
-            uint64_t tr = rr.transactions;
-            struct json *j = meter_sample(&m, now, rr.msgs, rr.bytes);
+            uint64_t tr = rr_state.transactions;
+            struct json *j = meter_sample(&m, now, rr_state.msgs, rr_state.bytes);
             json_u64(j, "transactions", tr);
             json_double(j, "tps", app_per_s(tr - tr_last, m.span_ns));
             tr_last = tr;
-            json_double(j, "p99_us", (double)hist_quantile(&rr.lat, 0.99) / 1e3);
+            json_double(j, "p99_us", (double)hist_quantile(&rr_state.lat, 0.99) / 1e3);
             result_end();
         }
     }
-    uint64_t stop = server && rr.transactions && rr.last_req < now ? rr.last_req : now;
+    uint64_t stop =
+        server && rr_state.transactions && rr_state.last_req < now ? rr_state.last_req : now;
     uint64_t ns = time_cycles_to_ns(stop - (server && first ? first : start));
     /* Close TCP sessions so the peer sees an orderly end. */
-    for (unsigned i = 0; i < rr.n; i++)
-        if (rr.s[i].tpcb) {
-            tcp_arg(rr.s[i].tpcb, NULL);
-            tcp_err(rr.s[i].tpcb, NULL);
-            tcp_recv(rr.s[i].tpcb, NULL);
-            tcp_sent(rr.s[i].tpcb, NULL);
-            if (tcp_close(rr.s[i].tpcb) != ERR_OK)
-                tcp_abort(rr.s[i].tpcb);
+    for (unsigned i = 0; i < rr_state.n; i++)
+        if (rr_state.s[i].tpcb) {
+            tcp_arg(rr_state.s[i].tpcb, NULL);
+            tcp_err(rr_state.s[i].tpcb, NULL);
+            tcp_recv(rr_state.s[i].tpcb, NULL);
+            tcp_sent(rr_state.s[i].tpcb, NULL);
+            if (tcp_close(rr_state.s[i].tpcb) != ERR_OK)
+                tcp_abort(rr_state.s[i].tpcb);
         }
     uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
     while (time_cycles() < drain_end)
         net_poll();
     rr_result(c, ns);
-    if (rr.transactions == 0) {
+    if (rr_state.transactions == 0) {
         printf("rr: no transaction completed\n");
         return server ? VN_EXIT_TEST_FAILED : VN_EXIT_NETWORK;
     }
-    for (unsigned i = 0; i < rr.n && !server; i++)
-        if (rr.s[i].failed)
+    for (unsigned i = 0; i < rr_state.n && !server; i++)
+        if (rr_state.s[i].failed)
             return VN_EXIT_NETWORK;
     return VN_EXIT_OK;
 }

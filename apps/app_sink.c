@@ -30,30 +30,30 @@ static struct sink {
     uint64_t wire_rx, wire_rx_bytes; /* every frame received */
     uint64_t kinds[PKT_KINDS];
     bool dhcp; /* dhcp=: frames to the DHCP client port are lwIP's */
-} s;
+} sink_state;
 
 static inline void sink_frame(struct net_if *nif, const struct vnet_rx *rx)
 {
     struct pkt_info pi;
     const uint8_t *f = rx->frame;
     enum pkt_kind k = pkt_parse(f, rx->len, true, &pi);
-    s.kinds[k]++;
-    s.wire_rx++;
-    s.wire_rx_bytes += rx->len;
+    sink_state.kinds[k]++;
+    sink_state.wire_rx++;
+    sink_state.wire_rx_bytes += rx->len;
     switch (k) {
     case PKT_UDP:
-        if (s.dhcp && pi.dport == DHCP_CLIENT_PORT)
+        if (sink_state.dhcp && pi.dport == DHCP_CLIENT_PORT)
             break;
-        s.packets++;
-        s.bytes += rx->len;
+        sink_state.packets++;
+        sink_state.bytes += rx->len;
         uint32_t id;
         uint64_t seq;
         if (!pkt_payload_hdr(f, &pi, &id, &seq))
-            s.no_header++;
+            sink_state.no_header++;
         else if (id < SINK_STREAMS)
-            seq_record(&s.streams[id], seq);
+            seq_record(&sink_state.streams[id], seq);
         else
-            s.bad_stream++;
+            sink_state.bad_stream++;
         vnet_rx_release(nif->dev, rx->buf);
         return;
     case PKT_BAD_LEN:
@@ -69,20 +69,21 @@ static inline void sink_frame(struct net_if *nif, const struct vnet_rx *rx)
 
 static uint64_t malformed(void)
 {
-    return s.kinds[PKT_BAD_LEN] + s.kinds[PKT_BAD_HDR] + s.kinds[PKT_BAD_CSUM];
+    return sink_state.kinds[PKT_BAD_LEN] + sink_state.kinds[PKT_BAD_HDR] +
+           sink_state.kinds[PKT_BAD_CSUM];
 }
 
 static void sink_result(const struct app_config *c, uint64_t ns, bool complete,
                         const struct stall *st)
 {
     struct seq_totals t;
-    seq_sum(s.streams, SINK_STREAMS, &t);
-    app_summary("sink", s.packets, s.bytes, ns);
+    seq_sum(sink_state.streams, SINK_STREAMS, &t);
+    app_summary("sink", sink_state.packets, sink_state.bytes, ns);
     printf("sink: %llu streams, %llu lost, %llu dup, %llu reordered, %llu malformed\n",
            (unsigned long long)t.streams, (unsigned long long)t.lost, (unsigned long long)t.dup,
            (unsigned long long)t.reorder, (unsigned long long)malformed());
-    struct json *j = app_result_begin(c, s.packets, s.bytes, ns);
-    app_wire_json(j, 0, 0, s.wire_rx, s.wire_rx_bytes);
+    struct json *j = app_result_begin(c, sink_state.packets, sink_state.bytes, ns);
+    app_wire_json(j, 0, 0, sink_state.wire_rx, sink_state.wire_rx_bytes);
     if (c->count) {
         json_u64(j, "count", c->count);
         json_bool(j, "complete", complete);
@@ -93,26 +94,26 @@ static void sink_result(const struct app_config *c, uint64_t ns, bool complete,
     json_u64(j, "dup", t.dup);
     json_u64(j, "reorder", t.reorder);
     json_u64(j, "stale", t.stale);
-    json_u64(j, "no_header", s.no_header);
-    json_u64(j, "bad_stream", s.bad_stream);
+    json_u64(j, "no_header", sink_state.no_header);
+    json_u64(j, "bad_stream", sink_state.bad_stream);
     json_u64(j, "malformed", malformed());
     json_obj_begin(j, "rx_kinds");
     for (int k = 0; k < PKT_KINDS; k++)
-        json_u64(j, pkt_kind_name((enum pkt_kind)k), s.kinds[k]);
+        json_u64(j, pkt_kind_name((enum pkt_kind)k), sink_state.kinds[k]);
     json_obj_end(j);
     json_arr_begin(j, "per_stream");
     unsigned shown = 0;
     for (unsigned i = 0; i < SINK_STREAMS && shown < 16; i++) {
-        if (!s.streams[i].active)
+        if (!sink_state.streams[i].active)
             continue;
         shown++;
         json_obj_begin(j, NULL);
         json_u64(j, "stream", i);
-        json_u64(j, "unique", s.streams[i].unique);
-        json_u64(j, "lost", seq_lost(&s.streams[i]));
-        json_u64(j, "dup", s.streams[i].dup);
-        json_u64(j, "reorder", s.streams[i].reorder);
-        json_u64(j, "stale", s.streams[i].stale);
+        json_u64(j, "unique", sink_state.streams[i].unique);
+        json_u64(j, "lost", seq_lost(&sink_state.streams[i]));
+        json_u64(j, "dup", sink_state.streams[i].dup);
+        json_u64(j, "reorder", sink_state.streams[i].reorder);
+        json_u64(j, "stale", sink_state.streams[i].stale);
         json_obj_end(j);
     }
     json_arr_end(j);
@@ -122,9 +123,9 @@ static void sink_result(const struct app_config *c, uint64_t ns, bool complete,
 
 int app_sink_main(const struct app_config *c)
 {
-    s.dhcp = c->dhcp;
-    s.streams = calloc(SINK_STREAMS, sizeof(*s.streams));
-    if (!s.streams)
+    sink_state.dhcp = c->dhcp;
+    sink_state.streams = calloc(SINK_STREAMS, sizeof(*sink_state.streams));
+    if (!sink_state.streams)
         vn_fatal(VN_EXIT_OOM, "sink: no memory for %d streams", SINK_STREAMS);
     apps_net_init(c, 1, 0);
     struct net_if *nif = net_if_get(0);
@@ -140,17 +141,17 @@ int app_sink_main(const struct app_config *c)
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;
     app_stall_start(&st);
-    while (s.packets < count) {
+    while (sink_state.packets < count) {
         now = time_cycles();
         stall_round(&st, now);
         if (now >= end)
             break;
         int n = net_check(nif, vnet_rx_burst(nif->dev, rx, NET_RX_BATCH));
         if (n > 0) {
-            uint64_t before = s.packets;
+            uint64_t before = sink_state.packets;
             for (int i = 0; i < n; i++)
                 sink_frame(nif, &rx[i]);
-            if (s.packets != before) {
+            if (sink_state.packets != before) {
                 if (!first)
                     first = now;
                 last = now;
@@ -166,8 +167,8 @@ int app_sink_main(const struct app_config *c)
             stall_skip(&st, net_idle(m.next < end ? m.next : end));
         if (meter_due(&m, now)) {
             struct seq_totals t;
-            seq_sum(s.streams, SINK_STREAMS, &t);
-            struct json *j = meter_sample(&m, now, s.packets, s.bytes);
+            seq_sum(sink_state.streams, SINK_STREAMS, &t);
+            struct json *j = meter_sample(&m, now, sink_state.packets, sink_state.bytes);
             json_u64(j, "lost", t.lost);
             json_u64(j, "dup", t.dup);
             json_u64(j, "reorder", t.reorder);
@@ -176,7 +177,7 @@ int app_sink_main(const struct app_config *c)
             meter_end(&m, &st);
         }
     }
-    bool complete = s.packets >= count;
+    bool complete = sink_state.packets >= count;
     /* Rates over the traffic itself (first to last frame) when there was
      * any, so the wait for the sender does not dilute them. */
     uint64_t ns =
@@ -184,7 +185,7 @@ int app_sink_main(const struct app_config *c)
     sink_result(c, ns, complete, &st);
     if (c->count && !complete) {
         printf("sink: %llu of count=%llu frames before the %llu s limit\n",
-               (unsigned long long)s.packets, (unsigned long long)c->count,
+               (unsigned long long)sink_state.packets, (unsigned long long)c->count,
                (unsigned long long)(c->duration_s ? c->duration_s : SINK_TIMEOUT_S));
         return VN_EXIT_TEST_FAILED;
     }

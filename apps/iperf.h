@@ -33,7 +33,7 @@ struct iperf {
     bool stop;
 };
 
-extern struct iperf ip;
+extern struct iperf iperf_state;
 
 /* Client: connects every session (retrying refused connects until
  * connect_end), keeps each send buffer full, then at stop closes and
@@ -47,7 +47,7 @@ void iperf_client_stop(void);
 /* True while a closed session still has unacknowledged data. */
 bool iperf_client_draining(void);
 
-/* Server: listens on ip.port; every accepted stream is a session. */
+/* Server: listens on iperf_state.port; every accepted stream is a session. */
 void iperf_server_start(void);
 void iperf_server_stop(void);
 

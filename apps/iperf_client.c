@@ -18,19 +18,20 @@ _Static_assert(IPERF_ZBUF >= 2 * 65535, "a write of the largest msg_size fits af
 static void client_push(struct iperf_sess *s)
 {
     struct tcp_pcb *pcb = s->pcb;
-    if (!pcb || !s->connected || ip.stop)
+    if (!pcb || !s->connected || iperf_state.stop)
         return;
     /* Like a blocking send of msg_size bytes: wait until all of it fits.
      * The queue limit leaves room for lwIP's own segments (FIN). Writes
      * do not move the peer's window: its limit holds for the whole loop. */
-    uint64_t limit = iperf_sess_limit(s->cap, net_tcp_peer_wnd(pcb), ip.msg);
-    while (tcp_sndbuf(pcb) >= ip.msg && tcp_sndqueuelen(pcb) + 4 < TCP_SND_QUEUELEN &&
-           s->written - s->bytes + ip.msg <= limit) {
-        if (tcp_write(pcb, ip.zbuf + s->zoff, (u16_t)ip.msg, TCP_WRITE_FLAG_MORE) != ERR_OK)
+    uint64_t limit = iperf_sess_limit(s->cap, net_tcp_peer_wnd(pcb), iperf_state.msg);
+    while (tcp_sndbuf(pcb) >= iperf_state.msg && tcp_sndqueuelen(pcb) + 4 < TCP_SND_QUEUELEN &&
+           s->written - s->bytes + iperf_state.msg <= limit) {
+        if (tcp_write(pcb, iperf_state.zbuf + s->zoff, (u16_t)iperf_state.msg,
+                      TCP_WRITE_FLAG_MORE) != ERR_OK)
             break; /* out of segments or pbufs: the next ACK frees some */
-        s->written += ip.msg;
-        s->zoff += ip.msg;
-        if (s->zoff + ip.msg > IPERF_ZBUF)
+        s->written += iperf_state.msg;
+        s->zoff += iperf_state.msg;
+        if (s->zoff + iperf_state.msg > IPERF_ZBUF)
             s->zoff = 0;
     }
     tcp_output(pcb);
@@ -74,7 +75,7 @@ static err_t client_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
     }
     /* The host closed: before our stop that is a failure; after it, the
      * end of a stream we closed ourselves. */
-    if (!ip.stop)
+    if (!iperf_state.stop)
         s->failed = true;
     s->done = true;
     return ERR_OK;
@@ -88,10 +89,11 @@ static err_t client_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t e
  * is the least. */
 static uint64_t client_cap(const struct tcp_pcb *pcb)
 {
-    uint64_t share = (uint64_t)(MEMP_NUM_TCP_SEG / 2) * tcp_mss(pcb) / ip.n;
+    uint64_t share = (uint64_t)(MEMP_NUM_TCP_SEG / 2) * tcp_mss(pcb) / iperf_state.n;
     if (share > TCP_SND_BUF)
         share = TCP_SND_BUF;
-    return share > ip.msg ? share : ip.msg; /* a write always fits an empty queue */
+    return share > iperf_state.msg ? share
+                                   : iperf_state.msg; /* a write always fits an empty queue */
 }
 
 static err_t client_connected(void *arg, struct tcp_pcb *pcb, err_t err)
@@ -121,7 +123,7 @@ static void client_connect(struct iperf_sess *s)
     tcp_sent(s->pcb, client_sent);
     tcp_err(s->pcb, client_err);
     tcp_recv(s->pcb, client_recv);
-    if (tcp_connect(s->pcb, &ip.dst, ip.port, client_connected) != ERR_OK)
+    if (tcp_connect(s->pcb, &iperf_state.dst, iperf_state.port, client_connected) != ERR_OK)
         vn_fatal(VN_EXIT_NETWORK, "iperf: tcp_connect failed for session %u", s->idx);
 }
 
@@ -131,21 +133,21 @@ void iperf_client_start(void)
     uint8_t *z = calloc(1, IPERF_ZBUF);
     if (!z)
         vn_fatal(VN_EXIT_OOM, "iperf: no memory for the %d KiB payload", IPERF_ZBUF / 1024);
-    ip.zbuf = z;
-    for (unsigned i = 0; i < ip.n; i++) {
-        ip.s[i].idx = i;
-        client_connect(&ip.s[i]);
+    iperf_state.zbuf = z;
+    for (unsigned i = 0; i < iperf_state.n; i++) {
+        iperf_state.s[i].idx = i;
+        client_connect(&iperf_state.s[i]);
     }
 }
 
 void iperf_client_poll(uint64_t now, uint64_t connect_end)
 {
-    for (unsigned i = 0; i < ip.n; i++) {
-        struct iperf_sess *s = &ip.s[i];
+    for (unsigned i = 0; i < iperf_state.n; i++) {
+        struct iperf_sess *s = &iperf_state.s[i];
         if (!s->connected && !s->failed && s->retry_at && now >= s->retry_at) {
             if (now >= connect_end)
-                vn_fatal(VN_EXIT_NETWORK, "iperf: TCP connect to port %u refused for %d s", ip.port,
-                         IPERF_CONNECT_S);
+                vn_fatal(VN_EXIT_NETWORK, "iperf: TCP connect to port %u refused for %d s",
+                         iperf_state.port, IPERF_CONNECT_S);
             client_connect(s);
         }
         client_push(s);
@@ -154,8 +156,8 @@ void iperf_client_poll(uint64_t now, uint64_t connect_end)
 
 bool iperf_client_retrying(void)
 {
-    for (unsigned i = 0; i < ip.n; i++)
-        if (ip.s[i].retry_at)
+    for (unsigned i = 0; i < iperf_state.n; i++)
+        if (iperf_state.s[i].retry_at)
             return true;
     return false;
 }
@@ -163,8 +165,8 @@ bool iperf_client_retrying(void)
 unsigned iperf_client_failed(void)
 {
     unsigned n = 0;
-    for (unsigned i = 0; i < ip.n; i++)
-        n += ip.s[i].failed;
+    for (unsigned i = 0; i < iperf_state.n; i++)
+        n += iperf_state.s[i].failed;
     return n;
 }
 
@@ -173,9 +175,9 @@ unsigned iperf_client_failed(void)
  * host's byte count includes it). */
 void iperf_client_stop(void)
 {
-    ip.stop = true;
-    for (unsigned i = 0; i < ip.n; i++) {
-        struct iperf_sess *s = &ip.s[i];
+    iperf_state.stop = true;
+    for (unsigned i = 0; i < iperf_state.n; i++) {
+        struct iperf_sess *s = &iperf_state.s[i];
         if (!s->pcb)
             continue;
         if (!s->connected) {
@@ -194,8 +196,8 @@ void iperf_client_stop(void)
 
 bool iperf_client_draining(void)
 {
-    for (unsigned i = 0; i < ip.n; i++) {
-        const struct iperf_sess *s = &ip.s[i];
+    for (unsigned i = 0; i < iperf_state.n; i++) {
+        const struct iperf_sess *s = &iperf_state.s[i];
         if (s->pcb && s->connected && !s->failed && s->bytes < s->written)
             return true;
     }

@@ -18,7 +18,7 @@ static struct tcp_pcb *listener;
 
 static void server_end(struct iperf_sess *s, enum iperf_end how)
 {
-    iperf_sess_end(&ip.ended, s, how, time_cycles());
+    iperf_sess_end(&iperf_state.ended, s, how, time_cycles());
 }
 
 static void server_err(void *arg, err_t err)
@@ -67,16 +67,16 @@ static err_t server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
         return ERR_VAL;
     }
     iperf_syn_accepted(pcb);
-    if (ip.accepted == IPERF_MAX_SESS || ip.stop) {
+    if (iperf_state.accepted == IPERF_MAX_SESS || iperf_state.stop) {
         tcp_abort(pcb);
         return ERR_ABRT;
     }
-    struct iperf_sess *s = &ip.s[ip.accepted];
-    s->idx = ip.accepted++;
+    struct iperf_sess *s = &iperf_state.s[iperf_state.accepted];
+    s->idx = iperf_state.accepted++;
     s->pcb = pcb;
     s->connected = true;
     s->t_start = s->t_end = time_cycles();
-    net_tcp_rwnd_start(pcb, &s->rwnd, ip.window);
+    net_tcp_rwnd_start(pcb, &s->rwnd, iperf_state.window);
     tcp_arg(pcb, s);
     tcp_recv(pcb, server_recv);
     tcp_err(pcb, server_err);
@@ -88,21 +88,21 @@ void iperf_server_start(void)
     struct tcp_pcb *pcb = tcp_new();
     if (!pcb)
         vn_fatal(VN_EXIT_OOM, "iperf: no TCP PCB for the listener");
-    if (tcp_bind(pcb, IP_ANY_TYPE, ip.port) != ERR_OK)
-        vn_fatal(VN_EXIT_INTERNAL, "iperf: cannot bind port %u", ip.port);
+    if (tcp_bind(pcb, IP_ANY_TYPE, iperf_state.port) != ERR_OK)
+        vn_fatal(VN_EXIT_INTERNAL, "iperf: cannot bind port %u", iperf_state.port);
     iperf_syn_listen(pcb);
     listener = tcp_listen(pcb);
     if (!listener)
-        vn_fatal(VN_EXIT_OOM, "iperf: no memory to listen on port %u", ip.port);
+        vn_fatal(VN_EXIT_OOM, "iperf: no memory to listen on port %u", iperf_state.port);
     tcp_accept(listener, server_accept);
 }
 
 /* The run is over: streams still open end here with what they got. */
 void iperf_server_stop(void)
 {
-    ip.stop = true;
-    for (unsigned i = 0; i < ip.accepted; i++) {
-        struct iperf_sess *s = &ip.s[i];
+    iperf_state.stop = true;
+    for (unsigned i = 0; i < iperf_state.accepted; i++) {
+        struct iperf_sess *s = &iperf_state.s[i];
         if (s->done)
             continue;
         server_end(s, IPERF_END_CUT);
