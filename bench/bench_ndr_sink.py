@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import linuxguest  # noqa: E402
-from vnperflib import search, search_run, stats  # noqa: E402
+from vnperflib import result, search, search_run, stats  # noqa: E402
 from vnperflib.errors import RunnerError  # noqa: E402
 from vnperflib.tables import fmt_num, table  # noqa: E402
 
@@ -106,7 +106,7 @@ def linux_result_trial(res):
     peer = (res.get("host") or {}).get("peer") or {}
     return {"status": res["status"], "why": res.get("why"), "sent": whole(res.get("sent")),
             "received": whole(res.get("rx_packets")),
-            "achieved_pps": search_run.sender_pps({"host": {"peer": peer}}),
+            "achieved_pps": search_run.sender_pps(result.RunResult(host={"peer": peer})),
             "where": "; ".join(["eth0 rx_dropped %s, missed %s" % (
                 res.get("rx_dropped"), res.get("rx_missed_errors"))] + host_drops(res)),
             "cpu_pct": res.get("cpu_total_pct"), "cpu_roles": res.get("cpu_pct")}

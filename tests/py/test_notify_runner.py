@@ -3,7 +3,7 @@ schedstat, the host CPU-bound verdict, the rr verdict, interrupts per
 packet and the guest's idle share in metrics and the report."""
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import hostbound, hostcpu, outcome, report, verdict
+from vnperflib import hostbound, hostcpu, outcome, report, result, verdict
 
 
 def test_schedstat_wait_is_the_second_field():
@@ -92,7 +92,7 @@ def test_polled_guest_has_no_interrupt_metric():
 
 
 def test_report_line_shows_modes_interrupts_and_idle():
-    line = report.guest_notify_line(rep("sink", guest_result(False)))
+    line = report.guest_notify_line(result.RunResult.from_dict(rep("sink", guest_result(False))))
     assert line == "rx hybrid 0.05 interrupts/frame, vCPU halted 80% of the run"
-    assert report.guest_notify_line(rep("sink", {"vnet": {"rx": {"notify": "poll"}},
-                                                 "idle": {"share": 0, "halts": 0}})) is None
+    assert report.guest_notify_line(result.RunResult.from_dict(rep("sink", {"vnet": {"rx": {"notify": "poll"}},
+                                                 "idle": {"share": 0, "halts": 0}}))) is None

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from vnpy import run_opts, run_vnperf
-from vnperflib import compare, exitcodes, resultsdir, search, search_run, sweep
+from vnperflib import compare, exitcodes, result, resultsdir, search, search_run, sweep
 from vnperflib.errors import RunnerError
 
 
@@ -54,7 +54,8 @@ def sink_report(sent, got, pps, status=0, why="ok"):
 
 
 def test_trial_from_a_sink_report():
-    t = search_run.trial_from_report(sink_report(1000, 990, 2000.0))
+    t = search_run.trial_from_report(
+        result.RunResult.from_dict(sink_report(1000, 990, 2000.0)))
     assert (t["sent"], t["received"], t["counted"]) == (1000, 990, "host->guest")
     assert t["achieved_pps"] == 2000.0 and t["latency"] is None
     assert t["cpu_roles"] == {"vcpu": 99.0, "peer": 51.0}
@@ -69,7 +70,7 @@ def test_trial_from_a_pvp_report_with_a_gen_tester():
                                   "rx": {"packets": 997, "p50_us": 20.0, "p99_us": 80.0,
                                          "p999_us": 90.0, "max_us": 100.0}}}],
            "counts": {"directions": {"end to end": {"sent": 1003, "received": 997}}}}
-    t = search_run.trial_from_report(rep)
+    t = search_run.trial_from_report(result.RunResult.from_dict(rep))
     # gen's own drops on a full TX ring were offered and never delivered:
     # the counts have them in sent already (counted once, not twice).
     assert (t["sent"], t["received"], t["achieved_pps"]) == (1003, 997, 4990.5)
@@ -87,8 +88,8 @@ class FakeRuns:
     def __call__(self, opts, resolver):
         self.rates.append(opts.rate)
         if len(self.rates) == self.fail_at:
-            return {"status": 68, "why": "testpmd died (status 139)", "guests": [],
-                    "host": {}, "counts": {}}
+            return result.RunResult.from_dict({"status": 68, "why": "testpmd died (status 139)",
+                                               "guests": [], "host": {}, "counts": {}})
         pps = self.flat_out if opts.rate == search_run.FLAT_OUT else float(opts.rate)
         sent = int(pps)
         got = sent if pps <= self.step else int(sent * self.step / pps)
@@ -96,7 +97,7 @@ class FakeRuns:
         rep["host"]["peer_rx"] = {"latency": {"count": got, "p50_us": pps / 1000.0,
                                               "p99_us": pps / 100.0, "p999_us": 1.0,
                                               "max_us": 2.0}}
-        return rep
+        return result.RunResult.from_dict(rep)
 
 
 def base_opts(**kw):
@@ -199,7 +200,7 @@ def test_the_flat_out_trial_of_a_vhost_user_sink_is_the_fed_peer(monkeypatch):
 
     def run(opts, resolver):
         seen.append(testpmd.plan(opts))
-        return sink_report(1000, 1000, 1000.0)
+        return result.RunResult.from_dict(sink_report(1000, 1000, 1000.0))
     monkeypatch.setattr(sweep, "run_point_once", run)
     trials = search_run.Trials(base_opts(backend="vhost-user", size=60), None,
                                lambda rep: "001.json", lambda line: None)
@@ -219,7 +220,7 @@ def test_trials_print_no_sample_line_unless_asked(monkeypatch, config, want):
 
     def run(opts, resolver):
         seen.append(list(opts.config))
-        return sink_report(1000, 1000, 1000.0)
+        return result.RunResult.from_dict(sink_report(1000, 1000, 1000.0))
     monkeypatch.setattr(sweep, "run_point_once", run)
     base = base_opts(config=list(config))
     trials = search_run.Trials(base, None, lambda rep: "001.json", lambda line: None)
@@ -299,11 +300,11 @@ class StallingRuns(FakeRuns):
         self.stalls = set(stalls)
 
     def __call__(self, opts, resolver):
-        rep = super().__call__(opts, resolver)
+        rep = super().__call__(opts, resolver).to_dict()
         if len(self.rates) in self.stalls:
             d = rep["counts"]["directions"]["host->guest"]
             d["received"] = min(d["received"], d["sent"] - 1)
-        return rep
+        return result.RunResult.from_dict(rep)
 
 
 def test_a_search_of_loads_records_every_trial_and_each_load(tmp_path, monkeypatch):
@@ -365,9 +366,10 @@ def pvp_flat_out(trial_runs, pps=1482000.0, sent=1489440, got=61407):
     def runs(opts, resolver):
         trial_runs.append(opts.rate)
         if opts.rate == search_run.FLAT_OUT:
-            return sink_report(sent, got, pps)
+            return result.RunResult.from_dict(sink_report(sent, got, pps))
         n = int(float(opts.rate))
-        return sink_report(n, n if n <= 60000 else n // 2, float(opts.rate))
+        return result.RunResult.from_dict(sink_report(n, n if n <= 60000 else n // 2,
+                                                      float(opts.rate)))
     return runs
 
 

@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from vnpy import run_opts, run_vnperf
-from vnperflib import identity, qemucmd, report, udpsock
+from vnperflib import identity, qemucmd, report, result, udpsock
 from vnperflib.backends import make
 from vnperflib.errors import RunnerError
 
@@ -125,4 +125,5 @@ def test_identity_and_report_name_the_buffer():
     rep = {"status": 0, "status_name": "ok", "backend": "dgram", "machine": "microvm",
            "accel": "tcg", "guests": [], "host": {"sock_rcvbuf": {"bytes": 4 << 20,
                                                                    "kernel": [8 << 20]}}}
-    assert "4194304 bytes, the runner's socket (kernel SO_RCVBUF 8388608)" in report.human(rep)
+    assert "4194304 bytes, the runner's socket (kernel SO_RCVBUF 8388608)" in report.human(
+        result.RunResult.from_dict(rep))

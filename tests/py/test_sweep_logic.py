@@ -9,8 +9,10 @@ import sys
 import pytest
 
 from vnpy import run_opts, run_vnperf
-from vnperflib import exitcodes, identity, plots, resultsdir, stats, sweep
+from vnperflib import exitcodes, identity, plots, result, resultsdir, stats, sweep
 from vnperflib.errors import RunnerError
+
+R = result.RunResult.from_dict  # a report's JSON object, typed as the runner returns it
 
 
 def test_axes_in_fixed_order_and_product():
@@ -487,7 +489,7 @@ def guest_only_sweep(tmp_path):
     for backend, pps in (("dgram", 150e3), ("hub", 1.04e6), ("user", 620e3)):
         p = w.add_point({"backend": backend}, {"backend": backend, "size": "1514"})
         for r in (1, 2):
-            w.add_run(p, r, run_report(backend, pps * (1 + 0.01 * r), backend == "dgram"))
+            w.add_run(p, r, R(run_report(backend, pps * (1 + 0.01 * r), backend == "dgram")))
     w.save()
     return w
 
@@ -526,14 +528,14 @@ def test_guest_only_points_are_marked_in_the_table_and_the_csvs(tmp_path):
 def test_a_point_is_host_counted_only_when_every_passing_run_was(tmp_path):
     w = resultsdir.Writer(str(tmp_path), axes={"backend": ["user"]}, repeat=3, fixed={})
     p = w.add_point({"backend": "user"}, {"backend": "user"})
-    w.add_run(p, 1, run_report("user", 1e5, True))
+    w.add_run(p, 1, R(run_report("user", 1e5, True)))
     assert p["host_counted"] is True
-    w.add_run(p, 2, {"status": 65, "why": "died", "metrics": {}})
+    w.add_run(p, 2, result.RunResult.failed(65, "died"))
     assert p["host_counted"] is True
-    w.add_run(p, 3, run_report("user", 1e5, False))
+    w.add_run(p, 3, R(run_report("user", 1e5, False)))
     assert p["host_counted"] is False
-    assert sweep.run_outcome(run_report("user", 1e5, False)) == "100.000k pps (guest only)"
-    assert sweep.run_outcome(run_report("dgram", 1e5, True)) == "100.000k pps"
+    assert sweep.run_outcome(R(run_report("user", 1e5, False))) == "100.000k pps (guest only)"
+    assert sweep.run_outcome(R(run_report("dgram", 1e5, True))) == "100.000k pps"
 
 
 def test_guest_only_points_are_drawn_apart(tmp_path):

@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from . import counts, exitcodes, histmerge, outcome, resultsdir, runner, versions
+from . import counts, exitcodes, histmerge, outcome, result, resultsdir, runner, versions
 from .stats import number as _num
 from .tables import fmt_count, fmt_num, table
 
@@ -185,11 +185,12 @@ def write_results(rep, out):
         bad = [r for r in mine if r["status"] != 0]
         metrics = {k: v for k, v in summary.items()
                    if k in resultsdir.METRICS or k in SUM_METRICS or k in LATENCY}
-        w.add_run(w.add_point({"group": name}, fleet_identity(rep, fixed, name)), 1, {
-            "vnperf_report": 1, "vnperf_fleet_group": name,
-            "status": bad[0]["status"] if bad else 0,
-            "why": bad[0]["why"] if bad else "ok", "metrics": metrics,
-            "summary": summary, "instances": mine})
+        w.add_run(w.add_point({"group": name}, fleet_identity(rep, fixed, name)), 1,
+                  result.RunResult.from_dict({
+                      "vnperf_report": 1, "vnperf_fleet_group": name,
+                      "status": bad[0]["status"] if bad else 0,
+                      "why": bad[0]["why"] if bad else "ok", "metrics": metrics,
+                      "summary": summary, "instances": mine}))
     w.save()
     with open(os.path.join(out, "fleet.json"), "w") as fh:
         json.dump(rep, fh, indent=1, sort_keys=True, default=str)

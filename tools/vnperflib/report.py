@@ -1,11 +1,10 @@
-"""A run report as a human table, a CSV row, or JSON."""
+"""A run's typed result (result.RunResult) as a human table, a CSV row,
+or JSON."""
 
 import csv
 import io
-import json
 
 from . import exitcodes, iperf
-from .counts import host_counted
 from .stats import number as _num
 from .tables import fmt_count, fmt_num, kv_table
 
@@ -20,14 +19,6 @@ CSV_FIELDS = ("backend", "app", "machine", "accel", "size", "status", "pps", "bp
 
 def _gbit(bps):
     return None if bps is None else "%.3f" % (bps / 1e9)
-
-
-def config_value(rep, key):
-    for w in rep.get("config", ()):
-        k, _, v = w.partition("=")
-        if k == key:
-            return v
-    return None
 
 
 def _guest_only(g, backend):
@@ -94,13 +85,13 @@ def _latency(m):
                                   for k, v in lat))]
 
 
-def headline(rep):
+def headline(res):
     """The app's own figures first (app_kind), then its counts: a count
     of frames is printed as one, never as a rate."""
-    m = rep.get("metrics", {})
-    kind = app_kind(rep.get("app"))
+    m = res.metrics.as_dict()
+    kind = app_kind(res.app)
     if kind == "stream":
-        _, who = iperf.receiver_bytes((rep["guests"][-1].get("result") or {}), rep.get("host"))
+        _, who = iperf.receiver_bytes(res.sender_result, res.host)
         good = "%s Gbit/s (%s bytes in %.2f s, counted by %s)" % (
             _gbit(m["goodput_bps"]), fmt_count(m["goodput_bytes"]), m["duration_s"], who) \
             if m.get("goodput_bps") is not None else "- (the receiving end gave no count)"
@@ -131,88 +122,89 @@ def progress(s):
                               FRAME_GBIT)
 
 
-def human(rep):
-    m = rep.get("metrics", {})
-    rows = [("status", "%d (%s)%s" % (rep["status"], rep["status_name"],
-                                      "" if rep["status"] == 0 else ": " + rep["why"])),
-            ("app", rep.get("app")), ("backend", rep["backend"]),
-            ("machine / accel", "%s / %s" % (rep["machine"], rep["accel"])),
-            ("config", " ".join(rep.get("config", ())))]
-    if rep["status"] == exitcodes.GUEST_CONFIG_ERROR:
+def human(res):
+    """The table of a result.RunResult."""
+    m = res.metrics.as_dict()
+    rows = [("status", "%d (%s)%s" % (res.status, res.status_name,
+                                      "" if res.status == 0 else ": " + res.why)),
+            ("app", res.app), ("backend", res.backend),
+            ("machine / accel", "%s / %s" % (res.machine, res.accel)),
+            ("config", " ".join(res.config or ()))]
+    if res.status == exitcodes.GUEST_CONFIG_ERROR:
         # The app never ran: counts, CPU and verdict would describe nothing.
         return kv_table(rows)
-    feats = features_line(rep)
+    feats = features_line(res)
     if feats:
         rows.append(("virtio features", feats))
-    buf = (rep.get("host") or {}).get("sock_rcvbuf")
+    buf = (res.host or {}).get("sock_rcvbuf")
     if buf:
         rows.append(("QEMU socket rcvbuf", "%d bytes, the runner's socket (kernel SO_RCVBUF %s)"
                      % (buf["bytes"], ", ".join(map(str, buf["kernel"])) or "-")))
-    for g in rep["guests"]:
-        if len(rep["guests"]) > 1:
-            rows.append(("guest " + g["label"], "exit %s, %.2f s" % (g["status"], g["wall_s"])))
-        if g.get("ready_s") is not None and len(rep["guests"]) == 1:
-            rows.append(("boot to ready", "%.1f ms" % (g["ready_s"] * 1e3)))
-    if rep["backend"] == "none":
-        r = rep["guests"][-1].get("result") or {}
-        rows += [("result " + k, v) for k, v in r.items()
+    guests = res.guests or ()
+    for g in guests:
+        if len(guests) > 1:
+            rows.append(("guest " + g.label, "exit %s, %.2f s" % (g.status, g.wall_s)))
+        if g.ready_s is not None and len(guests) == 1:
+            rows.append(("boot to ready", "%.1f ms" % (g.ready_s * 1e3)))
+    if res.backend == "none":
+        rows += [("result " + k, v) for k, v in res.sender_result.items()
                  if k not in ("type", "app") and not isinstance(v, (dict, list))]
-    elif m.get("packets") is not None:
-        rows += headline(rep)
-    c = rep.get("counts")
+    elif res.metrics.packets is not None:
+        rows += headline(res)
+    c = res.counts
     if c:
-        for name, d in c["directions"].items():
-            rows.append(("counts " + name, "%s: %s" % (d["verdict"], d["why"].split(": ", 1)[-1])))
-        if not host_counted(c):
-            rows.append(("counts", _guest_only(c.get("guest") or {}, rep["backend"])))
-    for label, line in (rep.get("waits") or {}).items():
+        for name, d in (c.directions or {}).items():
+            rows.append(("counts " + name, "%s: %s" % (d.verdict, d.why.split(": ", 1)[-1])))
+        if not c.host_counted:
+            rows.append(("counts", _guest_only(c.guest or {}, res.backend)))
+    for label, line in (res.waits or {}).items():
         rows.append(("waited in " + label, line))
     notify = [fmt % m[k] for k, fmt in (("kicks_per_packet", "%.3g kicks per frame"),
                                          ("suppressed_pct", "%.1f%% of notifications "
                                                             "suppressed by the device"),
                                          ("backend_batch", "backend %.1f frames per burst"))
               if m.get(k) is not None]
-    rng = (rep.get("host") or {}).get("backend_batch_range")
+    rng = (res.host or {}).get("backend_batch_range")
     if m.get("backend_batch") is None and rng:
         notify.append("backend %.1f..%.0f frames per burst (testpmd gives its burst shares in "
                       "whole percents)" % tuple(rng))
     if notify:
         rows.append(("notifications", ", ".join(notify)))
-    cpu = rep.get("cpu")
-    if cpu and rep["backend"] != "none":
-        parts = ["%s %.0f%%" % (k, v["pct"]) for k, v in sorted(cpu["roles"].items())
-                 if v["pct"] >= 0.5]
-        rows.append(("host CPU", "%.0f%% total%s" % (cpu["total_pct"],
+    cpu = res.cpu
+    if cpu and res.backend != "none":
+        roles = sorted((cpu.roles or {}).items())
+        parts = ["%s %.0f%%" % (k, v.pct) for k, v in roles if v.pct >= 0.5]
+        rows.append(("host CPU", "%.0f%% total%s" % (cpu.total_pct,
                                                       ": " + ", ".join(parts) if parts else "")))
-        waits = ["%s %.0f%%" % (k, v["wait_pct"]) for k, v in sorted(cpu["roles"].items())
-                 if v.get("wait_pct", 0.0) >= 0.5]
+        waits = ["%s %.0f%%" % (k, v.wait_pct) for k, v in roles
+                 if (v.wait_pct or 0.0) >= 0.5]
         if waits:
             rows.append(("waited for a CPU", "%s (%.1f threads runnable on average, %d CPUs)"
-                         % (", ".join(waits), cpu.get("runnable_avg", 0.0), cpu.get("cpus", 0))))
-        guest = guest_notify_line(rep)
+                         % (", ".join(waits), cpu.runnable_avg or 0.0, cpu.cpus or 0)))
+        guest = guest_notify_line(res)
         if guest:
             rows.append(("guest", guest))
-        sd = [fmt % m[k] for k, fmt in SERVICE_DEMAND[app_kind(rep.get("app"))]
+        sd = [fmt % m[k] for k, fmt in SERVICE_DEMAND[app_kind(res.app)]
               if m.get(k) is not None]
         if sd:
             rows.append(("service demand", ", ".join(sd)))
-    v = rep.get("verdict")
-    if v and v["side"] in ("guest", "backend"):
-        rows.append(("bottleneck", "%s-bound: %s" % (v["side"], v["why"])))
-    elif v and v["side"] == "host":
-        rows.append(("bottleneck", "host CPU-bound: %s" % v["why"]))
-    elif v and v["side"] == "neither":
-        rows.append(("bottleneck", "none: %s" % v["why"]))
+    v = res.verdict
+    if v and v.side in ("guest", "backend"):
+        rows.append(("bottleneck", "%s-bound: %s" % (v.side, v.why)))
+    elif v and v.side == "host":
+        rows.append(("bottleneck", "host CPU-bound: %s" % v.why))
+    elif v and v.side == "neither":
+        rows.append(("bottleneck", "none: %s" % v.why))
     return kv_table(rows)
 
 
-def features_line(rep):
+def features_line(res):
     """The virtio features of the main guest: those its driver negotiated
     (the result's vnet.features) and those the run switched off (the
     identity's event_idx and features: features= or the device's
     property); None when the report has neither."""
-    vnet = ((rep.get("guests") or [{}])[-1].get("result") or {}).get("vnet") or {}
-    ident = rep.get("identity") or {}
+    vnet = res.sender_result.get("vnet") or {}
+    ident = res.identity or {}
     parts = []
     if isinstance(vnet.get("features"), list):
         parts.append("negotiated " + (" ".join(vnet["features"]) or "none"))
@@ -224,12 +216,12 @@ def features_line(rep):
     return "; ".join(parts) or None
 
 
-def guest_notify_line(rep):
+def guest_notify_line(res):
     """How the guest waited: its notification modes, interrupts per frame
     per queue and the share of the run its vCPU was halted (docs/driver.md,
     "Notification modes"); None for a guest that reports neither."""
-    res = (rep.get("guests") or [{}])[-1].get("result") or {}
-    vnet, idle = res.get("vnet") or {}, res.get("idle") or {}
+    r = res.sender_result
+    vnet, idle = r.get("vnet") or {}, r.get("idle") or {}
     parts = []
     for q in ("tx", "rx"):
         d = vnet.get(q) or {}
@@ -241,12 +233,13 @@ def guest_notify_line(rep):
     return ", ".join(parts) or None
 
 
-def csv_row(rep):
-    m = rep.get("metrics", {})
-    c = rep.get("counts") or {}
-    row = {"backend": rep["backend"], "app": rep.get("app"), "machine": rep["machine"],
-           "accel": rep["accel"], "size": config_value(rep, "size"), "status": rep["status"],
-           "agree": c.get("agree"), "bottleneck": (rep.get("verdict") or {}).get("side")}
+def csv_row(res):
+    """The CSV row of a result.RunResult."""
+    m = res.metrics.as_dict()
+    row = {"backend": res.backend, "app": res.app, "machine": res.machine,
+           "accel": res.accel, "size": res.config_value("size"), "status": res.status,
+           "agree": res.counts.agree if res.counts else None,
+           "bottleneck": res.verdict.side if res.verdict else None}
     for k in CSV_FIELDS:
         if k in m:
             row[k] = m[k]
@@ -262,5 +255,6 @@ def to_csv(rows, fields=CSV_FIELDS):
     return buf.getvalue()
 
 
-def to_json(rep):
-    return json.dumps(rep, indent=1, sort_keys=True, default=str)
+def to_json(res):
+    """The JSON of a result.RunResult: today's keys and schema_version."""
+    return res.to_json()

@@ -19,7 +19,7 @@ import os
 import sys
 import time
 
-from . import counts, identity, stats
+from . import identity, stats
 from .errors import usage
 
 SUMMARY = "results.json"
@@ -39,7 +39,7 @@ METRICS = ("pps", "bps", "goodput_bps", "packets", "bytes", "loss_pct", "lost", 
 
 
 def run_metrics(rep):
-    """The metrics of a run report (the runner's, outcome.metrics)."""
+    """The metrics of a run report's JSON (the runner's, outcome.metrics)."""
     return dict(rep.get("metrics") or {})
 
 
@@ -97,26 +97,27 @@ class Writer:
         self._runs[id(p)] = []
         return p
 
-    def add_run(self, point, repeat, rep):
+    def add_run(self, point, repeat, res):
+        """res: the run's result.RunResult, written as runs/NNN.json."""
         self._n += 1
         name = "runs/%03d.json" % self._n
         with open(os.path.join(self.outdir, name), "w") as f:
-            json.dump(rep, f, indent=1, sort_keys=True, default=str)
+            f.write(res.to_json())
         point["runs"].append(name)
-        point["statuses"].append(rep["status"])
-        point["why"].append(rep.get("why"))
-        m = run_metrics(rep)
-        counted = counts.host_counted(rep.get("counts"))
-        if rep["status"] == 0:
+        point["statuses"].append(res.status)
+        point["why"].append(res.why)
+        m = res.metrics.as_dict()
+        counted = res.host_counted
+        if res.status == 0:
             point["ok"] += 1
             self._runs[id(point)].append(m)
             point["summary"] = stats.summarize_runs(self._runs[id(point)])
             # False once a passing run had no host-side count: its medians
             # are (partly) the guest's own rates.
             point["host_counted"] = counted and point.get("host_counted", True)
-        row = dict(point["params"], repeat=repeat, status=rep["status"], why=rep.get("why"),
-                   run=name, agree=(rep.get("counts") or {}).get("agree"),
-                   host_counted=counted, bottleneck=(rep.get("verdict") or {}).get("side"))
+        row = dict(point["params"], repeat=repeat, status=res.status, why=res.why,
+                   run=name, agree=res.counts.agree if res.counts else None,
+                   host_counted=counted, bottleneck=res.verdict.side if res.verdict else None)
         row.update({k: m.get(k) for k in METRICS if k in m})
         self.run_rows.append(row)
 

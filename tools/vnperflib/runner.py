@@ -1,12 +1,13 @@
 """One measured run: backend up, guest(s) booted and streamed, host-side
-counts and CPU collected, everything torn down, one report dict."""
+counts and CPU collected, everything torn down, one typed report
+(result.RunResult)."""
 
 import os
 import sys
 import time
 
 from . import (artifacts, backends, engine, exitcodes, guest, hostcpu, identity, outcome,
-               pinning, priority, qemucmd, scratch, support, topologies, verdict)
+               pinning, priority, qemucmd, result, scratch, support, topologies, verdict)
 from .backends import testpmd
 from .echo import Echo
 from .errors import RunnerError, failed, usage
@@ -205,7 +206,7 @@ class Run:
         rep["verdict"] = verdict.bottleneck(rep)
         rep["status"], rep["why"] = outcome.overall_status(rep, dead)
         rep["status_name"] = exitcodes.status_name(rep["status"])
-        return rep
+        return result.RunResult.from_dict(rep)
 
     def _start_guest(self, g):
         g.start(self.session, netns=self.be.netns)
@@ -304,8 +305,8 @@ def run_identity(opts, accel):
 
 
 def run_one(session, opts, resolver, eng=None):
-    """Runs one test; eng: the engine (engine.py; default QEMU). Returns the
-    report dict; raises RunnerError."""
+    """Runs one test; eng: the engine (engine.py; default QEMU). Returns its
+    result.RunResult; raises RunnerError."""
     run = Run(session, opts, resolver, eng)
     run.check()
     run.start_backend()

@@ -114,14 +114,14 @@ def _num(v):
     return float(v) if stats.is_number(v) else None
 
 
-def sender_pps(rep):
+def sender_pps(res):
     """The rate the tester really sent at: gen's rate_achieved (or its pps
     flat out), else the host peer's send rate."""
-    for g in rep.get("guests") or ():
-        r = g.get("result") or {}
+    for g in res.guests or ():
+        r = g.result or {}
         if r.get("app") == "gen":
             return _num(r.get("rate_achieved")) or _num(r.get("pps"))
-    host = rep.get("host") or {}
+    host = res.host or {}
     for key in ("peer", "peer_tx"):
         p = host.get(key)
         if isinstance(p, dict) and p.get("mode") == "send":
@@ -129,18 +129,18 @@ def sender_pps(rep):
     return None
 
 
-def latency_of(rep):
+def latency_of(res):
     """The latency of the frames that came back, {"how", "count", "p50_us",
     "p99_us", "p999_us", "max_us"}, or None: the host peer's one-way figures
     (stamped and read with the host TSC), or gen's round trip (its TSC)."""
     keys = ("p50_us", "p90_us", "p99_us", "p999_us", "max_us")
-    lat = ((rep.get("host") or {}).get("peer_rx") or {}).get("latency")
+    lat = ((res.host or {}).get("peer_rx") or {}).get("latency")
     if isinstance(lat, dict) and lat.get("count"):
         out = {k: lat.get(k) for k in keys}
         out.update(how="one-way, host TSC (peer send -> peer count)", count=lat["count"])
         return out
-    for g in rep.get("guests") or ():
-        r = g.get("result") or {}
+    for g in res.guests or ():
+        r = g.result or {}
         rx = r.get("rx")
         if r.get("app") == "gen" and isinstance(rx, dict) and rx.get("packets"):
             out = {k: rx.get(k) for k in keys}
@@ -149,27 +149,28 @@ def latency_of(rep):
     return None
 
 
-def trial_from_report(rep):
-    """A run report as a search trial: status, why, both sides' counts of
-    the tester's frames, the rate sent, loss per hop, latency, host CPU."""
-    t = {"status": rep["status"], "why": rep.get("why"),
-         "achieved_pps": sender_pps(rep), "latency": latency_of(rep)}
-    dirs = (rep.get("counts") or {}).get("directions") or {}
-    t["hops"] = {n: {k: d.get(k) for k in ("sent", "received", "lost", "verdict", "why")}
-                 for n, d in dirs.items()}
+def trial_from_report(res):
+    """A run's result.RunResult as a search trial: status, why, both sides'
+    counts of the tester's frames, the rate sent, loss per hop, latency,
+    host CPU."""
+    t = {"status": res.status, "why": res.why,
+         "achieved_pps": sender_pps(res), "latency": latency_of(res)}
+    dirs = (res.counts.directions if res.counts else None) or {}
+    t["hops"] = {n: {"sent": d.sent, "received": d.received, "lost": d.lost,
+                     "verdict": d.verdict, "why": d.why} for n, d in dirs.items()}
     for name in END_TO_END:
         d = dirs.get(name)
-        if d and isinstance(d.get("sent"), int) and isinstance(d.get("received"), int):
+        if d and isinstance(d.sent, int) and isinstance(d.received, int):
             t["counted"] = name
             # A gen sender's own drops (txfull=drop) are in sent already.
-            t["sent"] = d["sent"]
-            t["received"] = d["received"]
-            t["where"] = d.get("why")
+            t["sent"] = d.sent
+            t["received"] = d.received
+            t["where"] = d.why
             break
-    cpu = rep.get("cpu")
+    cpu = res.cpu
     if cpu:
-        t["cpu_pct"] = cpu["total_pct"]
-        t["cpu_roles"] = {k: round(v["pct"], 1) for k, v in cpu["roles"].items()}
+        t["cpu_pct"] = cpu.total_pct
+        t["cpu_roles"] = {k: round(v.pct, 1) for k, v in (cpu.roles or {}).items()}
     return t
 
 
@@ -215,11 +216,11 @@ class Trials:
     def __call__(self, target, kind):
         o = dataclasses.replace(self.opts, rate=FLAT_OUT if target is None else "%d" % int(target),
                                 config=tuple(trial_config(self.opts.config)))
-        rep = sweep.run_point_once(o, self.resolver)
-        t = trial_from_report(rep)
-        t["run"] = self.save(rep)
-        if rep["status"] == exitcodes.GUEST_CONFIG_ERROR:
-            raise RunnerError(rep["status"], "search stopped: %s" % rep.get("why"))
+        res = sweep.run_point_once(o, self.resolver)
+        t = trial_from_report(res)
+        t["run"] = self.save(res)
+        if res.status == exitcodes.GUEST_CONFIG_ERROR:
+            raise RunnerError(res.status, "search stopped: %s" % res.why)
         return t
 
 
@@ -338,11 +339,12 @@ class Writer(resultsdir.Writer):
         self.trial_rows = []
         self._metrics = {}
 
-    def save_report(self, rep):
+    def save_report(self, res):
+        """res: a trial's result.RunResult, written as runs/NNN.json."""
         self._n += 1
         name = "runs/%03d.json" % self._n
         with open(os.path.join(self.outdir, name), "w") as f:
-            json.dump(rep, f, indent=1, sort_keys=True, default=str)
+            f.write(res.to_json())
         return name
 
     def add_search(self, point, repeat, result, size):

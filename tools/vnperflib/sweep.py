@@ -14,7 +14,7 @@ import shutil
 import time
 
 from . import (accel, artifacts, backends, compare, counts, exitcodes, nextroot, options, optypes,
-               pinning, plots, qemucmd, report, resultsdir, runner, scratch, stats, support)
+               pinning, plots, qemucmd, report, result, resultsdir, runner, scratch, stats, support)
 from .backends import testpmd, vhostpeer
 from .errors import RunnerError, usage
 from .proc import Interrupted, Session
@@ -220,19 +220,16 @@ def check_host(base, axes):
 
 
 def run_point_once(opts, resolver):
-    """One run: the runner's report, or a stand-in report for a host-side
-    failure that is not the sweep's fault."""
+    """One run: the runner's result.RunResult, or a stand-in one for a
+    host-side failure that is not the sweep's fault."""
     try:
         with Session() as s:
-            rep = runner.run_one(s, opts, resolver)
-        if s.errors:
-            rep["teardown_errors"] = s.errors
-        return rep
+            res = runner.run_one(s, opts, resolver)
+        return res.with_teardown_errors(s.errors)
     except RunnerError as e:
         if e.status in (exitcodes.RUNNER_USAGE, exitcodes.RUNNER_BACKEND_MISSING):
             raise
-        return {"vnperf_report": 1, "status": e.status, "why": e.line,
-                "status_name": exitcodes.status_name(e.status), "metrics": {}}
+        return result.RunResult.failed(e.status, e.line)
 
 
 def describe(params):
@@ -291,19 +288,19 @@ def run(base, axes, repeat, out, resolver, log=None, order="interleave", seed=1)
     for k, (i, r) in enumerate(order_, 1):
         params, opts, point = plan[i]
         t0 = time.monotonic()
-        rep = run_point_once(opts, resolver)
-        out.add_run(point, r + 1, rep)
+        res = run_point_once(opts, resolver)
+        out.add_run(point, r + 1, res)
         now = time.monotonic()
         log("sweep %d/%d: %s%s: %s, %.1f s%s" % (
             k, len(order_), describe(params), " #%d" % (r + 1) if repeat > 1 else "",
-            run_outcome(rep), now - t0,
+            run_outcome(res), now - t0,
             "; about %.0f s to go" % ((now - start) / k * (len(order_) - k))
             if k < len(order_) else ""))
         out.save()
-        if rep["status"] == exitcodes.GUEST_CONFIG_ERROR:
+        if res.status == exitcodes.GUEST_CONFIG_ERROR:
             raise RunnerError(exitcodes.GUEST_CONFIG_ERROR, "sweep stopped at %s: %s" % (
-                describe(params), rep.get("why")))
-        status = status or rep["status"]
+                describe(params), res.why))
+        status = status or res.status
     try:
         out.set_plots(plots.plot_sweep(out.results, out.outdir))
     except Exception as e:  # the measurements are saved; plots are extra
@@ -312,14 +309,14 @@ def run(base, axes, repeat, out, resolver, log=None, order="interleave", seed=1)
     return status
 
 
-def run_outcome(rep):
-    """A run's part of its progress line: its app's leading figure
-    (lead_figure), said to be the guest's own count where nothing else
-    counted, or why it failed."""
-    if rep["status"] != 0:
-        return "failed: %s" % rep.get("why")
-    return "%s%s" % (lead_figure(rep.get("metrics") or {}, rep.get("app")),
-                     "" if counts.host_counted(rep.get("counts")) else " (guest only)")
+def run_outcome(res):
+    """A run's part of its progress line (res: result.RunResult): its app's
+    leading figure (lead_figure), said to be the guest's own count where
+    nothing else counted, or why it failed."""
+    if res.status != 0:
+        return "failed: %s" % res.why
+    return "%s%s" % (lead_figure(res.metrics.as_dict(), res.app),
+                     "" if res.host_counted else " (guest only)")
 
 
 # Table columns: (header, metric, scale, format).

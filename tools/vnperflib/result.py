@@ -1,0 +1,446 @@
+"""The typed result: what one run reports (RunResult) and what a sweep's
+results directory holds (SweepResult), frozen dataclasses the runner
+builds and the table, CSV, JSON, compare and the Python API read.
+
+The JSON is the same as before the types (`vnperf run --json`, runs/NNN.json,
+results.json), plus "schema_version" in a run report. load() reads both:
+a report without "schema_version" was written before it (2026-12-02) and
+has the same keys. Keys a class does not name (a newer runner's, a
+topology's own) are kept in `extra` and written back as they were.
+Members that are the guest's own protocol messages (a guest's result,
+ready, samples) or a backend's own counts (host) stay the JSON objects
+they are: docs/protocol.md and the backends describe them."""
+
+import dataclasses
+import json
+import os
+import types
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
+
+from . import counts as _counts
+from .errors import usage
+
+# The version of the run report's JSON this runner writes ("schema_version").
+# 1: the keys of vnperf_report 1 with schema_version added.
+SCHEMA_VERSION = 1
+REPORT_FORMAT = 1          # "vnperf_report": what a reader checks first
+SCHEMA_VERSIONS = (1,)     # those load() reads (absent: written before, read as 1)
+
+
+def _plain(v):
+    """A JSON value of the typed one: tuples and mappings made lists and
+    dicts again, records their dicts."""
+    if isinstance(v, Record):
+        return v.to_dict()
+    if isinstance(v, (tuple, list)):
+        return [_plain(x) for x in v]
+    if isinstance(v, (dict, types.MappingProxyType)):
+        return {k: _plain(x) for k, x in v.items()}
+    return v
+
+
+class Record:
+    """A JSON object as a frozen dataclass: each named member a field
+    (NESTED says which are records, or lists or maps of records), the
+    others in extra. to_dict() gives back the keys the object had: a field
+    is written when it was given (keys) or is not None."""
+
+    NESTED = {}        # field: ("one" | "list" | "map", record class)
+    TUPLES = ()        # fields that are JSON lists, kept as tuples
+
+    @classmethod
+    def from_dict(cls, d):
+        if isinstance(d, cls):
+            return d
+        if not isinstance(d, dict):
+            raise TypeError("%s from %s, not a JSON object" % (cls.__name__, type(d).__name__))
+        names = {f.name for f in dataclasses.fields(cls)} - {"extra", "keys"}
+        kw = {}
+        for k, v in d.items():
+            if k in names:
+                kw[k] = cls._typed(k, v)
+        extra = {k: v for k, v in d.items() if k not in names}
+        return cls(**kw, extra=types.MappingProxyType(extra),
+                   keys=tuple(k for k in d if k in names))
+
+    @classmethod
+    def _typed(cls, name, v):
+        if v is None:
+            return None
+        kind, sub = cls.NESTED.get(name, (None, None))
+        if kind == "one":
+            return sub.from_dict(v)
+        if kind == "list":
+            return tuple(sub.from_dict(x) for x in v)
+        if kind == "map":
+            return types.MappingProxyType({k: sub.from_dict(x) for k, x in v.items()})
+        if name in cls.TUPLES and isinstance(v, list):
+            return tuple(v)
+        return v
+
+    def to_dict(self):
+        out = {}
+        for f in dataclasses.fields(self):
+            if f.name in ("extra", "keys"):
+                continue
+            v = getattr(self, f.name)
+            if v is not None or f.name in self.keys:
+                out[f.name] = _plain(v)
+        out.update(_plain(self.extra))
+        return out
+
+
+def _extra():
+    return field(default_factory=lambda: types.MappingProxyType({}), repr=False, compare=False)
+
+
+def _keys():
+    return field(default=(), repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Verdict(Record):
+    """Which side bound the run (verdict.py): host, guest, backend,
+    neither or unknown, and one line why."""
+    side: str = None
+    why: str = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
+class Direction(Record):
+    """One direction's counts on both sides (counts.py)."""
+    verdict: str = None
+    why: str = None
+    sent: Optional[int] = None
+    received: Optional[int] = None
+    lost: Optional[int] = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
+class Counts(Record):
+    """Both sides' counts: the guest's, the host end's, per direction, and
+    whether every direction with both agrees (None: none has both)."""
+    NESTED = {"directions": ("map", Direction)}
+    guest: Mapping = None
+    host: Mapping = None
+    directions: Mapping = None      # {name: Direction}
+    agree: Optional[bool] = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+    @property
+    def host_counted(self):
+        """Every direction has a host-side count (counts.host_counted)."""
+        return _counts.host_counted(self.to_dict())
+
+
+@dataclass(frozen=True)
+class CpuRole(Record):
+    cpu_s: float = None
+    wait_s: float = None
+    threads: int = None
+    pct: float = None
+    wait_pct: float = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
+class Cpu(Record):
+    """Host CPU over the measurement window (hostcpu.CpuMeter.result)."""
+    NESTED = {"roles": ("map", CpuRole)}
+    window_s: float = None
+    roles: Mapping = None           # {role: CpuRole}
+    total_cpu_s: float = None
+    total_pct: float = None
+    wait_pct: float = None
+    runnable_avg: float = None
+    cpus: int = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
+class GuestReport(Record):
+    """One guest of the run (outcome.guest_report); boot, config, ready,
+    samples, result, error and exit are its protocol messages."""
+    TUPLES = ("argv", "console_tail", "problems", "samples")
+    label: str = None
+    argv: tuple = None
+    qemu_status: Optional[int] = None
+    guest_code: Optional[int] = None
+    status: int = None
+    status_name: str = None
+    timed_out: bool = None
+    started: bool = None
+    why_no_exit: Optional[str] = None
+    stderr_tail: str = None
+    console_tail: tuple = None
+    wall_s: float = None
+    ready_s: Optional[float] = None
+    boot: Mapping = None
+    config: Mapping = None
+    ready: Mapping = None
+    samples: tuple = None
+    result: Mapping = None
+    error: Mapping = None
+    exit: Mapping = None
+    problems: tuple = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
+class Metrics(Record):
+    """The numbers sweep and compare work on (outcome.metrics); a figure
+    the run did not measure is None and absent from the JSON."""
+    pps: float = None
+    bps: float = None
+    packets: float = None
+    bytes: float = None
+    duration_s: float = None
+    p50_ns: float = None
+    p90_ns: float = None
+    p99_ns: float = None
+    p999_ns: float = None
+    max_ns: float = None
+    mean_ns: float = None
+    tps: float = None
+    transactions: float = None
+    timeouts: float = None
+    tx_dropped: float = None
+    loss_pct: float = None
+    lost: float = None
+    kicks_per_packet: float = None
+    suppressed_pct: float = None
+    irq_per_packet: float = None
+    idle_pct: float = None
+    backend_batch: float = None
+    backend_batch_lo: float = None
+    backend_batch_hi: float = None
+    goodput_bytes: float = None
+    goodput_bps: float = None
+    cpu_pct: float = None
+    vcpu_pct: float = None
+    cpu_wait_pct: float = None
+    sd_us_per_packet: float = None
+    sd_us_per_kb: float = None
+    sd_us_per_tx: float = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+    def as_dict(self):
+        """{metric: value} of those measured (stats.summarize_runs)."""
+        return {k: v for k, v in self.to_dict().items() if v is not None}
+
+
+@dataclass(frozen=True)
+class RunResult(Record):
+    """One `vnperf run`: its report (docs/runner.md, "The report")."""
+    NESTED = {"guests": ("list", GuestReport), "counts": ("one", Counts),
+              "cpu": ("one", Cpu), "metrics": ("one", Metrics), "verdict": ("one", Verdict)}
+    TUPLES = ("config", "teardown_errors")
+    vnperf_report: int = REPORT_FORMAT
+    schema_version: int = SCHEMA_VERSION
+    time: str = None
+    engine: str = None
+    machine: str = None
+    boot: str = None
+    accel: str = None
+    accel_why: str = None
+    backend: str = None
+    app: str = None
+    config: tuple = None
+    guests: tuple = None            # (GuestReport, ...): receivers first, the sender last
+    host: Mapping = None
+    counts: Optional[Counts] = None
+    cpu: Optional[Cpu] = None
+    qmp: Mapping = None
+    topology: str = None
+    nice: Mapping = None
+    identity: Mapping = None
+    wall_s: float = None
+    metrics: Metrics = field(default_factory=Metrics)
+    waits: Mapping = None
+    verdict: Optional[Verdict] = None
+    status: int = None
+    why: str = None
+    status_name: str = None
+    teardown_errors: tuple = None
+    extra: Mapping = _extra()
+    keys: tuple = ("vnperf_report", "schema_version", "metrics")
+
+    @classmethod
+    def from_dict(cls, d):
+        """Also a report written before schema_version (read as version 1;
+        written back with it)."""
+        r = super().from_dict(d)
+        return r if r.metrics is not None else dataclasses.replace(r, metrics=Metrics())
+
+    @classmethod
+    def failed(cls, status, why):
+        """A run that never reported (a host-side failure): its status and
+        line, no figures."""
+        from . import exitcodes
+        return cls(status=status, why=why, status_name=exitcodes.status_name(status))
+
+    @property
+    def sender(self):
+        """The guest whose result is the run's (the last one), or None."""
+        return self.guests[-1] if self.guests else None
+
+    @property
+    def sender_result(self):
+        """The sender's result message ({} without one)."""
+        g = self.sender
+        return (g.result if g is not None else None) or {}
+
+    @property
+    def host_counted(self):
+        return self.counts is not None and self.counts.host_counted
+
+    def config_value(self, key):
+        """The value of config word key=, None without one."""
+        for w in self.config or ():
+            k, _, v = w.partition("=")
+            if k == key:
+                return v
+        return None
+
+    def with_teardown_errors(self, errors):
+        if not errors:
+            return self
+        return dataclasses.replace(self, teardown_errors=tuple(errors),
+                                   keys=self.keys + ("teardown_errors",))
+
+    def to_json(self):
+        return json.dumps(self.to_dict(), indent=1, sort_keys=True, default=str)
+
+
+@dataclass(frozen=True)
+class Summary(Record):
+    """A metric over a point's runs (stats.summary)."""
+    TUPLES = ("values",)
+    median: float = None
+    min: float = None
+    max: float = None
+    mean: float = None
+    sd: float = None
+    n: int = None
+    values: tuple = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
+class Point(Record):
+    """One point of a sweep (results.json's points[]): its parameters and
+    identity, its runs' files and statuses, and each metric's summary."""
+    NESTED = {"summary": ("map", Summary)}
+    TUPLES = ("runs", "statuses", "why")
+    params: Mapping = None
+    identity: Mapping = None
+    runs: tuple = ()
+    statuses: tuple = ()
+    why: tuple = ()
+    ok: int = None
+    summary: Mapping = None         # {metric: Summary}
+    host_counted: Optional[bool] = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
+class SweepResult(Record):
+    """A sweep's results directory (resultsdir.py): its axes, fixed
+    parameters and points; run(point, i) reads one run's report."""
+    NESTED = {"points": ("list", Point)}
+    TUPLES = ("argv", "plots")
+    vnperf_sweep: int = None
+    argv: tuple = None
+    time: str = None
+    axes: Mapping = None
+    repeat: int = None
+    fixed: Mapping = None
+    points: tuple = ()
+    plots: tuple = ()
+    order: str = None
+    seed: int = None
+    directory: str = field(default=None, compare=False)
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+    def to_dict(self):
+        d = super().to_dict()
+        d.pop("directory", None)
+        return d
+
+    def run(self, point, i=0):
+        """The RunResult of the point's i-th run (runs/NNN.json)."""
+        if self.directory is None:
+            raise usage("this sweep was read from its results.json alone: no runs/ beside it")
+        return load_run(os.path.join(self.directory, point.runs[i]))
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise usage("cannot read %s: %s" % (path, e.strerror))
+
+
+def _json(text, path):
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as e:
+        why = "nested too deep" if isinstance(e, RecursionError) else str(e)
+        raise usage("%s is not JSON: %s" % (path, why))
+
+
+def run_from_json(data, path):
+    """A RunResult of a report's JSON object; one usage line naming what
+    is not a report this runner reads."""
+    if not isinstance(data, dict) or "vnperf_report" not in data:
+        raise usage("%s is not a `vnperf run --json` report" % path)
+    if data["vnperf_report"] != REPORT_FORMAT or isinstance(data["vnperf_report"], bool):
+        raise usage("%s: vnperf_report %s: not a format this runner reads (%d)"
+                    % (path, json.dumps(data["vnperf_report"])[:40], REPORT_FORMAT))
+    v = data.get("schema_version", 1)
+    if v not in SCHEMA_VERSIONS or isinstance(v, bool):
+        raise usage("%s: schema_version %s: not one this runner reads (%s)"
+                    % (path, json.dumps(v)[:40], ", ".join(map(str, SCHEMA_VERSIONS))))
+    try:
+        return RunResult.from_dict(data)
+    except (TypeError, AttributeError, ValueError) as e:
+        raise usage("%s: not a run report this runner reads: %s" % (path, e))
+
+
+def load_run(path):
+    return run_from_json(_json(_read(path), path), path)
+
+
+def load(path):
+    """A results directory (or its results.json) as a SweepResult, a run
+    report (`vnperf run --json`, runs/NNN.json) as a RunResult; today's and
+    those written before the types alike. Bad input: RunnerError, status
+    64, one line."""
+    directory = None
+    if os.path.isdir(path):
+        directory, path = path, os.path.join(path, "results.json")
+    text = _read(path)
+    data = _json(text, path)
+    if isinstance(data, dict) and "vnperf_sweep" in data:
+        from . import resultsdir
+        resultsdir.parse(text, path)   # every member compare reads checked, one line
+        try:
+            s = SweepResult.from_dict(data)
+        except (TypeError, AttributeError, ValueError) as e:
+            raise usage("%s: not a results directory this runner reads: %s" % (path, e))
+        return dataclasses.replace(s, directory=directory or os.path.dirname(path) or ".")
+    return run_from_json(data, path)
