@@ -41,7 +41,8 @@ struct app_config {
     uint8_t verbose;
     /* self-test apps */
     uint64_t alloc_mb;
-    uint8_t fault; /* enum cfg_fault */
+    uint8_t fault;                  /* enum cfg_fault */
+    char hostile_case[CFG_STR_MAX]; /* app=hostile: case names or "all" */
     /* virtio-net (apps/apps_net.c hands these to the driver) */
     uint16_t ring;
     uint16_t kick_batch;

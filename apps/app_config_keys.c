@@ -59,6 +59,7 @@ static const struct cfg_key keys[] = {
     /* self-test apps */
     U("alloc_mb", alloc_mb, 1, 1048576, "16", "app=alloc: MiB to allocate"),
     E("fault", fault, CFG_FAULT_CHOICES, "pf", "app=fault: which exception to raise"),
+    S("case", hostile_case, "all", "app=hostile: case names, comma-separated, or all", NULL),
     /* virtio-net */
     {"ring", CFG_UINT, FIELD(ring), 0, 32768, NULL, "0", "virtqueue size; 0: the device's maximum",
      ring_check},

@@ -24,6 +24,8 @@ unit_srcs = $(filter-out tests/unit/test_%,$($(1)_SRCS))
 
 FUZZERS += fuzz_config
 fuzz_config_SRCS := $(call unit_srcs,test_config)
+FUZZERS += fuzz_hostile_case
+fuzz_hostile_case_SRCS := $(call unit_srcs,test_hostile)
 FUZZERS += fuzz_uint
 fuzz_uint_SRCS := $(call unit_srcs,test_config)
 FUZZERS += fuzz_rate

@@ -78,6 +78,11 @@ SIM_SRCS   := tests/unit/sim_virtio.c tests/unit/sim_queue.c tests/unit/sim_irq.
 UNIT_TESTS += test_virtq
 test_virtq_SRCS := tests/unit/test_virtq.c $(VIRTQ_SRCS) $(SIM_SRCS)
 
+UNIT_TESTS += test_hostile
+test_hostile_SRCS := tests/unit/test_hostile.c tests/unit/sim_check.c $(VIRTQ_SRCS) $(SIM_SRCS) \
+    drivers/virtio/virtq_raw.c apps/hostile_cases.c apps/hostile_ring.c apps/hostile_desc.c \
+    apps/hostile_hdr.c apps/hostile_setup.c
+
 UNIT_TESTS += test_vnet
 VNET_SIM_SRCS := $(SIM_SRCS) $(VIRTQ_SRCS) drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c \
     drivers/virtio/vnet_tx.c drivers/virtio/vnet_txslots.c drivers/virtio/vnet_txburst.c \

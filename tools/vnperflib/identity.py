@@ -16,7 +16,7 @@ GUEST_DEFAULTS = {
     "indirect": "auto",
     "size": "64", "rate": "max", "burst": "32", "flows": "", "imix": "", "path": "raw",
     "sessions": "1", "window": "262144", "role": "client", "proto": "udp", "req_size": "1",
-    "resp_size": "1", "alloc_mb": "16", "fault": "pf",
+    "resp_size": "1", "alloc_mb": "16", "fault": "pf", "case": "all",
 }
 
 # Words that do not change what is measured: addresses and ports the

@@ -1,0 +1,113 @@
+/* app=hostile: a guest that breaks one virtio rule per case, so that a
+ * backend's handling of it can be watched (docs/hostile.md). Each case
+ * names the rule (a virtio 1.2 section), what the spec lets a device do
+ * about it, and the one violation its layout holds: the host unit tests
+ * build every layout against the simulated device, whose checker must
+ * find exactly that one (tests/unit/test_hostile.c). */
+#ifndef VN_HOSTILE_H
+#define VN_HOSTILE_H
+
+#include <stdint.h>
+
+#include "drivers/virtio/virtio.h"
+#include "drivers/virtio/virtq_raw.h"
+
+/* What a layout breaks, as the simulated device's checker names it. */
+enum hostile_viol {
+    HV_NONE = 0, /* the layout is valid: the case's violation is in what the app does */
+    HV_CHAIN_LOOP,
+    HV_CHAIN_LONG,
+    HV_HEAD_RANGE,
+    HV_HEAD_TWICE,
+    HV_AVAIL_AHEAD,
+    HV_AVAIL_BACK,
+    HV_EVENT_FAR,
+    HV_DEV_AREA,
+    HV_ADDR_RAM,
+    HV_ADDR_MMIO,
+    HV_ADDR_WRAP,
+    HV_LEN_ZERO,
+    HV_LEN_MAX,
+    HV_WRITE_ON_TX,
+    HV_READ_ON_RX,
+    HV_IND_NEXT,
+    HV_IND_NESTED,
+    HV_IND_LEN16,
+    HV_IND_LEN0,
+    HV_HDR_GSO_HDRLEN,
+    HV_HDR_GSO_SIZE0,
+    HV_HDR_CSUM_PAST,
+    HV_HDR_NUMBUF_TX,
+    HV_FRAME_RUNT,
+    HV_FRAME_MTU,
+    HV_FRAME_GSO_BIG,
+    HV_COUNT
+};
+_Static_assert(HV_COUNT <= 32, "a checker reports a set as a 32-bit mask");
+
+/* Addresses no buffer may have: above any guest RAM here (256 GiB), the
+ * local APIC's MMIO page, and one whose buffer wraps past 2^64. */
+#define HOSTILE_ADDR_FAR  0x4000000000ull
+#define HOSTILE_ADDR_MMIO 0xfee00000ull
+#define HOSTILE_ADDR_WRAP 0xfffffffffffff000ull
+
+#define HOSTILE_HDR      12u    /* virtio-net header, VERSION_1 (s5.1.6) */
+#define HOSTILE_FRAME    64u    /* the valid frame every layout starts from */
+#define HOSTILE_BUF      72000u /* header and the largest frame a case sends */
+#define HOSTILE_BIG_MTU  9000u  /* over_mtu: a jumbo frame without GSO */
+#define HOSTILE_BIG_GSO  70000u /* gso_64k: past the 64 KiB a GSO frame may have */
+#define HOSTILE_TAB_ENTS 2048u  /* indirect table room: a chain past the queue size */
+
+/* Where a case writes. buf holds the virtio-net header (zero) at 0 and a
+ * valid HOSTILE_FRAME-byte frame at HOSTILE_HDR; tab is scratch for
+ * indirect tables. Both are device-readable memory (identity mapped). */
+struct hostile_env {
+    struct virtq *vq; /* the transmitq, or the receiveq for an RX case */
+    struct virtio_dev *vdev;
+    uint64_t features; /* negotiated */
+    unsigned txq;      /* the transmitq's index */
+    uint8_t *buf;
+    struct virtq_raw_desc *tab;
+    uint16_t bufs; /* out: buffers made available (frames that may reach the wire) */
+};
+
+enum hostile_kind {
+    HK_RING,  /* a layout, one kick */
+    HK_STORM, /* a valid buffer, then HOSTILE_STORM kicks in a second */
+    HK_BADQ,  /* a valid buffer, kicked as a queue that does not exist */
+    HK_SETUP, /* device setup: setup() does it all */
+    HK_RX,    /* a layout on the receiveq, waiting for a frame to come */
+};
+#define HOSTILE_STORM     1000000u
+#define HOSTILE_BADQ      0x7fffu
+#define HOSTILE_STORM_MAX 2000000u /* kicks at most, whatever the clock says */
+
+struct hostile_case {
+    const char *name;
+    const char *spec;   /* the rule broken */
+    const char *allows; /* what the spec lets the device do */
+    uint8_t kind;       /* enum hostile_kind */
+    uint8_t viol;       /* enum hostile_viol: what the layout holds */
+    int (*build)(struct hostile_env *e);
+};
+
+extern const struct hostile_case hostile_cases[];
+extern const unsigned hostile_ncases;
+
+/* The case of that name, NULL if none. */
+const struct hostile_case *hostile_find(const char *name, unsigned len);
+
+/* case=: names separated by commas, or "all". 0, or -EINVAL with the
+ * first unknown name in why. */
+int hostile_check(const char *list, char *why, unsigned whylen);
+
+/* Layout helpers (hostile_ring.c): descriptor i, the heads made
+ * available and published (counted in e->bufs), a clean TX buffer of
+ * header and frame at descriptors at, at+1. 0 or -EINVAL. */
+int hostile_desc(struct hostile_env *e, uint16_t i, uint64_t addr, uint32_t len, uint16_t flags,
+                 uint16_t next);
+int hostile_publish(struct hostile_env *e, const uint16_t *heads, uint16_t n);
+int hostile_tx_pair(struct hostile_env *e, uint16_t at, uint32_t frame_len);
+int hostile_valid(struct hostile_env *e);
+
+#endif

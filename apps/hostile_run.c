@@ -1,0 +1,156 @@
+/* app=hostile: one case from violation to report (hostile_run.h). */
+#include "apps/hostile_run.h"
+
+#include "apps/app_config.h"
+#include <string.h>
+
+#include "drivers/virtio/vnet_raw.h"
+#include "kernel/json.h"
+#include "kernel/mem.h"
+#include "kernel/result.h"
+#include "kernel/time.h"
+#include "net/pkt.h"
+
+/* What the guest saw of one case. */
+struct hostile_seen {
+    int build;      /* the builder's return */
+    uint8_t status; /* device status at the end of the watch */
+    uint16_t used;  /* used entries the device added during it */
+    int restart;    /* vnet_raw_restart's return */
+    uint32_t sent, completed;
+};
+
+static void hostile_done(void *ctx, void *cookie)
+{
+    (void)cookie;
+    ((struct hostile_run *)ctx)->done++;
+}
+
+/* A valid vnperf UDP frame to the peer (apps/docs: the peer counts it). */
+static void hostile_frame(const struct app_config *c, uint8_t *f, const uint8_t *src_mac,
+                          uint32_t stream)
+{
+    static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    /* the config holds addresses in network byte order, a flow in host order */
+    struct pkt_flow fl = {__builtin_bswap32(c->ip), __builtin_bswap32(c->dst_ip), c->src_port,
+                          c->dst_port, stream};
+    struct pkt_tmpl t;
+    const uint8_t *dst = app_config_given(c, "dst_mac") ? c->dst_mac : bcast;
+    pkt_tmpl_build(f, HOSTILE_FRAME, dst, src_mac, &fl, &t);
+    pkt_patch(f, &t, stream, 0);
+}
+
+void hostile_run_init(struct hostile_run *r, const struct app_config *c, struct vnet_dev *d)
+{
+    memset(r, 0, sizeof(*r));
+    r->cfg = c;
+    r->d = d;
+    r->t0 = time_ns();
+    r->env.buf = mem_alloc_dma(HOSTILE_BUF, 64);
+    r->env.tab = mem_alloc_dma(HOSTILE_TAB_ENTS * sizeof(struct virtq_raw_desc), 64);
+    r->slots = mem_alloc_dma(HOSTILE_CHECK * HOSTILE_SLOT, 64);
+    vnet_set_tx_done(d, hostile_done, r);
+}
+
+/* The kick each kind makes after its layout. */
+static void hostile_kick(struct hostile_run *r, const struct hostile_case *c)
+{
+    struct virtq *vq = r->env.vq;
+    if (c->kind == HK_RING || c->kind == HK_RX) {
+        virtq_notify(vq);
+    } else if (c->kind == HK_BADQ) {
+        virtq_raw_notify_as(vq, HOSTILE_BADQ);
+    } else if (c->kind == HK_STORM) {
+        uint64_t end = time_ns() + 1000000000ull;
+        for (uint32_t k = 0; k < HOSTILE_STORM_MAX && (k < HOSTILE_STORM || time_ns() < end); k++)
+            virtq_notify(vq);
+    } else if (r->env.bufs) {
+        virtq_notify(vq); /* a setup case that left a buffer */
+    }
+}
+
+/* HOSTILE_CHECK frames after the restart; how many came back. */
+static void hostile_traffic(struct hostile_run *r, struct hostile_seen *s)
+{
+    struct vnet_tx tx[HOSTILE_CHECK];
+    const uint8_t *mac = vnet_mac(r->d);
+    for (uint32_t i = 0; i < HOSTILE_CHECK; i++) {
+        uint8_t *f = r->slots + i * HOSTILE_SLOT + VNET_HDR_ROOM;
+        hostile_frame(r->cfg, f, mac, (uint32_t)r->cases);
+        tx[i] = (struct vnet_tx){.frame = f, .len = HOSTILE_FRAME, .cookie = f};
+    }
+    r->done = 0;
+    int n = vnet_tx_burst(r->d, tx, HOSTILE_CHECK);
+    s->sent = n > 0 ? (uint32_t)n : 0;
+    uint64_t end = time_ns() + HOSTILE_CHECK_MS * 1000000ull;
+    while (r->done < s->sent && time_ns() < end && vnet_tx_reclaim(r->d) >= 0)
+        ;
+    s->completed = r->done;
+}
+
+static void hostile_line(const struct hostile_run *r, const struct hostile_case *c,
+                         const struct hostile_seen *s, uint64_t t_ns)
+{
+    struct json *j = result_begin("hostile");
+    json_str(j, "case", c->name);
+    json_str(j, "spec", c->spec);
+    json_str(j, "allows", c->allows);
+    json_i64(j, "build", s->build);
+    json_u64(j, "status", s->status);
+    json_bool(j, "needs_reset", s->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
+    json_bool(j, "failed", s->status & VIRTIO_STATUS_FAILED);
+    json_bool(j, "features_ok", s->status & VIRTIO_STATUS_FEATURES_OK);
+    json_u64(j, "used", s->used);
+    json_u64(j, "bufs", r->env.bufs);
+    json_u64(j, "features", r->env.features);
+    json_i64(j, "restart", s->restart);
+    json_u64(j, "sent", s->sent);
+    json_u64(j, "completed", s->completed);
+    json_u64(j, "t_ns", t_ns);
+    result_end();
+}
+
+void hostile_run_case(struct hostile_run *r, const struct hostile_case *c)
+{
+    struct hostile_seen s = {0};
+    uint64_t t0 = time_ns();
+    struct hostile_env *e = &r->env;
+    e->vq = c->kind == HK_RX ? vnet_raw_rxq(r->d) : vnet_raw_txq(r->d);
+    e->vdev = vnet_raw_vdev(r->d);
+    e->features = vnet_raw_features(r->d);
+    e->txq = 1; /* transmitq(0), virtio 1.2 s5.1.2 */
+    e->bufs = 0;
+    memset(e->buf, 0, HOSTILE_HDR);
+    hostile_frame(r->cfg, e->buf + HOSTILE_HDR, vnet_mac(r->d), 0xffffu);
+    uint16_t used0 = virtq_raw_used_idx(e->vq);
+    s.build = c->build(e);
+    hostile_kick(r, c);
+    time_delay_us(HOSTILE_WATCH_MS * 1000u);
+    s.status = vnet_raw_status(r->d);
+    s.used = (uint16_t)(virtq_raw_used_idx(e->vq) - used0);
+    s.restart = vnet_raw_restart(r->d);
+    if (!s.restart)
+        hostile_traffic(r, &s);
+    else
+        r->restarts_failed++;
+    r->cases++;
+    r->sent += s.sent;
+    r->completed += s.completed;
+    hostile_line(r, c, &s, time_ns() - t0);
+}
+
+void hostile_run_result(struct hostile_run *r)
+{
+    uint64_t dt = time_ns() - r->t0;
+    struct json *j = result_begin("result");
+    json_str(j, "app", "hostile");
+    json_u64(j, "packets", r->completed);
+    json_u64(j, "bytes", r->completed * HOSTILE_FRAME);
+    json_u64(j, "pps", 0);
+    json_u64(j, "bps", 0);
+    json_u64(j, "duration_ns", dt);
+    json_u64(j, "cases", r->cases);
+    json_u64(j, "sent", r->sent);
+    json_u64(j, "restarts_failed", r->restarts_failed);
+    result_end();
+}

@@ -1,0 +1,76 @@
+/* Raw ring writes for app=hostile (virtq_raw.h). */
+#include "drivers/virtio/virtq_raw.h"
+
+#include "drivers/virtio/virtq_priv.h"
+
+_Static_assert(sizeof(struct virtq_raw_desc) == sizeof(struct vring_desc), "one ring descriptor");
+_Static_assert(VIRTQ_RAW_F_NEXT == VRING_DESC_F_NEXT && VIRTQ_RAW_F_WRITE == VRING_DESC_F_WRITE &&
+                   VIRTQ_RAW_F_INDIRECT == VRING_DESC_F_INDIRECT,
+               "the flags of s2.7.5");
+
+int virtq_raw_desc(struct virtq *vq, uint16_t i, const struct virtq_raw_desc *d)
+{
+    if (vq->packed || i >= vq->num)
+        return -EINVAL;
+    struct vring_desc *e = &vq->s.desc[i];
+    e->addr = d->addr;
+    e->len = d->len;
+    e->flags = d->flags;
+    e->next = d->next;
+    return 0;
+}
+
+int virtq_raw_avail(struct virtq *vq, const uint16_t *heads, uint16_t n)
+{
+    if (vq->packed || n > vq->num)
+        return -EINVAL;
+    for (uint16_t k = 0; k < n; k++)
+        vq->s.avail->ring[(uint16_t)(vq->avail_idx + k) & vq->mask] = heads[k];
+    return 0;
+}
+
+uint16_t virtq_raw_avail_idx(const struct virtq *vq)
+{
+    return vq->avail_idx;
+}
+
+int virtq_raw_publish(struct virtq *vq, uint16_t idx)
+{
+    if (vq->packed)
+        return -EINVAL;
+    barrier_wmb(); /* s2.7.13.3: entries before the index */
+    VN_WRITE_ONCE(vq->s.avail->idx, idx);
+    vq->avail_idx = idx;
+    return 0;
+}
+
+int virtq_raw_used_event(struct virtq *vq, uint16_t v)
+{
+    if (vq->packed)
+        return -EINVAL;
+    VN_WRITE_ONCE(*vq->s.used_event, v);
+    return 0;
+}
+
+int virtq_raw_avail_event(struct virtq *vq, uint16_t v)
+{
+    if (vq->packed)
+        return -EINVAL;
+    VN_WRITE_ONCE(*vq->s.avail_event, v);
+    return 0;
+}
+
+uint16_t virtq_raw_used_idx(const struct virtq *vq)
+{
+    if (vq->packed)
+        return 0;
+    return VN_READ_ONCE(vq->s.used->idx);
+}
+
+void virtq_raw_notify_as(struct virtq *vq, uint16_t index)
+{
+    struct virtq_doorbell db = vq->db;
+    db.index = index;
+    db.ring(&db);
+    vq->stats.kicks++;
+}

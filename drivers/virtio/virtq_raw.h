@@ -1,0 +1,53 @@
+/* Raw writes into a split virtqueue's rings, for app=hostile only: a
+ * guest that breaks the driver's rules on purpose (docs/hostile.md). The
+ * normal path never calls these; nothing here updates the queue's own
+ * bookkeeping, so a queue written through them is reset afterwards
+ * (the device with it). Every index is checked against the queue size:
+ * the violations are in the values written, never in where we write. */
+#ifndef VN_VIRTQ_RAW_H
+#define VN_VIRTQ_RAW_H
+
+#include <stdint.h>
+
+#include "drivers/virtio/virtq.h"
+
+/* Descriptor flags as the split ring spells them (virtio 1.2 s2.7.5). */
+#define VIRTQ_RAW_F_NEXT     1u
+#define VIRTQ_RAW_F_WRITE    2u
+#define VIRTQ_RAW_F_INDIRECT 4u
+
+/* One descriptor, laid out as in the ring and in an indirect table. */
+struct virtq_raw_desc {
+    uint64_t addr;
+    uint32_t len;
+    uint16_t flags;
+    uint16_t next;
+};
+
+/* Writes descriptor i of the ring. -EINVAL for i >= size or a packed queue. */
+int virtq_raw_desc(struct virtq *vq, uint16_t i, const struct virtq_raw_desc *d);
+
+/* Writes heads[k] into the avail ring entry (avail_idx + k) mod size, for
+ * k < n (at most the size). Does not publish. -EINVAL as above. */
+int virtq_raw_avail(struct virtq *vq, const uint16_t *heads, uint16_t n);
+
+/* The driver's avail index (what it last published). */
+uint16_t virtq_raw_avail_idx(const struct virtq *vq);
+
+/* Stores avail->idx = idx after the entries (any value: the case decides). */
+int virtq_raw_publish(struct virtq *vq, uint16_t idx);
+
+/* The driver's used_event (s2.7.10), and the device's avail_event, which
+ * only the device may write (s2.7.8): writing it is itself a case. */
+int virtq_raw_used_event(struct virtq *vq, uint16_t v);
+int virtq_raw_avail_event(struct virtq *vq, uint16_t v);
+
+/* used->idx as the device last wrote it. */
+uint16_t virtq_raw_used_idx(const struct virtq *vq);
+
+/* Rings the queue's doorbell with another queue index written to it (a
+ * queue that does not exist; on PCI modern without NOTIFICATION_DATA the
+ * value is ignored and the kick is the queue's own). */
+void virtq_raw_notify_as(struct virtq *vq, uint16_t index);
+
+#endif

@@ -1,0 +1,45 @@
+/* app=hostile's access to a device (vnet_raw.h). */
+#include "drivers/virtio/vnet_raw.h"
+
+#include "drivers/virtio/vnet_priv.h"
+
+struct virtq *vnet_raw_txq(struct vnet_dev *d)
+{
+    return d->txq[0].vq;
+}
+
+struct virtq *vnet_raw_rxq(struct vnet_dev *d)
+{
+    return d->rxq[0].vq;
+}
+
+struct virtio_dev *vnet_raw_vdev(struct vnet_dev *d)
+{
+    return d->vdev;
+}
+
+uint64_t vnet_raw_offered(const struct vnet_dev *d)
+{
+    return d->offered;
+}
+
+uint64_t vnet_raw_features(const struct vnet_dev *d)
+{
+    return d->features;
+}
+
+uint8_t vnet_raw_status(struct vnet_dev *d)
+{
+    return d->vdev->ops->get_status(d->vdev);
+}
+
+int vnet_raw_restart(struct vnet_dev *d)
+{
+    struct vnet_params p = d->params;
+    vnet_tx_done_fn fn = d->tx_done;
+    void *ctx = d->tx_ctx;
+    int r = vnet_dev_init(d, d->vdev, &p);
+    d->tx_done = fn;
+    d->tx_ctx = ctx;
+    return r;
+}

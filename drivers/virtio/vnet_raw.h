@@ -1,0 +1,27 @@
+/* What app=hostile needs of a brought-up virtio-net device beyond
+ * vnet.h: its rings, its transport and a full restart. Only the hostile
+ * app uses these (docs/hostile.md); the normal path never does. */
+#ifndef VN_VNET_RAW_H
+#define VN_VNET_RAW_H
+
+#include <stdint.h>
+
+#include "drivers/virtio/virtio.h"
+#include "drivers/virtio/virtq.h"
+#include "drivers/virtio/vnet.h"
+
+struct virtq *vnet_raw_txq(struct vnet_dev *d); /* pair 0's transmitq */
+struct virtq *vnet_raw_rxq(struct vnet_dev *d); /* pair 0's receiveq */
+struct virtio_dev *vnet_raw_vdev(struct vnet_dev *d);
+uint64_t vnet_raw_offered(const struct vnet_dev *d);
+uint64_t vnet_raw_features(const struct vnet_dev *d); /* negotiated */
+
+/* Device status as the device reports it now (virtio 1.2 s2.1). */
+uint8_t vnet_raw_status(struct vnet_dev *d);
+
+/* Reset and the whole bring-up again with the parameters of the first
+ * one (virtio 1.2 s3.1.1): new rings, RX full. 0 or -errno (said why).
+ * The TX done callback is kept. */
+int vnet_raw_restart(struct vnet_dev *d);
+
+#endif

@@ -1,0 +1,27 @@
+/* The simulated device's rule checker for app=hostile's layouts: it
+ * reads a split queue as a device would (avail ring, chains, indirect
+ * tables, the virtio-net header) and names every driver rule broken,
+ * as a mask of 1u << enum hostile_viol (apps/hostile.h). */
+#ifndef VN_SIM_CHECK_H
+#define VN_SIM_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim_virtio.h"
+
+struct simchk_mem {
+    uint64_t lo, hi; /* [lo, hi): memory a buffer may lie in */
+};
+
+struct simchk_env {
+    const struct simchk_mem *mem;
+    unsigned nmem;
+    bool rx;               /* a receiveq: every element device-writable */
+    uint32_t mtu;          /* frames without GSO at most mtu + 14 bytes */
+    uint16_t avail_event0; /* the device's avail_event before the case */
+};
+
+uint32_t simchk_split(const struct sim_queue *sq, const struct simchk_env *env);
+
+#endif
