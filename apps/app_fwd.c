@@ -41,7 +41,7 @@ static void fwd_step(struct net_if *in, struct net_if *out, struct fwd_dir *d, u
     struct vnet_rx rx[NET_RX_BATCH];
     struct vnet_tx tx[NET_RX_BATCH];
     uint32_t bufs[NET_RX_BATCH];
-    int n = net_check(in, vnet_rx_burst(in->dev, rx, NET_RX_BATCH)), nt = 0;
+    int n = net_check(in, vnet_rx_burst(net_if_dev(in), rx, NET_RX_BATCH)), nt = 0;
     if (n > 0) {
         d->rx_bursts++;
         d->rx_full += n == NET_RX_BATCH;
@@ -49,8 +49,8 @@ static void fwd_step(struct net_if *in, struct net_if *out, struct fwd_dir *d, u
     for (int i = 0; i < n; i++) {
         if (rx[i].len < ETH_HLEN) {
             d->runts++;
-            vnet_rx_release(in->dev, rx[i].buf);
-        } else if (in->has_netif && pkt_for_local(rx[i].frame, rx[i].len, me)) {
+            vnet_rx_release(net_if_dev(in), rx[i].buf);
+        } else if (net_if_has_lwip(in) && pkt_for_local(rx[i].frame, rx[i].len, me)) {
             d->local++;
             net_input(in, &rx[i]);
         } else {
@@ -60,19 +60,19 @@ static void fwd_step(struct net_if *in, struct net_if *out, struct fwd_dir *d, u
         }
     }
     if (nt) {
-        int q = net_check(out, vnet_tx_burst(out->dev, tx, nt));
+        int q = net_check(out, vnet_tx_burst(net_if_dev(out), tx, nt));
         for (int i = 0; i < q; i++)
             d->bytes += tx[i].len;
         for (int i = q; i < nt; i++)
-            vnet_rx_release(in->dev, bufs[i]);
+            vnet_rx_release(net_if_dev(in), bufs[i]);
         d->packets += (uint64_t)q;
         d->dropped += (uint64_t)(nt - q);
         d->tx_full += q < nt;
-        int fl = vnet_tx_in_flight(out->dev);
+        int fl = vnet_tx_in_flight(net_if_dev(out));
         if (fl > 0 && (uint64_t)fl > d->tx_in_flight_max)
             d->tx_in_flight_max = (uint64_t)fl;
     }
-    net_check(out, vnet_tx_reclaim(out->dev));
+    net_check(out, vnet_tx_reclaim(net_if_dev(out)));
 }
 
 static void dir_json(struct json *j, const char *key, const struct fwd_dir *d)
@@ -102,7 +102,7 @@ int app_fwd_main(const struct app_config *c)
     uint64_t count = c->count ? c->count : UINT64_MAX;
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
     uint64_t idle = time_ns_to_cycles(c->idle_ms * 1000000ull), last_in = 0;
-    printf("fwd: %s <-> %s\n", vnet_name(a->dev), vnet_name(b->dev));
+    printf("fwd: %s <-> %s\n", vnet_name(net_if_dev(a)), vnet_name(net_if_dev(b)));
 
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;

@@ -146,7 +146,7 @@ static bool gen_own_ports(uint32_t s, const struct pkt_info *pi)
 static void gen_rx_dev(struct net_if *nif, uint64_t now)
 {
     struct vnet_rx rx[NET_RX_BATCH];
-    int n = net_check(nif, vnet_rx_burst(nif->dev, rx, NET_RX_BATCH));
+    int n = net_check(nif, vnet_rx_burst(net_if_dev(nif), rx, NET_RX_BATCH));
     for (int i = 0; i < n; i++) {
         struct pkt_info pi;
         const uint8_t *f = rx[i].frame;
@@ -160,13 +160,13 @@ static void gen_rx_dev(struct net_if *nif, uint64_t now)
                                                   : rdle16(f + pi.payload_off + PL_OFF_STREAM);
             if (s < gen_state.nflows && gen_own_ports(s, &pi)) {
                 gen_account_return(f + pi.payload_off, pi.payload_len, rx[i].len, now);
-                vnet_rx_release(nif->dev, rx[i].buf);
+                vnet_rx_release(net_if_dev(nif), rx[i].buf);
                 continue;
             }
         }
         if (k == PKT_BAD_LEN || k == PKT_BAD_HDR || k == PKT_BAD_CSUM) {
             gen_state.rx_bad++;
-            vnet_rx_release(nif->dev, rx[i].buf);
+            vnet_rx_release(net_if_dev(nif), rx[i].buf);
             continue;
         }
         net_input(nif, &rx[i]);
@@ -200,7 +200,7 @@ static void stack_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_
 static void gen_setup_sizes(const struct app_config *c)
 {
     char why[160];
-    uint32_t max_frame = vnet_mtu(gen_state.nif->dev) + ETH_HLEN;
+    uint32_t max_frame = vnet_mtu(net_if_dev(gen_state.nif)) + ETH_HLEN;
     if (max_frame > PKT_MAX_FRAME)
         max_frame = PKT_MAX_FRAME;
     if (c->imix[0]) {
@@ -209,7 +209,7 @@ static void gen_setup_sizes(const struct app_config *c)
             vn_fatal(VN_EXIT_CONFIG, "gen: size= and imix= both given; imix= sets the sizes");
         if (imix_parse(c->imix, max_frame, &m, why, sizeof(why)) < 0)
             vn_fatal(VN_EXIT_CONFIG, "gen: %s (device MTU %u)", why,
-                     (unsigned)vnet_mtu(gen_state.nif->dev));
+                     (unsigned)vnet_mtu(net_if_dev(gen_state.nif)));
         gen_state.ncls = m.n;
         for (unsigned i = 0; i < m.n; i++)
             gen_state.cls[i].len = m.size[i];
@@ -219,7 +219,7 @@ static void gen_setup_sizes(const struct app_config *c)
         if (c->size < PKT_MIN_FRAME || c->size > max_frame)
             vn_fatal(VN_EXIT_CONFIG, "gen: size=%llu: must be %d..%u (MTU %u + 14)",
                      (unsigned long long)c->size, PKT_MIN_FRAME, (unsigned)max_frame,
-                     (unsigned)vnet_mtu(gen_state.nif->dev));
+                     (unsigned)vnet_mtu(net_if_dev(gen_state.nif)));
         gen_state.ncls = 1;
         gen_state.cls[0].len = (uint16_t)c->size;
     }
@@ -253,7 +253,7 @@ static void gen_setup_flows(const struct app_config *c, bool stack)
  * (room 0) has lwIP send every flow on pair 0, in flow order. */
 static void gen_setup_pairs(uint32_t room)
 {
-    struct vnet_dev *dev = gen_state.nif->dev;
+    struct vnet_dev *dev = net_if_dev(gen_state.nif);
     uint8_t *pair = calloc(gen_state.nflows, 1);
     gen_state.order = calloc(gen_state.nflows, sizeof(*gen_state.order));
     if (!pair || !gen_state.order)
@@ -297,8 +297,9 @@ static int gen_reclaim(void)
 {
     int busy = 0;
     for (unsigned i = 0; i < gen_state.npairs; i++) {
-        net_check(gen_state.nif, vnet_tx_reclaim_q(gen_state.nif->dev, gen_state.pairs[i].q));
-        busy += vnet_tx_in_flight_q(gen_state.nif->dev, gen_state.pairs[i].q);
+        net_check(gen_state.nif,
+                  vnet_tx_reclaim_q(net_if_dev(gen_state.nif), gen_state.pairs[i].q));
+        busy += vnet_tx_in_flight_q(net_if_dev(gen_state.nif), gen_state.pairs[i].q);
     }
     return busy;
 }
@@ -314,12 +315,12 @@ static void gen_setup_frames(const uint8_t dst_mac[6], uint64_t burst)
         if (!cl->master)
             vn_fatal(VN_EXIT_OOM, "gen: no memory for templates");
         for (unsigned fi = 0; fi < gen_state.nflows; fi++)
-            if (pkt_tmpl_build(cl->master, cl->len, dst_mac, gen_state.nif->mac,
+            if (pkt_tmpl_build(cl->master, cl->len, dst_mac, net_if_mac(gen_state.nif),
                                &gen_state.flows[fi], &gen_state.tmpl[fi * gen_state.ncls + c]) < 0)
                 vn_fatal(VN_EXIT_INTERNAL, "gen: no frame template for size %u", cl->len);
         /* The master now holds the last flow: rebuild flow 0. */
-        if (pkt_tmpl_build(cl->master, cl->len, dst_mac, gen_state.nif->mac, &gen_state.flows[0],
-                           &gen_state.tmpl[c]) < 0)
+        if (pkt_tmpl_build(cl->master, cl->len, dst_mac, net_if_mac(gen_state.nif),
+                           &gen_state.flows[0], &gen_state.tmpl[c]) < 0)
             vn_fatal(VN_EXIT_INTERNAL, "gen: no frame template for size %u", cl->len);
         /* Past the headers and payload header every template is zero. */
         cl->copy = cl->len < PKT_HDRS_LEN + PL_LEN ? cl->len : PKT_HDRS_LEN + PL_LEN;
@@ -591,8 +592,8 @@ int app_gen_main(const struct app_config *c)
                 uint16_t first = 0;
                 gen_next_pair();
                 const unsigned tq = gen_state.cur->q;
-                int k = net_check(gen_state.nif,
-                                  vnet_txslots_reserve_q(gen_state.nif->dev, tq, burst, &first));
+                int k = net_check(gen_state.nif, vnet_txslots_reserve_q(net_if_dev(gen_state.nif),
+                                                                        tq, burst, &first));
                 if (k < 0)
                     vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", k);
                 uint64_t t0 = time_cycles(), bytes;
@@ -603,8 +604,9 @@ int app_gen_main(const struct app_config *c)
                 n = q + dropped;
                 if (n) {
                     gen_state.build_cycles += time_cycles() - t0;
-                    int rc = net_check(gen_state.nif, vnet_txslots_send_q(gen_state.nif->dev, tq, q,
-                                                                          gen_state.lens, dropped));
+                    int rc =
+                        net_check(gen_state.nif, vnet_txslots_send_q(net_if_dev(gen_state.nif), tq,
+                                                                     q, gen_state.lens, dropped));
                     if (rc < 0)
                         vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", rc);
                     gen_state.bytes += bytes;

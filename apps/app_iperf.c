@@ -132,9 +132,8 @@ static uint64_t iperf_run(const struct app_config *c, bool server)
     struct meter m;
     meter_start(&m, c);
     const struct net_if *nif0 = net_if_get(0);
-    uint64_t start = m.t0, now = start;
-    uint64_t segs0 = nif0->lwip_rx + nif0->lwip_tx_sent;
-    uint64_t wire0 = nif0->lwip_rx_bytes + nif0->lwip_tx_sent_bytes;
+    uint64_t start = m.t0, now = start, segs0, wire0, segs, wire;
+    net_if_lwip_wire(nif0, &segs0, &wire0);
     uint64_t stream_last = 0;
     uint64_t end = app_deadline(c, start, server ? IPERF_SERVER_S : IPERF_CLIENT_S);
     if (server && end != UINT64_MAX)
@@ -158,8 +157,8 @@ static uint64_t iperf_run(const struct app_config *c, bool server)
         if (got == 0 && (server || !iperf_client_retrying()))
             net_idle(m.next < end ? m.next : end);
         if (meter_due(&m, now)) {
-            uint64_t b = nif0->lwip_rx_bytes + nif0->lwip_tx_sent_bytes - wire0;
-            struct json *j = meter_sample(&m, now, nif0->lwip_rx + nif0->lwip_tx_sent - segs0, b);
+            net_if_lwip_wire(nif0, &segs, &wire);
+            struct json *j = meter_sample(&m, now, segs - segs0, wire - wire0);
             uint64_t stream = iperf_stream_bytes(server);
             json_double(j, "goodput_bps", app_per_s((stream - stream_last) * 8, m.span_ns));
             stream_last = stream;
@@ -191,7 +190,8 @@ int app_iperf_main(const struct app_config *c)
     printf("iperf: %s on port %u, %u session%s, msg_size %u\n", server ? "server" : "client",
            iperf_state.port, iperf_state.n, iperf_state.n == 1 ? "" : "s", iperf_state.msg);
     const struct net_if *nif0 = net_if_get(0);
-    uint64_t segs0 = nif0->lwip_rx + nif0->lwip_tx_sent;
+    uint64_t segs0, segs, wire;
+    net_if_lwip_wire(nif0, &segs0, &wire);
     uint64_t ns = iperf_run(c, server);
     if (server) {
         iperf_server_stop();
@@ -200,7 +200,8 @@ int app_iperf_main(const struct app_config *c)
         iperf_poll_for(IPERF_DRAIN_MS, iperf_client_draining);
     }
     iperf_poll_for(IPERF_LINGER_MS, NULL);
-    iperf_result(c, ns, server, nif0->lwip_rx + nif0->lwip_tx_sent - segs0);
+    net_if_lwip_wire(nif0, &segs, &wire);
+    iperf_result(c, ns, server, segs - segs0);
     unsigned ok = 0, n = iperf_nsess(server);
     for (unsigned i = 0; i < n; i++)
         ok += iperf_sess_ok(&iperf_state.s[i]);

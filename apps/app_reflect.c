@@ -50,7 +50,7 @@ int app_reflect_main(const struct app_config *c)
         now = time_cycles();
         if (now >= end)
             break;
-        int n = net_check(nif, vnet_rx_burst(nif->dev, rx, NET_RX_BATCH)), nt = 0;
+        int n = net_check(nif, vnet_rx_burst(net_if_dev(nif), rx, NET_RX_BATCH)), nt = 0;
         for (int i = 0; i < n; i++) {
             struct pkt_info pi;
             uint8_t *f = rx[i].frame;
@@ -59,29 +59,29 @@ int app_reflect_main(const struct app_config *c)
             reflect_state.wire_rx++;
             reflect_state.wire_rx_bytes += rx[i].len;
             if (k == PKT_UDP && !(c->dhcp && pi.dport == DHCP_CLIENT_PORT)) {
-                pkt_udp_reflect(f, &pi, nif->mac);
+                pkt_udp_reflect(f, &pi, net_if_mac(nif));
                 bufs[nt] = rx[i].buf;
                 tx[nt++] = (struct vnet_tx){
                     .frame = f, .len = rx[i].len, .cookie = net_cookie_rx(nif, rx[i].buf)};
             } else if (k == PKT_BAD_LEN || k == PKT_BAD_HDR || k == PKT_BAD_CSUM) {
-                vnet_rx_release(nif->dev, rx[i].buf);
+                vnet_rx_release(net_if_dev(nif), rx[i].buf);
             } else {
                 net_input(nif, &rx[i]);
             }
         }
         if (nt) {
-            int q = net_check(nif, vnet_tx_burst(nif->dev, tx, nt));
+            int q = net_check(nif, vnet_tx_burst(net_if_dev(nif), tx, nt));
             for (int i = 0; i < q; i++)
                 reflect_state.bytes += tx[i].len;
             for (int i = q; i < nt; i++)
-                vnet_rx_release(nif->dev, bufs[i]);
+                vnet_rx_release(net_if_dev(nif), bufs[i]);
             reflect_state.packets += (uint64_t)q;
             reflect_state.tx_dropped += (uint64_t)(nt - q);
             if (!first)
                 first = now;
             last = now;
         }
-        net_check(nif, vnet_tx_reclaim(nif->dev));
+        net_check(nif, vnet_tx_reclaim(net_if_dev(nif)));
         if (n < NET_RX_BATCH || now >= next_service) {
             net_service();
             next_service = now + service_every;

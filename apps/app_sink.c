@@ -54,12 +54,12 @@ static inline void sink_frame(struct net_if *nif, const struct vnet_rx *rx)
             seq_record(&sink_state.streams[id], seq);
         else
             sink_state.bad_stream++;
-        vnet_rx_release(nif->dev, rx->buf);
+        vnet_rx_release(net_if_dev(nif), rx->buf);
         return;
     case PKT_BAD_LEN:
     case PKT_BAD_HDR:
     case PKT_BAD_CSUM:
-        vnet_rx_release(nif->dev, rx->buf);
+        vnet_rx_release(net_if_dev(nif), rx->buf);
         return;
     default:
         break;
@@ -146,7 +146,7 @@ int app_sink_main(const struct app_config *c)
         stall_round(&st, now);
         if (now >= end)
             break;
-        int n = net_check(nif, vnet_rx_burst(nif->dev, rx, NET_RX_BATCH));
+        int n = net_check(nif, vnet_rx_burst(net_if_dev(nif), rx, NET_RX_BATCH));
         if (n > 0) {
             uint64_t before = sink_state.packets;
             for (int i = 0; i < n; i++)

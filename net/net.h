@@ -31,6 +31,9 @@ struct net_rx_pbuf;
 struct json;
 struct tcp_pcb;
 
+/* One device and this layer's state for it. Its fields are this layer's:
+ * callers above use the accessors below (inline: the raw apps take them
+ * per burst). */
 struct net_if {
     struct netif netif;
     bool has_netif; /* only the first device gets an address and lwIP */
@@ -81,6 +84,32 @@ void net_device_error(const struct net_if *nif) __attribute__((noreturn));
 
 unsigned net_if_count(void);
 struct net_if *net_if_get(unsigned i);
+
+/* The device under nif, for the driver's calls. */
+static inline struct vnet_dev *net_if_dev(const struct net_if *nif)
+{
+    return nif->dev;
+}
+
+/* The source MAC of raw frames on nif: mac= or the NIC's. */
+static inline const uint8_t *net_if_mac(const struct net_if *nif)
+{
+    return nif->mac;
+}
+
+/* Whether lwIP lives on nif (the first device only). */
+static inline bool net_if_has_lwip(const struct net_if *nif)
+{
+    return nif->has_netif;
+}
+
+/* Frames and bytes lwIP exchanged on nif: received, plus its output the
+ * driver took. */
+static inline void net_if_lwip_wire(const struct net_if *nif, uint64_t *frames, uint64_t *bytes)
+{
+    *frames = nif->lwip_rx + nif->lwip_tx_sent;
+    *bytes = nif->lwip_rx_bytes + nif->lwip_tx_sent_bytes;
+}
 
 /* Our IPv4 address (host byte order), after DHCP if dhcp=1. */
 uint32_t net_ip(void);

@@ -20,6 +20,7 @@ KEY_ENTRY = re.compile(r'^\s*(?:[A-Z]+\(|\{)"([a-z0-9_]+)",', re.M)
 STRUCT = re.compile(r"struct\s+\w+\s*\{(.*?)\};", re.S)
 MEMBER = re.compile(r"\b(\w+)\s*(?:\[[^\]]*\])?\s*[;,]")
 LITERAL = re.compile(r'"([a-z0-9_]+)"')
+NET_IF_PTR = re.compile(r"struct\s+net_if\s*\*\s*(?:const\s+)?(\w+)")
 # A kernel file may name one key's word for its own use (trap.c's "fault"
 # exit); the appliance's fields or table name many.
 APPLIANCE_MIN = 3
@@ -116,3 +117,31 @@ def test_the_check_sees_an_upward_include(tmp_path, monkeypatch):
     (tmp_path / "kernel" / "x.c").write_text('#include "kernel/io.h"\n#include "apps/app.h"\n')
     monkeypatch.setattr(sys.modules[__name__], "ROOT", str(tmp_path))
     assert upward_includes("kernel") == ["kernel/x.c includes apps/"]
+
+
+def net_if_fields_read(layer="apps"):
+    """Uses of a struct net_if's fields (through a name the file declares
+    as a struct net_if pointer) outside net/: net.h's accessors are the
+    way in."""
+    bad = []
+    for rel, text in sources(layer):
+        for name in sorted(set(NET_IF_PTR.findall(text))):
+            for m in re.finditer(r"\b%s->(\w+)" % re.escape(name), text):
+                bad.append("%s: %s->%s" % (rel, name, m.group(1)))
+    return bad
+
+
+def test_apps_use_the_net_if_accessors():
+    assert net_if_fields_read() == []
+
+
+def test_the_check_sees_a_net_if_field_read(tmp_path, monkeypatch):
+    """The scan itself: a field read through a declared net_if pointer is
+    reported, an accessor call and another struct's field are not."""
+    (tmp_path / "apps").mkdir()
+    (tmp_path / "apps" / "x.c").write_text(
+        "static struct { struct net_if *nif; } st;\n"
+        "void f(const struct net_if *in, const struct app_config *c)\n"
+        "{\n    g(in->dev, net_if_dev(st.nif), st.nif->mac, c->mac);\n}\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", str(tmp_path))
+    assert net_if_fields_read() == ["apps/x.c: in->dev", "apps/x.c: nif->mac"]
