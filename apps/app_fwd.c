@@ -20,6 +20,7 @@
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
+#include "apps/relay.h"
 #include "apps/stall.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
@@ -32,42 +33,39 @@
 struct fwd_dir {
     uint64_t packets, bytes, dropped, runts, local;
     uint64_t rx_bursts, rx_full, tx_full, tx_in_flight_max;
+    bool lwip;   /* lwIP lives on the input device: frames for me go to it */
+    uint32_t me; /* our address (host byte order) */
 };
 
 static struct fwd_dir dir[2];
 
-static void fwd_step(struct net_if *in, struct net_if *out, struct fwd_dir *d, uint32_t me)
+static enum relay_verdict fwd_judge(void *ctx, const struct vnet_rx *rx)
 {
-    struct vnet_rx rx[NET_RX_BATCH];
-    struct vnet_tx tx[NET_RX_BATCH];
-    uint32_t bufs[NET_RX_BATCH];
-    int n = net_check(in, vnet_rx_burst(net_if_dev(in), rx, NET_RX_BATCH)), nt = 0;
-    if (n > 0) {
+    struct fwd_dir *d = ctx;
+    if (rx->len < ETH_HLEN) {
+        d->runts++;
+        return RELAY_DROP;
+    }
+    if (d->lwip && pkt_for_local(rx->frame, rx->len, d->me)) {
+        d->local++;
+        return RELAY_LWIP;
+    }
+    return RELAY_SEND;
+}
+
+static void fwd_step(struct net_if *in, struct net_if *out, struct fwd_dir *d)
+{
+    struct relay_burst b;
+    relay_burst(in, out, fwd_judge, d, &b);
+    if (b.received > 0) {
         d->rx_bursts++;
-        d->rx_full += n == NET_RX_BATCH;
+        d->rx_full += b.received == NET_RX_BATCH;
     }
-    for (int i = 0; i < n; i++) {
-        if (rx[i].len < ETH_HLEN) {
-            d->runts++;
-            vnet_rx_release(net_if_dev(in), rx[i].buf);
-        } else if (net_if_has_lwip(in) && pkt_for_local(rx[i].frame, rx[i].len, me)) {
-            d->local++;
-            net_input(in, &rx[i]);
-        } else {
-            bufs[nt] = rx[i].buf;
-            tx[nt++] = (struct vnet_tx){
-                .frame = rx[i].frame, .len = rx[i].len, .cookie = net_cookie_rx(in, rx[i].buf)};
-        }
-    }
-    if (nt) {
-        int q = net_check(out, vnet_tx_burst(net_if_dev(out), tx, nt));
-        for (int i = 0; i < q; i++)
-            d->bytes += tx[i].len;
-        for (int i = q; i < nt; i++)
-            vnet_rx_release(net_if_dev(in), bufs[i]);
-        d->packets += (uint64_t)q;
-        d->dropped += (uint64_t)(nt - q);
-        d->tx_full += q < nt;
+    if (b.queued) {
+        d->bytes += b.bytes;
+        d->packets += (uint64_t)b.sent;
+        d->dropped += (uint64_t)(b.queued - b.sent);
+        d->tx_full += b.sent < b.queued;
         int fl = vnet_tx_in_flight(net_if_dev(out));
         if (fl > 0 && (uint64_t)fl > d->tx_in_flight_max)
             d->tx_in_flight_max = (uint64_t)fl;
@@ -94,7 +92,10 @@ int app_fwd_main(const struct app_config *c)
 {
     apps_net_init(c, 2, 0);
     struct net_if *a = net_if_get(0), *b = net_if_get(1);
-    uint32_t me = net_ip();
+    for (int i = 0; i < 2; i++) {
+        dir[i].lwip = net_if_has_lwip(i ? b : a);
+        dir[i].me = net_ip();
+    }
     struct meter m;
     meter_start(&m, c);
     uint64_t start = m.t0, now = start;
@@ -113,10 +114,10 @@ int app_fwd_main(const struct app_config *c)
         if (now >= end || (idle && last_in && now - last_in >= idle))
             break;
         uint64_t bursts = dir[0].rx_bursts;
-        fwd_step(a, b, &dir[0], me);
+        fwd_step(a, b, &dir[0]);
         if (dir[0].rx_bursts != bursts)
             last_in = now;
-        fwd_step(b, a, &dir[1], me);
+        fwd_step(b, a, &dir[1]);
         if (now >= next_service) {
             net_service();
             next_service = now + service_every;

@@ -10,6 +10,7 @@
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
+#include "apps/relay.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
@@ -23,6 +24,8 @@ static struct reflect {
     uint64_t packets, bytes, tx_dropped;
     uint64_t wire_rx, wire_rx_bytes; /* every frame received */
     uint64_t kinds[PKT_KINDS];
+    bool dhcp;                /* dhcp=: frames to the DHCP client port are lwIP's */
+    const struct net_if *nif; /* whose MAC the reflected frames leave from */
 } reflect_state;
 
 static uint64_t malformed(void)
@@ -31,13 +34,32 @@ static uint64_t malformed(void)
            reflect_state.kinds[PKT_BAD_CSUM];
 }
 
+/* UDP frames are swapped in place and sent back; malformed ones dropped;
+ * the rest (ARP, ICMP, TCP, DHCP answers) go to lwIP. */
+static enum relay_verdict reflect_judge(void *ctx, const struct vnet_rx *rx)
+{
+    (void)ctx;
+    struct pkt_info pi;
+    uint8_t *f = rx->frame;
+    enum pkt_kind k = pkt_parse(f, rx->len, true, &pi);
+    reflect_state.kinds[k]++;
+    reflect_state.wire_rx++;
+    reflect_state.wire_rx_bytes += rx->len;
+    if (k == PKT_UDP && !(reflect_state.dhcp && pi.dport == DHCP_CLIENT_PORT)) {
+        pkt_udp_reflect(f, &pi, net_if_mac(reflect_state.nif));
+        return RELAY_SEND;
+    }
+    if (k == PKT_BAD_LEN || k == PKT_BAD_HDR || k == PKT_BAD_CSUM)
+        return RELAY_DROP;
+    return RELAY_LWIP;
+}
+
 int app_reflect_main(const struct app_config *c)
 {
     apps_net_init(c, 1, 0);
     struct net_if *nif = net_if_get(0);
-    struct vnet_rx rx[NET_RX_BATCH];
-    struct vnet_tx tx[NET_RX_BATCH];
-    uint32_t bufs[NET_RX_BATCH];
+    reflect_state.nif = nif;
+    reflect_state.dhcp = c->dhcp;
     struct meter m;
     meter_start(&m, c);
     uint64_t start = m.t0, now = start, first = 0, last = 0;
@@ -50,39 +72,18 @@ int app_reflect_main(const struct app_config *c)
         now = time_cycles();
         if (now >= end)
             break;
-        int n = net_check(nif, vnet_rx_burst(net_if_dev(nif), rx, NET_RX_BATCH)), nt = 0;
-        for (int i = 0; i < n; i++) {
-            struct pkt_info pi;
-            uint8_t *f = rx[i].frame;
-            enum pkt_kind k = pkt_parse(f, rx[i].len, true, &pi);
-            reflect_state.kinds[k]++;
-            reflect_state.wire_rx++;
-            reflect_state.wire_rx_bytes += rx[i].len;
-            if (k == PKT_UDP && !(c->dhcp && pi.dport == DHCP_CLIENT_PORT)) {
-                pkt_udp_reflect(f, &pi, net_if_mac(nif));
-                bufs[nt] = rx[i].buf;
-                tx[nt++] = (struct vnet_tx){
-                    .frame = f, .len = rx[i].len, .cookie = net_cookie_rx(nif, rx[i].buf)};
-            } else if (k == PKT_BAD_LEN || k == PKT_BAD_HDR || k == PKT_BAD_CSUM) {
-                vnet_rx_release(net_if_dev(nif), rx[i].buf);
-            } else {
-                net_input(nif, &rx[i]);
-            }
-        }
-        if (nt) {
-            int q = net_check(nif, vnet_tx_burst(net_if_dev(nif), tx, nt));
-            for (int i = 0; i < q; i++)
-                reflect_state.bytes += tx[i].len;
-            for (int i = q; i < nt; i++)
-                vnet_rx_release(net_if_dev(nif), bufs[i]);
-            reflect_state.packets += (uint64_t)q;
-            reflect_state.tx_dropped += (uint64_t)(nt - q);
+        struct relay_burst b;
+        relay_burst(nif, nif, reflect_judge, NULL, &b);
+        if (b.queued) {
+            reflect_state.bytes += b.bytes;
+            reflect_state.packets += (uint64_t)b.sent;
+            reflect_state.tx_dropped += (uint64_t)(b.queued - b.sent);
             if (!first)
                 first = now;
             last = now;
         }
         net_check(nif, vnet_tx_reclaim(net_if_dev(nif)));
-        if (n < NET_RX_BATCH || now >= next_service) {
+        if (b.received < NET_RX_BATCH || now >= next_service) {
             net_service();
             next_service = now + service_every;
         }
