@@ -1,6 +1,6 @@
-/* The ACPI MADT ("APIC" table, ACPI 6.4 s5.2.12): the I/O APICs and the
- * GSIs each serves. Pure parsing: no hardware access, unit-tested on the
- * host. */
+/* The ACPI MADT ("APIC" table, ACPI 6.4 s5.2.12): the processors (local
+ * APIC and local x2APIC entries), the I/O APICs and the GSIs each serves.
+ * Pure parsing: no hardware access, unit-tested on the host. */
 #ifndef VN_MADT_H
 #define VN_MADT_H
 
@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #define MADT_MAX_IOAPIC 8
+#define MADT_MAX_CPU    64
 
 struct madt_ioapic {
     uint8_t id;
@@ -19,6 +20,13 @@ struct madt_info {
     unsigned n_ioapic;
     struct madt_ioapic ioapic[MADT_MAX_IOAPIC];
     unsigned skipped; /* I/O APICs past MADT_MAX_IOAPIC, not used */
+    /* Enabled processors' APIC IDs in table order (firmware lists the boot
+     * CPU first, ACPI 6.4 s5.2.12.15, but nothing here relies on it), each
+     * once: a CPU named by both entry types counts once. */
+    unsigned n_cpu;
+    uint32_t cpu_apic_id[MADT_MAX_CPU];
+    unsigned cpu_skipped;  /* enabled CPUs past MADT_MAX_CPU */
+    unsigned cpu_disabled; /* entries neither enabled nor usable now (hot-plug slots) */
 };
 
 /* Parses the whole table (header included, len bytes, checksum already

@@ -78,7 +78,7 @@ static void check_madt(const struct acpi_sdt_hdr *h)
     struct madt_info mi;
     int rc = madt_parse(h, h->len, &mi);
     FUZZ_CHECK(rc == 0 || rc == -EINVAL);
-    FUZZ_CHECK(mi.n_ioapic <= MADT_MAX_IOAPIC);
+    FUZZ_CHECK(mi.n_ioapic <= MADT_MAX_IOAPIC && mi.n_cpu <= MADT_MAX_CPU);
     if (rc == 0)
         FUZZ_CHECK(h->len >= 44 && mi.n_ioapic + mi.skipped <= (h->len - 44) / 12);
 }

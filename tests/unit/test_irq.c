@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -67,6 +68,82 @@ static void test_madt_qemu_layout(void **state)
     assert_int_equal(mi.ioapic[1].addr, 0xfec10000u);
     assert_int_equal(mi.ioapic[1].gsi_base, 24);
     assert_int_equal(mi.skipped, 0);
+    assert_int_equal(mi.n_cpu, 1);
+    assert_int_equal(mi.cpu_apic_id[0], 0);
+}
+
+static void madt_lapic(struct madt_buf *m, uint8_t id, uint32_t flags)
+{
+    uint8_t e[8] = {0, 8, id, id};
+    memcpy(e + 4, &flags, 4);
+    madt_add(m, e, sizeof(e));
+}
+
+static void madt_x2apic(struct madt_buf *m, uint32_t id, uint32_t flags)
+{
+    uint8_t e[16] = {9, 16};
+    memcpy(e + 4, &id, 4);
+    memcpy(e + 8, &flags, 4);
+    memcpy(e + 12, &id, 4);
+    madt_add(m, e, sizeof(e));
+}
+
+/* QEMU with -smp 3,maxcpus=4: three enabled local APICs, a hot-plug slot
+ * (flags 0), and x2APIC entries for IDs above 254; a CPU named by both
+ * entry types counts once. */
+static void test_madt_cpus(void **state)
+{
+    (void)state;
+    struct madt_buf m;
+    struct madt_info mi;
+    madt_start(&m);
+    madt_lapic(&m, 0, 1);
+    madt_lapic(&m, 1, 1);
+    madt_lapic(&m, 2, 3); /* enabled and online capable */
+    madt_lapic(&m, 3, 0);
+    madt_x2apic(&m, 300, 1);
+    madt_x2apic(&m, 1, 1);
+    madt_x2apic(&m, 301, 2); /* online capable only: not running now */
+    assert_int_equal(madt_parse(m.b, m.len, &mi), 0);
+    assert_int_equal(mi.n_cpu, 4);
+    assert_int_equal(mi.cpu_apic_id[0], 0);
+    assert_int_equal(mi.cpu_apic_id[1], 1);
+    assert_int_equal(mi.cpu_apic_id[2], 2);
+    assert_int_equal(mi.cpu_apic_id[3], 300);
+    assert_int_equal(mi.cpu_disabled, 2);
+    assert_int_equal(mi.cpu_skipped, 0);
+    assert_int_equal(mi.n_ioapic, 0);
+}
+
+static void test_madt_cpu_limits(void **state)
+{
+    (void)state;
+    struct madt_buf m;
+    struct madt_info mi;
+    /* More enabled CPUs than the cap: the first MADT_MAX_CPU kept. */
+    size_t cap = 44 + 16 * (MADT_MAX_CPU + 4);
+    uint8_t *t = calloc(1, cap);
+    assert_non_null(t);
+    size_t len = 44;
+    for (uint32_t id = 0; id < MADT_MAX_CPU + 4; id++, len += 16) {
+        uint32_t fl = 1;
+        t[len] = 9;
+        t[len + 1] = 16;
+        memcpy(t + len + 4, &id, 4);
+        memcpy(t + len + 8, &fl, 4);
+    }
+    assert_int_equal(madt_parse(t, len, &mi), 0);
+    assert_int_equal(mi.n_cpu, MADT_MAX_CPU);
+    assert_int_equal(mi.cpu_skipped, 4);
+    assert_int_equal(mi.cpu_apic_id[MADT_MAX_CPU - 1], MADT_MAX_CPU - 1);
+    free(t);
+    /* Entries shorter than their fields: nothing after them is trusted. */
+    madt_start(&m);
+    madt_add(&m, (uint8_t[]){0, 6, 0, 1, 1, 0}, 6);
+    assert_int_equal(madt_parse(m.b, m.len, &mi), -EINVAL);
+    madt_start(&m);
+    madt_add(&m, (uint8_t[]){9, 12, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0}, 12);
+    assert_int_equal(madt_parse(m.b, m.len, &mi), -EINVAL);
 }
 
 static void test_madt_rejects_bad_lengths(void **state)
@@ -113,6 +190,7 @@ static void test_madt_too_many_ioapics(void **state)
     assert_int_equal(mi.n_ioapic, MADT_MAX_IOAPIC);
     assert_int_equal(mi.skipped, 3);
     assert_int_equal(mi.ioapic[MADT_MAX_IOAPIC - 1].gsi_base, 24 * (MADT_MAX_IOAPIC - 1));
+    assert_int_equal(mi.n_cpu, 0);
 }
 
 /* ---- vectors ---- */
@@ -253,6 +331,8 @@ int main(void)
         cmocka_unit_test(test_madt_qemu_layout),
         cmocka_unit_test(test_madt_rejects_bad_lengths),
         cmocka_unit_test(test_madt_too_many_ioapics),
+        cmocka_unit_test(test_madt_cpus),
+        cmocka_unit_test(test_madt_cpu_limits),
         cmocka_unit_test(test_vector_alloc),
         cmocka_unit_test(test_timer_ticks),
         cmocka_unit_test(test_timer_calibration),
