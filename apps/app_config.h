@@ -29,6 +29,9 @@ enum cfg_proto { CFG_PROTO_UDP, CFG_PROTO_TCP };
 #define CFG_WINDOW_MIN 65536
 #define CFG_WINDOW_MAX (4u * 1024 * 1024)
 #define CFG_QUEUES_MAX 8 /* queues=: VNET_MAX_PAIRS (apps/apps_net.c checks) */
+#define CFG_VCPUS_MAX  8 /* vcpus=: SMP_MAX_CPUS (apps/app_smp.c checks) */
+enum cfg_vcpu_test { CFG_VCPU_TEST_NONE, CFG_VCPU_TEST_NOSIPI };
+#define CFG_VCPU_TEST_CHOICES "none|nosipi"
 enum cfg_path { CFG_PATH_RAW, CFG_PATH_STACK };
 #define CFG_PATH_CHOICES "raw|stack"
 
@@ -54,6 +57,8 @@ struct app_config {
     char notify[CFG_STR_MAX];
     uint16_t queues;
     uint8_t indirect; /* enum cfg_indirect */
+    uint16_t vcpus;
+    uint8_t vcpu_test; /* enum cfg_vcpu_test */
     /* addressing */
     uint32_t ip, mask, gw, dst_ip; /* network byte order */
     uint8_t mac[6], dst_mac[6];

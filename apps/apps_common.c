@@ -8,6 +8,7 @@
 #include "kernel/irq.h"
 #include "kernel/mem.h"
 #include "kernel/result.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 #include "net/net.h"
 
@@ -116,6 +117,7 @@ struct json *app_result_begin(const struct app_config *c, uint64_t packets, uint
     json_double(j, "pps", app_per_s(packets, duration_ns));
     json_double(j, "bps", app_per_s(bytes * 8, duration_ns));
     json_u64(j, "duration_ns", duration_ns);
+    json_u64(j, "vcpus", smp_cpus_up());
     app_idle_json(j);
     return j;
 }

@@ -8,6 +8,7 @@
 
 #include "apps/app.h"
 #include "apps/app_config.h"
+#include "apps/app_smp.h"
 #include "kernel/boot_info.h"
 #include "kernel/esc.h"
 #include "kernel/exit.h"
@@ -78,6 +79,7 @@ static void load_config(const struct boot_info *bi, struct app_config *c)
 int apps_main(const struct boot_info *bi)
 {
     load_config(bi, &app_config);
+    app_smp_start(&app_config);
     const struct app *app = app_find(app_config.app);
     if (!app)
         vn_fatal(VN_EXIT_INTERNAL, "app '%s' passed the config check but is not in the table",

@@ -1,5 +1,7 @@
 /* Early CPU setup: our own GDT (with a TSS so every exception runs on a
- * known-good IST stack, even after a kernel stack overflow) and the IDT:
+ * known-good IST stack, even after a kernel stack overflow), one of each
+ * per CPU (a TSS cannot be shared: ltr marks it busy), and the IDT, which
+ * every CPU loads:
  * the 32 exception vectors, then the interrupt vectors (kernel/irq.c),
  * which run on the interrupted stack. Interrupts stay off until a driver
  * asks for them (irq_init). */
@@ -8,6 +10,7 @@
 
 #include "boot/cpu.h"
 #include "kernel/io.h"
+#include "kernel/smp.h"
 
 struct tss64 {
     uint32_t rsvd0;
@@ -42,15 +45,17 @@ struct desc_ptr {
 extern const uint64_t trap_stubs[32];
 extern const uint8_t irq_stub_32[];
 
-static uint64_t gdt[5] __attribute__((aligned(16)));
-static struct tss64 tss __attribute__((aligned(16)));
+static uint64_t gdts[SMP_MAX_CPUS][5] __attribute__((aligned(16)));
+static struct tss64 tsss[SMP_MAX_CPUS] __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
-static uint8_t ist_stack[16384] __attribute__((aligned(16)));
+static uint8_t ist_stacks[SMP_MAX_CPUS][16384] __attribute__((aligned(16)));
 
-static void gdt_load(void)
+static void gdt_load(unsigned cpu)
 {
-    uint64_t base = (uint64_t)(uintptr_t)&tss;
-    uint64_t limit = sizeof(tss) - 1;
+    uint64_t *gdt = gdts[cpu];
+    struct tss64 *tss = &tsss[cpu];
+    uint64_t base = (uint64_t)(uintptr_t)tss;
+    uint64_t limit = sizeof(*tss) - 1;
 
     gdt[0] = 0;
     gdt[1] = 0x00af9a000000ffffull; /* 64-bit code, DPL 0 */
@@ -60,7 +65,7 @@ static void gdt_load(void)
              (((limit >> 16) & 0xf) << 48) | (((base >> 24) & 0xff) << 56);
     gdt[4] = base >> 32;
 
-    struct desc_ptr p = {sizeof(gdt) - 1, (uint64_t)(uintptr_t)gdt};
+    struct desc_ptr p = {sizeof(gdts[0]) - 1, (uint64_t)(uintptr_t)gdt};
     __asm__ volatile("lgdt %0\n\t"
                      "pushq %1\n\t"
                      "leaq 1f(%%rip), %%rax\n\t"
@@ -89,12 +94,16 @@ static void idt_set(int v, uint64_t h, uint8_t ist)
     idt[v].rsvd = 0;
 }
 
-static void idt_load(void)
+static void idt_fill(void)
 {
     for (int v = 0; v < 32; v++)
         idt_set(v, trap_stubs[v], 1);
     for (int v = 32; v < 256; v++)
         idt_set(v, (uint64_t)(uintptr_t)(irq_stub_32 + (v - 32) * IRQ_STUB_BYTES), 0);
+}
+
+static void idt_load(void)
+{
     struct desc_ptr p = {sizeof(idt) - 1, (uint64_t)(uintptr_t)idt};
     __asm__ volatile("lidt %0" : : "m"(p));
 }
@@ -111,12 +120,26 @@ static void pic_mask_all(void)
     pio_write8(0xa1, 0xff); /* slave IMR */
 }
 
+static void tss_init(unsigned cpu)
+{
+    struct tss64 *tss = &tsss[cpu];
+    memset(tss, 0, sizeof(*tss));
+    tss->ist[0] = (uint64_t)(uintptr_t)(ist_stacks[cpu] + sizeof(ist_stacks[cpu]));
+    tss->iomap_base = sizeof(*tss);
+}
+
 void cpu_setup(void)
 {
     pic_mask_all();
-    memset(&tss, 0, sizeof(tss));
-    tss.ist[0] = (uint64_t)(uintptr_t)(ist_stack + sizeof(ist_stack));
-    tss.iomap_base = sizeof(tss);
-    gdt_load();
+    tss_init(0);
+    gdt_load(0);
+    idt_fill();
+    idt_load();
+}
+
+void cpu_setup_ap(unsigned cpu)
+{
+    tss_init(cpu);
+    gdt_load(cpu);
     idt_load();
 }

@@ -56,12 +56,10 @@ static void apic_write(unsigned reg, uint32_t v)
         msr_write(APIC_X2APIC_MSR + (reg >> 4), v);
 }
 
-int apic_init(uint8_t spurious_vector)
+/* This CPU's APIC: the mode the boot CPU chose (IA32_APIC_BASE is per
+ * CPU), every LVT entry masked, software enabled. */
+static void apic_local_setup(uint8_t spurious_vector)
 {
-    uint32_t r[4];
-    cpuid(1, 0, r);
-    if (!(r[3] & CPUID1_EDX_APIC))
-        return -ENODEV;
     uint64_t base = msr_read(MSR_APIC_BASE);
     /* SDM 11.12.5: disabled -> x2APIC is not a valid transition; go
      * through xAPIC (enabled) first. */
@@ -69,15 +67,8 @@ int apic_init(uint8_t spurious_vector)
         base |= APIC_BASE_EN;
         msr_write(MSR_APIC_BASE, base);
     }
-    apic_x2 = (r[2] & CPUID1_ECX_X2APIC) || (base & APIC_BASE_EXTD);
-    if (apic_x2) {
+    if (apic_x2 && !(base & APIC_BASE_EXTD))
         msr_write(MSR_APIC_BASE, base | APIC_BASE_EXTD);
-        apic_mmio = 0;
-    } else {
-        apic_mmio = mem_map_mmio(base & APIC_BASE_ADDR, PAGE_SIZE);
-        if (!apic_mmio)
-            return -ENODEV;
-    }
     /* Whatever firmware left armed stays quiet: LVT entries masked
      * (LINT0 is where the 8259s would come in). */
     unsigned max_lvt = (apic_read(APIC_REG_VERSION) >> 16) & 0xff;
@@ -93,6 +84,53 @@ int apic_init(uint8_t spurious_vector)
     apic_write(APIC_REG_ESR, 0); /* SDM 11.5.3: write before reading; clears it */
     apic_write(APIC_REG_TPR, 0);
     apic_write(APIC_REG_SVR, APIC_SVR_ENABLE | spurious_vector);
+}
+
+int apic_init(uint8_t spurious_vector)
+{
+    uint32_t r[4];
+    cpuid(1, 0, r);
+    if (!(r[3] & CPUID1_EDX_APIC))
+        return -ENODEV;
+    uint64_t base = msr_read(MSR_APIC_BASE);
+    apic_x2 = (r[2] & CPUID1_ECX_X2APIC) || (base & APIC_BASE_EXTD);
+    apic_mmio = 0;
+    if (!apic_x2) {
+        apic_mmio = mem_map_mmio(base & APIC_BASE_ADDR, PAGE_SIZE);
+        if (!apic_mmio)
+            return -ENODEV;
+    }
+    apic_local_setup(spurious_vector);
+    return 0;
+}
+
+void apic_init_ap(uint8_t spurious_vector)
+{
+    apic_local_setup(spurious_vector);
+}
+
+/* Interrupt command register (SDM 11.6.1): xAPIC writes the destination
+ * (ICR high) first, the low half sends; x2APIC is one MSR write
+ * (SDM 11.12.9) with the 32-bit destination in the high half. */
+#define APIC_REG_ICR_LO   0x300
+#define APIC_REG_ICR_HI   0x310
+#define APIC_ICR_PENDING  (1u << 12)
+#define APIC_ICR_BUSY_CAP 1000000u /* polls; QEMU clears it at once */
+
+int apic_send_ipi(uint32_t dest, uint32_t icr_lo)
+{
+    if (!apic_x2) {
+        if (dest > 255 || !apic_mmio)
+            return -ERANGE;
+        mmio_write32(apic_mmio + APIC_REG_ICR_HI, dest << 24);
+        mmio_write32(apic_mmio + APIC_REG_ICR_LO, icr_lo);
+        for (unsigned i = 0; mmio_read32(apic_mmio + APIC_REG_ICR_LO) & APIC_ICR_PENDING; i++)
+            if (i == APIC_ICR_BUSY_CAP)
+                return -EIO;
+        return 0;
+    }
+    barrier_mfence(); /* SDM 11.12.3: WRMSR to the ICR is not serializing */
+    msr_write(APIC_X2APIC_MSR + (APIC_REG_ICR_LO >> 4), (uint64_t)dest << 32 | icr_lo);
     return 0;
 }
 

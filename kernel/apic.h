@@ -22,6 +22,19 @@ extern uintptr_t apic_mmio; /* xAPIC register page; 0 in x2APIC mode */
  * enable, spurious vector, every LVT entry masked, task priority 0).
  * Returns 0 or -ENODEV (no APIC in CPUID). */
 int apic_init(uint8_t spurious_vector);
+/* The same on an application processor, after apic_init on the boot CPU:
+ * its APIC in the boot CPU's mode, LVT entries masked, enabled. */
+void apic_init_ap(uint8_t spurious_vector);
+
+/* Inter-processor interrupts (SDM 11.6.1): the ICR's low word (delivery
+ * mode, level, vector) to the APIC with ID dest. 0, -ERANGE (an ID xAPIC
+ * cannot address) or -EIO (xAPIC: still pending after many polls). */
+#define APIC_ICR_INIT    0x00000500u
+#define APIC_ICR_STARTUP 0x00000600u
+#define APIC_ICR_FIXED   0x00000000u
+#define APIC_ICR_ASSERT  0x00004000u
+#define APIC_ICR_LEVEL   0x00008000u
+int apic_send_ipi(uint32_t dest, uint32_t icr_lo);
 
 const char *apic_mode(void); /* "xapic" or "x2apic" */
 uint32_t apic_id(void);

@@ -16,7 +16,8 @@
     X(NO_DEVICE, 6, "no_device")                                                                   \
     X(INTERNAL, 7, "internal_error")                                                               \
     X(TIMEOUT, 8, "timeout")                                                                       \
-    X(NETWORK, 9, "network_error") /* peer unreachable: ARP/DHCP/TCP connect failed */
+    X(NETWORK, 9, "network_error") /* peer unreachable: ARP/DHCP/TCP connect failed */             \
+    X(CPU, 10, "cpu_error")        /* an application processor did not start */
 
 enum vn_exit {
 #define VN_EXIT_ENUM(name, code, reason) VN_EXIT_##name = code,

@@ -39,6 +39,10 @@ void irq_dispatch(uint64_t vector)
         n_spurious++; /* SDM 11.9: no EOI for the spurious vector */
         return;
     }
+    if (vector == IRQ_VEC_WAKE) {
+        apic_eoi(); /* the woken AP looks for its work itself */
+        return;
+    }
     struct irq_vec *v = &vecs[vector & 0xff];
     if (!irq_vec_used(&vec_map, (unsigned)vector)) {
         n_unexpected++; /* something firmware left armed */

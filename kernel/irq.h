@@ -17,6 +17,7 @@
 #define IRQ_VEC_DEV_FIRST 0x30
 #define IRQ_VEC_DEV_LAST  0xdf
 #define IRQ_VEC_TIMER     0xef
+#define IRQ_VEC_WAKE      0xee /* IPI that only ends an idle AP's hlt (kernel/smp.c) */
 #define IRQ_VEC_SPURIOUS  0xff /* low nibble all ones: older APICs force it */
 #define IRQ_TIMER_CAL_MS  10
 

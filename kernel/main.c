@@ -8,6 +8,7 @@
 #include "kernel/kernel.h"
 #include "kernel/mem.h"
 #include "kernel/result.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 
 static const char *path_name(uint32_t p)
@@ -42,6 +43,7 @@ void kmain(const struct boot_info *bi)
 {
     struct mem_stats ms;
 
+    smp_bsp_init();
     console_init();
     mem_init(bi);
     /* Unbuffered: a fault or exit must not lose what was printed before. */

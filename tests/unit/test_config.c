@@ -165,12 +165,20 @@ static void enums_match_choices(void **state)
         unsigned value, count;
         const char *name;
     } names[] = {
-        {"fault", CFG_FAULT_PF, 4, "pf"},       {"fault", CFG_FAULT_UD, 4, "ud"},
-        {"fault", CFG_FAULT_GP, 4, "gp"},       {"fault", CFG_FAULT_DE, 4, "de"},
-        {"txfull", CFG_TXFULL_WAIT, 2, "wait"}, {"txfull", CFG_TXFULL_DROP, 2, "drop"},
-        {"role", CFG_ROLE_CLIENT, 2, "client"}, {"role", CFG_ROLE_SERVER, 2, "server"},
-        {"proto", CFG_PROTO_UDP, 2, "udp"},     {"proto", CFG_PROTO_TCP, 2, "tcp"},
-        {"path", CFG_PATH_RAW, 2, "raw"},       {"path", CFG_PATH_STACK, 2, "stack"},
+        {"fault", CFG_FAULT_PF, 4, "pf"},
+        {"fault", CFG_FAULT_UD, 4, "ud"},
+        {"fault", CFG_FAULT_GP, 4, "gp"},
+        {"fault", CFG_FAULT_DE, 4, "de"},
+        {"txfull", CFG_TXFULL_WAIT, 2, "wait"},
+        {"txfull", CFG_TXFULL_DROP, 2, "drop"},
+        {"role", CFG_ROLE_CLIENT, 2, "client"},
+        {"role", CFG_ROLE_SERVER, 2, "server"},
+        {"proto", CFG_PROTO_UDP, 2, "udp"},
+        {"proto", CFG_PROTO_TCP, 2, "tcp"},
+        {"path", CFG_PATH_RAW, 2, "raw"},
+        {"path", CFG_PATH_STACK, 2, "stack"},
+        {"vcpu_test", CFG_VCPU_TEST_NONE, 2, "none"},
+        {"vcpu_test", CFG_VCPU_TEST_NOSIPI, 2, "nosipi"},
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         const char *n = app_config_enum_name(names[i].key, names[i].value);

@@ -131,6 +131,9 @@ test_acpi_walk_SRCS := tests/unit/test_acpi_walk.c kernel/acpi_walk.c
 UNIT_TESTS += test_irq
 test_irq_SRCS := tests/unit/test_irq.c kernel/madt.c kernel/pci_msix.c
 
+UNIT_TESTS += test_smp
+test_smp_SRCS := tests/unit/test_smp.c kernel/smp_plan.c
+
 UNIT_TESTS += test_peer_args
 test_peer_args_SRCS := tests/unit/test_peer_args.c tools/peer/peer_args.c tools/peer/peer_malform.c \
     net/pkt.c kernel/csum.c

@@ -16,6 +16,7 @@ GUEST_CODES = {
     7: "internal error",
     8: "timeout",
     9: "network error (peer unreachable)",
+    10: "cpu error (an application processor did not start)",
 }
 GUEST_TEST_FAILED = 1
 GUEST_CONFIG_ERROR = 2      # the guest refused its config before its app ran
