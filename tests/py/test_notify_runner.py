@@ -92,7 +92,8 @@ def test_polled_guest_has_no_interrupt_metric():
 
 
 def test_report_line_shows_modes_interrupts_and_idle():
-    line = report.guest_notify_line(result.RunResult.from_dict(rep("sink", guest_result(False))))
+    typed = result.RunResult.from_dict
+    line = report.guest_notify_line(typed(rep("sink", guest_result(False))))
     assert line == "rx hybrid 0.05 interrupts/frame, vCPU halted 80% of the run"
-    assert report.guest_notify_line(result.RunResult.from_dict(rep("sink", {"vnet": {"rx": {"notify": "poll"}},
-                                                 "idle": {"share": 0, "halts": 0}}))) is None
+    assert report.guest_notify_line(typed(rep("sink", {"vnet": {"rx": {"notify": "poll"}},
+                                                       "idle": {"share": 0, "halts": 0}}))) is None

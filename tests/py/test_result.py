@@ -12,7 +12,7 @@ import os
 import pytest
 
 from vnpy import ROOT, run_vnperf
-from vnperflib import exitcodes, report, result, resultsdir
+from vnperflib import compare, exitcodes, report, result, resultsdir, sweep
 from vnperflib.errors import RunnerError
 
 FIXTURES = os.path.join(ROOT, "tests", "py", "fixtures")
@@ -120,3 +120,18 @@ def test_load_refuses_in_one_line(tmp_path, text, why):
         result.load(str(path))
     assert e.value.status == exitcodes.RUNNER_USAGE and why in e.value.line
     assert "\n" not in e.value.line
+
+
+def test_compare_and_the_sweep_table_read_typed_points():
+    """compare and the sweep's table take the typed points of a results
+    directory (and, as before, their JSON objects)."""
+    sw = result.load(SWEEP)
+    a, b = sw.points
+    cmp = compare.compare([a], [b], ab={"size"})
+    cell = cmp["rows"][0]["columns"]["pps%"]
+    assert (cell["a"], cell["b"]) == (a.summary["pps"].median, b.summary["pps"].median)
+    assert cmp == compare.compare([a.to_dict()], [b.to_dict()], ab={"size"})
+    text = sweep.render(sw)
+    assert text == sweep.render(old_json(os.path.join(SWEEP, "results.json")))
+    row = text.splitlines()[2].split()
+    assert row[:3] == ["dgram", "64", "2/2"] and sw.app == "gen"

@@ -7,7 +7,10 @@ Points pair only when their identities (identity.py) agree except in the
 A/B dimensions (--ab, or the keys of --a-where/--b-where); anything else
 that differs is refused in one line. A change is significant when the
 chosen test (Welch's t-test by default, stats.py) says so after Holm's
-correction over every test of the table; `~` marks the rest."""
+correction over every test of the table; `~` marks the rest.
+
+It reads typed points (result.Point, a result.Summary per metric):
+resultsdir.load's, or points given as their JSON objects (typed())."""
 
 import csv
 import difflib
@@ -15,7 +18,7 @@ import io
 import json
 import os
 
-from . import optypes, resultsdir, stats
+from . import optypes, result, resultsdir, stats
 from .errors import usage
 from .tables import fmt_num, table
 
@@ -58,8 +61,13 @@ def parse_where(words, side):
     return out
 
 
+def typed(points):
+    """Points as result.Point (a JSON object's made typed)."""
+    return [result.Point.from_dict(p) for p in points]
+
+
 def known_params(points):
-    return {k for p in points for k in p["params"]}
+    return {k for p in typed(points) for k in p.params}
 
 
 def param_name(name, known):
@@ -91,10 +99,11 @@ def resolve_where(points, where, label):
 
 
 def select(points, where, label):
+    points = typed(points)
     if not where:
         return points
     out = [p for p in points
-           if all(str(p["params"].get(k)) == v for k, v in where.items())]
+           if all(str(p.params.get(k)) == v for k, v in where.items())]
     if not out:
         raise usage("--%s-where %s: no point of %s matches" % (
             label.lower(), ",".join("%s=%s" % kv for kv in where.items()), label))
@@ -107,8 +116,8 @@ def split_arms(points, ab):
     in sweep order) and B (its second); None when no such axis."""
     for n in sorted(ab):
         vals = []
-        for p in points:
-            v = str(p["params"].get(n, "-"))
+        for p in typed(points):
+            v = str(p.params.get(n, "-"))
             if v not in vals:
                 vals.append(v)
         if len(vals) == 2:
@@ -117,15 +126,15 @@ def split_arms(points, ab):
 
 
 def _values(points, name):
-    return {str(p["params"].get(name, "-")) for p in points}
+    return {str(p.params.get(name, "-")) for p in points}
 
 
 def key_names(a, b, by=None):
     """The parameters that tell rows apart: given with --by, else those
     that vary inside A or inside B."""
-    names = sorted({k for p in a + b for k in p["params"]})
+    names = sorted({k for p in a + b for k in p.params})
     if by:
-        common = set.intersection(*[set(p["params"]) for p in a + b])
+        common = set.intersection(*[set(p.params) for p in a + b])
         for n in by:
             if n not in common:
                 raise usage("--by %s: not a parameter of both A and B%s" % (
@@ -137,8 +146,9 @@ def key_names(a, b, by=None):
 def differences(a, b, rows):
     """{param: (A value, B value)} for the parameters, other than the row
     ones, that differ between A and B ("-" where a side lacks it)."""
+    a, b = typed(a), typed(b)
     out = {}
-    for n in sorted({k for p in a + b for k in p["params"]} - set(rows)):
+    for n in sorted({k for p in a + b for k in p.params} - set(rows)):
         va, vb = _values(a, n), _values(b, n)
         if va != vb:
             out[n] = (", ".join(sorted(va)), ", ".join(sorted(vb)))
@@ -159,7 +169,7 @@ def check_alike(diffs, ab):
 def _index(points, names, label):
     idx = {}
     for p in points:
-        k = tuple(str(p["params"].get(n, "-")) for n in names)
+        k = tuple(str(p.params.get(n, "-")) for n in names)
         if k in idx:
             raise usage("%s has several points for %s: keep one with --%s-where, or name "
                         "the row parameters with --by" % (
@@ -173,22 +183,23 @@ def _keytext(names, k):
 
 
 def _cell(metric, sa, sb, method):
-    """One metric of one row: both sides' figures, the change, the test."""
-    c = {"metric": metric, "a": sa["median"], "b": sb["median"],
-         "a_mean": sa["mean"], "b_mean": sb["mean"], "a_n": sa["n"], "b_n": sb["n"],
-         "pct": stats.pct_change(sa["mean"], sb["mean"]), "p": None, "ci_pct": None,
+    """One metric of one row (sa, sb: result.Summary): both sides'
+    figures, the change, the test."""
+    c = {"metric": metric, "a": sa.median, "b": sb.median,
+         "a_mean": sa.mean, "b_mean": sb.mean, "a_n": sa.n, "b_n": sb.n,
+         "pct": stats.pct_change(sa.mean, sb.mean), "p": None, "ci_pct": None,
          "se_pct": None, "df": None}
-    va, vb = sa.get("values", ()), sb.get("values", ())
+    va, vb = list(sa.values or ()), list(sb.values or ())
     res = stats.test(va, vb, method)
     if res is not None:
         c["p"] = res["p"]
-        if res["ci"] is not None and sa["mean"]:
-            c["ci_pct"] = [100.0 * x / abs(sa["mean"]) for x in res["ci"]]
+        if res["ci"] is not None and sa.mean:
+            c["ci_pct"] = [100.0 * x / abs(sa.mean) for x in res["ci"]]
         # The detectable change is Welch's whatever the test (a rank test
         # has no standard error; its own limit is warned apart).
         w = res if method == "welch" else stats.test(va, vb, level=None)
-        if sa["mean"]:
-            c["se_pct"], c["df"] = 100.0 * w["se"] / abs(sa["mean"]), w["df"]
+        if sa.mean:
+            c["se_pct"], c["df"] = 100.0 * w["se"] / abs(sa.mean), w["df"]
     return c
 
 
@@ -202,7 +213,7 @@ def _average(rows, cols, sides):
                 if col in r["columns"] and r["columns"][col]["pct"] is not None]
         c = {"metric": metric, "pct": stats.mean(vals) if vals else None, "p": None,
              "ci_pct": None, "se_pct": None, "df": None}
-        res = stats.mean_change([(sa[metric].get("values", ()), sb[metric].get("values", ()))
+        res = stats.mean_change([(list(sa[metric].values or ()), list(sb[metric].values or ()))
                                  for sa, sb in sides if metric in sa and metric in sb])
         if res is not None:
             c.update(p=res["p"], ci_pct=list(res["ci"]), se_pct=res["se"], df=res["df"])
@@ -221,12 +232,13 @@ def _columns(rows_summaries):
 
 
 def _failures(p):
-    return ["status %s: %s" % (s, w) for s, w in zip(p.get("statuses", ()), p.get("why", ()))
-            if s != 0]
+    return ["status %s: %s" % (s, w) for s, w in zip(p.statuses, p.why) if s != 0]
 
 
 def compare(a, b, by=None, ab=(), method="welch", alpha=stats.ALPHA):
-    """The comparison as a dict (what --json prints)."""
+    """The comparison as a dict (what --json prints; result.Comparison
+    types it) of points a and b (result.Point or their JSON objects)."""
+    a, b = typed(a), typed(b)
     names = key_names(a, b, by)
     diffs = differences(a, b, names)
     check_alike(diffs, ab)
@@ -236,13 +248,13 @@ def compare(a, b, by=None, ab=(), method="welch", alpha=stats.ALPHA):
         raise usage("A and B share no point (A: %s; B: %s)" % (
             "; ".join(_keytext(names, k) for k in list(ia)[:4]) or "-",
             "; ".join(_keytext(names, k) for k in list(ib)[:4]) or "-"))
-    cols = _columns([(ia[k]["summary"], ib[k]["summary"]) for k in keys])
+    cols = _columns([(ia[k].summary, ib[k].summary) for k in keys])
     _refuse_zero_rates(cols, ia, ib, names, keys)
     rows = []
     for k in keys:
         pa, pb = ia[k], ib[k]
-        cells = {c: _cell(m, pa["summary"][m], pb["summary"][m], method)
-                 for c, m, _, _ in cols if m in pa["summary"] and m in pb["summary"]}
+        cells = {c: _cell(m, pa.summary[m], pb.summary[m], method)
+                 for c, m, _, _ in cols if m in pa.summary and m in pb.summary}
         for c, m, _, tested in cols:
             if c in cells and not tested:
                 cells[c]["p"] = cells[c]["ci_pct"] = None
@@ -253,7 +265,7 @@ def compare(a, b, by=None, ab=(), method="welch", alpha=stats.ALPHA):
                      "failed": {"a": _failures(pa), "b": _failures(pb)}})
     # One row: the average would repeat it.
     average = _average(rows, [(c, m) for c, m, _, _ in cols if (c, m) in RATIOS],
-                       [(ia[k]["summary"], ib[k]["summary"]) for k in keys]) \
+                       [(ia[k].summary, ib[k].summary) for k in keys]) \
         if len(rows) > 1 else {}
     ntests = _adjust(rows, list(average.values()), alpha)
     mde_alpha = _detectable(rows, list(average.values()), alpha, ntests)
@@ -297,11 +309,11 @@ def _refuse_zero_rates(cols, ia, ib, names, keys):
     lead = next((m for c, m in LEAD_METRICS if c in have), None)
     for k in keys if lead else ():
         for label, idx in (("A", ia), ("B", ib)):
-            s = idx[k]["summary"].get(lead)
-            if s is not None and s["max"] == 0:
+            s = idx[k].summary.get(lead)
+            if s is not None and s.max == 0:
                 at = _keytext(names, k)
                 raise usage("%s%s: %s is 0 in every run (%d): nothing to compare" % (
-                    label, " " + at if at else "", lead, s["n"]))
+                    label, " " + at if at else "", lead, s.n))
 
 
 def _adjust(rows, average, alpha):
@@ -523,7 +535,7 @@ def main(opts):
     if not 0 < opts.alpha < 1:
         raise usage("--alpha %g: must be between 0 and 1" % opts.alpha)
     wa, wb = parse_where(opts.a_where, "a"), parse_where(opts.b_where, "b")
-    pa, pb = resultsdir.load(opts.a), resultsdir.load(opts.b)
+    pa, pb = typed(resultsdir.load(opts.a)), typed(resultsdir.load(opts.b))
     wa, wb = resolve_where(pa, wa, "A"), resolve_where(pb, wb, "B")
     known = known_params(pa + pb)
     ab = set(_names(opts.ab, known))

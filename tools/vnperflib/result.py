@@ -342,7 +342,7 @@ class Point(Record):
     """One point of a sweep (results.json's points[]): its parameters and
     identity, its runs' files and statuses, and each metric's summary."""
     NESTED = {"summary": ("map", Summary)}
-    TUPLES = ("runs", "statuses", "why")
+    TUPLES = ("runs", "statuses", "why", "searches")
     params: Mapping = None
     identity: Mapping = None
     runs: tuple = ()
@@ -351,6 +351,7 @@ class Point(Record):
     ok: int = None
     summary: Mapping = None         # {metric: Summary}
     host_counted: Optional[bool] = None
+    searches: tuple = None          # an ndr point's searches (search.py's results)
     extra: Mapping = _extra()
     keys: tuple = _keys()
 
@@ -371,20 +372,89 @@ class SweepResult(Record):
     plots: tuple = ()
     order: str = None
     seed: int = None
+    # Not in results.json: where it was read, and (the API's) the status
+    # the command returned.
     directory: str = field(default=None, compare=False)
+    status: int = field(default=None, compare=False)
     extra: Mapping = _extra()
     keys: tuple = _keys()
 
     def to_dict(self):
         d = super().to_dict()
         d.pop("directory", None)
+        d.pop("status", None)
         return d
+
+    @property
+    def app(self):
+        """The app the points ran (their identity), None when unknown (a
+        format 1 sweep) or several."""
+        apps = {(p.identity or {}).get("app") for p in self.points} - {None}
+        return apps.pop() if len(apps) == 1 else None
 
     def run(self, point, i=0):
         """The RunResult of the point's i-th run (runs/NNN.json)."""
         if self.directory is None:
             raise usage("this sweep was read from its results.json alone: no runs/ beside it")
         return load_run(os.path.join(self.directory, point.runs[i]))
+
+
+@dataclass(frozen=True)
+class Cell(Record):
+    """One metric of a compared point (compare.py): A's and B's medians,
+    the change of the means in percent, its test and interval."""
+    TUPLES = ("ci_pct",)
+    metric: str = None
+    a: float = None
+    b: float = None
+    pct: Optional[float] = None
+    p: Optional[float] = None
+    p_adj: Optional[float] = None
+    ci_pct: Optional[tuple] = None
+    significant: Optional[bool] = None
+    mde_pct: Optional[float] = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
+class Row(Record):
+    """A compared point: its key's values, a Cell per column, the failed
+    runs of each side ({"a": [...], "b": [...]})."""
+    NESTED = {"columns": ("map", Cell)}
+    params: Mapping = None
+    columns: Mapping = None         # {column: Cell}
+    failed: Mapping = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
+class Comparison(Record):
+    """`vnperf compare --json` (vnperf_compare 3): rows, the average over
+    them, and what A and B differ in."""
+    NESTED = {"rows": ("list", Row), "average": ("map", Cell)}
+    TUPLES = ("key", "columns", "ab", "only_a", "only_b")
+    vnperf_compare: int = None
+    key: tuple = ()
+    columns: tuple = ()
+    rows: tuple = ()
+    average: Mapping = None         # {column: Cell}
+    differences: Mapping = None
+    ab: tuple = ()
+    same: Mapping = None
+    only_a: tuple = ()
+    only_b: tuple = ()
+    test: str = None
+    alpha: float = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+    def significant(self):
+        """[(row params, column, Cell)] of the changes significant after
+        Holm's correction."""
+        return [(r.params, c, cell) for r in self.rows for c, cell in r.columns.items()
+                if cell.significant]
 
 
 def _read(path):

@@ -347,9 +347,10 @@ QUIET_WHEN_ZERO = ("tx_dropped", "irq_per_packet", "idle_pct")
 
 
 def _cell(s, scale, fmt):
+    """A result.Summary's median as a cell."""
     if s is None:
         return "-"
-    v = s["median"] * scale
+    v = s.median * scale
     if fmt is None:
         return "0" if v == 0 else fmt_num(v)
     return fmt % v
@@ -364,12 +365,12 @@ def guest_only_note(results):
     """The footnote of GUEST_ONLY cells, naming their backends; None when
     every point was counted on the host side too (or is from before
     host_counted was recorded)."""
-    pts = [p for p in results["points"] if p.get("host_counted") is False]
+    results = result.SweepResult.from_dict(results)
+    pts = [p for p in results.points if p.host_counted is False]
     if not pts:
         return None
-    fixed = (results.get("fixed") or {}).get("backend")
-    names = sorted({(p.get("identity") or p["params"]).get("backend", fixed) or "?"
-                    for p in pts})
+    fixed = (results.fixed or {}).get("backend")
+    names = sorted({(p.identity or p.params).get("backend", fixed) or "?" for p in pts})
     return ("%s guest only (%s): nothing on the host end counted these runs' frames, so the "
             "rate is the guest's own count, not one delivered; what the backend dropped is "
             "not counted (loss -)" % (GUEST_ONLY, ", ".join(names)))
@@ -380,24 +381,24 @@ def _batch_cell(s):
     it (outcome.batch_metrics): the medians of the runs' bounds."""
     if s.get("backend_batch") is not None or s.get("backend_batch_lo") is None:
         return _cell(s.get("backend_batch"), 1.0, "%.1f")
-    return "%.3g..%.3g" % (s["backend_batch_lo"]["median"], s["backend_batch_hi"]["median"])
+    return "%.3g..%.3g" % (s["backend_batch_lo"].median, s["backend_batch_hi"].median)
 
 
 def columns(results, kind):
     """(header, metric, scale, format) of the table: the app's own figures
     first, then the others some point has (not those all zero)."""
-    pts = results["points"]
+    pts = result.SweepResult.from_dict(results).points
     lead = LEAD_METRICS[kind]
     rest = [c for c in TABLE_METRICS if c[1] not in [m for _, m, _, _ in lead]
             and c[1] not in report.MISLEADING.get(kind, ())]
 
     def has(metric):
-        return any(metric in p["summary"] for p in pts)
+        return any(metric in p.summary for p in pts)
 
     return [c for c in list(lead) + rest
             if (has(c[1]) or c[1] == "backend_batch" and has("backend_batch_lo"))
             and (c[1] not in QUIET_WHEN_ZERO
-                 or any(p["summary"].get(c[1], {}).get("max") for p in pts))]
+                 or any(c[1] in p.summary and p.summary[c[1]].max for p in pts))]
 
 
 def lead_figure(rep_metrics, app):
@@ -412,25 +413,27 @@ def lead_figure(rep_metrics, app):
 def render(results):
     """Medians per point, the leading figure's min-max and spread; metric
     columns that no point has are left out. The guest's own rates of a
-    point without a host-side count carry GUEST_ONLY and a footnote."""
-    names = list(results["axes"])
-    kind = report.app_kind(resultsdir.app_of(results))
+    point without a host-side count carry GUEST_ONLY and a footnote.
+    results: a result.SweepResult or its JSON object (the Writer's)."""
+    results = result.SweepResult.from_dict(results)
+    kind = report.app_kind(results.app)
+    names = list(results.axes)
     cols = columns(results, kind)
     head, lead, scale, fmt = LEAD_METRICS[kind][0]
     show = (lambda v: fmt % (v * scale)) if fmt else (lambda v: fmt_num(v * scale))
     headers = names + ["ok"] + [c[0] for c in cols] + [head + " min-max", "spread"]
     rows = []
-    for p in results["points"]:
-        s = p["summary"]
+    for p in results.points:
+        s = p.summary or {}
         first = s.get(lead)
-        sp = stats.spread_pct(first) if first and first["n"] > 1 else None
-        mark = GUEST_ONLY if p.get("host_counted") is False else ""
-        rows.append([p["params"][n] for n in names]
-                    + ["%d/%d" % (p["ok"], len(p["statuses"]))]
+        sp = stats.spread_pct(first.to_dict()) if first and first.n > 1 else None
+        mark = GUEST_ONLY if p.host_counted is False else ""
+        rows.append([p.params[n] for n in names]
+                    + ["%d/%d" % (p.ok, len(p.statuses))]
                     + [_batch_cell(s) if m == "backend_batch" else _cell(s.get(m), sc, f)
                        + (mark if m in counts.GUEST_RATES and m in s else "")
                        for _, m, sc, f in cols]
-                    + ["%s-%s" % (show(first["min"]), show(first["max"])) if first else "-",
+                    + ["%s-%s" % (show(first.min), show(first.max)) if first else "-",
                        "%.1f%%" % sp if sp is not None else "-"])
     text = table(headers, rows, align=["<"] * len(names) + [">"] * (len(headers) - len(names)))
     note = guest_only_note(results)
@@ -445,10 +448,11 @@ AA_ROUNDS = 5000
 def aa_report(results, method="welch", alpha=stats.ALPHA, rounds=AA_ROUNDS, seed=1):
     """The A/A comparison of a --aa sweep (arm a against arm b) and its
     calibration: (text, comparison dict, calibration dict)."""
-    pts = [{"params": p["identity"], "summary": p["summary"], "statuses": p["statuses"],
-            "why": p["why"]} for p in results["points"]]
-    a = [p for p in pts if p["params"].get(AA_AXIS) == "a"]
-    b = [p for p in pts if p["params"].get(AA_AXIS) == "b"]
+    pts = compare.typed({"params": p["identity"], "summary": p["summary"],
+                         "statuses": p["statuses"], "why": p["why"]}
+                        for p in results["points"])
+    a = [p for p in pts if p.params.get(AA_AXIS) == "a"]
+    b = [p for p in pts if p.params.get(AA_AXIS) == "b"]
     cmp = compare.compare(a, b, ab={AA_AXIS}, method=method, alpha=alpha)
     cal = calibration(cmp, a, b, method, alpha, rounds, seed)
     cells = [c for _, _, c in compare.named_cells(cmp)]
@@ -471,16 +475,16 @@ def aa_report(results, method="welch", alpha=stats.ALPHA, rounds=AA_ROUNDS, seed
 
 def resplit_pools(cmp, a, b):
     """Per row of the comparison, its tested cells' (column, arm a values,
-    arm b values). A row's metrics come from the same runs: calibration
-    re-splits runs, not values."""
+    arm b values); a, b: the arms' result.Points. A row's metrics come from
+    the same runs: calibration re-splits runs, not values."""
     key = cmp["key"]
-    ia = {tuple(p["params"].get(n) for n in key): p for p in a}
-    ib = {tuple(p["params"].get(n) for n in key): p for p in b}
+    ia = {tuple(p.params.get(n) for n in key): p for p in a}
+    ib = {tuple(p.params.get(n) for n in key): p for p in b}
     rows = []
     for r in cmp["rows"]:
         k = tuple(r["params"][n] for n in key)
-        rows.append([(col, list(ia[k]["summary"][c["metric"]]["values"]),
-                      list(ib[k]["summary"][c["metric"]]["values"]))
+        rows.append([(col, list(ia[k].summary[c["metric"]].values),
+                      list(ib[k].summary[c["metric"]].values))
                      for col, c in r["columns"].items() if c["p"] is not None])
     return rows
 
