@@ -153,7 +153,7 @@ static void modern_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq
      * that says otherwise gets the window's start (queue 0's spot) and
      * the queue is reported broken. */
     if (off + 2 > vp->notify_len) {
-        virtq_set_broken(vq, "queue_notify_off outside the notify window", q,
+        virtq_set_broken(vq, VIRTQ_BAD_DEVICE, "queue_notify_off outside the notify window", q,
                          off > UINT32_MAX ? UINT32_MAX : (uint32_t)off, vp->notify_len);
         off = 0;
     }

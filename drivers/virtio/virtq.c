@@ -96,18 +96,21 @@ const struct virtq_stats *virtq_stats(const struct virtq *vq)
     return &vq->stats;
 }
 
-void virtq_break(struct virtq *vq, const char *what, uint32_t id, uint32_t len, uint32_t limit,
-                 uint16_t dev)
+void virtq_break(struct virtq *vq, enum virtq_bad kind, const char *what, uint32_t id, uint32_t len,
+                 uint32_t limit, uint16_t dev)
 {
+    if (kind < VIRTQ_BAD_N && vq->stats.bad[kind] < UINT32_MAX)
+        vq->stats.bad[kind]++;
     if (vq->broken)
         return;
     vq->broken = true;
     vq->bad = (struct virtq_violation){what, id, len, limit, dev, vq->used_idx};
 }
 
-void virtq_set_broken(struct virtq *vq, const char *what, uint32_t id, uint32_t len, uint32_t limit)
+void virtq_set_broken(struct virtq *vq, enum virtq_bad kind, const char *what, uint32_t id,
+                      uint32_t len, uint32_t limit)
 {
-    virtq_break(vq, what, id, len, limit, 0);
+    virtq_break(vq, kind, what, id, len, limit, 0);
 }
 
 int virtq_add_bufs(struct virtq *vq, const struct virtq_buf *b, int n, bool device_writes)

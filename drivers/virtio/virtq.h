@@ -58,6 +58,16 @@ struct virtq_used_buf {
     uint32_t len; /* bytes the device wrote (0 for device-readable buffers) */
 };
 
+/* The kinds of device violation a queue counts (vnperf conform's
+ * checks, docs/conform.md), each with the spec rule it breaks. */
+enum virtq_bad {
+    VIRTQ_BAD_UNAVAIL,  /* a used entry for a buffer not made available (s2.7.8, s2.8.22) */
+    VIRTQ_BAD_USED_LEN, /* a used length past what was offered (s2.7.8.2, s2.8.4, s5.1.6.4) */
+    VIRTQ_BAD_IN_ORDER, /* IN_ORDER: a batch used.idx does not cover (s2.7.9, s2.8.8) */
+    VIRTQ_BAD_DEVICE,   /* status FAILED/NEEDS_RESET, a config value out of range (s2.1, s4.1.4) */
+    VIRTQ_BAD_N
+};
+
 /* What the device did wrong, with the values it used. */
 struct virtq_violation {
     const char *what;
@@ -73,8 +83,9 @@ struct virtq_stats {
     uint64_t kick_cycles;  /* TSC cycles spent ringing the doorbell */
     uint64_t forced_kicks; /* sent by a stall watchdog, against suppression */
     uint64_t kicks_suppressed;
-    uint64_t len_mismatch; /* device-readable buffers the device claims to have written */
-    uint64_t indirect;     /* chains made available through an indirect table */
+    uint64_t len_mismatch;     /* device-readable buffers the device claims to have written */
+    uint64_t indirect;         /* chains made available through an indirect table */
+    uint32_t bad[VIRTQ_BAD_N]; /* violations by kind, counted on the error branch only */
 };
 
 /* How a queue is kicked, filled in by the transport (queue_notifier). */
@@ -115,9 +126,9 @@ const struct virtq_violation *virtq_violation(const struct virtq *vq);
 const struct virtq_stats *virtq_stats(const struct virtq *vq);
 
 /* Records a violation found outside the queue (a transport, the device
- * code) and kills the queue; the first one sticks. */
-void virtq_set_broken(struct virtq *vq, const char *what, uint32_t id, uint32_t len,
-                      uint32_t limit);
+ * code), counts it by kind and kills the queue; the first one sticks. */
+void virtq_set_broken(struct virtq *vq, enum virtq_bad kind, const char *what, uint32_t id,
+                      uint32_t len, uint32_t limit);
 
 /* --- adding buffers --- */
 

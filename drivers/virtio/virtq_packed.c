@@ -238,7 +238,7 @@ static int virtq_packed_lie(struct virtq *vq, uint16_t used_idx, uint16_t flags)
 {
     const char *what = used_idx == vq->avail_idx ? "used descriptor ahead of the buffers in flight"
                                                  : "descriptor flags do not match the wrap counter";
-    virtq_break(vq, what, used_idx & vq->mask, 0, vq->nbufs, flags);
+    virtq_break(vq, VIRTQ_BAD_UNAVAIL, what, used_idx & vq->mask, 0, vq->nbufs, flags);
     return 0;
 }
 
@@ -309,10 +309,11 @@ static int virtq_packed_get_any_order(struct virtq *vq, struct virtq_used_buf *o
         barrier_rmb();
         uint32_t id = VN_READ_ONCE(desc[used & mask].id), limit;
         uint32_t len = VN_READ_ONCE(desc[used & mask].len);
-        const char *bad = virtq_used_fault(st, num, id, len, &limit);
+        enum virtq_bad kind;
+        const char *bad = virtq_used_fault(st, num, id, len, &limit, &kind);
         if (bad) {
             vq->used_idx = used;
-            virtq_break(vq, bad, id, len, limit, f);
+            virtq_break(vq, kind, bad, id, len, limit, f);
             break;
         }
         struct virtq_state *s = &st[id];

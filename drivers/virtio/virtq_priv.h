@@ -121,8 +121,8 @@ static inline uint16_t virtq_cb_delay(const struct virtq *vq)
 }
 
 /* Records a violation with the device-side value it was read with. */
-void virtq_break(struct virtq *vq, const char *what, uint32_t id, uint32_t len, uint32_t limit,
-                 uint16_t dev);
+void virtq_break(struct virtq *vq, enum virtq_bad kind, const char *what, uint32_t id, uint32_t len,
+                 uint32_t limit, uint16_t dev);
 
 /* virtio 1.2 s2.7.10 (and s2.8.10 with positions made free-running):
  * notify only when the other side's event index lies in [old, new). */
@@ -134,22 +134,25 @@ static inline bool vring_need_event(uint16_t event, uint16_t new_idx, uint16_t o
 /* One used buffer, checked (s2.7.8, s2.8.4 and the Linux/TDX hardening
  * rules): id is a buffer we made available and have not had back; len,
  * what the device wrote, at most what we offered to be written. NULL when
- * it is good, else what is wrong with limit set. Loops keep the queue's
- * fields in locals, so they pass them in. */
+ * it is good, else what is wrong with limit and kind set. Loops keep the
+ * queue's fields in locals, so they pass them in. */
 static inline const char *virtq_used_fault(const struct virtq_state *st, uint16_t num, uint32_t id,
-                                           uint32_t len, uint32_t *limit)
+                                           uint32_t len, uint32_t *limit, enum virtq_bad *kind)
 {
     if (id >= num) {
         *limit = num - 1u;
+        *kind = VIRTQ_BAD_UNAVAIL;
         return "used id out of range";
     }
     const struct virtq_state *s = &st[id];
     if (!(s->flags & VIRTQ_ST_INFLIGHT)) {
         *limit = num - 1u;
+        *kind = VIRTQ_BAD_UNAVAIL;
         return "used id not in flight";
     }
     if ((s->flags & VIRTQ_ST_WRITE) && len > s->len) {
         *limit = s->len;
+        *kind = VIRTQ_BAD_USED_LEN;
         return "used len larger than the buffer";
     }
     return NULL;
@@ -163,9 +166,10 @@ static inline struct virtq_state *virtq_check_used(struct virtq *vq, uint32_t id
                                                    uint16_t dev)
 {
     uint32_t limit;
-    const char *what = virtq_used_fault(vq->st, vq->num, id, *len, &limit);
+    enum virtq_bad kind;
+    const char *what = virtq_used_fault(vq->st, vq->num, id, *len, &limit, &kind);
     if (what) {
-        virtq_break(vq, what, id, *len, limit, dev);
+        virtq_break(vq, kind, what, id, *len, limit, dev);
         return NULL;
     }
     struct virtq_state *s = &vq->st[id];

@@ -244,10 +244,11 @@ static inline __attribute__((always_inline)) int virtq_split_take(struct virtq *
     for (n = 0; n < todo; n++) {
         const struct vring_used_elem *e = &ring[(uint16_t)(start + n) & mask];
         uint32_t id = VN_READ_ONCE(e->id), len = VN_READ_ONCE(e->len), limit;
-        const char *bad = virtq_used_fault(st, mask + 1u, id, len, &limit);
+        enum virtq_bad kind;
+        const char *bad = virtq_used_fault(st, mask + 1u, id, len, &limit, &kind);
         if (bad) {
             vq->used_idx = (uint16_t)(start + n);
-            virtq_break(vq, bad, id, len, limit, end);
+            virtq_break(vq, kind, bad, id, len, limit, end);
             break;
         }
         struct virtq_state *s = &st[id];
@@ -312,8 +313,8 @@ static int virtq_split_get_in_order(struct virtq *vq, struct virtq_used_buf *out
     /* The batch's buffers each take an index: used.idx stopping short of
      * them is a device that miscounted. */
     if (vq->batch && vq->used_idx == end && n < max)
-        virtq_break(vq, "in-order batch longer than used idx", vq->batch_last, vq->batch_len,
-                    vq->nbufs, end);
+        virtq_break(vq, VIRTQ_BAD_IN_ORDER, "in-order batch longer than used idx", vq->batch_last,
+                    vq->batch_len, vq->nbufs, end);
     return n;
 }
 
@@ -327,7 +328,8 @@ int virtq_split_get_used(struct virtq *vq, struct virtq_used_buf *out, int max)
         return 0;
     /* Every used index stands for a buffer we still have out. */
     if (pending > vq->nbufs) {
-        virtq_break(vq, "used idx ahead of the buffers in flight", 0, 0, vq->nbufs, end);
+        virtq_break(vq, VIRTQ_BAD_UNAVAIL, "used idx ahead of the buffers in flight", 0, 0,
+                    vq->nbufs, end);
         return 0;
     }
     int n = vq->in_order ? virtq_split_get_in_order(vq, out, max, end)

@@ -118,6 +118,9 @@ static uint64_t vnet_check_mtu_offer(struct vnet_dev *d, uint64_t want)
     }
     if (mtu >= VNET_MTU_MIN && mtu <= VNET_MTU_MAX)
         return want;
+    /* Above our buffers is the driver's limit; below 68 the device's fault. */
+    if (mtu < VNET_MTU_MIN)
+        d->config_bad++;
     printf("vnet: %s: device MTU %u outside %u..%u, not negotiated\n", d->vdev->name, mtu,
            VNET_MTU_MIN, VNET_MTU_MAX);
     return want & ~VIRTIO_BIT(VIRTIO_NET_F_MTU);
@@ -347,8 +350,8 @@ int vnet_check_status(struct vnet_dev *d)
         const char *what =
             (s & VIRTIO_STATUS_DEVICE_NEEDS_RESET) ? "device needs reset" : "device status FAILED";
         for (unsigned i = 0; i < d->npairs; i++) {
-            virtq_set_broken(d->rxq[i].vq, what, 0, 0, s);
-            virtq_set_broken(d->txq[i].vq, what, 0, 0, s);
+            virtq_set_broken(d->rxq[i].vq, VIRTQ_BAD_DEVICE, what, 0, 0, s);
+            virtq_set_broken(d->txq[i].vq, VIRTQ_BAD_DEVICE, what, 0, 0, s);
         }
         d->fail_queue = "device";
         return -EIO;

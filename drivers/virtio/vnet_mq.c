@@ -51,11 +51,13 @@ uint64_t vnet_mq_offer(struct vnet_dev *d, uint64_t want)
         return want & ~(F(MQ) | F(RSS));
     if ((offer & F(MQ)) && !vnet_mq_max(d)) {
         printf("vnet: %s: max_virtqueue_pairs outside 1..32768: mq not negotiated\n", name);
+        d->config_bad++;
         want &= ~F(MQ);
     }
     if ((offer & F(RSS)) && !vnet_rss_limits(d)) {
         printf("vnet: %s: RSS limits below the spec's (key 40, table 128): rss not negotiated\n",
                name);
+        d->config_bad++;
         want &= ~F(RSS);
     }
     return want;

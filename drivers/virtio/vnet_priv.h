@@ -156,6 +156,7 @@ struct vnet_dev {
     uint8_t mac[6];
     uint32_t mtu;
     uint8_t dev_status;     /* last read, for reports */
+    uint32_t config_bad;    /* config fields outside the spec's range (s5.1.4.1), not taken */
     const char *fail_queue; /* "rx", "tx", "ctrl" or "device" once broken */
 };
 

@@ -176,7 +176,8 @@ static int vnet_rx_first(const struct vnet_dev *d, struct vnet_rxq *rq, uint32_t
         nb = VN_READ_ONCE(h->num_buffers);
         /* s5.1.6.4: at least one, and never more than we had posted */
         if (nb == 0 || nb > limit) {
-            virtq_set_broken(rq->vq, "num_buffers larger than the buffers posted", slot, nb, limit);
+            virtq_set_broken(rq->vq, VIRTQ_BAD_USED_LEN,
+                             "num_buffers larger than the buffers posted", slot, nb, limit);
             vnet_rx_recycle(rq, slot);
             return -EIO;
         }

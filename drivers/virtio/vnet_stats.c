@@ -81,6 +81,12 @@ static void vnet_json_virtq(struct json *j, const struct virtq *vq)
     json_u64(j, "forced_kicks", st->forced_kicks);
     json_u64(j, "invalid_used", virtq_violation(vq) ? 1 : 0);
     json_u64(j, "indirect", st->indirect);
+    json_obj_begin(j, "rule_breaks");
+    json_u64(j, "unavailable", st->bad[VIRTQ_BAD_UNAVAIL]);
+    json_u64(j, "used_len", st->bad[VIRTQ_BAD_USED_LEN]);
+    json_u64(j, "in_order", st->bad[VIRTQ_BAD_IN_ORDER]);
+    json_u64(j, "device", st->bad[VIRTQ_BAD_DEVICE]);
+    json_obj_end(j);
 }
 
 /* Every queue pair's own counts: "queues", one object per pair in use
@@ -195,6 +201,7 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_obj_end(j);
 
     vnet_json_queues(j, d);
+    json_u64(j, "config_out_of_range", d->config_bad);
     json_bool(j, "broken", vnet_broken(d));
     if (vnet_broken(d))
         vnet_json_violation(j, d);

@@ -408,7 +408,7 @@ static void op_set_broken(struct fz *z)
 {
     static const char outside[] = "set from outside";
     const char *first = z->broken ? virtq_violation(z->vq)->what : outside;
-    virtq_set_broken(z->vq, outside, 1, 2, 3);
+    virtq_set_broken(z->vq, VIRTQ_BAD_DEVICE, outside, 1, 2, 3);
     z->hostile = z->broken = true;
     FUZZ_CHECK(virtq_violation(z->vq)->what == first); /* the first one sticks */
 }

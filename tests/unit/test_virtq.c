@@ -471,7 +471,9 @@ static void test_in_order_chains(void **state)
     }
 }
 
-static void expect_broken(struct dev *d, const char *what)
+/* The queue broke for what, counted once under kind and under no other
+ * kind (the counters vnperf conform reports, docs/conform.md). */
+static void expect_broken(struct dev *d, enum virtq_bad kind, const char *what)
 {
     struct virtq_used_buf out[16];
     assert_int_equal(virtq_get_used(d->vq, out, 16), -EIO);
@@ -479,6 +481,8 @@ static void expect_broken(struct dev *d, const char *what)
     const struct virtq_violation *bad = virtq_violation(d->vq);
     assert_non_null(bad);
     assert_string_equal(bad->what, what);
+    for (unsigned k = 0; k < VIRTQ_BAD_N; k++)
+        assert_int_equal(virtq_stats(d->vq)->bad[k], k == (unsigned)kind ? 1 : 0);
     /* Stays dead. */
     assert_int_equal(virtq_get_used(d->vq, out, 16), -EIO);
     assert_int_equal(virtq_add_bufs(d->vq, (struct virtq_buf[]){{0, 1, 0}}, 1, false), 0);
@@ -493,7 +497,7 @@ static void test_bad_id_range(void **state)
         virtq_kick(d->vq);
         dev_take(d);
         dev_use(d, 16, 0);
-        expect_broken(d, "used id out of range");
+        expect_broken(d, VIRTQ_BAD_UNAVAIL, "used id out of range");
         assert_int_equal(virtq_violation(d->vq)->id, 16);
         assert_int_equal(virtq_violation(d->vq)->limit, 15);
     }
@@ -509,7 +513,7 @@ static void test_bad_id_not_in_flight(void **state)
         /* ids are handed out from 0: 5 never was */
         assert_int_equal(dev_take(d), 0);
         dev_use(d, 5, 0);
-        expect_broken(d, "used id not in flight");
+        expect_broken(d, VIRTQ_BAD_UNAVAIL, "used id not in flight");
         assert_int_equal(virtq_violation(d->vq)->id, 5);
     }
 }
@@ -529,7 +533,7 @@ static void test_duplicate_id(void **state)
         /* The good one first, then the queue is dead. */
         assert_int_equal(virtq_get_used(d->vq, out, 16), 1);
         assert_int_equal(out[0].token, 0);
-        expect_broken(d, "used id not in flight");
+        expect_broken(d, VIRTQ_BAD_UNAVAIL, "used id not in flight");
     }
 }
 
@@ -541,7 +545,7 @@ static void test_len_too_large(void **state)
         add_n(d, 1, 0, true); /* 100 bytes offered to be written */
         virtq_kick(d->vq);
         dev_use(d, dev_take(d), 101);
-        expect_broken(d, "used len larger than the buffer");
+        expect_broken(d, VIRTQ_BAD_USED_LEN, "used len larger than the buffer");
         assert_int_equal(virtq_violation(d->vq)->len, 101);
         assert_int_equal(virtq_violation(d->vq)->limit, 100);
     }
@@ -574,7 +578,7 @@ static void test_used_idx_jump(void **state)
     add_n(d, 4, 0, false);
     virtq_kick(d->vq);
     simq_set_used_idx(&d->q, 5);
-    expect_broken(d, "used idx ahead of the buffers in flight");
+    expect_broken(d, VIRTQ_BAD_UNAVAIL, "used idx ahead of the buffers in flight");
     assert_int_equal(virtq_violation(d->vq)->dev_used_idx, 5);
     assert_int_equal(virtq_violation(d->vq)->limit, 4);
 }
@@ -590,7 +594,7 @@ static void test_in_order_batch_past_used_idx(void **state)
     simq_take(&d->q, 6);
     simq_put_used(&d->q, d->q.held[5].id, 0, 2); /* says 6 buffers, moves by 2 */
     assert_int_equal(virtq_get_used(d->vq, out, 16), 2);
-    expect_broken(d, "in-order batch longer than used idx");
+    expect_broken(d, VIRTQ_BAD_IN_ORDER, "in-order batch longer than used idx");
 }
 
 /* Packed: the descriptor at the driver's used position (index u) with
@@ -616,7 +620,7 @@ static void test_packed_wrap_lies(void **state)
             uint16_t id = dev_take(d);
             simq_put_raw(&d->q, (uint16_t)(8 * lap), id, 0, lies[lap][k]);
             assert_true(virtq_has_used(d->vq));
-            expect_broken(d, "descriptor flags do not match the wrap counter");
+            expect_broken(d, VIRTQ_BAD_UNAVAIL, "descriptor flags do not match the wrap counter");
             assert_int_equal(virtq_violation(d->vq)->dev_used_idx, lies[lap][k]);
         }
     }
@@ -636,7 +640,7 @@ static void test_packed_used_ahead(void **state)
     assert_false(virtq_has_used(d->vq));
     simq_put_raw(&d->q, 3, 1, 0, VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED);
     assert_true(virtq_has_used(d->vq));
-    expect_broken(d, "used descriptor ahead of the buffers in flight");
+    expect_broken(d, VIRTQ_BAD_UNAVAIL, "used descriptor ahead of the buffers in flight");
 }
 
 /* Packed: a used length means something only with WRITE (s2.8.4), but
@@ -661,7 +665,7 @@ static void test_packed_used_len_and_write(void **state)
     assert_int_equal(virtq_stats(d->vq)->len_mismatch, 1);
     add_n(d, 1, 0, true);
     simq_put_raw(&d->q, 3, dev_take(d), 101, BOTH);
-    expect_broken(d, "used len larger than the buffer");
+    expect_broken(d, VIRTQ_BAD_USED_LEN, "used len larger than the buffer");
 }
 
 /* Bound slots: buffer i is slot i at a fixed address, in ring order; a
@@ -892,7 +896,7 @@ static void test_indirect_chains(void **state)
             struct virtq_seg seg[3] = {{0x1000, 10}, {0x2000, 20}, {0x3000, 30}};
             assert_int_equal(virtq_add_chain(d->vq, seg, 1, 2, 5), 0);
             dev_use(d, dev_take(d), 51);
-            expect_broken(d, "used len larger than the buffer");
+            expect_broken(d, VIRTQ_BAD_USED_LEN, "used len larger than the buffer");
         }
     }
 }

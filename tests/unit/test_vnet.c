@@ -597,6 +597,16 @@ static struct vnet_dev *rx_dev(struct sim_dev **sp)
     return up(s, &p);
 }
 
+/* The rule_breaks counter (docs/conform.md) a violation counts under. */
+static const char *break_kind(const char *what)
+{
+    if (!strncmp(what, "used len", 8) || !strncmp(what, "num_buffers", 11))
+        return "used_len";
+    if (!strncmp(what, "device", 6))
+        return "device";
+    return "unavailable";
+}
+
 static void expect_dead(struct vnet_dev *d, const char *queue, const char *what)
 {
     struct vnet_rx rx[4];
@@ -621,6 +631,37 @@ static void expect_dead(struct vnet_dev *d, const char *queue, const char *what)
     snprintf(want, sizeof(want), "\"what\":\"%s\"", what);
     assert_non_null(strstr(out, want));
     assert_non_null(strstr(out, "\"broken\":true"));
+    snprintf(want, sizeof(want), "\"%s\":1", break_kind(what));
+    assert_non_null(strstr(out, want));
+}
+
+/* virtio 1.2 s5.1.4.1: an MTU below 68 is the device's fault: not
+ * negotiated, and counted in config_out_of_range; one above what we
+ * buffer is ours, not counted. */
+static void test_mtu_out_of_range_counted(void **state)
+{
+    (void)state;
+    static const struct {
+        uint16_t mtu;
+        int bad;
+    } cases[] = {{60, 1}, {67, 1}, {68, 0}, {9001, 0}};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        struct sim_dev *s = sim_new(ALL_FEATURES, 64, false);
+        s->config[10] = (uint8_t)(cases[c].mtu & 0xff);
+        s->config[11] = (uint8_t)(cases[c].mtu >> 8);
+        struct vnet_params p = params(64, 0, 8, VNET_TXFULL_WAIT);
+        struct vnet_dev *d = up(s, &p);
+        char buf[4096], want[64];
+        struct json j;
+        json_init(&j, buf, sizeof(buf));
+        json_obj_begin(&j, NULL);
+        vnet_stats_json(d, &j);
+        json_obj_end(&j);
+        snprintf(want, sizeof(want), "\"config_out_of_range\":%d", cases[c].bad);
+        assert_non_null(strstr(json_finish(&j), want));
+        sim_free_all();
+        txbufs = mem_alloc_dma(sizeof(*txbufs) * 4096, 64);
+    }
 }
 
 static void test_bad_num_buffers(void **state)
@@ -829,6 +870,9 @@ static void test_stats_json(void **state)
     assert_non_null(strstr(out, "\"tx\":{\"size\":64,\"packets\":10,\"bytes\":640"));
     assert_non_null(strstr(out, "\"broken\":false"));
     assert_null(strstr(out, "violation"));
+    assert_non_null(strstr(
+        out, "\"rule_breaks\":{\"unavailable\":0,\"used_len\":0,\"in_order\":0,\"device\":0}"));
+    assert_non_null(strstr(out, "\"config_out_of_range\":0"));
 }
 
 /* indirect=: auto and on negotiate VIRTIO_F_INDIRECT_DESC where offered,
@@ -928,6 +972,7 @@ int main(void)
         T(test_in_order),
         T(test_rx_lost_kick_watchdog),
         T(test_stats_json),
+        T(test_mtu_out_of_range_counted),
         T(test_indirect),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

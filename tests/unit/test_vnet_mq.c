@@ -143,6 +143,7 @@ static void test_mq_refusals(void **state)
     struct vnet_dev *d = dev_init(s, 1, 0);
     assert_false(s->driver_features & F(MQ));
     assert_int_equal(d->max_pairs, 1);
+    assert_int_equal(d->config_bad, 1); /* the device's fault, counted */
     s = mq_sim(0, 0x8001);
     dev_init(s, 2, -ERANGE);
     assert_false(s->driver_features & F(MQ));
