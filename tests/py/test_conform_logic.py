@@ -1,0 +1,156 @@
+"""vnperf conform's judging (tools/vnperflib/conform_checks.py) and plan
+words (conform.py): each device check turns into a violation with its
+spec section when the guest's counters say the device broke its rule,
+'not offered' / 'n/a' where the feature is missing, 'error' (and a
+non-zero exit) only where vnperf could not run the boot; the features
+conform switches are exactly the guest's switchable ones."""
+
+import copy
+import os
+import re
+
+import vnpy
+from vnperflib import conform, conform_checks as cc, exitcodes
+
+CHECKS = list(cc.CHECKS)
+
+
+def queue(**kw):
+    q = {"rule_breaks": {"unavailable": 0, "used_len": 0, "in_order": 0, "device": 0},
+         "irq_vector": 48, "irq_shared": False, "interrupts": 0, "halts": 0}
+    q.update(kw)
+    return q
+
+
+def report(status=0, tx=None, rx=None, dirs=None, malformed=0, why="ok", config_bad=0):
+    vnet = {"features_offered": ["in_order"], "features": [],
+            "tx": tx or dict(queue(), len_mismatch=0), "rx": rx or dict(queue(), len_errors=0),
+            "config_out_of_range": config_bad}
+    d = dirs or {"guest->host frames": {"verdict": "agree", "why": "ok"}}
+    return {"status": status, "why": why, "counts": {"directions": d},
+            "guests": [{"result": {"vnet": vnet, "malformed": malformed},
+                        "console_tail": []}]}
+
+
+def boot(rep, traffic="small"):
+    return conform.Boot(traffic, "tools/vnperf run X", rep["status"], rep["why"], rep)
+
+
+def judge(*reps, row=None, offered=("in_order",)):
+    return cc.judge(row or {"in_order": True}, set(offered), [boot(r) for r in reps])
+
+
+def verdicts(cells):
+    return {k: v["verdict"] for k, v in cells.items()}
+
+
+def test_a_good_device_passes_every_check():
+    assert set(verdicts(judge(report(), report())).values()) == {"pass"}
+
+
+def broken(check):
+    """A report of a device that breaks check's rule, and the section."""
+    r = report()
+    v = r["guests"][0]["result"]["vnet"]
+    if check == "used_len":
+        v["tx"]["len_mismatch"] = 3
+    elif check == "unavailable":
+        v["rx"]["rule_breaks"]["unavailable"] = 1
+        r["status"], r["why"] = 4, "device error"
+    elif check == "in_order":
+        v["rx"]["rule_breaks"]["in_order"] = 1
+    elif check == "suppression":
+        v["rx"]["interrupts"], v["rx"]["halts"] = 40, 3
+    elif check == "config":
+        v["config_out_of_range"] = 1
+    elif check == "traffic":
+        r["counts"]["directions"]["host->guest frames"] = {
+            "verdict": "disagree", "why": "host->guest frames: 5 lost unexplained"}
+    elif check == "reset":
+        r.update(status=4, why="vnet: device did not finish its reset (status stays non-zero)")
+        r["guests"][0]["result"] = {}
+    return r
+
+
+def test_each_check_fails_against_a_device_that_breaks_its_rule():
+    sections = {"used_len": "s2.7.8.2", "unavailable": "s2.7.8.2", "in_order": "s2.7.9",
+                "suppression": "s2.7.7.2", "config": "s5.1.4.1", "traffic": "s5.1.6",
+                "reset": "s2.4.1"}
+    for check in CHECKS:
+        cells = judge(report(), broken(check))
+        assert cells[check]["verdict"] == "violation", (check, cells[check])
+        assert cells[check]["section"] == sections[check], (check, cells[check])
+        assert cells[check]["command"] == "tools/vnperf run X"
+        # packed ring sections where the combination has the packed ring
+        packed = cc.judge({"in_order": True, "ring_packed": True}, {"in_order", "ring_packed"},
+                          [boot(broken(check))])
+        assert packed[check]["section"] == cc.CHECKS[check][1]
+
+
+def test_located_host_loss_is_no_violation_disagreement_is():
+    lossy = report(dirs={"host->guest frames": {
+        "verdict": "lossy", "lost": 50, "why": "50 in QEMU's UDP socket buffer"}})
+    assert judge(lossy)["traffic"]["verdict"] == "pass"
+    bad = report(malformed=2)
+    assert judge(bad)["traffic"]["verdict"] == "violation"
+
+
+def test_one_unconditional_notification_per_queue_on_a_shared_line_passes():
+    sh = dict(irq_shared=True, interrupts=2, halts=0)
+    assert judge(report(tx=dict(queue(**sh), len_mismatch=0),
+                        rx=dict(queue(**sh), len_errors=0)))["suppression"]["verdict"] == "pass"
+    sh["interrupts"] = 3
+    assert judge(report(tx=dict(queue(**sh), len_mismatch=0),
+                        rx=dict(queue(**sh), len_errors=0)))["suppression"]["verdict"] \
+        == "violation"
+    # a queue that polls (no vector) is not judged
+    assert judge(report(rx=dict(queue(irq_vector=-1, interrupts=99), len_errors=0)))[
+        "suppression"]["verdict"] == "pass"
+
+
+def test_in_order_not_offered_and_not_negotiated():
+    assert judge(report(), offered=())["in_order"]["verdict"] == "not offered"
+    assert judge(report(), row={"in_order": False})["in_order"]["verdict"] == "n/a"
+
+
+def test_a_vnperf_error_is_an_error_cell_and_the_exit_status():
+    err = report(status=exitcodes.RUNNER_BACKEND_FAILED, why="testpmd died")
+    cells = judge(err)
+    assert set(verdicts(cells).values()) == {"error"}
+    res = {"combinations": [{"name": "all", "checks": cells}]}
+    res["errors"] = conform.errors(res["combinations"])
+    assert conform.exit_status(res) == exitcodes.RUNNER_BACKEND_FAILED
+    # a violation is a finding: exit 0
+    res = {"combinations": [{"name": "all", "checks": judge(broken("config"))}]}
+    res["errors"] = conform.errors(res["combinations"])
+    assert conform.exit_status(res) == 0
+
+
+def test_table_marks_cells_and_lists_commands():
+    cells = judge(broken("config"))
+    res = {"backend": "tap", "qemu": "next", "testpmd": "system", "factors": ["mtu"],
+           "wall_s": 3.0, "combinations": [{"name": "all", "row": {"mtu": True},
+                                            "checks": cells}]}
+    text = cc.table(res)
+    assert "VIOLATION s5.1.4.1" in text and "tools/vnperf run X" in text
+    md = cc.table(res, markdown=True)
+    assert "| all | - |" in md
+
+
+def test_feature_words():
+    assert conform.feature_words({"mtu": False, "event_idx": True, "indirect_desc": False}) == [
+        "features=-mtu", "indirect=off"]
+    assert conform.feature_words({"mtu": True}) == []
+
+
+def test_switchable_features_are_the_guests():
+    src = open(os.path.join(vnpy.ROOT, "drivers/virtio/vnet_features.c")).read()
+    guest = set(re.findall(r'\{[A-Z0-9_]+, "([a-z0-9_]+)", true\}', src))
+    assert set(conform.SWITCHABLE) | {"version_1"} == guest
+
+
+def test_judge_does_not_change_the_reports():
+    r = broken("used_len")
+    before = copy.deepcopy(r)
+    judge(r)
+    assert r == before
