@@ -26,7 +26,7 @@ def report(status=0, tx=None, rx=None, dirs=None, malformed=0, why="ok", config_
     vnet = {"features_offered": ["in_order"], "features": [],
             "tx": tx or dict(queue(), len_mismatch=0), "rx": rx or dict(queue(), len_errors=0),
             "config_out_of_range": config_bad}
-    d = dirs or {"guest->host frames": {"verdict": "agree", "why": "ok"}}
+    d = dirs or {"guest->host": {"verdict": "agree", "why": "ok"}}
     return {"status": status, "why": why, "counts": {"directions": d},
             "guests": [{"result": {"vnet": vnet, "malformed": malformed},
                         "console_tail": []}]}
@@ -64,8 +64,8 @@ def broken(check):
     elif check == "config":
         v["config_out_of_range"] = 1
     elif check == "traffic":
-        r["counts"]["directions"]["host->guest frames"] = {
-            "verdict": "disagree", "why": "host->guest frames: 5 lost unexplained"}
+        r["counts"]["directions"]["host->guest"] = {
+            "verdict": "disagree", "why": "host->guest: 5 more received than sent"}
     elif check == "reset":
         r.update(status=4, why="vnet: device did not finish its reset (status stays non-zero)")
         r["guests"][0]["result"] = {}
@@ -93,6 +93,13 @@ def test_located_host_loss_is_no_violation_disagreement_is():
     assert judge(lossy)["traffic"]["verdict"] == "pass"
     bad = report(malformed=2)
     assert judge(bad)["traffic"]["verdict"] == "violation"
+    lost = report(dirs={"host->guest": {"verdict": "lossy", "lost": 3, "why": "3 lost", "where": [
+        {"at": "unexplained", "frames": 3, "what": "in between"}]}})
+    assert judge(lost)["traffic"]["verdict"] == "violation"
+    # the host kernel's own frames before DRIVER_OK: the app's count decides
+    early = report(dirs={"host->guest": {"verdict": "agree", "why": "ok"},
+                         "host->guest frames": {"verdict": "disagree", "why": "6 unexplained"}})
+    assert judge(early)["traffic"]["verdict"] == "pass"
 
 
 def test_one_unconditional_notification_per_queue_on_a_shared_line_passes():
