@@ -131,12 +131,13 @@ def boot(cli, base, traffic, words):
     ws = tuple(base.config) + tuple(words) + tuple(extra)
     opts = dataclasses.replace(base, **change, config=ws)
     cmd = command(cli, opts, ws)
+    eng = engine.make(opts)
     try:
         with Session() as s:
-            rep = runner.run_one(s, opts, engine.make(opts).resolver(opts), eng=engine.make(opts))
+            rep = runner.run_one(s, opts, eng.resolver(opts), eng=eng).to_dict()
     except RunnerError as e:
         return Boot(name, cmd, e.status, e.line, {})
-    return Boot(name, cmd, rep["status"], rep.get("why", ""), rep)
+    return Boot(name, cmd, rep["status"], rep.get("why") or "", rep)
 
 
 def probe(cli, base, stream):
