@@ -115,6 +115,8 @@ def command(cli, opts, words):
             "--machine", opts.machine, "--accel", opts.accel, "--app", opts.app]
     if opts.backend == "vhost-user":
         argv += ["--testpmd", cli["testpmd"]]
+    if opts.image != options.default("image"):
+        argv += ["--image", opts.image]
     for a in opts.qemu_args:
         argv.append("--qemu-arg=" + a)
     for k in ("size", "count", "rate", "duration"):
