@@ -1,0 +1,143 @@
+"""vnperf hostile without QEMU: the runner's catalogue against the
+guest's, the verdict logic on synthetic outcomes (exit statuses, signals,
+CPU spin, counts), the refusals and the table."""
+
+import argparse
+import json
+import os
+import re
+
+import pytest
+
+from vnpy import ROOT, run_vnperf
+from vnperflib import exitcodes, hostile, hostile_cases, hostile_verdict
+
+
+def guest_table():
+    with open(os.path.join(ROOT, "apps", "hostile_cases.c")) as f:
+        text = f.read()
+    return re.findall(r'\{"(\w+)",\s*"([^"]*)"', text)
+
+
+def test_the_runner_knows_the_guests_cases_in_order():
+    assert [(n, s) for n, s, _ in hostile_cases.CASES] == guest_table()
+
+
+def test_docs_list_every_case():
+    with open(os.path.join(ROOT, "docs", "hostile.md")) as f:
+        doc = f.read()
+    missing = [n for n in hostile_cases.NAMES if "| `%s` |" % n not in doc]
+    assert not missing
+
+
+def line(**kw):
+    g = {"type": "hostile", "case": "x", "spec": "s", "allows": "a", "build": 0, "status": 7,
+         "needs_reset": False, "used": 1, "bufs": 1, "restart": 0, "sent": 32, "completed": 32}
+    g.update(kw)
+    return "@vnperf " + json.dumps(g)
+
+
+def report(hline=None, qemu_status=1, roles=None, peer=None, stderr=""):
+    g = {"qemu_status": qemu_status, "stderr_tail": stderr,
+         "console_tail": ["vnperf: booted", hline if hline else "@vnperf {\"type\":\"ready\"}"]}
+    rep = {"guests": [g], "cpu": {"roles": roles or {"main": {"pct": 2.0},
+                                                     "vcpu": {"pct": 99.0}}}}
+    if peer is not None:
+        rep["counts"] = {"host": {"peer": {"packets": peer}}}
+    return rep
+
+
+def judge(rep, status=0, killed=False, uses=True):
+    return hostile_verdict.verdict(hostile_verdict.outcome(rep, status, killed), uses)
+
+
+@pytest.mark.parametrize("rep,status,killed,uses,want,needle", [
+    (report(qemu_status=-6, stderr="qemu-system-x86_64: assertion\n"),
+     exitcodes.RUNNER_NO_GUEST_EXIT, False, True, "crashed", "SIGABRT"),
+    (report(qemu_status=0), exitcodes.RUNNER_NO_GUEST_EXIT, False, True, "crashed",
+     "without a guest exit"),
+    ({"why": "testpmd died"}, exitcodes.RUNNER_BACKEND_FAILED, False, True, "crashed",
+     "testpmd died"),
+    (None, -15, True, True, "stalled", "timeout"),
+    (report(), exitcodes.RUNNER_TIMEOUT, False, True, "stalled", "timeout"),
+    (report(), 4, False, True, "stalled", "before the case's line (status 4)"),
+    (report(line(), roles={"main": {"pct": 99.5}}), 0, False, True, "host-cpu-spin", "QEMU"),
+    (report(line(), roles={"iothread": {"pct": 95.0}}), 0, False, True, "host-cpu-spin",
+     "QEMU"),
+    (report(line(), roles={"passt": {"pct": 97.0}}), 0, False, True, "host-cpu-spin", "passt"),
+    (report(line(), roles={"testpmd": {"pct": 100.0}}), 0, False, True, "handled", "exact"),
+    (report(line(restart=-5)), 0, False, True, "stalled", "did not come back"),
+    (report(line(completed=0)), 0, False, True, "stalled", "0 of 32"),
+    (report(line(completed=20)), 0, False, True, "corrupted", "20 of 32"),
+    (report(line(), peer=31), 0, False, True, "corrupted", "host got 31"),
+    (report(line(), peer=34), 0, False, True, "corrupted", "host got 34"),
+    (report(line(), peer=33), 0, False, True, "handled", "exact"),
+    (report(line(status=0x47, needs_reset=True, used=0)), 0, False, True, "needs-reset",
+     "DEVICE_NEEDS_RESET"),
+    (report(line(used=0)), 0, False, True, "stalled", "without DEVICE_NEEDS_RESET"),
+    (report(line(used=0)), 0, False, False, "handled", "exact"),
+    (report(line(bufs=0, used=0)), 0, False, True, "handled", "exact"),
+])
+def test_verdicts(rep, status, killed, uses, want, needle):
+    v, why = judge(rep, status, killed, uses)
+    assert (v, needle in why) == (want, True), why
+    assert v in hostile_verdict.VERDICTS
+
+
+def test_outcome_keeps_qemus_own_lines_and_ignores_forged_ones():
+    rep = report(line(), stderr="vnperf: x\nqemu-system-x86_64: Looped descriptor\n")
+    rep["guests"][0]["console_tail"].insert(0, '@vnperf {"type":"hostile"')  # cut short
+    o = hostile_verdict.outcome(rep, 0, False)
+    assert o["qemu_errors"] == ["qemu-system-x86_64: Looped descriptor"]
+    assert o["guest"]["case"] == "x" and o["signal"] is None
+
+
+def opts(**kw):
+    base = dict(backend="dgram", case="all", qemu=None, machine=None, accel=None, testpmd=None,
+                timeout=60, allow_host_kernel=False, list=False, json=False)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+@pytest.mark.parametrize("kw,needle", [
+    (dict(backend="vhost-net"), "--allow-host-kernel"),
+    (dict(backend="nope"), "unknown backend"),
+    (dict(backend=None), "--backend"),
+    (dict(case="runt,nope"), "'nope'"),
+    (dict(timeout=5), "at least 10"),
+])
+def test_refusals(kw, needle):
+    with pytest.raises(hostile.RunnerError) as e:
+        hostile.check(opts(**kw))
+    assert e.value.status == exitcodes.RUNNER_USAGE and needle in e.value.line
+
+
+def test_vhost_net_runs_only_when_asked():
+    assert hostile.check(opts(backend="vhost-net", allow_host_kernel=True, case="runt")) == \
+        ["runt"]
+
+
+def test_the_run_of_a_case_and_its_reproducer():
+    o = opts(qemu="next", case="runt")
+    argv = hostile.run_argv(o, "runt")
+    assert argv[-2:] == ["--", "case=runt"] and argv[argv.index("--qemu") + 1] == "next"
+    assert hostile.repro(argv).startswith("tools/vnperf run --backend dgram --app hostile")
+
+
+def test_table_prints_the_reproducer_of_a_crash():
+    o = opts()
+    crash = hostile.case_result(o, "runt", report(qemu_status=-11), 66, False, 1.0)
+    fine = hostile.case_result(o, "len_zero", report(line(), peer=33), 0, False, 1.0)
+    text = hostile.table({"backend": "dgram", "cases": [crash, fine], "wall_s": 2.0})
+    assert "runt                crashed" in text and "QEMU killed by SIGSEGV" in text
+    assert "    reproduce: tools/vnperf run --backend dgram --app hostile --timeout 60 -- " \
+        "case=runt" in text
+    assert "len_zero            handled" in text
+
+
+def test_command_refuses_in_one_line():
+    r = run_vnperf(["hostile", "--backend", "vhost-net"], timeout=30)
+    assert r.returncode == exitcodes.RUNNER_USAGE
+    assert r.stderr.count("\n") == 1 and "host kernel" in r.stderr
+    r = run_vnperf(["hostile", "--list"], timeout=30)
+    assert r.returncode == 0 and r.stdout.split()[0] == "chain_loop"

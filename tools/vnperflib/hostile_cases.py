@@ -1,0 +1,58 @@
+"""The catalogue of app=hostile as the runner knows it: names in the
+guest's order (apps/hostile_cases.c; tests/py/test_hostile.py checks the
+two agree) and the rule each breaks, for cases whose guest line never
+came (QEMU died first)."""
+
+# (name, rule broken, whether the device is meant to use the case's buffer:
+# False where the case's kick cannot reach the queue or it leaves none)
+CASES = (
+    ("chain_loop", "s2.7.5.2 (no loops in a chain)", True),
+    ("chain_long", "s2.7.5.3.1 (no chain longer than the queue size)", True),
+    ("head_range", "s2.7.6 (ring entries name a descriptor of the table)", True),
+    ("head_twice", "s2.7.13.2 (only free chains are made available)", True),
+    ("avail_ahead", "s2.7.6 (at most queue size entries available)", True),
+    ("avail_back", "s2.7.6.1 (the driver MUST NOT decrement avail idx)", True),
+    ("used_event_far", "s2.7.10 (used_event: any 16-bit value)", True),
+    ("avail_event_write", "s2.7.10 (avail_event is the device's to write)", True),
+    ("addr_beyond_ram", "s2.7.5 (addr: guest memory)", True),
+    ("addr_mmio", "s2.7.5 (addr: guest memory, not a device's MMIO)", True),
+    ("addr_wrap", "s2.7.5 (a buffer inside the address space)", True),
+    ("len_zero", "s2.7.5 (an element of 0 bytes)", True),
+    ("len_max", "s2.7.5.2 (len 2^32-1: past the buffer and guest memory)", True),
+    ("write_on_tx", "s5.1.6.2 (transmit buffers are device-readable)", True),
+    ("read_on_rx", "s5.1.6.3 (receive buffers are device-writable)", False),
+    ("ind_next", "s2.7.5.3.1 (not both INDIRECT and NEXT)", True),
+    ("ind_nested", "s2.7.5.3.1 (no INDIRECT inside a table)", True),
+    ("ind_len16", "s2.7.5.3 (a table of len/16 descriptors)", True),
+    ("ind_len0", "s2.7.5.3 (a table of len/16 descriptors)", True),
+    ("gso_hdrlen", "s5.1.6.2.1 (hdr_len: the headers' length)", True),
+    ("gso_size0", "s5.1.6.2.1 (gso_size: the MSS)", True),
+    ("csum_past", "s5.1.6.2.1 (csum_start, csum_offset inside the frame)", True),
+    ("num_buffers_tx", "s5.1.6.2.1 (num_buffers is 0 on transmit)", True),
+    ("runt", "s5.1.6.2 (a frame of 10 bytes: no Ethernet header)", True),
+    ("over_mtu", "s5.1.4.1 (no frame past the MTU without GSO)", True),
+    ("gso_64k", "s5.1.6.2 (a GSO frame past 64 KiB)", True),
+    ("notify_storm", "s2.7.13.4 (10^6 notifications in a second: allowed, a load)", True),
+    ("notify_bad_queue", "s4.2.2 (QueueNotify: a queue the device has)", False),
+    ("features_unoffered", "s2.2.1 (only offered features are accepted)", False),
+    ("features_after_ok", "s3.1.1 (features are set before FEATURES_OK)", True),
+    ("reset_inflight", "s2.4 (a reset may come with buffers in flight)", False),
+    ("queue_size_bad", "s4.2.2.2 (QueueNum at most QueueNumMax)", False),
+)
+
+NAMES = tuple(c[0] for c in CASES)
+SPEC = {c[0]: c[1] for c in CASES}
+USES_BUFFER = {c[0]: c[2] for c in CASES}
+
+
+def select(text):
+    """The cases --case names: all, or a comma list of known names (in the
+    order given). ValueError with the first unknown name."""
+    if text == "all":
+        return list(NAMES)
+    names = text.split(",")
+    for n in names:
+        if n not in SPEC:
+            raise ValueError("--case %r: no such case (vnperf hostile --list names them; or all)"
+                             % n)
+    return names
