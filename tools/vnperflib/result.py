@@ -15,6 +15,7 @@ import dataclasses
 import json
 import os
 import types
+import typing
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
@@ -44,7 +45,8 @@ class Record:
     """A JSON object as a frozen dataclass: each named member a field
     (NESTED says which are records, or lists or maps of records), the
     others in extra. to_dict() gives back the keys the object had: a field
-    is written when it was given (keys) or is not None."""
+    is written when it was read or given (keys), or has a value other than
+    None and its default."""
 
     NESTED = {}        # field: ("one" | "list" | "map", record class)
     TUPLES = ()        # fields that are JSON lists, kept as tuples
@@ -55,7 +57,8 @@ class Record:
             return d
         if not isinstance(d, dict):
             raise TypeError("%s from %s, not a JSON object" % (cls.__name__, type(d).__name__))
-        names = {f.name for f in dataclasses.fields(cls)} - {"extra", "keys"}
+        names = {f.name for f in dataclasses.fields(cls)
+                 if f.metadata.get("json", True)} - {"extra", "keys"}
         kw = {}
         for k, v in d.items():
             if k in names:
@@ -68,6 +71,7 @@ class Record:
     def _typed(cls, name, v):
         if v is None:
             return None
+        _check(cls, name, v)
         kind, sub = cls.NESTED.get(name, (None, None))
         if kind == "one":
             return sub.from_dict(v)
@@ -85,10 +89,33 @@ class Record:
             if f.name in ("extra", "keys"):
                 continue
             v = getattr(self, f.name)
-            if v is not None or f.name in self.keys:
+            if f.name in self.keys or (v is not None and v != f.default):
                 out[f.name] = _plain(v)
         out.update(_plain(self.extra))
         return out
+
+
+# What a member of each annotated type is in the JSON (bool is no number).
+_JSON = {str: (str,), int: (int,), float: (int, float), bool: (bool,), Mapping: (dict,),
+         tuple: (list, tuple)}
+
+
+def _check(cls, name, v):
+    """A member whose JSON type is not its field's: ValueError naming it."""
+    t = cls.__dataclass_fields__[name].type
+    args = [a for a in typing.get_args(t) if a is not type(None)]
+    if args:
+        t = args[0]     # Optional[X]
+    if cls.NESTED.get(name, ("", None))[0] in ("one", "map"):
+        t = Mapping
+    elif name in cls.NESTED:
+        t = tuple
+    want = _JSON.get(t)
+    if want is None:
+        return
+    if not isinstance(v, want) or (t in (int, float) and isinstance(v, bool)):
+        raise ValueError("%s.%s is %s, not %s" % (
+            cls.__name__, name, type(v).__name__, "/".join(w.__name__ for w in want)))
 
 
 def _extra():
@@ -114,9 +141,9 @@ class Direction(Record):
     """One direction's counts on both sides (counts.py)."""
     verdict: str = None
     why: str = None
-    sent: Optional[int] = None
-    received: Optional[int] = None
-    lost: Optional[int] = None
+    sent: Optional[float] = None     # whole frames (JSON integers)
+    received: Optional[float] = None
+    lost: Optional[float] = None
     extra: Mapping = _extra()
     keys: tuple = _keys()
 
@@ -312,6 +339,11 @@ class RunResult(Record):
                 return v
         return None
 
+    def to_dict(self):
+        d = super().to_dict()
+        d["schema_version"] = self.schema_version   # also in a report read from before it
+        return d
+
     def with_teardown_errors(self, errors):
         if not errors:
             return self
@@ -374,8 +406,8 @@ class SweepResult(Record):
     seed: int = None
     # Not in results.json: where it was read, and (the API's) the status
     # the command returned.
-    directory: str = field(default=None, compare=False)
-    status: int = field(default=None, compare=False)
+    directory: str = field(default=None, compare=False, metadata={"json": False})
+    status: int = field(default=None, compare=False, metadata={"json": False})
     extra: Mapping = _extra()
     keys: tuple = _keys()
 
@@ -434,7 +466,7 @@ class Comparison(Record):
     """`vnperf compare --json` (vnperf_compare 3): rows, the average over
     them, and what A and B differ in."""
     NESTED = {"rows": ("list", Row), "average": ("map", Cell)}
-    TUPLES = ("key", "columns", "ab", "only_a", "only_b")
+    TUPLES = ("key", "columns", "ab", "same", "only_a", "only_b")
     vnperf_compare: int = None
     key: tuple = ()
     columns: tuple = ()
@@ -442,7 +474,7 @@ class Comparison(Record):
     average: Mapping = None         # {column: Cell}
     differences: Mapping = None
     ab: tuple = ()
-    same: Mapping = None
+    same: tuple = ()                # lines: the A/B dimensions A and B do not differ in
     only_a: tuple = ()
     only_b: tuple = ()
     test: str = None
@@ -495,6 +527,20 @@ def load_run(path):
     return run_from_json(_json(_read(path), path), path)
 
 
+def parse(text, path):
+    """load()'s typed result of the bytes of a results.json or a run
+    report (path names it in a refusal)."""
+    data = _json(text, path)
+    if isinstance(data, dict) and "vnperf_sweep" in data:
+        from . import resultsdir
+        resultsdir.parse(text, path)   # every member compare reads checked, one line
+        try:
+            return SweepResult.from_dict(data)
+        except (TypeError, AttributeError, ValueError) as e:
+            raise usage("%s: not a results directory this runner reads: %s" % (path, e))
+    return run_from_json(data, path)
+
+
 def load(path):
     """A results directory (or its results.json) as a SweepResult, a run
     report (`vnperf run --json`, runs/NNN.json) as a RunResult; today's and
@@ -503,14 +549,7 @@ def load(path):
     directory = None
     if os.path.isdir(path):
         directory, path = path, os.path.join(path, "results.json")
-    text = _read(path)
-    data = _json(text, path)
-    if isinstance(data, dict) and "vnperf_sweep" in data:
-        from . import resultsdir
-        resultsdir.parse(text, path)   # every member compare reads checked, one line
-        try:
-            s = SweepResult.from_dict(data)
-        except (TypeError, AttributeError, ValueError) as e:
-            raise usage("%s: not a results directory this runner reads: %s" % (path, e))
-        return dataclasses.replace(s, directory=directory or os.path.dirname(path) or ".")
-    return run_from_json(data, path)
+    res = parse(_read(path), path)
+    if isinstance(res, SweepResult):
+        return dataclasses.replace(res, directory=directory or os.path.dirname(path) or ".")
+    return res
