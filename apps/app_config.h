@@ -52,8 +52,8 @@ struct app_config {
     uint16_t rx_refill;
     uint16_t rx_coalesce;
     uint32_t rx_coalesce_us;
-    uint8_t txfull; /* enum cfg_txfull */
-    char features[CFG_STR_MAX];
+    uint8_t txfull;              /* enum cfg_txfull */
+    char features[CFG_LONG_MAX]; /* every switchable name off: vnperf conform's none */
     char notify[CFG_STR_MAX];
     uint16_t queues;
     uint8_t indirect; /* enum cfg_indirect */

@@ -295,7 +295,8 @@ static int set_defaults(const struct cfg_table *t, void *obj, size_t objsize, ch
 int config_parse(const struct cfg_table *t, void *obj, size_t objsize, struct cfg_given *given,
                  const char *line, char *err, size_t errlen)
 {
-    char word[CFG_STR_MAX + 64];
+    char word[CFG_LONG_MAX + 64];
+    _Static_assert(CFG_LONG_MAX >= CFG_STR_MAX, "a word holds the longest value");
 
     if (set_defaults(t, obj, objsize, err, errlen) < 0)
         return -EINVAL;
