@@ -34,13 +34,14 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from vnperflib import (backends, exitcodes, guest, hostcpu, options, pinning,  # noqa: E402
-                       ports, priority, qemucmd, scratch, udpsock)
+from vnperflib import (backends, exitcodes, guest, hostcpu, options, orchestrate,  # noqa: E402
+                       pinning, ports, priority, qemucmd, scratch, udpsock)
 from vnperflib.backends import passt  # noqa: E402
 from vnperflib.backends.base import Backend, guest_mac, nic_props  # noqa: E402
 from vnperflib.backends.passt import Passt  # noqa: E402
 from vnperflib import iperf as vniperf  # noqa: E402
-from vnperflib.errors import RunnerError  # noqa: E402
+from vnperflib.errors import RunnerError, failed  # noqa: E402
+from vnperflib.qmp import QmpError  # noqa: E402
 from vnperflib.proc import Interrupted, Session, run_quiet  # noqa: E402
 
 DIR = os.path.join(ROOT, "build", "linux-guest")
@@ -282,8 +283,17 @@ def stream_total(reports):
     return total, secs, (total * 8 / secs if secs > 0 else None)
 
 
-class Run:
-    """One Linux guest boot against one backend; subclasses are the jobs."""
+class HostEnd:
+    """The sender of a job: the host end's senders (on_ready), started by
+    the orchestrator once the Linux guest's NIC is up."""
+
+    label = "host end"
+
+
+class Job:
+    """One Linux guest boot against one backend; subclasses are the jobs:
+    the host's receivers (before_boot), then the guest, then the host's
+    senders once its NIC is up (orchestrate.py, as `vnperf run`)."""
 
     mode = "ready"
     app = "none"        # what the backend's host end prepares for
@@ -301,6 +311,9 @@ class Run:
         self.meter = hostcpu.CpuMeter()
         self.be = None
         self.g = None
+        self.vcpus = {}
+        self.host_end = HostEnd()
+        self.orch = None
         self.session = None
         self.backend_dead = None
 
@@ -327,15 +340,35 @@ class Run:
             return
         self.lines.setdefault(m["type"], m)
         if m["type"] == "ready":
-            self.be.on_guest_ready(0)
-            self.on_ready()
-            procs = self.be.processes() + self.extra_processes()
-            for role, pid in procs:
-                self.meter.add_process(role, pid)
-            self.placed = place(self.pins, self.nice, self.g.pid, [pid for _, pid in procs])
-            self.meter.start(time.monotonic())
+            # /init says ready once eth0 is up (its net_up).
+            self.orch.net_up(self.g)
         elif m["type"] == "after":
             self.meter.stop(time.monotonic())
+
+    def _start(self, x):
+        """The orchestrator's start: the guest, then the host end."""
+        if x is self.g:
+            self._boot()
+            return
+        self.be.on_guest_ready(0)
+        self.on_ready()
+        procs = self.be.processes() + self.extra_processes()
+        for role, pid in procs:
+            self.meter.add_process(role, pid)
+        self.placed = place(self.pins, self.nice, self.g.pid, self.vcpus,
+                            [pid for _, pid in procs])
+        self.meter.start(time.monotonic())
+
+    def _boot(self):
+        self.g.start(self.session, netns=self.be.netns)
+        self.meter.add_qemu("linux", self.g.pid)
+        if not self.pins:
+            return
+        try:
+            # The vCPU threads as the runner finds them (QMP).
+            self.vcpus = orchestrate.open_vcpus(self.g, self.session)
+        except (QmpError, OSError, ValueError) as e:
+            raise failed("Linux guest: --pin needs its vCPU threads: %s" % e)
 
     def extra_processes(self):
         return []
@@ -343,6 +376,7 @@ class Run:
     def _on_tick(self, elapsed):
         self.be.tick()
         self.meter.tick()
+        self.orch.tick()
         if self.backend_dead is None:
             self.backend_dead = self.be.healthy()
 
@@ -351,9 +385,10 @@ class Run:
         khz = host_tsc_khz()
         words = [CMDLINE] + (["tsc_early_khz=%d" % khz] if khz else [])
         words += ["lnx.mode=" + self.mode] + lnx_words(cfg) + self.words()
+        qmp = os.path.join(scratch.mkdtemp(self.session, "lnx"), "qmp.sock")
         return qemucmd.GuestSpec(KERNEL, machine=self.machine, memory_mb=MEMORY_MB, accel="tcg",
                                  nics=self.be.nics(0), shared_mem=self.be.needs_shared_mem,
-                                 name="vnperf-linux", cmdline=" ".join(words),
+                                 name="vnperf-linux", cmdline=" ".join(words), qmp_path=qmp,
                                  extra=self.be.qemu_extra(0) + ["-initrd", INITRD])
 
     def execute(self):
@@ -375,8 +410,8 @@ class Run:
         self.be.start(session)
         self.before_boot()
         self.g = guest.Guest(self.spec(), label="linux")
-        self.g.start(session, netns=self.be.netns)
-        self.meter.add_qemu("linux", self.g.pid)
+        self.orch = orchestrate.Orchestrator([(self.host_end, [self.g])], self._start)
+        self.orch.begin()
         guest.pump([self.g], self.timeout, self._on_line, self._on_tick, tick_s=0.1)
         self.be.finish()
         figures = self.after()
@@ -411,23 +446,14 @@ class Run:
         return res
 
 
-def vcpu_threads(pid):
-    """{index: tid} of QEMU pid's vCPU threads, by the names debug-threads=on
-    gives them ("CPU 0/TCG"): the Linux guest has no QMP."""
-    out = {}
-    for tid, (comm, _, _) in hostcpu.thread_ticks(pid).items():
-        if comm.startswith("CPU "):
-            out[len(out)] = tid
-    return out
-
-
-def place(pins, nice, qemu_pid, procs):
+def place(pins, nice, qemu_pid, vcpus, procs):
     """The runner's --pin and --nice for this guest (label "guest", as the
-    runner's single guest) and the host end's processes (backend), so both
-    guests of a bench run are placed alike; {"pinned": ..., "nice": ...}."""
+    runner's single guest; vcpus: {index: thread id} from QMP) and the host
+    end's processes (backend), so both guests of a bench run are placed
+    alike; {"pinned": ..., "nice": ...}."""
     out = {}
     if pins:
-        out["pinned"] = pinning.apply(pins, qemu_pid, vcpu_threads(qemu_pid))
+        out["pinned"] = pinning.apply(pins, qemu_pid, vcpus)
         for pid in procs if "backend" in pins else ():
             out["pinned"]["backend"] = pinning.apply_process(pins, pid)
     for who, n in sorted(nice.items()):
@@ -449,11 +475,11 @@ def add_cpu_figures(res):
                                                      res["bytes"])["us_per_kb"]
 
 
-class Ready(Run):
+class Ready(Job):
     """Boots, brings eth0 up, prints ready, exits: the smoke test."""
 
 
-class Iperf(Run):
+class Iperf(Job):
     """TCP stream with iperf 2: g2h (guest client, host server) or h2g
     (host client, guest server); the host iperf's reports are the figures
     (the same tool measures both systems in bench_tcp_stream)."""
@@ -543,7 +569,7 @@ def counter_delta(lines, key):
     return None if a is None or b is None else b - a
 
 
-class Pktgen(Run):
+class Pktgen(Job):
     """pktgen TX of size-byte frames (no FCS, as vnperf's --size) towards
     the backend's host end for the duration; pktgen's own figure and what
     the host end received."""
@@ -585,7 +611,7 @@ class Pktgen(Run):
         return res
 
 
-class Rx(Run):
+class Rx(Job):
     """The host end's flood (the runner's sink sender: vnperf-peer, tap's
     UDP sender, vhost-user's vnperf-peer-dpdk or testpmd txonly) into the Linux guest for the duration (or
     count frames), paced at rate or flat out; counts what eth0 received and

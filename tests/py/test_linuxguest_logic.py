@@ -118,18 +118,58 @@ def test_rx_queue_size_is_the_nics():
     assert "rx_queue_size" not in nic_props(linuxguest.make_run("rx", "dgram").opts())
 
 
-def test_place_pins_the_vcpu_by_name_main_loop_and_host_end_and_nices_them(monkeypatch):
-    threads = {10: ("qemu-system-x86", 0, 0), 11: ("CPU 0/TCG", 0, 0), 12: ("worker", 0, 0)}
-    monkeypatch.setattr(linuxguest.hostcpu, "thread_ticks", lambda pid: threads)
+def test_place_pins_the_vcpu_main_loop_and_host_end_and_nices_them(monkeypatch):
     monkeypatch.setattr(linuxguest.os, "listdir", lambda path: ["20", "21"])
     pinned, niced = {}, {}
     monkeypatch.setattr(linuxguest.pinning.os, "sched_setaffinity",
                         lambda tid, cpus: pinned.__setitem__(tid, set(cpus)))
     monkeypatch.setattr(linuxguest.priority, "apply", lambda pid, n: niced.__setitem__(pid, n))
     pins = {"vcpu": {1}, "main": {0}, "backend": {0}}
-    out = linuxguest.place(pins, {"guest": -5, "backend": -3}, 10, [20])
+    # The vCPU thread ids as the runner's QMP lookup gives them.
+    out = linuxguest.place(pins, {"guest": -5, "backend": -3}, 10, {0: 11}, [20])
     assert pinned == {10: {0}, 11: {1}, 20: {0}, 21: {0}}
     assert niced == {10: -5, 20: -3}
     assert out == {"pinned": {"main": [0], "vcpu": [1], "backend": [0]},
                    "nice": {"backend": -3, "guest": -5}}
-    assert linuxguest.place({}, {}, 10, [20]) == {}
+    assert linuxguest.place({}, {}, 10, {0: 11}, [20]) == {}
+
+
+def standin_job(tmp_path, monkeypatch, **kw):
+    """A ready job whose QEMU is a script: the Linux guest's boot, ready
+    (eth0 up) and exit lines, then QEMU's status for exit code 0."""
+    for name in ("KERNEL", "INITRD"):
+        p = tmp_path / name.lower()
+        p.write_bytes(b"\0")
+        monkeypatch.setattr(linuxguest, name, str(p))
+    qemu = tmp_path / "qemu"
+    qemu.write_text("#!/bin/sh\necho '@lnx type=boot uptime=0.5'\n"
+                    "echo '@lnx type=ready uptime=1.0 mode=ready'\n"
+                    "echo '@lnx type=exit code=0'\nexit 1\n")
+    os.chmod(qemu, 0o755)
+    real = linuxguest.guest.Guest
+    monkeypatch.setattr(linuxguest.guest, "Guest",
+                        lambda spec, label: real(spec, qemu=str(qemu), label=label))
+    run = linuxguest.make_run("ready", "hub", duration=1, **kw)
+    events = []
+    run.on_ready = lambda: events.append(("host end", run.g.proc is not None,
+                                          "ready" in run.lines))
+    return run, events
+
+
+def test_a_job_boots_the_guest_then_starts_the_host_end_once_its_nic_is_up(tmp_path,
+                                                                          monkeypatch):
+    run, events = standin_job(tmp_path, monkeypatch)
+    res = run.execute()
+    assert res["status"] == 0, res["why"]
+    # The orchestrator started the host end once, after the guest's ready line.
+    assert events == [("host end", True, True)]
+    assert run.g.spec.qmp_path.endswith("qmp.sock")
+
+
+def test_a_pinned_job_without_qmp_fails_in_one_line(tmp_path, monkeypatch):
+    run, events = standin_job(tmp_path, monkeypatch, pins={"vcpu": {0}})
+    res = run.execute()
+    assert res["status"] == exitcodes.RUNNER_BACKEND_FAILED
+    assert res["why"].startswith("Linux guest: --pin needs its vCPU threads: cannot connect "
+                                 "to QMP at ")
+    assert "\n" not in res["why"] and events == []

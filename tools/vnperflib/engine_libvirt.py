@@ -126,6 +126,7 @@ class DomainGuest(guest.Guest):
             ifaces = [domxml.iface_from_nic(n, chardevs) for n in spec.nics]
         else:
             rest = list(spec.extra)
+        self.ifaces = ifaces
         self.domain = domxml.Domain(spec, self.name, ifaces, ("pty",), pins=self.pins,
                                     emulator=engine.emulator, qemu_args=rest,
                                     description="transient vnperf appliance %s of runner %d "
@@ -136,6 +137,12 @@ class DomainGuest(guest.Guest):
         self.stop_why = None
         self.log_tail = ""
         self._wfd = None
+
+    @property
+    def has_nic(self):
+        """Its interfaces are a run's spec.nics or a fleet group's (ifaces):
+        either way its sender waits for the first one's DRIVER_OK."""
+        return bool(self.ifaces)
 
     # ---- start
     def start(self, session, netns=None, paused=False):
@@ -342,8 +349,7 @@ class DomainGuest(guest.Guest):
 
     def why_no_exit(self):
         if self.proc is None:
-            return "%s: never started (the guests it waits for did not bring their NIC up " \
-                   "in time)" % self.label
+            return guest.never_started(self)
         if self.timed_out:
             return "%s: no guest exit within the timeout; domain %s destroyed" % (
                 self.label, self.name)

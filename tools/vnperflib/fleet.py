@@ -1,7 +1,8 @@
 """`vnperf fleet SPEC`: groups of appliances started through libvirt on
 one host or several (docs/fleet.md). Receivers first; each sender once its
-receiver's NIC is up; every console streamed by one pump; the results
-merged per instance, per group and for the fleet (fleetreport.py).
+receiver's NIC is up (orchestrate.py); every console streamed by one pump;
+the results merged per instance, per group and for the fleet
+(fleetreport.py).
 
 Every domain is transient and started with AUTODESTROY; the engines
 destroy them all, in parallel and bounded in time, on every exit path
@@ -13,8 +14,8 @@ import queue
 import threading
 import time
 
-from . import (fleetreport, fleetspec, guest, libvirtconn, optypes, ports, qemucmd, runner,
-               udpdrops)
+from . import (fleetreport, fleetspec, guest, libvirtconn, optypes, orchestrate, ports, qemucmd,
+               runner, udpdrops)
 from .domxml import Iface
 from .engine_libvirt import LibvirtEngine
 from .errors import RunnerError, usage
@@ -26,7 +27,6 @@ RX_EXTRA_S = 10
 STARTUP_BASE_S = 30.0
 STARTUP_PER_DOMAIN_S = 2.0
 RUN_EXTRA_S = 30.0
-NET_GRACE_S = runner.NET_GRACE_S
 
 # Addresses on wires the fleet's guests share (network, bridge, ...).
 SHARED_NET = "10.77.%d.%d"
@@ -51,7 +51,6 @@ class Instance:
         self.iface = None
         self.g = None
         self.ready_at = None
-        self.net_up = False
         self.start_error = None
         self.running = False
         self.wait_why = None
@@ -171,6 +170,17 @@ def _addr_words(i):
     return words
 
 
+def pairs(insts):
+    """The orchestrator's [(sender, [its receiver])] of the instances'
+    guests; an instance without a partner waits for none. The first wave
+    (every one but the senders) is in the spec's order."""
+    out = []
+    for i in insts:
+        if not i.sender:
+            out.append((i.partner.g, [i.g]) if i.partner is not None else (i.g, []))
+    return out
+
+
 def receiver_ports(insts):
     """{receiver label: its QEMU's local UDP port} of the udp pairs."""
     return {i.label: i.ports[0] for i in insts
@@ -190,6 +200,7 @@ class Fleet:
         self.created = queue.Queue()
         self.creating = 0
         self.pump = None
+        self.orch = None
         self.t0 = None
         self.t_created = None
         self.t_all_ready = None
@@ -268,6 +279,8 @@ class Fleet:
         each sender once its receiver is ready with its NIC up."""
         self.t0 = time.monotonic()
         self.create()
+        self.orch = orchestrate.Orchestrator(pairs(self.insts), self._start,
+                                             give_up=self._gave_up)
         deadline = self.t0 + self.timeout()
         self.pump = guest.Pump(self._on_line, self._on_tick, tick_s=0.1)
         while time.monotonic() < deadline:
@@ -276,14 +289,25 @@ class Fleet:
                 self.t_created = time.monotonic() - self.t0
                 fleetreport.log_progress(self.opts, "%d domains created in %.1f s" % (
                     len(self.insts), self.t_created))
-                self._resume([i for i in self.insts if not i.sender])
+                self.orch.begin()
             if self.creating == 0 and not self.pump.open:
                 break
             self.pump.run(min(deadline, time.monotonic() + 0.2)) if self.pump.open \
                 else self._idle(0.1)
         self._take_created()
         self.pump.finish()
+        self.orch.finish()
         self.wall_s = time.monotonic() - self.t0
+
+    def _start(self, g):
+        """Resumes g's domain; one that cannot run gives its sender up."""
+        i = self._inst(g)
+        self._resume([i])
+        if i.start_error:
+            self.orch.fail(g, "%s did not start: %s" % (i.label, i.start_error))
+
+    def _gave_up(self, g, why):
+        self._give_up(self._inst(g), why)
 
     def _resume(self, insts):
         for i in insts:
@@ -316,6 +340,8 @@ class Fleet:
                 self.pump.add(i.g)
 
     def _on_line(self, g, line):
+        if line.msg is not None:
+            self.orch.line(g, line.msg)
         if line.msg is not None and line.msg["type"] == "ready":
             i = self._inst(g)
             if i.ready_at is None:
@@ -331,26 +357,9 @@ class Fleet:
 
     def _on_tick(self, elapsed):
         """A receiver up releases its sender; one that failed first leaves
-        its sender unstarted, destroyed, with the reason."""
+        its sender unstarted, destroyed, with the reason (orchestrate.py)."""
         udpdrops.sample(self.socket_drops, receiver_ports(self.insts))
-        now = time.monotonic()
-        due = []
-        for i in self.insts:
-            s = i.partner
-            if i.sender or i.net_up or s is None or s.wait_why or s.running:
-                continue
-            if i.start_error:
-                self._give_up(s, "its receiver %s did not start: %s" % (i.label,
-                                                                       i.start_error))
-            elif not i.running:
-                continue
-            elif i.ready_at is not None and (runner.nic_up(i.g) or now - i.ready_at >=
-                                             NET_GRACE_S):
-                i.net_up = True
-                due.append(s)
-            elif i.ready_at is None and i.g.proc.poll() is not None:
-                self._give_up(s, "its receiver %s ended before its ready line" % i.label)
-        self._resume(due)
+        self.orch.tick()
 
     def _give_up(self, i, why):
         i.wait_why = why

@@ -30,6 +30,7 @@ class Guest:
         self.t_start = None
         self.t_end = None
         self.t_ready = None
+        self.wait_why = None   # never started: why (orchestrate.py)
         self._stderr = None
 
     def start(self, session, netns=None):
@@ -52,6 +53,11 @@ class Guest:
         """Applies --pin's QEMU roles (this guest's over all guests') to
         its threads; {role: [cpus]}."""
         return pinning.apply(pinning.for_guest(pins, self.label), self.pid, vcpu_tids)
+
+    @property
+    def has_nic(self):
+        """Whether the guest has a NIC (orchestrate.nic_up watches the first)."""
+        return bool(self.spec.nics)
 
     @property
     def pid(self):
@@ -107,8 +113,7 @@ class Guest:
     def why_no_exit(self):
         """One line on why QEMU ended without a guest exit."""
         if self.proc is None:
-            return "%s: never started (the guests it waits for did not bring their NIC up " \
-                   "in time)" % self.label
+            return never_started(self)
         if self.timed_out:
             return "%s: no guest exit within the timeout; QEMU killed" % self.label
         st = self.qemu_status
@@ -117,6 +122,12 @@ class Guest:
         if st is not None and st < 0:
             return "%s: QEMU killed by signal %d%s" % (self.label, -st, tail)
         return "%s: QEMU exited with status %s without a guest exit%s" % (self.label, st, tail)
+
+
+def never_started(g):
+    """Why guest g (a sender) never started."""
+    return "%s: never started (%s)" % (g.label, g.wait_why or "the guests it waits for did "
+                                       "not bring their NIC up in time")
 
 
 class Pump:

@@ -6,37 +6,13 @@ import os
 import sys
 import time
 
-from . import (artifacts, backends, engine, exitcodes, guest, hostcpu, identity, outcome,
-               pinning, priority, qemucmd, result, scratch, support, topologies, verdict)
+from . import (artifacts, backends, engine, exitcodes, guest, hostcpu, identity, orchestrate,
+               outcome, pinning, priority, qemucmd, result, scratch, support, topologies,
+               verdict)
 from .backends import testpmd
 from .echo import Echo
 from .errors import RunnerError, failed, usage
 from .qmp import QmpError
-
-# Seconds after a receiver's ready line when senders start anyway if QMP
-# cannot say whether its NIC is up.
-NET_GRACE_S = 5.0
-
-
-def nic_up(g):
-    """True once guest g's first NIC has DRIVER_OK; None without QMP."""
-    q = getattr(g, "qmp", None)
-    if q is None or not g.spec.nics:
-        return None if q is None else True
-    try:
-        path = getattr(g, "nic_path", None)
-        if path is None:
-            # virtio-mmio: the device itself; PCI: the proxy's virtio-backend child.
-            paths = [d["path"] for d in q.command("x-query-virtio")
-                     if d["path"].startswith(g.NIC_QOM)]
-            if not paths:
-                return False
-            path = g.nic_path = paths[0]
-        return q.driver_ok(path)
-    except (QmpError, OSError, ValueError, KeyError):
-        g.qmp = None
-        return None
-
 
 def log(opts, line):
     """Runner lines go to stderr so --json stdout stays parseable."""
@@ -60,8 +36,8 @@ def check_pin_labels(pins, labels):
 class Run:
     """One run, in the order it happens: check, start the backend, build the
     guests, stream them (receivers first, the sender once their NICs are
-    up), stop the backend, report. The console and tick callbacks share
-    the run's state through the instance."""
+    up: orchestrate.py), stop the backend, report. The console and tick
+    callbacks share the run's state through the instance."""
 
     def __init__(self, session, opts, resolver, eng=None):
         self.session = session
@@ -81,9 +57,7 @@ class Run:
         self.window_closed = False   # its result line ended it
         self.backend_dead = None
         self.guest_exiting = False   # a guest printed its exit line: QEMU and what hangs on it end
-        self.ready_at = []
-        self.net_up = []
-        self.sender_up = True
+        self.orch = None
         self.t0 = None
 
     @property
@@ -130,10 +104,11 @@ class Run:
                                      boot=opts.boot, esp=opts.esp,
                                      extra=be.qemu_extra(i) + list(opts.qemu_args))
             self.guests.append(self.engine.guest(spec, label))
-        n = len(self.guests)
-        self.ready_at = [None] * n
-        self.net_up = [False] * n
-        self.sender_up = n == 1
+        # The sender's own NIC is watched too: the backend's host senders
+        # start once it is up (on_guest_ready).
+        self.orch = orchestrate.Orchestrator([(self.sender, self.guests[:-1])], self._start_guest,
+                                             up=self._net_ready, give_up=self._give_up,
+                                             watch=[self.sender])
 
     def stream(self):
         """Boots the guests and streams their consoles until they end, the
@@ -146,8 +121,7 @@ class Run:
             self._on_line(g, line)
 
         # Receivers boot first; the sender once they can take frames.
-        for g in self.guests[:-1] or self.guests:
-            self._start_guest(g)
+        self.orch.begin()
         self._adopt_backend_processes()
         self.pump = guest.Pump(on_line, self._on_tick, tick_s=0.1)
         for g in self.guests:
@@ -159,6 +133,7 @@ class Run:
                                 until=lambda: self.backend_dead is not None)
         finally:
             self.pump.finish(stopped=why == "until")
+        self.orch.finish()
         for g in self.guests:
             if g.proc is None:
                 # Never started: its receivers did not come up in time.
@@ -245,30 +220,27 @@ class Run:
                 except OSError:
                     pass  # gone already: nothing to pin
 
-    def _net_ready(self, i):
-        """Guest i can take frames: host senders and the sender VM go."""
-        if self.net_up[i]:
-            return
-        self.net_up[i] = True
-        self.be.on_guest_ready(i)
+    def _net_ready(self, g):
+        """Guest g can take frames: the backend's host senders go (the
+        orchestrator then starts the sender VM)."""
+        self.be.on_guest_ready(self.guests.index(g))
         self._adopt_backend_processes()
-        if not self.sender_up and all(self.net_up[:-1]):
-            self.sender_up = True
-            self._start_guest(self.sender)
+
+    def _give_up(self, g, why):
+        """The sender will not start: its report says why."""
+        g.wait_why = why
 
     def _on_line(self, g, line):
         if line.msg is None:
             return
+        self.orch.line(g, line.msg)
         i = self.guests.index(g)
         t = line.msg["type"]
         if t == "ready":
-            self.ready_at[i] = time.monotonic()
             # The measurement window: the main (sending) guest's app run.
             if g is self.sender and not self.window_open:
                 self.window_open = True
                 self.meter.start(time.monotonic())
-        elif t == "net" or (t == "mark" and line.msg.get("name") == "net_ready"):
-            self._net_ready(i)
         elif t == "exit":
             self.guest_exiting = True
         elif t == "result":
@@ -281,14 +253,7 @@ class Run:
     def _on_tick(self, elapsed):
         self.meter.tick()
         self.be.tick()
-        now = time.monotonic()
-        for i, t in enumerate(self.ready_at):
-            if t is None or self.net_up[i]:
-                continue
-            # The app brings its NIC up after its ready line: senders wait
-            # for the driver's DRIVER_OK (QMP), or a grace period without QMP.
-            if nic_up(self.guests[i]) or now - t >= NET_GRACE_S:
-                self._net_ready(i)
+        self.orch.tick()
         if self.backend_dead is None:
             self.backend_dead = self.be.healthy()
         # Every host process the backend started, whatever the backend
@@ -328,18 +293,10 @@ def _qmp_setup(opts, guests, meter, session):
     info = {}
     for g in guests:
         try:
-            q = g.open_monitor(alive=lambda: g.proc.poll() is None)
+            tids = orchestrate.open_vcpus(g, session)
         except (QmpError, OSError, ValueError) as e:
             info[g.label] = {"error": str(e)}
             continue
-        try:
-            tids = q.vcpu_threads()
-        except (QmpError, OSError, ValueError) as e:
-            info[g.label] = {"error": str(e)}
-            q.close()
-            continue
-        g.qmp = q
-        session.on_close(q.close, what="close QMP")
         if g.pid is not None:
             meter.set_vcpus(g.pid, tids.values())
         info[g.label] = {"vcpu_threads": tids}
