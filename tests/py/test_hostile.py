@@ -77,6 +77,8 @@ def judge(rep, status=0, killed=False, uses=True):
     (report(line(used=0)), 0, False, True, "stalled", "without DEVICE_NEEDS_RESET"),
     (report(line(used=0)), 0, False, False, "handled", "exact"),
     (report(line(bufs=0, used=0)), 0, False, True, "handled", "exact"),
+    (report(line(bufs=0, used=0)), 0, False, "rx", "handled", "not reached"),
+    (report(line(bufs=0, used=1)), 0, False, "rx", "handled", "traffic exact"),
 ])
 def test_verdicts(rep, status, killed, uses, want, needle):
     v, why = judge(rep, status, killed, uses)

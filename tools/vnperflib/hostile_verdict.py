@@ -105,8 +105,9 @@ def _traffic(g, host):
 
 
 def verdict(o, uses_buffer):
-    """(verdict, why) for outcome o; uses_buffer: the case leaves a buffer
-    the device is meant to use (or refuse with DEVICE_NEEDS_RESET)."""
+    """(verdict, why) for outcome o; uses_buffer: True when the case leaves
+    a buffer the device is meant to use (or refuse with DEVICE_NEEDS_RESET),
+    "rx" when the device meets it only with a frame for the guest."""
     dead = _host_end(o)
     if dead:
         return "crashed", dead
@@ -123,7 +124,10 @@ def verdict(o, uses_buffer):
         return bad
     if g.get("status", 0) & NEEDS_RESET_BIT:
         return "needs-reset", "DEVICE_NEEDS_RESET set; traffic exact after the reset"
-    if uses_buffer and g.get("bufs") and not g.get("used"):
+    if uses_buffer == "rx" and not g.get("used"):
+        return "handled", ("not reached: no frame came to the receiveq during the watch; "
+                           "traffic exact after the reset")
+    if uses_buffer is True and g.get("bufs") and not g.get("used"):
         return "stalled", ("the queue stopped without DEVICE_NEEDS_RESET (nothing used in the "
                            "watch): only a reset brought it back")
     return "handled", "traffic exact after the reset"
