@@ -56,7 +56,8 @@ struct app_config {
     char features[CFG_LONG_MAX]; /* every switchable name off: vnperf conform's none */
     char notify[CFG_STR_MAX];
     uint16_t queues;
-    uint8_t indirect; /* enum cfg_indirect */
+    uint8_t indirect;   /* enum cfg_indirect */
+    uint64_t qreset_at; /* gen: TX, sink: RX queue reset after this many frames; 0: none */
     uint16_t vcpus;
     uint8_t vcpu_test; /* enum cfg_vcpu_test */
     /* addressing */

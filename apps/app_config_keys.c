@@ -80,6 +80,8 @@ static const struct cfg_key keys[] = {
       "test only: nosipi sends the APs INIT but no SIPI, so none answers (exit 10)"),
     E("indirect", indirect, CFG_INDIRECT_CHOICES, "auto",
       "VIRTIO_F_INDIRECT_DESC: auto (where offered), on (refused where not), off"),
+    U("qreset_at", qreset_at, 0, 1000000000000000ull, "0",
+      "VIRTIO_F_RING_RESET: gen resets its TX queue, sink its RX queue after this many frames"),
     S("notify", notify, "poll", "used-buffer notifications: poll|irq|hybrid, or rx:MODE,tx:MODE",
       NULL),
     /* addressing */

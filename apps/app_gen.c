@@ -81,6 +81,7 @@ static struct gen {
     bool drop;            /* txfull=drop: frames the ring cannot take are counted, not waited for */
     uint64_t packets, bytes, dropped, nomem;
     uint64_t build_cycles; /* spent building frames (raw path) */
+    bool qreset_done;      /* qreset_at= */
     /* reflected frames */
     struct seq_stream *rx_streams;
     struct hist lat; /* cycles */
@@ -586,6 +587,11 @@ int app_gen_main(const struct app_config *c)
         if (stack) {
             n = gen_stack_burst(pcb, burst, &pc, now, count - sent);
             sent += (uint64_t)n;
+            if (c->qreset_at && !gen_state.qreset_done && sent >= c->qreset_at) {
+                net_flush(gen_state.nif);
+                apps_qreset(c, gen_state.nif, 0, true);
+                gen_state.qreset_done = true;
+            }
         } else {
             n = 0;
             if (pacer_due(&pc, now)) {
@@ -613,6 +619,10 @@ int app_gen_main(const struct app_config *c)
                     gen_state.packets += (uint64_t)q;
                     gen_state.dropped += (uint64_t)dropped;
                     sent += (uint64_t)n;
+                    if (c->qreset_at && !gen_state.qreset_done && sent >= c->qreset_at) {
+                        apps_qreset(c, gen_state.nif, tq, true);
+                        gen_state.qreset_done = true;
+                    }
                 }
             }
             /* vnet_txslots_reserve reclaims when the ring runs short; here

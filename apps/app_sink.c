@@ -29,7 +29,8 @@ static struct sink {
     uint64_t packets, bytes, no_header, bad_stream;
     uint64_t wire_rx, wire_rx_bytes; /* every frame received */
     uint64_t kinds[PKT_KINDS];
-    bool dhcp; /* dhcp=: frames to the DHCP client port are lwIP's */
+    bool dhcp;        /* dhcp=: frames to the DHCP client port are lwIP's */
+    bool qreset_done; /* qreset_at= */
 } sink_state;
 
 static inline void sink_frame(struct net_if *nif, const struct vnet_rx *rx)
@@ -155,6 +156,10 @@ int app_sink_main(const struct app_config *c)
                 if (!first)
                     first = now;
                 last = now;
+            }
+            if (c->qreset_at && !sink_state.qreset_done && sink_state.packets >= c->qreset_at) {
+                apps_qreset(c, nif, 0, false);
+                sink_state.qreset_done = true;
             }
         }
         if (n < NET_RX_BATCH || now >= next_service) {

@@ -64,6 +64,25 @@ void apps_dst_mac(const struct app_config *c, uint8_t mac[6])
     net_dst_mac(c->dst_ip, app_config_given(c, "dst_mac") ? c->dst_mac : NULL, mac);
 }
 
+void apps_qreset(const struct app_config *c, struct net_if *nif, unsigned pair, bool tx)
+{
+    struct vnet_dev *dev = net_if_dev(nif);
+    int r = vnet_queue_reset(dev, pair, tx);
+    if (r == -EOPNOTSUPP)
+        vn_fatal(VN_EXIT_CONFIG,
+                 "config: qreset_at=%llu: the device does not offer VIRTIO_F_RING_RESET (QEMU 7.2 "
+                 "or later: virtio-net-pci,queue_reset=on; not legacy virtio, not "
+                 "features=-ring_reset)",
+                 (unsigned long long)c->qreset_at);
+    if (r == -EBUSY)
+        vn_fatal(VN_EXIT_DEVICE, "vnet: %s: TX queue reset: frames out did not come back in 200 ms",
+                 vnet_name(dev));
+    if (net_check(nif, r) < 0)
+        vn_fatal(VN_EXIT_INTERNAL, "vnet: queue reset: error %d", r);
+    printf("vnet: %s: pair %u %s queue reset and re-enabled\n", vnet_name(dev), pair,
+           tx ? "tx" : "rx");
+}
+
 void apps_device_error(const struct vnet_dev *d)
 {
     struct vnet_fault f = {"?", "broken", 0, 0, 0};

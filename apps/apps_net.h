@@ -20,6 +20,12 @@ void apps_net_init(const struct app_config *c, unsigned min_devs, unsigned offlo
 /* net_dst_mac for dst_ip=, with dst_mac= where the line gives it. */
 void apps_dst_mac(const struct app_config *c, uint8_t mac[6]);
 
+/* qreset_at=: resets pair's TX (tx) or RX queue (vnet_queue_reset) and
+ * says so on the console. A device without VIRTIO_F_RING_RESET is the
+ * config error's one line; one that fails the reset, apps_device_error. */
+struct net_if;
+void apps_qreset(const struct app_config *c, struct net_if *nif, unsigned pair, bool tx);
+
 /* A device broke a rule: one line and an "error" result with the
  * driver's counters and the violation, then VN_EXIT_DEVICE. */
 void apps_device_error(const struct vnet_dev *d) __attribute__((noreturn));

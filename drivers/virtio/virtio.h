@@ -25,6 +25,7 @@
 #define VIRTIO_F_ACCESS_PLATFORM 33
 #define VIRTIO_F_RING_PACKED     34
 #define VIRTIO_F_IN_ORDER        35
+#define VIRTIO_F_RING_RESET      40
 
 /* virtio-net feature bits, virtio 1.2 s5.1.3 */
 #define VIRTIO_NET_F_CSUM        0
@@ -74,6 +75,13 @@ struct virtio_ops {
     /* Makes queue q live with num entries. Returns 0 or -errno. */
     int (*queue_setup)(struct virtio_dev *d, unsigned q, uint16_t num, uint64_t desc,
                        uint64_t driver, uint64_t device);
+    /* VIRTIO_F_RING_RESET (virtio 1.2 s2.6.1): resets queue q alone and
+     * waits until the device says it is done (queue_reset and the enable
+     * bit read 0); queue_setup then re-enables it. 0, -EOPNOTSUPP when the
+     * transport has no such register (NULL: legacy), -ETIMEDOUT when the
+     * reset never completes, -EIO when the device claims completion with
+     * the queue still enabled. */
+    int (*queue_reset)(struct virtio_dev *d, unsigned q);
     /* Gives the virtqueue for q its doorbell (virtq_set_doorbell). */
     void (*queue_notifier)(struct virtio_dev *d, unsigned q, struct virtq *vq);
     /* Interrupts. irq_setup readies the device's path (MSI-X on, or its

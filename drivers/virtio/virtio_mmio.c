@@ -39,6 +39,7 @@
 #define VM_QUEUE_AVAIL_HI   0x094
 #define VM_QUEUE_USED_LO    0x0a0
 #define VM_QUEUE_USED_HI    0x0a4
+#define VM_QUEUE_RESET      0x0c0 /* v2, virtio 1.2 */
 #define VM_CONFIG_GEN       0x0fc /* v2 */
 #define VM_CONFIG           0x100
 
@@ -159,6 +160,23 @@ static int vm_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint64
     return 0;
 }
 
+/* s4.2.2.2: write 1 to QueueReset, then done only once it reads 0,
+ * with QueueReady 0 too. */
+static int vm_queue_reset(struct virtio_dev *d, unsigned q)
+{
+    struct virtio_mmio *vm = vm_of(d);
+    uintptr_t b = vm->base;
+    if (vm->version < 2)
+        return -EOPNOTSUPP;
+    mmio_write32(b + VM_QUEUE_SEL, q);
+    mmio_write32(b + VM_QUEUE_RESET, 1);
+    for (int i = 0; i < VM_RESET_SPINS && mmio_read32(b + VM_QUEUE_RESET); i++)
+        cpu_relax();
+    if (mmio_read32(b + VM_QUEUE_RESET))
+        return -ETIMEDOUT;
+    return mmio_read32(b + VM_QUEUE_READY) ? -EIO : 0;
+}
+
 /* The ring stores are ordered before this uncached store (see
  * virtq_kick's fence). */
 static void vm_notify(const struct virtq_doorbell *db)
@@ -217,6 +235,7 @@ static const struct virtio_ops vm_ops = {
     .read_config = vm_read_config,
     .queue_max = vm_queue_max,
     .queue_setup = vm_queue_setup,
+    .queue_reset = vm_queue_reset,
     .queue_notifier = vm_queue_notifier,
     .irq_setup = vm_irq_setup,
     .queue_irq = vm_queue_irq,

@@ -14,6 +14,7 @@ struct virtio_pci {
     struct pci_dev pci;
     /* modern: mapped capability windows, virtio 1.2 s4.1.4 */
     uintptr_t common;
+    uint32_t common_len;
     uintptr_t isr;
     uintptr_t devcfg;
     uint32_t devcfg_len;

@@ -48,6 +48,8 @@
 #define CC_Q_USEDLO  0x30
 #define CC_Q_USEDHI  0x34
 #define CC_LEN       0x38
+#define CC_Q_RESET   0x3a /* virtio 1.2: after queue_notify_data */
+#define CC_LEN_RESET 0x3c /* a common window that has queue_reset */
 
 #define VPCI_RESET_SPINS 1000000
 
@@ -121,8 +123,10 @@ static int modern_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, ui
     if (mmio_read16(c + CC_Q_ENABLE))
         return -EBUSY;
     mmio_write16(c + CC_Q_SIZE, num);
-    if (!(virtio_pci_of(d)->msix_queues & (1u << q)))
-        mmio_write16(c + CC_Q_MSIX, VIRTIO_MSI_NO_VECTOR); /* polled */
+    /* queue_irq set the vector first; a queue reset cleared it (s2.6.1.2:
+     * re-enabling configures the queue as at discovery), so say it again. */
+    bool msix = virtio_pci_of(d)->msix_queues & (1u << q);
+    mmio_write16(c + CC_Q_MSIX, msix ? (uint16_t)q : VIRTIO_MSI_NO_VECTOR);
     /* s4.1.3.1: 64-bit fields may be written as two 32-bit halves. */
     mmio_write32(c + CC_Q_DESCLO, (uint32_t)desc);
     mmio_write32(c + CC_Q_DESCHI, (uint32_t)(desc >> 32));
@@ -132,6 +136,22 @@ static int modern_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, ui
     mmio_write32(c + CC_Q_USEDHI, (uint32_t)(device >> 32));
     mmio_write16(c + CC_Q_ENABLE, 1);
     return 0;
+}
+
+/* s4.1.4.3.2: write 1 to queue_reset, then done only once it reads 0,
+ * with queue_enable 0 too. */
+static int modern_queue_reset(struct virtio_dev *d, unsigned q)
+{
+    struct virtio_pci *vp = virtio_pci_of(d);
+    if (vp->common_len < CC_LEN_RESET)
+        return -EOPNOTSUPP;
+    mmio_write16(vp->common + CC_Q_SELECT, (uint16_t)q);
+    mmio_write16(vp->common + CC_Q_RESET, 1);
+    for (int i = 0; i < VPCI_RESET_SPINS && mmio_read16(vp->common + CC_Q_RESET); i++)
+        cpu_relax();
+    if (mmio_read16(vp->common + CC_Q_RESET))
+        return -ETIMEDOUT;
+    return mmio_read16(vp->common + CC_Q_ENABLE) ? -EIO : 0;
 }
 
 /* The kick: a 16-bit write of the queue index (s4.1.4.4). The ring
@@ -189,6 +209,7 @@ static const struct virtio_ops modern_ops = {
     .read_config = modern_read_config,
     .queue_max = modern_queue_max,
     .queue_setup = modern_queue_setup,
+    .queue_reset = modern_queue_reset,
     .queue_notifier = modern_queue_notifier,
     .irq_setup = modern_irq_setup,
     .queue_irq = modern_queue_irq,
@@ -255,6 +276,7 @@ int virtio_pci_modern_setup(struct virtio_pci *vp)
         modern_take_cap(vp, cap, &common_len);
     if (!vp->common || common_len < CC_LEN || !vp->notify || !vp->devcfg)
         return -ENODEV;
+    vp->common_len = common_len;
     vp->vdev.ops = &modern_ops;
     vp->vdev.transport = "modern";
     vp->vdev.legacy = false;

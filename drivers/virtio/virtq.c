@@ -5,6 +5,15 @@
 #include "drivers/virtio/virtq_priv.h"
 #include "kernel/mem.h"
 
+/* The free list: descriptors (split) or buffer ids (packed), 0 first. */
+static void virtq_free_all(struct virtq *vq)
+{
+    for (uint16_t i = 0; i < vq->num; i++)
+        vq->next[i] = i + 1 < vq->num ? (uint16_t)(i + 1) : VIRTQ_NONE;
+    vq->free_head = 0;
+    vq->nfree = vq->num;
+}
+
 int virtq_create(struct virtq **out, uint16_t index, uint16_t num, unsigned flags)
 {
     if (num == 0 || num > VIRTQ_MAX || (num & (num - 1)))
@@ -12,7 +21,6 @@ int virtq_create(struct virtq **out, uint16_t index, uint16_t num, unsigned flag
     struct virtq *vq = mem_alloc_dma(sizeof(*vq), 64);
     vq->num = num;
     vq->mask = num - 1;
-    vq->nfree = num;
     vq->packed = flags & VIRTQ_F_PACKED;
     vq->event_idx = flags & VIRTQ_F_EVENT_IDX;
     vq->in_order = flags & VIRTQ_F_IN_ORDER;
@@ -22,10 +30,7 @@ int virtq_create(struct virtq **out, uint16_t index, uint16_t num, unsigned flag
     vq->db.index = index;
     vq->st = mem_alloc_dma(sizeof(*vq->st) * num, 64);
     vq->next = mem_alloc_dma(sizeof(*vq->next) * num, 64);
-    /* The free list: descriptors (split) or buffer ids (packed), 0 first. */
-    for (uint16_t i = 0; i < num; i++)
-        vq->next[i] = i + 1 < num ? (uint16_t)(i + 1) : VIRTQ_NONE;
-    vq->free_head = 0;
+    virtq_free_all(vq);
     if (vq->packed) {
         vq->ring = mem_alloc_dma(virtq_packed_bytes(num), VIRTQ_ALIGN);
         virtq_packed_init(vq);
@@ -34,6 +39,36 @@ int virtq_create(struct virtq **out, uint16_t index, uint16_t num, unsigned flag
         virtq_split_init(vq);
     }
     *out = vq;
+    return 0;
+}
+
+int virtq_reset(struct virtq *vq)
+{
+    if (vq->broken)
+        return -EIO;
+    /* Every buffer is the driver's again (s2.6.1.2: the device keeps no
+     * state): per-buffer marks go, a bound slot keeps its address. */
+    for (uint16_t i = 0; i < vq->num; i++) {
+        vq->st[i].flags = 0;
+        vq->st[i].len = 0;
+        if (!vq->bound) {
+            vq->st[i].token = 0;
+            vq->st[i].ndesc = 0;
+        }
+    }
+    virtq_free_all(vq);
+    vq->nbufs = 0;
+    vq->avail_idx = vq->used_idx = vq->kick_old = 0;
+    vq->batch = false;
+    vq->cb = vq->cb_delayed = false;
+    vq->cb_after = 0;
+    vq->stats.resets++;
+    if (vq->packed) {
+        memset(vq->ring, 0, virtq_packed_bytes(vq->num));
+        virtq_packed_init(vq);
+    } else {
+        virtq_split_reset(vq);
+    }
     return 0;
 }
 

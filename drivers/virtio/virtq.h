@@ -86,6 +86,7 @@ struct virtq_stats {
     uint64_t len_mismatch;     /* device-readable buffers the device claims to have written */
     uint64_t indirect;         /* chains made available through an indirect table */
     uint32_t bad[VIRTQ_BAD_N]; /* violations by kind, counted on the error branch only */
+    uint64_t resets;           /* virtq_reset calls */
 };
 
 /* How a queue is kicked, filled in by the transport (queue_notifier). */
@@ -113,6 +114,13 @@ uint64_t virtq_driver_addr(const struct virtq *vq);
 uint64_t virtq_device_addr(const struct virtq *vq);
 
 void virtq_set_doorbell(struct virtq *vq, const struct virtq_doorbell *db);
+
+/* VIRTIO_F_RING_RESET (virtio 1.2 s2.6.1): after the transport reset the
+ * queue, back to its state at virtq_create (indices 0, every descriptor
+ * free, notifications off, a bound queue still bound) at the same
+ * addresses, for the transport to re-enable. Buffers in flight are
+ * forgotten: their owner takes them back. 0, -EIO when broken. */
+int virtq_reset(struct virtq *vq);
 
 /* --- state --- */
 uint16_t virtq_size(const struct virtq *vq);

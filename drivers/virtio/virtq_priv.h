@@ -206,6 +206,7 @@ static inline void virtq_batch_take(struct virtq *vq, uint16_t head, struct virt
 /* Split ring (virtq_split.c) */
 void virtq_split_init(struct virtq *vq);
 size_t virtq_split_bytes(uint16_t num);
+void virtq_split_reset(struct virtq *vq);
 void virtq_split_bind(struct virtq *vq, uint64_t (*addr)(void *ctx, uint16_t i), void *ctx,
                       uint32_t len);
 int virtq_split_add_bufs(struct virtq *vq, const struct virtq_buf *b, int n, bool writes);

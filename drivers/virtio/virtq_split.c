@@ -2,6 +2,8 @@
  * ring and used ring in the legacy contiguous layout, which every
  * transport accepts. Descriptors come from a free list (a chain takes
  * several), or in ring order with IN_ORDER and on a bound queue. */
+#include <string.h>
+
 #include "drivers/virtio/virtq_priv.h"
 
 /* Bytes of ring memory: descriptors, avail ring (with used_event), then
@@ -61,6 +63,21 @@ void virtq_split_bind(struct virtq *vq, uint64_t (*addr)(void *ctx, uint16_t i),
      * step with the avail index for slot i to be descriptor i (it is:
      * the queue only ever had single-descriptor buffers). */
     s->desc_idx = vq->avail_idx;
+}
+
+void virtq_split_reset(struct virtq *vq)
+{
+    struct virtq_split *s = &vq->s;
+    uint8_t *avail = (uint8_t *)s->avail;
+    /* The descriptor table stays: a bound queue's is written once, and
+     * the device reads no descriptor no avail entry names. */
+    memset(avail, 0, virtq_split_bytes(vq->num) - (size_t)(avail - (uint8_t *)vq->ring));
+    if (vq->bound)
+        for (uint16_t i = 0; i < vq->num; i++)
+            s->avail->ring[i] = i;
+    s->desc_idx = 0;
+    s->parked_at = 0;
+    virtq_split_disable_cb(vq);
 }
 
 /* Makes the entries up to idx visible: s2.7.13.3, descriptors and ring

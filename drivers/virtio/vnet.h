@@ -269,6 +269,19 @@ void vnet_idle_done(struct vnet_dev *d, uint64_t cycles);
 /* Whether a halt can end on this device's RX (its queue is not polled). */
 bool vnet_can_idle(const struct vnet_dev *d);
 
+/* --- queue reset (VIRTIO_F_RING_RESET, virtio 1.2 s2.6.1) ---
+ * Resets pair's TX (tx) or RX queue alone and re-enables it at the same
+ * size and addresses, the rest of the device running on. TX first waits
+ * up to 200 ms for every frame out to come back (-EBUSY when they do not),
+ * so none is lost with the queue; RX takes back every buffer the device
+ * held, counting the filled ones not taken yet as dropped, and posts them
+ * again (a frame arriving meanwhile is the device's to drop: the spec's
+ * receive steering rules). Bound slots stay bound, from slot 0. 0,
+ * -EOPNOTSUPP when ring_reset is not negotiated (or the transport has no
+ * such register), -EINVAL for a pair not in use, -EIO when the device
+ * does not complete the reset (the queue is then broken, vnet_fault). */
+int vnet_queue_reset(struct vnet_dev *d, unsigned pair, bool tx);
+
 /* --- state and counters --- */
 
 /* 1 once the device broke a rule (the queue is then dead), else 0. */

@@ -17,7 +17,7 @@
      VIRTIO_BIT(VIRTIO_F_IN_ORDER) | VIRTIO_BIT(VIRTIO_F_ANY_LAYOUT) |                             \
      VIRTIO_BIT(VIRTIO_F_RING_PACKED) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) |                         \
      VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS) |                                  \
-     VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))
+     VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC) | VIRTIO_BIT(VIRTIO_F_RING_RESET))
 
 /* virtio-net config space, virtio 1.2 s5.1.4 */
 #define VNET_CFG_MAC 0

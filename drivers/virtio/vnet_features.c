@@ -49,7 +49,7 @@ static const struct vnet_feature vnet_feature_table[] = {
     {36, "order_platform", false},
     {37, "sr_iov", false},
     {38, "notification_data", false},
-    {40, "ring_reset", false},
+    {VIRTIO_F_RING_RESET, "ring_reset", true},
     {VIRTIO_NET_F_HASH_REPORT, "hash_report", false},
     {VIRTIO_NET_F_RSS, "rss", true},
     {VIRTIO_NET_F_RSC_EXT, "rsc_ext", false},

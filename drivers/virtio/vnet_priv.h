@@ -71,7 +71,8 @@ struct vnet_rxq_stats {
     uint64_t packets, bytes, polls;
     uint64_t refills, refilled;
     uint64_t len_errors, merged;
-    uint64_t bad_release; /* vnet_rx_release of a handle not held by the app */
+    uint64_t bad_release;   /* vnet_rx_release of a handle not held by the app */
+    uint64_t reset_dropped; /* buffers filled but not taken when the queue reset */
     uint64_t csum_ok, gso_frames, gso_bytes;
     uint64_t bad_hdr[VNET_HDR_NBAD]; /* frames dropped for their header, by reason */
 };

@@ -81,6 +81,7 @@ static void vnet_json_virtq(struct json *j, const struct virtq *vq)
     json_u64(j, "forced_kicks", st->forced_kicks);
     json_u64(j, "invalid_used", virtq_violation(vq) ? 1 : 0);
     json_u64(j, "indirect", st->indirect);
+    json_u64(j, "resets", st->resets);
     json_obj_begin(j, "rule_breaks");
     json_u64(j, "unavailable", st->bad[VIRTQ_BAD_UNAVAIL]);
     json_u64(j, "used_len", st->bad[VIRTQ_BAD_USED_LEN]);
@@ -187,6 +188,7 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "len_errors", r->len_errors);
     json_u64(j, "merged", r->merged);
     json_u64(j, "bad_release", r->bad_release);
+    json_u64(j, "reset_dropped", r->reset_dropped);
     json_u64(j, "csum_ok", r->csum_ok);
     json_u64(j, "gso_frames", r->gso_frames);
     json_u64(j, "gso_bytes", r->gso_bytes);

@@ -179,6 +179,8 @@ static bool read_nth(const struct sim_queue *sq, uint32_t k, struct sim_held *h)
 
 uint32_t simq_pending(const struct sim_queue *sq)
 {
+    if (!sq->ready)
+        return 0; /* never set up, or reset */
     if (!sq->packed)
         return (uint16_t)(__atomic_load_n(&sq->avail->idx, __ATOMIC_ACQUIRE) - sq->last_avail);
     struct sim_held h;

@@ -132,6 +132,29 @@ static int sim_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, uint6
     return 0;
 }
 
+/* VIRTIO_F_RING_RESET (s2.6.1.1): the queue forgets everything, as the
+ * device reset does; what it held unsent is dropped (QEMU purges). Its
+ * vector stays: the transports say it again at re-enable. */
+static int sim_queue_reset(struct virtio_dev *d, unsigned q)
+{
+    struct sim_dev *s = sim_of(d);
+    if (q >= SIM_QMAX)
+        return -EINVAL;
+    if (s->qreset_stuck)
+        return -ETIMEDOUT;
+    if (s->qreset_ready)
+        return -EIO;
+    uint16_t max = s->q[q].max;
+    int vector = s->q[q].vector;
+    uint64_t notifies = s->q[q].notifies;
+    memset(&s->q[q], 0, sizeof(s->q[q]));
+    s->q[q].max = max;
+    s->q[q].vector = vector;
+    s->q[q].notifies = notifies;
+    s->qresets++;
+    return 0;
+}
+
 /* s5.1.2: the control queue is 2N under MQ, else 2. */
 static unsigned sim_ctrl_index(const struct sim_dev *s)
 {
@@ -190,6 +213,7 @@ static const struct virtio_ops sim_ops = {
     .read_config = sim_read_config,
     .queue_max = sim_queue_max,
     .queue_setup = sim_queue_setup,
+    .queue_reset = sim_queue_reset,
     .queue_notifier = sim_queue_notifier,
     .irq_setup = sim_irq_setup,
     .queue_irq = sim_queue_irq,

@@ -128,6 +128,9 @@ struct sim_dev {
     uint32_t relax_step;  /* buffers completed per sim_relax; 0: all */
     uint32_t mrg_split;   /* >0: RX frames go into buffers of at most this many bytes */
     bool reset_stuck;     /* status never reads back 0 after a reset */
+    bool qreset_stuck;    /* queue_reset never reads back 0 (s4.1.4.3.2) */
+    bool qreset_ready;    /* queue_reset completes with the queue still enabled */
+    uint64_t qresets;     /* queue resets done */
     bool config_unstable; /* config_generation changes on every read */
     bool no_irq;          /* the transport offers no interrupts */
     bool shared_line;     /* both queues on one vector (MMIO's one line) */

@@ -13,7 +13,7 @@ GUEST_DEFAULTS = {
     "app": "selftest", "duration": "0", "count": "0", "seed": "1",
     "ring": "0", "kick_batch": "0", "rx_refill": "64",
     "rx_coalesce": "1", "rx_coalesce_us": "1000", "txfull": "wait", "features": "",
-    "indirect": "auto",
+    "indirect": "auto", "qreset_at": "0",
     "size": "64", "rate": "max", "burst": "32", "flows": "", "imix": "", "path": "raw",
     "sessions": "1", "window": "262144", "role": "client", "proto": "udp", "req_size": "1",
     "resp_size": "1", "alloc_mb": "16", "fault": "pf", "case": "all",
