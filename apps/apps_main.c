@@ -20,7 +20,7 @@
 #define FWCFG_CONFIG_FILE "opt/vnperf/config"
 
 static char fwcfg_config[2048];
-static struct app_config app_config; /* the line, parsed once; apps get it const */
+static struct app_config parsed_config; /* the line, parsed once; apps get it const */
 /* The config as echoed: escaped (kernel/esc.h), a newline in it forged an
  * @vnperf line ahead of the real exit line. */
 static char config_echo[ESC_CAP(sizeof(fwcfg_config))];
@@ -78,17 +78,17 @@ static void load_config(const struct boot_info *bi, struct app_config *c)
 
 int apps_main(const struct boot_info *bi)
 {
-    load_config(bi, &app_config);
-    app_smp_start(&app_config);
-    const struct app *app = app_find(app_config.app);
+    load_config(bi, &parsed_config);
+    app_smp_start(&parsed_config);
+    const struct app *app = app_find(parsed_config.app);
     if (!app)
         vn_fatal(VN_EXIT_INTERNAL, "app '%s' passed the config check but is not in the table",
-                 app_config.app);
+                 parsed_config.app);
 
     time_app_start = time_cycles();
     struct json *j = result_begin("ready");
     json_str(j, "app", app->name);
     json_u64(j, "t_ns", time_ns());
     result_end();
-    return app->main(&app_config);
+    return app->main(&parsed_config);
 }

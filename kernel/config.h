@@ -1,7 +1,7 @@
 /* A generic key=value reader: "key=value" words from the PVH command line
  * or a fw_cfg file, parsed into a struct its caller owns, as the caller's
  * key table (struct cfg_table) describes. The kernel knows no key: the
- * appliance's table lives in apps/app_config_keys.c (docs/config.md). */
+ * keys and what they fill are the appliance's (docs/config.md). */
 #ifndef VN_CONFIG_H
 #define VN_CONFIG_H
 
