@@ -378,13 +378,24 @@ def _pct_cell(c):
     return _mark(c, "%+.1f" % c["pct"])
 
 
-def render(cmp, label_a="A", label_b="B"):
+def lead_column(cols):
+    """The table's lead change column: requests/response runs move few
+    bytes, their scale is transactions/s; searches (vnperf ndr): the rate
+    found."""
+    return "TPS%" if "TPS%" in cols else "BW%" if "BW%" in cols else \
+        "NDR%" if "NDR%" in cols else "PDR%" if "PDR%" in cols else "pps%"
+
+
+def row_name(cmp, r):
+    """A row as its key's values name it ("size=64"), "all" without one."""
+    return _keytext(cmp["key"], [r["params"][n] for n in cmp["key"]]) or "all"
+
+
+def table_cells(cmp):
+    """(headers, rows of cells, unit) of the table render() prints."""
     names = cmp["key"] or ["point"]
     cols = cmp["columns"]
-    # Request/response runs move few bytes: their scale is transactions/s.
-    # Searches (vnperf ndr): the rate found.
-    lead = "TPS%" if "TPS%" in cols else "BW%" if "BW%" in cols else \
-        "NDR%" if "NDR%" in cols else "PDR%" if "PDR%" in cols else "pps%"
+    lead = lead_column(cols)
     unit, scale = {"BW%": ("Gbit/s", 1e-9), "TPS%": ("tps", 1.0), "pps%": ("pps", 1.0),
                    "NDR%": ("NDR pps", 1.0), "PDR%": ("PDR pps", 1.0)}[lead]
     fmts = {c: f for c, _, f, _ in VALUES}
@@ -409,19 +420,26 @@ def render(cmp, label_a="A", label_b="B"):
             _test_cells(cmp["average"].get(lead))
         avg += [_pct_cell(cmp["average"][c]) if c in cmp["average"] else "" for c in cols]
         out.append(avg)
+    return headers, out, unit
+
+
+def render(cmp, label_a="A", label_b="B"):
+    headers, out, unit = table_cells(cmp)
+    nkey = len(cmp["key"] or ["point"])
     lines = list(cmp["same"]) + ["baseline A: %s" % label_a, "patched  B: %s" % label_b]
     for n, (va, vb) in cmp["differences"].items():
         lines.append("  %s: %s -> %s" % (n, va, vb))
     if not cmp["differences"]:
         lines.append("  (A and B record the same parameters: the A/B is outside what the "
                      "runs record, or A is B)")
-    lines.append(table(headers, out, align=["<"] * len(names)
-                       + [">"] * (len(headers) - len(names))))
-    lines += _notes(cmp, unit)
+    lines.append(table(headers, out, align=["<"] * nkey + [">"] * (len(headers) - nkey)))
+    lines += notes(cmp, unit)
     return "\n".join(lines)
 
 
-def _notes(cmp, unit):
+def notes(cmp, unit):
+    """The lines under the table: what its cells mean, warnings, rows
+    left out, failed runs."""
     test = {"welch": "Welch's t-test", "mwu": "Mann-Whitney U"}[cmp["test"]]
     lines = ["%s A, %s B: the means of the repeats (the sweep's table shows medians); %% = "
              "(B - A) / A of those means; 95%% CI: that change's confidence "
@@ -444,16 +462,15 @@ def _notes(cmp, unit):
         for side in ("a", "b"):
             if r["failed"][side]:
                 lines.append("FAILED %s %s: %d run(s): %s" % (
-                    side.upper(), _keytext(cmp["key"], [r["params"][n] for n in cmp["key"]])
-                    or "all", len(r["failed"][side]), r["failed"][side][0]))
+                    side.upper(), row_name(cmp, r), len(r["failed"][side]),
+                    r["failed"][side][0]))
     return lines
 
 
 def named_cells(cmp):
     """(row, column, cell) for every cell of the table, the average row's
     included."""
-    cells = [(_keytext(cmp["key"], [r["params"][n] for n in cmp["key"]]) or "all", col, c)
-             for r in cmp["rows"] for col, c in r["columns"].items()]
+    cells = [(row_name(cmp, r), col, c) for r in cmp["rows"] for col, c in r["columns"].items()]
     return cells + [("average", col, c) for col, c in cmp["average"].items()]
 
 
@@ -524,6 +541,9 @@ def add_arguments(p):
                    help="welch: Welch's t-test (default); mwu: Mann-Whitney U")
     p.add_argument("--alpha", type=optypes.finite_float, default=stats.ALPHA,
                    help="significance level of the table (default %(default)s)")
+    p.add_argument("--out", type=optypes.out_dir, default=None, metavar="DIR",
+                   help="also write the comparison to DIR/compare.json (vnperf report DIR "
+                   "makes its page)")
     f = p.add_mutually_exclusive_group()
     f.add_argument("--json", action="store_true", help="print the comparison as JSON")
     f.add_argument("--csv", action="store_true", help="print the comparison as CSV")
@@ -546,6 +566,10 @@ def main(opts):
     by = _names(opts.by, known) or None
     ab |= set(wa) | set(wb)
     cmp = compare(a, b, by, ab, opts.test, opts.alpha)
+    if opts.out:
+        save(opts.out, dict(cmp, a=opts.a, b=opts.b, sides={
+            "a": {"label": _label(opts.a, wa), "identity": shared_params(a)},
+            "b": {"label": _label(opts.b, wb), "identity": shared_params(b)}}))
     if opts.json:
         cmp.update({"a": opts.a, "b": opts.b})
         print(to_json(cmp))
@@ -558,6 +582,30 @@ def main(opts):
         raise usage("compare: %d compared point(s) have failed runs (marked FAILED)"
                     % len(failed))
     return 0
+
+
+OUT_FILE = "compare.json"
+
+
+def shared_params(points):
+    """The parameters every point of a side holds with one value: what
+    its runs were, the row parameters aside."""
+    first = points[0].params
+    return {k: v for k, v in sorted(first.items())
+            if all(str(p.params.get(k)) == str(v) for p in points)}
+
+
+def save(outdir, data):
+    """DIR/compare.json: the comparison (what --json prints), both paths,
+    labels and identities."""
+    path = os.path.join(outdir, OUT_FILE)
+    try:
+        os.makedirs(outdir, exist_ok=True)
+        with open(path + ".tmp", "w") as f:
+            f.write(to_json(data) + "\n")
+        os.replace(path + ".tmp", path)
+    except OSError as e:
+        raise usage("compare: cannot write %s: %s" % (path, e.strerror))
 
 
 def _names(text, known):

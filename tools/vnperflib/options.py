@@ -59,6 +59,7 @@ class RunOptions:
     raw: bool = False
     json: bool = False
     csv: bool = False
+    out: str = None               # run --out DIR: the report also in DIR/run.json
 
     @classmethod
     def from_cli(cls, ns):

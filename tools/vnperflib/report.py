@@ -258,3 +258,7 @@ def to_csv(rows, fields=CSV_FIELDS):
 def to_json(res):
     """The JSON of a result.RunResult: today's keys and schema_version."""
     return res.to_json()
+
+
+# `vnperf run --out DIR`: the report as --json prints it.
+OUT_FILE = "run.json"

@@ -191,7 +191,9 @@ def base_opts(ns, but=(), **fields):
             fields[name] = getattr(ns, name).split(",")[0].strip()
     named = [v.strip() for v in ns.backend.split(",")] if ns.backend else []
     fields["backend"] = backends.implied(ns, named) or "dgram"
-    fields.update(json=False, csv=False, quiet=not ns.verbose, duration=ns.duration or 5)
+    # --out is the sweep's directory, not a run's.
+    fields.update(json=False, csv=False, out=None, quiet=not ns.verbose,
+                  duration=ns.duration or 5)
     base = options.build(**fields)
     clash = [w.partition("=")[0] for w in base.config
              if w.partition("=")[0] in AXES and w.partition("=")[0] not in but
