@@ -20,6 +20,7 @@ libcmocka-dev:host unit tests
 python3:runner
 python3-pytest:integration tests
 python3-matplotlib:plots (runner falls back to tables without it)
+chromium:renders vnperf report's page headless in the integration tests
 iproute2:tap and network namespaces
 iperf:iperf2 peer for app=iperf
 iputils-ping:host ping test
