@@ -1,0 +1,77 @@
+"""vnperf conform (issue 27): over tap and over vhost-user (testpmd), on
+QEMU 7.2 and 10.0, a short run (two features as factors) ends in a table
+with no vnperf error (exit 0, every cell a verdict), and QEMU's own
+host_mtu=60 (a device MTU below the spec's 68, virtio 1.2 s5.1.4.1)
+shows as a config violation while the exit stays 0. The comparison of
+`sweep --qemu system,next` is test_next.py's."""
+
+import json
+import os
+import shutil
+
+import pytest
+
+from vnharness import run_vnperf
+from vnperflib import nextroot
+
+NEXT = nextroot.stamp() is not None
+QEMUS = ["system"] + (["next"] if NEXT else [])
+TAP = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (tap in a namespace)")
+BASE = ["conform", "--accel", "tcg", "--quiet", "--json", "--no-stream", "--count", "300",
+        "--features", "event_idx,indirect_desc"]
+
+
+def conform(args, timeout=600):
+    r = run_vnperf(BASE + args, timeout=timeout)
+    assert r.stdout, "no result (status %d): %s" % (r.returncode, r.stderr[-3000:])
+    res = json.loads(r.stdout)
+    assert r.returncode == 0, (r.returncode, res["errors"], r.stderr[-3000:])
+    assert res["errors"] == []
+    assert res["factors"] == ["event_idx", "indirect_desc"]
+    # two features: all, none, each off alone (the other's on alone is the same row)
+    assert [c["name"] for c in res["combinations"]] == ["all", "none", "-event_idx", "+event_idx"]
+    for c in res["combinations"]:
+        for check, cell in c["checks"].items():
+            assert cell["verdict"] in ("pass", "violation", "not offered", "n/a"), (c["name"],
+                                                                                  check, cell)
+            if cell["verdict"] in ("pass", "violation"):
+                assert cell["command"].startswith("tools/vnperf run --backend "), cell
+    return res
+
+
+def verdicts(res, check):
+    return {c["name"]: c["checks"][check]["verdict"] for c in res["combinations"]}
+
+
+@TAP
+@pytest.mark.timeout_s(600)
+@pytest.mark.parametrize("qemu", QEMUS)
+def test_conform_over_tap(image, qemu):
+    res = conform(["--backend", "tap", "--qemu", qemu])
+    # QEMU's virtio-net keeps every rule these checks see
+    for check in ("reset", "traffic", "used_len", "unavailable", "config"):
+        assert set(verdicts(res, check).values()) == {"pass"}, (check, verdicts(res, check))
+
+
+@pytest.mark.skipif(shutil.which("dpdk-testpmd") is None, reason="no dpdk-testpmd (Debian dpdk-dev)")
+@pytest.mark.timeout_s(600)
+@pytest.mark.parametrize("qemu", QEMUS)
+def test_conform_over_vhost_user(image, qemu):
+    args = ["--backend", "vhost-user", "--qemu", qemu]
+    if qemu == "next":
+        if nextroot.open_above(nextroot.DRIVERS) is not None:
+            pytest.skip("DPDK 24.11 loads no driver below a world-writable folder")
+        args += ["--testpmd", "next"]
+    res = conform(args)
+    assert set(verdicts(res, "used_len").values()) == {"pass"}
+
+
+@TAP
+@pytest.mark.timeout_s(600)
+def test_a_device_mtu_below_68_is_a_config_violation_not_an_error(image):
+    res = conform(["--backend", "tap", "--qemu-arg=-global",
+                   "--qemu-arg=virtio-net-device.host_mtu=60"])
+    cfg = res["combinations"][0]["checks"]["config"]
+    assert cfg["verdict"] == "violation" and cfg["section"] == "s5.1.4.1", cfg
+    assert "host_mtu=60" in cfg["command"]
+    assert "1 config fields out of range" in cfg["detail"], cfg
