@@ -9,7 +9,13 @@
  * burst= with the TSC pacer holding rate=. With queues= above 1 each flow
  * goes out on the pair its replies come back on (vnet_flow_pair: the
  * device's RSS hash of the reply), a burst per pair in turn from that
- * pair's flows, each pair with its own bound slots.
+ * pair's flows, each pair with its own bound slots. With vcpus= above 1
+ * the pairs are shared out over the CPUs (pair k with flows to CPU k mod
+ * the CPUs sending; with queues= equal to vcpus= the pair index is the CPU
+ * index): each CPU sends its share of count= on its own pairs with its
+ * own slots, burst buffer, flow cursor and counts (struct gen_cpu), no
+ * lock anywhere; CPU 0 also receives, runs lwIP and prints the samples,
+ * and the per-CPU counts are added up at the end.
  * path=stack: the same payload through lwIP's udp_sendto, to measure what
  * the stack costs.
  *
@@ -34,6 +40,7 @@
 #include "apps/stall.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 #include "lwip/pbuf.h"
 #include "lwip/udp.h"
@@ -46,17 +53,36 @@
 #define GEN_DRAIN_MS      1000
 #define SERVICE_US        500 /* lwIP timers and TX reclaim while paced */
 
-/* A TX pair and the flows it carries: order[base .. base+n). */
+/* A TX pair and the flows it carries: order[base .. base+n); its counts. */
 struct gen_pair {
     unsigned q, base, n, pos;
     struct vnet_txslots slots;
+    uint64_t packets, bytes, dropped;
 };
+
+/* One sending CPU: its pairs and the burst being built on one of them, its
+ * share of count= and its counts. Written by that CPU only; CPU 0 reads
+ * the counts for a sample (each an aligned load) and adds them up once
+ * the CPU is done. */
+struct gen_cpu {
+    struct gen_pair pairs[VNET_MAX_PAIRS];
+    unsigned npairs;
+    struct gen_pair *cur;      /* the pair of the burst being built */
+    struct vnet_txslots slots; /* cur's */
+    uint16_t *lens;            /* per frame of a burst */
+    unsigned imix_pos;
+    uint64_t rng;
+    struct pacer pc;
+    uint64_t count, sent, packets, bytes, dropped;
+    uint64_t build_cycles; /* spent building frames (raw path) */
+    uint64_t cls_packets[IMIX_MAX_SIZES];
+    uint32_t done; /* an AP's last store (release) */
+} __attribute__((aligned(64)));
 
 struct gen_class {
     uint16_t len;
     uint16_t copy;   /* template bytes that differ between classes */
     uint8_t *master; /* the frame for flow 0 */
-    uint64_t packets;
 };
 
 static struct gen {
@@ -64,24 +90,23 @@ static struct gen {
     struct gen_class cls[IMIX_MAX_SIZES];
     unsigned ncls;
     uint8_t imix_seq[IMIX_MAX_WEIGHT];
-    unsigned imix_cycle, imix_pos;
+    unsigned imix_cycle;
     struct pkt_flow *flows;
     unsigned nflows;
     bool random;
-    uint64_t rng;
-    struct pkt_tmpl *tmpl;     /* [flow * ncls + class] */
-    struct vnet_txslots slots; /* the current pair's (cur) */
-    struct gen_pair pairs[VNET_MAX_PAIRS];
-    unsigned npairs;      /* pairs with flows */
-    struct gen_pair *cur; /* the pair of the burst being built */
-    uint16_t *order;      /* flow indices by pair */
-    uint16_t *lens;       /* per frame of a burst */
-    uint16_t maxlen;      /* of all classes */
-    uint64_t *seq;        /* next sequence number per flow */
-    bool drop;            /* txfull=drop: frames the ring cannot take are counted, not waited for */
-    uint64_t packets, bytes, dropped, nomem;
-    uint64_t build_cycles; /* spent building frames (raw path) */
-    bool qreset_done;      /* qreset_at= */
+    struct pkt_tmpl *tmpl; /* [flow * ncls + class] */
+    struct gen_cpu cpu[SMP_MAX_CPUS];
+    unsigned ncpu;   /* CPUs sending: 1 .. smp_cpus_up() */
+    uint16_t *order; /* flow indices by pair */
+    uint16_t maxlen; /* of all classes */
+    uint64_t *seq;   /* next sequence number per flow: a flow is one CPU's */
+    bool drop;       /* txfull=drop: frames the ring cannot take are counted, not waited for */
+    int burst;
+    uint64_t end; /* TSC deadline of the sending */
+    /* added up at the end */
+    uint64_t packets, bytes, dropped, nomem, build_cycles;
+    uint64_t cls_packets[IMIX_MAX_SIZES];
+    bool qreset_done; /* qreset_at= */
     /* reflected frames */
     struct seq_stream *rx_streams;
     struct hist lat; /* cycles */
@@ -90,16 +115,16 @@ static struct gen {
 } gen_state;
 
 /* The next flow of the current pair's (all of them with one pair). */
-static inline unsigned next_flow(void)
+static inline unsigned next_flow(struct gen_cpu *w)
 {
     if (gen_state.nflows == 1)
         return 0;
-    struct gen_pair *p = gen_state.cur;
+    struct gen_pair *p = w->cur;
     if (gen_state.random) {
-        gen_state.rng ^= gen_state.rng << 13;
-        gen_state.rng ^= gen_state.rng >> 7;
-        gen_state.rng ^= gen_state.rng << 17;
-        return gen_state.order[p->base + (unsigned)(((gen_state.rng >> 32) * p->n) >> 32)];
+        w->rng ^= w->rng << 13;
+        w->rng ^= w->rng >> 7;
+        w->rng ^= w->rng << 17;
+        return gen_state.order[p->base + (unsigned)(((w->rng >> 32) * p->n) >> 32)];
     }
     unsigned f = p->pos++;
     if (p->pos == p->n)
@@ -107,13 +132,13 @@ static inline unsigned next_flow(void)
     return gen_state.order[p->base + f];
 }
 
-static inline unsigned next_class(void)
+static inline unsigned next_class(struct gen_cpu *w)
 {
     if (gen_state.ncls == 1)
         return 0;
-    unsigned c = gen_state.imix_seq[gen_state.imix_pos++];
-    if (gen_state.imix_pos == gen_state.imix_cycle)
-        gen_state.imix_pos = 0;
+    unsigned c = gen_state.imix_seq[w->imix_pos++];
+    if (w->imix_pos == gen_state.imix_cycle)
+        w->imix_pos = 0;
     return c;
 }
 
@@ -244,17 +269,50 @@ static void gen_setup_flows(const struct app_config *c, bool stack)
         vn_fatal(VN_EXIT_OOM, "gen: no memory for %d flows", FLOWS_MAX);
     gen_state.nflows = flows_expand(&fs, &base, gen_state.flows);
     gen_state.random = fs.random;
-    gen_state.rng = c->seed * 0x9e3779b97f4a7c15ull + 1;
+    for (unsigned k = 0; k < SMP_MAX_CPUS; k++)
+        gen_state.cpu[k].rng = (c->seed + k) * 0x9e3779b97f4a7c15ull + 1;
+}
+
+/* Pair k (of those with flows) to CPU k mod the CPUs sending, which are
+ * as many as there are CPUs up and pairs to send on. A CPU other than 0
+ * spins with interrupts off: its pairs must be polled. */
+static void gen_share_pairs(const struct gen_pair *all, unsigned npairs)
+{
+    unsigned up = smp_cpus_up();
+    gen_state.ncpu = npairs < up ? npairs : up;
+    if (!gen_state.ncpu)
+        gen_state.ncpu = 1;
+    for (unsigned k = 0; k < npairs; k++) {
+        struct gen_cpu *w = &gen_state.cpu[k % gen_state.ncpu];
+        if (k % gen_state.ncpu &&
+            vnet_tx_notify_mode(net_if_dev(gen_state.nif), all[k].q) != VNET_NOTIFY_POLL)
+            vn_fatal(VN_EXIT_CONFIG,
+                     "gen: vcpus=%u: TX pair %u is sent from CPU %u, which interrupts do not "
+                     "reach: notify=tx:poll",
+                     up, all[k].q, k % gen_state.ncpu);
+        w->pairs[w->npairs++] = all[k];
+    }
+    for (unsigned k = 0; k < gen_state.ncpu; k++) {
+        struct gen_cpu *w = &gen_state.cpu[k];
+        w->cur = &w->pairs[0];
+        w->slots = w->cur->slots;
+        w->lens = calloc((size_t)gen_state.burst, sizeof(*w->lens));
+        if (!w->lens)
+            vn_fatal(VN_EXIT_OOM, "gen: no memory for a burst of %d", gen_state.burst);
+    }
 }
 
 /* Each flow's pair, the flows ordered by pair (next_flow walks a pair's
  * share), and with room every pair with flows bound. The raw path hashes
  * as the device's RSS does for the flow's replies (addresses and ports
  * swapped), once per flow here, so per frame it costs nothing; path=stack
- * (room 0) has lwIP send every flow on pair 0, in flow order. */
+ * (room 0) has lwIP send every flow on pair 0, in flow order. The pairs
+ * with flows go to the CPUs in turn (gen_share_pairs). */
 static void gen_setup_pairs(uint32_t room)
 {
     struct vnet_dev *dev = net_if_dev(gen_state.nif);
+    struct gen_pair all[VNET_MAX_PAIRS];
+    unsigned npairs = 0;
     uint8_t *pair = calloc(gen_state.nflows, 1);
     gen_state.order = calloc(gen_state.nflows, sizeof(*gen_state.order));
     if (!pair || !gen_state.order)
@@ -265,7 +323,7 @@ static void gen_setup_pairs(uint32_t room)
     }
     unsigned k = 0;
     for (unsigned q = 0; q < (room ? vnet_pairs(dev) : 1u); q++) {
-        struct gen_pair *p = &gen_state.pairs[gen_state.npairs];
+        struct gen_pair *p = &all[npairs];
         *p = (struct gen_pair){.q = q, .base = k};
         for (unsigned fi = 0; fi < gen_state.nflows; fi++)
             if (pair[fi] == q)
@@ -276,31 +334,28 @@ static void gen_setup_pairs(uint32_t room)
         if (room && net_check(gen_state.nif, vnet_txslots_bind_q(dev, q, room, &p->slots)) < 0)
             vn_fatal(VN_EXIT_DEVICE,
                      "gen: cannot bind TX ring %u: frames in flight did not come back", q);
-        gen_state.npairs++;
+        npairs++;
     }
     free(pair);
-    gen_state.cur = &gen_state.pairs[0];
-    gen_state.slots = gen_state.cur->slots;
+    gen_share_pairs(all, npairs);
 }
 
-/* The pair of the next burst: each in turn. */
-static inline void gen_next_pair(void)
+/* The pair of the next burst: each of the CPU's in turn. */
+static inline void gen_next_pair(struct gen_cpu *w)
 {
-    if (gen_state.npairs == 1)
+    if (w->npairs == 1)
         return;
-    gen_state.cur = gen_state.cur + 1 == gen_state.pairs + gen_state.npairs ? gen_state.pairs
-                                                                            : gen_state.cur + 1;
-    gen_state.slots = gen_state.cur->slots;
+    w->cur = w->cur + 1 == w->pairs + w->npairs ? w->pairs : w->cur + 1;
+    w->slots = w->cur->slots;
 }
 
-/* TX completions of every pair gen sends on; frames still in flight. */
-static int gen_reclaim(void)
+/* TX completions of every pair the CPU sends on; frames still in flight. */
+static int gen_reclaim(struct gen_cpu *w)
 {
     int busy = 0;
-    for (unsigned i = 0; i < gen_state.npairs; i++) {
-        net_check(gen_state.nif,
-                  vnet_tx_reclaim_q(net_if_dev(gen_state.nif), gen_state.pairs[i].q));
-        busy += vnet_tx_in_flight_q(net_if_dev(gen_state.nif), gen_state.pairs[i].q);
+    for (unsigned i = 0; i < w->npairs; i++) {
+        net_check(gen_state.nif, vnet_tx_reclaim_q(net_if_dev(gen_state.nif), w->pairs[i].q));
+        busy += vnet_tx_in_flight_q(net_if_dev(gen_state.nif), w->pairs[i].q);
     }
     return busy;
 }
@@ -328,39 +383,37 @@ static void gen_setup_frames(const uint8_t dst_mac[6], uint64_t burst)
         if (cl->len > gen_state.maxlen)
             gen_state.maxlen = cl->len;
     }
+    gen_state.burst = (int)burst;
     gen_setup_pairs(gen_state.maxlen > GEN_SLOT_ROOM ? gen_state.maxlen : GEN_SLOT_ROOM);
-    gen_state.lens = calloc(burst, sizeof(*gen_state.lens));
-    if (!gen_state.lens)
-        vn_fatal(VN_EXIT_OOM, "gen: no memory for a burst of %llu", (unsigned long long)burst);
 }
 
 /* Slot s should hold class c's frame. A slot that held another class
  * differs only in the first bytes (the rest is zero in every template);
  * one the driver copied a frame of its own into (tag 0) is cleared. */
-static void gen_fill_slot(uint8_t *f, uint16_t s, unsigned c)
+static void gen_fill_slot(struct gen_cpu *w, uint8_t *f, uint16_t s, unsigned c)
 {
-    if (!gen_state.slots.tag[s])
+    if (!w->slots.tag[s])
         memset(f, 0, gen_state.maxlen);
     memcpy(f, gen_state.cls[c].master, gen_state.cls[c].copy);
-    gen_state.slots.tag[s] = (uint16_t)(c + 1);
+    w->slots.tag[s] = (uint16_t)(c + 1);
 }
 
 /* The i-th reserved slot from first, holding class c's template. */
-static inline uint8_t *gen_slot(uint16_t first, int i, unsigned c)
+static inline uint8_t *gen_slot(struct gen_cpu *w, uint16_t first, int i, unsigned c)
 {
-    const struct vnet_txslots *sl = &gen_state.slots;
+    const struct vnet_txslots *sl = &w->slots;
     uint16_t s = (uint16_t)(first + i) & (uint16_t)(sl->num - 1);
     uint8_t *f = sl->frame0 + (size_t)s * sl->stride;
     if (sl->tag[s] != c + 1)
-        gen_fill_slot(f, s, c);
+        gen_fill_slot(w, f, s, c);
     return f;
 }
 
 /* gen_build_burst for the plain case (one size, one flow, no rate= and
  * txfull=wait): the timestamp's share of the checksum once per burst, the
  * sequence number in a register, no per-frame class, flow or pacer steps. */
-static int gen_build_plain(uint16_t first, int k, int max, uint64_t now, uint64_t left,
-                           uint64_t *bytes)
+static int gen_build_plain(struct gen_cpu *w, uint16_t first, int k, int max, uint64_t now,
+                           uint64_t left, uint64_t *bytes)
 {
     const struct pkt_tmpl *t = &gen_state.tmpl[0];
     int n = k < max ? k : max;
@@ -369,11 +422,11 @@ static int gen_build_plain(uint16_t first, int k, int max, uint64_t now, uint64_
     uint32_t partial = pkt_sum_add_le64(t->udp_partial, now);
     uint64_t seq = gen_state.seq[0];
     for (int i = 0; i < n; i++) {
-        pkt_patch_sum(gen_slot(first, i, 0), partial, seq + (uint64_t)i, now);
-        gen_state.lens[i] = t->len;
+        pkt_patch_sum(gen_slot(w, first, i, 0), partial, seq + (uint64_t)i, now);
+        w->lens[i] = t->len;
     }
     gen_state.seq[0] = seq + (uint64_t)n;
-    gen_state.cls[0].packets += (uint64_t)n;
+    w->cls_packets[0] += (uint64_t)n;
     *bytes = (uint64_t)n * t->len;
     return n;
 }
@@ -382,30 +435,30 @@ static int gen_build_plain(uint16_t first, int k, int max, uint64_t now, uint64_
  * from first on. Under txfull=drop the due frames beyond k are counted in
  * *dropped (they take their sequence numbers: the receiver sees the loss).
  * Returns how many were written, with their bytes in *bytes. */
-static int gen_build_burst(uint16_t first, int k, int max, struct pacer *pc, uint64_t now,
+static int gen_build_burst(struct gen_cpu *w, uint16_t first, int k, int max, uint64_t now,
                            uint64_t left, uint64_t *bytes, int *dropped)
 {
     const bool drop = gen_state.drop;
     int n = 0, nd = 0;
     uint64_t b = 0;
-    while (n + nd < max && (uint64_t)(n + nd) < left && pacer_due(pc, now)) {
+    while (n + nd < max && (uint64_t)(n + nd) < left && pacer_due(&w->pc, now)) {
         if (n == k && !drop)
             break;
-        unsigned c = next_class();
-        unsigned fi = next_flow();
+        unsigned c = next_class(w);
+        unsigned fi = next_flow(w);
         const struct pkt_tmpl *t = &gen_state.tmpl[fi * gen_state.ncls + c];
         uint64_t seq = gen_state.seq[fi]++;
-        pacer_sent(pc, t->len);
+        pacer_sent(&w->pc, t->len);
         if (n == k) {
             nd++;
             continue;
         }
-        uint8_t *f = gen_slot(first, n, c);
+        uint8_t *f = gen_slot(w, first, n, c);
         if (gen_state.nflows > 1)
             pkt_set_flow(f, &gen_state.flows[fi], t);
         pkt_patch(f, t, seq, now);
-        gen_state.lens[n] = t->len;
-        gen_state.cls[c].packets++;
+        w->lens[n] = t->len;
+        w->cls_packets[c]++;
         b += t->len;
         n++;
     }
@@ -415,20 +468,20 @@ static int gen_build_burst(uint16_t first, int k, int max, struct pacer *pc, uin
 }
 
 /* Sends up to max frames through lwIP; returns how many went. */
-static int gen_stack_burst(struct udp_pcb *pcb, int max, struct pacer *pc, uint64_t now,
+static int gen_stack_burst(struct gen_cpu *w, struct udp_pcb *pcb, int max, uint64_t now,
                            uint64_t left)
 {
     int n = 0;
-    while (n < max && (uint64_t)n < left && pacer_due(pc, now)) {
-        unsigned c = gen_state.ncls == 1 ? 0 : gen_state.imix_seq[gen_state.imix_pos];
+    while (n < max && (uint64_t)n < left && pacer_due(&w->pc, now)) {
+        unsigned c = gen_state.ncls == 1 ? 0 : gen_state.imix_seq[w->imix_pos];
         uint16_t len = gen_state.cls[c].len, plen = (uint16_t)(len - PKT_HDRS_LEN);
         struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, plen, PBUF_RAM);
         if (!p) {
             gen_state.nomem++;
             break;
         }
-        next_class();
-        unsigned fi = next_flow();
+        next_class(w);
+        unsigned fi = next_flow(w);
         uint8_t *pl = p->payload;
         memset(pl, 0, plen);
         wrle64(pl + PL_OFF_SEQ, gen_state.seq[fi]++);
@@ -443,13 +496,16 @@ static int gen_stack_burst(struct udp_pcb *pcb, int max, struct pacer *pc, uint6
         ip_addr_set_ip4_u32(&dst, lwip_htonl(gen_state.flows[fi].daddr));
         err_t e = udp_sendto(pcb, p, &dst, gen_state.flows[fi].dport);
         pbuf_free(p);
-        pacer_sent(pc, len);
+        pacer_sent(&w->pc, len);
         if (e != ERR_OK) {
-            gen_state.dropped++;
+            w->dropped++;
+            w->cur->dropped++;
         } else {
-            gen_state.packets++;
-            gen_state.bytes += len;
-            gen_state.cls[c].packets++;
+            w->packets++;
+            w->bytes += len;
+            w->cur->packets++;
+            w->cur->bytes += len;
+            w->cls_packets[c]++;
         }
         n++;
     }
@@ -460,6 +516,136 @@ static uint64_t gen_wake(uint64_t a, uint64_t b, uint64_t c)
 {
     uint64_t m = a < b ? a : b;
     return m < c ? m : c;
+}
+
+/* One burst on the CPU's next pair (raw path): reserve, build, send.
+ * Returns the frames it took (sent and dropped). */
+static int gen_send_round(struct gen_cpu *w, uint64_t now, bool plain)
+{
+    if (!pacer_due(&w->pc, now))
+        return 0;
+    uint16_t first = 0;
+    gen_next_pair(w);
+    struct gen_pair *p = w->cur;
+    int k = net_check(gen_state.nif, vnet_txslots_reserve_q(net_if_dev(gen_state.nif), p->q,
+                                                            gen_state.burst, &first));
+    if (k < 0)
+        vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", k);
+    uint64_t t0 = time_cycles(), bytes, left = w->count - w->sent;
+    int dropped = 0;
+    int q = plain ? gen_build_plain(w, first, k, gen_state.burst, now, left, &bytes)
+                  : gen_build_burst(w, first, k, gen_state.burst, now, left, &bytes, &dropped);
+    int n = q + dropped;
+    if (!n)
+        return 0;
+    w->build_cycles += time_cycles() - t0;
+    int rc = net_check(gen_state.nif,
+                       vnet_txslots_send_q(net_if_dev(gen_state.nif), p->q, q, w->lens, dropped));
+    if (rc < 0)
+        vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", rc);
+    p->packets += (uint64_t)q;
+    p->bytes += bytes;
+    p->dropped += (uint64_t)dropped;
+    VN_WRITE_ONCE(w->bytes, w->bytes + bytes);
+    VN_WRITE_ONCE(w->packets, w->packets + (uint64_t)q);
+    VN_WRITE_ONCE(w->dropped, w->dropped + (uint64_t)dropped);
+    w->sent += (uint64_t)n;
+    return n;
+}
+
+/* An AP's whole run: its pairs until its share is sent or the deadline;
+ * CPU 0 does the receiving, lwIP and the samples. */
+static int gen_ap(unsigned cpu, void *arg)
+{
+    struct gen_cpu *w = &gen_state.cpu[cpu];
+    const bool plain = *(const bool *)arg;
+    while (w->sent < w->count) {
+        uint64_t now = time_cycles();
+        if (now >= gen_state.end)
+            break;
+        if (gen_send_round(w, now, plain) == 0)
+            gen_reclaim(w);
+    }
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* Sent so far by every CPU (for a sample: each CPU's own counts, read). */
+static void gen_sent_now(uint64_t *packets, uint64_t *bytes, uint64_t *dropped)
+{
+    *packets = *bytes = *dropped = 0;
+    for (unsigned k = 0; k < gen_state.ncpu; k++) {
+        *packets += VN_READ_ONCE(gen_state.cpu[k].packets);
+        *bytes += VN_READ_ONCE(gen_state.cpu[k].bytes);
+        *dropped += VN_READ_ONCE(gen_state.cpu[k].dropped);
+    }
+}
+
+static bool gen_aps_done(void)
+{
+    for (unsigned k = 1; k < gen_state.ncpu; k++)
+        if (!__atomic_load_n(&gen_state.cpu[k].done, __ATOMIC_ACQUIRE))
+            return false;
+    return true;
+}
+
+/* Every CPU's pacer and share of count= (CPU 0 takes the remainder), and
+ * the APs' start. */
+static void gen_start_cpus(const struct app_config *c, uint64_t count, const struct rate *r,
+                           uint64_t start, bool *plain)
+{
+    if (gen_state.ncpu > 1 && r->unit != RATE_UNLIMITED)
+        vn_fatal(VN_EXIT_CONFIG,
+                 "gen: rate=%s with %u CPUs sending: pacing is per CPU; give vcpus=1 or no rate=",
+                 c->rate, gen_state.ncpu);
+    for (unsigned k = 0; k < gen_state.ncpu; k++) {
+        struct gen_cpu *w = &gen_state.cpu[k];
+        w->count =
+            count == UINT64_MAX ? count : count / gen_state.ncpu + (k ? 0 : count % gen_state.ncpu);
+        if (pacer_init(&w->pc, r, time_tsc_hz, start) < 0)
+            vn_fatal(VN_EXIT_CONFIG, "gen: rate=%s cannot be paced with a %llu Hz TSC", c->rate,
+                     (unsigned long long)time_tsc_hz);
+    }
+    for (unsigned k = 1; k < gen_state.ncpu; k++)
+        if (smp_run(k, gen_ap, plain) < 0)
+            vn_fatal(VN_EXIT_INTERNAL, "gen: CPU %u is not idle", k);
+}
+
+/* Every CPU's counts into the totals, once all are done. */
+static void gen_add_up(void)
+{
+    for (unsigned k = 0; k < gen_state.ncpu; k++) {
+        const struct gen_cpu *w = &gen_state.cpu[k];
+        gen_state.packets += w->packets;
+        gen_state.bytes += w->bytes;
+        gen_state.dropped += w->dropped;
+        gen_state.build_cycles += w->build_cycles;
+        for (unsigned ci = 0; ci < gen_state.ncls; ci++)
+            gen_state.cls_packets[ci] += w->cls_packets[ci];
+    }
+}
+
+/* "queues": every pair sent on, the CPU that sent, its counts. */
+static void gen_queues_json(struct json *j)
+{
+    json_arr_begin(j, "queues");
+    for (unsigned k = 0; k < gen_state.ncpu; k++)
+        for (unsigned i = 0; i < gen_state.cpu[k].npairs; i++) {
+            const struct gen_pair *p = &gen_state.cpu[k].pairs[i];
+            uint64_t full, halts;
+            vnet_tx_full_counts(net_if_dev(gen_state.nif), p->q, &full, &halts);
+            json_obj_begin(j, NULL);
+            json_u64(j, "queue", p->q);
+            json_u64(j, "cpu", k);
+            json_u64(j, "flows", p->n);
+            json_u64(j, "packets", p->packets);
+            json_u64(j, "bytes", p->bytes);
+            json_u64(j, "dropped", p->dropped);
+            json_u64(j, "ring_full", full);
+            json_u64(j, "halts", halts);
+            json_obj_end(j);
+        }
+    json_arr_end(j);
 }
 
 static void gen_result(const struct app_config *c, uint64_t ns, const struct rate *r, bool stack,
@@ -485,11 +671,12 @@ static void gen_result(const struct app_config *c, uint64_t ns, const struct rat
         json_double(j, "build_cycles_per_packet", cpp);
         json_double(j, "build_pps_capacity", cpp > 0 ? (double)time_tsc_hz / cpp : 0);
     }
+    gen_queues_json(j);
     json_arr_begin(j, "sizes");
     for (unsigned ci = 0; ci < gen_state.ncls; ci++) {
         json_obj_begin(j, NULL);
         json_u64(j, "size", gen_state.cls[ci].len);
-        json_u64(j, "packets", gen_state.cls[ci].packets);
+        json_u64(j, "packets", gen_state.cls_packets[ci]);
         json_obj_end(j);
     }
     json_arr_end(j);
@@ -556,79 +743,54 @@ int app_gen_main(const struct app_config *c)
     }
 
     uint64_t count = c->count ? c->count : UINT64_MAX;
-    struct pacer pc;
     struct meter m;
     int burst = (int)c->burst;
     meter_start(&m, c);
     uint64_t start = m.t0;
     uint64_t end = app_deadline(c, start, c->count ? GEN_COUNT_LIMIT_S : GEN_DEFAULT_S);
     bool limit_is_timeout = c->count && !c->duration_s;
-    if (pacer_init(&pc, &r, time_tsc_hz, start) < 0)
-        vn_fatal(VN_EXIT_CONFIG, "gen: rate=%s cannot be paced with a %llu Hz TSC", c->rate,
-                 (unsigned long long)time_tsc_hz);
     uint64_t service_every = time_ns_to_cycles(SERVICE_US * 1000u), next_service = start;
-    uint64_t now = start, sent = 0;
-    const bool plain =
+    uint64_t now = start;
+    bool plain =
         gen_state.ncls == 1 && gen_state.nflows == 1 && r.unit == RATE_UNLIMITED && !gen_state.drop;
     unsigned rounds = 0;
-    printf("gen: %s path, %u size%s, %u flow%s, burst %d, rate %s\n", stack ? "stack" : "raw",
-           gen_state.ncls, gen_state.ncls > 1 ? "s" : "", gen_state.nflows,
-           gen_state.nflows > 1 ? "s" : "", burst, c->rate[0] ? c->rate : "max");
+    struct gen_cpu *w = &gen_state.cpu[0];
+    printf("gen: %s path, %u size%s, %u flow%s, burst %d, rate %s, %u CPU%s sending\n",
+           stack ? "stack" : "raw", gen_state.ncls, gen_state.ncls > 1 ? "s" : "", gen_state.nflows,
+           gen_state.nflows > 1 ? "s" : "", burst, c->rate[0] ? c->rate : "max", gen_state.ncpu,
+           gen_state.ncpu > 1 ? "s" : "");
+    gen_state.end = end;
+    gen_start_cpus(c, count, &r, start, &plain);
 
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;
     app_stall_start(&st);
-    while (sent < count) {
+    while (w->sent < w->count || !gen_aps_done()) {
         now = time_cycles();
         stall_round(&st, now);
         if (now >= end)
             break;
-        int n;
-        if (stack) {
-            n = gen_stack_burst(pcb, burst, &pc, now, count - sent);
-            sent += (uint64_t)n;
-            if (c->qreset_at && !gen_state.qreset_done && sent >= c->qreset_at) {
+        int n = 0;
+        if (w->sent >= w->count) {
+            /* CPU 0's share is out: it receives and serves while the APs send. */
+        } else if (stack) {
+            n = gen_stack_burst(w, pcb, burst, now, w->count - w->sent);
+            w->sent += (uint64_t)n;
+            if (c->qreset_at && !gen_state.qreset_done && w->sent >= c->qreset_at) {
                 net_flush(gen_state.nif);
                 apps_qreset(c, gen_state.nif, 0, true);
                 gen_state.qreset_done = true;
             }
         } else {
-            n = 0;
-            if (pacer_due(&pc, now)) {
-                uint16_t first = 0;
-                gen_next_pair();
-                const unsigned tq = gen_state.cur->q;
-                int k = net_check(gen_state.nif, vnet_txslots_reserve_q(net_if_dev(gen_state.nif),
-                                                                        tq, burst, &first));
-                if (k < 0)
-                    vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", k);
-                uint64_t t0 = time_cycles(), bytes;
-                int dropped = 0;
-                int q = plain ? gen_build_plain(first, k, burst, now, count - sent, &bytes)
-                              : gen_build_burst(first, k, burst, &pc, now, count - sent, &bytes,
-                                                &dropped);
-                n = q + dropped;
-                if (n) {
-                    gen_state.build_cycles += time_cycles() - t0;
-                    int rc =
-                        net_check(gen_state.nif, vnet_txslots_send_q(net_if_dev(gen_state.nif), tq,
-                                                                     q, gen_state.lens, dropped));
-                    if (rc < 0)
-                        vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", rc);
-                    gen_state.bytes += bytes;
-                    gen_state.packets += (uint64_t)q;
-                    gen_state.dropped += (uint64_t)dropped;
-                    sent += (uint64_t)n;
-                    if (c->qreset_at && !gen_state.qreset_done && sent >= c->qreset_at) {
-                        apps_qreset(c, gen_state.nif, tq, true);
-                        gen_state.qreset_done = true;
-                    }
-                }
+            n = gen_send_round(w, now, plain);
+            if (n && c->qreset_at && !gen_state.qreset_done && w->sent >= c->qreset_at) {
+                apps_qreset(c, gen_state.nif, w->cur->q, true);
+                gen_state.qreset_done = true;
             }
             /* vnet_txslots_reserve reclaims when the ring runs short; here
              * only while idle (paced), so slots come back between bursts. */
             if (n == 0)
-                gen_reclaim();
+                gen_reclaim(w);
         }
         /* RX (reflected frames, ARP, ping) every few rounds: polling the
          * used ring costs as much as building a burst under TCG. */
@@ -640,15 +802,21 @@ int app_gen_main(const struct app_config *c)
         }
         /* Paced and early: halt (notify=irq|hybrid) until the next
          * departure, a frame, the next sample or the end. */
-        if (n == 0 && !pacer_due(&pc, now))
-            stall_skip(&st, net_idle(gen_wake(pacer_next(&pc), m.next, end)));
+        if (n == 0 && gen_state.ncpu == 1 && !pacer_due(&w->pc, now))
+            stall_skip(&st, net_idle(gen_wake(pacer_next(&w->pc), m.next, end)));
         if (meter_due(&m, now)) {
-            struct json *j = meter_sample(&m, now, gen_state.packets, gen_state.bytes);
-            json_u64(j, "tx_dropped", gen_state.dropped);
+            uint64_t sp, sb, sd;
+            gen_sent_now(&sp, &sb, &sd);
+            struct json *j = meter_sample(&m, now, sp, sb);
+            json_u64(j, "tx_dropped", sd);
             json_u64(j, "returned", gen_state.rx_packets);
             meter_end(&m, &st);
         }
     }
+    for (unsigned k = 1; k < gen_state.ncpu; k++)
+        smp_wait(k);
+    gen_add_up();
+    uint64_t sent = gen_state.packets + gen_state.dropped;
     uint64_t ns = time_cycles_to_ns(now - start);
 
     /* Let the ring drain so every frame is accounted and reflected ones
@@ -662,7 +830,9 @@ int app_gen_main(const struct app_config *c)
             last_rx = gen_state.rx_packets;
             quiet = time_cycles();
         }
-        bool idle = stack || gen_reclaim() == 0;
+        bool idle = true;
+        for (unsigned k = 0; !stack && k < gen_state.ncpu; k++)
+            idle = gen_reclaim(&gen_state.cpu[k]) == 0 && idle;
         if (idle && time_cycles() - quiet > time_ns_to_cycles(100000000ull))
             break;
     }

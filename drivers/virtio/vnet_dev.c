@@ -367,6 +367,17 @@ unsigned vnet_pairs(const struct vnet_dev *d)
 {
     return d->npairs;
 }
+
+uint8_t vnet_tx_notify_mode(const struct vnet_dev *d, unsigned q)
+{
+    return q < d->npairs ? d->txq[q].note.mode : VNET_NOTIFY_POLL;
+}
+
+void vnet_tx_full_counts(const struct vnet_dev *d, unsigned q, uint64_t *ring_full, uint64_t *halts)
+{
+    *ring_full = q < d->npairs ? d->txq[q].st.ring_full : 0;
+    *halts = q < d->npairs ? d->txq[q].note.halts : 0;
+}
 uint16_t vnet_rx_size(const struct vnet_dev *d)
 {
     return d->rxq[0].size;

@@ -45,11 +45,12 @@ def tap_rx(name):
         return int(f.read())
 
 
-def boot_mq(tap, cfg, props):
+def boot_mq(tap, cfg, props, smp=1):
     nic = qemucmd.Nic("tap,ifname=%s,script=no,downscript=no,queues=2,vhost=off" % tap,
                       "52:54:00:00:00:01", dict({"mq": "on", "vectors": "6"}, **props))
     spec = qemucmd.GuestSpec(vnharness.IMAGE, machine="q35", memory_mb=128, accel="tcg",
-                             config=cfg, nics=[nic], name="vnperf-test")
+                             config=cfg, nics=[nic], name="vnperf-test",
+                             extra=["-smp", str(smp)])
     g = guest.Guest(spec)
     with vnharness.Session() as s:
         g.start(s)
@@ -196,6 +197,40 @@ def test_gen_flows_go_out_on_their_hash_pairs(image, mqtap):
     for q in (0, 1):
         assert tx[q] == sum(n for p, n in seen.items() if want[p] == q), (q, tx, seen, want)
     assert sum(tx) == sum(seen.values()) == tap_rx(mqtap) - before >= N, (tx, seen)
+
+
+@needs_root
+def test_gen_one_instance_per_vcpu_on_its_pair(image, mqtap):
+    """-smp 2, vcpus=2, queues=2: CPU i sends on pair i the flows whose
+    replies hash there, half of count= each; per pair, gen's own count,
+    the driver's and the frames the tap got from that pair's flows are
+    the same, and the total is exact."""
+    flows = [(sp, dp) for sp in range(5000, 5004) for dp in range(9000, 9004)]
+    want = {(sp, dp): rss_pair(vnpeer.PEER_IP, vnpeer.GUEST_IP, dp, sp) for sp, dp in flows}
+    cap = capture(mqtap)
+    try:
+        b = boot_mq(mqtap, ["app=gen", "size=64", "count=%d" % N, "queues=2", "vcpus=2",
+                            "flows=sport:5000-5003,dport:9000-9003"] + ADDR, {"rss": "on"},
+                    smp=2)
+        time.sleep(0.2)
+        seen = udp_ports_seen(cap)
+    finally:
+        cap.close()
+    assert b.code == 0, b.console
+    assert b.one("smp")["up"] == 2, b.console
+    res = b.one("result")
+    assert res["vcpus"] == 2 and res["packets"] == N, res
+    assert "2 CPUs sending" in b.console
+    qs = res["queues"]
+    assert [(q["queue"], q["cpu"]) for q in qs] == [(0, 0), (1, 1)], qs
+    drv = [q["tx_packets"] for q in res["vnet"]["queues"]]
+    for q in qs:
+        frames = sum(n for p, n in seen.items() if p is not None and want[p] == q["queue"])
+        assert q["packets"] == N // 2 == frames, (q, seen, want)
+        assert q["bytes"] == 64 * q["packets"] and q["dropped"] == 0, q
+        assert q["flows"] == sum(1 for p in flows if want[p] == q["queue"]), q
+        assert q["halts"] == 0 and q["ring_full"] >= 0, q
+    assert drv[1] == N // 2 and drv[0] == N // 2 + seen.get(None, 0), (drv, seen)
 
 
 @needs_root
