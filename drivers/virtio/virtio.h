@@ -17,15 +17,16 @@
 #define VIRTIO_STATUS_FAILED             0x80
 
 /* Reserved (transport/ring) feature bits, virtio 1.2 s6 */
-#define VIRTIO_F_NOTIFY_ON_EMPTY 24
-#define VIRTIO_F_ANY_LAYOUT      27
-#define VIRTIO_F_INDIRECT_DESC   28
-#define VIRTIO_F_EVENT_IDX       29
-#define VIRTIO_F_VERSION_1       32
-#define VIRTIO_F_ACCESS_PLATFORM 33
-#define VIRTIO_F_RING_PACKED     34
-#define VIRTIO_F_IN_ORDER        35
-#define VIRTIO_F_RING_RESET      40
+#define VIRTIO_F_NOTIFY_ON_EMPTY   24
+#define VIRTIO_F_ANY_LAYOUT        27
+#define VIRTIO_F_INDIRECT_DESC     28
+#define VIRTIO_F_EVENT_IDX         29
+#define VIRTIO_F_VERSION_1         32
+#define VIRTIO_F_ACCESS_PLATFORM   33
+#define VIRTIO_F_RING_PACKED       34
+#define VIRTIO_F_IN_ORDER          35
+#define VIRTIO_F_NOTIFICATION_DATA 38
+#define VIRTIO_F_RING_RESET        40
 
 /* virtio-net feature bits, virtio 1.2 s5.1.3 */
 #define VIRTIO_NET_F_CSUM        0

@@ -179,14 +179,14 @@ static int vm_queue_reset(struct virtio_dev *d, unsigned q)
 
 /* The ring stores are ordered before this uncached store (see
  * virtq_kick's fence). */
-static void vm_notify(const struct virtq_doorbell *db)
+static void vm_notify(const struct virtq_doorbell *db, uint32_t val)
 {
-    mmio_write32(db->addr, db->index);
+    mmio_write32(db->addr, val); /* s4.2.2: 32 bits, with NOTIFICATION_DATA its value */
 }
 
 static void vm_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)
 {
-    struct virtq_doorbell db = {vm_notify, vm_of(d)->base + VM_QUEUE_NOTIFY, d, (uint16_t)q};
+    struct virtq_doorbell db = {vm_notify, vm_of(d)->base + VM_QUEUE_NOTIFY, d, (uint16_t)q, false};
     virtq_set_doorbell(vq, &db);
 }
 

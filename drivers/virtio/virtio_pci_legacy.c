@@ -83,15 +83,16 @@ static int legacy_queue_setup(struct virtio_dev *d, unsigned q, uint16_t num, ui
 }
 
 /* An out instruction is serializing: the ring stores are visible first. */
-static void legacy_notify(const struct virtq_doorbell *db)
+static void legacy_notify(const struct virtq_doorbell *db, uint32_t val)
 {
+    (void)val; /* 32 feature bits: no NOTIFICATION_DATA */
     pio_write16((uint16_t)db->addr, db->index);
 }
 
 static void legacy_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)
 {
     struct virtq_doorbell db = {legacy_notify, virtio_pci_of(d)->iobase + VL_QUEUE_NOTIFY, d,
-                                (uint16_t)q};
+                                (uint16_t)q, false};
     virtq_set_doorbell(vq, &db);
 }
 

@@ -154,12 +154,16 @@ static int modern_queue_reset(struct virtio_dev *d, unsigned q)
     return mmio_read16(vp->common + CC_Q_ENABLE) ? -EIO : 0;
 }
 
-/* The kick: a 16-bit write of the queue index (s4.1.4.4). The ring
- * stores before it are ordered by virtq_kick's full fence, and
- * x86 does not pass an uncached store over earlier stores anyway. */
-static void modern_notify(const struct virtq_doorbell *db)
+/* The kick (s4.1.5.2): a 16-bit write of the queue index, or with
+ * NOTIFICATION_DATA the 32-bit value virtq built. The ring stores before
+ * it are ordered by virtq_kick's full fence, and x86 does not pass an
+ * uncached store over earlier stores anyway. */
+static void modern_notify(const struct virtq_doorbell *db, uint32_t val)
 {
-    mmio_write16(db->addr, db->index);
+    if (db->data)
+        mmio_write32(db->addr, val);
+    else
+        mmio_write16(db->addr, (uint16_t)val);
 }
 
 static void modern_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)
@@ -172,12 +176,13 @@ static void modern_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq
     /* s4.1.4.4: the address must lie inside the notify window; a device
      * that says otherwise gets the window's start (queue 0's spot) and
      * the queue is reported broken. */
-    if (off + 2 > vp->notify_len) {
+    uint64_t width = virtq_notif_data(vq) ? 4 : 2;
+    if (off + width > vp->notify_len) {
         virtq_set_broken(vq, VIRTQ_BAD_DEVICE, "queue_notify_off outside the notify window", q,
                          off > UINT32_MAX ? UINT32_MAX : (uint32_t)off, vp->notify_len);
         off = 0;
     }
-    struct virtq_doorbell db = {modern_notify, vp->notify + (uintptr_t)off, vp, (uint16_t)q};
+    struct virtq_doorbell db = {modern_notify, vp->notify + (uintptr_t)off, vp, (uint16_t)q, false};
     virtq_set_doorbell(vq, &db);
 }
 

@@ -25,6 +25,7 @@ int virtq_create(struct virtq **out, uint16_t index, uint16_t num, unsigned flag
     vq->event_idx = flags & VIRTQ_F_EVENT_IDX;
     vq->in_order = flags & VIRTQ_F_IN_ORDER;
     vq->indirect = flags & VIRTQ_F_INDIRECT;
+    vq->notif_data = flags & VIRTQ_F_NOTIF_DATA;
     if (vq->indirect)
         vq->ind = mem_alloc_dma((size_t)num * VIRTQ_INDIRECT_MAX * 16u, 64);
     vq->db.index = index;
@@ -88,6 +89,7 @@ uint64_t virtq_device_addr(const struct virtq *vq)
 void virtq_set_doorbell(struct virtq *vq, const struct virtq_doorbell *db)
 {
     vq->db = *db;
+    vq->db.data = vq->notif_data;
 }
 
 uint16_t virtq_size(const struct virtq *vq)
@@ -109,6 +111,10 @@ bool virtq_packed(const struct virtq *vq)
 bool virtq_indirect(const struct virtq *vq)
 {
     return vq->indirect;
+}
+bool virtq_notif_data(const struct virtq *vq)
+{
+    return vq->notif_data;
 }
 bool virtq_broken(const struct virtq *vq)
 {
@@ -232,12 +238,27 @@ int virtq_add_slots(struct virtq *vq, int n, const uint16_t *len, uint32_t extra
                       : virtq_split_add_slots(vq, n, len, extra);
 }
 
+/* virtio 1.2 s2.9: without NOTIFICATION_DATA the queue's index; with it
+ * the index and, above it, where the next buffer will be made available:
+ * split, the avail index (all 16 bits); packed, the ring offset in 15
+ * bits and the driver's wrap counter in bit 31 (avail_idx runs free, so
+ * the counter is its lap's parity, s2.8.1). */
+static inline uint32_t virtq_notify_value(const struct virtq *vq)
+{
+    if (!vq->notif_data)
+        return vq->db.index;
+    uint32_t next = vq->avail_idx;
+    if (vq->packed)
+        next = (next & vq->mask) | (uint32_t) !(next & vq->num) << VRING_PACKED_EVENT_WRAP;
+    return vq->db.index | next << 16;
+}
+
 /* The doorbell is a trap into the hypervisor (under TCG it also waits
  * for QEMU's global lock), so the time it takes is counted. */
 void virtq_notify(struct virtq *vq)
 {
     uint64_t t0 = rdtsc();
-    vq->db.ring(&vq->db);
+    vq->db.ring(&vq->db, virtq_notify_value(vq));
     vq->stats.kick_cycles += rdtsc() - t0;
     vq->stats.kicks++;
 }

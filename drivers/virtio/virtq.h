@@ -28,10 +28,11 @@
 #define VIRTQ_MAX   32768u
 
 /* virtq_create flags */
-#define VIRTQ_F_PACKED    1u /* VIRTIO_F_RING_PACKED negotiated */
-#define VIRTQ_F_EVENT_IDX 2u /* VIRTIO_F_EVENT_IDX negotiated */
-#define VIRTQ_F_IN_ORDER  4u /* VIRTIO_F_IN_ORDER negotiated */
-#define VIRTQ_F_INDIRECT  8u /* VIRTIO_F_INDIRECT_DESC negotiated: chains go indirect */
+#define VIRTQ_F_PACKED     1u  /* VIRTIO_F_RING_PACKED negotiated */
+#define VIRTQ_F_EVENT_IDX  2u  /* VIRTIO_F_EVENT_IDX negotiated */
+#define VIRTQ_F_IN_ORDER   4u  /* VIRTIO_F_IN_ORDER negotiated */
+#define VIRTQ_F_INDIRECT   8u  /* VIRTIO_F_INDIRECT_DESC negotiated: chains go indirect */
+#define VIRTQ_F_NOTIF_DATA 16u /* VIRTIO_F_NOTIFICATION_DATA: kicks carry the next index */
 
 /* Elements an indirect table holds: a TX frame's header piece and 16
  * fragments (VNET_TX_MAX_FRAGS). A longer chain goes out direct. */
@@ -89,12 +90,16 @@ struct virtq_stats {
     uint64_t resets;           /* virtq_reset calls */
 };
 
-/* How a queue is kicked, filled in by the transport (queue_notifier). */
+/* How a queue is kicked, filled in by the transport (queue_notifier).
+ * ring gets the value to write: the queue's index, or with data the
+ * 32-bit notification of virtio 1.2 s2.9 (index, then the next avail
+ * index; packed: its ring offset in 15 bits and its wrap counter). */
 struct virtq_doorbell {
-    void (*ring)(const struct virtq_doorbell *db);
+    void (*ring)(const struct virtq_doorbell *db, uint32_t val);
     uintptr_t addr; /* port or mapped address */
     void *ctx;
-    uint16_t index; /* the queue's index, what the doorbell is written */
+    uint16_t index; /* the queue's index */
+    bool data;      /* set by virtq_set_doorbell: VIRTQ_F_NOTIF_DATA, val is 32 bits */
 };
 
 /* --- setup --- */
@@ -127,7 +132,8 @@ uint16_t virtq_size(const struct virtq *vq);
 uint16_t virtq_nfree(const struct virtq *vq);     /* free descriptors */
 uint16_t virtq_in_flight(const struct virtq *vq); /* descriptors the device holds */
 bool virtq_packed(const struct virtq *vq);
-bool virtq_indirect(const struct virtq *vq); /* VIRTQ_F_INDIRECT */
+bool virtq_indirect(const struct virtq *vq);   /* VIRTQ_F_INDIRECT */
+bool virtq_notif_data(const struct virtq *vq); /* VIRTQ_F_NOTIF_DATA */
 bool virtq_broken(const struct virtq *vq);
 /* NULL unless the device broke a rule (or virtq_set_broken named one). */
 const struct virtq_violation *virtq_violation(const struct virtq *vq);

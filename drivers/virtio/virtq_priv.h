@@ -68,8 +68,9 @@ struct virtq {
     bool packed;
     bool event_idx;
     bool in_order;
-    bool indirect; /* chains through ind: VIRTQ_F_INDIRECT */
-    bool bound;    /* buffer i is slot i for good: virtq_bind_slots */
+    bool indirect;   /* chains through ind: VIRTQ_F_INDIRECT */
+    bool notif_data; /* VIRTQ_F_NOTIF_DATA */
+    bool bound;      /* buffer i is slot i for good: virtq_bind_slots */
     bool broken;
     bool cb;           /* used buffer notifications wanted (virtq_enable_cb) */
     bool cb_delayed;   /* ... after 3/4 of what is out (virtq_enable_cb_delayed) */

@@ -71,6 +71,6 @@ void virtq_raw_notify_as(struct virtq *vq, uint16_t index)
 {
     struct virtq_doorbell db = vq->db;
     db.index = index;
-    db.ring(&db);
+    db.ring(&db, index); /* the bare index, whatever notification data says */
     vq->stats.kicks++;
 }

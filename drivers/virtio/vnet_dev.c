@@ -17,7 +17,8 @@
      VIRTIO_BIT(VIRTIO_F_IN_ORDER) | VIRTIO_BIT(VIRTIO_F_ANY_LAYOUT) |                             \
      VIRTIO_BIT(VIRTIO_F_RING_PACKED) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) |                         \
      VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS) |                                  \
-     VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC) | VIRTIO_BIT(VIRTIO_F_RING_RESET))
+     VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC) | VIRTIO_BIT(VIRTIO_F_RING_RESET) |                        \
+     VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA))
 
 /* virtio-net config space, virtio 1.2 s5.1.4 */
 #define VNET_CFG_MAC 0
@@ -69,6 +70,8 @@ static unsigned vnet_virtq_flags(const struct vnet_dev *d)
         flags |= VIRTQ_F_PACKED; /* virtio 1.2 s2.8; only with VERSION_1 (not legacy) */
     if (d->features & VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC))
         flags |= VIRTQ_F_INDIRECT;
+    if (d->features & VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA))
+        flags |= VIRTQ_F_NOTIF_DATA; /* virtio 1.2 s2.9 */
     return flags;
 }
 

@@ -48,7 +48,7 @@ static const struct vnet_feature vnet_feature_table[] = {
     {VIRTIO_F_IN_ORDER, "in_order", true},
     {36, "order_platform", false},
     {37, "sr_iov", false},
-    {38, "notification_data", false},
+    {VIRTIO_F_NOTIFICATION_DATA, "notification_data", true},
     {VIRTIO_F_RING_RESET, "ring_reset", true},
     {VIRTIO_NET_F_HASH_REPORT, "hash_report", false},
     {VIRTIO_NET_F_RSS, "rss", true},

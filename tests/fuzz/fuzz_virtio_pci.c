@@ -83,7 +83,7 @@ static void notifier(struct virtio_pci *vp, struct virtq *vq, struct pin *in)
     FUZZ_CHECK(virtq_broken(vq) == !inside);
     FUZZ_CHECK(vq->db.addr == vp->notify + (inside ? off : 0));
     FUZZ_CHECK(mmio_read16(vp->common + CC_Q_SELECT) == 0);
-    vq->db.ring(&vq->db); /* the kick: a 16-bit write inside the window */
+    vq->db.ring(&vq->db, 0); /* the kick: a 16-bit write inside the window */
 }
 
 static void transport(struct virtio_pci *vp, struct pin *in)

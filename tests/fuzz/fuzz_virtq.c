@@ -92,8 +92,9 @@ int fz_find(const struct fz *z, uintptr_t token)
     return (int)s;
 }
 
-static void ring_doorbell(const struct virtq_doorbell *db)
+static void ring_doorbell(const struct virtq_doorbell *db, uint32_t val)
 {
+    (void)val;
     struct fz *z = db->ctx;
     z->doorbells++;
 }
@@ -113,7 +114,7 @@ static void fz_setup(struct fz *z, const uint8_t *data, size_t n)
     unsigned k = cfg >> 3;
     z->num = (uint16_t)(1u << (k < 31 ? k % 8 : 8 + fz_in8(z) % 8));
     FUZZ_CHECK(virtq_create(&z->vq, 0, z->num, flags) == 0);
-    struct virtq_doorbell db = {ring_doorbell, 0, z, 0};
+    struct virtq_doorbell db = {ring_doorbell, 0, z, 0, false};
     virtq_set_doorbell(z->vq, &db);
     z->q.max = z->num;
     simq_attach(&z->q, z->num, virtq_desc_addr(z->vq), virtq_driver_addr(z->vq),

@@ -166,10 +166,41 @@ static unsigned sim_ctrl_index(const struct sim_dev *s)
 
 static void sim_ctrl_step(struct sim_dev *s);
 
-static void sim_notify(const struct virtq_doorbell *db)
+/* virtio 1.2 s2.9: what a notification must say. Without
+ * NOTIFICATION_DATA, the queue's index in 16 bits; with it, 32 bits, the
+ * index, then the next avail index (split: avail->idx as published) or
+ * (packed) the offset and wrap counter of the first descriptor not made
+ * available: the one before it was made available in its lap (its AVAIL
+ * bit is that lap's counter, s2.8.1), and it is not available in this one. */
+static bool sim_notify_ok(const struct sim_dev *s, const struct virtq_doorbell *db, uint32_t val)
+{
+    const struct sim_queue *sq = &s->q[db->index];
+    if (!(s->driver_features & VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA)))
+        return !db->data && val == db->index;
+    if (!sq->ready || !db->data || (val & 0xffffu) != db->index)
+        return false;
+    uint16_t next = (uint16_t)(val >> 16);
+    if (!sq->packed)
+        return next == sq->avail->idx;
+    uint16_t off = next & 0x7fffu, wrap = next >> 15;
+    if (off >= sq->num)
+        return false;
+    uint16_t prev = off ? off - 1u : sq->num - 1u, pwrap = off ? wrap : !wrap;
+    const uint16_t both = VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED;
+    uint16_t want_n = wrap ? VRING_PACKED_DESC_F_AVAIL : VRING_PACKED_DESC_F_USED;
+    bool prev_avail = !!(sq->pdesc[prev].flags & VRING_PACKED_DESC_F_AVAIL);
+    return prev_avail == pwrap && (sq->pdesc[off].flags & both) != want_n;
+}
+
+void sim_notify_ring(const struct virtq_doorbell *db, uint32_t val)
 {
     struct sim_dev *s = db->ctx;
-    s->q[db->index].notifies++;
+    struct sim_queue *sq = &s->q[db->index];
+    sq->notifies++;
+    sq->notify_data = val;
+    if (!sim_notify_ok(s, db, val))
+        sq->notify_bad++;
+    sq->notify_data_seen++;
     if (db->index == sim_ctrl_index(s) && (s->driver_features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)))
         sim_ctrl_step(s);
     else if (db->index % 2 == 1 && s->auto_tx)
@@ -178,7 +209,7 @@ static void sim_notify(const struct virtq_doorbell *db)
 
 static void sim_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)
 {
-    struct virtq_doorbell db = {sim_notify, q, sim_of(d), (uint16_t)q};
+    struct virtq_doorbell db = {sim_notify_ring, q, sim_of(d), (uint16_t)q, false};
     virtq_set_doorbell(vq, &db);
 }
 

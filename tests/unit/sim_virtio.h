@@ -63,13 +63,16 @@ struct sim_queue {
     struct vring_used *used;
     struct vring_packed_desc *pdesc;
     struct vring_packed_event *driver_ev, *device_ev;
-    uint16_t *ndesc_of;    /* packed: descriptors per buffer id, as taken */
-    uint16_t last_avail;   /* next avail entry or position the device reads */
-    uint16_t used_idx;     /* device's used index or position */
-    uint64_t notifies;     /* doorbell rings */
-    uint64_t interrupts;   /* used buffer notifications the device would send */
-    int vector;            /* raised with each (sim_irq.h) once the driver set it up; 0: none */
-    struct sim_held *held; /* num entries */
+    uint16_t *ndesc_of;        /* packed: descriptors per buffer id, as taken */
+    uint16_t last_avail;       /* next avail entry or position the device reads */
+    uint16_t used_idx;         /* device's used index or position */
+    uint64_t notifies;         /* doorbell rings */
+    uint32_t notify_data;      /* the last one's value (virtio 1.2 s2.9) */
+    uint64_t notify_data_seen; /* rings since the queue was set up */
+    uint64_t notify_bad;       /* rings whose value or width broke s2.9 */
+    uint64_t interrupts;       /* used buffer notifications the device would send */
+    int vector;                /* raised with each (sim_irq.h) once the driver set it up; 0: none */
+    struct sim_held *held;     /* num entries */
     uint32_t nheld;
 };
 
@@ -186,6 +189,10 @@ void sim_put_used(struct sim_dev *s, unsigned q, uint32_t id, uint32_t len);
 void sim_set_used_idx(struct sim_dev *s, unsigned q, uint16_t idx);
 void sim_set_avail_event(struct sim_dev *s, unsigned q, uint16_t v);
 uint32_t sim_avail_pending(const struct sim_dev *s, unsigned q);
+
+/* The device side of a doorbell (what queue_notifier installs): counts
+ * the ring, checks its value (notify_bad), runs the control queue or TX. */
+void sim_notify_ring(const struct virtq_doorbell *db, uint32_t val);
 
 extern struct sim_dev *sim_current; /* what sim_relax steps */
 

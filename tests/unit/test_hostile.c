@@ -27,9 +27,10 @@ struct fix {
     struct simchk_env env;
 };
 
-static void ring_none(const struct virtq_doorbell *db)
+static void ring_none(const struct virtq_doorbell *db, uint32_t val)
 {
     (void)db;
+    (void)val;
 }
 
 /* A split queue of num entries as the app has it after bring-up: on RX,
@@ -42,7 +43,7 @@ static struct fix *fix_new(uint16_t num, bool rx)
     f->q.max = num;
     simq_attach(&f->q, num, virtq_desc_addr(f->vq), virtq_driver_addr(f->vq),
                 virtq_device_addr(f->vq), flags);
-    struct virtq_doorbell db = {ring_none, 0, f, rx ? 0 : 1};
+    struct virtq_doorbell db = {ring_none, 0, f, rx ? 0 : 1, false};
     virtq_set_doorbell(f->vq, &db);
     f->e = (struct hostile_env){.vq = f->vq, .features = VIRTIO_BIT(VIRTIO_F_VERSION_1), .txq = 1};
     f->e.buf = mem_alloc_dma(HOSTILE_BUF, 64);

@@ -25,12 +25,16 @@ struct dev {
     struct virtq *vq;
     struct sim_queue q;
     unsigned notifies;
+    uint32_t val; /* the last notification's value */
+    bool data;    /* ... and whether it was 32 bits */
 };
 
-static void dev_ring(const struct virtq_doorbell *db)
+static void dev_ring(const struct virtq_doorbell *db, uint32_t val)
 {
     struct dev *d = db->ctx;
     d->notifies++;
+    d->val = val;
+    d->data = db->data;
 }
 
 static struct dev *dev_new(uint16_t num, unsigned flags)
@@ -40,7 +44,7 @@ static struct dev *dev_new(uint16_t num, unsigned flags)
     d->q.max = num;
     simq_attach(&d->q, num, virtq_desc_addr(d->vq), virtq_driver_addr(d->vq),
                 virtq_device_addr(d->vq), flags);
-    struct virtq_doorbell db = {dev_ring, 0, d, 1};
+    struct virtq_doorbell db = {dev_ring, 0, d, 1, false};
     virtq_set_doorbell(d->vq, &db);
     assert_int_equal(virtq_packed(d->vq), !!(flags & VIRTQ_F_PACKED));
     return d;
@@ -922,6 +926,39 @@ static void test_indirect_direct_fallback(void **state)
     }
 }
 
+/* VIRTIO_F_NOTIFICATION_DATA (s2.9): every notification is 32 bits, the
+ * queue's index then the next avail index (split, all 16 bits across its
+ * wrap) or the next ring offset and wrap counter (packed, across 2700
+ * laps of 8); without the flag, the index alone in 16 bits. */
+static void test_notif_data(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        struct dev *d = dev_new(8, formats[f] | VIRTQ_F_NOTIF_DATA);
+        assert_true(virtq_notif_data(d->vq));
+        uint32_t added = 0;
+        for (int r = 0; r < 22000; r++) {
+            add_n(d, 3, 1, false);
+            added += 3;
+            virtq_notify(d->vq);
+            assert_true(d->data);
+            assert_int_equal(d->val & 0xffffu, 1);
+            uint32_t next = added & 0xffffu;
+            if (formats[f] & VIRTQ_F_PACKED)
+                next = (added % 8u) | (uint32_t)((added / 8u) % 2u == 0) << 15;
+            assert_int_equal(d->val >> 16, next);
+            for (int k = 0; k < 3; k++)
+                dev_use(d, dev_take(d), 0);
+            assert_int_equal(virtq_get_used(d->vq, NULL, 8), 3);
+        }
+        struct dev *plain = dev_new(8, formats[f]);
+        add_n(plain, 3, 1, false);
+        virtq_notify(plain->vq);
+        assert_false(plain->data);
+        assert_int_equal(plain->val, 1);
+    }
+}
+
 /* Spoils the indirect descriptor or table of the one buffer available. */
 static void *ind_desc(struct dev *d, uint16_t **flags, uint32_t **len)
 {
@@ -1021,6 +1058,7 @@ int main(void)
         T(test_indirect_chains),
         T(test_indirect_direct_fallback),
         T(test_indirect_device_rules),
+        T(test_notif_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,6 +99,9 @@ test_vnet_mq_SRCS := tests/unit/test_vnet_mq.c $(VNET_SIM_SRCS)
 UNIT_TESTS += test_vnet_qreset
 test_vnet_qreset_SRCS := tests/unit/test_vnet_qreset.c $(VNET_SIM_SRCS)
 
+UNIT_TESTS += test_vnet_ndata
+test_vnet_ndata_SRCS := tests/unit/test_vnet_ndata.c $(VNET_SIM_SRCS)
+
 UNIT_TESTS += test_vnet_offload
 test_vnet_offload_SRCS := tests/unit/test_vnet_offload.c \
     $(filter-out tests/unit/test_vnet.c,$(test_vnet_SRCS))
