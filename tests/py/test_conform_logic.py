@@ -161,3 +161,13 @@ def test_judge_does_not_change_the_reports():
     before = copy.deepcopy(r)
     judge(r)
     assert r == before
+
+
+def test_unknown_backend_refused_before_the_probe_boot():
+    """An unknown --backend is the runner's one refusal line, not a probe
+    boot's failure with a command to repeat it."""
+    p = vnpy.run_vnperf(["conform", "--backend", "nosuch"], timeout=30)
+    assert p.returncode == exitcodes.RUNNER_USAGE
+    assert p.stderr.splitlines() == [
+        "vnperf: unknown backend 'nosuch': one of none, dgram, socket, hub, user, tap, "
+        "vhost-net, vhost-user, passt"]

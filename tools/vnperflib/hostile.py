@@ -44,9 +44,7 @@ def check(opts):
     """The refusals, before anything starts: the names of the cases."""
     if opts.backend is None:
         raise usage("--backend: which backend to run the cases against")
-    if opts.backend not in backends.REGISTRY:
-        raise usage("unknown backend %r: one of %s" % (opts.backend,
-                                                       ", ".join(backends.REGISTRY)))
+    backends.known(opts.backend)
     if opts.backend in HOST_KERNEL and not opts.allow_host_kernel:
         raise usage("--backend %s: its worker runs in the host kernel, so a case can take the "
                     "whole host down; pass --allow-host-kernel to run it anyway"

@@ -108,6 +108,7 @@ def build(**fields):
     o = dataclasses.replace(o, **config_stands(o))
     from . import backends, topologies
     from .backends import ownvhost
+    backends.known(o.backend)
     own = backends.implied(o, [] if o.backend == "none" else [o.backend])
     if own and o.backend == "none":
         o = dataclasses.replace(o, backend=own)

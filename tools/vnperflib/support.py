@@ -110,9 +110,7 @@ def host_refusal(app, backend):
 def check(opts):
     """Raises a usage error (status 64) with one line when the options
     name something that cannot work; before anything starts."""
-    if opts.backend not in backends.REGISTRY:
-        raise usage("unknown backend %r: one of %s" % (opts.backend,
-                                                       ", ".join(backends.REGISTRY)))
+    backends.known(opts.backend)
     p = identity.guest_params(identity.main_words(opts))
     topo = topologies.topology_for(opts)
     if opts.backend == "none" and qemucmd.own_nic(opts.qemu_args):
