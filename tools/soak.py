@@ -4,7 +4,7 @@ checked for drift of the guests' memory counters (the "mem" object of every
 sample and result, docs/protocol.md), loss on a lossless path and
 disagreement between the two ends. SOAK_TIME seconds in all (default 3600),
 split evenly between the phases. One line per check, the counters at start
-and end, exit 1 on any failure (docs/runner.md, "Soak")."""
+and end, exit 1 on any failure (docs/runner-soak.md, "Soak")."""
 
 import argparse
 import json

@@ -1,6 +1,6 @@
 """QEMU 7.2's dgram netdev (its socket,udp= netdev too) takes a
 zero-length datagram for the end of a connection and stops reading its
-socket for the rest of the run (docs/runner.md): a sink then counts
+socket for the rest of the run (docs/runner-run.md): a sink then counts
 nothing while the peer sends. The runner must locate that loss at QEMU's
 socket and never call the run ok (issue 31, finding 12)."""
 

@@ -72,7 +72,7 @@ def test_sweep_system_vs_next_compares_two_qemu_versions(image, peer, tmp_path):
     c = run_vnperf(["compare", "--json", out, out, "--ab", "qemu"])
     assert c.returncode == 0, c.stderr
     cmp = json.loads(c.stdout)
-    # The points name the binaries (docs/runner.md, "A/B of two builds").
+    # The points name the binaries (docs/runner-sweep.md, "A/B of two builds").
     assert cmp["differences"]["qemu"] == [nextroot.qemu("system"), nextroot.qemu("next")]
     a, b = cmp["differences"]["qemu_version"]
     assert not a.startswith(NEXT_QEMU) and b.startswith(NEXT_QEMU), (a, b)

@@ -1,5 +1,5 @@
 """Your own backend (issue 26): a dpdk-testpmd the test starts itself, as a
-user runs their switch (docs/runner.md "Your own backend: vhost-user"), is
+user runs their switch (docs/runner-run.md "Your own backend: vhost-user"), is
 handed to the runner as `--vhost-user-socket`, its port counts as the host
 side (`--host-count testpmd:0@PREFIX`, DPDK telemetry). The runner starts
 no testpmd of its own; the counts of the guest, the runner's report and

@@ -492,7 +492,7 @@ def test_txfull_drop_loss_is_reported_from_both_sides(image, peer):
     assert rep["metrics"]["loss_pct"] == d["loss_pct"] > 50
     assert rep["metrics"]["tx_dropped"] == res["tx_dropped"]
     # Guest, QEMU's main loop and the peer all want a CPU: on a host with
-    # fewer, host CPU-bound comes first (docs/runner.md, "bottleneck").
+    # fewer, host CPU-bound comes first (docs/runner-run.md, "bottleneck").
     host_bound = rep["cpu"]["wait_pct"] >= 50.0
     assert rep["verdict"]["side"] == ("host" if host_bound else "backend"), rep["verdict"]
 

@@ -136,7 +136,7 @@ def test_mde_is_seen_at_about_its_power():
     """Brute force: normal noise, 10 runs a side, the level of a table of
     4 tests. A true change of the MDE is called about 4 times in 5 (78%:
     Welch's degrees of freedom vary from sample to sample, which costs a
-    few points, more with fewer runs: docs/runner.md); half of it far less
+    few points, more with fewer runs: docs/runner-compare.md); half of it far less
     often."""
     rng = random.Random(5)
     n, alpha = 10, stats.ALPHA / 4

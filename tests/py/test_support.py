@@ -1,6 +1,6 @@
 """support.py: the app x backend x topology table. Every refused
 combination is one line and status 64 in under a second, before anything
-starts (no QEMU, no backend, no KVM probe); docs/runner.md shows the same
+starts (no QEMU, no backend, no KVM probe); docs/runner-run.md shows the same
 table; identity.py's guest defaults are docs/config.md's."""
 
 import hashlib
@@ -94,12 +94,12 @@ def test_sweep_refuses_before_its_first_run(tmp_path):
 
 
 def test_docs_show_the_runner_table():
-    with open(os.path.join(ROOT, "docs", "runner.md")) as f:
+    with open(os.path.join(ROOT, "docs", "runner-run.md")) as f:
         text = f.read()
     parts = text.split(MARK)
-    assert len(parts) == 3, "docs/runner.md must hold the table between two %s lines" % MARK
+    assert len(parts) == 3, "docs/runner-run.md must hold the table between two %s lines" % MARK
     assert parts[1].strip() == support.markdown().strip(), \
-        "docs/runner.md's table differs: paste `tools/vnperf support --markdown`"
+        "docs/runner-run.md's table differs: paste `tools/vnperf support --markdown`"
 
 
 def test_support_command_prints_the_table():

@@ -348,7 +348,7 @@ def test_aa_report_and_calibration():
     assert all(r["columns"]["pps%"]["significant"] for r in cmp["rows"])
 
 
-# The interleaved A/A of docs/runner.md ("Statistics": iperf over tap,
+# The interleaved A/A of docs/runner-compare.md ("Statistics": iperf over tap,
 # sessions 1 and 8, 5 runs an arm), as measured: Gbit/s, pps, SD, CPU.
 AA_TAP = {
     ("1", "a"): ([644.84, 615.20, 582.57, 660.36, 742.17], [76287, 72755, 68128, 76076, 87612],
@@ -388,7 +388,7 @@ def test_aa_calibration_of_a_measured_table_keeps_its_promise():
 
 
 def test_aa_says_what_it_could_have_seen():
-    """docs/runner.md's interleaved A/A (5 runs an arm): 0 significant
+    """docs/runner-compare.md's interleaved A/A (5 runs an arm): 0 significant
     cells, but none of its BW cells could have seen a change below 20%."""
     text, cmp, _ = sweep.aa_report(aa_tap_results(), rounds=10)
     assert "A/A: 0 of 12 tested cells significant (expected: none; at most 5% of A/A tables " \

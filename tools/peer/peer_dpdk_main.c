@@ -53,7 +53,7 @@ static struct peer_stats *stats_new(const struct peer_opts *o)
  * counted apart, then the clock waits until they are back: the guest's
  * first frames (code run for the first time under TCG, its first full
  * bursts) cost it milliseconds once, which a trial would count as the
- * device's loss at any rate whose ring covers less (docs/runner.md). */
+ * device's loss at any rate whose ring covers less (docs/runner-run.md). */
 static int warmup(struct peer_dpdk *d, const struct peer_opts *o, struct peer_io *tio,
                   struct peer_io *rio, const struct peer_opts *ro, struct peer_warmup *w)
 {

@@ -1,4 +1,4 @@
-# vnperf-rrserver: the host end of app=rr over tap (docs/runner.md).
+# vnperf-rrserver: the host end of app=rr over tap (docs/runner-run.md).
 RRS_SRCS := $(wildcard tools/rrserver/*.c)
 RRS_OBJS := $(patsubst %.c,$(BUILD)/tools/rrserver-obj/%.o,$(RRS_SRCS))
 RRS_BIN  := $(BUILD)/tools/vnperf-rrserver

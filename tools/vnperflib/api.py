@@ -26,7 +26,7 @@ CLI_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 
 class VnperfError(RunnerError):
     """A refusal or failure the command ends with: status (its exit status,
-    docs/runner.md's table) and line (the one line it prints)."""
+    docs/protocol.md's table) and line (the one line it prints)."""
 
 
 _cli = None

@@ -207,7 +207,7 @@ def merge(app, result, host, lossless=False):
 
 # QEMU 7.2's dgram netdev takes a zero-length datagram for the end of a
 # connection and stops reading its socket for the rest of the run
-# (docs/runner.md). A guest that got less than this share of what the host
+# (docs/runner-run.md). A guest that got less than this share of what the host
 # sent into QEMU's socket met that, not overload: a flat-out dgram sink
 # still takes about a tenth of the peer's rate (docs/apps.md).
 STALL_SHARE = 0.01
@@ -365,7 +365,7 @@ def merge_fwd(result, host, lossless=True):
 
 
 # iperf 2's flags word, the first 4 bytes of a client's stream: the host's
-# server reads it as the header and does not count it (docs/runner.md).
+# server reads it as the header and does not count it (docs/runner-run.md).
 IPERF_FLAGS_BYTES = 4
 
 

@@ -1,6 +1,6 @@
 """Whether the host itself was the bottleneck: more runnable threads than
-CPUs, so the threads being measured queued for a CPU (docs/runner.md,
-"Verdict"). From the run-queue waits the CPU meter reads in schedstat."""
+CPUs, so the threads being measured queued for a CPU (docs/runner-run.md,
+"bottleneck"). From the run-queue waits the CPU meter reads in schedstat."""
 
 # The measured threads together waited this share of the run for a CPU:
 # on average at least half a thread of ours was runnable and not running.

@@ -1,7 +1,7 @@
 """--host-count SOURCE: the host-side count of a backend the user runs
 (--vhost-user-socket), read where the user says before and after the run;
 the difference is the run's host count, with rx what the host end received
-from the guest, as every backend's collect() has it (docs/runner.md).
+from the guest, as every backend's collect() has it (docs/runner-run.md).
 
     testpmd:PORT[@PREFIX]  port PORT of a running DPDK process (testpmd,
                            a DPDK vhost application, OVS-DPDK's own EAL),

@@ -32,7 +32,7 @@ def _guest_only(g, backend):
         ", ".join(seen) or "no frames", backend)
 
 
-# Each app is measured by its own figures first (docs/runner.md, "Headline
+# Each app is measured by its own figures first (docs/runner-run.md, "Headline
 # figures"): iperf by its goodput, rr by its transactions and latency, the
 # frame apps by frames. Their rates count Ethernet frames without FCS, as
 # virtio carries them; on the wire each frame takes 24 bytes more (FCS 4,

@@ -268,7 +268,7 @@ class Metrics(Record):
 
 @dataclass(frozen=True)
 class RunResult(Record):
-    """One `vnperf run`: its report (docs/runner.md, "The report")."""
+    """One `vnperf run`: its report (docs/runner-run.md, "Report")."""
     NESTED = {"guests": ("list", GuestReport), "counts": ("one", Counts),
               "cpu": ("one", Cpu), "metrics": ("one", Metrics), "verdict": ("one", Verdict)}
     TUPLES = ("config", "teardown_errors")

@@ -2,7 +2,7 @@
 $TMPDIR/vnperf-PID-XXXXXXXX (0711: a process running as another user can
 reach the socket directory made for it, but list nothing), removed when the
 runner exits. What a SIGKILLed runner left is recognised by its dead PID
-and removed by the next run or `vnperf doctor --clean` (docs/runner.md).
+and removed by the next run or `vnperf doctor --clean` (docs/runner-support.md).
 DPDK's runtime directory holds testpmd's vnperf-PID-dpdk prefix too."""
 
 import atexit

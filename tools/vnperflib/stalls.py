@@ -3,7 +3,7 @@ busy-poll loop ("stalls" in fwd, sink and gen results, apps/stall.h):
 validated, worded for the waits line, and held against the time the
 guest's RX ring covers at the offered rate. A stall longer than that
 cover overflows the ring whatever the app's speed: the host took the
-vCPU away (docs/runner.md, "Where frames waited"). The app's own pauses
+vCPU away (docs/runner-run.md, "PVP and PVVP"). The app's own pauses
 (its sample lines on the console) are counted apart: a ring they
 outlast is the guest's doing."""
 

@@ -189,7 +189,7 @@ def mde(se, df, alpha, power=POWER):
     test at level alpha (two-sided) calls significant with this power,
     given the standard error and degrees of freedom of a measured one:
     (t_{1-alpha/2} + t_{power}) * se, the usual sample-size formula (the
-    noncentral t read as a shifted one; docs/runner.md, "Statistics", has
+    noncentral t read as a shifted one; docs/runner-compare.md, "Statistics", has
     the power it really gives)."""
     if se == 0.0:
         return 0.0

@@ -1,7 +1,7 @@
 """What works: every app x backend x topology the runner can set up, and
 one line why for the rest. `vnperf run` and `sweep` refuse an unsupported
 combination with that line and status 64 before anything starts (no QEMU,
-no backend, no KVM probe); docs/runner.md's table is `vnperf support
+no backend, no KVM probe); docs/runner-run.md's table is `vnperf support
 --markdown` (tests/py checks the two agree)."""
 
 from . import backends, identity, passtbin, qemucmd, topologies
@@ -29,7 +29,7 @@ PMD_MODES = {"gen": ("rxonly", "io", "mac", "macswap", "5tswap"), "sink": ("txon
 PMD_KNOBS = ("fwd_mode", "pmd_burst", "pmd_rxd", "pmd_txd")
 
 
-# Sweep axes only some apps read (docs/runner.md, "vnperf sweep"): an app
+# Sweep axes only some apps read (docs/runner-sweep.md, "vnperf sweep"): an app
 # not named for an axis ignores it, and every point would measure the
 # same. The sender's frames (size, rate) are the host sender's for a sink
 # and reflect, the tester's for fwd; an "app role=R" entry wins over the
@@ -164,7 +164,7 @@ def _feeder(opts, p):
 
 
 def markdown():
-    """The table of docs/runner.md: one row per app and topology, one
+    """The table of docs/runner-run.md: one row per app and topology, one
     column per backend; numbered reasons under it."""
     names = [b for b in backends.REGISTRY if b != "none"]
     reasons = []

@@ -88,7 +88,7 @@ BUILD_AXES = ("image", "qemu")
 
 # Runs per point when --repeat is not given: enough for the test of
 # compare to see a 10% change on this kind of host, few enough to keep a
-# sweep short (docs/runner.md, "Statistics").
+# sweep short (docs/runner-compare.md, "Statistics").
 DEFAULT_REPEAT = 5
 ORDERS = ("interleave", "random", "sequential")
 # --aa: the arm axis, two identical arms of every point.
@@ -334,7 +334,7 @@ TABLE_METRICS = (("pps", "pps", 1.0, None), ("Gbit/s", "bps", 1e-9, "%.3f"),
                  ("batch", "backend_batch", 1.0, "%.1f"))
 
 
-# Each app's own measure leads its table (report.app_kind; docs/runner.md,
+# Each app's own measure leads its table (report.app_kind; docs/runner-run.md,
 # "Headline figures"); report.MISLEADING are left out.
 LEAD_METRICS = {
     "stream": (("goodput Gbit/s", "goodput_bps", 1e-9, "%.3f"),),
@@ -443,7 +443,7 @@ def render(results):
 
 
 # Re-splits of the A/A calibration: enough that the table rate's 95%
-# interval is within +-1% (200 left +-3.6%; docs/runner.md).
+# interval is within +-1% (200 left +-3.6%; docs/runner-compare.md).
 AA_ROUNDS = 5000
 
 

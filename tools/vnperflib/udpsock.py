@@ -4,7 +4,7 @@ buffer set before QEMU inherits it (local.type=fd). QEMU's main loop reads
 one datagram per iteration; the kernel's default buffer
 (net.core.rmem_default, about 208 KiB, a 64-byte datagram costing ~700 B of
 it) holds only a few ms of a paced flood, so a short stall of that loop
-overflows it (docs/runner.md)."""
+overflows it (docs/runner-run.md)."""
 
 import re
 import socket

@@ -20,7 +20,7 @@ from ..errors import failed, missing
 from . import netns, vhostpeer
 from .base import Backend, guest_ip, guest_mac, live_from_peer
 
-# The forward mode for one guest by app (docs/runner.md).
+# The forward mode for one guest by app (docs/runner-run.md).
 FWD_MODE = {"gen": "rxonly", "sink": "txonly"}
 # dpdk-testpmd 22.11's --forward-mode values: it falls back to io for any
 # other word, so a typo must not reach it.

@@ -1,7 +1,7 @@
 """vhost-user fed by the DPDK host peer (--feeder peer-dpdk, the default
 for a sink with --rate or --count): build/tools/vnperf-peer-dpdk owns the
 guest's net_vhost port and puts its paced frames straight into the guest's
-RX ring, no testpmd, tap port or namespace in between (docs/runner.md).
+RX ring, no testpmd, tap port or namespace in between (docs/runner-run.md).
 The clock starts at the guest's ready line (SIGUSR1); frames the guest's
 full ring refused are the peer's ring_full count, the located loss."""
 
