@@ -16,7 +16,8 @@ GUEST_DEFAULTS = {
     "indirect": "auto", "qreset_at": "0",
     "size": "64", "rate": "max", "burst": "32", "flows": "", "imix": "", "path": "raw",
     "sessions": "1", "window": "262144", "role": "client", "proto": "udp", "req_size": "1",
-    "resp_size": "1", "alloc_mb": "16", "fault": "pf", "case": "all",
+    "resp_size": "1", "alloc_mb": "16", "fault": "pf", "case": "all", "queues": "1",
+    "vcpus": "0",
 }
 
 # Words that do not change what is measured: addresses and ports the
@@ -56,9 +57,10 @@ def recorded(ident):
 
 def app_words(opts):
     """The app's config words from the runner options (--app, --duration,
-    --size, --rate, --count)."""
+    --size, --rate, --count, --queues, --vcpus)."""
     words = ["app=%s" % opts.app]
-    for name, fmt in (("duration", "%d"), ("size", "%d"), ("rate", "%s"), ("count", "%d")):
+    for name, fmt in (("duration", "%d"), ("size", "%d"), ("rate", "%s"), ("count", "%d"),
+                      ("queues", "%d"), ("vcpus", "%d")):
         v = getattr(opts, name)
         if v is not None:
             words.append(("%s=" + fmt) % (name, v))

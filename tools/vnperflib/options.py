@@ -38,6 +38,8 @@ class RunOptions:
     max_lag: float = None
     nice: dict = None
     queue_size: int = None
+    queues: int = None            # queue pairs (None: the device's one, as before --queues)
+    vcpus: int = None             # build: --queues when not given
     sock_rcvbuf: int = None
     fwd_mode: str = None
     feeder: str = None
@@ -106,6 +108,8 @@ def build(**fields):
     if isinstance(o.event_idx, str):
         o = dataclasses.replace(o, event_idx=o.event_idx == "on")
     o = dataclasses.replace(o, **config_stands(o))
+    if o.vcpus is None and o.queues is not None:
+        o = dataclasses.replace(o, vcpus=o.queues)
     from . import backends, topologies
     from .backends import ownvhost
     backends.known(o.backend)
@@ -123,7 +127,9 @@ def build(**fields):
 
 
 # Options that identity.app_words turns into guest config words.
-CONFIG_OPTIONS = ("app", "duration", "size", "rate", "count")
+CONFIG_OPTIONS = ("app", "duration", "size", "rate", "count", "queues", "vcpus")
+# Those whose config word is a whole number.
+WHOLE_OPTIONS = ("duration", "size", "count", "queues", "vcpus")
 
 
 def config_stands(o):
@@ -151,7 +157,7 @@ def config_stands(o):
         opt = getattr(o, k)
         if opt is None:
             v = seen[k]
-            stands[k] = int(v) if k in ("duration", "size", "count") and v.isdigit() else v
+            stands[k] = int(v) if k in WHOLE_OPTIONS and v.isdigit() else v
         elif str(opt) != seen[k]:
             raise usage("--%s %s and the config word %s=%s disagree" % (k, opt, k, seen[k]))
     return stands

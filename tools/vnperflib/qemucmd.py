@@ -98,7 +98,8 @@ class Nic:
 class GuestSpec:
     def __init__(self, image, machine="microvm", memory_mb=128, accel="tcg",
                  config=(), nics=(), qmp_path=None, shared_mem=False, name="vnperf",
-                 cmdline=None, extra=(), boot="pvh", esp=None, firmware=DEFAULT_OVMF):
+                 cmdline=None, extra=(), boot="pvh", esp=None, firmware=DEFAULT_OVMF,
+                 smp=1):
         if machine not in MACHINES:
             raise ValueError("machine %r: one of %s" % (machine, ", ".join(MACHINES)))
         if boot not in BOOTS:
@@ -125,11 +126,29 @@ class GuestSpec:
         self.boot = boot
         self.esp = esp or default_esp()
         self.firmware = firmware
+        self.smp = smp                # vCPUs (-smp; 1: QEMU's default, not written)
 
 
 def pass_fds(spec):
     """The descriptors QEMU must inherit: those its NICs' netdevs name."""
     return tuple(fd for nic in spec.nics for fd in nic.fds)
+
+
+# Queue pairs and vCPUs the guest drives (docs/config.md, queues= and
+# vcpus=: 1..8).
+MAX_QUEUES = 8
+
+
+def mq_props(queues, machine):
+    """Device properties for queues pairs: mq=on and, on PCI, an MSI-X
+    vector per virtqueue (2N), the control queue's and the config
+    interrupt's (QEMU's own rule for vectors, 2N+2)."""
+    if not queues or queues < 2:
+        return {}
+    props = {"mq": "on"}
+    if machine != "microvm":
+        props["vectors"] = 2 * queues + 2
+    return props
 
 
 def nic_device(machine):
@@ -158,6 +177,8 @@ def build(spec, qemu=DEFAULT_QEMU):
             "-serial", "stdio", "-device", DEBUG_EXIT] + boot_args(spec)
     if spec.accel == "kvm":
         argv += ["-cpu", "host"]
+    if spec.smp > 1:
+        argv += ["-smp", str(spec.smp)]
     if spec.shared_mem:
         # vhost-user maps guest RAM: it must be a shareable memfd.
         argv += ["-object", "memory-backend-memfd,id=mem,size=%dM,share=on" % spec.memory_mb,

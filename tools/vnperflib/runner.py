@@ -101,7 +101,7 @@ class Run:
                                      accel=self.accel.accel, config=cfg, nics=be.nics(i),
                                      qmp_path=os.path.join(tmp, "qmp%d.sock" % i),
                                      shared_mem=be.needs_shared_mem, name="vnperf-" + label,
-                                     boot=opts.boot, esp=opts.esp,
+                                     boot=opts.boot, esp=opts.esp, smp=opts.vcpus or 1,
                                      extra=be.qemu_extra(i) + list(opts.qemu_args))
             self.guests.append(self.engine.guest(spec, label))
         # The sender's own NIC is watched too: the backend's host senders

@@ -5,6 +5,7 @@ no backend, no KVM probe); docs/runner-run.md's table is `vnperf support
 --markdown` (tests/py checks the two agree)."""
 
 from . import backends, identity, passtbin, qemucmd, topologies
+from .backends import testpmd, vhostpeer
 from .errors import usage
 
 NET_APPS = ("gen", "sink", "reflect", "fwd", "rr", "iperf")
@@ -123,8 +124,39 @@ def check(opts):
         line = host_refusal(p["app"], opts.backend)
     if line is None:
         line = topo.option_refusal(opts) or _pmd_knobs(opts, p, topo) or _feeder(opts, p)
+    if line is None:
+        line = queues_refusal(opts, topo)
     if line is not None:
         raise usage("%s over %s%s: %s" % (p["app"], opts.backend, topo.flag, line))
+
+
+def queues_refusal(opts, topo):
+    """--queues and --vcpus: what has one queue pair, or cannot give the
+    guest more CPUs, in one line; None when they can run."""
+    for name in ("queues", "vcpus"):
+        n = getattr(opts, name)
+        if n is not None and not 1 <= n <= qemucmd.MAX_QUEUES:
+            return "--%s %d: 1..%d (the guest's %s=)" % (name, n, qemucmd.MAX_QUEUES, name)
+    q = opts.queues or 1
+    if q == 1 and (opts.vcpus or 1) == 1:
+        return None
+    if opts.engine != "qemu":
+        return "--queues and --vcpus: --engine qemu only (the domain XML has neither)"
+    if topo.name != "host":
+        return "--queues and --vcpus: --topology host only"
+    if q == 1:
+        return None
+    if opts.tap or opts.bridge:
+        return "--queues %d: your own tap is opened as it is, with one queue (the runner's " \
+            "namespace tap is multi_queue)" % q
+    most = backends.REGISTRY[opts.backend].max_queues
+    if q > most:
+        return "--queues %d: %s has one queue pair (tap, vhost-net or vhost-user have %d)" % (
+            q, opts.backend, qemucmd.MAX_QUEUES)
+    if opts.backend == "vhost-user" and not opts.vhost_user_socket and \
+            vhostpeer.feeder(opts, testpmd.plan(opts)[1]) == "peer-dpdk":
+        return "--queues %d: the peer-dpdk feeder drives one queue pair (--feeder testpmd)" % q
+    return None
 
 
 def _pmd_knobs(opts, p, topo):

@@ -1,12 +1,15 @@
 """What every backend is: the Backend interface, the no-NIC backend, and
 the guest addressing and device properties the backends share."""
 
+from .. import qemucmd
+
 
 class Backend:
     name = "none"
     lossless = False       # host side sees exactly what the guest sent
     needs_shared_mem = False
     netns = None           # namespace QEMU runs in, if any
+    max_queues = 1         # queue pairs its netdev takes (--queues)
 
     def __init__(self, opts):
         self.opts = opts
@@ -84,6 +87,7 @@ def nic_props(opts):
     if opts.queue_size:
         props["rx_queue_size"] = opts.queue_size
         props["tx_queue_size"] = opts.queue_size
+    props.update(qemucmd.mq_props(opts.queues, opts.machine))
     return props
 
 

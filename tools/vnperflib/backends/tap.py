@@ -37,6 +37,7 @@ class Tap(iperf.IperfBackend, Backend):
     name = "tap"
     lossless = True
     vhost = False
+    max_queues = qemucmd.MAX_QUEUES
     TAP = "vntap0"
 
     def __init__(self, opts):
@@ -70,7 +71,9 @@ class Tap(iperf.IperfBackend, Backend):
 
     def start(self, session, nguests=1):
         ns = self.netns = netns.create(session)
-        netns.ip("-n", ns, "tuntap", "add", "dev", self.TAP, "mode", "tap", "vnet_hdr")
+        # QEMU's queues=N opens N queues of one tap: it must be multi_queue.
+        mq = ["multi_queue"] if (self.opts.queues or 1) > 1 else []
+        netns.ip("-n", ns, "tuntap", "add", "dev", self.TAP, "mode", "tap", "vnet_hdr", *mq)
         netns.face_guest(ns, self.TAP, guest_mac(0))
         self.dst_mac, self.base = self._stats()
         self.start_host_end(session, netns.GUEST_IP)
@@ -125,6 +128,8 @@ class Tap(iperf.IperfBackend, Backend):
 
     def nics(self, index):
         nd = "tap,ifname=%s,script=no,downscript=no" % self.dev
+        if (self.opts.queues or 1) > 1:
+            nd += ",queues=%d" % self.opts.queues
         if self.vhost:
             nd += ",vhost=on"
         return [qemucmd.Nic(nd, guest_mac(index), nic_props(self.opts))]

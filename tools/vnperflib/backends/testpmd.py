@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import time
 
-from .. import counts, peer, scratch, topologies
+from .. import counts, peer, qemucmd, scratch, topologies
 from ..errors import failed, missing
 from . import netns, vhostpeer
 from .base import Backend, guest_ip, guest_mac, live_from_peer
@@ -182,10 +182,20 @@ def batch_figure(rng):
     return (rng[0] + rng[1]) / 2.0
 
 
+def pmd_lcores(ncpu, queues):
+    """(testpmd's -l, its --nb-cores): the main lcore and a forwarding
+    lcore per queue pair, within this host's CPUs (one forwarding lcore
+    polls every queue when the host has no more: testpmd spreads the
+    streams over the cores it has)."""
+    fwd = max(1, min(queues, ncpu - 1))
+    return ("0-%d" % fwd if ncpu >= 2 else "0"), fwd
+
+
 class VhostUser(Backend):
     name = "vhost-user"
     lossless = True
     needs_shared_mem = True
+    max_queues = qemucmd.MAX_QUEUES
 
     def __init__(self, opts):
         super().__init__(opts)
@@ -196,6 +206,7 @@ class VhostUser(Backend):
         self.stats = {}
         self.fwd = []
         self.mode, self.feed = plan(opts)
+        self.queues = opts.queues or 1
         self.feed_ns = None
         self.feed_tap = None
         self.finished = False
@@ -252,18 +263,21 @@ class VhostUser(Backend):
     def _argv(self):
         vdevs = []
         for i, s in enumerate(self.socks):
-            vdevs += ["--vdev", "net_vhost%d,iface=%s,queues=1" % (i, s)]
+            vdevs += ["--vdev", "net_vhost%d,iface=%s,queues=%d" % (i, s, self.queues)]
         if self.feed:
             vdevs += ["--vdev", "net_tap0,iface=%s" % FEED_TAP]
         ncpu = os.cpu_count() or 1
-        args = ["--forward-mode=" + self.mode, "--nb-cores=1", "--total-num-mbufs=16384",
+        lcores, fwd = pmd_lcores(ncpu, self.queues)
+        args = ["--forward-mode=" + self.mode, "--nb-cores=%d" % fwd, "--total-num-mbufs=16384",
                 "--record-burst-stats", "-i"]
+        if self.queues > 1:
+            args += ["--rxq=%d" % self.queues, "--txq=%d" % self.queues]
         for knob, flag in (("pmd_burst", "--burst"), ("pmd_rxd", "--rxd"), ("pmd_txd", "--txd")):
             if getattr(self.opts, knob):
                 args.append("%s=%d" % (flag, getattr(self.opts, knob)))
         if self.mode in ("txonly", "flowgen"):
             args += ["--txpkts=%d" % (self.opts.size or 64), "--eth-peer=0,%s" % guest_mac(0)]
-        return [self.opts.testpmd, "--no-huge", "-m", "512", "-l", "0-1" if ncpu >= 2 else "0",
+        return [self.opts.testpmd, "--no-huge", "-m", "512", "-l", lcores,
                 "--no-pci", "--no-shconf", "--file-prefix", self.prefix,
                 "--log-level=lib.eal:error"] + vdevs + ["--"] + args
 

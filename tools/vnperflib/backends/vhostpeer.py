@@ -57,7 +57,10 @@ def vhost_nic(opts, index):
     if opts.machine != "microvm":
         # QEMU 7.2 under TCG crashes when vhost-user starts with MSI-X.
         props["vectors"] = 0
-    return qemucmd.Nic("vhost-user,chardev=vu%d" % index, guest_mac(index), props)
+    nd = "vhost-user,chardev=vu%d" % index
+    if (opts.queues or 1) > 1:
+        nd += ",queues=%d" % opts.queues
+    return qemucmd.Nic(nd, guest_mac(index), props)
 
 
 class DpdkPeerBackend(Backend):
