@@ -4,6 +4,7 @@ netdev queues=N, vhost-user queues=N with testpmd's --rxq/--txq/--nb-cores,
 the guest's queues= and vcpus=), and the one-line refusals (status 64,
 before anything starts) of what has one queue pair."""
 
+import json
 import subprocess
 import time
 
@@ -185,3 +186,47 @@ def test_one_queue_backends_are_refused_before_anything_starts(argv, why, monkey
     assert status == exitcodes.RUNNER_USAGE, (argv, err)
     assert len(err) == 1 and why in err[0], (argv, err)
     assert time.monotonic() - t0 < 1.0 and started == []
+
+
+# gen with vcpus=2 queues=2: its own per-pair entries and the driver's.
+GEN_2Q = {"app": "gen", "packets": 4000, "bytes": 256000, "duration_ns": 1000000000,
+          "vcpus": 2,
+          "queues": [{"queue": 0, "cpu": 0, "flows": 9, "packets": 2000, "bytes": 128000},
+                     {"queue": 1, "cpu": 1, "flows": 7, "packets": 2000, "bytes": 128000}],
+          "vnet": {"tx": {"packets": 2001}, "queues": [
+              {"queue": 0, "packets": 2002, "tx_packets": 2001, "tx_bytes": 128042,
+               "rx_packets": 1, "rx_bytes": 42},
+              {"queue": 1, "packets": 2000, "tx_packets": 2000, "tx_bytes": 128000,
+               "rx_packets": 0, "rx_bytes": 0}]}}
+
+
+def test_the_report_lists_each_queue_pair_in_the_json_and_the_table():
+    from test_report import line, rep_of
+    from vnperflib import outcome, report, result
+    rep = rep_of("gen", GEN_2Q, {"rx_packets": 4001, "rx_frames": 4001})
+    rep["queues"] = outcome.queue_pairs(GEN_2Q)
+    res = result.RunResult.from_dict(rep)
+    assert [(q.queue, q.cpu, q.packets, q.tx_packets, q.rx_packets) for q in res.queues] == \
+        [(0, 0, 2000, 2001, 1), (1, 1, 2000, 2000, 0)]
+    back = json.loads(report.to_json(res))["queues"]
+    assert [(q["queue"], q["cpu"], q["packets"]) for q in back] == [(0, 0, 2000), (1, 1, 2000)]
+    assert result.RunResult.from_dict(res.to_dict()).to_dict() == res.to_dict()
+    assert line(report.human(res), "per queue") == \
+        "0: 2000 (cpu 0, tx 2001, rx 1); 1: 2000 (cpu 1, tx 2000, rx 0)"
+
+
+def test_one_pair_or_an_app_without_its_own_list():
+    from vnperflib import outcome
+    assert outcome.queue_pairs({"app": "gen", "vnet": {"queues": [{"queue": 0}]}}) is None
+    assert outcome.queue_pairs({"app": "selftest"}) is None
+    sink = dict(GEN_2Q, app="sink", queues=None)
+    assert [(q["queue"], q["cpu"], q["packets"]) for q in outcome.queue_pairs(sink)] == \
+        [(0, None, 2002), (1, None, 2000)]
+
+
+def test_your_own_nic_keeps_its_queues_and_gets_the_vcpus():
+    o = built(qemu_args=["-device", "virtio-net-pci,netdev=x,mq=on,vectors=6"],
+              config=["queues=2"])
+    assert (o.backend, o.queues, o.vcpus) == ("none", 2, 2)
+    from vnperflib import support
+    support.check(o)  # no refusal: your device has the pairs

@@ -67,6 +67,25 @@ def merged_counts(backend, app, reports, host, lossless):
     return counts.merge(app, result, host, lossless=lossless)
 
 
+def queue_pairs(result):
+    """The sending guest's queue pairs (result.QueuePair's members), one
+    per pair the driver used, when it used more than one; else None. The
+    app's own per-pair entry (gen's `queues`, by `queue`) gives the CPU
+    and the app's count; without one, packets is the driver's both ways."""
+    drv = ((result or {}).get("vnet") or {}).get("queues") or []
+    if len(drv) < 2:
+        return None
+    app = {q.get("queue"): q for q in (result.get("queues") or []) if isinstance(q, dict)}
+    out = []
+    for d in drv:
+        a = app.get(d.get("queue"), {})
+        e = {k: d.get(k) for k in ("queue", "tx_packets", "rx_packets", "tx_bytes", "rx_bytes")}
+        e["cpu"] = a.get("cpu")
+        e["packets"] = a.get("packets", d.get("packets"))
+        out.append(e)
+    return out
+
+
 def metrics(rep):
     """The numbers compare and sweep work on."""
     main = rep["guests"][-1]

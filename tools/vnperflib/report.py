@@ -151,6 +151,8 @@ def human(res):
                  if k not in ("type", "app") and not isinstance(v, (dict, list))]
     elif res.metrics.packets is not None:
         rows += headline(res)
+    if res.queues:
+        rows.append(("per queue", queues_line(res.queues)))
     c = res.counts
     if c:
         for name, d in (c.directions or {}).items():
@@ -196,6 +198,17 @@ def human(res):
     elif v and v.side == "neither":
         rows.append(("bottleneck", "none: %s" % v.why))
     return kv_table(rows)
+
+
+def queues_line(pairs):
+    """Each queue pair's count, its CPU and the driver's frames each way."""
+    parts = []
+    for q in pairs:
+        cpu = "" if q.cpu is None else "cpu %d, " % q.cpu
+        parts.append("%s: %s (%stx %s, rx %s)" % (q.queue, fmt_count(q.packets), cpu,
+                                                  fmt_count(q.tx_packets),
+                                                  fmt_count(q.rx_packets)))
+    return "; ".join(parts)
 
 
 def features_line(res):

@@ -267,10 +267,28 @@ class Metrics(Record):
 
 
 @dataclass(frozen=True)
+class QueuePair(Record):
+    """One queue pair of the sending guest (outcome.queue_pairs): the app's
+    count on it (gen: the frames its CPU sent there; else the driver's
+    frames both ways), the CPU that drove it (an app that runs one
+    instance per vCPU), and the driver's own frames and bytes each way."""
+    queue: int = None
+    cpu: Optional[int] = None
+    packets: int = None
+    tx_packets: int = None
+    rx_packets: int = None
+    tx_bytes: int = None
+    rx_bytes: int = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
 class RunResult(Record):
     """One `vnperf run`: its report (docs/runner-run.md, "Report")."""
     NESTED = {"guests": ("list", GuestReport), "counts": ("one", Counts),
-              "cpu": ("one", Cpu), "metrics": ("one", Metrics), "verdict": ("one", Verdict)}
+              "cpu": ("one", Cpu), "metrics": ("one", Metrics), "verdict": ("one", Verdict),
+              "queues": ("list", QueuePair)}
     TUPLES = ("config", "teardown_errors")
     vnperf_report: int = REPORT_FORMAT
     schema_version: int = SCHEMA_VERSION
@@ -286,6 +304,7 @@ class RunResult(Record):
     guests: tuple = None            # (GuestReport, ...): receivers first, the sender last
     host: Mapping = None
     counts: Optional[Counts] = None
+    queues: tuple = None            # (QueuePair, ...) with more than one pair, else absent
     cpu: Optional[Cpu] = None
     qmp: Mapping = None
     topology: str = None

@@ -176,6 +176,9 @@ class Run:
             "identity": run_identity(self.opts, self.accel.accel),
             "wall_s": time.monotonic() - self.t0,
         }
+        pairs = outcome.queue_pairs(reports[-1]["result"])
+        if pairs is not None:
+            rep["queues"] = pairs
         rep["metrics"] = outcome.metrics(rep)
         topologies.topology_for(self.opts).finish_report(rep)
         rep["verdict"] = verdict.bottleneck(rep)

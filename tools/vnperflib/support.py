@@ -150,7 +150,8 @@ def queues_refusal(opts, topo):
         return "--queues %d: your own tap is opened as it is, with one queue (the runner's " \
             "namespace tap is multi_queue)" % q
     most = backends.REGISTRY[opts.backend].max_queues
-    if q > most:
+    # none: no NIC of the runner's; a -device of your own says its queues.
+    if q > most and opts.backend != "none":
         return "--queues %d: %s has one queue pair (tap, vhost-net or vhost-user have %d)" % (
             q, opts.backend, qemucmd.MAX_QUEUES)
     if opts.backend == "vhost-user" and not opts.vhost_user_socket and \
