@@ -230,3 +230,31 @@ def test_your_own_nic_keeps_its_queues_and_gets_the_vcpus():
     assert (o.backend, o.queues, o.vcpus) == ("none", 2, 2)
     from vnperflib import support
     support.check(o)  # no refusal: your device has the pairs
+
+
+def test_queues_is_a_sweep_axis_with_the_vcpus_following():
+    import argparse
+    from vnperflib import sweep
+    ns = argparse.Namespace(aa=False, **{n: None for n in sweep.AXES})
+    ns.queues = "1,2,4"
+    pts = sweep.points(sweep.axes_from(ns))
+    base = built(backend="tap", machine="q35", app="gen")
+    got = [sweep.point_opts(base, pt) for pt in pts]
+    assert [(o.queues, o.vcpus) for o in got] == [(1, 1), (2, 2), (4, 4)]
+    assert ("queues=4", "vcpus=4") == tuple(w for w in identity.main_words(got[-1])
+                                             if w.startswith(("queues=", "vcpus=")))
+    two = built(backend="tap", machine="q35", app="gen", vcpus=2)
+    assert [sweep.point_opts(two, pt).vcpus for pt in pts] == [2, 2, 2]
+    with pytest.raises(Exception, match="at most 8"):
+        sweep.parse_axis("queues", "1,9")
+
+
+def test_a_sweep_over_a_one_queue_backend_is_refused_before_its_first_run(tmp_path):
+    from vnpy import run_vnperf
+    r = run_vnperf(["sweep", "--accel", "tcg", "--backend", "tap,dgram", "--queues", "1,2",
+                    "--out", str(tmp_path / "o")], timeout=30)
+    assert r.returncode == exitcodes.RUNNER_USAGE, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        "vnperf: gen over dgram: --queues 2: dgram has one queue pair (tap, vhost-net or "
+        "vhost-user have 8)"]
+    assert not (tmp_path / "o").exists()

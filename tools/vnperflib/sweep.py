@@ -52,6 +52,13 @@ def _qemu(v):
     return binary
 
 
+def _pairs(v):
+    n = _positive(v)
+    if n > qemucmd.MAX_QUEUES:
+        raise ValueError("at most %d" % qemucmd.MAX_QUEUES)
+    return n
+
+
 def _backend(v):
     if v not in backends.names():
         raise ValueError("one of %s" % ", ".join(backends.names()))
@@ -69,6 +76,7 @@ AXES = {
     "kick_batch": ("config", _count),
     "rx_refill": ("config", _positive),
     "ring": ("config", _count),
+    "queues": ("opt", _pairs),
     "event_idx": ("features", _choice("on", "off")),
     "txfull": ("config", _choice("wait", "drop")),
     "notify": ("config", _choice("poll", "irq", "hybrid")),
@@ -174,6 +182,9 @@ def point_opts(base, point):
                 config = with_feature_off(config, "event_idx")
         else:
             opt[name] = value
+    if "queues" in opt and base.vcpus is None:
+        # as `run --queues N`: a vCPU per pair unless --vcpus says otherwise
+        opt["vcpus"] = opt["queues"]
     return dataclasses.replace(base, config=tuple(config), **opt)
 
 
@@ -548,6 +559,8 @@ def add_arguments(p):
                         "(iperf -w, netperf -S), e.g. 262144,4194304")
     a.add_argument("--kick-batch", dest="kick_batch", help="TX frames per kick, e.g. 1,32")
     a.add_argument("--rx-refill", dest="rx_refill", help="RX buffers per refill, e.g. 16,64")
+    a.add_argument("--queues", help="queue pairs, e.g. 1,2,4 (tap, vhost-net, vhost-user; "
+                   "the guest's vCPUs follow unless --vcpus is given)")
     a.add_argument("--ring", help="virtqueue sizes, e.g. 64,256 (above 256 needs --queue-size)")
     a.add_argument("--event-idx", dest="event_idx",
                    help="on,off (off: the guest config features=-event_idx)")
