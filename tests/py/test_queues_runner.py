@@ -258,3 +258,9 @@ def test_a_sweep_over_a_one_queue_backend_is_refused_before_its_first_run(tmp_pa
         "vnperf: gen over dgram: --queues 2: dgram has one queue pair (tap, vhost-net or "
         "vhost-user have 8)"]
     assert not (tmp_path / "o").exists()
+
+
+def test_a_run_without_queues_pairs_with_one_recorded_before_them():
+    assert not {"queues", "vcpus"} & set(identity.guest_params(["app=gen"]))
+    p = identity.guest_params(identity.main_words(built(backend="tap", queues=2)))
+    assert (p["queues"], p["vcpus"]) == ("2", "2")
