@@ -198,6 +198,9 @@ int vnet_mq_set_pairs(struct vnet_dev *d, uint16_t n);
 /* Per queue pair: the paths the single-queue API takes on pair 0. */
 int vnet_txq_burst(struct vnet_dev *d, struct vnet_txq *tq, const struct vnet_tx *tx, int n);
 int vnet_txq_reclaim(struct vnet_dev *d, struct vnet_txq *tq);
+/* Reclaims until no frame is in flight: 0, -EBUSY after ms, or the
+ * reclaim's error. */
+int vnet_txq_drain(struct vnet_dev *d, struct vnet_txq *tq, unsigned ms);
 int vnet_rxq_burst(struct vnet_dev *d, struct vnet_rxq *rq, struct vnet_rx *rx, int max);
 void vnet_rxq_release(struct vnet_dev *d, struct vnet_rxq *rq, uint32_t buf);
 

@@ -4,7 +4,6 @@
 #include <stdio.h>
 
 #include "drivers/virtio/vnet_priv.h"
-#include "kernel/time.h"
 
 #define VNET_QRESET_DRAIN_MS 200
 
@@ -13,16 +12,9 @@
  * frames in flight would lose them. */
 static int vnet_qreset_drain(struct vnet_dev *d, struct vnet_txq *tq)
 {
-    uint64_t t0 = time_cycles(), limit = time_tsc_hz / 1000u * VNET_QRESET_DRAIN_MS;
-    while (virtq_in_flight(tq->vq)) {
-        int r = vnet_txq_reclaim(d, tq);
-        if (r < 0)
-            return r;
-        if (time_cycles() - t0 > limit)
-            return -EBUSY;
-        if (!r)
-            vnet_relax();
-    }
+    int r = vnet_txq_drain(d, tq, VNET_QRESET_DRAIN_MS);
+    if (r < 0)
+        return r;
     tq->reserved = 0;
     return 0;
 }

@@ -84,6 +84,21 @@ int vnet_txq_reclaim(struct vnet_dev *d, struct vnet_txq *tq)
     return n;
 }
 
+int vnet_txq_drain(struct vnet_dev *d, struct vnet_txq *tq, unsigned ms)
+{
+    uint64_t t0 = time_cycles(), limit = time_tsc_hz / 1000u * ms;
+    while (virtq_in_flight(tq->vq)) {
+        int r = vnet_txq_reclaim(d, tq);
+        if (r < 0)
+            return r;
+        if (time_cycles() - t0 > limit)
+            return -EBUSY;
+        if (!r)
+            vnet_relax();
+    }
+    return 0;
+}
+
 /* Kicks what is queued, then waits until want are ready: between looks
  * a queue with notifications halts until its interrupt (or the
  * watchdog's next look), a polled one spins (vnet_relax) rather than

@@ -2,7 +2,6 @@
  * vnet_tx.c with the app filling the slots it reserved. */
 #include "drivers/virtio/vnet_priv.h"
 #include "kernel/mem.h"
-#include "kernel/time.h"
 
 #define VNET_BIND_WAIT_MS 200
 
@@ -21,16 +20,9 @@ int vnet_txslots_bind_q(struct vnet_dev *d, unsigned q, uint32_t room, struct vn
     if (virtq_broken(vq))
         return -EIO;
     if (!virtq_bound(vq)) {
-        uint64_t t0 = time_cycles(), limit = time_tsc_hz / 1000u * VNET_BIND_WAIT_MS;
-        while (virtq_in_flight(vq)) {
-            int r = vnet_txq_reclaim(d, tq);
-            if (r < 0)
-                return r;
-            if (time_cycles() - t0 > limit)
-                return -EBUSY;
-            if (!r)
-                vnet_relax();
-        }
+        int r = vnet_txq_drain(d, tq, VNET_BIND_WAIT_MS);
+        if (r < 0)
+            return r;
         if (!room || room > d->max_frame)
             room = d->max_frame;
         uint32_t stride = (VNET_HDR_ROOM + room + 63u) & ~63u;
@@ -41,7 +33,7 @@ int vnet_txslots_bind_q(struct vnet_dev *d, unsigned q, uint32_t room, struct vn
         tq->slots = (struct vnet_txslots){mem + VNET_HDR_ROOM, stride, room, tq->size, tag};
         /* The header is the last hdr_len bytes of the room before the frame. */
         tq->hdr0 = mem + VNET_HDR_ROOM - d->hdr_len;
-        int r = virtq_bind_slots(vq, vnet_slot_addr, tq, d->hdr_len);
+        r = virtq_bind_slots(vq, vnet_slot_addr, tq, d->hdr_len);
         if (r < 0)
             return r;
     }
