@@ -32,9 +32,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 
-from vnperflib import guest, qemucmd  # noqa: E402
-from vnperflib import peer as vnpeer  # noqa: E402
-from vnperflib.proc import Session  # noqa: E402
+from vnperflib.run import guest, qemucmd  # noqa: E402
+from vnperflib.run import peer as vnpeer  # noqa: E402
+from vnperflib.run.proc import Session  # noqa: E402
 import vnharness  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -2,7 +2,7 @@
 """Zero-loss RX rate (RFC 2544 NDR) of vnperf's sink against a Linux
 guest (bench/linuxguest.py rx: Debian's kernel counting eth0) receiving the
 same paced flood from the same host sender on the same backend, in the same
-run: one search each (vnperflib/search.py, the same trials and rules as
+run: one search each (vnperflib/campaign/search.py, the same trials and rules as
 `vnperf ndr`), the order alternating per repeat, and the ratios.
 
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_ndr_sink.py \\
@@ -40,9 +40,11 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import linuxguest  # noqa: E402
-from vnperflib import result, search, search_run, stats  # noqa: E402
+from vnperflib import result
+from vnperflib.campaign import search, search_run
+from vnperflib.analysis import stats  # noqa: E402
 from vnperflib.errors import RunnerError  # noqa: E402
-from vnperflib.tables import fmt_num, table  # noqa: E402
+from vnperflib.report.tables import fmt_num, table  # noqa: E402
 
 NOTIFY = ("poll", "irq", "hybrid")
 QUEUE_SIZES = (256, 512, 1024)  # QEMU's virtio-net: a power of two, 256..1024

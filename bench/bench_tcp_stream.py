@@ -50,7 +50,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import benchlib  # noqa: E402
 import linuxguest  # noqa: E402
-from vnperflib import pinning, priority  # noqa: E402
+from vnperflib.run import pinning, priority  # noqa: E402
 
 
 # vnperf's offload features (docs/driver.md), all refused by --no-offloads

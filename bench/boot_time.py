@@ -20,8 +20,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from vnperflib import guest, qemucmd  # noqa: E402
-from vnperflib.proc import Session  # noqa: E402
+from vnperflib.run import guest, qemucmd  # noqa: E402
+from vnperflib.run.proc import Session  # noqa: E402
 
 BUILD = os.path.join(ROOT, "build")
 IMAGE = os.path.join(BUILD, "vnperf.elf")

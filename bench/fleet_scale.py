@@ -35,8 +35,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 
 import libvirtd  # noqa: E402
-from vnperflib import guest, qemucmd  # noqa: E402
-from vnperflib.proc import Session  # noqa: E402
+from vnperflib.run import guest, qemucmd  # noqa: E402
+from vnperflib.run.proc import Session  # noqa: E402
 
 VNPERF = os.path.join(ROOT, "tools", "vnperf")
 IMAGE = os.path.join(ROOT, "build", "vnperf.elf")

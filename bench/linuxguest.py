@@ -34,15 +34,16 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from vnperflib import (backends, exitcodes, guest, hostcpu, options, orchestrate,  # noqa: E402
-                       pinning, ports, priority, qemucmd, scratch, udpsock)
+from vnperflib import backends, exitcodes, options  # noqa: E402
+from vnperflib.run import guest, orchestrate, pinning, ports, priority, qemucmd, scratch, udpsock  # noqa: E402
+from vnperflib.analysis import hostcpu  # noqa: E402
 from vnperflib.backends import passt  # noqa: E402
 from vnperflib.backends.base import Backend, guest_mac, nic_props  # noqa: E402
 from vnperflib.backends.passt import Passt  # noqa: E402
-from vnperflib import iperf as vniperf  # noqa: E402
+from vnperflib.run import iperf as vniperf  # noqa: E402
 from vnperflib.errors import RunnerError, failed  # noqa: E402
-from vnperflib.qmp import QmpError  # noqa: E402
-from vnperflib.proc import Interrupted, Session, run_quiet  # noqa: E402
+from vnperflib.run.qmp import QmpError  # noqa: E402
+from vnperflib.run.proc import Interrupted, Session, run_quiet  # noqa: E402
 
 DIR = os.path.join(ROOT, "build", "linux-guest")
 KERNEL = os.path.join(DIR, "vmlinuz")

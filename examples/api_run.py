@@ -9,7 +9,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
-from vnperflib import api, report  # noqa: E402
+from vnperflib import api
+from vnperflib.report import report  # noqa: E402
 
 
 def main(argv):

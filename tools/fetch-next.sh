@@ -3,7 +3,7 @@
 # the package with dpdk-testpmd) into DIR (build/next) with debootstrap from
 # the machine's Debian mirror:
 # the second, real QEMU and DPDK that `--qemu next` and `--testpmd next`
-# run (tools/vnperflib/nextroot.py). Nothing from outside Debian's archive;
+# run (tools/vnperflib/run/nextroot.py). Nothing from outside Debian's archive;
 # nothing installed on the machine itself. Root (debootstrap needs it).
 # Idempotent: done when DIR.stamp exists (the versions installed, from
 # dpkg-query inside DIR). Installs into DIR.part and renames, so a failed

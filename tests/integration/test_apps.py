@@ -11,8 +11,8 @@ import time
 import pytest
 
 import vnharness
-from vnperflib import guest, qemucmd, rrhost, scratch
-from vnperflib import peer as vnpeer
+from vnperflib.run import guest, qemucmd, rrhost, scratch
+from vnperflib.run import peer as vnpeer
 
 OK = 0
 TEST_FAILED = 1

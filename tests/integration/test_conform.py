@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from vnharness import run_vnperf
-from vnperflib import nextroot
+from vnperflib.run import nextroot
 
 NEXT = nextroot.stamp() is not None
 QEMUS = ["system"] + (["next"] if NEXT else [])

@@ -5,7 +5,8 @@ import json
 import os
 
 from vnharness import run_vnperf
-from vnperflib import backends, nextroot, passtbin, support
+from vnperflib import backends
+from vnperflib.run import nextroot, passtbin, support
 
 NETWORK_BACKENDS = [b for b in backends.names() if b != "none"]
 

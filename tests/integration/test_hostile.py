@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 import vnharness
-from vnperflib import hostile_cases, hostile_verdict
+from vnperflib.campaign import hostile_cases, hostile_verdict
 
 # A stand-in QEMU: the real one, except that a guest configured for
 # case=runt dies of SIGSEGV at once, as a QEMU that crashes on a case would.

@@ -13,7 +13,7 @@ import pytest
 
 import vnharness
 from vnharness import run_vnperf
-from vnperflib import peer as vnpeer
+from vnperflib.run import peer as vnpeer
 
 N = 20000
 

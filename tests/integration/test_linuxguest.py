@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import vnharness
-from vnperflib import passtbin
+from vnperflib.run import passtbin
 
 sys.path.insert(0, os.path.join(vnharness.ROOT, "bench"))
 

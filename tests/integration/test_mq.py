@@ -18,7 +18,7 @@ import pytest
 
 import vnharness
 from vnharness import guest, qemucmd
-from vnperflib import peer as vnpeer
+from vnperflib.run import peer as vnpeer
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="a multiqueue tap needs root")
 N = 3000

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from vnharness import run_vnperf
-from vnperflib import nextroot
+from vnperflib.run import nextroot
 
 pytestmark = pytest.mark.skipif(nextroot.stamp() is None,
                                 reason="build/next absent: run make next (Debian 13's QEMU "

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from vnharness import run_vnperf
-from vnperflib import nextroot
+from vnperflib.run import nextroot
 
 N = 3000
 AT = 1000

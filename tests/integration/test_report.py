@@ -15,7 +15,7 @@ import subprocess
 import pytest
 
 from vnharness import run_vnperf
-from vnperflib import htmlreport, plots
+from vnperflib.report import htmlreport, plots
 
 BASE = ["--accel", "tcg", "--duration", "1", "--backend", "dgram"]
 SWEEP = ["sweep"] + BASE + ["--size", "64,512", "--repeat", "2"]

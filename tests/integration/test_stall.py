@@ -10,7 +10,7 @@ import time
 
 import vnharness
 from test_apps import has_text, make_guest, result_of, wait_line
-from vnperflib import guest, qemucmd
+from vnperflib.run import guest, qemucmd
 
 MAC = "52:54:00:00:02:01"
 STOP_S = 0.06

@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from vnharness import run_vnperf
-from vnperflib import passtbin
+from vnperflib.run import passtbin
 
 needs_tap_iperf = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("iperf") is None,

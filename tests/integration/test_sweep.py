@@ -11,7 +11,7 @@ import subprocess
 import time
 
 from vnharness import PYTHON, VNPERF, exitcodes, run_vnperf
-from vnperflib import plots
+from vnperflib.report import plots
 
 SWEEP = ["sweep", "--accel", "tcg", "--duration", "1", "--backend", "dgram", "--repeat", "1"]
 

@@ -15,9 +15,9 @@ import time
 import pytest
 
 import vnharness
-from vnperflib import guest, iperf, qemucmd
+from vnperflib.run import guest, iperf, qemucmd
 from vnperflib.backends import netns
-from vnperflib.proc import Session
+from vnperflib.run.proc import Session
 
 TAP = "vntap0"
 MAC = "52:54:00:00:31:01"

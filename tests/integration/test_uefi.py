@@ -11,7 +11,7 @@ import pytest
 
 import vnharness
 from vnharness import guest, qemucmd
-from vnperflib import peer as vnpeer
+from vnperflib.run import peer as vnpeer
 
 OVMF = "/usr/share/ovmf/OVMF.fd"
 ESP = os.path.join(vnharness.BUILD, "esp.img")

@@ -17,7 +17,7 @@ import pytest
 
 import vnharness
 from vnharness import guest, qemucmd
-from vnperflib import peer as vnpeer
+from vnperflib.run import peer as vnpeer
 
 needs_testpmd = pytest.mark.skipif(shutil.which("dpdk-testpmd") is None,
                                    reason="no dpdk-testpmd (Debian dpdk-dev)")

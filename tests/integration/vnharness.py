@@ -22,8 +22,9 @@ PEER = os.path.join(BUILD, "tools", "vnperf-peer")
 TAG_ENV = "VNPERF_TEST_TAG"
 NETNS_PREFIX = "vnperf-"
 
-from vnperflib import exitcodes, guest, protocol, qemucmd  # noqa: E402,F401
-from vnperflib.proc import Session  # noqa: E402
+from vnperflib import exitcodes
+from vnperflib.run import guest, protocol, qemucmd  # noqa: E402,F401
+from vnperflib.run.proc import Session  # noqa: E402
 
 _ports_given = set()
 

@@ -13,7 +13,7 @@ import vnpy
 sys.path.insert(0, os.path.join(vnpy.ROOT, "bench"))
 
 import bench_ndr_sink as b  # noqa: E402
-from vnperflib import search  # noqa: E402
+from vnperflib.campaign import search  # noqa: E402
 
 
 def refused(argv, capsys):

@@ -10,7 +10,10 @@ import json
 import pytest
 
 from vnpy import run_vnperf
-from vnperflib import compare, exitcodes, resultsdir, stats
+from vnperflib.campaign import compare
+from vnperflib import exitcodes
+from vnperflib.report import resultsdir
+from vnperflib.analysis import stats
 
 BASE = {"app": "gen", "backend": "dgram", "topology": "host", "machine": "microvm",
         "accel": "tcg", "duration": "2", "qemu": "7.2.11", "host_cpus": "2", "event_idx": "on"}

@@ -10,7 +10,8 @@ import json
 import pytest
 
 from vnpy import run_vnperf
-from vnperflib import exitcodes, resultsdir
+from vnperflib import exitcodes
+from vnperflib.report import resultsdir
 
 IDENTITY = {"app": "gen", "backend": "dgram", "size": "64"}
 

@@ -1,4 +1,4 @@
-"""vnperf conform's judging (tools/vnperflib/conform_checks.py) and plan
+"""vnperf conform's judging (tools/vnperflib/campaign/conform_checks.py) and plan
 words (conform.py): each device check turns into a violation with its
 spec section when the guest's counters say the device broke its rule,
 'not offered' / 'n/a' where the feature is missing, 'error' (and a
@@ -10,7 +10,8 @@ import os
 import re
 
 import vnpy
-from vnperflib import conform, conform_checks as cc, exitcodes
+from vnperflib.campaign import conform, conform_checks as cc
+from vnperflib import exitcodes
 
 CHECKS = list(cc.CHECKS)
 

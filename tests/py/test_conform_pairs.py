@@ -1,4 +1,4 @@
-"""The covering array of `vnperf conform` (tools/vnperflib/conform_pairs.py):
+"""The covering array of `vnperf conform` (tools/vnperflib/campaign/conform_pairs.py):
 every pair of on/off values of every two features appears in some row,
 every row respects the feature dependencies, the plan has each feature on
 alone and off alone, and it is far smaller than the full product."""
@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 import vnpy  # noqa: F401  (puts tools/ on sys.path)
-from vnperflib import conform_pairs as cp
+from vnperflib.campaign import conform_pairs as cp
 
 FEATS = ("csum", "guest_csum", "host_tso4", "guest_tso4", "mrg_rxbuf", "status", "ctrl_vq",
          "event_idx", "ring_packed", "in_order", "indirect_desc", "mtu", "mac")

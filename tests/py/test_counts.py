@@ -5,7 +5,8 @@ receiver's sequence numbers are shown next to it."""
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import counts, exitcodes, outcome
+from vnperflib.analysis import counts, outcome
+from vnperflib import exitcodes
 
 
 def peer_drop(n):

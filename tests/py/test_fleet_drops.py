@@ -5,7 +5,8 @@ outcome.receiver_socket_drops), not 'in between'."""
 from types import SimpleNamespace as NS
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import fleet, fleetreport, udpdrops
+from vnperflib.fleet import fleet, fleetreport
+from vnperflib.analysis import udpdrops
 
 HEAD = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid" \
     "  timeout inode ref pointer drops\n"

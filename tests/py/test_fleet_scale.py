@@ -13,7 +13,7 @@ import vnpy
 sys.path.insert(0, os.path.join(vnpy.ROOT, "bench"))
 
 import fleet_scale as fs  # noqa: E402
-from vnperflib import fleetspec  # noqa: E402
+from vnperflib.fleet import fleetspec  # noqa: E402
 
 
 def spec_of(text, tmp_path):

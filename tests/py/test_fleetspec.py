@@ -6,7 +6,7 @@ import json
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import fleetspec
+from vnperflib.fleet import fleetspec
 from vnperflib.errors import RunnerError
 
 GOOD = """\

@@ -9,7 +9,8 @@ import os
 import pytest
 
 from vnpy import run_vnperf, standin_image
-from vnperflib import exitcodes, protocol
+from vnperflib import exitcodes
+from vnperflib.run import protocol
 
 BOOT = ('@vnperf {"type":"boot","boot_path":"pvh","tsc_hz":2600000000,"tsc_method":"pit",'
         '"acpi":true,"ram_bytes":133823488,"arena_free_bytes":1000}')

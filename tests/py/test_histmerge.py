@@ -6,7 +6,7 @@ import random
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import histmerge as hm
+from vnperflib.analysis import histmerge as hm
 
 
 def lines(samples, unit_ns=1.0, per_line=256, name="latency"):

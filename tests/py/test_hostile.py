@@ -10,7 +10,8 @@ import re
 import pytest
 
 from vnpy import ROOT, run_vnperf
-from vnperflib import exitcodes, hostile, hostile_cases, hostile_verdict
+from vnperflib import exitcodes
+from vnperflib.campaign import hostile, hostile_cases, hostile_verdict
 
 
 def guest_table():

@@ -14,7 +14,9 @@ import pytest
 from test_compare import around, point, write_sweep
 import vnpy
 from vnpy import run_vnperf
-from vnperflib import exitcodes, htmlreport, plots, stats
+from vnperflib import exitcodes
+from vnperflib.report import htmlreport, plots
+from vnperflib.analysis import stats
 
 HOSTILE = '<script>alert("x")</script>&<img src=x onerror=alert(1)>'
 SECTIONS = [sid for sid, _ in htmlreport.SECTIONS]

@@ -15,8 +15,10 @@ import xml.etree.ElementTree as ET
 import pytest
 
 import vnpy
-from vnperflib import (compare, domxml, engine, engine_libvirt, fleet, fleetreport, fleetspec,
-                       libvirtconn, libvirtstage, proc, qemucmd, resultsdir)
+from vnperflib.campaign import compare
+from vnperflib.run import domxml, engine, engine_libvirt, libvirtconn, libvirtstage, proc, qemucmd
+from vnperflib.fleet import fleet, fleetreport, fleetspec
+from vnperflib.report import resultsdir
 from vnperflib.errors import RunnerError
 
 Q = "{%s}" % domxml.QEMU_NS

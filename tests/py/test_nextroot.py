@@ -11,7 +11,9 @@ import pytest
 
 from vnpy import run_opts
 from test_support import load_cli
-from vnperflib import exitcodes, identity, nextroot, options, qemucmd, sweep, versions
+from vnperflib import exitcodes, options
+from vnperflib.run import identity, nextroot, qemucmd, versions
+from vnperflib.campaign import sweep
 from vnperflib.backends import testpmd
 from vnperflib.errors import RunnerError
 

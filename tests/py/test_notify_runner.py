@@ -3,7 +3,9 @@ schedstat, the host CPU-bound verdict, the rr verdict, interrupts per
 packet and the guest's idle share in metrics and the report."""
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import hostbound, hostcpu, outcome, report, result, verdict
+from vnperflib.analysis import hostbound, hostcpu, outcome, verdict
+from vnperflib.report import report
+from vnperflib import result
 
 
 def test_schedstat_wait_is_the_second_field():

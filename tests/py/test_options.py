@@ -11,7 +11,10 @@ import subprocess
 import pytest
 
 from vnpy import PYTHON, ROOT, VNPERF, cli_opts
-from vnperflib import exitcodes, hostcount, options, qemucmd, sweep
+from vnperflib import exitcodes, options
+from vnperflib.analysis import hostcount
+from vnperflib.run import qemucmd
+from vnperflib.campaign import sweep
 from vnperflib.errors import RunnerError
 
 OVMF = "--boot uefi needs --machine q35 or pc (OVMF does not run on microvm)"
@@ -134,7 +137,7 @@ def test_the_ovmf_refusal_is_written_once():
     for p in sources():
         with open(p) as f:
             hits += [p for line in f if "OVMF does not run on microvm" in line]
-    assert [os.path.relpath(p, ROOT) for p in hits] == ["tools/vnperflib/qemucmd.py"]
+    assert [os.path.relpath(p, ROOT) for p in hits] == ["tools/vnperflib/run/qemucmd.py"]
 
 
 def test_every_path_refuses_ovmf_on_microvm_alike():

@@ -1,4 +1,4 @@
-"""The one orchestrator (tools/vnperflib/orchestrate.py) on fake guests:
+"""The one orchestrator (tools/vnperflib/run/orchestrate.py) on fake guests:
 receivers first, each sender once every receiver it waits for has its NIC
 up, a receiver that dies or does not start gives its senders up with one
 line; run, fleet and the Linux-guest baseline use it."""
@@ -9,7 +9,8 @@ import re
 import time
 
 from vnpy import ROOT, run_vnperf, standin_image
-from vnperflib import exitcodes, orchestrate
+from vnperflib import exitcodes
+from vnperflib.run import orchestrate
 
 BOOT = ('@vnperf {"type":"boot","boot_path":"pvh","tsc_hz":2600000000,"tsc_method":"pit",'
         '"acpi":true,"ram_bytes":133823488,"arena_free_bytes":1000}')
@@ -128,7 +129,8 @@ def test_run_fleet_and_the_linux_baseline_share_it():
     """One orchestrator: no other module orders receivers and senders or
     reads a NIC's DRIVER_OK; the baseline's vCPUs come from QMP as the
     runner's."""
-    for parts in (("tools", "vnperflib", "runner.py"), ("tools", "vnperflib", "fleet.py"),
+    for parts in (("tools", "vnperflib", "run", "runner.py"),
+                  ("tools", "vnperflib", "fleet", "fleet.py"),
                   ("bench", "linuxguest.py")):
         text = read(*parts)
         assert "orchestrate.Orchestrator(" in text, parts
@@ -208,7 +210,7 @@ class Line:
 
 
 def test_a_fleet_resumes_receivers_first_and_each_sender_after_its_own(tmp_path):
-    from vnperflib import fleet, fleetspec
+    from vnperflib.fleet import fleet, fleetspec
     p = tmp_path / "spec.toml"
     p.write_text(FLEET)
     f = fleet.Fleet(None, fleetspec.load(str(p)), None)
@@ -261,8 +263,8 @@ def test_nic_up_reads_driver_ok_of_the_first_nic_and_drops_a_broken_monitor():
 
 
 def test_a_fleet_domain_with_its_group_interface_waits_for_driver_ok():
-    from vnperflib import engine_libvirt, qemucmd
-    from vnperflib.domxml import Iface
+    from vnperflib.run import engine_libvirt, qemucmd
+    from vnperflib.run.domxml import Iface
     eng = engine_libvirt.LibvirtEngine("qemu:///system", None)
     spec = qemucmd.GuestSpec("/x.elf", machine="q35", memory_mb=128, accel="tcg",
                              name="vnperf-rx-0")

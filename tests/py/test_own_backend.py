@@ -10,7 +10,9 @@ import socket
 import pytest
 
 from vnpy import run_opts, run_vnperf, standin_image
-from vnperflib import doctor, exitcodes, hostcount, identity
+from vnperflib.run import doctor, identity
+from vnperflib import exitcodes
+from vnperflib.analysis import hostcount
 from vnperflib.backends import implied, make, ownvhost
 from vnperflib.errors import RunnerError
 

@@ -8,7 +8,9 @@ import ipaddress
 import pytest
 
 from vnpy import cli_opts, run_opts, run_vnperf, standin_image
-from vnperflib import backends, doctor, exitcodes, sweep
+from vnperflib import backends, exitcodes
+from vnperflib.run import doctor
+from vnperflib.campaign import sweep
 from vnperflib.backends import tap
 from vnperflib.errors import RunnerError
 

@@ -7,7 +7,8 @@ one line) with how to get trixie's; a new enough passt runs it."""
 import pytest
 
 from vnpy import run_opts
-from vnperflib import exitcodes, passtbin, support
+from vnperflib import exitcodes
+from vnperflib.run import passtbin, support
 from vnperflib.backends import passt
 from vnperflib.errors import RunnerError
 
@@ -84,7 +85,7 @@ def test_runner_takes_iperf_over_a_new_passt(tmp_path, monkeypatch):
 
 
 def doctor_passt_row(monkeypatch, binary):
-    from vnperflib import doctor
+    from vnperflib.run import doctor
     monkeypatch.setattr(passtbin, "path", lambda: binary)
     o = run_opts(machine="microvm", app="gen")
     rows, ready, _ = doctor.backend_rows(o)

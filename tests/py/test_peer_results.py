@@ -9,9 +9,10 @@ import tempfile
 import pytest
 
 from vnpy import run_opts
-from vnperflib import exitcodes, peer, rrhost, scratch
+from vnperflib import exitcodes
+from vnperflib.run import peer, rrhost, scratch
 from vnperflib.errors import RunnerError
-from vnperflib.proc import Session
+from vnperflib.run.proc import Session
 
 GOOD = {"type": "peer", "mode": "count", "stop": "idle", "packets": 300, "bytes": 18000,
         "pps": 3101, "bps": 1488595, "vnperf": 300, "lost": 0,

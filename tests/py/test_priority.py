@@ -1,4 +1,4 @@
-"""--nice (vnperflib/priority.py): parsing, refusals, and the priority a
+"""--nice (vnperflib/run/priority.py): parsing, refusals, and the priority a
 process and its threads really get."""
 
 import os
@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import priority
+from vnperflib.run import priority
 from vnperflib.errors import RunnerError
 
 

@@ -11,7 +11,9 @@ import math
 
 import vnpy  # noqa: F401 - puts the runner library on sys.path
 from mutator import drive, inputs, one_line
-from vnperflib import exitcodes, histmerge, outcome, protocol
+from vnperflib import exitcodes
+from vnperflib.analysis import histmerge, outcome
+from vnperflib.run import protocol
 
 NAME = "console"
 # What one input may take, CPU shared with other tests included.

@@ -14,7 +14,9 @@ import tomllib
 
 import vnpy  # noqa: F401 - puts the runner library on sys.path
 from mutator import drive, inputs, load_seeds, one_line, tree_mutant
-from vnperflib import exitcodes, fleetspec, qemucmd
+from vnperflib import exitcodes
+from vnperflib.fleet import fleetspec
+from vnperflib.run import qemucmd
 from vnperflib.errors import RunnerError
 
 NAME = "fleet"

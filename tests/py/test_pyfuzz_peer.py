@@ -18,7 +18,8 @@ import random
 
 import vnpy  # noqa: F401 - puts the runner library on sys.path
 from mutator import drive, inputs, load_seeds, one_line, tree_mutant
-from vnperflib import exitcodes, peer, rrhost
+from vnperflib import exitcodes
+from vnperflib.run import peer, rrhost
 from vnperflib.errors import RunnerError
 
 NAME = "peer"

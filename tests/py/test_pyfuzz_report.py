@@ -16,7 +16,8 @@ import pytest
 import vnpy  # noqa: F401 - puts the runner library on sys.path
 from mutator import drive, load_seeds, one_line, tree_mutant
 from test_pyfuzz_results import HOSTILE
-from vnperflib import exitcodes, htmlreport, plots
+from vnperflib import exitcodes
+from vnperflib.report import htmlreport, plots
 from vnperflib.errors import RunnerError
 
 NAME = "report"

@@ -11,7 +11,9 @@ import random
 
 import vnpy  # noqa: F401 - puts the runner library on sys.path
 from mutator import drive, inputs, load_seeds, one_line, tree_mutant
-from vnperflib import compare, exitcodes, resultsdir
+from vnperflib.campaign import compare
+from vnperflib import exitcodes
+from vnperflib.report import resultsdir
 from vnperflib.errors import RunnerError
 
 NAME = "results"

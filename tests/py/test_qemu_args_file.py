@@ -7,7 +7,8 @@ taken apart is one line and status 64."""
 import pytest
 
 from vnpy import cli_opts, run_opts, run_vnperf, standin_image
-from vnperflib import backends, exitcodes, qemucmd, support
+from vnperflib import backends, exitcodes
+from vnperflib.run import qemucmd, support
 from vnperflib.errors import RunnerError
 
 USAGE = exitcodes.RUNNER_USAGE

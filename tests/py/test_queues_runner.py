@@ -11,7 +11,8 @@ import time
 import pytest
 
 from test_support import load_cli
-from vnperflib import exitcodes, identity, options, qemucmd, runner
+from vnperflib import exitcodes, options
+from vnperflib.run import identity, qemucmd, runner
 from vnperflib.backends import netns, tap, testpmd, vhostpeer
 
 
@@ -202,7 +203,9 @@ GEN_2Q = {"app": "gen", "packets": 4000, "bytes": 256000, "duration_ns": 1000000
 
 def test_the_report_lists_each_queue_pair_in_the_json_and_the_table():
     from test_report import line, rep_of
-    from vnperflib import outcome, report, result
+    from vnperflib.analysis import outcome
+    from vnperflib.report import report
+    from vnperflib import result
     rep = rep_of("gen", GEN_2Q, {"rx_packets": 4001, "rx_frames": 4001})
     rep["queues"] = outcome.queue_pairs(GEN_2Q)
     res = result.RunResult.from_dict(rep)
@@ -216,7 +219,7 @@ def test_the_report_lists_each_queue_pair_in_the_json_and_the_table():
 
 
 def test_one_pair_or_an_app_without_its_own_list():
-    from vnperflib import outcome
+    from vnperflib.analysis import outcome
     assert outcome.queue_pairs({"app": "gen", "vnet": {"queues": [{"queue": 0}]}}) is None
     assert outcome.queue_pairs({"app": "selftest"}) is None
     sink = dict(GEN_2Q, app="sink", queues=None)
@@ -228,13 +231,13 @@ def test_your_own_nic_keeps_its_queues_and_gets_the_vcpus():
     o = built(qemu_args=["-device", "virtio-net-pci,netdev=x,mq=on,vectors=6"],
               config=["queues=2"])
     assert (o.backend, o.queues, o.vcpus) == ("none", 2, 2)
-    from vnperflib import support
+    from vnperflib.run import support
     support.check(o)  # no refusal: your device has the pairs
 
 
 def test_queues_is_a_sweep_axis_with_the_vcpus_following():
     import argparse
-    from vnperflib import sweep
+    from vnperflib.campaign import sweep
     ns = argparse.Namespace(aa=False, **{n: None for n in sweep.AXES})
     ns.queues = "1,2,4"
     pts = sweep.points(sweep.axes_from(ns))

@@ -6,7 +6,9 @@ happened, and never that the counts agree (issue 11, findings 1 and 7)."""
 import re
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import counts, outcome, report, result
+from vnperflib.analysis import counts, outcome
+from vnperflib.report import report
+from vnperflib import result
 
 R = result.RunResult.from_dict  # a report's JSON object, typed as the runner returns it
 

@@ -12,7 +12,9 @@ import os
 import pytest
 
 from vnpy import ROOT, run_vnperf
-from vnperflib import compare, exitcodes, report, result, resultsdir, sweep
+from vnperflib.campaign import compare, sweep
+from vnperflib import exitcodes, result
+from vnperflib.report import report, resultsdir
 from vnperflib.errors import RunnerError
 
 FIXTURES = os.path.join(ROOT, "tests", "py", "fixtures")

@@ -8,7 +8,8 @@ import pytest
 
 from vnpy import run_vnperf, standin_image
 
-from vnperflib import optypes, qemucmd
+from vnperflib import optypes
+from vnperflib.run import qemucmd
 
 USAGE = 64
 HUGE_MB = str(qemucmd.host_memory_mb() + 1)

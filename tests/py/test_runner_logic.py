@@ -7,7 +7,9 @@ import shutil
 import pytest
 
 from vnpy import run_opts
-from vnperflib import exitcodes, hostcpu, pinning, protocol, qemucmd, runner
+from vnperflib import exitcodes
+from vnperflib.analysis import hostcpu
+from vnperflib.run import pinning, protocol, qemucmd, runner
 from vnperflib.errors import RunnerError
 
 
@@ -28,7 +30,7 @@ def test_runner_codes_do_not_collide_with_guest_codes():
     assert exitcodes.status_name(200) == "unknown (200)"
     # issue 13: the statuses the signal handler returns are all named
     import signal
-    from vnperflib import proc
+    from vnperflib.run import proc
     for s in proc.Session.SIGNALS:
         assert proc.Interrupted(s).status in exitcodes.RUNNER_CODES, s
 
@@ -177,18 +179,18 @@ def test_service_demand():
                                            ("100mbit", 125, 100000), ("max", 64, None),
                                            (None, 64, None)])
 def test_rate_for_host_sender(rate, size, pps):
-    from vnperflib import peer
+    from vnperflib.run import peer
     assert peer.rate_pps(rate, size) == pps
 
 
 def test_bad_rate_is_refused():
-    from vnperflib import peer
+    from vnperflib.run import peer
     with pytest.raises(ValueError, match="expected"):
         peer.rate_pps("fast", 64)
 
 
 def test_iperf_csv_reports_skip_client_sums():
-    from vnperflib import iperf
+    from vnperflib.run import iperf
     text = ("20260101000000,10.0.0.1,1,10.0.0.2,5001,1,0.0-3.0,100,266\n"
             "20260101000000,10.0.0.1,2,10.0.0.2,5001,2,0.0-3.0,200,533\n"
             "20260101000000,10.0.0.1,0,10.0.0.2,5001,-1,0.0-3.0,300,800\n"
@@ -198,7 +200,7 @@ def test_iperf_csv_reports_skip_client_sums():
 
 def test_echo_strips_firmware_terminal_escapes():
     import io
-    from vnperflib import echo as vecho
+    from vnperflib.run import echo as vecho
     out = io.StringIO()
     opts = run_opts()
     echo = vecho.Echo(opts, False)
@@ -216,7 +218,7 @@ def test_the_host_iperf_client_sends_for_the_duration_asked(duration, sends):
     """A guest server (role=server) times each stream from its accept to
     the client's FIN: the host's client sends for --duration, so that
     `--duration 2 -- role=server` measures 2 s, not 1 (issue 26)."""
-    from vnperflib import iperf, proc
+    from vnperflib.run import iperf, proc
     if shutil.which("iperf") is None:
         pytest.skip("no iperf 2 (Debian iperf)")
     opts = run_opts(config=["role=server", "sessions=2"], duration=duration)
@@ -227,7 +229,8 @@ def test_the_host_iperf_client_sends_for_the_duration_asked(duration, sends):
 
 
 def test_iperf_streams_reset_are_counted_and_named_in_the_failure():
-    from vnperflib import iperf, outcome
+    from vnperflib.run import iperf
+    from vnperflib.analysis import outcome
     text = ("20260101000000,10.0.0.1,1,10.0.0.2,5001,1,0.0-3.0,100,266\n"
             "tcp write failed: Connection reset by peer\n"
             "tcp write failed: Connection reset by peer\n")
@@ -245,7 +248,8 @@ def test_iperf_streams_reset_are_counted_and_named_in_the_failure():
 
 
 def test_guest_iperf_streams_aborted_fail_the_run_and_are_named():
-    from vnperflib import iperf, outcome
+    from vnperflib.run import iperf
+    from vnperflib.analysis import outcome
     assert iperf.guest_aborted({"aborted": 2, "finished": 2}) == 2
     assert iperf.guest_aborted({"role": "client"}) == 0
     assert iperf.guest_aborted(None) == 0 and iperf.guest_aborted({"aborted": True}) == 0

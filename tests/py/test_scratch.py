@@ -13,16 +13,16 @@ import pytest
 
 from vnpy import PYTHON, ROOT, run_opts, run_vnperf, standin_image
 
-from vnperflib import peer, rrhost, scratch
+from vnperflib.run import peer, rrhost, scratch
 from vnperflib.errors import RunnerError
-from vnperflib.proc import Session
+from vnperflib.run.proc import Session
 
 # A runner's library making its usual temp entries, then killed with SIGKILL.
 CHILD = r"""
 import os, sys
 sys.path.insert(0, %r)
-from vnperflib import scratch
-from vnperflib.proc import Session
+from vnperflib.run import scratch
+from vnperflib.run.proc import Session
 s = Session()
 for what in ("run", "peer", "libvirt"):
     scratch.mkdtemp(s, what)

@@ -1,4 +1,4 @@
-"""The RFC 2544 search (vnperflib/search.py) on a simulated device under
+"""The RFC 2544 search (vnperflib/campaign/search.py) on a simulated device under
 test with a known loss curve: no QEMU, no image."""
 
 import random
@@ -6,7 +6,7 @@ import random
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import search
+from vnperflib.campaign import search
 
 
 class Dut:

@@ -9,7 +9,9 @@ import os
 import pytest
 
 from vnpy import run_opts, run_vnperf
-from vnperflib import compare, exitcodes, result, resultsdir, search, search_run, sweep
+from vnperflib.campaign import compare, search, search_run, sweep
+from vnperflib import exitcodes, result
+from vnperflib.report import resultsdir
 from vnperflib.errors import RunnerError
 
 

@@ -9,7 +9,9 @@ import socket
 import pytest
 
 from vnpy import run_opts, run_vnperf
-from vnperflib import identity, qemucmd, report, result, udpsock
+from vnperflib.run import identity, qemucmd, udpsock
+from vnperflib.report import report
+from vnperflib import result
 from vnperflib.backends import make
 from vnperflib.errors import RunnerError
 

@@ -5,7 +5,7 @@ sink's verdict (issue 16)."""
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import stalls, verdict
+from vnperflib.analysis import stalls, verdict
 from vnperflib.topologies import pvp as topology_pvp
 
 

@@ -8,7 +8,7 @@ import random
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import stats
+from vnperflib.analysis import stats
 
 # Reference values: Student's t (two-sided p, quantiles) as printed in any
 # table, and Welch's test on a small textbook sample (scipy.stats.ttest_ind

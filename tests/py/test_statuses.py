@@ -11,7 +11,7 @@ import re
 from vnpy import ROOT
 
 from vnperflib import exitcodes
-from vnperflib.proc import Session
+from vnperflib.run.proc import Session
 
 DOC = os.path.join(ROOT, "docs", "protocol.md")
 SOURCES = [os.path.join(ROOT, "tools", "vnperf")] + sorted(

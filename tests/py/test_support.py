@@ -14,7 +14,8 @@ import time
 import pytest
 
 from vnpy import ROOT, VNPERF, run_opts, run_vnperf
-from vnperflib import backends, exitcodes, identity, support
+from vnperflib import backends, exitcodes
+from vnperflib.run import identity, support
 
 MARK = "<!-- support.markdown() -->"
 

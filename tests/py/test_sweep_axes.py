@@ -9,7 +9,9 @@ import pytest
 
 from test_support import load_cli
 from vnpy import run_opts
-from vnperflib import exitcodes, support, sweep
+from vnperflib import exitcodes
+from vnperflib.run import support
+from vnperflib.campaign import sweep
 from vnperflib.errors import RunnerError, usage
 
 APPS = support.NET_APPS + ("selftest", "alloc", "fault")

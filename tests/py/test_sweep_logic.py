@@ -9,7 +9,11 @@ import sys
 import pytest
 
 from vnpy import run_opts, run_vnperf
-from vnperflib import exitcodes, identity, plots, result, resultsdir, stats, sweep
+from vnperflib import exitcodes, result
+from vnperflib.run import identity
+from vnperflib.report import plots, resultsdir
+from vnperflib.analysis import stats
+from vnperflib.campaign import sweep
 from vnperflib.errors import RunnerError
 
 R = result.RunResult.from_dict  # a report's JSON object, typed as the runner returns it

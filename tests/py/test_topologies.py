@@ -9,7 +9,8 @@ import os
 import pytest
 
 from vnpy import ROOT, run_opts
-from vnperflib import backends, identity, options, support, topologies
+from vnperflib import backends, options, topologies
+from vnperflib.run import identity, support
 from vnperflib.errors import RunnerError
 
 PACKAGE = os.path.join(ROOT, "tools", "vnperflib", "topologies")

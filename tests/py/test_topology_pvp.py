@@ -7,7 +7,8 @@ import dataclasses
 import pytest
 
 from vnpy import run_opts
-from vnperflib import backends, runner
+from vnperflib import backends
+from vnperflib.run import runner
 from vnperflib.topologies import pvp as topology_pvp
 from vnperflib.errors import RunnerError
 

@@ -2,7 +2,7 @@
 docs/apps.md."""
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
-from vnperflib import counts, verdict
+from vnperflib.analysis import counts, verdict
 
 
 def rep(app, result, roles=None, config=(), directions=None, boot=None, host=None):

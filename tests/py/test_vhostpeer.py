@@ -8,7 +8,9 @@ import argparse
 import pytest
 
 from vnpy import run_opts, run_vnperf
-from vnperflib import backends, counts, exitcodes, peer
+from vnperflib import backends, exitcodes
+from vnperflib.analysis import counts
+from vnperflib.run import peer
 from vnperflib.backends import pvp, testpmd, vhostpeer
 
 

@@ -43,7 +43,7 @@ def cli_opts(*argv):
     p = sub.add_parser(argv[0])
     mod.add_guest_options(p, axes=argv[0] != "run")
     if argv[0] != "run":
-        from vnperflib import sweep
+        from vnperflib.campaign import sweep
         sweep.add_arguments(p)
     p.add_argument("config", nargs="*")
     return mod, top.parse_args(list(argv))

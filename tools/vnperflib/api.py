@@ -19,7 +19,7 @@ import os
 
 from . import exitcodes, options, result
 from .errors import RunnerError
-from .proc import Interrupted, Session
+from .run.proc import Interrupted, Session
 
 CLI_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "vnperf")
 
@@ -117,7 +117,7 @@ def run(**kw):
     and why say how it went). No console echo unless quiet=False."""
     kw.setdefault("quiet", True)
     opts = run_options(**kw)
-    from . import engine, runner
+    from .run import engine, runner
     with _as_api():
         eng = engine.make(opts)
         with Session() as s:

@@ -7,8 +7,9 @@ tests from Python (build)."""
 import dataclasses
 from dataclasses import dataclass, field
 
-from . import hostcount, nextroot, qemucmd
+from .analysis import hostcount
 from .errors import usage
+from .run import nextroot, qemucmd
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +101,7 @@ def build(**fields):
         fields[k] = tuple(fields.get(k) or ())
     o = RunOptions(**fields)
     if o.machine is None:
-        from . import engine
+        from .run import engine
         o = dataclasses.replace(o, machine=engine.default_machine(o.engine, o.boot))
     refusal = qemucmd.machine_refusal(o.boot, o.machine)
     if refusal:

@@ -19,7 +19,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
-from . import counts as _counts
+from .analysis import counts as _counts
 from .errors import usage
 
 # The version of the run report's JSON this runner writes ("schema_version").
@@ -551,7 +551,7 @@ def parse(text, path):
     report (path names it in a refusal)."""
     data = _json(text, path)
     if isinstance(data, dict) and "vnperf_sweep" in data:
-        from . import resultsdir
+        from .report import resultsdir
         resultsdir.parse(text, path)   # every member compare reads checked, one line
         try:
             return SweepResult.from_dict(data)

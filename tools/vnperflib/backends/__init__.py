@@ -3,8 +3,9 @@ what it needs, gives QEMU its -netdev, reports host-side counts and tears
 everything down through the session's undo stack (base.Backend). The
 registry below is the one place that names them."""
 
-from .. import qemucmd, topologies
+from .. import topologies
 from ..errors import usage
+from ..run import qemucmd
 from . import tap, testpmd, vhostpeer
 from .base import Backend, NoBackend
 from .ownvhost import OwnVhostUser

@@ -1,7 +1,7 @@
 """What every backend is: the Backend interface, the no-NIC backend, and
 the guest addressing and device properties the backends share."""
 
-from .. import qemucmd
+from ..run import qemucmd
 
 
 class Backend:

@@ -9,9 +9,9 @@ import json
 import os
 import re
 
-from .. import peer
 from ..errors import failed
-from ..proc import run_quiet
+from ..run import peer
+from ..run.proc import run_quiet
 
 # The host side of the wire and the guest, as the kernel's stack sees them.
 HOST_IP = "10.0.0.1"

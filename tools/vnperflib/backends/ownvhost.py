@@ -13,8 +13,10 @@ import socket
 import stat
 import time
 
-from .. import hostcount, options, peer, qemucmd, topologies
+from .. import options, topologies
+from ..analysis import hostcount
 from ..errors import missing, usage
+from ..run import peer, qemucmd
 from . import vhostpeer
 from .base import Backend, guest_ip
 

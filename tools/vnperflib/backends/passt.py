@@ -14,8 +14,9 @@ import os
 import subprocess
 import time
 
-from .. import counts, iperf, passtbin, peer, ports, qemucmd, scratch
+from ..analysis import counts
 from ..errors import failed, missing
+from ..run import iperf, passtbin, peer, ports, qemucmd, scratch
 from .base import Backend, guest_mac, live_from_peer, nic_props
 
 GUEST_IP = "10.0.2.15"

@@ -17,7 +17,8 @@ counts (sequence, one-way latency on the host TSC) what comes out of b."""
 import dataclasses
 import os
 
-from .. import peer, ports, qemucmd, scratch, udpdrops
+from ..analysis import udpdrops
+from ..run import peer, ports, qemucmd, scratch
 from ..topologies import pvp as chain
 from .base import guest_ip, live_from_peer, nic_props
 from .testpmd import VhostUser

@@ -2,7 +2,7 @@
 unattached port (the device model as a null sink), slirp, and a NIC of the
 user's own command line."""
 
-from .. import iperf, peer, ports, qemucmd
+from ..run import iperf, peer, ports, qemucmd
 from .base import Backend, guest_ip, guest_mac, nic_props
 
 

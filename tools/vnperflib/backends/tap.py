@@ -8,10 +8,11 @@ import itertools
 import os
 import re
 
-from .. import counts, iperf, peer, qemucmd, rrhost
-from ..iperf import config_value
+from ..analysis import counts
 from ..errors import failed, missing, usage
-from ..proc import run_quiet
+from ..run import iperf, peer, qemucmd, rrhost
+from ..run.iperf import config_value
+from ..run.proc import run_quiet
 from . import netns
 from .base import Backend, guest_mac, live_from_peer, nic_props
 

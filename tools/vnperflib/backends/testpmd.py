@@ -15,8 +15,10 @@ import shutil
 import subprocess
 import time
 
-from .. import counts, peer, qemucmd, scratch, topologies
+from .. import topologies
+from ..analysis import counts
 from ..errors import failed, missing
+from ..run import peer, qemucmd, scratch
 from . import netns, vhostpeer
 from .base import Backend, guest_ip, guest_mac, live_from_peer
 

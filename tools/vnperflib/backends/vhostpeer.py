@@ -8,8 +8,9 @@ full ring refused are the peer's ring_full count, the located loss."""
 import os
 import shutil
 
-from .. import counts, peer, qemucmd, scratch
+from ..analysis import counts
 from ..errors import failed, missing
+from ..run import peer, qemucmd, scratch
 from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
 
 FEEDERS = ("peer-dpdk", "testpmd")

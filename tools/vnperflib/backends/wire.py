@@ -5,8 +5,10 @@ wire (--topology guests)."""
 
 import socket
 
-from .. import counts, peer, ports, qemucmd, topologies, udpdrops, udpsock
+from .. import topologies
+from ..analysis import counts, udpdrops
 from ..errors import failed, missing, usage
+from ..run import peer, ports, qemucmd, udpsock
 from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
 
 FWD_DST_IP = "10.0.2.99"

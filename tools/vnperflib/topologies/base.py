@@ -5,7 +5,7 @@ backends, the checks and the searches need to know of it. The runner
 asks the object (topologies.topology_for(opts)); no module outside this
 package branches on a topology's name (tests/py/test_topologies.py)."""
 
-from .. import stalls
+from ..analysis import stalls
 
 # Options of the pvp tester (--tester peer over vhost-user), seconds.
 TESTER_KNOBS = ("warmup", "max_lag")

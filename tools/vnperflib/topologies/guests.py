@@ -1,7 +1,7 @@
 """--topology guests: a sender guest and its partner, joined by the
 backend's wire (dgram, socket) or testpmd io (vhost-user)."""
 
-from .. import identity
+from ..run import identity
 from .base import Topology
 
 # The app of the receiving guest for each sender app.

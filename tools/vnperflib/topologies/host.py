@@ -1,7 +1,7 @@
 """--topology host: one guest and the backend's host end (the host peer,
 the host's stack, testpmd, passt, QEMU alone)."""
 
-from .. import identity
+from ..run import identity
 from .base import Topology
 
 HOST_SENDERS = ("dgram", "socket", "tap", "vhost-net", "vhost-user", "passt")

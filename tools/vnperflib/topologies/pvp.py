@@ -7,9 +7,9 @@ sockets itself (--tester peer, pvp only). Counts are taken at every hop, so
 loss is located per hop; the tester measures the latency through the chain
 (the peer one-way on the host TSC, gen round trip on its own)."""
 
-from .. import counts, stalls
+from ..analysis import counts, stalls
+from ..analysis.stats import number
 from ..errors import usage
-from ..stats import number
 from .base import TESTER_KNOBS, Topology
 
 TOPOLOGIES = {"pvp": 1, "pvvp": 2}

@@ -1,0 +1,244 @@
+"""What a finished run amounts to: each guest's part of the report, both
+sides' counts merged, the metrics sweep and compare work on, and the run's
+status with one line why."""
+
+from .. import exitcodes
+from ..errors import printable
+from ..run import iperf
+from . import counts, hostcpu
+from .stats import number as _num
+
+
+def guest_report(g):
+    c = g.console
+    return {
+        "label": g.label,
+        "argv": g.argv,
+        "qemu_status": g.qemu_status,
+        "guest_code": g.guest_code,
+        "status": g.status(),
+        "status_name": exitcodes.status_name(g.status()),
+        "timed_out": g.timed_out,
+        "started": g.proc is not None,
+        "why_no_exit": g.why_no_exit() if g.guest_code is None else None,
+        "stderr_tail": g.stderr_text()[-2000:],
+        "console_tail": [l.text for l in c.lines[-40:]],
+        "wall_s": g.wall_s,
+        "ready_s": g.t_ready,
+        "boot": c.first("boot"),
+        "config": c.last("config"),
+        "ready": c.first("ready"),
+        "samples": c.all("sample"),
+        "result": c.last("result"),
+        "error": c.last("error"),
+        "exit": c.last("exit"),
+        "problems": c.problems(g.guest_code),
+    }
+
+
+def receiver_socket_drops(frames):
+    """A guest pair's loss at the receiving QEMU's UDP socket (`run
+    --topology guests`, a fleet's udp pair) as counts drops; [] when the
+    socket was never read."""
+    if frames is None:
+        return []
+    return [counts.drop("qemu_socket", "in the receiver QEMU's UDP socket buffer", frames)]
+
+
+def merged_counts(backend, app, reports, host, lossless):
+    """Both sides' counts (counts.py) for the topology and app; None
+    without a NIC."""
+    result = reports[-1]["result"]
+    if len(reports) == 2:
+        drops = receiver_socket_drops(host.get("qemu_socket_drops", {}).get(0, 0))
+        ports = (host.get("testpmd") or {}).get("ports", {})
+        if 0 in ports and 1 in ports:
+            # io forwarding: what testpmd took from the sender (port 1) and
+            # could not hand to the receiver (port 0).
+            drops.append(counts.drop("backend", "taken by testpmd io forwarding, not passed on",
+                                     max(0, ports[1].get("RX-packets", 0)
+                                         - ports[0].get("TX-packets", 0))))
+        return counts.merge_guests(app, result, reports[0]["result"], lossless=lossless,
+                                   drops=drops)
+    if backend == "none":
+        return None
+    if app == "iperf":
+        return counts.merge_iperf(result, host)
+    if app == "fwd":
+        return counts.merge_fwd(result, host, lossless=lossless)
+    return counts.merge(app, result, host, lossless=lossless)
+
+
+def queue_pairs(result):
+    """The sending guest's queue pairs (result.QueuePair's members), one
+    per pair the driver used, when it used more than one; else None. The
+    app's own per-pair entry (gen's `queues`, by `queue`) gives the CPU
+    and the app's count; without one, packets is the driver's both ways."""
+    drv = ((result or {}).get("vnet") or {}).get("queues") or []
+    if len(drv) < 2:
+        return None
+    app = {q.get("queue"): q for q in (result.get("queues") or []) if isinstance(q, dict)}
+    out = []
+    for d in drv:
+        a = app.get(d.get("queue"), {})
+        e = {k: d.get(k) for k in ("queue", "tx_packets", "rx_packets", "tx_bytes", "rx_bytes")}
+        e["cpu"] = a.get("cpu")
+        e["packets"] = a.get("packets", d.get("packets"))
+        out.append(e)
+    return out
+
+
+def metrics(rep):
+    """The numbers compare and sweep work on."""
+    main = rep["guests"][-1]
+    r = main["result"] or {}
+    m = {"pps": _num(r.get("pps")), "bps": _num(r.get("bps")),
+         "packets": _num(r.get("packets")), "bytes": _num(r.get("bytes")),
+         "duration_s": _num(r.get("duration_ns")) / 1e9 if _num(r.get("duration_ns")) else None}
+    m.update(latency_metrics(r))
+    for k in ("tps", "transactions", "timeouts", "tx_dropped"):
+        if _num(r.get(k)) is not None:
+            m[k] = _num(r.get(k))
+    m["loss_pct"], m["lost"] = counts.run_loss(rep.get("counts"))
+    m.update(notify_metrics(rep["app"], r))
+    m.update(_guest_waits(r))
+    m.update(batch_metrics(rep.get("host") or {}))
+    if rep["app"] == "iperf":
+        m.update(goodput_metrics(r, rep.get("host"), m["duration_s"]))
+    cpu = rep.get("cpu")
+    if cpu:
+        m["cpu_pct"] = cpu["total_pct"]
+        if "vcpu" in cpu["roles"]:
+            m["vcpu_pct"] = cpu["roles"]["vcpu"]["pct"]
+        if cpu.get("wait_pct") is not None:
+            m["cpu_wait_pct"] = cpu["wait_pct"]
+        # A stream's demand is per KB its receiver got.
+        sd = hostcpu.service_demand(cpu["total_cpu_s"], m["packets"],
+                                    m.get("goodput_bytes", m["bytes"]), m.get("transactions"))
+        m["sd_us_per_packet"] = sd["us_per_packet"]
+        m["sd_us_per_kb"] = sd["us_per_kb"]
+        m["sd_us_per_tx"] = sd["us_per_transaction"]
+    return {k: v for k, v in m.items() if v is not None}
+
+
+def batch_metrics(host):
+    """Frames per burst of the backend (vhost-user): the figure when
+    testpmd's shares pin it, and always its bounds (backend_batch_lo,
+    _hi), so that a table can show the range where there is no figure."""
+    m = {"backend_batch": _num(host.get("backend_batch"))}
+    rng = host.get("backend_batch_range")
+    if isinstance(rng, list) and len(rng) == 2:
+        m["backend_batch_lo"], m["backend_batch_hi"] = _num(rng[0]), _num(rng[1])
+    return m
+
+
+def goodput_metrics(result, host, duration_s):
+    """app=iperf: the stream's goodput from its receiver's count
+    (iperf.receiver_bytes) over the guest's run; {} without that count."""
+    nbytes, _ = iperf.receiver_bytes(result, host)
+    if nbytes is None or not duration_s:
+        return {}
+    return {"goodput_bytes": nbytes, "goodput_bps": nbytes * 8 / duration_s}
+
+
+LATENCY_KEYS = ("p50", "p90", "p99", "p999", "max", "mean")
+
+
+def latency_metrics(r):
+    """{"p50_ns", ...} of a result; none from an rr server (it reports
+    zeros) or from a run that measured nothing (all zeros: no sample)."""
+    if r.get("role") == "server":
+        return {}
+    lat = {}
+    for k in LATENCY_KEYS:
+        if _num(r.get(k + "_ns")) is not None:
+            lat[k + "_ns"] = _num(r.get(k + "_ns"))
+        elif _num(r.get(k + "_us")) is not None:
+            lat[k + "_ns"] = _num(r.get(k + "_us")) * 1e3
+    return lat if any(lat.values()) else {}
+
+
+def notify_metrics(app, result):
+    """Kicks per frame and the share of notifications the device
+    suppressed, on the queue the app's traffic uses (RX for sink, else
+    TX): they show whether kick_batch and friends acted."""
+    q = counts.vnet_queue(result, "rx" if app == "sink" else "tx")
+    kicks, supp, frames = (_num(q.get(k)) for k in ("kicks", "kicks_suppressed", "packets"))
+    out = {}
+    if kicks is not None and frames:
+        out["kicks_per_packet"] = kicks / frames
+    if kicks is not None and supp is not None and kicks + supp:
+        out["suppressed_pct"] = 100.0 * supp / (kicks + supp)
+    return out
+
+
+def _guest_waits(r):
+    """Interrupts per frame (both queues, a shared line counted once) and
+    the share of the run the vCPU was halted, from the guest's counters."""
+    m = {}
+    vnet, idle = r.get("vnet") or {}, r.get("idle") or {}
+    tx, rx = vnet.get("tx") or {}, vnet.get("rx") or {}
+    irqs = _num(rx.get("interrupts")) or 0
+    if not tx.get("irq_shared"):
+        irqs += _num(tx.get("interrupts")) or 0
+    packets = _num(r.get("packets"))
+    if "interrupts" in rx and packets:
+        m["irq_per_packet"] = irqs / packets
+    if _num(idle.get("share")) is not None:
+        m["idle_pct"] = 100.0 * idle["share"]
+    return m
+
+
+def _host_resets(rep):
+    """Why a guest iperf server missed streams the host opened: the host's
+    client saw them reset before they reached the guest."""
+    n = (((rep.get("host") or {}).get("iperf") or {}).get("streams_reset")) or 0
+    if not n:
+        return ""
+    return ("; the backend reset %d of the host's iperf streams before the guest accepted "
+            "them (host iperf: Connection reset by peer)" % n)
+
+
+def _guest_aborts(g):
+    """Why a guest iperf server failed although its streams arrived: some
+    were reset before their FIN (counted apart from the finished ones)."""
+    n = iperf.guest_aborted(g.get("result"))
+    if not n:
+        return ""
+    return ("; %d of the guest's iperf streams were aborted (reset) before the client's FIN"
+            % n)
+
+
+def overall_status(rep, backend_dead):
+    """(status, one line). A guest that did not exit cleanly decides it;
+    then a dead backend; then protocol problems; then the guests' codes; a
+    sender that never started only when nothing else explains it."""
+    started = [g for g in rep["guests"] if g.get("started", True)]
+    for g in started:
+        if g["status"] in (exitcodes.RUNNER_TIMEOUT, exitcodes.RUNNER_NO_GUEST_EXIT):
+            if backend_dead:
+                return exitcodes.RUNNER_BACKEND_FAILED, backend_dead
+            return g["status"], g.get("why_no_exit") or g["status_name"]
+    if backend_dead:
+        return exitcodes.RUNNER_BACKEND_FAILED, backend_dead
+    for g in started:
+        if g["problems"]:
+            return exitcodes.RUNNER_PROTOCOL, "%s: %s" % (g["label"], g["problems"][0])
+    stall = counts.stalled(rep.get("counts"))
+    if stall:
+        # Whatever the guest made of it, its traffic never reached it.
+        return exitcodes.RUNNER_BACKEND_FAILED, stall
+    for g in started:
+        if g["guest_code"] != 0:
+            err = g["error"] or {}
+            return g["guest_code"], "%s: exit %d (%s)%s%s" % (
+                g["label"], g["guest_code"], exitcodes.status_name(g["guest_code"]),
+                ": " + printable(err["message"]) if err.get("message") else "",
+                _guest_aborts(g) + _host_resets(rep))
+    for g in started:
+        if _guest_aborts(g):
+            return exitcodes.GUEST_TEST_FAILED, "%s: iperf%s" % (g["label"], _guest_aborts(g))
+    for g in rep["guests"]:
+        if not g.get("started", True):
+            return exitcodes.RUNNER_TIMEOUT, g["why_no_exit"]
+    return 0, "ok"

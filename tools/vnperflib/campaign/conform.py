@@ -1,0 +1,255 @@
+"""`vnperf conform --backend B`: for the features the backend's device
+offers (the guest's feature table of a probe boot), the combinations of
+conform_pairs.plan, each a fresh boot per traffic kind with exact counts
+both ways, and per combination the spec's device checks (conform_checks.py)
+as a table: pass, a violation with its spec section, not offered, n/a.
+A violation is a finding about the backend; the exit status says only
+whether vnperf itself ran every cell (docs/conform.md)."""
+
+import dataclasses
+import json
+import shlex
+import subprocess
+import time
+
+from .. import exitcodes, options
+from ..errors import RunnerError, usage
+from ..run import engine, runner, support
+from ..run.proc import Session
+from . import conform_checks, conform_pairs
+
+# Features the guest can switch off by features=-NAME (docs/config.md;
+# test_conform_logic checks this against drivers/virtio/vnet_features.c).
+# version_1 stays on: without it a modern-only device refuses the driver.
+SWITCHABLE = ("csum", "guest_csum", "host_tso4", "host_tso6", "guest_tso4", "guest_tso6", "mtu",
+              "mac", "mrg_rxbuf", "status", "ctrl_vq", "mq", "rss", "event_idx", "ring_packed",
+              "in_order", "ring_reset", "notification_data")
+# Switched by its own config word (indirect=on|off).
+WORD_FEATURES = {"indirect_desc": "indirect"}
+
+# Device properties off by default that make QEMU offer more (set only
+# where the QEMU binary has them: `-device DRIVER,help`).
+OFFER_PROPS = (("packed", "on"), ("in_order", "on"), ("host_mtu", "1500"))
+
+SMALL, MTU_FRAME = 60, 1514
+DEFAULT_COUNT = 2000
+DEFAULT_RATE = "2000"   # pps: paced, so the host's queues towards QEMU never overflow under TCG
+STREAM_S = 1
+
+
+def add_arguments(p):
+    c = p.add_argument_group("conform")
+    c.add_argument("--json", action="store_true", help="print the result as JSON")
+    c.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    c.add_argument("--out", metavar="FILE", help="also write the JSON result to FILE")
+    c.add_argument("--features", metavar="A,B,...",
+                   help="only these of the offered features as factors (the rest stay as "
+                   "negotiated): a short run")
+    c.add_argument("--no-stream", action="store_true",
+                   help="no TCP stream boot (GSO and checksum offloads) per combination")
+
+
+def nic_driver(machine):
+    return "virtio-net-device" if machine == "microvm" else "virtio-net-pci"
+
+
+def offer_args(qemu, machine, given=()):
+    """-global words switching on the offers QEMU keeps off by default,
+    those its device has and the user's --qemu-arg words (given) do not
+    set; microvm's virtio-mmio made modern (version 2: the legacy one has
+    no version_1, so no packed ring)."""
+    try:
+        out = subprocess.run([qemu, "-device", nic_driver(machine) + ",help"], capture_output=True,
+                             text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError) as e:
+        raise RunnerError(exitcodes.RUNNER_BACKEND_MISSING,
+                          "conform: %s -device %s,help: %s" % (qemu, nic_driver(machine), e))
+    args = []
+    if machine == "microvm":
+        args += ["-global", "virtio-mmio.force-legacy=false"]
+    for prop, val in OFFER_PROPS:
+        mine = any(a.startswith("%s.%s=" % (nic_driver(machine), prop)) for a in given)
+        if "  %s=" % prop in out and not mine:
+            args += ["-global", "%s.%s=%s" % (nic_driver(machine), prop, val)]
+    return tuple(args)
+
+
+@dataclasses.dataclass
+class Boot:
+    """One boot of a combination: what it ran and what came back."""
+    traffic: str
+    command: str
+    status: int
+    why: str
+    report: dict
+
+
+def traffics(base, stream):
+    """The traffic kinds of a combination: (name, option changes, words).
+    Frames both ways through the host's reflector where the backend has a
+    host end (reflect: the host peer sends, the guest sends each back);
+    guest->host only otherwise (gen); the TCP stream where iperf runs."""
+    both = support.why_not("reflect", base.backend, "host") is None
+    app = "reflect" if both else "gen"
+    out = []
+    for name, size in (("small", SMALL), ("mtu", MTU_FRAME)):
+        out.append((name, dict(app=app, size=size, count=base.count or DEFAULT_COUNT,
+                               rate=base.rate or DEFAULT_RATE, duration=None), ("notify=hybrid",)))
+    if stream and support.why_not("iperf", base.backend, "host") is None:
+        out.append(("stream", dict(app="iperf", size=None, count=None, rate=None,
+                                   duration=STREAM_S), ("role=client", "notify=hybrid")))
+    return out
+
+
+def feature_words(row):
+    """Config words for one combination: features=-a,-b and indirect=."""
+    off = [f for f in SWITCHABLE if f in row and not row[f]]
+    words = ["features=" + ",".join("-" + f for f in off)] if off else []
+    for feat, word in WORD_FEATURES.items():
+        if feat in row:
+            words.append("%s=%s" % (word, "on" if row[feat] else "off"))
+    return words
+
+
+def command(cli, opts, words):
+    """The `vnperf run` line that repeats one boot."""
+    argv = ["tools/vnperf", "run", "--backend", opts.backend, "--qemu", cli["qemu"],
+            "--machine", opts.machine, "--accel", opts.accel, "--app", opts.app]
+    if opts.backend == "vhost-user":
+        argv += ["--testpmd", cli["testpmd"]]
+    if opts.image != options.default("image"):
+        argv += ["--image", opts.image]
+    for a in opts.qemu_args:
+        argv.append("--qemu-arg=" + a)
+    for k in ("size", "count", "rate", "duration"):
+        v = getattr(opts, k)
+        if v is not None:
+            argv += ["--" + k, str(v)]
+    argv += ["--"] + list(words)
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def boot(cli, base, traffic, words):
+    """One boot; a host-side failure that is no finding raises."""
+    name, change, extra = traffic
+    ws = tuple(base.config) + tuple(words) + tuple(extra)
+    opts = dataclasses.replace(base, **change, config=ws)
+    cmd = command(cli, opts, ws)
+    eng = engine.make(opts)
+    try:
+        with Session() as s:
+            rep = runner.run_one(s, opts, eng.resolver(opts), eng=eng).to_dict()
+    except RunnerError as e:
+        return Boot(name, cmd, e.status, e.line, {})
+    return Boot(name, cmd, rep["status"], rep.get("why") or "", rep)
+
+
+def probe(cli, base, stream):
+    """Every offer on: the offered and negotiated features (the stream's
+    boot, where there is one, negotiates the offloads too)."""
+    offered, negotiated, boots = set(), set(), []
+    for t in traffics(base, stream)[1:]:
+        b = boot(cli, base, t, ())
+        boots.append(b)
+        vnet = conform_checks.vnet_of(b.report)
+        if vnet is None:
+            raise RunnerError(b.status if b.status >= 64 else exitcodes.RUNNER_BACKEND_FAILED,
+                              "conform: the probe boot (every offer on) gave no result: %s; "
+                              "repeat it with: %s" % (b.why, b.command))
+        offered |= set(vnet["features_offered"])
+        negotiated |= set(vnet["features"])
+    return offered, negotiated, boots
+
+
+def factors(offered, negotiated, only=None):
+    """The features a combination switches: those negotiated with every
+    offer on that features= can switch off, indirect_desc where offered;
+    only: the user's subset (a name not among them: one line, 64)."""
+    feats = [f for f in SWITCHABLE if f in negotiated]
+    feats += [f for f in WORD_FEATURES if f in offered]
+    if only is None:
+        return feats
+    missing = [f for f in only if f not in feats]
+    if missing:
+        raise usage("conform --features: %s not offered and switchable here (these are: %s)"
+                    % (",".join(missing), ",".join(feats) or "none"))
+    return [f for f in feats if f in only]
+
+
+def run(cli, base, stream, log, only=None):
+    t0 = time.monotonic()
+    offered, negotiated, _ = probe(cli, base, stream)
+    feats = factors(offered, negotiated, only)
+    plan = conform_pairs.plan(feats)
+    combos = []
+    for i, (name, row) in enumerate(plan):
+        words = feature_words(row)
+        log("conform: %d/%d %s %s" % (i + 1, len(plan), name, " ".join(words) or "(all on)"))
+        boots = [boot(cli, base, t, words) for t in traffics(base, stream)]
+        combos.append({"name": name, "row": row, "words": words,
+                       "boots": [dataclasses.asdict(b, dict_factory=_no_report) for b in boots],
+                       "checks": conform_checks.judge(row, offered, boots)})
+    return {"backend": base.backend, "qemu": cli["qemu"], "testpmd": cli["testpmd"],
+            "machine": base.machine, "qemu_args": list(base.qemu_args),
+            "features_offered": sorted(offered), "features_negotiated": sorted(negotiated),
+            "factors": feats, "impossible_pairs": conform_pairs.impossible(feats),
+            "renegotiation": "fresh boot per combination and traffic",
+            "combinations": combos, "wall_s": round(time.monotonic() - t0, 1),
+            "errors": errors(combos)}
+
+
+def _no_report(items):
+    return {k: v for k, v in items if k != "report"}
+
+
+def errors(combos):
+    """Cells vnperf could not run: (combination, check, status, why)."""
+    return [{"combination": c["name"], "check": k, "status": v["status"], "why": v["detail"]}
+            for c in combos for k, v in c["checks"].items() if v["verdict"] == "error"]
+
+
+def exit_status(result):
+    """0 when every cell has a verdict (violations included); else the
+    status of the first cell vnperf could not run."""
+    errs = result["errors"]
+    return errs[0]["status"] if errs else 0
+
+
+def build_base(ns):
+    fields = options.run_fields(ns)
+    if fields.get("machine") is None:
+        fields["machine"] = "microvm"
+    if fields.get("backend") in (None, "none"):
+        raise usage("conform needs --backend")
+    if fields.get("app") is not None:
+        raise usage("conform picks its own apps (reflect or gen, iperf): no --app")
+    fields["app"] = "gen"
+    known = SWITCHABLE + tuple(WORD_FEATURES)
+    unknown = [f for f in (ns.features or "").split(",") if f and f not in known]
+    if unknown:
+        raise usage("conform --features: %s: one of %s" % (",".join(unknown), ", ".join(known)))
+    base = options.build(**fields)
+    return dataclasses.replace(base, qemu_args=base.qemu_args + offer_args(
+        base.qemu, base.machine, base.qemu_args))
+
+
+def main(ns):
+    cli = {"qemu": ns.qemu, "testpmd": ns.testpmd}
+    base = build_base(ns)
+    only = [f for f in ns.features.split(",") if f] if ns.features is not None else None
+    res = run(cli, base, not ns.no_stream, lambda line: runner.log(base, line)
+              if not base.quiet else None, only)
+    text = json.dumps(res, indent=1, sort_keys=True)
+    if ns.out:
+        with open(ns.out, "w") as f:
+            f.write(text + "\n")
+    if ns.json:
+        out = text
+    else:
+        out = conform_checks.table(res, markdown=ns.markdown)
+    print(out)
+    for e in res["errors"]:
+        runner.log(base, "conform: %s/%s: %s (status %d)" % (e["combination"], e["check"],
+                                                             e["why"], e["status"]))
+    return exit_status(res)
+

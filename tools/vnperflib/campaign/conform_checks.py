@@ -1,0 +1,227 @@
+"""The device checks of `vnperf conform`, judged from the boots of one
+feature combination (the guest's counters: vnet.tx/rx.rule_breaks,
+len_mismatch, len_errors, interrupts and halts, config_out_of_range; the
+runner's exact counts), and the table that shows them. Each cell:
+pass, violation (with the spec section, virtio 1.2), not offered, n/a
+(offered, not negotiated in this combination) or error (vnperf could not
+run it: the boot's status says why)."""
+
+from .. import exitcodes
+
+# check -> (split ring section, packed ring section, what it checks)
+CHECKS = {
+    "reset": ("s2.4.1", "s2.4.1", "the device's status reads 0 after the reset"),
+    "traffic": ("s5.1.6", "s5.1.6", "exact counts both ways at the device, no malformed frame "
+                "(IPv4 and UDP checksums checked)"),
+    "used_len": ("s2.7.8.2", "s2.8.4", "used lengths within what was offered to be written; 0 "
+                 "for device-readable buffers; at least the header on RX"),
+    "unavailable": ("s2.7.8.2", "s2.8.22", "no used entry for a buffer not made available"),
+    "in_order": ("s2.7.9", "s2.8.8", "IN_ORDER: used in the order made available, a batch "
+                 "covered by used.idx"),
+    "suppression": ("s2.7.7.2", "s2.8.10", "no notification while the driver suppressed them "
+                    "(EVENT_IDX: used_event; else the NO_INTERRUPT flag)"),
+    "config": ("s5.1.4.1", "s5.1.4.1", "config fields in range (mtu >= 68, max_virtqueue_pairs, "
+               "RSS limits); status never FAILED or NEEDS_RESET"),
+}
+
+# Guest statuses after which the result still judges the device: the
+# app's own failure (1), a device error (4), a timeout (8), the peer
+# unreachable (9). Anything else is vnperf's or the host's.
+FINDING_STATUSES = (0, 1, 4, 8, 9)
+RESET_FAILED = "did not finish its reset"
+
+
+def vnet_of(rep):
+    """The guest's vnet object of a boot's report, or None."""
+    guests = (rep or {}).get("guests") or []
+    if not guests:
+        return None
+    res = guests[-1].get("result") or {}
+    return res.get("vnet")
+
+
+def _cell(verdict, check, packed, detail="", boot=None, status=0):
+    split, pk, _ = CHECKS[check]
+    return {"verdict": verdict, "section": pk if packed else split, "detail": detail,
+            "command": boot.command if boot is not None else "", "status": status}
+
+
+def _console(boot):
+    guests = boot.report.get("guests") or []
+    return "\n".join(guests[-1].get("console_tail") or []) if guests else ""
+
+
+def _ran(boot):
+    """(vnet, None) for a boot that judges the device, else (None, cell
+    args): reset failed, or an error of vnperf or the host."""
+    vnet = vnet_of(boot.report)
+    if RESET_FAILED in boot.why or RESET_FAILED in _console(boot):
+        return None, ("violation", "device reset did not complete: " + boot.why)
+    if boot.status not in FINDING_STATUSES or vnet is None:
+        return None, ("error", "%s (status %d, %s)" % (boot.why, boot.status,
+                                                        exitcodes.status_name(boot.status)))
+    return vnet, None
+
+
+def _queues(vnet):
+    return [vnet.get("tx") or {}, vnet.get("rx") or {}]
+
+
+def _sum_breaks(vnet, kind):
+    return sum((q.get("rule_breaks") or {}).get(kind, 0) for q in _queues(vnet))
+
+
+def _used_len(vnet):
+    n = _sum_breaks(vnet, "used_len")
+    n += (vnet.get("tx") or {}).get("len_mismatch", 0) + (vnet.get("rx") or {}).get("len_errors", 0)
+    return n, "%d used lengths out of range (rule_breaks.used_len, tx.len_mismatch, " \
+        "rx.len_errors)" % n
+
+
+def _unavailable(vnet):
+    n = _sum_breaks(vnet, "unavailable")
+    return n, "%d used entries for buffers not made available" % n
+
+
+def _in_order(vnet):
+    n = _sum_breaks(vnet, "in_order")
+    return n, "%d IN_ORDER batches not covered by used.idx" % n
+
+
+def _suppression(vnet):
+    """Interrupts beyond what the driver's halts armed: each halt allows
+    one, and one more in flight as notifications go off again; each queue
+    one more after DRIVER_OK (QEMU notifies once unconditionally until it
+    has signalled a used index, its signalled_used_valid). A line two
+    queues share (virtio-mmio) counts both in each."""
+    qs = [(n, q) for n, q in zip(("tx", "rx"), _queues(vnet)) if q.get("irq_vector", -1) >= 0]
+    if not qs:
+        return 0, ""
+    if all(q.get("irq_shared") for _, q in qs):
+        halts = sum(q.get("halts", 0) for _, q in qs)
+        irqs = qs[0][1].get("interrupts", 0)
+        if irqs > 2 * halts + len(qs):
+            return 1, "%d interrupts on the shared line, %d halts armed" % (irqs, halts)
+        return 0, ""
+    over = ["%s: %d interrupts, %d halts armed" % (n, q.get("interrupts", 0), q.get("halts", 0))
+            for n, q in qs if q.get("interrupts", 0) > 2 * q.get("halts", 0) + 1]
+    return len(over), "; ".join(over)
+
+
+def _config(vnet):
+    n = vnet.get("config_out_of_range", 0) + _sum_breaks(vnet, "device")
+    return n, "%d config fields out of range or status FAILED/NEEDS_RESET" % n
+
+
+def _traffic(boot):
+    """Violations of exact counts: a direction of the app's frames whose
+    ends disagree or lost frames no count locates (counts.py: more
+    received than sent, TCP bytes acknowledged but not delivered), and
+    malformed frames the guest saw. Loss a host-side count locates (a
+    socket or tap queue the host overflowed) is flow control, no finding."""
+    c = boot.report.get("counts") or {}
+    dirs = c.get("directions") or {}
+    # The app's own counts where there are: the '... frames' directions
+    # also count the host kernel's frames (IPv6 neighbour discovery) sent
+    # before DRIVER_OK, which a device may drop (s3.1.1: not live yet).
+    app = {k: v for k, v in dirs.items() if not k.endswith(" frames")} or dirs
+    bad = ["%s: %s" % (k, v.get("why", v.get("verdict"))) for k, v in sorted(app.items())
+           if v.get("verdict") == "disagree"
+           or any(w.get("at") == "unexplained" for w in v.get("where") or [])]
+    res = boot.report["guests"][-1].get("result") or {}
+    if res.get("malformed"):
+        bad.append("%d malformed frames reached the guest" % res["malformed"])
+    if boot.status != 0:
+        bad.append("the guest ended with status %d (%s): %s" % (
+            boot.status, exitcodes.status_name(boot.status), boot.why))
+    return len(bad), "; ".join(bad)
+
+
+COUNTERS = {"used_len": _used_len, "unavailable": _unavailable, "in_order": _in_order,
+            "suppression": _suppression, "config": _config}
+
+
+def _needs(check, row, offered):
+    """'not offered' / 'n/a' when the check needs a feature this
+    combination does not have, else None."""
+    if check != "in_order":
+        return None
+    if "in_order" not in offered:
+        return "not offered"
+    return None if row.get("in_order", True) else "n/a"
+
+
+def judge(row, offered, boots):
+    """{check: cell} for one combination from its boots (in order; a
+    cell names the first boot that decided it)."""
+    packed = bool(row.get("ring_packed")) and "ring_packed" in offered
+    cells = {}
+    ran = []
+    for b in boots:
+        vnet, bad = _ran(b)
+        if bad is not None:
+            verdict, detail = bad
+            key = "reset" if verdict == "violation" else "error"
+            cells.setdefault(key, (verdict, detail, b, b.status))
+        else:
+            ran.append((b, vnet))
+    out = {}
+    for check in CHECKS:
+        if check == "reset" and "reset" in cells:
+            v, d, b, st = cells["reset"]
+            out[check] = _cell(v, check, packed, d, b, st)
+            continue
+        if "error" in cells and not ran:
+            v, d, b, st = cells["error"]
+            out[check] = _cell(v, check, packed, d, b, st)
+            continue
+        need = _needs(check, row, offered)
+        if need:
+            out[check] = _cell(need, check, packed)
+            continue
+        out[check] = _judge_one(check, packed, ran, cells)
+    return out
+
+
+def _judge_one(check, packed, ran, cells):
+    for b, vnet in ran:
+        if check == "reset":
+            continue
+        n, detail = _traffic(b) if check == "traffic" else COUNTERS[check](vnet)
+        if n:
+            return _cell("violation", check, packed, "%s: %s" % (b.traffic, detail), b)
+    if "error" in cells:
+        v, d, b, st = cells["error"]
+        return _cell(v, check, packed, d, b, st)
+    return _cell("pass", check, packed, "", ran[0][0] if ran else None)
+
+
+def _mark(cell):
+    v = cell["verdict"]
+    if v == "violation":
+        return "VIOLATION " + cell["section"]
+    return v
+
+
+def table(res, markdown=False):
+    """combination x check, one row per combination."""
+    head = ["combination", "features off"] + list(CHECKS)
+    rows = []
+    for c in res["combinations"]:
+        off = [f for f, on in c["row"].items() if not on]
+        rows.append([c["name"], ",".join(off) or "-"] + [_mark(c["checks"][k]) for k in CHECKS])
+    title = "conform %s (qemu %s%s): %d combinations of %d features, %.0f s" % (
+        res["backend"], res["qemu"], ", testpmd " + res["testpmd"]
+        if res["backend"] == "vhost-user" else "", len(rows), len(res["factors"]), res["wall_s"])
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+    else:
+        w = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
+        lines = ["  ".join(str(r[i]).ljust(w[i]) for i in range(len(head))).rstrip()
+                 for r in [head] + rows]
+    found = [(c["name"], k, v) for c in res["combinations"] for k, v in c["checks"].items()
+             if v["verdict"] in ("violation", "error")]
+    notes = ["%s %s: %s %s: %s\n    %s" % (n, k, v["verdict"], v["section"], v["detail"],
+                                          v["command"]) for n, k, v in found]
+    return "\n".join([title, ""] + lines + ([""] + notes if notes else []))

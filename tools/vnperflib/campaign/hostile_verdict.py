@@ -1,0 +1,133 @@
+"""What one hostile case did to the host, from the `vnperf run` that ran
+it, and its verdict. Pure: the report is a dict, the rest numbers; the
+unit tests feed synthetic outcomes (tests/py/test_hostile.py)."""
+
+import json
+import signal
+
+from .. import exitcodes
+
+VERDICTS = ("handled", "needs-reset", "stalled", "crashed", "host-cpu-spin", "corrupted")
+# A QEMU thread outside the vCPUs, or a backend that does not poll, busy
+# this share of one CPU over the case: spinning.
+SPIN_PCT = 90.0
+QEMU_ROLES = ("main", "iothread", "qemu-other", "vhost")
+# Backends that busy-poll by design: their CPU is reported, not judged.
+POLLING = ("testpmd",)
+NEEDS_RESET_BIT = 0x40
+PREFIX = "@vnperf "
+
+
+def hostile_line(lines):
+    """The guest's hostile line among console lines, or None."""
+    for text in lines:
+        if not text.startswith(PREFIX) or '"hostile"' not in text:
+            continue
+        try:
+            obj = json.loads(text[len(PREFIX):])
+        except ValueError:
+            continue
+        if isinstance(obj, dict) and obj.get("type") == "hostile":
+            return obj
+    return None
+
+
+def qemu_errors(text):
+    """QEMU's own lines (qemu-system-...: what) in its stderr."""
+    return [ln.strip() for ln in (text or "").splitlines() if ln.startswith("qemu-system")]
+
+
+def _host_frames(rep):
+    peer = ((rep.get("counts") or {}).get("host") or {}).get("peer")
+    return peer.get("packets") if isinstance(peer, dict) else None
+
+
+def outcome(rep, status, killed):
+    """One case's outcome: rep is vnperf run's JSON report (None when it
+    printed none), status its exit status, killed whether the hostile
+    runner's own timeout ended it."""
+    rep = rep or {}
+    guests = rep.get("guests") or [{}]
+    g = guests[-1]
+    roles = (rep.get("cpu") or {}).get("roles") or {}
+    qs = g.get("qemu_status")
+    return {
+        "run_status": status,
+        "killed": killed,
+        "qemu_status": qs,
+        "signal": signal.Signals(-qs).name if isinstance(qs, int) and qs < 0 else None,
+        "qemu_errors": qemu_errors(g.get("stderr_tail")),
+        "guest": hostile_line(g.get("console_tail") or []),
+        "qemu_pct": max([roles[r].get("pct") or 0.0 for r in QEMU_ROLES if r in roles] or [0.0]),
+        "vcpu_pct": (roles.get("vcpu") or {}).get("pct"),
+        "backend_pct": {r: v.get("pct") for r, v in roles.items()
+                        if r not in QEMU_ROLES and r != "vcpu"},
+        "host_frames": _host_frames(rep),
+        "why": rep.get("why"),
+    }
+
+
+def _host_end(o):
+    """crashed, with why, when QEMU or the backend died; else None."""
+    if o["signal"]:
+        return "QEMU killed by %s" % o["signal"]
+    if o["run_status"] == exitcodes.RUNNER_NO_GUEST_EXIT:
+        return "QEMU ended without a guest exit (status %s)" % o["qemu_status"]
+    if o["run_status"] == exitcodes.RUNNER_BACKEND_FAILED:
+        return "the backend failed: %s" % (o["why"] or "?")
+    return None
+
+
+def _spin(o):
+    if o["qemu_pct"] >= SPIN_PCT:
+        return "a QEMU thread outside the vCPUs at %.0f%% of a CPU" % o["qemu_pct"]
+    for role, pct in sorted(o["backend_pct"].items()):
+        if role not in POLLING and (pct or 0.0) >= SPIN_PCT:
+            return "the backend (%s) at %.0f%% of a CPU" % (role, pct)
+    return None
+
+
+def _traffic(g, host):
+    """stalled or corrupted, with why, when the check after the reset
+    failed; else None."""
+    if g.get("restart"):
+        return "stalled", "the device did not come back after a reset (%d)" % g["restart"]
+    sent, done = g.get("sent", 0), g.get("completed", 0)
+    if not sent or not done:
+        return "stalled", "after the reset %d of %d check frames came back" % (done, sent)
+    if done != sent:
+        return "corrupted", "after the reset %d of %d check frames came back" % (done, sent)
+    bufs = g.get("bufs", 0)
+    if host is not None and not sent <= host <= sent + bufs:
+        return "corrupted", ("the host got %d frames: %d check frames and at most %d of the "
+                             "case's" % (host, sent, bufs))
+    return None
+
+
+def verdict(o, uses_buffer):
+    """(verdict, why) for outcome o; uses_buffer: True when the case leaves
+    a buffer the device is meant to use (or refuse with DEVICE_NEEDS_RESET),
+    "rx" when the device meets it only with a frame for the guest."""
+    dead = _host_end(o)
+    if dead:
+        return "crashed", dead
+    if o["killed"] or o["run_status"] == exitcodes.RUNNER_TIMEOUT:
+        return "stalled", "the case did not end within its timeout"
+    g = o["guest"]
+    if g is None:
+        return "stalled", "the guest ended before the case's line (status %s)" % o["run_status"]
+    spin = _spin(o)
+    if spin:
+        return "host-cpu-spin", spin
+    bad = _traffic(g, o["host_frames"])
+    if bad:
+        return bad
+    if g.get("status", 0) & NEEDS_RESET_BIT:
+        return "needs-reset", "DEVICE_NEEDS_RESET set; traffic exact after the reset"
+    if uses_buffer == "rx" and not g.get("used"):
+        return "handled", ("not reached: no frame came to the receiveq during the watch; "
+                           "traffic exact after the reset")
+    if uses_buffer is True and g.get("bufs") and not g.get("used"):
+        return "stalled", ("the queue stopped without DEVICE_NEEDS_RESET (nothing used in the "
+                           "watch): only a reset brought it back")
+    return "handled", "traffic exact after the reset"

@@ -1,0 +1,278 @@
+"""A run's typed result (result.RunResult) as a human table, a CSV row,
+or JSON."""
+
+import csv
+import io
+
+from .. import exitcodes
+from ..analysis.stats import number as _num
+from ..run import iperf
+from .tables import fmt_count, fmt_num, kv_table
+
+# Columns are added, never renamed: older readers find theirs (pps and bps
+# are the guest's figures whatever the app; goodput_bps a stream's).
+CSV_FIELDS = ("backend", "app", "machine", "accel", "size", "status", "pps", "bps", "packets",
+              "bytes", "loss_pct", "lost", "tx_dropped", "cpu_pct", "sd_us_per_packet",
+              "sd_us_per_kb", "sd_us_per_tx", "tps", "p50_ns", "p99_ns", "p999_ns",
+              "kicks_per_packet", "suppressed_pct", "backend_batch", "agree", "bottleneck",
+              "goodput_bps", "backend_batch_lo", "backend_batch_hi")
+
+
+def _gbit(bps):
+    return None if bps is None else "%.3f" % (bps / 1e9)
+
+
+def _guest_only(g, backend):
+    """No host-side count (hub and user have no host end; elsewhere the
+    host end's counts are missing): say so, so that a rate nobody counted
+    never reads like one that was delivered."""
+    seen = ["%s %s" % (w, fmt_num(g[k])) for k, w in (("tx_packets", "sent"),
+                                                       ("rx_packets", "received"))
+            if g.get(k) is not None]
+    return "guest only (%s): no host-side count over %s to check against, loss unknown" % (
+        ", ".join(seen) or "no frames", backend)
+
+
+# Each app is measured by its own figures first (docs/runner-run.md, "Headline
+# figures"): iperf by its goodput, rr by its transactions and latency, the
+# frame apps by frames. Their rates count Ethernet frames without FCS, as
+# virtio carries them; on the wire each frame takes 24 bytes more (FCS 4,
+# preamble and SFD 8, inter-frame gap 12).
+FRAME_APPS = ("gen", "sink", "reflect", "fwd")
+FRAME_GBIT = "Gbit/s (frames w/o FCS)"
+L1_EXTRA_BYTES = 24
+# Service demand per unit of what the app moves: no us/KB for rr's
+# one-byte messages, no us/frame for a stream.
+SERVICE_DEMAND = {
+    "stream": (("sd_us_per_kb", "%.3f us/KB"),),
+    "rr": (("sd_us_per_tx", "%.2f us/transaction"),),
+    "frames": (("sd_us_per_packet", "%.3f us/frame"), ("sd_us_per_kb", "%.3f us/KB")),
+    "other": (("sd_us_per_packet", "%.3f us/packet"), ("sd_us_per_kb", "%.3f us/KB"),
+              ("sd_us_per_tx", "%.2f us/transaction")),
+}
+
+
+# Figures that mislead for an app, left out of its tables and plots: a
+# stream's frames both ways and the guest's byte rate (its goodput is the
+# receiver's count), rr's rates of one-byte messages.
+MISLEADING = {"stream": ("pps", "bps"), "rr": ("pps", "bps", "sd_us_per_kb")}
+
+
+def app_kind(app):
+    """"stream" (iperf), "rr", "frames" (FRAME_APPS) or "other"."""
+    if app == "iperf":
+        return "stream"
+    if app == "rr":
+        return "rr"
+    return "frames" if app in FRAME_APPS else "other"
+
+
+def frame_gbit(m):
+    """Gbit/s of frames without FCS, and at L1."""
+    if m.get("bps") is None:
+        return "-"
+    if m.get("pps") is None:
+        return _gbit(m["bps"])
+    return "%s (%s at L1, +%d B a frame for FCS, preamble, SFD and IFG)" % (
+        _gbit(m["bps"]), _gbit(m["bps"] + m["pps"] * L1_EXTRA_BYTES * 8), L1_EXTRA_BYTES)
+
+
+def _latency(m):
+    lat = [(k, m[k + "_ns"]) for k in ("p50", "p90", "p99", "p999", "max", "mean")
+           if m.get(k + "_ns") is not None]
+    if not lat:
+        return []
+    return [("latency", ", ".join("%s %.1f us" % (k.replace("p999", "p99.9"), v / 1e3)
+                                  for k, v in lat))]
+
+
+def headline(res):
+    """The app's own figures first (app_kind), then its counts: a count
+    of frames is printed as one, never as a rate."""
+    m = res.metrics.as_dict()
+    kind = app_kind(res.app)
+    if kind == "stream":
+        _, who = iperf.receiver_bytes(res.sender_result, res.host)
+        good = "%s Gbit/s (%s bytes in %.2f s, counted by %s)" % (
+            _gbit(m["goodput_bps"]), fmt_count(m["goodput_bytes"]), m["duration_s"], who) \
+            if m.get("goodput_bps") is not None else "- (the receiving end gave no count)"
+        return [("goodput", good),
+                ("frames", "%s at the guest's netif, both ways (ACKs included, a TSO "
+                           "super-frame as one)" % fmt_count(m.get("packets")))]
+    if kind == "rr":
+        return ([("transactions", "%s, %s/s" % (fmt_count(m.get("transactions")),
+                                                fmt_num(m.get("tps"))))] + _latency(m)
+                + [("messages", "%s, requests and replies (%s bytes of payload)"
+                    % (fmt_count(m.get("packets")), fmt_count(m.get("bytes"))))])
+    return [("pps", fmt_num(m.get("pps"))), (FRAME_GBIT, frame_gbit(m)),
+            ("frames", fmt_count(m.get("packets"))),
+            ("bytes", fmt_count(m.get("bytes")))] + _latency(m)
+
+
+def progress(s):
+    """The figures of one sample line, the app's own first (headline)."""
+    kind = app_kind(s.get("app"))
+    if kind == "stream":
+        return "%s Gbit/s goodput  frames %s" % (_gbit(_num(s.get("goodput_bps"))) or "-",
+                                                 fmt_count(_num(s.get("packets"))))
+    if kind == "rr":
+        p99 = _num(s.get("p99_us"))
+        return "%s tps  p99 %s us" % (fmt_num(_num(s.get("tps"))),
+                                      "%.1f" % p99 if p99 is not None else "-")
+    return "%s pps  %s %s" % (fmt_num(_num(s.get("pps"))), _gbit(_num(s.get("bps"))) or "-",
+                              FRAME_GBIT)
+
+
+def human(res):
+    """The table of a result.RunResult."""
+    m = res.metrics.as_dict()
+    rows = [("status", "%d (%s)%s" % (res.status, res.status_name,
+                                      "" if res.status == 0 else ": " + res.why)),
+            ("app", res.app), ("backend", res.backend),
+            ("machine / accel", "%s / %s" % (res.machine, res.accel)),
+            ("config", " ".join(res.config or ()))]
+    if res.status == exitcodes.GUEST_CONFIG_ERROR:
+        # The app never ran: counts, CPU and verdict would describe nothing.
+        return kv_table(rows)
+    feats = features_line(res)
+    if feats:
+        rows.append(("virtio features", feats))
+    buf = (res.host or {}).get("sock_rcvbuf")
+    if buf:
+        rows.append(("QEMU socket rcvbuf", "%d bytes, the runner's socket (kernel SO_RCVBUF %s)"
+                     % (buf["bytes"], ", ".join(map(str, buf["kernel"])) or "-")))
+    guests = res.guests or ()
+    for g in guests:
+        if len(guests) > 1:
+            rows.append(("guest " + g.label, "exit %s, %.2f s" % (g.status, g.wall_s)))
+        if g.ready_s is not None and len(guests) == 1:
+            rows.append(("boot to ready", "%.1f ms" % (g.ready_s * 1e3)))
+    if res.backend == "none":
+        rows += [("result " + k, v) for k, v in res.sender_result.items()
+                 if k not in ("type", "app") and not isinstance(v, (dict, list))]
+    elif res.metrics.packets is not None:
+        rows += headline(res)
+    if res.queues:
+        rows.append(("per queue", queues_line(res.queues)))
+    c = res.counts
+    if c:
+        for name, d in (c.directions or {}).items():
+            rows.append(("counts " + name, "%s: %s" % (d.verdict, d.why.split(": ", 1)[-1])))
+        if not c.host_counted:
+            rows.append(("counts", _guest_only(c.guest or {}, res.backend)))
+    for label, line in (res.waits or {}).items():
+        rows.append(("waited in " + label, line))
+    notify = [fmt % m[k] for k, fmt in (("kicks_per_packet", "%.3g kicks per frame"),
+                                         ("suppressed_pct", "%.1f%% of notifications "
+                                                            "suppressed by the device"),
+                                         ("backend_batch", "backend %.1f frames per burst"))
+              if m.get(k) is not None]
+    rng = (res.host or {}).get("backend_batch_range")
+    if m.get("backend_batch") is None and rng:
+        notify.append("backend %.1f..%.0f frames per burst (testpmd gives its burst shares in "
+                      "whole percents)" % tuple(rng))
+    if notify:
+        rows.append(("notifications", ", ".join(notify)))
+    cpu = res.cpu
+    if cpu and res.backend != "none":
+        roles = sorted((cpu.roles or {}).items())
+        parts = ["%s %.0f%%" % (k, v.pct) for k, v in roles if v.pct >= 0.5]
+        rows.append(("host CPU", "%.0f%% total%s" % (cpu.total_pct,
+                                                      ": " + ", ".join(parts) if parts else "")))
+        waits = ["%s %.0f%%" % (k, v.wait_pct) for k, v in roles
+                 if (v.wait_pct or 0.0) >= 0.5]
+        if waits:
+            rows.append(("waited for a CPU", "%s (%.1f threads runnable on average, %d CPUs)"
+                         % (", ".join(waits), cpu.runnable_avg or 0.0, cpu.cpus or 0)))
+        guest = guest_notify_line(res)
+        if guest:
+            rows.append(("guest", guest))
+        sd = [fmt % m[k] for k, fmt in SERVICE_DEMAND[app_kind(res.app)]
+              if m.get(k) is not None]
+        if sd:
+            rows.append(("service demand", ", ".join(sd)))
+    v = res.verdict
+    if v and v.side in ("guest", "backend"):
+        rows.append(("bottleneck", "%s-bound: %s" % (v.side, v.why)))
+    elif v and v.side == "host":
+        rows.append(("bottleneck", "host CPU-bound: %s" % v.why))
+    elif v and v.side == "neither":
+        rows.append(("bottleneck", "none: %s" % v.why))
+    return kv_table(rows)
+
+
+def queues_line(pairs):
+    """Each queue pair's count, its CPU and the driver's frames each way."""
+    parts = []
+    for q in pairs:
+        cpu = "" if q.cpu is None else "cpu %d, " % q.cpu
+        parts.append("%s: %s (%stx %s, rx %s)" % (q.queue, fmt_count(q.packets), cpu,
+                                                  fmt_count(q.tx_packets),
+                                                  fmt_count(q.rx_packets)))
+    return "; ".join(parts)
+
+
+def features_line(res):
+    """The virtio features of the main guest: those its driver negotiated
+    (the result's vnet.features) and those the run switched off (the
+    identity's event_idx and features: features= or the device's
+    property); None when the report has neither."""
+    vnet = res.sender_result.get("vnet") or {}
+    ident = res.identity or {}
+    parts = []
+    if isinstance(vnet.get("features"), list):
+        parts.append("negotiated " + (" ".join(vnet["features"]) or "none"))
+    if ident:
+        off = ["event_idx"] if ident.get("event_idx") == "off" else []
+        off += [f.lstrip("-") for f in str(ident.get("features", "none")).split(",")
+                if f not in ("", "none")]
+        parts.append("switched off: " + (" ".join(off) or "none"))
+    return "; ".join(parts) or None
+
+
+def guest_notify_line(res):
+    """How the guest waited: its notification modes, interrupts per frame
+    per queue and the share of the run its vCPU was halted (docs/driver.md,
+    "Notification modes"); None for a guest that reports neither."""
+    r = res.sender_result
+    vnet, idle = r.get("vnet") or {}, r.get("idle") or {}
+    parts = []
+    for q in ("tx", "rx"):
+        d = vnet.get(q) or {}
+        if d.get("notify") and d["notify"] != "poll":
+            parts.append("%s %s %.3g interrupts/frame" % (q, d["notify"],
+                                                         d.get("interrupts_per_1000", 0) / 1e3))
+    if idle.get("share") is not None and (parts or idle.get("halts")):
+        parts.append("vCPU halted %.0f%% of the run" % (100.0 * idle["share"]))
+    return ", ".join(parts) or None
+
+
+def csv_row(res):
+    """The CSV row of a result.RunResult."""
+    m = res.metrics.as_dict()
+    row = {"backend": res.backend, "app": res.app, "machine": res.machine,
+           "accel": res.accel, "size": res.config_value("size"), "status": res.status,
+           "agree": res.counts.agree if res.counts else None,
+           "bottleneck": res.verdict.side if res.verdict else None}
+    for k in CSV_FIELDS:
+        if k in m:
+            row[k] = m[k]
+    return row
+
+
+def to_csv(rows, fields=CSV_FIELDS):
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(fields), extrasaction="ignore")
+    w.writeheader()
+    for r in rows:
+        w.writerow(r)
+    return buf.getvalue()
+
+
+def to_json(res):
+    """The JSON of a result.RunResult: today's keys and schema_version."""
+    return res.to_json()
+
+
+# `vnperf run --out DIR`: the report as --json prints it.
+OUT_FILE = "run.json"
