@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VNET_HDR_ROOM 12 /* sizeof(struct virtio_net_hdr_mrg_rxbuf), virtio 1.2 s5.1.6 */
+#define VNET_HDR_ROOM 20 /* sizeof(struct virtio_net_hdr_v1_hash), virtio 1.2 s5.1.6 */
 #define VNET_MAX_DEVS 4
 /* Queue pairs a device is driven with at most (queues=, VIRTIO_NET_F_MQ);
  * the spec allows 0x8000 (virtio 1.2 s5.1.4). */

@@ -18,7 +18,7 @@
      VIRTIO_BIT(VIRTIO_F_RING_PACKED) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) |                         \
      VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS) |                                  \
      VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC) | VIRTIO_BIT(VIRTIO_F_RING_RESET) |                        \
-     VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA))
+     VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA) | VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT))
 
 /* virtio-net config space, virtio 1.2 s5.1.4 */
 #define VNET_CFG_MAC 0
@@ -275,9 +275,12 @@ static int vnet_setup(struct vnet_dev *d)
 {
     d->mrg = !!(d->features & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF));
     /* virtio 1.2 s5.1.6: the header has num_buffers with VERSION_1 or
-     * MRG_RXBUF; a legacy device without MRG_RXBUF uses 10 bytes. */
+     * MRG_RXBUF; a legacy device without MRG_RXBUF uses 10 bytes; with
+     * HASH_REPORT it goes on with the hash fields. */
     d->hdr_len =
         (d->features & VIRTIO_BIT(VIRTIO_F_VERSION_1)) || d->mrg ? VNET_HDR_MRG : VNET_HDR_LEGACY;
+    if (d->features & VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT))
+        d->hdr_len = VNET_HDR_HASH;
     if (vnet_read_config(d) < 0) {
         vnet_fail(d, "device config (MTU, MAC) unreadable: past its end, or its generation "
                      "never settles");
@@ -338,6 +341,8 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
     if (d->max_pairs > 1)
         printf("vnet: %s: queues %u of %u%s\n", v->name, d->npairs, d->max_pairs,
                (d->features & VIRTIO_BIT(VIRTIO_NET_F_RSS)) ? ", rss" : "");
+    if (d->hash_types)
+        printf("vnet: %s: hash reports checked (types 0x%x)\n", v->name, d->hash_types);
     vnet_features_print("offered", d->offered);
     vnet_features_print("negotiated", d->features);
     return 0;

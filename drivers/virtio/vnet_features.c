@@ -50,7 +50,7 @@ static const struct vnet_feature vnet_feature_table[] = {
     {37, "sr_iov", false},
     {VIRTIO_F_NOTIFICATION_DATA, "notification_data", true},
     {VIRTIO_F_RING_RESET, "ring_reset", true},
-    {VIRTIO_NET_F_HASH_REPORT, "hash_report", false},
+    {VIRTIO_NET_F_HASH_REPORT, "hash_report", true},
     {VIRTIO_NET_F_RSS, "rss", true},
     {VIRTIO_NET_F_RSC_EXT, "rsc_ext", false},
     {62, "standby", false},

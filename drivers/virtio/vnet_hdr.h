@@ -22,8 +22,20 @@ struct virtio_net_hdr {
 };
 #define VNET_HDR_LEGACY 10
 #define VNET_HDR_MRG    12
+#define VNET_HDR_HASH   20
 _Static_assert(sizeof(struct virtio_net_hdr) == VNET_HDR_MRG, "virtio 1.2 s5.1.6 layout");
-_Static_assert(VNET_HDR_ROOM >= VNET_HDR_MRG, "headroom holds the header");
+
+/* With VIRTIO_NET_F_HASH_REPORT the header goes on with the hash the
+ * device computed and its type (virtio 1.2 s5.1.6, s5.1.6.4.4), both ways:
+ * the driver writes zeros there on TX. */
+struct virtio_net_hdr_hash {
+    struct virtio_net_hdr h;
+    uint32_t hash_value;
+    uint16_t hash_report;
+    uint16_t padding_reserved;
+};
+_Static_assert(sizeof(struct virtio_net_hdr_hash) == VNET_HDR_HASH, "virtio 1.2 s5.1.6 layout");
+_Static_assert(VNET_HDR_ROOM >= VNET_HDR_HASH, "headroom holds the longest header");
 
 #define VIRTIO_NET_HDR_F_NEEDS_CSUM 1
 #define VIRTIO_NET_HDR_F_DATA_VALID 2

@@ -21,21 +21,23 @@ static uint16_t vnet_mq_max(struct vnet_dev *d)
     return n >= VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MIN && n <= VIRTIO_NET_CTRL_MQ_VQ_PAIRS_MAX ? n : 0;
 }
 
-/* RSS's limits (s5.1.4.1: key at least 40 bytes, table at least 128
+/* The hash limits RSS and HASH_REPORT share (s5.1.4.1: key at least 40
+ * bytes, some type we hash), and with RSS the table (at least 128
  * entries); 0 when they do not hold or cannot be read. */
-static int vnet_rss_limits(struct vnet_dev *d)
+static int vnet_rss_limits(struct vnet_dev *d, bool rss)
 {
     struct virtio_dev *v = d->vdev;
     uint8_t key;
-    uint16_t table;
+    uint16_t table = VNET_RSS_TABLE_MAX;
     uint32_t types;
     if (v->ops->read_config(v, VNET_CFG_RSS_MAX_KEY, &key, 1) < 0 ||
-        v->ops->read_config(v, VNET_CFG_RSS_MAX_TABLE, &table, 2) < 0 ||
+        (rss && v->ops->read_config(v, VNET_CFG_RSS_MAX_TABLE, &table, 2) < 0) ||
         v->ops->read_config(v, VNET_CFG_HASH_TYPES, &types, 4) < 0)
         return 0;
     if (key < VNET_RSS_KEY_LEN || table < VNET_RSS_TABLE_MAX || !(types & VNET_RSS_HASH_OURS))
         return 0;
-    d->rss_max_table = table;
+    if (rss)
+        d->rss_max_table = table;
     d->rss_types = types;
     return 1;
 }
@@ -44,21 +46,26 @@ uint64_t vnet_mq_offer(struct vnet_dev *d, uint64_t want)
 {
     const char *name = d->vdev->name;
     uint64_t offer = d->offered & want;
-    /* s5.1.3.1: MQ and RSS need the control queue; HASH_REPORT is not
-     * taken (its header is 20 bytes, the frames' headroom 12). */
-    want &= ~F(HASH_REPORT);
+    /* s5.1.3.1: MQ, RSS and HASH_REPORT need the control queue */
     if (!(offer & F(CTRL_VQ)))
-        return want & ~(F(MQ) | F(RSS));
+        return want & ~(F(MQ) | F(RSS) | F(HASH_REPORT));
     if ((offer & F(MQ)) && !vnet_mq_max(d)) {
         printf("vnet: %s: max_virtqueue_pairs outside 1..32768: mq not negotiated\n", name);
         d->config_bad++;
         want &= ~F(MQ);
     }
-    if ((offer & F(RSS)) && !vnet_rss_limits(d)) {
+    if ((offer & F(RSS)) && !vnet_rss_limits(d, true)) {
         printf("vnet: %s: RSS limits below the spec's (key 40, table 128): rss not negotiated\n",
                name);
         d->config_bad++;
         want &= ~F(RSS);
+    }
+    if ((offer & F(HASH_REPORT)) && !vnet_rss_limits(d, false)) {
+        printf("vnet: %s: hash limits below the spec's (key 40, a type we hash): hash_report not "
+               "negotiated\n",
+               name);
+        d->config_bad++;
+        want &= ~F(HASH_REPORT);
     }
     return want;
 }
@@ -94,20 +101,46 @@ static int vnet_rss_set(struct vnet_dev *d)
     if (len < 0)
         return len;
     int e = vnet_ctrl_cmd(d, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_RSS_CONFIG, buf, (uint32_t)len);
-    if (!e)
+    if (!e) {
         d->rss = r;
+        /* s5.1.6.5.7: RSS_CONFIG's types and key are also the reports' */
+        if (d->features & F(HASH_REPORT))
+            d->hash_types = r->hash_types;
+    }
+    return e;
+}
+
+int vnet_mq_hash_set(struct vnet_dev *d)
+{
+    if (!(d->features & F(HASH_REPORT)))
+        return -EOPNOTSUPP;
+    struct vnet_rss r;
+    vnet_rss_default(&r, 1, 1, d->rss_types);
+    uint8_t buf[VNET_CTRL_DATA_MAX];
+    int len = vnet_hash_config_encode(&r, buf, sizeof(buf));
+    if (len < 0)
+        return len;
+    int e =
+        vnet_ctrl_cmd(d, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_HASH_CONFIG, buf, (uint32_t)len);
+    if (!e)
+        d->hash_types = r.hash_types;
     return e;
 }
 
 int vnet_mq_start(struct vnet_dev *d)
 {
-    if (d->npairs < 2)
-        return 0; /* one pair is what a device starts with (s5.1.6.5.5) */
     const char *what = "VQ_PAIRS_SET";
-    int r = vnet_mq_set_pairs(d, d->npairs);
-    if (!r && (d->features & F(RSS))) {
+    int r = 0;
+    /* one pair is what a device starts with (s5.1.6.5.5) */
+    if (d->npairs > 1)
+        r = vnet_mq_set_pairs(d, d->npairs);
+    if (!r && d->npairs > 1 && (d->features & F(RSS))) {
         what = "RSS_CONFIG";
         r = vnet_rss_set(d);
+    }
+    if (!r && !d->rss && (d->features & F(HASH_REPORT))) {
+        what = "HASH_CONFIG";
+        r = vnet_mq_hash_set(d);
     }
     if (r)
         printf("vnet: %s: control command %s for %u queue pairs failed (%d: %s)\n", d->vdev->name,

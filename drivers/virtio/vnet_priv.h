@@ -10,6 +10,7 @@
 #include "drivers/virtio/virtio.h"
 #include "drivers/virtio/virtq.h"
 #include "drivers/virtio/vnet.h"
+#include "drivers/virtio/vnet_hash.h"
 #include "drivers/virtio/vnet_hdr.h"
 #include "kernel/io.h"
 
@@ -39,7 +40,7 @@ enum { VNET_RX_DEVICE = 0, VNET_RX_APP = 1, VNET_RX_PENDING = 2, VNET_RX_HELD = 
 
 /* With GUEST_TSO, RX slots are this large: a 64 KiB frame takes 5. */
 #define VNET_RX_TSO_SLOT 16384u
-_Static_assert((VNET_GSO_FRAME_MAX + VNET_HDR_MRG + VNET_RX_TSO_SLOT - VNET_HDR_ROOM - 1) /
+_Static_assert((VNET_GSO_FRAME_MAX + VNET_HDR_HASH + VNET_RX_TSO_SLOT - VNET_HDR_ROOM - 1) /
                        (VNET_RX_TSO_SLOT - VNET_HDR_ROOM) <=
                    VNET_RX_MAX_BUFS,
                "the largest frame fits VNET_RX_MAX_BUFS slots");
@@ -75,6 +76,9 @@ struct vnet_rxq_stats {
     uint64_t reset_dropped; /* buffers filled but not taken when the queue reset */
     uint64_t csum_ok, gso_frames, gso_bytes;
     uint64_t bad_hdr[VNET_HDR_NBAD]; /* frames dropped for their header, by reason */
+    /* HASH_REPORT: each frame's report against the hash we compute
+     * (vnet_hash.h), by verdict; the frame is kept either way */
+    uint64_t hash[VNET_HASH_NVERDICT];
 };
 
 /* One TX queue (Linux's send_queue, FreeBSD's vtnet_txq): its ring,
@@ -108,7 +112,7 @@ struct vnet_rxq {
     uint16_t mrg_n;              /* its buffers so far */
     uint32_t mrg_len;            /* its bytes so far, without the header */
     bool mrg_drop;
-    struct virtio_net_hdr mrg_hdr; /* its header, copied once */
+    struct virtio_net_hdr_hash mrg_hdr; /* its header (hdr_len bytes), copied once */
     struct vnet_rx_piece mrg_piece[VNET_RX_MAX_BUFS];
     uint32_t idle_polls;      /* empty RX polls in a row */
     uint64_t suppressed_seen; /* kicks_suppressed when a frame last came */
@@ -151,6 +155,7 @@ struct vnet_dev {
     struct vnet_rss *rss;   /* what RSS_CONFIG set; NULL without RSS in use */
     uint16_t rss_max_table; /* rss_max_indirection_table_length, validated */
     uint32_t rss_types;     /* supported_hash_types */
+    uint32_t hash_types;    /* HASH_REPORT: the types configured; 0 until the device has them */
     struct virtio_dev *vdev;
     struct vnet_params params; /* as asked for */
     uint64_t offered, features;
@@ -194,6 +199,9 @@ int vnet_mq_start(struct vnet_dev *d);
 /* VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET (s5.1.6.5.5): n outside
  * 1..max_pairs is -EINVAL, not sent. */
 int vnet_mq_set_pairs(struct vnet_dev *d, uint16_t n);
+/* HASH_REPORT without RSS in use: VIRTIO_NET_CTRL_MQ_HASH_CONFIG
+ * (s5.1.6.5.6.4) with our types and key, so every frame is hashed. */
+int vnet_mq_hash_set(struct vnet_dev *d);
 
 /* Per queue pair: the paths the single-queue API takes on pair 0. */
 int vnet_txq_burst(struct vnet_dev *d, struct vnet_txq *tq, const struct vnet_tx *tx, int n);

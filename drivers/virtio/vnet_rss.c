@@ -37,6 +37,20 @@ static int vnet_rss_check(const struct vnet_rss *r, size_t cap)
     return r->unclassified < r->max_tx_vq ? (int)need : -EINVAL;
 }
 
+int vnet_hash_config_encode(const struct vnet_rss *r, uint8_t *out, size_t cap)
+{
+    size_t need = 4 + 8 + 1 + (size_t)r->key_len;
+    if (!r->key_len || r->key_len > VNET_RSS_KEY_LEN || need > cap)
+        return -EINVAL;
+    uint8_t *p = vnet_put16(out, (uint16_t)r->hash_types);
+    p = vnet_put16(p, (uint16_t)(r->hash_types >> 16));
+    memset(p, 0, 8); /* le16 reserved[4] */
+    p += 8;
+    *p++ = r->key_len;
+    memcpy(p, r->key, r->key_len);
+    return (int)need;
+}
+
 int vnet_rss_encode(const struct vnet_rss *r, uint8_t *out, size_t cap)
 {
     int need = vnet_rss_check(r, cap);

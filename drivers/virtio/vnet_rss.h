@@ -45,6 +45,11 @@ void vnet_rss_default(struct vnet_rss *r, uint16_t npairs, uint16_t table_len, u
  * entry not below max_tx_vq, no key, cap too small). */
 int vnet_rss_encode(const struct vnet_rss *r, uint8_t *out, size_t cap);
 
+/* struct virtio_net_hash_config (s5.1.6.5.6.4): r's hash types and key,
+ * little-endian, into out: the bytes written, or -EINVAL (no key, a key
+ * longer than ours, cap too small). */
+int vnet_hash_config_encode(const struct vnet_rss *r, uint8_t *out, size_t cap);
+
 /* The receive queue the device picks for a hash (s5.1.6.4.3). */
 static inline uint16_t vnet_rss_queue(const struct vnet_rss *r, uint32_t hash)
 {

@@ -135,7 +135,7 @@ static int vnet_rx_finish(const struct vnet_dev *d, struct vnet_rxq *rq, struct 
 {
     struct vnet_rx_off off;
     enum vnet_hdr_bad bad = rq->mrg_drop ? VNET_HDR_BAD_LEN
-                                         : vnet_hdr_rx_check(&rq->mrg_hdr, rq->mrg_len,
+                                         : vnet_hdr_rx_check(&rq->mrg_hdr.h, rq->mrg_len,
                                                              d->max_frame, d->features, &off);
     if (bad == VNET_HDR_OK && rq->mrg_len < VNET_ETH_HLEN)
         bad = VNET_HDR_BAD_LEN;
@@ -148,6 +148,12 @@ static int vnet_rx_finish(const struct vnet_dev *d, struct vnet_rxq *rq, struct 
         return 0;
     }
     vnet_rx_count(rq, &off);
+    if (d->hash_types) {
+        const struct virtio_net_hdr_hash *h = &rq->mrg_hdr;
+        rq->st.hash[vnet_hash_check(vnet_rx_slot(rq, rq->mrg_piece[0].slot) + VNET_HDR_ROOM,
+                                    rq->mrg_piece[0].len, d->hash_types, h->hash_value,
+                                    h->hash_report)]++;
+    }
     const uint32_t lead = VNET_HDR_ROOM - d->hdr_len;
     for (unsigned i = 0; i < rq->mrg_n; i++) {
         const struct vnet_rx_piece *pc = &rq->mrg_piece[i];

@@ -104,8 +104,24 @@ static void vnet_json_ctrl(struct json *j, const struct vnet_ctrl *c)
     json_obj_end(j);
 }
 
+/* HASH_REPORT: the verdicts on every pair's reports (vnet_hash.h), summed;
+ * types 0 when no report is checked. */
+static void vnet_json_hash(struct json *j, const struct vnet_dev *d)
+{
+    json_obj_begin(j, "hash_report");
+    json_u64(j, "types", d->hash_types);
+    for (unsigned v = 0; v < VNET_HASH_NVERDICT; v++) {
+        uint64_t n = 0;
+        for (unsigned i = 0; i < d->npairs; i++)
+            n += d->rxq[i].st.hash[v];
+        json_u64(j, vnet_hash_verdict_name[v], n);
+    }
+    json_obj_end(j);
+}
+
 static void vnet_json_queues(struct json *j, const struct vnet_dev *d)
 {
+    vnet_json_hash(j, d);
     if (d->ctrl)
         vnet_json_ctrl(j, d->ctrl);
     json_bool(j, "rss", d->rss != NULL);
@@ -124,6 +140,8 @@ static void vnet_json_queues(struct json *j, const struct vnet_dev *d)
         json_u64(j, "rx_packets", r->packets);
         json_u64(j, "rx_bytes", r->bytes);
         json_u64(j, "rx_halts", d->rxq[i].note.halts);
+        json_u64(j, "hash_bad_type", r->hash[VNET_HASH_BAD_TYPE]);
+        json_u64(j, "hash_bad_value", r->hash[VNET_HASH_BAD_VALUE]);
         json_obj_end(j);
     }
     json_arr_end(j);

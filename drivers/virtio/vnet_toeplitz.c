@@ -22,7 +22,8 @@ uint32_t vnet_toeplitz(const uint8_t *key, size_t keylen, const uint8_t *in, siz
         for (int b = 7; b >= 0; b--) {
             if (in[i] & (1u << b))
                 hash ^= window;
-            window = window << 1 | ((next >> b) & 1u);
+            /* the top bit leaves the window (masked: no shift past 32 bits) */
+            window = (window & 0x7fffffffu) << 1 | ((next >> b) & 1u);
         }
     }
     return hash;

@@ -24,21 +24,21 @@ static uint32_t vnet_tx_len(const struct vnet_tx *t)
 
 /* Writes frame t's virtio-net header into its headroom: all zero without
  * offloads (virtio 1.2 s5.1.6.2; the legacy 10-byte header is the tail of
- * the same zero bytes), else what vnet_hdr_tx_build makes of the request.
- * 0, or -errno when the request cannot be met. */
+ * the same zero bytes; HASH_REPORT's hash fields stay zero), else what
+ * vnet_hdr_tx_build makes of the request. 0, or -errno when the request
+ * cannot be met. */
 static int vnet_tx_hdr(const struct vnet_dev *d, struct vnet_txq *tq, const struct vnet_tx *t,
                        uint32_t len)
 {
     uint8_t *room = (uint8_t *)t->frame - VNET_HDR_ROOM;
-    if (!t->off.flags) {
-        memset(room, 0, VNET_HDR_ROOM);
+    memset(room, 0, VNET_HDR_ROOM);
+    if (!t->off.flags)
         return 0;
-    }
     struct virtio_net_hdr h;
     int r = vnet_hdr_tx_build(&h, t->frame, t->len, len, &t->off, d->features);
     if (r)
         return r;
-    memcpy(room + VNET_HDR_ROOM - d->hdr_len, &h, d->hdr_len);
+    memcpy(room + VNET_HDR_ROOM - d->hdr_len, &h, d->hdr_len < sizeof(h) ? d->hdr_len : sizeof(h));
     tq->st.csum++;
     if (h.gso_type != VIRTIO_NET_HDR_GSO_NONE) {
         tq->st.gso_frames++;

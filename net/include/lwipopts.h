@@ -53,7 +53,7 @@ extern void *net_lwip_heap;
  * goes out without a copy. TCP payload written without TCP_WRITE_FLAG_COPY
  * stays where the app keeps it (PBUF_ROM after the header pbuf): the
  * netif hands the device a descriptor chain (docs/lwip.md). */
-#define PBUF_LINK_ENCAPSULATION_HLEN 12 /* VNET_HDR_ROOM */
+#define PBUF_LINK_ENCAPSULATION_HLEN 20 /* VNET_HDR_ROOM */
 #define LWIP_NETIF_TX_SINGLE_PBUF    0
 #define LWIP_SUPPORT_CUSTOM_PBUF     1 /* zero-copy RX */
 

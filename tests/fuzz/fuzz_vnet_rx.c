@@ -8,7 +8,9 @@
  * entries add up to its length, no buffer is handed out twice or lost,
  * the driver takes every used buffer (no stall), and a release of a
  * handle the app does not hold is refused. While the device keeps the
- * rules, frames come out whole, in order, byte for byte. */
+ * rules, frames come out whole, in order, byte for byte. With
+ * HASH_REPORT (the 20-byte header) the lying device also reports any
+ * hash: every frame handed out gets exactly one verdict. */
 #include <errno.h>
 
 #include "drivers/virtio/vnet_priv.h"
@@ -107,10 +109,14 @@ static void dev_lie(struct rxf *z)
     if (simq_chain(q, &q->held[k], &c) || !c.n)
         return;
     uint8_t *buf = (uint8_t *)(uintptr_t)c.addr[0];
-    if ((op & 2) && c.len[0] >= VNET_HDR_MRG) {
-        struct virtio_net_hdr h = {0};
-        h.num_buffers = (uint16_t)(op & 4 ? in16(z) : in8(z) % 12);
-        memcpy(buf, &h, sizeof(h));
+    if ((op & 2) && c.len[0] >= z->d->hdr_len) {
+        struct virtio_net_hdr_hash h = {0};
+        h.h.num_buffers = (uint16_t)(op & 4 ? in16(z) : in8(z) % 12);
+        if (z->d->hdr_len == VNET_HDR_HASH) {
+            h.hash_value = in32(z);
+            h.hash_report = (uint16_t)(op & 32 ? in16(z) : in8(z) % 11);
+        }
+        memcpy(buf, &h, z->d->hdr_len);
     }
     if (op & 8) {
         uint32_t len = op & 16 ? in32(z) : in16(z) % (c.len[0] + 1);
@@ -251,7 +257,9 @@ static void step(struct rxf *z)
         drv_release(z);
         break;
     case 6:
-        z->split = in8(z) & 1 ? 0 : 32 + in16(z) % 2048;
+        /* the driver wants the Ethernet header in a frame's first buffer,
+         * after the longest (HASH_REPORT) virtio-net header */
+        z->split = in8(z) & 1 ? 0 : 40 + in16(z) % 2048;
         break;
     default:
         drv_drain(z, z->d->rx_chains ? VNET_RX_MAX_BUFS : 1 + (int)(in8(z) % 4));
@@ -278,14 +286,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     bool chains = cfg & 1;
     z->size = (cfg & 2 ? 16 : 8) << !chains; /* 16 KiB slots with chains */
     uint64_t f = rxf_features | (cfg & 4 ? VIRTIO_BIT(VIRTIO_F_RING_PACKED) : 0);
+    if (cfg & 8)
+        f |= VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT);
     z->s = sim_new(f, z->size, false);
+    sim_set_mq(z->s, 1, 40, 128, 0x3f);
     struct vnet_params p = {.ring_size = z->size, .rx_refill = (uint16_t)(1 + in8(z) % z->size)};
     p.offloads = chains ? VNET_OFF_RX_CSUM | VNET_OFF_RX_TSO : 0;
     z->d = mem_alloc_dma(sizeof(*z->d), 64);
     FUZZ_CHECK(vnet_dev_init(z->d, &z->s->vdev, &p) == 0);
     FUZZ_CHECK(z->d->mrg && z->d->rx_chains == chains);
+    FUZZ_CHECK((z->d->hdr_len == VNET_HDR_HASH) == !!(cfg & 8) && !z->d->hash_types == !(cfg & 8));
     while (z->n)
         step(z);
+    uint64_t verdicts = 0;
+    for (unsigned v = 0; v < VNET_HASH_NVERDICT; v++)
+        verdicts += z->d->rxq[0].st.hash[v];
+    FUZZ_CHECK(verdicts == (z->d->hash_types ? z->d->rxq[0].st.packets : 0));
     sim_free_all();
     return 0;
 }

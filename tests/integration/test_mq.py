@@ -2,7 +2,8 @@
 multiqueue tap (queues=2). The guest negotiates CTRL_VQ and MQ, sets two
 queue pairs (VQ_PAIRS_SET) and reports both in the result's "queues";
 the tap counts every frame the driver sent. With rss=on (QEMU's software
-RSS) the RSS_CONFIG command is accepted too. gen sends each of 16 flows on
+RSS) the RSS_CONFIG command is accepted too, and with hash=on every hash QEMU
+reports is the guest's own (HASH_REPORT). gen sends each of 16 flows on
 the pair the test's own Toeplitz hash of its replies names; frames the host
 sends arrive on the pair the same hash names, and sink polls both.
 queues= above what the device offers is a config error in one line."""
@@ -238,6 +239,26 @@ def test_rss_steers_host_flows_to_their_pairs(image, mqtap):
     """The host sends 16 flows (dport 6000..6015) into the tap; QEMU's RSS
     (rss=on) puts each on the pair the test's Toeplitz hash names, and
     sink, polling both pairs, counts each pair's frames exactly."""
+    v = host_flows_into_two_pairs(mqtap, {"rss": "on"})
+    assert v["hash_report"]["types"] == 0, v["hash_report"]
+
+
+@needs_root
+def test_hash_reports_checked(image, mqtap):
+    """hash=on (VIRTIO_NET_F_HASH_REPORT, QEMU's software hash): the guest
+    negotiates it with the 20-byte header, RSS still steers each flow to
+    the pair the test's hash names, and every frame's reported hash is the
+    one the guest computed from the frame: all ok, none wrong or missing."""
+    v = host_flows_into_two_pairs(mqtap, {"rss": "on", "hash": "on"})
+    assert "hash_report" in v["features"] and v["hdr_len"] == 20, v
+    h = v["hash_report"]
+    assert h["types"] == 0x3f, h
+    assert h["ok"] == sum(q["rx_packets"] for q in v["queues"]) == 192, (h, v["queues"])
+    assert h["none"] == h["skipped"] == h["bad_type"] == h["bad_value"] == 0, h
+    assert all(q["hash_bad_type"] == q["hash_bad_value"] == 0 for q in v["queues"]), v
+
+
+def host_flows_into_two_pairs(mqtap, props):
     per, dports = 12, range(6000, 6016)  # 192 frames: within one RX ring
     want = [0, 0]
     for p in dports:
@@ -256,7 +277,7 @@ def test_rss_steers_host_flows_to_their_pairs(image, mqtap):
             sent.append(len(frames))
 
     nic = qemucmd.Nic("tap,ifname=%s,script=no,downscript=no,queues=2,vhost=off" % mqtap,
-                      "52:54:00:00:00:01", {"mq": "on", "vectors": "6", "rss": "on"})
+                      "52:54:00:00:00:01", dict({"mq": "on", "vectors": "6"}, **props))
     spec = qemucmd.GuestSpec(vnharness.IMAGE, machine="q35", memory_mb=128, accel="tcg",
                              config=["app=sink", "count=%d" % len(frames), "duration=30",
                                      "queues=2"] + ADDR, nics=[nic], name="vnperf-test")
@@ -273,3 +294,4 @@ def test_rss_steers_host_flows_to_their_pairs(image, mqtap):
     assert v["rss"], v
     rx = [q["rx_packets"] for q in v["queues"]]
     assert rx == want, (rx, want)
+    return v

@@ -37,7 +37,7 @@ def boot(rep, traffic="small"):
     return conform.Boot(traffic, "tools/vnperf run X", rep["status"], rep["why"], rep)
 
 
-def judge(*reps, row=None, offered=("in_order",)):
+def judge(*reps, row=None, offered=("in_order", "hash_report")):
     return cc.judge(row or {"in_order": True}, set(offered), [boot(r) for r in reps])
 
 
@@ -64,6 +64,8 @@ def broken(check):
         v["rx"]["interrupts"], v["rx"]["halts"] = 40, 3
     elif check == "config":
         v["config_out_of_range"] = 1
+    elif check == "hash_report":
+        v["hash_report"] = {"types": 63, "ok": 10, "bad_type": 0, "bad_value": 2}
     elif check == "traffic":
         r["counts"]["directions"]["host->guest"] = {
             "verdict": "disagree", "why": "host->guest: 5 more received than sent"}
@@ -76,6 +78,7 @@ def broken(check):
 def test_each_check_fails_against_a_device_that_breaks_its_rule():
     sections = {"used_len": "s2.7.8.2", "unavailable": "s2.7.8.2", "in_order": "s2.7.9",
                 "suppression": "s2.7.7.2", "config": "s5.1.4.1", "traffic": "s5.1.6",
+                "hash_report": "s5.1.6.4.4",
                 "reset": "s2.4.1"}
     for check in CHECKS:
         cells = judge(report(), broken(check))
@@ -118,6 +121,8 @@ def test_one_unconditional_notification_per_queue_on_a_shared_line_passes():
 
 def test_in_order_not_offered_and_not_negotiated():
     assert judge(report(), offered=())["in_order"]["verdict"] == "not offered"
+    assert judge(report(), offered=())["hash_report"]["verdict"] == "not offered"
+    assert judge(report(), row={"hash_report": False})["hash_report"]["verdict"] == "n/a"
     assert judge(report(), row={"in_order": False})["in_order"]["verdict"] == "n/a"
 
 

@@ -275,6 +275,8 @@ struct sim_dev *sim_new(uint64_t offered, uint16_t max, bool legacy)
 
 static uint32_t sim_hdr_len(const struct sim_dev *s)
 {
+    if (s->driver_features & VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT))
+        return 20u; /* virtio 1.2 s5.1.6: num_buffers, then the hash fields */
     return (s->driver_features &
             (VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF)))
                ? 12u
@@ -406,10 +408,12 @@ uint32_t sim_rx_frame_q(struct sim_dev *s, unsigned pair, const void *frame, uin
             memset(dst, 0, hl);
             if (s->rx_hdr)
                 memcpy(dst, s->rx_hdr, 10);
-            if (hl == 12) {
+            if (hl >= 12) {
                 uint16_t nb = (uint16_t)need;
                 memcpy(dst + 10, &nb, 2);
             }
+            if (hl == 20 && s->rx_hash)
+                memcpy(dst + 12, s->rx_hash, 8);
             used = hl;
         }
         uint32_t chunk = cap - used < len - off ? cap - used : len - off;

@@ -26,7 +26,7 @@
 struct sim_frame {
     uint32_t len; /* the whole frame; data holds its first SIM_FRAME_MAX bytes */
     uint8_t data[SIM_FRAME_MAX];
-    uint8_t hdr[12]; /* the virtio-net header as the driver wrote it */
+    uint8_t hdr[20]; /* the virtio-net header as the driver wrote it */
     uint16_t segs;   /* descriptors the buffer had */
 };
 
@@ -145,6 +145,7 @@ struct sim_dev {
     uint64_t tx_seen;
     uint8_t *rx_last_hdr; /* where the last RX frame's header went */
     const void *rx_hdr;   /* non-NULL: the first 10 header bytes of RX frames */
+    const void *rx_hash;  /* non-NULL: with HASH_REPORT, header bytes 12..19 of RX frames */
     /* The control queue: how it answers, and what it was sent. */
     uint8_t ctrl_mode;               /* enum sim_ctrl_mode */
     uint64_t ctrl_cmds;              /* commands taken */

@@ -167,7 +167,7 @@ static void test_features_off(void **state)
     assert_non_null(strstr(why, "mrg_rxbuf"));
     assert_non_null(strstr(why, "in_order"));
     assert_int_equal(vnet_features_check("event_idx", why, sizeof(why)), -EINVAL);
-    assert_int_equal(vnet_features_check("-hash_report", why, sizeof(why)), -EINVAL);
+    assert_int_equal(vnet_features_check("-guest_ecn", why, sizeof(why)), -EINVAL);
     assert_int_equal(vnet_features_check("-", why, sizeof(why)), -EINVAL);
 
     struct sim_dev *s = sim_new(ALL_FEATURES, 64, false);

@@ -165,7 +165,7 @@ static void test_rss_config(void **state)
     struct sim_dev *s = mq_sim(F(RSS) | F(HASH_REPORT), 4);
     struct vnet_dev *d = dev_init(s, 2, 0);
     assert_true(s->driver_features & F(RSS));
-    assert_false(s->driver_features & F(HASH_REPORT)); /* the 20-byte header: not taken */
+    assert_true(s->driver_features & F(HASH_REPORT)); /* RSS_CONFIG configures its hash */
     assert_non_null(d->rss);
     /* the last command: RSS_CONFIG, after VQ_PAIRS_SET */
     assert_int_equal(s->ctrl_cmds, 2);

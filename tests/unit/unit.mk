@@ -38,6 +38,10 @@ test_csum_SRCS := tests/unit/test_csum.c kernel/csum.c
 UNIT_TESTS += test_vnet_hdr
 test_vnet_hdr_SRCS := tests/unit/test_vnet_hdr.c drivers/virtio/vnet_hdr.c kernel/csum.c
 
+UNIT_TESTS += test_vnet_hash
+test_vnet_hash_SRCS := tests/unit/test_vnet_hash.c drivers/virtio/vnet_hash.c \
+    drivers/virtio/vnet_rss.c drivers/virtio/vnet_toeplitz.c
+
 UNIT_TESTS += test_vnet_rss
 test_vnet_rss_SRCS := tests/unit/test_vnet_rss.c drivers/virtio/vnet_rss.c \
     drivers/virtio/vnet_toeplitz.c
@@ -89,12 +93,16 @@ VNET_SIM_SRCS := $(SIM_SRCS) $(VIRTQ_SRCS) drivers/virtio/vnet_dev.c drivers/vir
     drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c drivers/virtio/vnet_hdr.c \
     drivers/virtio/vnet_notify.c drivers/virtio/vnet_notify_cfg.c drivers/virtio/vnet_ctrl.c \
     drivers/virtio/vnet_mq.c drivers/virtio/vnet_rss.c drivers/virtio/vnet_toeplitz.c \
+    drivers/virtio/vnet_hash.c \
     drivers/virtio/vnet_qreset.c kernel/csum.c kernel/json.c
 
 test_vnet_SRCS := tests/unit/test_vnet.c $(VNET_SIM_SRCS)
 
 UNIT_TESTS += test_vnet_mq
 test_vnet_mq_SRCS := tests/unit/test_vnet_mq.c $(VNET_SIM_SRCS)
+
+UNIT_TESTS += test_vnet_hashrep
+test_vnet_hashrep_SRCS := tests/unit/test_vnet_hashrep.c $(VNET_SIM_SRCS)
 
 UNIT_TESTS += test_vnet_qreset
 test_vnet_qreset_SRCS := tests/unit/test_vnet_qreset.c $(VNET_SIM_SRCS)

@@ -22,6 +22,8 @@ CHECKS = {
                     "(EVENT_IDX: used_event; else the NO_INTERRUPT flag)"),
     "config": ("s5.1.4.1", "s5.1.4.1", "config fields in range (mtu >= 68, max_virtqueue_pairs, "
                "RSS limits); status never FAILED or NEEDS_RESET"),
+    "hash_report": ("s5.1.6.4.4", "s5.1.6.4.4", "HASH_REPORT: each reported hash is the Toeplitz "
+                    "hash of the frame, of a type configured and the frame's"),
 }
 
 # Guest statuses after which the result still judges the device: the
@@ -137,18 +139,25 @@ def _traffic(boot):
     return len(bad), "; ".join(bad)
 
 
+def _hash_report(vnet):
+    h = vnet.get("hash_report") or {}
+    n = h.get("bad_type", 0) + h.get("bad_value", 0)
+    return n, "%d hash reports wrong (%d of a wrong type, %d with a wrong hash; %d checked)" % (
+        n, h.get("bad_type", 0), h.get("bad_value", 0), h.get("ok", 0) + n)
+
+
 COUNTERS = {"used_len": _used_len, "unavailable": _unavailable, "in_order": _in_order,
-            "suppression": _suppression, "config": _config}
+            "suppression": _suppression, "config": _config, "hash_report": _hash_report}
 
 
 def _needs(check, row, offered):
     """'not offered' / 'n/a' when the check needs a feature this
     combination does not have, else None."""
-    if check != "in_order":
+    if check not in ("in_order", "hash_report"):
         return None
-    if "in_order" not in offered:
+    if check not in offered:
         return "not offered"
-    return None if row.get("in_order", True) else "n/a"
+    return None if row.get(check, True) else "n/a"
 
 
 def judge(row, offered, boots):
