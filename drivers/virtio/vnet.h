@@ -174,7 +174,9 @@ int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n);
 /* Polls TX completions, calling tx_done for each. Returns how many, or -EIO. */
 int vnet_tx_reclaim(struct vnet_dev *d);
 
-/* Pair q's (q < vnet_pairs()): the calls above are pair 0's. */
+/* Pair q's (q < vnet_pairs(), else -EINVAL): the calls above are pair
+ * 0's. A pair's TX is driven by one CPU at a time. */
+int vnet_tx_burst_q(struct vnet_dev *d, unsigned q, const struct vnet_tx *tx, int n);
 int vnet_tx_reclaim_q(struct vnet_dev *d, unsigned q);
 int vnet_tx_in_flight_q(const struct vnet_dev *d, unsigned q);
 
@@ -251,6 +253,15 @@ struct vnet_rx {
  * one after the last polled), the first that has frames. Returns the
  * entries filled, or -EIO when a pair is broken and none had frames. */
 int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max);
+
+/* The same from pair q alone (q < vnet_pairs(), else -EINVAL): one CPU
+ * per pair polls its own ring; a buffer it takes goes back to that pair
+ * (vnet_rx_release), so nothing another pair's CPU touches is written. */
+int vnet_rx_burst_q(struct vnet_dev *d, unsigned q, struct vnet_rx *rx, int max);
+
+/* Pair q's RX: how its waits end (enum vnet_notify); poll for a pair not
+ * in use. */
+uint8_t vnet_rx_notify_mode(const struct vnet_dev *d, unsigned q);
 
 /* Gives a buffer back to the pair it came from (the handle says which);
  * the ring is refilled rx_refill buffers at a time. */

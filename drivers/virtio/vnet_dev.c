@@ -381,6 +381,11 @@ uint8_t vnet_tx_notify_mode(const struct vnet_dev *d, unsigned q)
     return q < d->npairs ? d->txq[q].note.mode : VNET_NOTIFY_POLL;
 }
 
+uint8_t vnet_rx_notify_mode(const struct vnet_dev *d, unsigned q)
+{
+    return q < d->npairs ? d->rxq[q].note.mode : VNET_NOTIFY_POLL;
+}
+
 void vnet_tx_full_counts(const struct vnet_dev *d, unsigned q, uint64_t *ring_full, uint64_t *halts)
 {
     *ring_full = q < d->npairs ? d->txq[q].st.ring_full : 0;

@@ -274,6 +274,13 @@ void vnet_rx_release(struct vnet_dev *d, uint32_t buf)
                      q < d->npairs ? buf & ((1u << VNET_RX_PAIR_SHIFT) - 1) : UINT32_MAX);
 }
 
+int vnet_rx_burst_q(struct vnet_dev *d, unsigned q, struct vnet_rx *rx, int max)
+{
+    if (q >= d->npairs)
+        return -EINVAL;
+    return vnet_rxq_burst(d, &d->rxq[q], rx, max);
+}
+
 /* Every pair in turn from the one after the last that gave frames, so a
  * busy pair does not starve the others; one pair is the plain call. */
 int vnet_rx_burst(struct vnet_dev *d, struct vnet_rx *rx, int max)

@@ -214,3 +214,10 @@ int vnet_tx_burst(struct vnet_dev *d, const struct vnet_tx *tx, int n)
 {
     return vnet_txq_burst(d, &d->txq[0], tx, n);
 }
+
+int vnet_tx_burst_q(struct vnet_dev *d, unsigned q, const struct vnet_tx *tx, int n)
+{
+    if (q >= d->npairs)
+        return -EINVAL;
+    return vnet_txq_burst(d, &d->txq[q], tx, n);
+}

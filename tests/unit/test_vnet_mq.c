@@ -346,14 +346,75 @@ static void test_one_pair_unchanged(void **state)
     assert_int_equal(vnet_rxq(d, 0)->st.packets, 1);
 }
 
+/* One CPU per pair (apps' per-vCPU instances): vnet_rx_burst_q takes
+ * only its pair's frames, a frame sent back on the same pair zero-copy
+ * (its RX buffer as the cookie) comes back through tx_done and is
+ * released to that pair, and neither touches the other pair's counts. */
+static struct vnet_dev *done_dev;
+static unsigned done_calls;
+static void release_done(void *ctx, void *cookie)
+{
+    (void)ctx;
+    done_calls++;
+    vnet_rx_release(done_dev, (uint32_t)(uintptr_t)cookie);
+}
+
+static void test_pair_calls_stay_on_their_pair(void **state)
+{
+    (void)state;
+    struct sim_dev *s = mq_sim(0, 2);
+    struct vnet_dev *d = dev_init(s, 2, 0);
+    done_dev = d;
+    done_calls = 0;
+    vnet_set_tx_done(d, release_done, NULL);
+    struct vnet_rxq *r0 = vnet_rxq(d, 0), *r1 = vnet_rxq(d, 1);
+    struct vnet_rx rx[8];
+    uint8_t f[64];
+    make_frame(f, 0x51);
+    assert_int_equal(sim_rx_frame_q(s, 1, f, sizeof(f)), 1);
+    assert_int_equal(sim_rx_frame_q(s, 1, f, sizeof(f)), 1);
+    assert_int_equal(vnet_rx_burst_q(d, 0, rx, 8), 0);
+    assert_int_equal(vnet_rx_burst_q(d, 1, rx, 8), 2);
+    assert_int_equal(((uint8_t *)rx[0].frame)[14], 0x51);
+    assert_int_equal(vnet_rx_burst_q(d, 2, rx, 8), -EINVAL);
+    uint64_t polls0 = r0->st.polls;
+    struct vnet_tx tx[2];
+    for (int i = 0; i < 2; i++)
+        tx[i] = (struct vnet_tx){
+            .frame = rx[i].frame, .len = rx[i].len, .cookie = (void *)(uintptr_t)rx[i].buf};
+    assert_int_equal(vnet_tx_burst_q(d, 2, tx, 2), -EINVAL);
+    assert_int_equal(vnet_tx_burst_q(d, 1, tx, 2), 2);
+    assert_int_equal(sim_tx_step_q(s, 1, 0), 2);
+    assert_int_equal(vnet_tx_reclaim_q(d, 1), 2);
+    assert_int_equal(done_calls, 2);
+    assert_int_equal(vnet_txq(d, 1)->st.packets, 2);
+    assert_int_equal(vnet_txq(d, 0)->st.packets, 0);
+    assert_int_equal(r1->st.packets, 2);
+    assert_int_equal(r0->st.packets, 0);
+    assert_int_equal(r0->st.polls, polls0);
+    assert_int_equal(r0->st.bad_release + r1->st.bad_release, 0);
+    /* both buffers are pair 1's again: released, none owned by the app */
+    assert_int_equal(r1->npending, 2);
+    assert_int_equal(r0->npending, 0);
+    assert_int_equal(vnet_rx_notify_mode(d, 1), VNET_NOTIFY_POLL);
+    assert_int_equal(vnet_rx_notify_mode(d, 7), VNET_NOTIFY_POLL);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_teardown(f, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_ctrl_ok_and_err),    T(test_ctrl_never_answers),  T(test_ctrl_bad_replies),
-        T(test_mq_pairs_set),       T(test_mq_refusals),         T(test_rss_config),
-        T(test_queue_isolation),    T(test_rx_polls_every_pair), T(test_flow_pair_and_tx),
+        T(test_ctrl_ok_and_err),
+        T(test_ctrl_never_answers),
+        T(test_ctrl_bad_replies),
+        T(test_mq_pairs_set),
+        T(test_mq_refusals),
+        T(test_rss_config),
+        T(test_queue_isolation),
+        T(test_rx_polls_every_pair),
+        T(test_flow_pair_and_tx),
         T(test_one_pair_unchanged),
+        T(test_pair_calls_stay_on_their_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
