@@ -3,113 +3,247 @@
  * the received buffer itself is queued for TX and released to the RX ring
  * in tx_done. Malformed frames are counted and dropped; ARP, ICMP and TCP
  * go to lwIP. Runs for duration= (default REFLECT_DEFAULT_S) or until
- * count= frames were reflected. */
+ * count= frames were reflected.
+ *
+ * One instance per vCPU (apps/qstats.h's plan): CPU k takes its pairs'
+ * frames and sends each back on the pair it came on, with its own counts;
+ * each pair tracks its streams' sequence numbers (loss, reordering on the
+ * way in). CPU 0 also runs lwIP, the samples and count=; frames for lwIP
+ * on an AP's pair are counted (not_ours) and dropped. */
 #include <stdio.h>
 
 #include "apps/app_config.h"
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
+#include "apps/percpu.h"
+#include "apps/qstats.h"
 #include "apps/relay.h"
 #include "kernel/exit.h"
+#include "kernel/io.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
 #include "net/net.h"
 #include "net/pkt.h"
 
+#define REFLECT_STREAMS   1024
 #define REFLECT_DEFAULT_S 10
 #define DHCP_CLIENT_PORT  68
 
-static struct reflect {
-    uint64_t packets, bytes, tx_dropped;
+/* One CPU's state: the judge's context while it works on pair q. */
+struct reflect_cpu {
+    struct qstats *q;                /* the pair of the burst being judged */
+    bool lwip;                       /* CPU 0: lwIP's frames go to it */
     uint64_t wire_rx, wire_rx_bytes; /* every frame received */
     uint64_t kinds[PKT_KINDS];
-    bool dhcp;                /* dhcp=: frames to the DHCP client port are lwIP's */
-    const struct net_if *nif; /* whose MAC the reflected frames leave from */
+    uint64_t first, last; /* cycles of its first and last reflected burst */
+} __attribute__((aligned(64)));
+
+static struct reflect {
+    struct net_if *nif; /* whose MAC the reflected frames leave from */
+    struct qstats_plan plan;
+    struct qstats q[VNET_MAX_PAIRS];
+    struct reflect_cpu cpu[SMP_MAX_CPUS];
+    uint64_t end, count;
+    uint32_t stop; /* CPU 0 tells the APs (release) */
+    bool dhcp;     /* dhcp=: frames to the DHCP client port are lwIP's */
 } reflect_state;
 
-static uint64_t malformed(void)
+static uint64_t malformed(const uint64_t *kinds)
 {
-    return reflect_state.kinds[PKT_BAD_LEN] + reflect_state.kinds[PKT_BAD_HDR] +
-           reflect_state.kinds[PKT_BAD_CSUM];
+    return kinds[PKT_BAD_LEN] + kinds[PKT_BAD_HDR] + kinds[PKT_BAD_CSUM];
 }
 
 /* UDP frames are swapped in place and sent back; malformed ones dropped;
- * the rest (ARP, ICMP, TCP, DHCP answers) go to lwIP. */
+ * the rest (ARP, ICMP, TCP, DHCP answers) go to lwIP on CPU 0. */
 static enum relay_verdict reflect_judge(void *ctx, const struct vnet_rx *rx)
 {
-    (void)ctx;
+    struct reflect_cpu *w = ctx;
     struct pkt_info pi;
     uint8_t *f = rx->frame;
     enum pkt_kind k = pkt_parse(f, rx->len, true, &pi);
-    reflect_state.kinds[k]++;
-    reflect_state.wire_rx++;
-    reflect_state.wire_rx_bytes += rx->len;
+    w->kinds[k]++;
+    w->wire_rx++;
+    w->wire_rx_bytes += rx->len;
     if (k == PKT_UDP && !(reflect_state.dhcp && pi.dport == DHCP_CLIENT_PORT)) {
+        uint32_t id = 0;
+        uint64_t seq = 0;
+        bool hdr = pkt_payload_hdr(f, &pi, &id, &seq);
+        qstats_seq(w->q, hdr, id, seq);
         pkt_udp_reflect(f, &pi, net_if_mac(reflect_state.nif));
         return RELAY_SEND;
     }
     if (k == PKT_BAD_LEN || k == PKT_BAD_HDR || k == PKT_BAD_CSUM)
         return RELAY_DROP;
-    return RELAY_LWIP;
+    if (w->lwip)
+        return RELAY_LWIP;
+    w->q->not_ours++;
+    return RELAY_DROP;
+}
+
+/* One burst on each of CPU k's pairs, its TX reclaimed; frames taken. */
+static int reflect_round(unsigned k, uint64_t now)
+{
+    struct reflect_cpu *w = &reflect_state.cpu[k];
+    struct net_if *nif = reflect_state.nif;
+    int taken = 0;
+    for (unsigned p = 0; p < reflect_state.plan.npairs; p++) {
+        if (reflect_state.plan.cpu_of[p] != k)
+            continue;
+        struct qstats *q = &reflect_state.q[p];
+        struct relay_burst b;
+        w->q = q;
+        relay_burst_q(nif, nif, p, reflect_judge, w, &b);
+        if (b.queued) {
+            VN_WRITE_ONCE(q->bytes, q->bytes + b.bytes);
+            VN_WRITE_ONCE(q->packets, q->packets + (uint64_t)b.sent);
+            q->tx_dropped += (uint64_t)(b.queued - b.sent);
+            if (!w->first)
+                w->first = now;
+            w->last = now;
+        }
+        net_check(nif, vnet_tx_reclaim_q(net_if_dev(nif), p));
+        taken += b.received;
+    }
+    return taken;
+}
+
+/* An AP's run: its pairs until CPU 0 says stop or the deadline. */
+static int reflect_ap(unsigned cpu, void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&reflect_state.stop, __ATOMIC_ACQUIRE)) {
+        uint64_t now = time_cycles();
+        if (now >= reflect_state.end)
+            break;
+        reflect_round(cpu, now);
+    }
+    /* Let the last reflected frames leave before CPU 0 reports. */
+    uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
+    while (time_cycles() < drain_end)
+        for (unsigned p = 0; p < reflect_state.plan.npairs; p++)
+            if (reflect_state.plan.cpu_of[p] == cpu)
+                net_check(reflect_state.nif, vnet_tx_reclaim_q(net_if_dev(reflect_state.nif), p));
+    return 0;
+}
+
+/* Reflected so far on every pair (each an aligned load). */
+static uint64_t reflect_packets_now(uint64_t *bytes)
+{
+    uint64_t n = 0;
+    *bytes = 0;
+    for (unsigned p = 0; p < reflect_state.plan.npairs; p++) {
+        n += VN_READ_ONCE(reflect_state.q[p].packets);
+        *bytes += VN_READ_ONCE(reflect_state.q[p].bytes);
+    }
+    return n;
+}
+
+/* Every CPU's own counts added up, and the span of the traffic. */
+static void reflect_add_up(struct reflect_cpu *t)
+{
+    *t = (struct reflect_cpu){0};
+    for (unsigned k = 0; k < reflect_state.plan.ncpu; k++) {
+        const struct reflect_cpu *w = &reflect_state.cpu[k];
+        t->wire_rx += w->wire_rx;
+        t->wire_rx_bytes += w->wire_rx_bytes;
+        for (int i = 0; i < PKT_KINDS; i++)
+            t->kinds[i] += w->kinds[i];
+        if (w->first && (!t->first || w->first < t->first))
+            t->first = w->first;
+        if (w->last > t->last)
+            t->last = w->last;
+    }
+}
+
+/* A pair's TX: its ring-full count and halts. */
+static void reflect_queue_json(struct json *j, const struct qstats *q, void *ctx)
+{
+    uint64_t full, halts;
+    vnet_tx_full_counts(ctx, q->queue, &full, &halts);
+    json_u64(j, "tx_dropped", q->tx_dropped);
+    json_u64(j, "ring_full", full);
+    json_u64(j, "halts", halts);
+}
+
+static void reflect_result(const struct app_config *c, uint64_t ns, const struct reflect_cpu *w)
+{
+    struct qstats_total t;
+    qstats_sum(reflect_state.q, reflect_state.plan.npairs, &t);
+    app_summary("reflect", t.packets, t.bytes, ns);
+    struct json *j = app_result_begin(c, t.packets, t.bytes, ns);
+    app_wire_json(j, t.packets, t.bytes, w->wire_rx, w->wire_rx_bytes);
+    json_u64(j, "tx_dropped", t.tx_dropped);
+    json_u64(j, "malformed", malformed(w->kinds));
+    json_u64(j, "not_ours", t.not_ours);
+    json_u64(j, "lost", t.seq.lost);
+    json_u64(j, "reorder", t.seq.reorder);
+    json_obj_begin(j, "rx_kinds");
+    for (int k = 0; k < PKT_KINDS; k++)
+        json_u64(j, pkt_kind_name((enum pkt_kind)k), w->kinds[k]);
+    json_obj_end(j);
+    qstats_json(j, reflect_state.q, reflect_state.plan.npairs, reflect_queue_json,
+                net_if_dev(reflect_state.nif));
+    app_result_end(j);
+}
+
+static void reflect_setup(const struct app_config *c)
+{
+    reflect_state.nif = net_if_get(0);
+    reflect_state.dhcp = c->dhcp;
+    percpu_plan("reflect", net_if_dev(reflect_state.nif), true, &reflect_state.plan);
+    for (unsigned p = 0; p < reflect_state.plan.npairs; p++)
+        if (qstats_init(&reflect_state.q[p], p, reflect_state.plan.cpu_of[p], REFLECT_STREAMS) < 0)
+            vn_fatal(VN_EXIT_OOM, "reflect: no memory for %d streams", REFLECT_STREAMS);
+    reflect_state.cpu[0].lwip = true;
 }
 
 int app_reflect_main(const struct app_config *c)
 {
     apps_net_init(c, 1, 0);
-    struct net_if *nif = net_if_get(0);
-    reflect_state.nif = nif;
-    reflect_state.dhcp = c->dhcp;
+    reflect_setup(c);
     struct meter m;
     meter_start(&m, c);
-    uint64_t start = m.t0, now = start, first = 0, last = 0;
+    uint64_t start = m.t0, now = start, packets = 0, bytes = 0;
     uint64_t end = app_deadline(c, start, REFLECT_DEFAULT_S);
     uint64_t count = c->count ? c->count : UINT64_MAX;
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
-    printf("reflect: swapping MAC, IP and UDP ports of every UDP frame\n");
+    printf("reflect: swapping MAC, IP and UDP ports of every UDP frame, %u CPU%s\n",
+           reflect_state.plan.ncpu, reflect_state.plan.ncpu > 1 ? "s" : "");
+    reflect_state.end = end;
+    percpu_start("reflect", &reflect_state.plan, reflect_ap, NULL);
 
-    while (reflect_state.packets < count) {
+    while (packets < count) {
         now = time_cycles();
         if (now >= end)
             break;
-        struct relay_burst b;
-        relay_burst(nif, nif, reflect_judge, NULL, &b);
-        if (b.queued) {
-            reflect_state.bytes += b.bytes;
-            reflect_state.packets += (uint64_t)b.sent;
-            reflect_state.tx_dropped += (uint64_t)(b.queued - b.sent);
-            if (!first)
-                first = now;
-            last = now;
-        }
-        net_check(nif, vnet_tx_reclaim(net_if_dev(nif)));
-        if (b.received < NET_RX_BATCH || now >= next_service) {
+        int n = reflect_round(0, now);
+        packets = reflect_packets_now(&bytes);
+        if (n < NET_RX_BATCH || now >= next_service) {
             net_service();
             next_service = now + service_every;
         }
         if (meter_due(&m, now)) {
-            struct json *j = meter_sample(&m, now, reflect_state.packets, reflect_state.bytes);
-            json_u64(j, "tx_dropped", reflect_state.tx_dropped);
-            json_u64(j, "malformed", malformed());
+            struct json *j = meter_sample(&m, now, packets, bytes);
+            if (reflect_state.plan.ncpu == 1) {
+                struct qstats_total t;
+                qstats_sum(reflect_state.q, reflect_state.plan.npairs, &t);
+                json_u64(j, "tx_dropped", t.tx_dropped);
+                json_u64(j, "malformed", malformed(reflect_state.cpu[0].kinds));
+            }
             result_end();
         }
     }
+    __atomic_store_n(&reflect_state.stop, 1, __ATOMIC_RELEASE);
     /* Let the last reflected frames leave before the result. */
     uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
     while (time_cycles() < drain_end)
         net_service();
-    uint64_t ns =
-        first && last > first ? time_cycles_to_ns(last - first) : time_cycles_to_ns(now - start);
-    app_summary("reflect", reflect_state.packets, reflect_state.bytes, ns);
-    struct json *j = app_result_begin(c, reflect_state.packets, reflect_state.bytes, ns);
-    app_wire_json(j, reflect_state.packets, reflect_state.bytes, reflect_state.wire_rx,
-                  reflect_state.wire_rx_bytes);
-    json_u64(j, "tx_dropped", reflect_state.tx_dropped);
-    json_u64(j, "malformed", malformed());
-    json_obj_begin(j, "rx_kinds");
-    for (int k = 0; k < PKT_KINDS; k++)
-        json_u64(j, pkt_kind_name((enum pkt_kind)k), reflect_state.kinds[k]);
-    json_obj_end(j);
-    app_result_end(j);
+    percpu_wait(&reflect_state.plan);
+    struct reflect_cpu w;
+    reflect_add_up(&w);
+    uint64_t ns = w.first && w.last > w.first ? time_cycles_to_ns(w.last - w.first)
+                                              : time_cycles_to_ns(now - start);
+    reflect_result(c, ns, &w);
     return VN_EXIT_OK;
 }

@@ -3,7 +3,13 @@
  * count=N: exits 0 as soon as N frames arrived, with "test failed" when
  * duration= (default SINK_TIMEOUT_S) passes first. Without count= it runs
  * for duration= (default SINK_DEFAULT_S). Malformed frames are counted
- * by kind and dropped; ARP, ICMP and TCP go to lwIP. */
+ * by kind and dropped; ARP, ICMP and TCP go to lwIP.
+ *
+ * One instance per vCPU (apps/qstats.h's plan): CPU k polls the pairs it
+ * owns with its own counts, each pair its own streams, so loss and
+ * reordering are per pair; CPU 0 also runs lwIP, the samples and count=,
+ * and adds the pairs up at the end. Frames for lwIP that the device put
+ * on an AP's pair are counted (not_ours) and dropped: lwIP is CPU 0's. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -11,9 +17,11 @@
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
-#include "apps/seqtrack.h"
+#include "apps/percpu.h"
+#include "apps/qstats.h"
 #include "apps/stall.h"
 #include "kernel/exit.h"
+#include "kernel/io.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
 #include "net/net.h"
@@ -24,37 +32,42 @@
 #define SINK_TIMEOUT_S   30
 #define DHCP_CLIENT_PORT 68
 
-static struct sink {
-    struct seq_stream *streams;
-    uint64_t packets, bytes, no_header, bad_stream;
+/* One CPU's counts that are not a pair's. */
+struct sink_cpu {
     uint64_t wire_rx, wire_rx_bytes; /* every frame received */
     uint64_t kinds[PKT_KINDS];
+    uint64_t first, last; /* cycles of its first and last counted frame */
+} __attribute__((aligned(64)));
+
+static struct sink {
+    struct net_if *nif;
+    struct qstats_plan plan;
+    struct qstats q[VNET_MAX_PAIRS];
+    struct sink_cpu cpu[SMP_MAX_CPUS];
+    uint64_t end;     /* TSC deadline */
+    uint32_t stop;    /* CPU 0 tells the APs (release) */
     bool dhcp;        /* dhcp=: frames to the DHCP client port are lwIP's */
     bool qreset_done; /* qreset_at= */
 } sink_state;
 
-static inline void sink_frame(struct net_if *nif, const struct vnet_rx *rx)
+static inline void sink_frame(struct sink_cpu *w, struct qstats *q, const struct vnet_rx *rx,
+                              bool lwip)
 {
+    struct net_if *nif = sink_state.nif;
     struct pkt_info pi;
     const uint8_t *f = rx->frame;
     enum pkt_kind k = pkt_parse(f, rx->len, true, &pi);
-    sink_state.kinds[k]++;
-    sink_state.wire_rx++;
-    sink_state.wire_rx_bytes += rx->len;
+    w->kinds[k]++;
+    w->wire_rx++;
+    w->wire_rx_bytes += rx->len;
     switch (k) {
     case PKT_UDP:
         if (sink_state.dhcp && pi.dport == DHCP_CLIENT_PORT)
             break;
-        sink_state.packets++;
-        sink_state.bytes += rx->len;
-        uint32_t id;
-        uint64_t seq;
-        if (!pkt_payload_hdr(f, &pi, &id, &seq))
-            sink_state.no_header++;
-        else if (id < SINK_STREAMS)
-            seq_record(&sink_state.streams[id], seq);
-        else
-            sink_state.bad_stream++;
+        uint32_t id = 0;
+        uint64_t seq = 0;
+        bool hdr = pkt_payload_hdr(f, &pi, &id, &seq);
+        qstats_frame(q, rx->len, hdr, id, seq);
         vnet_rx_release(net_if_dev(nif), rx->buf);
         return;
     case PKT_BAD_LEN:
@@ -65,102 +78,205 @@ static inline void sink_frame(struct net_if *nif, const struct vnet_rx *rx)
     default:
         break;
     }
-    net_input(nif, rx);
+    if (lwip) {
+        net_input(nif, rx);
+    } else {
+        q->not_ours++;
+        vnet_rx_release(net_if_dev(nif), rx->buf);
+    }
 }
 
-static uint64_t malformed(void)
+/* One burst from each of CPU k's pairs; the frames taken. */
+static int sink_poll(unsigned k, uint64_t now)
 {
-    return sink_state.kinds[PKT_BAD_LEN] + sink_state.kinds[PKT_BAD_HDR] +
-           sink_state.kinds[PKT_BAD_CSUM];
+    struct sink_cpu *w = &sink_state.cpu[k];
+    struct vnet_rx rx[NET_RX_BATCH];
+    int taken = 0;
+    for (unsigned p = 0; p < sink_state.plan.npairs; p++) {
+        if (sink_state.plan.cpu_of[p] != k)
+            continue;
+        struct qstats *q = &sink_state.q[p];
+        uint64_t before = q->packets;
+        int n = net_check(sink_state.nif,
+                          vnet_rx_burst_q(net_if_dev(sink_state.nif), p, rx, NET_RX_BATCH));
+        for (int i = 0; i < n; i++)
+            sink_frame(w, q, &rx[i], k == 0);
+        if (q->packets != before) {
+            if (!w->first)
+                w->first = now;
+            w->last = now;
+        }
+        taken += n > 0 ? n : 0;
+    }
+    return taken;
+}
+
+/* An AP's run: its pairs until CPU 0 says stop or the deadline. */
+static int sink_ap(unsigned cpu, void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&sink_state.stop, __ATOMIC_ACQUIRE)) {
+        uint64_t now = time_cycles();
+        if (now >= sink_state.end)
+            break;
+        sink_poll(cpu, now);
+    }
+    return 0;
+}
+
+/* Frames counted so far on every pair (each an aligned load). */
+static uint64_t sink_packets_now(uint64_t *bytes)
+{
+    uint64_t n = 0;
+    *bytes = 0;
+    for (unsigned p = 0; p < sink_state.plan.npairs; p++) {
+        n += VN_READ_ONCE(sink_state.q[p].packets);
+        *bytes += VN_READ_ONCE(sink_state.q[p].bytes);
+    }
+    return n;
+}
+
+static uint64_t malformed(const uint64_t *kinds)
+{
+    return kinds[PKT_BAD_LEN] + kinds[PKT_BAD_HDR] + kinds[PKT_BAD_CSUM];
+}
+
+/* Every CPU's own counts added up, and the span from the first frame on
+ * any CPU to the last. */
+static void sink_add_up(struct sink_cpu *t)
+{
+    *t = (struct sink_cpu){0};
+    for (unsigned k = 0; k < sink_state.plan.ncpu; k++) {
+        const struct sink_cpu *w = &sink_state.cpu[k];
+        t->wire_rx += w->wire_rx;
+        t->wire_rx_bytes += w->wire_rx_bytes;
+        for (int i = 0; i < PKT_KINDS; i++)
+            t->kinds[i] += w->kinds[i];
+        if (w->first && (!t->first || w->first < t->first))
+            t->first = w->first;
+        if (w->last > t->last)
+            t->last = w->last;
+    }
+}
+
+/* The first 16 active streams, each with the pair it came on. */
+static void sink_streams_json(struct json *j)
+{
+    json_arr_begin(j, "per_stream");
+    unsigned shown = 0;
+    for (unsigned p = 0; p < sink_state.plan.npairs; p++)
+        for (unsigned i = 0; i < SINK_STREAMS && shown < 16; i++) {
+            const struct seq_stream *s = &sink_state.q[p].streams[i];
+            if (!s->active)
+                continue;
+            shown++;
+            json_obj_begin(j, NULL);
+            json_u64(j, "stream", i);
+            json_u64(j, "queue", p);
+            json_u64(j, "unique", s->unique);
+            json_u64(j, "lost", seq_lost(s));
+            json_u64(j, "dup", s->dup);
+            json_u64(j, "reorder", s->reorder);
+            json_u64(j, "stale", s->stale);
+            json_obj_end(j);
+        }
+    json_arr_end(j);
 }
 
 static void sink_result(const struct app_config *c, uint64_t ns, bool complete,
-                        const struct stall *st)
+                        const struct sink_cpu *w, const struct stall *st)
 {
-    struct seq_totals t;
-    seq_sum(sink_state.streams, SINK_STREAMS, &t);
-    app_summary("sink", sink_state.packets, sink_state.bytes, ns);
+    struct qstats_total t;
+    qstats_sum(sink_state.q, sink_state.plan.npairs, &t);
+    app_summary("sink", t.packets, t.bytes, ns);
     printf("sink: %llu streams, %llu lost, %llu dup, %llu reordered, %llu malformed\n",
-           (unsigned long long)t.streams, (unsigned long long)t.lost, (unsigned long long)t.dup,
-           (unsigned long long)t.reorder, (unsigned long long)malformed());
-    struct json *j = app_result_begin(c, sink_state.packets, sink_state.bytes, ns);
-    app_wire_json(j, 0, 0, sink_state.wire_rx, sink_state.wire_rx_bytes);
+           (unsigned long long)t.seq.streams, (unsigned long long)t.seq.lost,
+           (unsigned long long)t.seq.dup, (unsigned long long)t.seq.reorder,
+           (unsigned long long)malformed(w->kinds));
+    struct json *j = app_result_begin(c, t.packets, t.bytes, ns);
+    app_wire_json(j, 0, 0, w->wire_rx, w->wire_rx_bytes);
     if (c->count) {
         json_u64(j, "count", c->count);
         json_bool(j, "complete", complete);
     }
-    json_u64(j, "streams", t.streams);
-    json_u64(j, "unique", t.unique);
-    json_u64(j, "lost", t.lost);
-    json_u64(j, "dup", t.dup);
-    json_u64(j, "reorder", t.reorder);
-    json_u64(j, "stale", t.stale);
-    json_u64(j, "no_header", sink_state.no_header);
-    json_u64(j, "bad_stream", sink_state.bad_stream);
-    json_u64(j, "malformed", malformed());
+    json_u64(j, "streams", t.seq.streams);
+    json_u64(j, "unique", t.seq.unique);
+    json_u64(j, "lost", t.seq.lost);
+    json_u64(j, "dup", t.seq.dup);
+    json_u64(j, "reorder", t.seq.reorder);
+    json_u64(j, "stale", t.seq.stale);
+    json_u64(j, "no_header", t.no_header);
+    json_u64(j, "bad_stream", t.bad_stream);
+    json_u64(j, "not_ours", t.not_ours);
+    json_u64(j, "malformed", malformed(w->kinds));
     json_obj_begin(j, "rx_kinds");
     for (int k = 0; k < PKT_KINDS; k++)
-        json_u64(j, pkt_kind_name((enum pkt_kind)k), sink_state.kinds[k]);
+        json_u64(j, pkt_kind_name((enum pkt_kind)k), w->kinds[k]);
     json_obj_end(j);
-    json_arr_begin(j, "per_stream");
-    unsigned shown = 0;
-    for (unsigned i = 0; i < SINK_STREAMS && shown < 16; i++) {
-        if (!sink_state.streams[i].active)
-            continue;
-        shown++;
-        json_obj_begin(j, NULL);
-        json_u64(j, "stream", i);
-        json_u64(j, "unique", sink_state.streams[i].unique);
-        json_u64(j, "lost", seq_lost(&sink_state.streams[i]));
-        json_u64(j, "dup", sink_state.streams[i].dup);
-        json_u64(j, "reorder", sink_state.streams[i].reorder);
-        json_u64(j, "stale", sink_state.streams[i].stale);
-        json_obj_end(j);
-    }
-    json_arr_end(j);
+    qstats_json(j, sink_state.q, sink_state.plan.npairs, NULL, NULL);
+    sink_streams_json(j);
     stall_json(j, st, time_tsc_hz);
     app_result_end(j);
 }
 
-int app_sink_main(const struct app_config *c)
+/* The pairs over the CPUs, each pair's streams. */
+static void sink_setup(const struct app_config *c)
 {
     sink_state.dhcp = c->dhcp;
-    sink_state.streams = calloc(SINK_STREAMS, sizeof(*sink_state.streams));
-    if (!sink_state.streams)
-        vn_fatal(VN_EXIT_OOM, "sink: no memory for %d streams", SINK_STREAMS);
+    sink_state.nif = net_if_get(0);
+    percpu_plan("sink", net_if_dev(sink_state.nif), false, &sink_state.plan);
+    for (unsigned p = 0; p < sink_state.plan.npairs; p++)
+        if (qstats_init(&sink_state.q[p], p, sink_state.plan.cpu_of[p], SINK_STREAMS) < 0)
+            vn_fatal(VN_EXIT_OOM, "sink: no memory for %d streams", SINK_STREAMS);
+}
+
+/* A sample: rates, and with one CPU the loss so far (the APs' streams are
+ * theirs until they are done). */
+static void sink_sample(struct meter *m, uint64_t now, struct stall *st)
+{
+    uint64_t bytes, packets = sink_packets_now(&bytes);
+    struct json *j = meter_sample(m, now, packets, bytes);
+    if (sink_state.plan.ncpu == 1) {
+        struct qstats_total t;
+        qstats_sum(sink_state.q, sink_state.plan.npairs, &t);
+        json_u64(j, "lost", t.seq.lost);
+        json_u64(j, "dup", t.seq.dup);
+        json_u64(j, "reorder", t.seq.reorder);
+        json_u64(j, "stale", t.seq.stale);
+        json_u64(j, "malformed", malformed(sink_state.cpu[0].kinds));
+    }
+    meter_end(m, st);
+}
+
+int app_sink_main(const struct app_config *c)
+{
     apps_net_init(c, 1, 0);
-    struct net_if *nif = net_if_get(0);
-    struct vnet_rx rx[NET_RX_BATCH];
+    sink_setup(c);
+    struct net_if *nif = sink_state.nif;
     struct meter m;
     meter_start(&m, c);
-    uint64_t start = m.t0, now = start, first = 0, last = 0;
+    uint64_t start = m.t0, now = start, packets = 0, bytes;
     uint64_t end = app_deadline(c, start, c->count ? SINK_TIMEOUT_S : SINK_DEFAULT_S);
     uint64_t count = c->count ? c->count : UINT64_MAX;
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
-    printf("sink: waiting for frames%s\n", c->count ? " (count=)" : "");
+    printf("sink: waiting for frames%s, %u CPU%s receiving\n", c->count ? " (count=)" : "",
+           sink_state.plan.ncpu, sink_state.plan.ncpu > 1 ? "s" : "");
+    sink_state.end = end;
+    percpu_start("sink", &sink_state.plan, sink_ap, NULL);
 
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;
     app_stall_start(&st);
-    while (sink_state.packets < count) {
+    while (packets < count) {
         now = time_cycles();
         stall_round(&st, now);
         if (now >= end)
             break;
-        int n = net_check(nif, vnet_rx_burst(net_if_dev(nif), rx, NET_RX_BATCH));
-        if (n > 0) {
-            uint64_t before = sink_state.packets;
-            for (int i = 0; i < n; i++)
-                sink_frame(nif, &rx[i]);
-            if (sink_state.packets != before) {
-                if (!first)
-                    first = now;
-                last = now;
-            }
-            if (c->qreset_at && !sink_state.qreset_done && sink_state.packets >= c->qreset_at) {
-                apps_qreset(c, nif, 0, false);
-                sink_state.qreset_done = true;
-            }
+        int n = sink_poll(0, now);
+        packets = sink_packets_now(&bytes);
+        if (c->qreset_at && !sink_state.qreset_done && packets >= c->qreset_at) {
+            apps_qreset(c, nif, 0, false);
+            sink_state.qreset_done = true;
         }
         if (n < NET_RX_BATCH || now >= next_service) {
             net_service();
@@ -168,29 +284,25 @@ int app_sink_main(const struct app_config *c)
         }
         /* An empty ring: halt (notify=irq|hybrid) until a frame, the next
          * sample or the end. */
-        if (n == 0)
+        if (n == 0 && sink_state.plan.ncpu == 1)
             stall_skip(&st, net_idle(m.next < end ? m.next : end));
-        if (meter_due(&m, now)) {
-            struct seq_totals t;
-            seq_sum(sink_state.streams, SINK_STREAMS, &t);
-            struct json *j = meter_sample(&m, now, sink_state.packets, sink_state.bytes);
-            json_u64(j, "lost", t.lost);
-            json_u64(j, "dup", t.dup);
-            json_u64(j, "reorder", t.reorder);
-            json_u64(j, "stale", t.stale);
-            json_u64(j, "malformed", malformed());
-            meter_end(&m, &st);
-        }
+        if (meter_due(&m, now))
+            sink_sample(&m, now, &st);
     }
-    bool complete = sink_state.packets >= count;
+    __atomic_store_n(&sink_state.stop, 1, __ATOMIC_RELEASE);
+    percpu_wait(&sink_state.plan);
+    struct sink_cpu w;
+    sink_add_up(&w);
+    packets = sink_packets_now(&bytes);
+    bool complete = packets >= count;
     /* Rates over the traffic itself (first to last frame) when there was
      * any, so the wait for the sender does not dilute them. */
-    uint64_t ns =
-        first && last > first ? time_cycles_to_ns(last - first) : time_cycles_to_ns(now - start);
-    sink_result(c, ns, complete, &st);
+    uint64_t ns = w.first && w.last > w.first ? time_cycles_to_ns(w.last - w.first)
+                                              : time_cycles_to_ns(now - start);
+    sink_result(c, ns, complete, &w, &st);
     if (c->count && !complete) {
         printf("sink: %llu of count=%llu frames before the %llu s limit\n",
-               (unsigned long long)sink_state.packets, (unsigned long long)c->count,
+               (unsigned long long)packets, (unsigned long long)c->count,
                (unsigned long long)(c->duration_s ? c->duration_s : SINK_TIMEOUT_S));
         return VN_EXIT_TEST_FAILED;
     }

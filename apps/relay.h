@@ -27,16 +27,14 @@ struct relay_burst {
     uint64_t bytes; /* of the frames sent */
 };
 
-/* One burst from in to out (the same device for reflect). Inline so the
- * judge, a constant at each call, is inlined into the loop. */
-static inline void relay_burst(struct net_if *in, struct net_if *out, relay_judge_fn judge,
-                               void *ctx, struct relay_burst *b)
+/* The judged frames of rx[0..n) from in: those to send in tx (their
+ * buffers in bufs), the rest handed to lwIP or given back. Returns how
+ * many are to be sent. */
+static inline int relay_judge_all(struct net_if *in, struct vnet_rx *rx, int n,
+                                  relay_judge_fn judge, void *ctx, struct vnet_tx *tx,
+                                  uint32_t *bufs)
 {
-    struct vnet_rx rx[NET_RX_BATCH];
-    struct vnet_tx tx[NET_RX_BATCH];
-    uint32_t bufs[NET_RX_BATCH];
-    int n = net_check(in, vnet_rx_burst(net_if_dev(in), rx, NET_RX_BATCH)), nt = 0, q = 0;
-    uint64_t bytes = 0;
+    int nt = 0;
     for (int i = 0; i < n; i++) {
         switch (judge(ctx, &rx[i])) {
         case RELAY_SEND:
@@ -52,14 +50,50 @@ static inline void relay_burst(struct net_if *in, struct net_if *out, relay_judg
             break;
         }
     }
-    if (nt) {
-        q = net_check(out, vnet_tx_burst(net_if_dev(out), tx, nt));
-        for (int i = 0; i < q; i++)
-            bytes += tx[i].len;
-        for (int i = q; i < nt; i++)
-            vnet_rx_release(net_if_dev(in), bufs[i]);
-    }
+    return nt;
+}
+
+/* q frames of tx[0..nt) went; the rest given back, the burst summed. */
+static inline void relay_done(struct net_if *in, const struct vnet_tx *tx, const uint32_t *bufs,
+                              int n, int nt, int q, struct relay_burst *b)
+{
+    uint64_t bytes = 0;
+    for (int i = 0; i < q; i++)
+        bytes += tx[i].len;
+    for (int i = q; i < nt; i++)
+        vnet_rx_release(net_if_dev(in), bufs[i]);
     *b = (struct relay_burst){.received = n, .queued = nt, .sent = q, .bytes = bytes};
+}
+
+/* One burst from in to out (the same device for reflect), RX from every
+ * pair in turn, TX on pair 0. Inline so the judge, a constant at each
+ * call, is inlined into the loop. */
+static inline void relay_burst(struct net_if *in, struct net_if *out, relay_judge_fn judge,
+                               void *ctx, struct relay_burst *b)
+{
+    struct vnet_rx rx[NET_RX_BATCH];
+    struct vnet_tx tx[NET_RX_BATCH];
+    uint32_t bufs[NET_RX_BATCH];
+    int n = net_check(in, vnet_rx_burst(net_if_dev(in), rx, NET_RX_BATCH)), q = 0;
+    int nt = relay_judge_all(in, rx, n, judge, ctx, tx, bufs);
+    if (nt)
+        q = net_check(out, vnet_tx_burst(net_if_dev(out), tx, nt));
+    relay_done(in, tx, bufs, n, nt, q, b);
+}
+
+/* The same on pair p of both: RX from in's pair p, TX on out's pair p,
+ * so the CPU that owns pair p touches no other pair. */
+static inline void relay_burst_q(struct net_if *in, struct net_if *out, unsigned p,
+                                 relay_judge_fn judge, void *ctx, struct relay_burst *b)
+{
+    struct vnet_rx rx[NET_RX_BATCH];
+    struct vnet_tx tx[NET_RX_BATCH];
+    uint32_t bufs[NET_RX_BATCH];
+    int n = net_check(in, vnet_rx_burst_q(net_if_dev(in), p, rx, NET_RX_BATCH)), q = 0;
+    int nt = relay_judge_all(in, rx, n < 0 ? 0 : n, judge, ctx, tx, bufs);
+    if (nt)
+        q = net_check(out, vnet_tx_burst_q(net_if_dev(out), p, tx, nt));
+    relay_done(in, tx, bufs, n < 0 ? 0 : n, nt, q < 0 ? 0 : q, b);
 }
 
 #endif

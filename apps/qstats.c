@@ -1,0 +1,77 @@
+#include "apps/qstats.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/json.h"
+
+void qstats_plan(struct qstats_plan *p, unsigned pairs, unsigned up)
+{
+    memset(p, 0, sizeof(*p));
+    p->npairs = pairs < 1 ? 1 : pairs > VNET_MAX_PAIRS ? VNET_MAX_PAIRS : pairs;
+    p->ncpu = up < 1 ? 1 : up < p->npairs ? up : p->npairs;
+    for (unsigned q = 0; q < p->npairs; q++)
+        p->cpu_of[q] = (uint8_t)(q % p->ncpu);
+}
+
+int qstats_init(struct qstats *q, unsigned queue, unsigned cpu, unsigned nstreams)
+{
+    memset(q, 0, sizeof(*q));
+    q->queue = queue;
+    q->cpu = cpu;
+    q->streams = calloc(nstreams ? nstreams : 1, sizeof(*q->streams));
+    if (!q->streams)
+        return -ENOMEM;
+    q->nstreams = nstreams;
+    return 0;
+}
+
+void qstats_sum(const struct qstats *q, unsigned n, struct qstats_total *t)
+{
+    memset(t, 0, sizeof(*t));
+    for (unsigned i = 0; i < n; i++) {
+        struct seq_totals s;
+        seq_sum(q[i].streams, q[i].nstreams, &s);
+        t->packets += q[i].packets;
+        t->bytes += q[i].bytes;
+        t->no_header += q[i].no_header;
+        t->bad_stream += q[i].bad_stream;
+        t->not_ours += q[i].not_ours;
+        t->tx_dropped += q[i].tx_dropped;
+        t->seq.streams += s.streams;
+        t->seq.unique += s.unique;
+        t->seq.dup += s.dup;
+        t->seq.reorder += s.reorder;
+        t->seq.stale += s.stale;
+        t->seq.lost += s.lost;
+    }
+}
+
+void qstats_json(struct json *j, const struct qstats *q, unsigned n, qstats_more_fn more,
+                 void *ctx)
+{
+    json_arr_begin(j, "queues");
+    for (unsigned i = 0; i < n; i++) {
+        struct seq_totals s;
+        seq_sum(q[i].streams, q[i].nstreams, &s);
+        json_obj_begin(j, NULL);
+        json_u64(j, "queue", q[i].queue);
+        json_u64(j, "cpu", q[i].cpu);
+        json_u64(j, "packets", q[i].packets);
+        json_u64(j, "bytes", q[i].bytes);
+        json_u64(j, "streams", s.streams);
+        json_u64(j, "unique", s.unique);
+        json_u64(j, "lost", s.lost);
+        json_u64(j, "dup", s.dup);
+        json_u64(j, "reorder", s.reorder);
+        json_u64(j, "stale", s.stale);
+        json_u64(j, "no_header", q[i].no_header);
+        json_u64(j, "bad_stream", q[i].bad_stream);
+        json_u64(j, "not_ours", q[i].not_ours);
+        if (more)
+            more(j, &q[i], ctx);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}

@@ -1,0 +1,154 @@
+"""Issue 25, the apps one instance per vCPU: -smp 2, vcpus=2, queues=2 over
+a multiqueue tap with QEMU's RSS (rss=on), on q35 (virtio-net-pci) and
+microvm (virtio-mmio). The host sends 16 UDP flows with vnperf's payload
+header (stream id, sequence number); each lands on the pair the test's own
+Toeplitz hash names, and CPU i, owning pair i, counts it there. sink: each
+pair's count, streams and loss (one frame left out of one flow) exactly
+the prediction. reflect: each frame goes back on the pair it came on; per
+pair, the guest's count, the driver's TX and the frames the host got back
+from that pair's flows are equal, and the total is exact."""
+
+import ipaddress
+import socket
+import struct
+
+import pytest
+
+import vnharness
+from test_mq import mqtap, needs_root, rss_pair  # noqa: F401 (mqtap: a fixture)
+from vnharness import guest, qemucmd
+from vnperflib.run import peer as vnpeer
+
+ADDR = ["ip=" + vnpeer.GUEST_IP, "dst_ip=" + vnpeer.PEER_IP, "dst_mac=" + vnpeer.PEER_MAC]
+SPORT, DPORTS, PER = 7000, range(6000, 6016), 12
+GAP = (3, 5)  # flow 3's frame 5 is never sent: one frame lost on that flow's pair
+PL_MAGIC = 0x564E5046
+PACKET_OUTGOING = 4  # Linux's sll_pkttype of a frame this host sent
+
+
+def frame(stream, seq, dport):
+    """A UDP frame from the peer to the guest with vnperf's 24-byte payload
+    header: seq, a TSC (0), the stream id and the magic."""
+    payload = struct.pack("<QQII", seq, 0, stream, PL_MAGIC)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + 8 + len(payload), 0, 0, 64, 17, 0,
+                     ipaddress.IPv4Address(vnpeer.PEER_IP).packed,
+                     ipaddress.IPv4Address(vnpeer.GUEST_IP).packed)
+    csum = sum(struct.unpack("!10H", ip))
+    csum = (csum & 0xffff) + (csum >> 16)
+    csum = (csum & 0xffff) + (csum >> 16)
+    ip = ip[:10] + struct.pack("!H", ~csum & 0xffff) + ip[12:]
+    udp = struct.pack("!HHHH", SPORT, dport, 8 + len(payload), 0) + payload
+    return (bytes.fromhex("525400000001") + bytes.fromhex(vnpeer.PEER_MAC.replace(":", "")) +
+            b"\x08\x00" + ip + udp)
+
+
+def traffic():
+    """The frames in send order, and per pair: frames, flows, the pair
+    that misses a frame."""
+    frames, want, flows = [], [0, 0], [0, 0]
+    for seq in range(PER):
+        for s, dp in enumerate(DPORTS):
+            if (s, seq) != GAP:
+                frames.append(frame(s, seq, dp))
+                want[rss_pair(vnpeer.PEER_IP, vnpeer.GUEST_IP, SPORT, dp)] += 1
+    for dp in DPORTS:
+        flows[rss_pair(vnpeer.PEER_IP, vnpeer.GUEST_IP, SPORT, dp)] += 1
+    gap_pair = rss_pair(vnpeer.PEER_IP, vnpeer.GUEST_IP, SPORT, DPORTS[GAP[0]])
+    assert min(want) > 0, want  # both pairs carry flows
+    return frames, want, flows, gap_pair
+
+
+def run(tap, machine, app, frames, ready):
+    """Boots app on two CPUs and two pairs; sends frames into the tap once
+    the console says both CPUs run; returns the boot and the guest's UDP
+    frames the host got back by (source, destination) port, the others
+(lwIP's ARP) under None."""
+    props = dict(qemucmd.mq_props(2, machine), rss="on")
+    # RSS is a feature above bit 31: modern virtio-mmio (version 2) only
+    extra = ["-smp", "2"] + (["-global", "virtio-mmio.force-legacy=false"]
+                             if machine == "microvm" else [])
+    nic = qemucmd.Nic("tap,ifname=%s,script=no,downscript=no,queues=2,vhost=off" % tap,
+                      "52:54:00:00:00:01", props)
+    spec = qemucmd.GuestSpec(vnharness.IMAGE, machine=machine, memory_mb=128, accel="tcg",
+                             config=["app=" + app, "count=%d" % len(frames), "duration=40",
+                                     "queues=2", "vcpus=2"] + ADDR,
+                             nics=[nic], name="vnperf-test", extra=extra)
+    out = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+    out.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)  # SO_RCVBUFFORCE
+    out.bind((tap, 0))
+    sent = []
+
+    def on_line(g, line):
+        if not sent and ready in line.text:
+            for f in frames:
+                out.send(f)
+            sent.append(len(frames))
+
+    g = guest.Guest(spec)
+    try:
+        with vnharness.Session() as s:
+            g.start(s)
+            guest.pump([g], 120, on_line=on_line)
+        back = {}
+        out.setblocking(False)
+        while True:
+            try:
+                f, addr = out.recvfrom(2048)
+            except BlockingIOError:
+                break
+            if addr[2] == PACKET_OUTGOING:
+                continue
+            udp = len(f) >= 42 and f[12:14] == b"\x08\x00" and f[23] == 17
+            key = struct.unpack("!HH", f[34:38]) if udp else None  # None: lwIP's (ARP)
+            back[key] = back.get(key, 0) + 1
+    finally:
+        out.close()
+    b = vnharness.Boot(g)
+    assert b.code == 0 and sent, b.console
+    assert b.one("smp")["up"] == 2, b.console
+    return b, back
+
+
+@needs_root
+@pytest.mark.parametrize("machine", ["q35", "microvm"])
+def test_sink_counts_each_pair_on_its_cpu(image, mqtap, machine):
+    frames, want, flows, gap_pair = traffic()
+    b, _ = run(mqtap, machine, "sink", frames, "2 CPUs receiving")
+    res = b.one("result")
+    assert res["packets"] == len(frames) and res["complete"] is True, res
+    assert res["lost"] == 1 and res["dup"] == res["reorder"] == 0, res
+    qs = res["queues"]
+    assert [(q["queue"], q["cpu"]) for q in qs] == [(0, 0), (1, 1)], qs
+    for q in qs:
+        p = q["queue"]
+        assert q["packets"] == want[p] and q["bytes"] == 66 * want[p], (q, want)
+        assert q["streams"] == flows[p], (q, flows)
+        assert q["lost"] == (1 if p == gap_pair else 0), (q, gap_pair)
+        assert q["dup"] == q["reorder"] == q["not_ours"] == q["no_header"] == 0, q
+    drv = [q["rx_packets"] for q in res["vnet"]["queues"]]
+    assert drv == want, (drv, want)
+
+
+@needs_root
+@pytest.mark.parametrize("machine", ["q35", "microvm"])
+def test_reflect_sends_back_on_the_pair_it_came_on(image, mqtap, machine):
+    frames, want, flows, _ = traffic()
+    b, back = run(mqtap, machine, "reflect", frames, "every UDP frame, 2 CPUs")
+    res = b.one("result")
+    assert res["packets"] == len(frames) and res["tx_dropped"] == 0, res
+    assert res["lost"] == 1, res
+    qs = res["queues"]
+    assert [(q["queue"], q["cpu"]) for q in qs] == [(0, 0), (1, 1)], qs
+    drv = res["vnet"]["queues"]
+    for q in qs:
+        p = q["queue"]
+        got = sum(n for k, n in back.items()
+                  if k and k[0] in DPORTS and k[1] == SPORT
+                  and rss_pair(vnpeer.PEER_IP, vnpeer.GUEST_IP, SPORT, k[0]) == p)
+        assert q["packets"] == want[p] == got, (q, want, back)
+        # lwIP's own frames leave on pair 0, CPU 0's
+        lwip = back.get(None, 0) if p == 0 else 0
+        assert drv[p]["rx_packets"] == want[p], (drv, want)
+        assert drv[p]["tx_packets"] == want[p] + lwip, (drv, want, back)
+        assert q["tx_dropped"] == q["halts"] == 0, q
+    assert sum(n for k, n in back.items() if k) == len(frames), back
