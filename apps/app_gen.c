@@ -13,8 +13,8 @@
  * the pairs are shared out over the CPUs (pair k with flows to CPU k mod
  * the CPUs sending; with queues= equal to vcpus= the pair index is the CPU
  * index): each CPU sends its share of count= on its own pairs with its
- * own slots, burst buffer, flow cursor and counts (struct gen_cpu), no
- * lock anywhere; CPU 0 also receives, runs lwIP and prints the samples,
+ * own slots, burst buffer, flow cursor, pacer (its share of rate=) and
+ * counts (struct gen_cpu), no lock anywhere; CPU 0 also receives, runs lwIP and prints the samples,
  * and the per-CPU counts are added up at the end.
  * path=stack: the same payload through lwIP's udp_sendto, to measure what
  * the stack costs.
@@ -589,20 +589,21 @@ static bool gen_aps_done(void)
     return true;
 }
 
-/* Every CPU's pacer and share of count= (CPU 0 takes the remainder), and
- * the APs' start. */
+/* Every CPU's pacer with its share of rate= and its share of count= (the
+ * first rate % N CPUs a packet or bit a second more, CPU 0 the count's
+ * remainder: both add up exactly), and the APs' start. */
 static void gen_start_cpus(const struct app_config *c, uint64_t count, const struct rate *r,
                            uint64_t start, bool *plain)
 {
-    if (gen_state.ncpu > 1 && r->unit != RATE_UNLIMITED)
-        vn_fatal(VN_EXIT_CONFIG,
-                 "gen: rate=%s with %u CPUs sending: pacing is per CPU; give vcpus=1 or no rate=",
-                 c->rate, gen_state.ncpu);
     for (unsigned k = 0; k < gen_state.ncpu; k++) {
         struct gen_cpu *w = &gen_state.cpu[k];
+        struct rate share;
         w->count =
             count == UINT64_MAX ? count : count / gen_state.ncpu + (k ? 0 : count % gen_state.ncpu);
-        if (pacer_init(&w->pc, r, time_tsc_hz, start) < 0)
+        if (rate_share(r, gen_state.ncpu, k, &share) < 0)
+            vn_fatal(VN_EXIT_CONFIG, "gen: rate=%s is less than one a second for each of %u CPUs",
+                     c->rate, gen_state.ncpu);
+        if (pacer_init(&w->pc, &share, time_tsc_hz, start) < 0)
             vn_fatal(VN_EXIT_CONFIG, "gen: rate=%s cannot be paced with a %llu Hz TSC", c->rate,
                      (unsigned long long)time_tsc_hz);
     }

@@ -139,6 +139,17 @@ int rate_check(const char *val, char *why, size_t whylen)
     return rate_parse(val, &r, why, whylen);
 }
 
+int rate_share(const struct rate *r, unsigned n, unsigned k, struct rate *out)
+{
+    *out = *r;
+    if (r->unit == RATE_UNLIMITED)
+        return 0;
+    if (!n || k >= n)
+        return -EINVAL;
+    out->per_s = r->per_s / n + (k < r->per_s % n ? 1 : 0);
+    return out->per_s ? 0 : -EINVAL;
+}
+
 int pacer_init(struct pacer *p, const struct rate *r, uint64_t tsc_hz, uint64_t now)
 {
     memset(p, 0, sizeof(*p));

@@ -18,6 +18,12 @@ struct rate {
  * 1gpps or 1tbps. Returns 0 or -EINVAL with a reason in why. */
 int rate_parse(const char *s, struct rate *r, char *why, size_t whylen);
 
+/* CPU k's share (k < n) of r when n CPUs send at once: per_s / n, the
+ * first per_s % n CPUs one more, so the shares add up to r exactly.
+ * Unlimited stays unlimited; a share of 0 (a rate below one per CPU) is
+ * -EINVAL, else 0. */
+int rate_share(const struct rate *r, unsigned n, unsigned k, struct rate *out);
+
 /* Config-table check hook for rate=. */
 int rate_check(const char *val, char *why, size_t whylen);
 

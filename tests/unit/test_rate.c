@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -166,6 +167,45 @@ static void test_pacer_stall_bounded(void **st)
     assert_in_range(burst, 250000, 250001);
 }
 
+/* gen's CPUs each pace a share: the shares add up to the rate exactly,
+ * differ by at most one, and a rate below one per CPU is refused. */
+static void test_share(void **st)
+{
+    (void)st;
+    const uint64_t rates[] = {1, 7, 1000, 1000001, 999999999999ull};
+    for (unsigned n = 1; n <= 8; n++)
+        for (unsigned i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+            struct rate r = {RATE_BPS, rates[i]}, s;
+            uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
+            bool refused = false;
+            for (unsigned k = 0; k < n; k++) {
+                if (rate_share(&r, n, k, &s) < 0) {
+                    refused = true;
+                    continue;
+                }
+                assert_int_equal(s.unit, RATE_BPS);
+                sum += s.per_s;
+                lo = s.per_s < lo ? s.per_s : lo;
+                hi = s.per_s > hi ? s.per_s : hi;
+            }
+            assert_int_equal(refused, rates[i] < n);
+            if (!refused) {
+                assert_int_equal(sum, rates[i]);
+                assert_true(hi - lo <= 1);
+            }
+        }
+    struct rate r = {RATE_PPS, 10}, s;
+    assert_int_equal(rate_share(&r, 3, 0, &s), 0);
+    assert_int_equal(s.per_s, 4);
+    assert_int_equal(rate_share(&r, 3, 2, &s), 0);
+    assert_int_equal(s.per_s, 3);
+    assert_int_equal(rate_share(&r, 3, 3, &s), -EINVAL);
+    assert_int_equal(rate_share(&r, 0, 0, &s), -EINVAL);
+    r = (struct rate){RATE_UNLIMITED, 0};
+    assert_int_equal(rate_share(&r, 4, 1, &s), 0);
+    assert_int_equal(s.unit, RATE_UNLIMITED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +214,7 @@ int main(void)
         cmocka_unit_test(test_pacer_accuracy),
         cmocka_unit_test(test_pacer_no_wrap),
         cmocka_unit_test(test_pacer_stall_bounded),
+        cmocka_unit_test(test_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
