@@ -297,9 +297,9 @@ def test_every_plot_has_a_title_says_what_its_error_bars_are_and_log2_for_powers
 
 
 def test_error_bars_over_unequal_repeats_say_the_range():
-    pts = {"": [("1", {"n": 3}, False), ("2", {"n": 5}, True)]}
+    pts = {"": [("1", result.Summary(n=3), False), ("2", result.Summary(n=5), True)]}
     assert plots.runs_text(pts) == "3-5 runs"
-    assert plots.runs_text({"": [("1", {"n": 1}, False)]}) == "1 run"
+    assert plots.runs_text({"": [("1", result.Summary(n=1), False)]}) == "1 run"
 
 
 def test_p99_is_plotted_in_microseconds_and_named_so():

@@ -423,6 +423,7 @@ class SweepResult(Record):
     plots: tuple = ()
     order: str = None
     seed: int = None
+    search: Mapping = None          # an ndr search's spec (mode, trials per load, ...)
     # Not in results.json: where it was read, and (the API's) the status
     # the command returned.
     directory: str = field(default=None, compare=False, metadata={"json": False})

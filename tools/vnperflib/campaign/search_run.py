@@ -12,7 +12,7 @@ import math
 import os
 import time
 
-from .. import exitcodes, optypes, topologies
+from .. import exitcodes, optypes, result, topologies
 from ..analysis import stats
 from ..errors import RunnerError, usage
 from ..report import resultsdir
@@ -440,12 +440,15 @@ def run(base, axes, repeat, out, resolver, spec, latency_at, log=None):
 
 
 def render_trials(results):
-    names = list(results["axes"])
+    """One row per trial of every search. results: a result.SweepResult or
+    its JSON object (the Writer's)."""
+    results = result.SweepResult.from_dict(results)
+    names = list(results.axes)
     rows = []
-    for p in results["points"]:
-        for r, s in enumerate(p.get("searches") or ()):
+    for p in results.points:
+        for r, s in enumerate(p.searches or ()):
             for t in s["trials"]:
-                rows.append([p["params"][n] for n in names] + [
+                rows.append([p.params[n] for n in names] + [
                     r + 1, t["kind"], "max" if t.get("target_pps") is None else t["target_pps"],
                     fmt_num(t.get("achieved_pps")),
                     "-" if t.get("rate_error") is None else "%+.2f" % (100 * t["rate_error"]),
@@ -470,24 +473,25 @@ def _load_text(search_result, t):
 def render(results):
     """One row per point: the rate found (median of the repeats), its bit
     rate, the flat-out trial's offered and forwarded rates (RFC 2544 s26.3:
-    what arrived), trials, latency at 50% and the spread."""
-    names = list(results["axes"])
-    mode = results["search"]["mode"]
+    what arrived), trials, latency at 50% and the spread. results: a
+    result.SweepResult or its JSON object (the Writer's)."""
+    results = result.SweepResult.from_dict(results)
+    names = list(results.axes)
+    spec = results.search or {}
+    mode = spec["mode"]
     rows = []
-    for p in results["points"]:
-        s = p["summary"]
+    for p in results.points:
+        s = p.summary or {}
         rate = s.get(mode + "_pps")
-        lat = [fmt_num(s[k]["median"] / 1e3) if k in s else "-"
-               for k in ("p50_ns", "p99_ns", "p999_ns", "max_ns")]
-        rows.append([p["params"][n] for n in names]
-                    + ([rfc2544_label(p["params"]["size"])] if "size" in names else [])
-                    + ["%d/%d" % (p["ok"], len(p["statuses"])),
-                       fmt_num(rate["median"]) if rate else "-",
-                       "%.3f" % (s[mode + "_bps"]["median"] / 1e9) if mode + "_bps" in s else "-",
+        spread = stats.spread_pct(rate.to_dict()) if rate and rate.n > 1 else None
+        lat = [_median(s, k, 1e3) for k in ("p50_ns", "p99_ns", "p999_ns", "max_ns")]
+        rows.append([p.params[n] for n in names]
+                    + ([rfc2544_label(p.params["size"])] if "size" in names else [])
+                    + ["%d/%d" % (p.ok, len(p.statuses)), _median(s, mode + "_pps"),
+                       "%.3f" % (s[mode + "_bps"].median / 1e9) if mode + "_bps" in s else "-",
                        _median(s, "offered_pps"), _median(s, "forwarded_pps"),
-                       "%.0f" % s["trials"]["median"] if "trials" in s else "-"] + lat
-                    + ["%.1f%%" % stats.spread_pct(rate) if rate and rate["n"] > 1
-                       and stats.spread_pct(rate) is not None else "-"])
+                       "%.0f" % s["trials"].median if "trials" in s else "-"] + lat
+                    + ["%.1f%%" % spread if spread is not None else "-"])
     head = names + (["rfc2544"] if "size" in names else []) + [
         "ok", "%s pps" % mode.upper(), "Gbit/s", "offered", "forwarded", "trials", "p50 us",
         "p99 us", "p99.9 us", "max us", "spread"]
@@ -496,25 +500,27 @@ def render(results):
                  "second (RFC 2544 s26.3's forwarding rate); latency at %d%% of the rate found; "
                  "rfc2544: the frame size with the 4-byte FCS the virtual wire does not carry"
                  % LATENCY_MAIN)
-    k = results["search"].get("trials_per_load", 1)
+    k = spec.get("trials_per_load", 1)
     if k > 1:
         lines.append("each rate a load of up to %d trials, failed when more than %g of them "
                      "lost frames (--trials-per-load, --exceed-ratio)"
-                     % (k, results["search"]["exceed_ratio"] * k))
-    if results["search"].get("latency_skipped"):
-        lines.append("latency: skipped, %s" % results["search"]["latency_skipped"])
-    for p in results["points"]:
-        for w, st, s in zip(p["why"], p["statuses"], p.get("searches") or ()):
+                     % (k, spec["exceed_ratio"] * k))
+    if spec.get("latency_skipped"):
+        lines.append("latency: skipped, %s" % spec["latency_skipped"])
+    for p in results.points:
+        for w, st, s in zip(p.why, p.statuses, p.searches or ()):
             if st != 0:
                 best = None if s.get("verified") else best_unverified(s)
-                lines.append("%s: %s%s" % (sweep.describe(p["params"]), w, "" if best is None
+                lines.append("%s: %s%s" % (sweep.describe(p.params), w, "" if best is None
                                            else "; highest passing trial %s pps, not verified"
                                            % fmt_num(best)))
     return "\n".join(lines)
 
 
-def _median(summary, metric):
-    return fmt_num(summary[metric]["median"]) if metric in summary else "-"
+def _median(summary, metric, per=1):
+    """A metric's median (a result.Summary), divided by per, in the
+    table's number format."""
+    return fmt_num(summary[metric].median / per) if metric in summary else "-"
 
 
 def add_arguments(p, default_search=None):

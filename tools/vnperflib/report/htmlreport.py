@@ -136,11 +136,13 @@ def figures(make):
 
 def sweep_figures(results, metrics):
     """plots.figure of each (metric, y label, scale) some point has,
-    against plots.x_axis."""
+    against plots.x_axis. results: a result.SweepResult or its JSON object."""
+    results = result.SweepResult.from_dict(results)
+
     def make(plt):
-        if not results["points"] or not results["axes"]:
+        if not results.points or not results.axes:
             return []
-        xaxis = plots.x_axis(results["axes"])
+        xaxis = plots.x_axis(results.axes)
         out = []
         for metric, ylabel, scale in metrics:
             lines = plots.series(results, metric, xaxis)

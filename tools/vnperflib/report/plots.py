@@ -3,8 +3,9 @@ importable; otherwise none (the table and CSVs carry the same numbers)."""
 
 import os
 
+from .. import result
 from ..analysis import counts
-from . import report, resultsdir
+from . import report
 
 # (metric, y label, scale, file name stem: what is plotted, in its unit);
 # an app's report.MISLEADING figures are not plotted.
@@ -43,19 +44,21 @@ def x_axis(axes):
 
 
 def series(results, metric, xaxis):
-    """{legend: [(x label, summary, guest only)]}: one line per combination
-    of the other axes, points in the axis' own order; guest only: a rate
-    of the guest's own that no host-side count checked (sweep.GUEST_ONLY)."""
-    others = [a for a in results["axes"] if a != xaxis]
-    order = {v: i for i, v in enumerate(results["axes"][xaxis])}
+    """{legend: [(x label, result.Summary, guest only)]}: one line per
+    combination of the other axes, points in the axis' own order; guest
+    only: a rate of the guest's own that no host-side count checked
+    (sweep.GUEST_ONLY). results: a result.SweepResult or its JSON object."""
+    results = result.SweepResult.from_dict(results)
+    others = [a for a in results.axes if a != xaxis]
+    order = {v: i for i, v in enumerate(results.axes[xaxis])}
     out = {}
-    for p in results["points"]:
-        s = p["summary"].get(metric)
+    for p in results.points:
+        s = (p.summary or {}).get(metric)
         if s is None:
             continue
-        key = ", ".join("%s=%s" % (a, p["params"][a]) for a in others)
-        alone = metric in counts.GUEST_RATES and p.get("host_counted") is False
-        out.setdefault(key, []).append((p["params"][xaxis], s, alone))
+        key = ", ".join("%s=%s" % (a, p.params[a]) for a in others)
+        alone = metric in counts.GUEST_RATES and p.host_counted is False
+        out.setdefault(key, []).append((p.params[xaxis], s, alone))
     for pts in out.values():
         pts.sort(key=lambda t: order[t[0]])
     return out
@@ -87,9 +90,9 @@ def draw(ax, lines, labels, numeric, scale):
     apart = False
     for k, (key, pts) in enumerate(sorted(lines.items())):
         color = "C%d" % (k % 10)
-        ys = [s["median"] * scale for _, s, _ in pts]
-        err = [[max(0.0, s["median"] - s["min"]) * scale for _, s, _ in pts],
-               [max(0.0, s["max"] - s["median"]) * scale for _, s, _ in pts]]
+        ys = [s.median * scale for _, s, _ in pts]
+        err = [[max(0.0, s.median - s.min) * scale for _, s, _ in pts],
+               [max(0.0, s.max - s.median) * scale for _, s, _ in pts]]
         alone = [alone for _, _, alone in pts]
         apart = apart or any(alone)
         if numeric:
@@ -132,7 +135,7 @@ def guest_only_handle(numeric):
 
 def runs_text(lines):
     """How many runs each point's error bar spans: "5 runs", "3-5 runs"."""
-    ns = sorted({s["n"] for pts in lines.values() for _, s, _ in pts})
+    ns = sorted({s.n for pts in lines.values() for _, s, _ in pts})
     return "%d run%s" % (ns[0], "" if ns[0] == 1 else "s") if len(ns) == 1 else \
         "%d-%d runs" % (ns[0], ns[-1])
 
@@ -140,12 +143,13 @@ def runs_text(lines):
 def figure(plt, results, xaxis, lines, ylabel, scale):
     """One metric's figure: its title names what is plotted against what
     with the sweep's fixed parameters, its y label what the points and
-    error bars are."""
-    labels = results["axes"][xaxis]
+    error bars are. results: a result.SweepResult or its JSON object."""
+    results = result.SweepResult.from_dict(results)
+    labels = results.axes[xaxis]
     numeric = all(_isnum(v) for v in labels)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     apart = draw(ax, lines, labels, numeric, scale)
-    fixed = " ".join("%s=%s" % kv for kv in sorted(results["fixed"].items()))
+    fixed = " ".join("%s=%s" % kv for kv in sorted((results.fixed or {}).items()))
     ax.set_title("%s by %s%s" % (ylabel, xaxis, "\n" + fixed if fixed else ""), fontsize=10)
     ax.set_xlabel(xaxis + (" (log2 scale)" if log2_axis(labels, numeric) else ""))
     ax.set_ylabel("%s\nmedian; error bars: min..max of %s" % (ylabel, runs_text(lines)))
@@ -162,16 +166,18 @@ def figure(plt, results, xaxis, lines, ylabel, scale):
 
 def plot_sweep(results, outdir):
     """One PNG per metric against x_axis() (figure()), named after what it
-    plots in its unit. Returns the file names written."""
-    if not results["points"] or not available():
+    plots in its unit. Returns the file names written. results: a
+    result.SweepResult or its JSON object (the Writer's)."""
+    results = result.SweepResult.from_dict(results)
+    if not results.points or not available():
         return []
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    xaxis = x_axis(results["axes"])
+    xaxis = x_axis(results.axes)
     made = []
-    left_out = report.MISLEADING.get(report.app_kind(resultsdir.app_of(results)), ())
+    left_out = report.MISLEADING.get(report.app_kind(results.app), ())
     for metric, ylabel, scale, stem in PLOTTED:
         lines = series(results, metric, xaxis) if metric not in left_out else {}
         if not lines:
