@@ -64,3 +64,21 @@ DURATION = re.compile(r"\b(\d[\d.]*|an?|one|two|three|four|five|ten|few|quarter 
 def test_the_readme_types_no_duration():
     typed = [m.group(0) for m in DURATION.finditer(readme())]
     assert not typed, "README.md types durations (measure them in docs/bench.md): %s" % typed
+
+
+def test_layout_names_the_runners_packages():
+    """The tools/ row names every package of tools/vnperflib (issue 30:
+    the layout table matches the packages), and each folder it names is
+    one of tools/ or of the library."""
+    sec = section(readme(), "Layout")
+    row = next(r for r in sec.splitlines() if r.startswith("| `tools/` |"))
+    lib = os.path.join(vnpy.ROOT, "tools", "vnperflib")
+    packages = sorted(d for d in os.listdir(lib)
+                      if os.path.isfile(os.path.join(lib, d, "__init__.py")))
+    assert packages, "no packages in tools/vnperflib"
+    missing = [p for p in packages if "`%s/`" % p not in row]
+    assert not missing, "README's tools/ row leaves out vnperflib's %s" % missing
+    named = re.findall(r"`([a-z_]+)/`", row[len("| `tools/` |"):])
+    gone = [d for d in named if not (os.path.isdir(os.path.join(vnpy.ROOT, "tools", d))
+                                     or os.path.isdir(os.path.join(lib, d)))]
+    assert not gone, "README's tools/ row names folders that are not there: %s" % gone

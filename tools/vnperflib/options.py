@@ -65,11 +65,12 @@ class RunOptions:
     out: str = None               # run --out DIR: the report also in DIR/run.json
 
     @classmethod
-    def from_cli(cls, ns):
+    def from_cli(cls, ns, make_run=False):
         """The options of `vnperf run`'s namespace (its other entries,
-        e.g. the command's name, are not run options)."""
+        e.g. the command's name, are not run options); make_run: `make
+        run`'s defaults (run's --make-run)."""
         fields = run_fields(ns)
-        if vars(ns).get("make_run"):
+        if make_run:
             # The README's first command: the generator over dgram to the
             # host peer, 64-byte frames for 5 s, both-side counts.
             fields["backend"] = "dgram" if fields["backend"] == "none" else fields["backend"]

@@ -1,0 +1,76 @@
+"""`vnperf run --help` and a refusal stay under 0.3 s (issue 30,
+"Performance"): the command line imports the parser of run and what its
+refusals need, never another command's modules nor matplotlib or libvirt.
+
+The limit is on the CPU time of the process (user + system, the median of
+5), not on the wall clock: on a shared host the wall clock measures the
+neighbours (docs/runner.md, "Inside the runner")."""
+import os
+import resource
+import statistics
+import subprocess
+
+import pytest
+
+from vnpy import PYTHON, ROOT, VNPERF
+from vnperflib import exitcodes
+
+LIMIT_S = 0.3
+REFUSAL = ["run", "--boot", "uefi", "--machine", "microvm"]
+REFUSAL_LINE = "vnperf: --boot uefi needs --machine q35 or pc (OVMF does not run on microvm)\n"
+# Other commands' modules and the heavy libraries they bring.
+HEAVY_MODULES = ("campaign/sweep.py", "campaign/search_run.py", "campaign/compare.py",
+                 "fleet/fleet.py", "run/doctor.py", "run/runner.py", "run/libvirtconn.py",
+                 "report/plots.py", "report/htmlreport.py")
+HEAVY_LIBRARIES = ("matplotlib", "libvirt", "numpy")
+
+
+def child_cpu_s(argv):
+    """(CPU seconds, CompletedProcess) of one `vnperf ARGV`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run([PYTHON, VNPERF] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       stdin=subprocess.DEVNULL, text=True, timeout=60)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), r
+
+
+@pytest.mark.parametrize("argv", [["run", "--help"], REFUSAL], ids=["help", "refusal"])
+def test_under_the_limit(argv):
+    times = []
+    for _ in range(5):
+        t, r = child_cpu_s(argv)
+        if argv == REFUSAL:
+            assert (r.returncode, r.stderr) == (exitcodes.RUNNER_USAGE, REFUSAL_LINE)
+        else:
+            assert r.returncode == 0 and r.stdout.startswith("usage: vnperf run")
+        times.append(t)
+    assert statistics.median(times) < LIMIT_S, "vnperf %s: %s s of CPU" % (
+        " ".join(argv), ", ".join("%.3f" % t for t in times))
+
+
+def modules_after(argv):
+    """The modules tools/vnperf has imported when `vnperf ARGV` is done."""
+    code = ("import sys, importlib.machinery as m\n"
+            "mod = m.SourceFileLoader('vnperf_cli', %r).load_module()\n"
+            "try:\n"
+            "    mod.main(%r)\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "print(' '.join(sorted(sys.modules)))\n" % (VNPERF, argv))
+    r = subprocess.run([PYTHON, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       text=True, check=True, timeout=60)
+    return set(r.stdout.split("\n")[-2].split())
+
+
+def heavy():
+    lib = os.path.join(ROOT, "tools", "vnperflib")
+    gone = [m for m in HEAVY_MODULES if not os.path.isfile(os.path.join(lib, m))]
+    assert not gone, "HEAVY_MODULES names modules that are gone: %s" % gone
+    return {"vnperflib." + m[:-3].replace("/", ".") for m in HEAVY_MODULES} | set(HEAVY_LIBRARIES)
+
+
+@pytest.mark.parametrize("argv", [["run", "--help"], REFUSAL], ids=["help", "refusal"])
+def test_imports_no_other_command(argv):
+    loaded = modules_after(argv)
+    assert "vnperflib.options" in loaded      # not vacuous: the names are the ones imported
+    assert loaded & heavy() == set()
