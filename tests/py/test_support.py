@@ -172,5 +172,6 @@ def test_identity_recorded_without_features_pairs_with_today():
     """Results recorded when features was '' for nothing switched off
     read as today's none, so old and new runs still pair in compare."""
     old = {"app": "gen", "features": "", "event_idx": "off"}
-    assert identity.recorded(old) == dict(old, features="none")
-    assert identity.recorded({"features": "-csum"}) == {"features": "-csum"}
+    assert identity.recorded(old) == dict(old, features="none", **identity.BEFORE)
+    assert identity.recorded({"features": "-csum"}) == dict({"features": "-csum"},
+                                                            **identity.BEFORE)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from .analysis import hostcount
 from .errors import usage
-from .run import nextroot, qemucmd
+from .run import nextroot, placement, qemucmd
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,7 @@ class RunOptions:
     engine: str = "qemu"
     console: str = None
     pin: dict = None
+    placement: str = "auto"       # the runner's thread plan (placement.MODES; --pin wins)
     # test
     app: str = None               # build: selftest, or the topology's app with a backend
     duration: int = None
@@ -107,6 +108,8 @@ def build(**fields):
     refusal = qemucmd.machine_refusal(o.boot, o.machine)
     if refusal:
         raise usage(refusal)
+    if o.placement not in placement.MODES:
+        raise usage("--placement %s: one of %s" % (o.placement, ", ".join(placement.MODES)))
     if isinstance(o.event_idx, str):
         o = dataclasses.replace(o, event_idx=o.event_idx == "on")
     o = dataclasses.replace(o, **config_stands(o))

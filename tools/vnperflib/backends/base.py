@@ -13,6 +13,16 @@ class Backend:
 
     def __init__(self, opts):
         self.opts = opts
+        self.plan = None
+
+    def place(self, plan):
+        """--placement's plan (placement.Plan), before start: for the
+        threads the backend places itself (testpmd's lcores)."""
+        self.plan = plan
+
+    def placed(self):
+        """{thread: cpu} of the plan's threads the backend placed itself."""
+        return {}
 
     def check(self):
         """Raises RunnerError(RUNNER_BACKEND_MISSING) when the host lacks it."""

@@ -279,9 +279,12 @@ class VhostUser(Backend):
                 args.append("%s=%d" % (flag, getattr(self.opts, knob)))
         if self.mode in ("txonly", "flowgen"):
             args += ["--txpkts=%d" % (self.opts.size or 64), "--eth-peer=0,%s" % guest_mac(0)]
-        return [self.opts.testpmd, "--no-huge", "-m", "512", "-l", lcores,
-                "--no-pci", "--no-shconf", "--file-prefix", self.prefix,
-                "--log-level=lib.eal:error"] + vdevs + ["--"] + args
+        placed = self.plan.lcores() if self.plan is not None else None
+        # --placement: lcore i on the plan's CPU (EAL's lcore@cpu map).
+        cores = ["--lcores", placed] if placed else ["-l", lcores]
+        return [self.opts.testpmd, "--no-huge", "-m", "512"] + cores + [
+            "--no-pci", "--no-shconf", "--file-prefix", self.prefix,
+            "--log-level=lib.eal:error"] + vdevs + ["--"] + args
 
     def _wait(self, ready, what, timeout_s=15.0):
         deadline = time.monotonic() + timeout_s
@@ -336,6 +339,11 @@ class VhostUser(Backend):
             return ["ip=" + netns.GUEST_IP, "dst_ip=" + netns.HOST_IP,
                     "dst_mac=" + self.feed_mac]
         return ["ip=" + guest_ip(0), "dst_ip=10.0.2.2", "dst_mac=02:00:00:00:00:01"]
+
+    def placed(self):
+        lcores = self.plan.lcores() if self.plan is not None else None
+        return {"lcore" + m.split("@")[0]: int(m.split("@")[1])
+                for m in lcores.split(",")} if lcores else {}
 
     def processes(self):
         out = [("testpmd", self.proc.pid)] if self.proc else []

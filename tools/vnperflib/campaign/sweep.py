@@ -19,7 +19,8 @@ from ..backends import testpmd, vhostpeer
 from ..errors import RunnerError, usage
 from ..report import plots, report, resultsdir
 from ..report.tables import fmt_num, table
-from ..run import accel, artifacts, nextroot, pinning, qemucmd, runner, scratch, support
+from ..run import (accel, artifacts, nextroot, pinning, placement, qemucmd, runner, scratch,
+                   support)
 from ..run.proc import Interrupted, Session
 from . import compare
 
@@ -85,6 +86,7 @@ AXES = {
     "notify": ("config", _choice("poll", "irq", "hybrid")),
     "rate": ("opt", str),
     "pin": ("opt", pinning.parse),
+    "placement": ("opt", _choice(*placement.MODES)),
     "fwd_mode": ("opt", _choice(*testpmd.FWD_MODES)),
     "pmd_burst": ("opt", _positive),
     "pmd_rxd": ("opt", _positive),
@@ -571,6 +573,8 @@ def add_arguments(p):
     a.add_argument("--notify", help="notification modes: poll,irq,hybrid (docs/driver.md)")
     a.add_argument("--rate", help="send rates, e.g. 10k,100k or 100mbps,1gbps")
     a.add_argument("--pin", help="pinnings separated by ';', e.g. 'vcpu=0,main=0;vcpu=0,main=1'")
+    a.add_argument("--placement", help="the runner's thread plans, e.g. spread,shared (vCPU i "
+                   "apart from or on backend thread i's CPU) or auto,none (default: auto)")
     a.add_argument("--fwd-mode", dest="fwd_mode", help="vhost-user: testpmd forward modes, "
                    "e.g. rxonly,io")
     a.add_argument("--pmd-burst", dest="pmd_burst", help="vhost-user: testpmd --burst, e.g. "

@@ -123,6 +123,22 @@ def progress(s):
                               FRAME_GBIT)
 
 
+def placement_line(p):
+    """--placement's plan as applied: "auto: vcpu0 CPU 1, main CPU 0;
+    notify=hybrid chosen"; None for a result recorded before it."""
+    if not isinstance(p, dict):
+        return None
+    if not p.get("threads"):
+        return "none" + (" (%s)" % p["why_none"] if p.get("why_none") else "")
+    placed = p.get("placed") or {}
+    parts = ["%s CPU %s%s" % (t["name"], t["cpu"], "" if t["name"] in placed else " (not placed)")
+             for t in p["threads"]]
+    line = "%s: %s" % (p.get("mode"), ", ".join(parts))
+    if p.get("notify"):
+        line += "; guest notify=%s chosen (a vCPU shares its CPU)" % p["notify"]
+    return line
+
+
 def human(res):
     """The table of a result.RunResult."""
     m = res.metrics.as_dict()
@@ -141,6 +157,9 @@ def human(res):
     if buf:
         rows.append(("QEMU socket rcvbuf", "%d bytes, the runner's socket (kernel SO_RCVBUF %s)"
                      % (buf["bytes"], ", ".join(map(str, buf["kernel"])) or "-")))
+    place = placement_line(res.extra.get("placement"))
+    if place:
+        rows.append(("placement", place))
     guests = res.guests or ()
     for g in guests:
         if len(guests) > 1:

@@ -17,7 +17,7 @@ GUEST_DEFAULTS = {
     "indirect": "auto", "qreset_at": "0",
     "size": "64", "rate": "max", "burst": "32", "flows": "", "imix": "", "path": "raw",
     "sessions": "1", "window": "262144", "role": "client", "proto": "udp", "req_size": "1",
-    "resp_size": "1", "alloc_mb": "16", "fault": "pf", "case": "all",
+    "resp_size": "1", "alloc_mb": "16", "fault": "pf", "case": "all", "notify": "poll",
 }
 # queues= and vcpus= are left out: a run without --queues has neither in
 # its identity, as every result recorded before them, so the two pair in
@@ -52,10 +52,18 @@ def guest_params(words):
     return p
 
 
+# Keys results recorded before them lack, and the value that meant then:
+# no thread plan (--placement, 2026-12-02), the guest's polling default.
+BEFORE = {"placement": "none", "notify": "poll"}
+
+
 def recorded(ident):
     """An identity from a results file in today's terms: features was ''
-    for no other bit switched off before it said none."""
-    return dict(ident, features="none") if ident.get("features") == "" else ident
+    for no other bit switched off before it said none; BEFORE's keys."""
+    out = dict(ident, features="none") if ident.get("features") == "" else dict(ident)
+    for k, v in BEFORE.items():
+        out.setdefault(k, v)
+    return out
 
 
 def app_words(opts):

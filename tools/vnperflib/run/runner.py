@@ -10,8 +10,8 @@ from .. import backends, exitcodes, result, topologies
 from ..analysis import hostcpu, outcome, verdict
 from ..backends import testpmd
 from ..errors import RunnerError, failed, usage
-from . import (artifacts, engine, guest, identity, orchestrate, pinning, priority, qemucmd, scratch,
-               support)
+from . import (artifacts, engine, guest, identity, orchestrate, pinning, placeapply, priority,
+               qemucmd, scratch, support)
 from .echo import Echo
 from .qmp import QmpError
 
@@ -60,6 +60,21 @@ class Run:
         self.guest_exiting = False   # a guest printed its exit line: QEMU and what hangs on it end
         self.orch = None
         self.t0 = None
+        self._plan = self._plan_why = None   # --placement's, made once checked
+        self.placed = {}             # thread: the CPU it was given
+        self.unplaced = {}           # planned thread: why it was not placed
+
+    @property
+    def plan(self):
+        """--placement's plan (placement.Plan), made on first use."""
+        if self._plan is None:
+            self._plan, self._plan_why = placeapply.plan_for(self.opts)
+        return self._plan
+
+    @property
+    def plan_why(self):
+        """Why the run has no plan, or None."""
+        return self._plan_why if self.plan is not None else None
 
     @property
     def sender(self):
@@ -78,6 +93,7 @@ class Run:
         scratch.root()  # a full or unusable TMPDIR, before anything starts
         self.be = backends.make(opts.backend, opts)
         self.be.check()
+        self.be.place(self.plan)
         self.roles = guest_roles(opts)
         labels = [label for label, _ in self.roles]
         check_pin_labels(opts.pin, labels)
@@ -90,6 +106,9 @@ class Run:
 
     def start_backend(self):
         self.accel = self.resolver.resolve(self.session, lambda line: log(self.opts, line))
+        self._say(["placement: no plan: " + self.plan_why] if self.plan_why
+                  else self.plan.lines())
+        self.placed.update(self.be.placed())
         self.be.start(self.session, nguests=len(self.roles))
         scratch.clean_stale()
 
@@ -97,6 +116,7 @@ class Run:
         opts, be = self.opts, self.be
         tmp = scratch.mkdtemp(self.session, "run")
         for i, (label, words) in enumerate(self.roles):
+            words = list(words) + placeapply.guest_words(self.plan)
             cfg = qemucmd.merge_config(be.guest_config(i), words, opts.config)
             spec = qemucmd.GuestSpec(opts.image, machine=opts.machine, memory_mb=opts.memory,
                                      accel=self.accel.accel, config=cfg, nics=be.nics(i),
@@ -175,6 +195,7 @@ class Run:
             "topology": self.opts.topology,
             "nice": dict(self.niced),
             "identity": run_identity(self.opts, self.accel.accel),
+            "placement": self._placement_report(),
             "wall_s": time.monotonic() - self.t0,
         }
         pairs = outcome.queue_pairs(reports[-1]["result"])
@@ -187,12 +208,35 @@ class Run:
         rep["status_name"] = exitcodes.status_name(rep["status"])
         return result.RunResult.from_dict(rep)
 
+    def _say(self, lines):
+        """Lines where the console echo goes (not with --quiet; stderr
+        with --json or --csv), so a failure's stderr stays one line."""
+        if self.opts.quiet:
+            return
+        out = sys.stderr if self.opts.json or self.opts.csv else sys.stdout
+        for line in lines:
+            print(line, file=out, flush=True)
+
+    def _placement_report(self):
+        """The plan, what was placed and what not (result JSON)."""
+        rep = self.plan.as_dict()
+        rep.update(placed=dict(self.placed), not_placed=dict(self.unplaced),
+                   why_none=self.plan_why)
+        return rep
+
     def _start_guest(self, g):
         g.start(self.session, netns=self.be.netns)
         if g.pid is not None:
             self.meter.add_qemu(g.label, g.pid)
             self._nice(g.label, g.pid)
         self.qmp_info.update(_qmp_setup(self.opts, [g], self.meter, self.session))
+        tids = self.qmp_info[g.label].get("vcpu_threads")
+        if self.plan.places and g.pid is not None:
+            if tids is None:
+                self.unplaced["vcpus"] = "no vCPU thread ids from QMP"
+            done, missed = placeapply.apply_qemu(self.plan, g.pid, tids or {})
+            self.placed.update(done)
+            self.unplaced.update(missed)
         if self.pump is not None:
             self.pump.add(g)
 
@@ -223,12 +267,30 @@ class Run:
                     pinning.apply_process(self.opts.pin, pid)
                 except OSError:
                     pass  # gone already: nothing to pin
+            self._place_process(role, pid)
+
+    def _place_process(self, role, pid):
+        """A host process on its planned CPU (testpmd: by its --lcores)."""
+        if not self.plan.places or role == "testpmd":
+            return
+        name = placeapply.peer_name(self.plan, role, self.placed)
+        if name is None:
+            self.unplaced[role] = "not in the plan: left to the scheduler"
+            return
+        try:
+            self.placed[name] = placeapply.apply_process(self.plan, name, pid)
+        except OSError:
+            pass  # gone already: nothing to place
 
     def _net_ready(self, g):
         """Guest g can take frames: the backend's host senders go (the
         orchestrator then starts the sender VM)."""
         self.be.on_guest_ready(self.guests.index(g))
         self._adopt_backend_processes()
+        if self.plan.places and g.pid is not None:
+            done, missed = placeapply.apply_vhost(self.plan, g.pid)
+            self.placed.update(done)
+            self.unplaced.update(missed)
 
     def _give_up(self, g, why):
         """The sender will not start: its report says why."""
@@ -268,9 +330,14 @@ class Run:
 
 
 def run_identity(opts, accel):
-    """What defines a run of these options (identity.py)."""
-    return identity.of_run(opts, identity.main_words(opts), accel,
-                           testpmd.plan(opts)[0] if opts.backend == "vhost-user" else None)
+    """What defines a run of these options (identity.py): the placement's
+    plan ("none" without one) and the notify= it chose too."""
+    plan, _ = placeapply.plan_for(opts)
+    ident = identity.of_run(opts, identity.main_words(opts) + placeapply.guest_words(plan),
+                            accel, testpmd.plan(opts)[0] if opts.backend == "vhost-user" else None)
+    # The mode: with the host's CPUs (host_cpus) it makes the plan.
+    ident["placement"] = plan.mode
+    return ident
 
 
 def run_one(session, opts, resolver, eng=None):
