@@ -119,6 +119,8 @@ def command(cli, opts, words):
         argv += ["--testpmd", cli["testpmd"]]
     if opts.image != options.default("image"):
         argv += ["--image", opts.image]
+    if opts.placement != options.default("placement"):
+        argv += ["--placement", opts.placement]
     for a in opts.qemu_args:
         argv.append("--qemu-arg=" + a)
     for k in ("size", "count", "rate", "duration"):
