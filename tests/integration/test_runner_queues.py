@@ -48,3 +48,28 @@ def test_gen_over_a_two_queue_tap_counts_each_pair_exactly(image):
     # the tap's own counter: every frame of both pairs, none more
     assert rep["host"]["rx_frames"] == qs[0]["tx_packets"] + qs[1]["tx_packets"] == N + lwip
     assert rep["counts"]["agree"] is True, rep["counts"]
+
+
+def test_gen_over_vhost_user_two_queues_both_sides_count_each_pair_exactly(image):
+    """--queues 2 over vhost-user: testpmd polls both RX queues of its
+    vhost port (--rxq 2) and counts each in its own forwarding stream; per
+    pair, the frames the guest's driver sent are exactly the frames
+    testpmd received on that queue, and the report says they agree."""
+    r = run_vnperf(["run", "--accel", "tcg", "--quiet", "--json", "--backend", "vhost-user",
+                    "--queues", "2", "--machine", "q35", "--app", "gen", "--count", str(N),
+                    "--", "flows=sport:5000-5003,dport:9000-9003"], timeout=180)
+    assert r.returncode == 0 and r.stdout, (r.returncode, r.stderr)
+    assert "vhost-user: no rss=on,hash=on" in r.stderr, r.stderr
+    rep = json.loads(r.stdout)
+    qs = rep["queues"]
+    assert [(q["queue"], q["packets"]) for q in qs] == [(0, N // 2), (1, N // 2)], qs
+    host = rep["host"]["queues"]
+    assert [h["queue"] for h in host] == [0, 1], host
+    for q, h in zip(qs, host):
+        # each way, per pair: what one side sent the other received
+        assert q["tx_packets"] == h["rx_packets"] == q["host_rx_packets"], (q, h)
+        assert q["rx_packets"] == h["tx_packets"] == 0, (q, h)
+        assert q["agree"] is True and q["why"] is None, q
+    assert qs[1]["tx_packets"] == N // 2 and 0 <= qs[0]["tx_packets"] - N // 2 <= 3, qs
+    assert rep["host"]["rx_frames"] == sum(q["tx_packets"] for q in qs), rep["host"]
+    assert rep["counts"]["agree"] is True, rep["counts"]

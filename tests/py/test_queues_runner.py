@@ -267,3 +267,148 @@ def test_a_run_without_queues_pairs_with_one_recorded_before_them():
     assert not {"queues", "vcpus"} & set(identity.guest_params(["app=gen"]))
     p = identity.guest_params(identity.main_words(built(backend="tap", queues=2)))
     assert (p["queues"], p["vcpus"]) == ("2", "2")
+
+
+# testpmd's `stop` with two queue pairs on one port (--record-burst-stats):
+# a block per forwarding stream (more streams than ports), then the port's.
+STOP_2Q = """testpmd> stop
+Telling cores to stop...
+Waiting for lcores to finish...
+
+  ------- Forward Stats for RX Port= 0/Queue= 0 -> TX Port= 0/Queue= 0 -------
+  RX-packets: 2003           TX-packets: 7              TX-dropped: 1
+  RX-bursts : 130 [92% of 16 pkts + 8% of other]
+
+  ------- Forward Stats for RX Port= 0/Queue= 1 -> TX Port= 0/Queue= 1 -------
+  RX-packets: 1995           TX-packets: 0              TX-dropped: 0
+
+  ---------------------- Forward statistics for port 0  ----------------------
+  RX-packets: 3998           RX-dropped: 0             RX-total: 3998
+  TX-packets: 7              TX-dropped: 1             TX-total: 8
+  ----------------------------------------------------------------------------
+"""
+
+
+def test_testpmd_counts_each_queue_pair_from_its_streams():
+    streams = testpmd.parse_stream_stats(STOP_2Q + STOP_2Q.replace("2003", "2004"))
+    assert len(streams) == 2 and streams[1][(0, 0)]["RX-packets"] == 2004
+    assert streams[0][(0, 1)] == {"tx_port": 0, "tx_queue": 1, "RX-packets": 1995,
+                                  "TX-packets": 0, "TX-dropped": 0}
+    assert testpmd.queue_counts(streams[0], 0, 2) == [
+        {"queue": 0, "rx_packets": 2003, "tx_packets": 7, "tx_dropped": 1},
+        {"queue": 1, "rx_packets": 1995, "tx_packets": 0, "tx_dropped": 0}]
+    # the port's own block is unchanged by the streams before it
+    assert testpmd.parse_fwd_stats(STOP_2Q)[-1][0]["RX-packets"] == 3998
+    # a stream per queue is needed: one queue pair prints none
+    assert testpmd.queue_counts(streams[0], 0, 3) is None
+    assert testpmd.parse_stream_stats("no streams here") == []
+
+
+def test_vhost_user_reports_testpmds_counts_per_queue(monkeypatch):
+    o = built(backend="vhost-user", machine="q35", app="gen", queues=2)
+    be = testpmd.VhostUser(o)
+    be.socks = ["/tmp/s0"]
+    be.stats = {0: {"RX-packets": 3998}}
+    be.fwd = testpmd.parse_fwd_stats(STOP_2Q)
+    be.streams = testpmd.parse_stream_stats(STOP_2Q)
+    host = be.collect()
+    assert [(q["queue"], q["rx_packets"]) for q in host["queues"]] == [(0, 2003), (1, 1995)]
+
+
+def two_pairs(tx0, tx1, rx0=0, rx1=0):
+    return {"app": "gen", "vnet": {"queues": [
+        {"queue": 0, "packets": tx0 + rx0, "tx_packets": tx0, "rx_packets": rx0,
+         "hash_bad_type": 0, "hash_bad_value": 0},
+        {"queue": 1, "packets": tx1 + rx1, "tx_packets": tx1, "rx_packets": rx1,
+         "hash_bad_type": 1, "hash_bad_value": 2}]}}
+
+
+def test_both_sides_agree_per_queue_or_the_report_says_which_lost():
+    from test_report import line, rep_of
+    from vnperflib.analysis import outcome
+    from vnperflib.report import report
+    from vnperflib import result
+    host = {"queues": testpmd.queue_counts(testpmd.parse_stream_stats(STOP_2Q)[0], 0, 2)}
+    good = outcome.queue_pairs(two_pairs(2003, 1995, 6, 0), host)
+    assert [(q["agree"], q["why"]) for q in good] == [(False, "queue 0 host->guest: 7 sent, 6 "
+                                                       "received (lost 1)"), (True, None)]
+    exact = outcome.queue_pairs(two_pairs(2003, 1995, 7, 0), host)
+    assert [q["agree"] for q in exact] == [True, True]
+    # txonly goes on after the guest stopped counting: host->guest not judged
+    outlives = outcome.queue_pairs(two_pairs(2003, 1995, 6, 0),
+                                   dict(host, sender_outlives_guest=True))
+    assert [q["agree"] for q in outlives] == [True, True]
+    lost = outcome.queue_pairs(two_pairs(2003, 2000, 7, 0), host)
+    assert lost[1]["why"] == "queue 1 guest->host: 2000 sent, 1995 received (lost 5)"
+    assert [q["hash_bad"] for q in lost] == [0, 3]
+    rep = rep_of("gen", GEN_2Q, {"rx_packets": 4001, "rx_frames": 4001})
+    rep["queues"] = lost
+    res = result.RunResult.from_dict(rep)
+    assert line(report.human(res), "counts per queue") == \
+        "disagree: queue 1 guest->host: 2000 sent, 1995 received (lost 5)"
+    assert line(report.human(res), "per queue") == (
+        "0: 2010 (tx 2003, rx 7, host rx 2003, tx 7); "
+        "1: 2000 (tx 2000, rx 0, host rx 1995, tx 0, 3 wrong hash reports)")
+    rep["queues"] = exact
+    assert line(report.human(result.RunResult.from_dict(rep)), "counts per queue") == \
+        "agree on each of 2 queue pairs"
+    # without the backend's counts: nothing judged
+    assert report.queue_counts_line(result.RunResult.from_dict(
+        dict(rep, queues=outcome.queue_pairs(two_pairs(1, 1)))).queues) is None
+
+
+def test_hash_report_line():
+    from vnperflib.report import report
+    assert report.hash_line({"types": 0}) is None
+    assert report.hash_line({"types": 63, "ok": 190, "none": 1, "skipped": 0, "bad_type": 1,
+                             "bad_value": 2}) == \
+        "194 checked: 190 right, 1 not hashed (NONE), 0 skipped, 3 wrong (1 of a wrong type, " \
+        "2 with a wrong hash)"
+
+
+@pytest.mark.parametrize("backend,has,props,note", [
+    ("tap", {"rss", "hash", "mq"}, {"rss": "on", "hash": "on"}, None),
+    ("tap", {"mq"}, {}, "tap: qemu-x's virtio-net-pci has no rss and hash properties"),
+    ("vhost-net", {"rss", "hash"}, {}, "vhost-net: no rss=on,hash=on: QEMU hashes"),
+])
+def test_rss_and_hash_wired_where_qemu_can(backend, has, props, note, monkeypatch):
+    monkeypatch.setattr(qemucmd, "device_props", lambda qemu, driver: frozenset(has))
+    o = built(backend=backend, machine="q35", app="gen", queues=2, qemu="qemu-x")
+    be = {"tap": tap.Tap, "vhost-net": tap.VhostNet}[backend](o)
+    nic = be.nics(0)[0]
+    assert {k: nic.props.get(k) for k in ("rss", "hash") if k in nic.props} == props
+    got = be.hash_note()
+    assert (got is None) if note is None else got.startswith(note), got
+    # one pair: nothing wired, nothing said
+    one = tap.Tap(built(backend=backend, machine="q35", app="gen", qemu="qemu-x"))
+    assert "hash" not in one.nics(0)[0].props and one.hash_note() is None
+
+
+def test_vhost_user_says_it_has_no_hash_reports():
+    be = testpmd.VhostUser(built(backend="vhost-user", machine="q35", app="gen", queues=2))
+    assert be.hash_note().startswith("vhost-user: no rss=on,hash=on")
+    assert "hash" not in vhostpeer.vhost_nic(be.opts, 0).props
+
+
+def test_device_props_from_qemus_help(monkeypatch):
+    out = 'virtio-net-pci options:\n  hash=<bool>            - on/off (default: false)\n' \
+          '  rss=<bool>             - on/off (default: false)\n  mq=<bool>\n'
+    seen = []
+
+    def fake_run(argv, **kw):
+        seen.append(argv)
+        return subprocess.CompletedProcess(argv, 0, out, "")
+    monkeypatch.setattr(qemucmd.subprocess, "run", fake_run)
+    qemucmd.device_props.cache_clear()
+    try:
+        assert qemucmd.device_props("qemu-y", "virtio-net-pci") == {"hash", "rss", "mq"}
+        qemucmd.device_props("qemu-y", "virtio-net-pci")
+        assert seen == [["qemu-y", "-device", "virtio-net-pci,help"]]  # asked once
+
+        def gone(argv, **kw):
+            raise FileNotFoundError(argv[0])
+        monkeypatch.setattr(qemucmd.subprocess, "run", gone)
+        assert qemucmd.device_props("qemu-z", "virtio-net-pci") == frozenset()
+        assert qemucmd.hash_props("qemu-z", "q35") == {}
+    finally:
+        qemucmd.device_props.cache_clear()

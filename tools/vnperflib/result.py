@@ -279,6 +279,11 @@ class QueuePair(Record):
     rx_packets: int = None
     tx_bytes: int = None
     rx_bytes: int = None
+    hash_bad: Optional[int] = None         # the device's wrong hash reports on it (HASH_REPORT)
+    host_rx_packets: Optional[int] = None  # the backend's own count from the guest on it
+    host_tx_packets: Optional[int] = None  # and into the guest on it
+    agree: Optional[bool] = None           # both sides' counts agree each way (None: no host count)
+    why: Optional[str] = None              # which way it lost how many, when not
     extra: Mapping = _extra()
     keys: tuple = _keys()
 

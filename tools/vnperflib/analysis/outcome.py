@@ -69,23 +69,52 @@ def merged_counts(backend, app, reports, host, lossless):
     return counts.merge(app, result, host, lossless=lossless)
 
 
-def queue_pairs(result):
+def queue_pairs(result, host=None):
     """The sending guest's queue pairs (result.QueuePair's members), one
     per pair the driver used, when it used more than one; else None. The
     app's own per-pair entry (gen's `queues`, by `queue`) gives the CPU
-    and the app's count; without one, packets is the driver's both ways."""
+    and the app's count; without one, packets is the driver's both ways.
+    The backend's own per-queue counts (host's `queues`: testpmd's
+    streams) are set beside the driver's, and whether they agree."""
     drv = ((result or {}).get("vnet") or {}).get("queues") or []
     if len(drv) < 2:
         return None
     app = {q.get("queue"): q for q in (result.get("queues") or []) if isinstance(q, dict)}
+    hq = {q.get("queue"): q for q in ((host or {}).get("queues") or []) if isinstance(q, dict)}
     out = []
     for d in drv:
         a = app.get(d.get("queue"), {})
         e = {k: d.get(k) for k in ("queue", "tx_packets", "rx_packets", "tx_bytes", "rx_bytes")}
         e["cpu"] = a.get("cpu")
         e["packets"] = a.get("packets", d.get("packets"))
+        if "hash_bad_type" in d:
+            e["hash_bad"] = d.get("hash_bad_type", 0) + d.get("hash_bad_value", 0)
+        h = hq.get(d.get("queue"))
+        if h is not None:
+            e["host_rx_packets"], e["host_tx_packets"] = h.get("rx_packets"), h.get("tx_packets")
+            # a sender that goes on after the app stopped counting (txonly)
+            # sends more than the guest took: that way is not judged
+            e["why"] = queue_disagreement(e, (host or {}).get("sender_outlives_guest"))
+            e["agree"] = e["why"] is None
         out.append(e)
     return out
+
+
+def queue_disagreement(e, outlives=False):
+    """None when the pair's two sides agree each way (host->guest not
+    judged when the host's sender outlives the guest), else one line that
+    says which queue lost (or gained) how many frames."""
+    bad = []
+    ways = [("guest->host", e["tx_packets"], e["host_rx_packets"])]
+    if not outlives:
+        ways.append(("host->guest", e["host_tx_packets"], e["rx_packets"]))
+    for what, sent, got in ways:
+        if sent is None or got is None or sent == got:
+            continue
+        lost = sent - got
+        bad.append("queue %s %s: %d sent, %d received (%s %d)" % (
+            e["queue"], what, sent, got, "lost" if lost > 0 else "gained", abs(lost)))
+    return "; ".join(bad) or None
 
 
 def metrics(rep):

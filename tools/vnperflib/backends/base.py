@@ -76,6 +76,15 @@ class Backend:
         """None, or one line saying which backend process died."""
         return None
 
+    def hash_note(self):
+        """One line where --queues > 1 runs without QEMU's rss=on,hash=on
+        (the hash reports the guest checks); None where they are wired or
+        one pair is used."""
+        if (self.opts.queues or 1) < 2 or self.max_queues < 2:
+            return None
+        return "%s: no rss=on,hash=on: QEMU hashes (VIRTIO_NET_F_HASH_REPORT) only in its own " \
+            "virtio-net (tap, vhost=off); hash reports not checked" % self.name
+
 
 class NoBackend(Backend):
     """No NIC at all (selftest and the other non-network apps)."""

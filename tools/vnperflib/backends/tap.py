@@ -129,11 +129,22 @@ class Tap(iperf.IperfBackend, Backend):
 
     def nics(self, index):
         nd = "tap,ifname=%s,script=no,downscript=no" % self.dev
+        props = nic_props(self.opts)
         if (self.opts.queues or 1) > 1:
             nd += ",queues=%d" % self.opts.queues
+            if not self.vhost:
+                props.update(qemucmd.hash_props(self.opts.qemu, self.opts.machine))
         if self.vhost:
             nd += ",vhost=on"
-        return [qemucmd.Nic(nd, guest_mac(index), nic_props(self.opts))]
+        return [qemucmd.Nic(nd, guest_mac(index), props)]
+
+    def hash_note(self):
+        if self.vhost or (self.opts.queues or 1) < 2:
+            return super().hash_note()
+        if qemucmd.hash_props(self.opts.qemu, self.opts.machine):
+            return None
+        return "tap: %s's %s has no rss and hash properties (QEMU 5.1 and later): hash reports " \
+            "not checked" % (self.opts.qemu, qemucmd.nic_device(self.opts.machine))
 
     def guest_config(self, index):
         return ["ip=" + netns.GUEST_IP, "dst_ip=" + self.dst_ip, "dst_mac=" + self.dst_mac]

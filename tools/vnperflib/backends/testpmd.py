@@ -77,6 +77,56 @@ def parse_fwd_stats(text):
     return _blocks(text, r"Forward statistics for port (\d+)")
 
 
+# A forwarding stream's block (testpmd's fwd_stream_stats_display, printed
+# when there are more streams than ports: a queue pair per stream).
+STREAM_RE = re.compile(r"Forward Stats for RX Port=\s*(\d+)/Queue=\s*(\d+) -> "
+                       r"TX Port=\s*(\d+)/Queue=\s*(\d+)", re.ASCII)
+
+
+def parse_stream_stats(text):
+    """[{(rx port, rx queue): {"tx_port", "tx_queue", "RX-packets",
+    "TX-packets", "TX-dropped"}}], one per `show fwd stats all` or `stop`
+    output, in order (a stream seen again starts the next)."""
+    groups, cur, key = [], {}, None
+    for line in text.splitlines():
+        m = STREAM_RE.search(line)
+        if m:
+            rp, rq, tp, tq = (_count(g, "a port or queue") for g in m.groups())
+            key = (rp, rq)
+            if key in cur:
+                groups.append(cur)
+                cur = {}
+            cur[key] = {"tx_port": tp, "tx_queue": tq}
+            continue
+        if key is None:
+            continue
+        found = STAT_RE.findall(line)
+        if not found and line.strip():
+            key = None
+        for k, v in found:
+            cur[key][k] = _count(v, k)
+    if cur:
+        groups.append(cur)
+    return groups
+
+
+def queue_counts(streams, port, nqueues):
+    """Per queue pair of port (its RX queue q: the guest's transmitq q; its
+    TX queue q: the guest's receiveq q), what testpmd's streams moved:
+    [{"queue", "rx_packets", "tx_packets", "tx_dropped"}]; None without a
+    stream per queue."""
+    rx = {q: s for (p, q), s in streams.items() if p == port}
+    if sorted(rx) != list(range(nqueues)):
+        return None
+    out = []
+    for q in range(nqueues):
+        tx = [s for s in streams.values() if s["tx_port"] == port and s["tx_queue"] == q]
+        out.append({"queue": q, "rx_packets": rx[q].get("RX-packets", 0),
+                    "tx_packets": sum(s.get("TX-packets", 0) for s in tx),
+                    "tx_dropped": sum(s.get("TX-dropped", 0) for s in tx)})
+    return out
+
+
 def _blocks(text, header):
     """Consecutive per-port blocks, grouped: a port seen again starts the
     next group."""
@@ -207,6 +257,7 @@ class VhostUser(Backend):
         self.prefix = scratch.prefix("dpdk").rstrip("-")
         self.stats = {}
         self.fwd = []
+        self.streams = []
         self.mode, self.feed = plan(opts)
         self.queues = opts.queues or 1
         self.feed_ns = None
@@ -382,6 +433,7 @@ class VhostUser(Backend):
         text = self._text()
         self.stats = parse_port_stats(text)
         self.fwd = parse_fwd_stats(text)
+        self.streams = parse_stream_stats(text)
 
     def collect(self):
         if not self.stats:
@@ -409,6 +461,9 @@ class VhostUser(Backend):
                    # answers reflections that come back after the peer closed
                    # its socket (ICMP port unreachable) until QEMU is gone.
                    sender_outlives_guest=self.mode == "txonly" or self.feed)
+        if self.queues > 1 and self.streams:
+            # Per queue pair: the streams' counts at the end (stop's).
+            out["queues"] = queue_counts(self.streams[-1], 0, self.queues)
         if at_end is not None:
             # Frames testpmd could not place in the guest's full RX ring
             # while the app ran: the guest did not keep up.

@@ -153,6 +153,9 @@ def human(res):
     feats = features_line(res)
     if feats:
         rows.append(("virtio features", feats))
+    hashes = hash_line((res.sender_result.get("vnet") or {}).get("hash_report"))
+    if hashes:
+        rows.append(("hash reports", hashes))
     buf = (res.host or {}).get("sock_rcvbuf")
     if buf:
         rows.append(("QEMU socket rcvbuf", "%d bytes, the runner's socket (kernel SO_RCVBUF %s)"
@@ -173,6 +176,9 @@ def human(res):
         rows += headline(res)
     if res.queues:
         rows.append(("per queue", queues_line(res.queues)))
+        line = queue_counts_line(res.queues)
+        if line:
+            rows.append(("counts per queue", line))
     c = res.counts
     if c:
         for name, d in (c.directions or {}).items():
@@ -221,14 +227,42 @@ def human(res):
 
 
 def queues_line(pairs):
-    """Each queue pair's count, its CPU and the driver's frames each way."""
+    """Each queue pair's count, its CPU and the driver's frames each way
+    (the backend's beside them where it counts per queue), and the
+    device's wrong hash reports where there were any."""
     parts = []
     for q in pairs:
         cpu = "" if q.cpu is None else "cpu %d, " % q.cpu
-        parts.append("%s: %s (%stx %s, rx %s)" % (q.queue, fmt_count(q.packets), cpu,
-                                                  fmt_count(q.tx_packets),
-                                                  fmt_count(q.rx_packets)))
+        host = "" if q.agree is None else ", host rx %s, tx %s" % (
+            fmt_count(q.host_rx_packets), fmt_count(q.host_tx_packets))
+        bad = ", %d wrong hash reports" % q.hash_bad if q.hash_bad else ""
+        parts.append("%s: %s (%stx %s, rx %s%s%s)" % (q.queue, fmt_count(q.packets), cpu,
+                                                      fmt_count(q.tx_packets),
+                                                      fmt_count(q.rx_packets), host, bad))
     return "; ".join(parts)
+
+
+def hash_line(h):
+    """The guest's verdicts on the device's hash reports (docs/driver.md,
+    "Hash reports"); None when none were checked."""
+    if not h or not h.get("types"):
+        return None
+    bad = h.get("bad_type", 0) + h.get("bad_value", 0)
+    return "%d checked: %d right, %d not hashed (NONE), %d skipped, %d wrong (%d of a wrong " \
+        "type, %d with a wrong hash)" % (
+            h.get("ok", 0) + h.get("none", 0) + h.get("skipped", 0) + bad, h.get("ok", 0),
+            h.get("none", 0), h.get("skipped", 0), bad, h.get("bad_type", 0),
+            h.get("bad_value", 0))
+
+
+def queue_counts_line(pairs):
+    """Whether both sides agree per queue pair: None without host counts."""
+    judged = [q for q in pairs if q.agree is not None]
+    if not judged:
+        return None
+    bad = [q.why for q in judged if not q.agree]
+    return "disagree: " + "; ".join(bad) if bad else "agree on each of %d queue pairs" % len(
+        judged)
 
 
 def features_line(res):

@@ -1,7 +1,9 @@
 """QEMU command line for one guest."""
 
+import functools
 import os
 import shlex
+import subprocess
 
 MACHINES = ("microvm", "q35", "pc")
 BOOTS = ("pvh", "uefi")
@@ -149,6 +151,31 @@ def mq_props(queues, machine):
     if machine != "microvm":
         props["vectors"] = 2 * queues + 2
     return props
+
+
+# QEMU's virtio-net properties for RSS and hash reports (VIRTIO_NET_F_RSS,
+# VIRTIO_NET_F_HASH_REPORT): its own virtio-net hashes in software; the
+# guest checks every reported hash (docs/driver.md, "Hash reports").
+HASH_PROPS = {"rss": "on", "hash": "on"}
+
+
+@functools.lru_cache(maxsize=None)
+def device_props(qemu, driver):
+    """The property names `QEMU -device DRIVER,help` lists; empty when it
+    cannot say (no such binary or device)."""
+    try:
+        out = subprocess.run([qemu, "-device", driver + ",help"], capture_output=True,
+                             text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    return frozenset(ln.split("=", 1)[0].strip() for ln in out.splitlines()
+                     if ln.startswith("  ") and "=" in ln)
+
+
+def hash_props(qemu, machine):
+    """rss=on,hash=on where QEMU's virtio-net has both properties, else {}."""
+    have = device_props(qemu, nic_device(machine))
+    return dict(HASH_PROPS) if set(HASH_PROPS) <= have else {}
 
 
 def nic_device(machine):

@@ -125,6 +125,9 @@ class Run:
                                      boot=opts.boot, esp=opts.esp, smp=opts.vcpus or 1,
                                      extra=be.qemu_extra(i) + list(opts.qemu_args))
             self.guests.append(self.engine.guest(spec, label))
+        note = be.hash_note()
+        if note:
+            log(opts, note)
         # The sender's own NIC is watched too: the backend's host senders
         # start once it is up (on_guest_ready).
         self.orch = orchestrate.Orchestrator([(self.sender, self.guests[:-1])], self._start_guest,
@@ -198,7 +201,7 @@ class Run:
             "placement": self._placement_report(),
             "wall_s": time.monotonic() - self.t0,
         }
-        pairs = outcome.queue_pairs(reports[-1]["result"])
+        pairs = outcome.queue_pairs(reports[-1]["result"], host)
         if pairs is not None:
             rep["queues"] = pairs
         rep["metrics"] = outcome.metrics(rep)
