@@ -58,6 +58,7 @@ struct app_config {
     uint16_t queues;
     uint8_t indirect;   /* enum cfg_indirect */
     uint64_t qreset_at; /* gen: TX, sink: RX queue reset after this many frames; 0: none */
+    uint16_t uso;       /* gen: payload bytes per segment the device cuts (HOST_USO); 0: off */
     uint16_t vcpus;
     uint8_t vcpu_test; /* enum cfg_vcpu_test */
     /* addressing */

@@ -82,6 +82,9 @@ static const struct cfg_key keys[] = {
       "VIRTIO_F_INDIRECT_DESC: auto (where offered), on (refused where not), off"),
     U("qreset_at", qreset_at, 0, 1000000000000000ull, "0",
       "VIRTIO_F_RING_RESET: gen resets its TX queue, sink its RX queue after this many frames"),
+    U("uso", uso, 0, 65535, "0",
+      "gen: UDP segmentation by the device (VIRTIO_NET_F_HOST_USO), payload bytes per segment; "
+      "0: off"),
     S("notify", notify, "poll", "used-buffer notifications: poll|irq|hybrid, or rx:MODE,tx:MODE",
       NULL),
     /* addressing */

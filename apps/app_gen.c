@@ -33,6 +33,7 @@
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
 #include "apps/flows.h"
+#include "apps/gen_uso.h"
 #include "apps/hist.h"
 #include "apps/imix.h"
 #include "apps/rate.h"
@@ -101,6 +102,7 @@ static struct gen {
     uint16_t maxlen; /* of all classes */
     uint64_t *seq;   /* next sequence number per flow: a flow is one CPU's */
     bool drop;       /* txfull=drop: frames the ring cannot take are counted, not waited for */
+    uint16_t uso;    /* uso=: the device cuts each frame, finishing its checksum */
     int burst;
     uint64_t end; /* TSC deadline of the sending */
     /* added up at the end */
@@ -226,7 +228,7 @@ static void stack_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_
 static void gen_setup_sizes(const struct app_config *c)
 {
     char why[160];
-    uint32_t max_frame = vnet_mtu(net_if_dev(gen_state.nif)) + ETH_HLEN;
+    uint32_t max_frame = gen_uso_max_frame(c, vnet_mtu(net_if_dev(gen_state.nif)) + ETH_HLEN);
     if (max_frame > PKT_MAX_FRAME)
         max_frame = PKT_MAX_FRAME;
     if (c->imix[0]) {
@@ -243,9 +245,9 @@ static void gen_setup_sizes(const struct app_config *c)
         gen_state.imix_cycle = m.cycle;
     } else {
         if (c->size < PKT_MIN_FRAME || c->size > max_frame)
-            vn_fatal(VN_EXIT_CONFIG, "gen: size=%llu: must be %d..%u (MTU %u + 14)",
+            vn_fatal(VN_EXIT_CONFIG, "gen: size=%llu: must be %d..%u (%s)",
                      (unsigned long long)c->size, PKT_MIN_FRAME, (unsigned)max_frame,
-                     (unsigned)vnet_mtu(net_if_dev(gen_state.nif)));
+                     c->uso ? "uso=: the template's largest" : "MTU + 14");
         gen_state.ncls = 1;
         gen_state.cls[0].len = (uint16_t)c->size;
     }
@@ -334,6 +336,9 @@ static void gen_setup_pairs(uint32_t room)
         if (room && net_check(gen_state.nif, vnet_txslots_bind_q(dev, q, room, &p->slots)) < 0)
             vn_fatal(VN_EXIT_DEVICE,
                      "gen: cannot bind TX ring %u: frames in flight did not come back", q);
+        if (room && gen_state.uso)
+            gen_uso_bind(gen_state.nif, q, gen_state.cls[0].master, gen_state.cls[0].len,
+                         gen_state.uso);
         npairs++;
     }
     free(pair);
@@ -422,7 +427,11 @@ static int gen_build_plain(struct gen_cpu *w, uint16_t first, int k, int max, ui
     uint32_t partial = pkt_sum_add_le64(t->udp_partial, now);
     uint64_t seq = gen_state.seq[0];
     for (int i = 0; i < n; i++) {
-        pkt_patch_sum(gen_slot(w, first, i, 0), partial, seq + (uint64_t)i, now);
+        uint8_t *f = gen_slot(w, first, i, 0);
+        if (gen_state.uso)
+            pkt_patch_stamp(f, seq + (uint64_t)i, now); /* the device sums each segment */
+        else
+            pkt_patch_sum(f, partial, seq + (uint64_t)i, now);
         w->lens[i] = t->len;
     }
     gen_state.seq[0] = seq + (uint64_t)n;
@@ -456,7 +465,10 @@ static int gen_build_burst(struct gen_cpu *w, uint16_t first, int k, int max, ui
         uint8_t *f = gen_slot(w, first, n, c);
         if (gen_state.nflows > 1)
             pkt_set_flow(f, &gen_state.flows[fi], t);
-        pkt_patch(f, t, seq, now);
+        if (gen_state.uso)
+            pkt_patch_stamp(f, seq, now);
+        else
+            pkt_patch(f, t, seq, now);
         w->lens[n] = t->len;
         w->cls_packets[c]++;
         b += t->len;
@@ -681,6 +693,7 @@ static void gen_result(const struct app_config *c, uint64_t ns, const struct rat
         json_obj_end(j);
     }
     json_arr_end(j);
+    gen_uso_json(j, gen_state.uso, gen_state.cls[0].len, gen_state.packets);
     if (r->unit != RATE_UNLIMITED) {
         bool pps = r->unit == RATE_PPS;
         double achieved = pps ? app_per_s(gen_state.packets + gen_state.dropped, ns)
@@ -723,12 +736,14 @@ int app_gen_main(const struct app_config *c)
     if (rate_parse(c->rate, &r, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "gen: flows=%s: %s", c->flows, why);
 
-    apps_net_init(c, 1, 0);
+    apps_net_init(c, 1, gen_uso_offloads(c));
     gen_state.drop = c->txfull == CFG_TXFULL_DROP;
+    gen_state.uso = c->uso;
     gen_state.nif = net_if_get(0);
     hist_init(&gen_state.lat);
     gen_setup_sizes(c);
     gen_setup_flows(c, stack);
+    gen_uso_check(c, gen_state.nif, gen_state.ncls, gen_state.nflows);
 
     uint8_t dst_mac[6];
     apps_dst_mac(c, dst_mac); /* also for path=stack: a clear error instead of silent ARP drops */

@@ -222,6 +222,14 @@ static inline void pkt_patch_sum(uint8_t *f, uint32_t partial_with_tsc, uint64_t
     wr16(f + OFF_UDP_CSUM, c ? c : 0xffff); /* 0 means no checksum, RFC 768 */
 }
 
+/* The per-packet patch of a frame whose checksum the device finishes
+ * (its field holds the pseudo-header sum): sequence number, timestamp. */
+static inline void pkt_patch_stamp(uint8_t *f, uint64_t seq, uint64_t tsc)
+{
+    wrle64(f + OFF_PAYLOAD + PL_OFF_SEQ, seq);
+    wrle64(f + OFF_PAYLOAD + PL_OFF_TSC, tsc);
+}
+
 /* The per-packet patch: sequence number, timestamp, UDP checksum. */
 static inline void pkt_patch(uint8_t *f, const struct pkt_tmpl *t, uint64_t seq, uint64_t tsc)
 {

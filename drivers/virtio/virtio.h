@@ -29,23 +29,30 @@
 #define VIRTIO_F_RING_RESET        40
 
 /* virtio-net feature bits, virtio 1.2 s5.1.3 */
-#define VIRTIO_NET_F_CSUM        0
-#define VIRTIO_NET_F_GUEST_CSUM  1
-#define VIRTIO_NET_F_MTU         3
-#define VIRTIO_NET_F_MAC         5
-#define VIRTIO_NET_F_GUEST_TSO4  7
-#define VIRTIO_NET_F_GUEST_TSO6  8
-#define VIRTIO_NET_F_GUEST_ECN   9
-#define VIRTIO_NET_F_HOST_TSO4   11
-#define VIRTIO_NET_F_HOST_TSO6   12
-#define VIRTIO_NET_F_HOST_ECN    13
-#define VIRTIO_NET_F_MRG_RXBUF   15
-#define VIRTIO_NET_F_STATUS      16
-#define VIRTIO_NET_F_CTRL_VQ     17
-#define VIRTIO_NET_F_MQ          22
-#define VIRTIO_NET_F_HASH_REPORT 57
-#define VIRTIO_NET_F_RSS         60
-#define VIRTIO_NET_F_RSC_EXT     61
+#define VIRTIO_NET_F_CSUM           0
+#define VIRTIO_NET_F_GUEST_CSUM     1
+#define VIRTIO_NET_F_MTU            3
+#define VIRTIO_NET_F_MAC            5
+#define VIRTIO_NET_F_GUEST_TSO4     7
+#define VIRTIO_NET_F_GUEST_TSO6     8
+#define VIRTIO_NET_F_GUEST_ECN      9
+#define VIRTIO_NET_F_HOST_TSO4      11
+#define VIRTIO_NET_F_HOST_TSO6      12
+#define VIRTIO_NET_F_HOST_ECN       13
+#define VIRTIO_NET_F_MRG_RXBUF      15
+#define VIRTIO_NET_F_STATUS         16
+#define VIRTIO_NET_F_CTRL_VQ        17
+#define VIRTIO_NET_F_CTRL_RX        18
+#define VIRTIO_NET_F_CTRL_VLAN      19
+#define VIRTIO_NET_F_GUEST_ANNOUNCE 21
+#define VIRTIO_NET_F_MQ             22
+#define VIRTIO_NET_F_CTRL_MAC_ADDR  23
+#define VIRTIO_NET_F_GUEST_USO4     54
+#define VIRTIO_NET_F_GUEST_USO6     55
+#define VIRTIO_NET_F_HOST_USO       56
+#define VIRTIO_NET_F_HASH_REPORT    57
+#define VIRTIO_NET_F_RSS            60
+#define VIRTIO_NET_F_RSC_EXT        61
 
 #define VIRTIO_BIT(b) (1ull << (b))
 

@@ -30,16 +30,25 @@ enum vnet_txfull { VNET_TXFULL_WAIT = 0, VNET_TXFULL_DROP = 1 };
  *  RX_CSUM  GUEST_CSUM: frames may arrive with an unfinished checksum
  *           (vnet_rx_off.csum says which ones need no check);
  *  RX_TSO   GUEST_TSO4/6: TCP frames up to 64 KiB over several buffers
- *           (needs MRG_RXBUF and RX_CSUM). */
+ *           (needs MRG_RXBUF and RX_CSUM);
+ *  TX_USO   HOST_USO: UDP datagrams up to 64 KiB cut into gso_size
+ *           payloads (needs TX_CSUM);
+ *  RX_USO   GUEST_USO4/6: UDP datagrams up to 64 KiB over several
+ *           buffers, header gso_type UDP_L4 (needs MRG_RXBUF and RX_CSUM).
+ * VNET_OFF_ALL is the TCP set lwIP handles. */
 #define VNET_OFF_TX_CSUM 1u
 #define VNET_OFF_TX_TSO  2u
 #define VNET_OFF_RX_CSUM 4u
 #define VNET_OFF_RX_TSO  8u
 #define VNET_OFF_ALL     15u
+#define VNET_OFF_TX_USO  16u
+#define VNET_OFF_RX_USO  32u
 
 /* Per TX frame: what the device is asked to finish. */
 #define VNET_TX_CSUM 1u /* the TCP/UDP checksum (the driver seeds the field) */
-#define VNET_TX_GSO  2u /* TCP segmentation into gso_size payloads (implies CSUM) */
+#define VNET_TX_GSO                                                                                \
+    2u /* TCP (HOST_TSO) or UDP (HOST_USO) segmentation into gso_size                              \
+        * payloads (implies CSUM) */
 struct vnet_tx_off {
     uint8_t flags; /* VNET_TX_* */
     uint16_t gso_size;
@@ -132,7 +141,8 @@ unsigned vnet_flow_pair(const struct vnet_dev *d, uint32_t saddr, uint32_t daddr
                         uint16_t dport);
 const char *vnet_name(const struct vnet_dev *d);        /* "pci0:3.0 modern" ... */
 const char *vnet_ring_format(const struct vnet_dev *d); /* "split" or "packed" */
-/* The offloads negotiated (VNET_OFF_*; TX_TSO: IPv4, what lwIP sends). */
+/* The offloads negotiated (VNET_OFF_*; TX_TSO: IPv4, what lwIP sends;
+ * RX_USO: GUEST_USO4 or 6). */
 unsigned vnet_offloads(const struct vnet_dev *d);
 
 /* --- TX --- */
@@ -203,8 +213,9 @@ struct vnet_txslots {
     uint16_t *tag;
 };
 
-/* Binds the TX queue with slots of room bytes (0, or more than the
- * device's largest frame: that frame) after waiting up to 200 ms for
+/* Binds the TX queue with slots of room bytes (0: the device's largest
+ * frame; more than the largest the device takes: that, 65535 with
+ * HOST_USO negotiated) after waiting up to 200 ms for
  * frames in flight to come back, and describes the slots in *out. -EBUSY
  * when they do not come back, -EIO on a broken queue. Once bound,
  * vnet_tx_burst copies its frames into slots and gives them back through
@@ -225,6 +236,18 @@ int vnet_txslots_reserve(struct vnet_dev *d, int n, uint16_t *first);
  * when n exceeds the reservation (or it was used, or another TX call
  * reserved since) or a length is out of range, -EIO. */
 int vnet_txslots_send(struct vnet_dev *d, int n, const uint16_t *len, int dropped);
+
+/* Offloads for every frame the app sends through pair q's bound slots
+ * from now on (HOST_USO: UDP datagrams up to 64 KiB, room permitting):
+ * the header vnet_hdr_tx_build makes of off for frame, a sample of len
+ * bytes whose L4 checksum field it seeds with the pseudo-header sum. The
+ * frames sent must share frame's headers, length and that field (the
+ * app copies frame; the device finishes each segment's checksum). Frames
+ * the driver copies into slots keep a zero header. 0, -EINVAL (q not
+ * bound, no off, a frame that cannot be offloaded), -EOPNOTSUPP (the
+ * feature is not negotiated). */
+int vnet_txslots_offload_q(struct vnet_dev *d, unsigned q, uint8_t *frame, uint32_t len,
+                           const struct vnet_tx_off *off);
 
 /* The same on pair q (q < vnet_pairs(), else bind is -EINVAL): each pair
  * binds its own slots; the three calls above are pair 0's. */

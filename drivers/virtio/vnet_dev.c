@@ -159,7 +159,8 @@ static void vnet_rx_layout(struct vnet_dev *d)
 {
     d->max_frame = d->mtu + VNET_FRAME_EXTRA;
     d->rx_chains = !!(d->features &
-                      (VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6)));
+                      (VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6) |
+                       VIRTIO_BIT(VIRTIO_NET_F_GUEST_USO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_USO6)));
     if (d->rx_chains) {
         /* Large frames over mergeable buffers (s5.1.6.3): a few big
          * slots each, not one slot per MTU. */
@@ -419,8 +420,12 @@ unsigned vnet_offloads(const struct vnet_dev *d)
         o |= VNET_OFF_TX_TSO;
     if (f & VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM))
         o |= VNET_OFF_RX_CSUM;
-    if (d->rx_chains)
+    if (f & (VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6)))
         o |= VNET_OFF_RX_TSO;
+    if (f & VIRTIO_BIT(VIRTIO_NET_F_HOST_USO))
+        o |= VNET_OFF_TX_USO;
+    if (f & (VIRTIO_BIT(VIRTIO_NET_F_GUEST_USO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_USO6)))
+        o |= VNET_OFF_RX_USO;
     return o;
 }
 

@@ -31,12 +31,12 @@ static const struct vnet_feature vnet_feature_table[] = {
     {VIRTIO_NET_F_MRG_RXBUF, "mrg_rxbuf", true},
     {VIRTIO_NET_F_STATUS, "status", true},
     {VIRTIO_NET_F_CTRL_VQ, "ctrl_vq", true},
-    {18, "ctrl_rx", false},
-    {19, "ctrl_vlan", false},
+    {VIRTIO_NET_F_CTRL_RX, "ctrl_rx", false},
+    {VIRTIO_NET_F_CTRL_VLAN, "ctrl_vlan", false},
     {20, "ctrl_rx_extra", false},
-    {21, "guest_announce", false},
+    {VIRTIO_NET_F_GUEST_ANNOUNCE, "guest_announce", false},
     {VIRTIO_NET_F_MQ, "mq", true},
-    {23, "ctrl_mac_addr", false},
+    {VIRTIO_NET_F_CTRL_MAC_ADDR, "ctrl_mac_addr", false},
     {VIRTIO_F_NOTIFY_ON_EMPTY, "notify_on_empty", false},
     {VIRTIO_F_ANY_LAYOUT, "any_layout", false},
     {VIRTIO_F_INDIRECT_DESC, "indirect_desc", false},
@@ -50,6 +50,9 @@ static const struct vnet_feature vnet_feature_table[] = {
     {37, "sr_iov", false},
     {VIRTIO_F_NOTIFICATION_DATA, "notification_data", true},
     {VIRTIO_F_RING_RESET, "ring_reset", true},
+    {VIRTIO_NET_F_GUEST_USO4, "guest_uso4", true},
+    {VIRTIO_NET_F_GUEST_USO6, "guest_uso6", true},
+    {VIRTIO_NET_F_HOST_USO, "host_uso", true},
     {VIRTIO_NET_F_HASH_REPORT, "hash_report", true},
     {VIRTIO_NET_F_RSS, "rss", true},
     {VIRTIO_NET_F_RSC_EXT, "rsc_ext", false},
@@ -145,6 +148,10 @@ uint64_t vnet_offload_features(uint8_t offloads)
         f |= F(GUEST_CSUM);
     if (offloads & VNET_OFF_RX_TSO)
         f |= F(GUEST_TSO4) | F(GUEST_TSO6);
+    if (offloads & VNET_OFF_TX_USO)
+        f |= F(HOST_USO);
+    if (offloads & VNET_OFF_RX_USO)
+        f |= F(GUEST_USO4) | F(GUEST_USO6);
     return f;
 }
 
@@ -152,15 +159,18 @@ uint64_t vnet_offload_deps(const char *dev, uint64_t f)
 {
     /* virtio 1.2 s5.1.3.1: segmentation needs the matching checksum
      * offload. */
+    const uint64_t guest_gso = F(GUEST_TSO4) | F(GUEST_TSO6) | F(GUEST_USO4) | F(GUEST_USO6);
     if (!(f & F(CSUM)))
-        f &= ~(F(HOST_TSO4) | F(HOST_TSO6));
+        f &= ~(F(HOST_TSO4) | F(HOST_TSO6) | F(HOST_USO));
     if (!(f & F(GUEST_CSUM)))
-        f &= ~(F(GUEST_TSO4) | F(GUEST_TSO6));
+        f &= ~guest_gso;
     /* Our choice: frames up to 64 KiB arrive over mergeable buffers, not
      * in 64 KiB buffers (s5.1.6.3.1) the ring would have to hold each. */
-    if ((f & (F(GUEST_TSO4) | F(GUEST_TSO6))) && !(f & F(MRG_RXBUF))) {
-        printf("vnet: %s: guest_tso4/6 not negotiated: large frames need mrg_rxbuf\n", dev);
-        f &= ~(F(GUEST_TSO4) | F(GUEST_TSO6));
+    if ((f & guest_gso) && !(f & F(MRG_RXBUF))) {
+        printf("vnet: %s: guest_tso4/6, guest_uso4/6 not negotiated: large frames need "
+               "mrg_rxbuf\n",
+               dev);
+        f &= ~guest_gso;
     }
     return f;
 }

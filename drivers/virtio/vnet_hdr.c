@@ -117,14 +117,19 @@ static void vnet_seed_csum(uint8_t *f, const struct vnet_l4 *o, uint32_t csum_of
     memcpy(f + o->l4off + csum_off, &v, sizeof(v)); /* a native sum stores as network order */
 }
 
-/* GSO part of the header; 0, or -errno. */
-static int vnet_hdr_gso(struct virtio_net_hdr *h, const struct vnet_l4 *o, uint32_t len,
-                        uint16_t gso_size, uint64_t features)
+/* UDP segmentation (virtio 1.2 s5.1.6.2, gso_type UDP_L4): one type for
+ * IPv4 and IPv6, HOST_USO negotiated. 0, or -errno. */
+static int vnet_hdr_uso(struct virtio_net_hdr *h, uint64_t features)
 {
-    if (o->proto != PROTO_TCP || gso_size == 0 || o->ip_end != len)
-        return -EINVAL;
-    if (o->ip_end - o->hdrs <= gso_size)
-        return 0; /* one segment: checksum only */
+    if (!(features & VIRTIO_BIT(VIRTIO_NET_F_HOST_USO)))
+        return -EOPNOTSUPP;
+    h->gso_type = VIRTIO_NET_HDR_GSO_UDP_L4;
+    return 0;
+}
+
+/* TCP segmentation: TCPV4 or TCPV6 with HOST_TSO4/6. 0, or -errno. */
+static int vnet_hdr_tso(struct virtio_net_hdr *h, const struct vnet_l4 *o, uint64_t features)
+{
     unsigned feat = o->v6 ? VIRTIO_NET_F_HOST_TSO6 : VIRTIO_NET_F_HOST_TSO4;
     if (!(features & VIRTIO_BIT(feat)))
         return -EOPNOTSUPP;
@@ -135,6 +140,20 @@ static int vnet_hdr_gso(struct virtio_net_hdr *h, const struct vnet_l4 *o, uint3
             return -EOPNOTSUPP;
         h->gso_type |= VIRTIO_NET_HDR_GSO_ECN;
     }
+    return 0;
+}
+
+/* GSO part of the header; 0, or -errno. */
+static int vnet_hdr_gso(struct virtio_net_hdr *h, const struct vnet_l4 *o, uint32_t len,
+                        uint16_t gso_size, uint64_t features)
+{
+    if (gso_size == 0 || o->ip_end != len)
+        return -EINVAL;
+    if (o->ip_end - o->hdrs <= gso_size)
+        return 0; /* one segment: checksum only */
+    int r = o->proto == PROTO_TCP ? vnet_hdr_tso(h, o, features) : vnet_hdr_uso(h, features);
+    if (r)
+        return r;
     h->gso_size = gso_size;
     h->hdr_len = (uint16_t)o->hdrs; /* s5.1.6.2: up to the start of the payload */
     return 0;
@@ -180,7 +199,8 @@ const char *const vnet_hdr_bad_name[VNET_HDR_NBAD] = {
 /* The GSO type against what was negotiated (virtio 1.2 s5.1.6.4.1). */
 static enum vnet_hdr_bad vnet_rx_gso_type(uint8_t t, uint64_t features)
 {
-    if (t & VIRTIO_NET_HDR_GSO_ECN) {
+    bool ecn = t & VIRTIO_NET_HDR_GSO_ECN;
+    if (ecn) {
         if (!(features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_ECN)) || t == VIRTIO_NET_HDR_GSO_ECN)
             return VNET_HDR_BAD_GSO_TYPE;
         t &= (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
@@ -191,7 +211,12 @@ static enum vnet_hdr_bad vnet_rx_gso_type(uint8_t t, uint64_t features)
         return VNET_HDR_OK;
     if (t == VIRTIO_NET_HDR_GSO_TCPV6 && (features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6)))
         return VNET_HDR_OK;
-    return VNET_HDR_BAD_GSO_TYPE; /* UDP, UDP_L4 (never negotiated), unknown */
+    /* s5.1.6.4.1: UDP_L4 needs GUEST_USO4 or 6 (one type for both), and
+     * ECN is TCP's */
+    if (t == VIRTIO_NET_HDR_GSO_UDP_L4 && !ecn &&
+        (features & (VIRTIO_BIT(VIRTIO_NET_F_GUEST_USO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_USO6))))
+        return VNET_HDR_OK;
+    return VNET_HDR_BAD_GSO_TYPE; /* UDP (UFO, never negotiated), unknown */
 }
 
 enum vnet_hdr_bad vnet_hdr_rx_check(const struct virtio_net_hdr *h, uint32_t frame_len,

@@ -86,14 +86,16 @@ struct vnet_rxq_stats {
 struct vnet_txq {
     struct virtq *vq;
     uint16_t size;
-    uint16_t reserved;           /* from the last vnet_tx_reserve */
-    struct virtq_used_buf *used; /* size entries */
-    uint64_t progress;           /* TSC of the last TX completion */
-    struct vnet_txslots slots;   /* once the queue is bound */
-    uint8_t *hdr0;               /* slot 0's virtio-net header */
-    struct virtq_buf *bufs;      /* size entries: frames by reference */
-    uint16_t *lens;              /* size entries: frames copied into slots */
-    struct vnet_txchain *chains; /* VNET_TX_CHAINS entries: frames with fragments */
+    uint16_t reserved;              /* from the last vnet_tx_reserve */
+    struct virtq_used_buf *used;    /* size entries */
+    uint64_t progress;              /* TSC of the last TX completion */
+    struct vnet_txslots slots;      /* once the queue is bound */
+    uint8_t *hdr0;                  /* slot 0's virtio-net header */
+    struct virtio_net_hdr slot_hdr; /* vnet_txslots_offload_q's, written per frame sent */
+    bool slot_off;                  /* slot_hdr is set (else every slot header is zero) */
+    struct virtq_buf *bufs;         /* size entries: frames by reference */
+    uint16_t *lens;                 /* size entries: frames copied into slots */
+    struct vnet_txchain *chains;    /* VNET_TX_CHAINS entries: frames with fragments */
     struct vnet_txq_stats st;
     struct vnet_qnote note;
 };

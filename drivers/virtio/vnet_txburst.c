@@ -83,13 +83,15 @@ static uint64_t vnet_tx_fill_ref(const struct vnet_dev *d, struct vnet_txq *tq,
 /* Copies n frames into the reserved slots from first (tag 0: the app's
  * template is gone). Returns their bytes. */
 static uint64_t vnet_tx_fill_copy(struct vnet_txq *tq, const struct vnet_tx *tx, int n,
-                                  uint16_t first)
+                                  uint16_t first, uint32_t hl)
 {
     struct vnet_txslots *sl = &tq->slots;
     uint64_t bytes = 0;
     for (int i = 0; i < n; i++) {
         uint16_t s = (uint16_t)(first + i) & (sl->num - 1);
         memcpy(sl->frame0 + (size_t)s * sl->stride, tx[i].frame, tx[i].len);
+        if (tq->slot_off) /* the app's offload header is not this frame's */
+            memset(tq->hdr0 + (size_t)s * sl->stride, 0, hl);
         sl->tag[s] = 0;
         tq->lens[i] = (uint16_t)tx[i].len;
         bytes += tx[i].len;
@@ -123,8 +125,8 @@ static int vnet_tx_burst_singles(struct vnet_dev *d, struct vnet_txq *tq, const 
     if (k <= 0)
         return k;
     int added = k;
-    uint64_t bytes =
-        bound ? vnet_tx_fill_copy(tq, t, k, first) : vnet_tx_fill_ref(d, tq, t, k, &added);
+    uint64_t bytes = bound ? vnet_tx_fill_copy(tq, t, k, first, d->hdr_len)
+                           : vnet_tx_fill_ref(d, tq, t, k, &added);
     int r = vnet_tx_commit(d, tq, bound ? tq->lens : NULL, tq->bufs, added, bytes, 0);
     if (r < 0)
         return r;

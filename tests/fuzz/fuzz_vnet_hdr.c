@@ -4,6 +4,7 @@
  * 2 of gso_size, 2 of the first piece's length, then the frame. */
 #include <errno.h>
 
+#include "drivers/virtio/virtio.h"
 #include "drivers/virtio/vnet_hdr.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -17,8 +18,14 @@ static void check_rx(const struct virtio_net_hdr *h, uint32_t len, uint64_t f)
     FUZZ_CHECK(o.csum <= VNET_RX_CSUM_PARTIAL);
     if (o.csum == VNET_RX_CSUM_PARTIAL)
         FUZZ_CHECK(o.csum_start >= 14 && (uint32_t)o.csum_start + o.csum_offset + 2 <= len);
-    FUZZ_CHECK(o.gso_type == VIRTIO_NET_HDR_GSO_NONE || o.gso_type == VIRTIO_NET_HDR_GSO_TCPV4 ||
-               o.gso_type == VIRTIO_NET_HDR_GSO_TCPV6);
+    /* each GSO type only with its feature (UDP_L4: GUEST_USO4 or 6) */
+    FUZZ_CHECK(
+        o.gso_type == VIRTIO_NET_HDR_GSO_NONE ||
+        (o.gso_type == VIRTIO_NET_HDR_GSO_TCPV4 && (f & VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4))) ||
+        (o.gso_type == VIRTIO_NET_HDR_GSO_TCPV6 && (f & VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6))) ||
+        (o.gso_type == VIRTIO_NET_HDR_GSO_UDP_L4 &&
+         (f & (VIRTIO_BIT(VIRTIO_NET_F_GUEST_USO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_USO6))) &&
+         !(h->gso_type & VIRTIO_NET_HDR_GSO_ECN)));
     FUZZ_CHECK(o.gso_type == VIRTIO_NET_HDR_GSO_NONE ? len <= 1518 : o.gso_size > 0);
 }
 
@@ -37,6 +44,9 @@ static void check_tx(uint8_t *frame, uint32_t head, uint32_t len, uint8_t flags,
     FUZZ_CHECK((uint32_t)h.csum_start + h.csum_offset + 2 <= head);
     if (h.gso_type)
         FUZZ_CHECK(h.gso_size == mss && h.hdr_len <= head && (flags & VNET_TX_GSO));
+    if (h.gso_type == VIRTIO_NET_HDR_GSO_UDP_L4) /* USO: HOST_USO, UDP's 8-byte header */
+        FUZZ_CHECK((f & VIRTIO_BIT(VIRTIO_NET_F_HOST_USO)) && h.csum_offset == 6 &&
+                   h.hdr_len == h.csum_start + 8u);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)

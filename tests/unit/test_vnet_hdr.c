@@ -1,8 +1,9 @@
 /* drivers/virtio/vnet_hdr.c: the TX header for checksum and segmentation
  * offload (IPv4 and IPv6 TCP, UDP), checked by doing what a device does
  * with it (finish the checksum; cut GSO frames the way Linux's
- * tcp_gso_segment does) and verifying every result against an
- * independent RFC 1071 reference; and every malformed RX header. */
+ * tcp_gso_segment and __udp_gso_segment do) and verifying every result
+ * against an independent RFC 1071 reference; and every malformed RX
+ * header. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #define F(b)   VIRTIO_BIT(VIRTIO_NET_F_##b)
 #define ALL_TX (F(CSUM) | F(HOST_TSO4) | F(HOST_TSO6))
 #define ALL_RX (F(GUEST_CSUM) | F(GUEST_TSO4) | F(GUEST_TSO6))
+#define USO_TX (F(CSUM) | F(HOST_USO))
 #define BIG    (70 * 1024)
 
 /* Reference: one's complement sum of big-endian words, folded. */
@@ -201,6 +203,87 @@ static void test_gso_tcp6(void **state)
     check_gso(true);
 }
 
+static void expect_tx(uint8_t *f, uint32_t head, uint32_t len, uint8_t flags, uint16_t mss,
+                      uint64_t feat, int want);
+
+/* Cuts a UDP_L4 frame the way Linux's __udp_gso_segment does: each
+ * segment gets the headers, its IP and UDP length, and a checksum
+ * finished from the seed adjusted by (segment length - frame length).
+ * Returns the segments; the last one's payload in *last. */
+static uint32_t dev_segment_udp(const uint8_t *f, uint32_t len, const struct virtio_net_hdr *h,
+                                bool v6, uint32_t *last)
+{
+    static uint8_t seg[2048];
+    uint32_t hl = h->hdr_len, l4 = h->csum_start, pay = len - hl, off = 0, n = 0;
+    assert_int_equal(hl, l4 + 8);
+    while (off < pay) {
+        uint32_t m = pay - off < h->gso_size ? pay - off : h->gso_size;
+        memcpy(seg, f, hl);
+        memcpy(seg + hl, f + hl + off, m);
+        put16(v6 ? seg + 18 : seg + 16, v6 ? 8 + m : 28 + m);
+        put16(seg + l4 + 4, 8 + m);
+        uint32_t s = get16(seg + l4 + 6) + (uint16_t) ~(len - l4) + (8 + m);
+        while (s >> 16)
+            s = (s & 0xffff) + (s >> 16);
+        put16(seg + l4 + 6, s);
+        s = ref_sum(seg + l4, 8 + m, 0);
+        put16(seg + l4 + 6, (uint16_t)~s);
+        assert_int_equal(ref_verify(seg, v6, l4, hl + m), 0);
+        *last = m;
+        off += m;
+        n++;
+    }
+    return n;
+}
+
+/* HOST_USO (virtio 1.2 s5.1.6.2): one gso_type, UDP_L4, for IPv4 and
+ * IPv6; an 8192-byte payload in 1400-byte segments is 5 + 1192. */
+static void check_uso(bool v6)
+{
+    static uint8_t f[16384];
+    uint32_t len, l4 = build(f, v6, 17, 8192, &len), last = 0;
+    struct virtio_net_hdr h;
+    struct vnet_tx_off off = {VNET_TX_GSO | VNET_TX_CSUM, 1400};
+    assert_int_equal(vnet_hdr_tx_build(&h, f, 128, len, &off, USO_TX), 0);
+    assert_int_equal(h.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+    assert_int_equal(h.gso_type, VIRTIO_NET_HDR_GSO_UDP_L4);
+    assert_int_equal(h.gso_size, 1400);
+    assert_int_equal(h.hdr_len, l4 + 8);
+    assert_int_equal(h.csum_start, l4);
+    assert_int_equal(h.csum_offset, 6);
+    assert_int_equal(dev_segment_udp(f, len, &h, v6, &last), 6);
+    assert_int_equal(last, 1192);
+    dev_finish(f, len, &h);
+    assert_int_equal(ref_verify(f, v6, l4, len), 0);
+}
+
+static void test_uso4(void **state)
+{
+    (void)state;
+    check_uso(false);
+}
+static void test_uso6(void **state)
+{
+    (void)state;
+    check_uso(true);
+}
+
+/* USO needs HOST_USO (and CSUM); TSO's features do not give it, nor
+ * USO TSO's. */
+static void test_uso_refused(void **state)
+{
+    (void)state;
+    static uint8_t f[16384];
+    uint32_t len;
+    build(f, false, 17, 8192, &len);
+    expect_tx(f, 128, len, VNET_TX_GSO, 1400, ALL_TX, -EOPNOTSUPP);
+    expect_tx(f, 128, len, VNET_TX_GSO, 1400, F(HOST_USO), -EOPNOTSUPP);
+    expect_tx(f, 128, len, VNET_TX_GSO, 0, USO_TX, -EINVAL);
+    expect_tx(f, 128, len + 4, VNET_TX_GSO, 1400, USO_TX, -EINVAL); /* GSO with a tail */
+    build(f, false, 6, 8192, &len);
+    expect_tx(f, 128, len, VNET_TX_GSO, 1400, USO_TX, -EOPNOTSUPP); /* TCP, no TSO4 */
+}
+
 /* The largest IPv4 frame: 65535 bytes of IP, a short last segment. */
 static void test_gso_max(void **state)
 {
@@ -307,7 +390,7 @@ static void test_tx_refused(void **state)
     f[20] = 0; /* IPv6 hop-by-hop extension header */
     expect_tx(f, 128, len, VNET_TX_CSUM, 0, ALL_TX, -EINVAL);
     build(f, false, 17, 4000, &len);
-    expect_tx(f, 128, len, VNET_TX_GSO, 1000, ALL_TX, -EINVAL); /* no UDP segmentation */
+    expect_tx(f, 128, len, VNET_TX_GSO, 1000, ALL_TX, -EOPNOTSUPP); /* no HOST_USO */
 }
 
 /* One VLAN tag in front of IPv4. */
@@ -367,6 +450,43 @@ static void test_rx_good(void **state)
     assert_int_equal(rx(1, 0, 0, 0, 34, 1478, 1514, ALL_RX, &o), VNET_HDR_OK);
 }
 
+/* GUEST_USO4/6 (s5.1.6.4.1): UDP_L4 frames, one type for both. */
+static void test_rx_uso(void **state)
+{
+    (void)state;
+    struct vnet_rx_off o;
+    const uint64_t u4 = F(GUEST_CSUM) | F(GUEST_USO4), u6 = F(GUEST_CSUM) | F(GUEST_USO6);
+    assert_int_equal(rx(1, 5, 42, 1400, 34, 6, 8234, u4, &o), VNET_HDR_OK);
+    assert_int_equal(o.gso_type, VIRTIO_NET_HDR_GSO_UDP_L4);
+    assert_int_equal(o.gso_size, 1400);
+    assert_int_equal(o.csum, VNET_RX_CSUM_PARTIAL);
+    assert_int_equal(rx(1, 5, 62, 1400, 54, 6, VNET_GSO_FRAME_MAX, u6, &o), VNET_HDR_OK);
+    assert_int_equal(o.gso_type, VIRTIO_NET_HDR_GSO_UDP_L4);
+    struct {
+        uint8_t flags, type;
+        uint16_t hlen, mss, start, coff;
+        uint32_t len;
+        uint64_t feat;
+        enum vnet_hdr_bad want;
+    } c[] = {
+        {1, 5, 42, 1400, 34, 6, 8234, ALL_RX, VNET_HDR_BAD_GSO_TYPE},     /* TSO is not USO */
+        {1, 5, 42, 1400, 34, 6, 8234, F(GUEST_USO4), VNET_HDR_BAD_FLAGS}, /* no GUEST_CSUM */
+        {1, 0x85, 42, 1400, 34, 6, 8234, u4 | F(GUEST_ECN), VNET_HDR_BAD_GSO_TYPE}, /* ECN */
+        {2, 5, 42, 1400, 34, 6, 8234, u4, VNET_HDR_BAD_GSO_TYPE}, /* no NEEDS_CSUM */
+        {1, 5, 42, 0, 34, 6, 8234, u6, VNET_HDR_BAD_GSO_SIZE},
+        {1, 5, 8235, 1400, 34, 6, 8234, u4, VNET_HDR_BAD_HDR_LEN},
+        {1, 5, 42, 1400, 34, 8199, 8234, u4, VNET_HDR_BAD_CSUM},
+        {1, 5, 42, 1400, 34, 6, VNET_GSO_FRAME_MAX + 1, u4, VNET_HDR_BAD_LEN},
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        enum vnet_hdr_bad r = rx(c[i].flags, c[i].type, c[i].hlen, c[i].mss, c[i].start, c[i].coff,
+                                 c[i].len, c[i].feat, &o);
+        if (r != c[i].want)
+            fail_msg("case %zu: got %s, want %s", i, vnet_hdr_bad_name[r],
+                     vnet_hdr_bad_name[c[i].want]);
+    }
+}
+
 static void test_rx_malformed(void **state)
 {
     (void)state;
@@ -412,13 +532,15 @@ static void test_rx_malformed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_csum_tcp4),  cmocka_unit_test(test_csum_tcp6),
-        cmocka_unit_test(test_csum_udp4),  cmocka_unit_test(test_csum_udp6),
-        cmocka_unit_test(test_gso_tcp4),   cmocka_unit_test(test_gso_tcp6),
-        cmocka_unit_test(test_gso_max),    cmocka_unit_test(test_gso_one_segment),
-        cmocka_unit_test(test_ecn),        cmocka_unit_test(test_tx_none),
-        cmocka_unit_test(test_tx_refused), cmocka_unit_test(test_csum_vlan),
-        cmocka_unit_test(test_rx_good),    cmocka_unit_test(test_rx_malformed),
+        cmocka_unit_test(test_csum_tcp4),   cmocka_unit_test(test_csum_tcp6),
+        cmocka_unit_test(test_csum_udp4),   cmocka_unit_test(test_csum_udp6),
+        cmocka_unit_test(test_gso_tcp4),    cmocka_unit_test(test_gso_tcp6),
+        cmocka_unit_test(test_gso_max),     cmocka_unit_test(test_gso_one_segment),
+        cmocka_unit_test(test_ecn),         cmocka_unit_test(test_tx_none),
+        cmocka_unit_test(test_tx_refused),  cmocka_unit_test(test_csum_vlan),
+        cmocka_unit_test(test_rx_good),     cmocka_unit_test(test_rx_malformed),
+        cmocka_unit_test(test_uso4),        cmocka_unit_test(test_uso6),
+        cmocka_unit_test(test_uso_refused), cmocka_unit_test(test_rx_uso),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

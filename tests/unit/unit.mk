@@ -113,6 +113,9 @@ test_vnet_qreset_SRCS := tests/unit/test_vnet_qreset.c $(VNET_SIM_SRCS)
 UNIT_TESTS += test_vnet_ndata
 test_vnet_ndata_SRCS := tests/unit/test_vnet_ndata.c $(VNET_SIM_SRCS)
 
+UNIT_TESTS += test_vnet_uso
+test_vnet_uso_SRCS := tests/unit/test_vnet_uso.c $(VNET_SIM_SRCS)
+
 UNIT_TESTS += test_vnet_offload
 test_vnet_offload_SRCS := tests/unit/test_vnet_offload.c \
     $(filter-out tests/unit/test_vnet.c,$(test_vnet_SRCS))

@@ -13,7 +13,7 @@ from ..errors import failed, missing, usage
 from ..run import iperf, peer, qemucmd, rrhost
 from ..run.iperf import config_value
 from ..run.proc import run_quiet
-from . import netns
+from . import netns, udphost
 from .base import Backend, guest_mac, live_from_peer, nic_props
 
 # /sys/class/net/IF/tun_flags bits (linux/if_tun.h) and flags' IFF_UP.
@@ -49,6 +49,7 @@ class Tap(iperf.IperfBackend, Backend):
         self.base = None
         self.sender = None
         self.rr = None
+        self.udp = None
 
     def check(self):
         if os.geteuid() != 0:
@@ -89,6 +90,9 @@ class Tap(iperf.IperfBackend, Backend):
             self.rr.start()
         elif self.opts.app in ("sink", "reflect"):
             self.sender = netns.sender(session, self.opts, ns, self.dst_ip, guest_ip)
+        elif udphost.wanted(self.opts):
+            self.udp = udphost.UdpCount(session, ns, self.dst_ip, udphost.dst_port(self.opts))
+            self.udp.start()
 
     def on_guest_ready(self, index):
         if self.sender is not None and self.sender.proc is None:
@@ -100,6 +104,8 @@ class Tap(iperf.IperfBackend, Backend):
             return self.iperf.dead()
         if self.rr is not None:
             return self.rr.dead()
+        if self.udp is not None:
+            return self.udp.dead()
         return self.sender.dead() if self.sender else None
 
     def finish(self):
@@ -109,6 +115,8 @@ class Tap(iperf.IperfBackend, Backend):
             self.iperf.finish()
         if self.rr is not None:
             self.rr.finish()
+        if self.udp is not None:
+            self.udp.finish()
 
     def processes(self):
         if self.iperf is not None:
@@ -171,6 +179,8 @@ class Tap(iperf.IperfBackend, Backend):
         out.update(self.iperf_collect())
         if self.rr is not None and self.rr.result is not None:
             out["rr"] = self.rr.result
+        if self.udp is not None and self.udp.result is not None:
+            out["udp"] = self.udp.result
         return out
 
 

@@ -23,7 +23,8 @@ from . import conform_checks, conform_pairs
 # version_1 stays on: without it a modern-only device refuses the driver.
 SWITCHABLE = ("csum", "guest_csum", "host_tso4", "host_tso6", "guest_tso4", "guest_tso6", "mtu",
               "mac", "mrg_rxbuf", "status", "ctrl_vq", "mq", "rss", "event_idx", "ring_packed",
-              "in_order", "ring_reset", "notification_data", "hash_report")
+              "in_order", "ring_reset", "notification_data", "hash_report", "host_uso",
+              "guest_uso4", "guest_uso6")
 # Switched by its own config word (indirect=on|off).
 WORD_FEATURES = {"indirect_desc": "indirect"}
 
