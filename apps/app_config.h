@@ -59,6 +59,9 @@ struct app_config {
     uint8_t indirect;   /* enum cfg_indirect */
     uint64_t qreset_at; /* gen: TX, sink: RX queue reset after this many frames; 0: none */
     uint16_t uso;       /* gen: payload bytes per segment the device cuts (HOST_USO); 0: off */
+    /* control queue commands at start (apps/apps_ctrl.c) */
+    uint8_t promisc, allmulti, mac_set;
+    uint16_t vlan; /* 0: none */
     uint16_t vcpus;
     uint8_t vcpu_test; /* enum cfg_vcpu_test */
     /* addressing */

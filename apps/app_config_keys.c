@@ -85,6 +85,14 @@ static const struct cfg_key keys[] = {
     U("uso", uso, 0, 65535, "0",
       "gen: UDP segmentation by the device (VIRTIO_NET_F_HOST_USO), payload bytes per segment; "
       "0: off"),
+    B("promisc", promisc, "0",
+      "VIRTIO_NET_CTRL_RX_PROMISC at start, on or off (given: the command is sent)"),
+    B("allmulti", allmulti, "0", "VIRTIO_NET_CTRL_RX_ALLMULTI at start, on or off (given: sent)"),
+    B("mac_set", mac_set, "0",
+      "VIRTIO_NET_CTRL_MAC_ADDR_SET of mac= (or the NIC's) at start, with a one-entry unicast "
+      "table"),
+    U("vlan", vlan, 0, 4095, "0",
+      "VIRTIO_NET_CTRL_VLAN_ADD of this VLAN at start (CTRL_VLAN: other tags dropped); 0: none"),
     S("notify", notify, "poll", "used-buffer notifications: poll|irq|hybrid, or rx:MODE,tx:MODE",
       NULL),
     /* addressing */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "apps/apps_ctrl.h"
 #include "kernel/exit.h"
 #include "kernel/kernel.h"
 #include "kernel/result.h"
@@ -21,6 +22,7 @@ int apps_vnet_params(const struct app_config *c, struct vnet_params *p, char *wh
     p->rx_coalesce_us = c->rx_coalesce_us;
     p->queues = c->queues;
     p->txfull = c->txfull == CFG_TXFULL_DROP ? VNET_TXFULL_DROP : VNET_TXFULL_WAIT;
+    p->vlan_filter = c->vlan != 0;
     p->indirect = c->indirect == CFG_INDIRECT_ON    ? VNET_INDIRECT_ON
                   : c->indirect == CFG_INDIRECT_OFF ? VNET_INDIRECT_OFF
                                                     : VNET_INDIRECT_AUTO;
@@ -57,6 +59,7 @@ void apps_net_init(const struct app_config *c, unsigned min_devs, unsigned offlo
         vn_fatal(VN_EXIT_CONFIG, "config: %s", why);
     s.vnet.offloads = (uint8_t)offloads;
     net_init(&s);
+    apps_ctrl_apply(c, net_if_get(0));
 }
 
 void apps_dst_mac(const struct app_config *c, uint8_t mac[6])

@@ -20,8 +20,7 @@ uint32_t gen_uso_max_frame(const struct app_config *c, uint32_t mtu_frame)
     return c->uso ? PKT_MAX_FRAME : mtu_frame;
 }
 
-void gen_uso_check(const struct app_config *c, struct net_if *nif, unsigned nsizes,
-                   unsigned nflows)
+void gen_uso_check(const struct app_config *c, struct net_if *nif, unsigned nsizes, unsigned nflows)
 {
     if (!c->uso)
         return;

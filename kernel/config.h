@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define CFG_STR_MAX  128
-#define CFG_LONG_MAX 256 /* a list value: every switchable feature named in features= */
+#define CFG_LONG_MAX 384 /* a list value: every switchable feature named in features= */
 #define CFG_KEYS_MAX 128 /* keys in one table: the bits of struct cfg_given */
 
 enum cfg_type {

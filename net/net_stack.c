@@ -136,6 +136,7 @@ void net_init(const struct net_setup *s)
     net_lwip_heap = mem_alloc_dma(NET_LWIP_HEAP_BYTES, 64);
     lwip_init();
     net_tlp_init();
+    net_announce_init();
     nifs = (unsigned)n;
     for (unsigned i = 0; i < nifs; i++) {
         struct net_if *nif = &ifs[i];

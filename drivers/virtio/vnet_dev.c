@@ -18,7 +18,9 @@
      VIRTIO_BIT(VIRTIO_F_RING_PACKED) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) |                         \
      VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS) |                                  \
      VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC) | VIRTIO_BIT(VIRTIO_F_RING_RESET) |                        \
-     VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA) | VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT))
+     VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA) | VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT) |               \
+     VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_MAC_ADDR) |                   \
+     VIRTIO_BIT(VIRTIO_NET_F_GUEST_ANNOUNCE))
 
 /* virtio-net config space, virtio 1.2 s5.1.4 */
 #define VNET_CFG_MAC 0
@@ -249,6 +251,10 @@ static int vnet_negotiate(struct vnet_dev *d)
     uint64_t want = VNET_WANTED | vnet_offload_features(p->offloads);
     if (p->indirect == VNET_INDIRECT_OFF)
         want &= ~VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC);
+    /* With CTRL_VLAN a device filters every tag not added (QEMU drops
+     * them all): asked for only by a caller that adds one. */
+    if (p->vlan_filter)
+        want |= VIRTIO_BIT(VIRTIO_NET_F_CTRL_VLAN);
     want = vnet_mq_offer(d, vnet_check_mtu_offer(d, want & ~p->features_off));
     if (v->legacy)
         want &= 0xffffffffu; /* legacy devices have 32 feature bits */

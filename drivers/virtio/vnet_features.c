@@ -31,12 +31,12 @@ static const struct vnet_feature vnet_feature_table[] = {
     {VIRTIO_NET_F_MRG_RXBUF, "mrg_rxbuf", true},
     {VIRTIO_NET_F_STATUS, "status", true},
     {VIRTIO_NET_F_CTRL_VQ, "ctrl_vq", true},
-    {VIRTIO_NET_F_CTRL_RX, "ctrl_rx", false},
-    {VIRTIO_NET_F_CTRL_VLAN, "ctrl_vlan", false},
+    {VIRTIO_NET_F_CTRL_RX, "ctrl_rx", true},
+    {VIRTIO_NET_F_CTRL_VLAN, "ctrl_vlan", true},
     {20, "ctrl_rx_extra", false},
-    {VIRTIO_NET_F_GUEST_ANNOUNCE, "guest_announce", false},
+    {VIRTIO_NET_F_GUEST_ANNOUNCE, "guest_announce", true},
     {VIRTIO_NET_F_MQ, "mq", true},
-    {VIRTIO_NET_F_CTRL_MAC_ADDR, "ctrl_mac_addr", false},
+    {VIRTIO_NET_F_CTRL_MAC_ADDR, "ctrl_mac_addr", true},
     {VIRTIO_F_NOTIFY_ON_EMPTY, "notify_on_empty", false},
     {VIRTIO_F_ANY_LAYOUT, "any_layout", false},
     {VIRTIO_F_INDIRECT_DESC, "indirect_desc", false},
@@ -162,6 +162,9 @@ uint64_t vnet_offload_deps(const char *dev, uint64_t f)
     const uint64_t guest_gso = F(GUEST_TSO4) | F(GUEST_TSO6) | F(GUEST_USO4) | F(GUEST_USO6);
     if (!(f & F(CSUM)))
         f &= ~(F(HOST_TSO4) | F(HOST_TSO6) | F(HOST_USO));
+    /* the control queue's commands need the queue */
+    if (!(f & F(CTRL_VQ)))
+        f &= ~(F(CTRL_RX) | F(CTRL_VLAN) | F(CTRL_MAC_ADDR) | F(GUEST_ANNOUNCE));
     if (!(f & F(GUEST_CSUM)))
         f &= ~guest_gso;
     /* Our choice: frames up to 64 KiB arrive over mergeable buffers, not

@@ -162,6 +162,7 @@ struct vnet_dev {
     struct vnet_params params; /* as asked for */
     uint64_t offered, features;
     uint8_t mac[6];
+    uint64_t announces; /* GUEST_ANNOUNCE requests acknowledged (vnet_announce_poll) */
     uint32_t mtu;
     uint8_t dev_status;     /* last read, for reports */
     uint32_t config_bad;    /* config fields outside the spec's range (s5.1.4.1), not taken */

@@ -93,7 +93,7 @@ static void vnet_json_virtq(struct json *j, const struct virtq *vq)
 /* Every queue pair's own counts: "queues", one object per pair in use
  * (the "tx" and "rx" objects above are pair 0's in full). */
 /* The control queue's commands and how they were answered. */
-static void vnet_json_ctrl(struct json *j, const struct vnet_ctrl *c)
+static void vnet_json_ctrl(struct json *j, const struct vnet_dev *d, const struct vnet_ctrl *c)
 {
     json_obj_begin(j, "ctrl");
     json_u64(j, "sent", c->sent);
@@ -102,6 +102,7 @@ static void vnet_json_ctrl(struct json *j, const struct vnet_ctrl *c)
     json_u64(j, "bad_reply", c->bad_reply);
     json_u64(j, "timeouts", c->timeouts);
     json_obj_end(j);
+    json_u64(j, "announces", d->announces);
 }
 
 /* HASH_REPORT: the verdicts on every pair's reports (vnet_hash.h), summed;
@@ -123,7 +124,7 @@ static void vnet_json_queues(struct json *j, const struct vnet_dev *d)
 {
     vnet_json_hash(j, d);
     if (d->ctrl)
-        vnet_json_ctrl(j, d->ctrl);
+        vnet_json_ctrl(j, d, d->ctrl);
     json_bool(j, "rss", d->rss != NULL);
     json_u64(j, "max_queue_pairs", d->max_pairs);
     json_arr_begin(j, "queues");

@@ -65,9 +65,11 @@ int vnet_txslots_reserve_q(struct vnet_dev *d, unsigned q, int n, uint16_t *firs
  * into one since has overwritten it with zeros), and are counted. */
 static void vnet_slots_hdr(const struct vnet_dev *d, struct vnet_txq *tq, int n, uint64_t bytes)
 {
+    /* a hash report header's tail stays zero on TX (s5.1.6.2) */
+    size_t hl = d->hdr_len < sizeof(tq->slot_hdr) ? d->hdr_len : sizeof(tq->slot_hdr);
     uint16_t s = virtq_next_slot(tq->vq);
     for (int i = 0; i < n; i++, s = (uint16_t)(s + 1) & (uint16_t)(tq->slots.num - 1))
-        memcpy(tq->hdr0 + (size_t)s * tq->slots.stride, &tq->slot_hdr, d->hdr_len);
+        memcpy(tq->hdr0 + (size_t)s * tq->slots.stride, &tq->slot_hdr, hl);
     tq->st.csum += (uint64_t)n;
     if (tq->slot_hdr.gso_type != VIRTIO_NET_HDR_GSO_NONE) {
         tq->st.gso_frames += (uint64_t)n;

@@ -11,7 +11,7 @@ import os
 import pytest
 
 from vnharness import run_vnperf
-from vnperflib import nextroot
+from vnperflib.run import nextroot
 
 N = 500
 SIZE = 8234

@@ -437,11 +437,14 @@ void sim_set_mq(struct sim_dev *s, uint16_t max_pairs, uint8_t key, uint16_t tab
 }
 
 /* What a device does with a command it accepted: VQ_PAIRS_SET's count
- * (class 4, command 0, le16; s5.1.6.5.5). */
+ * (class 4, command 0, le16; s5.1.6.5.5), ANNOUNCE_ACK's status. */
 static void sim_ctrl_apply(struct sim_dev *s)
 {
     if (s->ctrl_last_len == 4 && s->ctrl_last[0] == 4 && s->ctrl_last[1] == 0)
         s->pairs = (uint16_t)(s->ctrl_last[2] | s->ctrl_last[3] << 8);
+    /* ANNOUNCE_ACK (class 3, command 0; s5.1.6.5.4) clears ANNOUNCE */
+    if (s->ctrl_last_len == 2 && s->ctrl_last[0] == 3 && s->ctrl_last[1] == 0)
+        s->config[6] &= (uint8_t)~2u;
 }
 
 /* The control queue (s5.1.6.5): each buffer's readable elements are the

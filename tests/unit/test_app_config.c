@@ -39,7 +39,9 @@ static void every_feature_off_fits(void **state)
     assert_int_equal(parse_and_check("features=-csum,-guest_csum,-host_tso4,-host_tso6,-guest_tso4,"
                                      "-guest_tso6,-mtu,-mac,-mrg_rxbuf,-status,-ctrl_vq,-mq,-rss,"
                                      "-event_idx,-ring_packed,-in_order,-version_1,-ring_reset,"
-                                     "-notification_data,-host_uso,-guest_uso4,-guest_uso6"),
+                                     "-notification_data,-host_uso,-guest_uso4,-guest_uso6,"
+                                     "-hash_report,-ctrl_rx,-ctrl_vlan,-ctrl_mac_addr,"
+                                     "-guest_announce"),
                      0);
 }
 

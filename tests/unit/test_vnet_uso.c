@@ -27,10 +27,10 @@
 #define USO                                                                                        \
     (B(VIRTIO_NET_F_CSUM) | B(VIRTIO_NET_F_GUEST_CSUM) | B(VIRTIO_NET_F_HOST_USO) |                \
      B(VIRTIO_NET_F_GUEST_USO4) | B(VIRTIO_NET_F_GUEST_USO6))
-#define ASK       (VNET_OFF_TX_CSUM | VNET_OFF_RX_CSUM | VNET_OFF_TX_USO | VNET_OFF_RX_USO)
-#define DGRAM     8234 /* 42 bytes of headers and 8192 of payload */
-#define GSO_SIZE  1400
-#define RING      64
+#define ASK      (VNET_OFF_TX_CSUM | VNET_OFF_RX_CSUM | VNET_OFF_TX_USO | VNET_OFF_RX_USO)
+#define DGRAM    8234 /* 42 bytes of headers and 8192 of payload */
+#define GSO_SIZE 1400
+#define RING     64
 
 static void on_done(void *ctx, void *cookie)
 {
@@ -93,8 +93,8 @@ static void test_negotiation(void **state)
     /* switched off one by one */
     s = sim_new(BASE | USO, RING, false);
     d = up(s, ASK, "-host_uso,-guest_uso6");
-    assert_int_equal(s->driver_features, (BASE | USO) & ~(B(VIRTIO_NET_F_HOST_USO) |
-                                                           B(VIRTIO_NET_F_GUEST_USO6)));
+    assert_int_equal(s->driver_features,
+                     (BASE | USO) & ~(B(VIRTIO_NET_F_HOST_USO) | B(VIRTIO_NET_F_GUEST_USO6)));
     assert_int_equal(vnet_offloads(d), ASK & ~VNET_OFF_TX_USO);
     /* s5.1.3.1: no USO without the checksum offload of its direction */
     s = sim_new(BASE | USO, RING, false);

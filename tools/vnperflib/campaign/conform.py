@@ -24,7 +24,8 @@ from . import conform_checks, conform_pairs
 SWITCHABLE = ("csum", "guest_csum", "host_tso4", "host_tso6", "guest_tso4", "guest_tso6", "mtu",
               "mac", "mrg_rxbuf", "status", "ctrl_vq", "mq", "rss", "event_idx", "ring_packed",
               "in_order", "ring_reset", "notification_data", "hash_report", "host_uso",
-              "guest_uso4", "guest_uso6")
+              "guest_uso4", "guest_uso6", "ctrl_rx", "ctrl_vlan", "ctrl_mac_addr",
+              "guest_announce")
 # Switched by its own config word (indirect=on|off).
 WORD_FEATURES = {"indirect_desc": "indirect"}
 

@@ -19,10 +19,14 @@ DEPENDS = {
     "host_tso4": ("csum",),
     "host_tso6": ("csum",),
     "host_uso": ("csum",),
-    "guest_uso4": ("guest_csum",),
-    "guest_uso6": ("guest_csum",),
+    "guest_uso4": ("guest_csum", "mrg_rxbuf"),
+    "guest_uso6": ("guest_csum", "mrg_rxbuf"),
     "mq": ("ctrl_vq",),
     "rss": ("ctrl_vq",),
+    "ctrl_rx": ("ctrl_vq",),
+    "ctrl_vlan": ("ctrl_vq",),
+    "ctrl_mac_addr": ("ctrl_vq",),
+    "guest_announce": ("ctrl_vq",),
 }
 
 

@@ -1,0 +1,50 @@
+/* promisc=, allmulti=, mac_set=, vlan= (see apps_ctrl.h). */
+#include "apps/apps_ctrl.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "drivers/virtio/vnet_ctrl_cmds.h"
+#include "kernel/exit.h"
+#include "net/net.h"
+
+/* One command's outcome: a line and an exit unless it was OK. */
+static void apps_ctrl_check(struct net_if *nif, const char *what, const char *feature, int r)
+{
+    struct vnet_dev *dev = net_if_dev(nif);
+    if (r == -EOPNOTSUPP)
+        vn_fatal(VN_EXIT_CONFIG, "config: %s: the device does not offer %s (or features= took it)",
+                 what, feature);
+    if (r == -EIO || r == -ETIMEDOUT || r == -EPROTO)
+        vn_fatal(VN_EXIT_DEVICE, "vnet: %s: %s: the device answered %s", vnet_name(dev), what,
+                 r == -EIO ? "VIRTIO_NET_ERR" : r == -ETIMEDOUT ? "nothing" : "a malformed reply");
+    if (r < 0)
+        vn_fatal(VN_EXIT_INTERNAL, "vnet: %s: error %d", what, r);
+    printf("vnet: %s: %s: OK\n", vnet_name(dev), what);
+}
+
+void apps_ctrl_apply(const struct app_config *c, struct net_if *nif)
+{
+    struct vnet_dev *dev = net_if_dev(nif);
+    char what[48];
+    if (app_config_given(c, "promisc")) {
+        snprintf(what, sizeof(what), "promisc=%u", (unsigned)c->promisc);
+        apps_ctrl_check(nif, what, "VIRTIO_NET_F_CTRL_RX", vnet_ctrl_promisc(dev, c->promisc));
+    }
+    if (app_config_given(c, "allmulti")) {
+        snprintf(what, sizeof(what), "allmulti=%u", (unsigned)c->allmulti);
+        apps_ctrl_check(nif, what, "VIRTIO_NET_F_CTRL_RX", vnet_ctrl_allmulti(dev, c->allmulti));
+    }
+    if (c->mac_set) {
+        /* s5.1.6.5.2: the address, and a unicast table of it (frames to
+         * it pass the filter with promiscuous mode off) */
+        const uint8_t *m = net_if_mac(nif);
+        apps_ctrl_check(nif, "mac_set=1", "VIRTIO_NET_F_CTRL_MAC_ADDR", vnet_ctrl_mac_addr(dev, m));
+        apps_ctrl_check(nif, "mac_set=1 (MAC_TABLE_SET)", "VIRTIO_NET_F_CTRL_RX",
+                        vnet_ctrl_mac_table(dev, (const uint8_t(*)[6])m, 1, NULL, 0));
+    }
+    if (c->vlan) {
+        snprintf(what, sizeof(what), "vlan=%u", (unsigned)c->vlan);
+        apps_ctrl_check(nif, what, "VIRTIO_NET_F_CTRL_VLAN", vnet_ctrl_vlan(dev, c->vlan, true));
+    }
+}
