@@ -216,3 +216,24 @@ def test_deep_nesting_is_one_line_not_a_recursion_error(tmp_path):
     assert "s.json:1: not JSON: nested deeper than" in line, line
     line = refused(tmp_path, "x = " + "[" * 2000 + "]" * 2000 + "\n")
     assert "spec.toml:1: not TOML: nested deeper than" in line, line
+
+
+@pytest.mark.parametrize("text,msg", [
+    ('[[group]]\nname = "a"\napp = "sink"\nqueues = 2\n',
+     "group 1 queues: 2: wire none has one queue pair (queues over vhostuser, network, bridge, "
+     "ethernet)"),
+    ('[[group]]\nname = "a"\napp = "sink"\nwire = "passt"\nqueues = 2\n',
+     "wire passt has one queue pair"),
+    ('[[group]]\nname = "a"\napp = "sink"\nwire = "bridge:br0"\nqueues = 9\n',
+     "group 1 queues: 9 is outside 1..8"),
+    ('[[group]]\nname = "a"\napp = "sink"\nwire = "bridge:br0"\nqueues = 2\n'
+     'config = ["vcpus=1"]\n', "queues= and vcpus= follow the group's own key queues"),
+])
+def test_queues_refused_in_one_line(tmp_path, text, msg):
+    assert msg in refused(tmp_path, text)
+
+
+def test_queues_as_read(tmp_path):
+    s = load_text(tmp_path, '[[group]]\nname = "a"\napp = "sink"\nwire = "bridge:br0"\n'
+                            'queues = 4\n')
+    assert s.groups[0].queues == 4

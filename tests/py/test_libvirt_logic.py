@@ -114,8 +114,9 @@ def test_netdevs_libvirt_cannot_express_are_refused(netdev, why):
 
 
 def test_unknown_device_property_and_microvm_are_refused():
-    with pytest.raises(RunnerError, match="property mq has no libvirt equivalent"):
-        domxml.Iface("udp", "52:54:00:00:00:01", {"mq": "on"}, local=("a", 1), remote=("b", 2))
+    with pytest.raises(RunnerError, match="property speed has no libvirt equivalent"):
+        domxml.Iface("udp", "52:54:00:00:00:01", {"speed": 100}, local=("a", 1),
+                     remote=("b", 2))
     with pytest.raises(RunnerError, match="microvm has no PCI bus"):
         domxml.Domain(spec(machine="microvm"), "n", [], ("pty",))
 
@@ -464,3 +465,36 @@ def test_engine_stages_for_this_host_and_removes_on_an_error_path(tmp_path, open
         remote.connection(s)
         assert remote.place([kernel], "tcg") == {}
     assert os.listdir(open_dir) == []
+
+
+def test_queue_pairs_and_vcpus_in_the_domain():
+    """--queues 2 over vhost-user through libvirt: <driver queues='2'/>
+    (libvirt sets mq=on itself), vectors=0 still through the override, and
+    <vcpu>2</vcpu>; a one-queue interface or mq=on without pairs refused."""
+    chardevs, _ = domxml.split_extra(["-chardev", "socket,id=vu0,path=/run/x.sock"])
+    nic = qemucmd.Nic("vhost-user,chardev=vu0,queues=2", "52:54:00:00:00:01",
+                      {"vectors": 0, "mq": "on"})
+    d = dom(spec(shared_mem=True, smp=2), [domxml.iface_from_nic(nic, chardevs)])
+    assert d.find("vcpu").text == "2"
+    assert d.find("devices/interface/driver").attrib == {"queues": "2"}
+    p = d.find(Q + "override/" + Q + "device[@alias='ua-net0']/" + Q + "frontend/" + Q
+               + "property")
+    assert p.attrib == {"name": "vectors", "type": "unsigned", "value": "0"}
+    # a tap-based interface: libvirt counts the vectors (2N+2) itself
+    i = domxml.Iface("bridge", "52:54:00:00:00:02", {"mq": "on", "vectors": 10}, queues=4,
+                     name="br0")
+    assert i.props == {} and i.element().find("driver").attrib == {"queues": "4"}
+    assert dom(spec())[1].tag and dom(spec()).find("vcpu").text == "1"
+    with pytest.raises(RunnerError, match="a udp interface has one queue pair"):
+        domxml.Iface("udp", "52:54:00:00:00:01", {}, queues=2, local=("a", 1), remote=("b", 2))
+    with pytest.raises(RunnerError, match="mq=on without queue pairs"):
+        domxml.Iface("bridge", "52:54:00:00:00:01", {"mq": "on"}, name="br0")
+
+
+def test_fleet_queues_give_each_instance_pairs_and_vcpus(tmp_path):
+    p = tmp_path / "q.toml"
+    p.write_text('[[group]]\nname = "b"\napp = "sink"\nwire = "bridge:br0"\nqueues = 2\n')
+    insts = fleet.plan(fleetspec.load(str(p)))
+    b = insts[0]
+    assert b.iface.queues == 2 and b.iface.element().find("driver").attrib == {"queues": "2"}
+    assert "queues=2" in b.words and "vcpus=2" in b.words

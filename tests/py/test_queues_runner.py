@@ -412,3 +412,17 @@ def test_device_props_from_qemus_help(monkeypatch):
         assert qemucmd.hash_props("qemu-z", "q35") == {}
     finally:
         qemucmd.device_props.cache_clear()
+
+
+def test_libvirt_takes_queues_over_vhost_user_only():
+    from vnperflib import topologies
+    from vnperflib.run import support
+    o = built(backend="vhost-user", engine="libvirt", machine="q35", app="gen", queues=2)
+    assert support.queues_refusal(o, topologies.topology_for(o)) is None
+    o = built(backend="dgram", engine="libvirt", machine="q35", app="gen", queues=2)
+    assert support.queues_refusal(o, topologies.topology_for(o)) == \
+        "--queues 2: --engine libvirt only over vhost-user (its dgram and socket interfaces " \
+        "have one queue pair)"
+    # vCPUs alone: the domain's <vcpu>
+    o = built(backend="dgram", engine="libvirt", machine="q35", app="gen", vcpus=2)
+    assert support.queues_refusal(o, topologies.topology_for(o)) is None

@@ -85,6 +85,9 @@ def _app_words(i):
     words = ["app=" + i.group.app]
     if i.group.app in fleetspec.ROLE_APPS:
         words.append("role=" + i.group.role)
+    if i.group.queues:
+        # a queue pair per vCPU (docs/config.md)
+        words += ["queues=%d" % i.group.queues, "vcpus=%d" % i.group.queues]
     return words
 
 
@@ -143,7 +146,7 @@ def _wire(spec, i):
            "ethernet": {"dev": arg.format(i=i.k, group=i.group.name) if arg else None},
            "vhostuser": {"path": (arg or "").format(i=i.k, group=i.group.name),
                          "mode": "client"}}[kind]
-    i.iface = Iface(kind, i.mac, props, **src)
+    i.iface = Iface(kind, i.mac, props, queues=i.group.queues or 1, **src)
 
 
 def udp_ifaces(insts):
@@ -249,7 +252,8 @@ class Fleet:
         eng = self.engine(g)
         spec = qemucmd.GuestSpec(g.image or s.image, machine=g.machine or s.machine,
                                  memory_mb=g.memory or s.memory, accel=self.accel[eng.uri],
-                                 config=i.words, name="vnperf-" + i.label)
+                                 config=i.words, name="vnperf-" + i.label,
+                                 smp=g.queues or 1)
         i.g = eng.guest(spec, i.label, ifaces=[i.iface] if i.iface else [], pins=g.pin or {})
 
     def create(self):

@@ -36,7 +36,9 @@ DEPTH_WHAT = "Python's recursion limit"
 FLEET_KEYS = ("name", "uri", "image", "machine", "memory", "accel", "duration", "timeout",
               "console", "parallel", "group")
 GROUP_KEYS = ("name", "app", "role", "count", "config", "uri", "image", "machine", "memory",
-              "console", "wire", "to", "address", "pin", "queue_size", "event_idx")
+              "console", "wire", "to", "address", "pin", "queue_size", "event_idx", "queues")
+# Wires whose libvirt interface takes several queue pairs (domxml.MQ_KINDS).
+MQ_WIRES = ("vhostuser", "network", "bridge", "ethernet")
 
 
 class Group:
@@ -57,6 +59,7 @@ class Group:
         self.pin = None
         self.queue_size = None
         self.event_idx = None
+        self.queues = None        # queue pairs and vCPUs (1..qemucmd.MAX_QUEUES)
 
     @property
     def paired(self):
@@ -338,6 +341,10 @@ def _group(ck, i, d):
         if not isinstance(d["event_idx"], bool):
             ck.fail(i, "event_idx", "%r is not true or false" % (d["event_idx"],))
         g.event_idx = d["event_idx"]
+    if "queues" in d:
+        g.queues = ck.whole(i, "queues", d["queues"], 1, qemucmd.MAX_QUEUES)
+        if {w.partition("=")[0] for w in g.config} & {"queues", "vcpus"}:
+            ck.fail(i, "config", "queues= and vcpus= follow the group's own key queues")
     return g
 
 
@@ -442,6 +449,9 @@ def _wires(ck, spec):
         if g.wire[0] == "udp" and not g.paired:
             ck.fail(g.index, "wire", "udp joins the two ends of a pair; group %r has no "
                                      "partner (to =)" % g.name)
+        if (g.queues or 1) > 1 and g.wire[0] not in MQ_WIRES:
+            ck.fail(g.index, "queues", "%d: wire %s has one queue pair (queues over %s)" % (
+                g.queues, g.wire[0], ", ".join(MQ_WIRES)))
         if g.wire[0] == "vhostuser" and g.count > 1 and "{i}" not in g.wire[1]:
             ck.fail(g.index, "wire", "%d instances cannot share one vhost-user socket: put "
                                      "{i} in the path" % g.count)

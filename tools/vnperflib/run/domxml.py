@@ -27,17 +27,32 @@ DRIVER_PROPS = ("event_idx", "rx_queue_size", "tx_queue_size", "packed")
 OVERRIDE_PROPS = {"vectors": "unsigned"}
 
 
+# Kinds libvirt gives several queue pairs (<driver queues='N'/>: it sets
+# mq=on and the MSI-X vectors itself): the tap-based ones and vhost-user.
+MQ_KINDS = ("vhostuser", "network", "bridge", "ethernet")
+
+
 class Iface:
     """One virtio NIC: kind (KINDS), MAC, the kind's source attributes and
-    device properties (qemucmd.Nic's props)."""
+    device properties (qemucmd.Nic's props); queues: its queue pairs."""
 
-    def __init__(self, kind, mac, props=None, **source):
+    def __init__(self, kind, mac, props=None, queues=1, **source):
         if kind not in KINDS:
             raise ValueError("interface kind %r: one of %s" % (kind, ", ".join(KINDS)))
         self.kind = kind
         self.mac = mac
         self.props = dict(props or {})
+        self.queues = queues or 1
         self.source = source
+        if self.queues > 1 and kind not in MQ_KINDS:
+            raise usage("libvirt: a %s interface has one queue pair (queues: %s)" % (
+                kind, ", ".join(MQ_KINDS)))
+        # mq=on is what <driver queues='N'/> says; PCI vectors libvirt
+        # counts itself (2N+2), unless the backend pins them (vhost-user: 0)
+        if self.props.pop("mq", None) is not None and self.queues < 2:
+            raise usage("libvirt: mq=on without queue pairs to give it")
+        if self.queues > 1 and self.props.get("vectors") == 2 * self.queues + 2:
+            del self.props["vectors"]
         for k in self.props:
             if k not in DRIVER_PROPS and k not in OVERRIDE_PROPS:
                 raise usage("libvirt: virtio-net property %s has no libvirt equivalent" % k)
@@ -48,6 +63,8 @@ class Iface:
         getattr(self, "_src_" + self.kind)(e)
         ET.SubElement(e, "model", type="virtio")
         drv = {k: _onoff(v) for k, v in self.props.items() if k in DRIVER_PROPS}
+        if self.queues > 1:
+            drv["queues"] = str(self.queues)
         if drv:
             ET.SubElement(e, "driver", **drv)
         return e
@@ -136,8 +153,9 @@ def iface_from_nic(nic, chardevs):
         return Iface("udp", nic.mac, nic.props, local=_hostport(o["localaddr"], "localaddr"),
                      remote=_hostport(o["udp"], "udp"))
     if kind == "vhost-user" and o.get("chardev") in chardevs:
-        return Iface("vhostuser", nic.mac, nic.props, path=chardevs[o["chardev"]],
-                     mode="client")
+        queues = int(o["queues"]) if o.get("queues", "").isdigit() else 1
+        return Iface("vhostuser", nic.mac, nic.props, queues=queues,
+                     path=chardevs[o["chardev"]], mode="client")
     raise usage("libvirt: -netdev %s has no libvirt 9 interface (%s)" % (
         kind, NO_INTERFACE.get(kind, "not one libvirt maps")))
 
@@ -214,7 +232,7 @@ class Domain:
         if self.description:
             ET.SubElement(root, "description").text = self.description
         ET.SubElement(root, "memory", unit="MiB").text = str(s.memory_mb)
-        ET.SubElement(root, "vcpu").text = "1"
+        ET.SubElement(root, "vcpu").text = str(s.smp or 1)
         self._cputune(root)
         cfg = qemucmd.config_string(s.config)
         if cfg:

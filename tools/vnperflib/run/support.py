@@ -141,8 +141,9 @@ def queues_refusal(opts, topo):
     q = opts.queues or 1
     if q == 1 and (opts.vcpus or 1) == 1:
         return None
-    if opts.engine != "qemu":
-        return "--queues and --vcpus: --engine qemu only (the domain XML has neither)"
+    if opts.engine != "qemu" and q > 1 and opts.backend != "vhost-user":
+        return "--queues %d: --engine libvirt only over vhost-user (its dgram and socket " \
+            "interfaces have one queue pair)" % q
     if topo.name != "host":
         return "--queues and --vcpus: --topology host only"
     if q == 1:
