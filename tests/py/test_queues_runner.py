@@ -227,6 +227,31 @@ def test_one_pair_or_an_app_without_its_own_list():
         [(0, None, 2002), (1, None, 2000)]
 
 
+# sink with vcpus=2 queues=2: each pair's count, CPU and its streams' loss.
+SINK_2Q = dict(GEN_2Q, app="sink", queues=[
+    {"queue": 0, "cpu": 0, "packets": 95, "bytes": 6270, "streams": 8, "lost": 0, "reorder": 0},
+    {"queue": 1, "cpu": 1, "packets": 96, "bytes": 6336, "streams": 8, "lost": 1,
+     "reorder": 2}])
+
+
+def test_sink_pairs_carry_their_loss_and_reordering():
+    from test_report import line, rep_of
+    from vnperflib.analysis import outcome
+    from vnperflib.report import report
+    from vnperflib import result
+    rep = rep_of("sink", SINK_2Q, {"tx_packets": 191, "tx_frames": 191})
+    rep["queues"] = outcome.queue_pairs(SINK_2Q)
+    res = result.RunResult.from_dict(rep)
+    assert [(q.queue, q.cpu, q.packets, q.lost, q.reorder) for q in res.queues] == \
+        [(0, 0, 95, 0, 0), (1, 1, 96, 1, 2)]
+    back = json.loads(report.to_json(res))["queues"]
+    assert [(q["lost"], q["reorder"]) for q in back] == [(0, 0), (1, 2)]
+    assert result.RunResult.from_dict(res.to_dict()).to_dict() == res.to_dict()
+    assert line(report.human(res), "per queue") == (
+        "0: 95 (cpu 0, lost 0, reorder 0, tx 2001, rx 1); "
+        "1: 96 (cpu 1, lost 1, reorder 2, tx 2000, rx 0)")
+
+
 def test_your_own_nic_keeps_its_queues_and_gets_the_vcpus():
     o = built(qemu_args=["-device", "virtio-net-pci,netdev=x,mq=on,vectors=6"],
               config=["queues=2"])

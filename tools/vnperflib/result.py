@@ -269,12 +269,17 @@ class Metrics(Record):
 @dataclass(frozen=True)
 class QueuePair(Record):
     """One queue pair of the sending guest (outcome.queue_pairs): the app's
-    count on it (gen: the frames its CPU sent there; else the driver's
-    frames both ways), the CPU that drove it (an app that runs one
-    instance per vCPU), and the driver's own frames and bytes each way."""
+    count on it (gen: the frames its CPU sent there; sink: received there;
+    reflect: sent back there; else the driver's frames both ways), the CPU
+    that drove it (an app that runs one instance per vCPU), the loss and
+    reordering of its streams (sink, reflect: from the sequence numbers of
+    the flows on that pair), and the driver's own frames and bytes each
+    way."""
     queue: int = None
     cpu: Optional[int] = None
     packets: int = None
+    lost: Optional[int] = None
+    reorder: Optional[int] = None
     tx_packets: int = None
     rx_packets: int = None
     tx_bytes: int = None

@@ -72,8 +72,9 @@ def merged_counts(backend, app, reports, host, lossless):
 def queue_pairs(result, host=None):
     """The sending guest's queue pairs (result.QueuePair's members), one
     per pair the driver used, when it used more than one; else None. The
-    app's own per-pair entry (gen's `queues`, by `queue`) gives the CPU
-    and the app's count; without one, packets is the driver's both ways.
+    app's own per-pair entry (gen's, sink's and reflect's `queues`, by
+    `queue`) gives the CPU, the app's count and (sink, reflect) the pair's
+    loss and reordering; without one, packets is the driver's both ways.
     The backend's own per-queue counts (host's `queues`: testpmd's
     streams) are set beside the driver's, and whether they agree."""
     drv = ((result or {}).get("vnet") or {}).get("queues") or []
@@ -87,6 +88,7 @@ def queue_pairs(result, host=None):
         e = {k: d.get(k) for k in ("queue", "tx_packets", "rx_packets", "tx_bytes", "rx_bytes")}
         e["cpu"] = a.get("cpu")
         e["packets"] = a.get("packets", d.get("packets"))
+        e["lost"], e["reorder"] = a.get("lost"), a.get("reorder")
         if "hash_bad_type" in d:
             e["hash_bad"] = d.get("hash_bad_type", 0) + d.get("hash_bad_value", 0)
         h = hq.get(d.get("queue"))

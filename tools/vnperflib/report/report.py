@@ -227,18 +227,21 @@ def human(res):
 
 
 def queues_line(pairs):
-    """Each queue pair's count, its CPU and the driver's frames each way
-    (the backend's beside them where it counts per queue), and the
-    device's wrong hash reports where there were any."""
+    """Each queue pair's count, its CPU, its streams' loss and reordering
+    (sink, reflect) and the driver's frames each way (the backend's beside
+    them where it counts per queue), and the device's wrong hash reports
+    where there were any."""
     parts = []
     for q in pairs:
         cpu = "" if q.cpu is None else "cpu %d, " % q.cpu
+        seq = "" if q.lost is None else "lost %s, reorder %s, " % (fmt_count(q.lost),
+                                                                   fmt_count(q.reorder))
         host = "" if q.agree is None else ", host rx %s, tx %s" % (
             fmt_count(q.host_rx_packets), fmt_count(q.host_tx_packets))
         bad = ", %d wrong hash reports" % q.hash_bad if q.hash_bad else ""
-        parts.append("%s: %s (%stx %s, rx %s%s%s)" % (q.queue, fmt_count(q.packets), cpu,
-                                                      fmt_count(q.tx_packets),
-                                                      fmt_count(q.rx_packets), host, bad))
+        parts.append("%s: %s (%s%stx %s, rx %s%s%s)" % (q.queue, fmt_count(q.packets), cpu, seq,
+                                                        fmt_count(q.tx_packets),
+                                                        fmt_count(q.rx_packets), host, bad))
     return "; ".join(parts)
 
 
