@@ -17,7 +17,9 @@ static void apps_ctrl_check(struct net_if *nif, const char *what, const char *fe
                  what, feature);
     if (r == -EIO || r == -ETIMEDOUT || r == -EPROTO)
         vn_fatal(VN_EXIT_DEVICE, "vnet: %s: %s: the device answered %s", vnet_name(dev), what,
-                 r == -EIO ? "VIRTIO_NET_ERR" : r == -ETIMEDOUT ? "nothing" : "a malformed reply");
+                 r == -EIO         ? "VIRTIO_NET_ERR"
+                 : r == -ETIMEDOUT ? "nothing"
+                                   : "a malformed reply");
     if (r < 0)
         vn_fatal(VN_EXIT_INTERNAL, "vnet: %s: error %d", what, r);
     printf("vnet: %s: %s: OK\n", vnet_name(dev), what);

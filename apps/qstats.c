@@ -48,8 +48,7 @@ void qstats_sum(const struct qstats *q, unsigned n, struct qstats_total *t)
     }
 }
 
-void qstats_json(struct json *j, const struct qstats *q, unsigned n, qstats_more_fn more,
-                 void *ctx)
+void qstats_json(struct json *j, const struct qstats *q, unsigned n, qstats_more_fn more, void *ctx)
 {
     json_arr_begin(j, "queues");
     for (unsigned i = 0; i < n; i++) {

@@ -28,12 +28,12 @@ void qstats_plan(struct qstats_plan *p, unsigned pairs, unsigned up);
 
 struct qstats {
     unsigned queue, cpu;
-    uint64_t packets, bytes;     /* the app's UDP frames on the pair */
-    uint64_t no_header;          /* too short for our payload header */
-    uint64_t bad_stream;         /* a stream id past nstreams */
-    uint64_t not_ours;           /* frames for lwIP on a pair CPU 0 does not own: dropped */
-    uint64_t tx_dropped;         /* frames the TX ring did not take (reflect) */
-    struct seq_stream *streams;  /* nstreams, by stream id */
+    uint64_t packets, bytes;    /* the app's UDP frames on the pair */
+    uint64_t no_header;         /* too short for our payload header */
+    uint64_t bad_stream;        /* a stream id past nstreams */
+    uint64_t not_ours;          /* frames for lwIP on a pair CPU 0 does not own: dropped */
+    uint64_t tx_dropped;        /* frames the TX ring did not take (reflect) */
+    struct seq_stream *streams; /* nstreams, by stream id */
     unsigned nstreams;
 } __attribute__((aligned(64)));
 

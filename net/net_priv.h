@@ -21,8 +21,9 @@ void net_ack_service(void);
  * there. */
 uint64_t net_ack_deadline(void);
 
-/* GUEST_ANNOUNCE's lwIP timer (net_announce.c), after lwip_init. */
-void net_announce_init(void);
+/* GUEST_ANNOUNCE (net_announce.c): looks at the devices' status every
+ * 200 ms; called every round of the main loop. */
+void net_announce_service(void);
 
 /* The tail-loss probe (net_tlp.c): its pcb ext arg, after lwip_init. */
 void net_tlp_init(void);

@@ -136,7 +136,6 @@ void net_init(const struct net_setup *s)
     net_lwip_heap = mem_alloc_dma(NET_LWIP_HEAP_BYTES, 64);
     lwip_init();
     net_tlp_init();
-    net_announce_init();
     nifs = (unsigned)n;
     for (unsigned i = 0; i < nifs; i++) {
         struct net_if *nif = &ifs[i];
@@ -185,6 +184,7 @@ void net_service(void)
     sys_check_timeouts();
     net_ack_service();
     net_tlp_service();
+    net_announce_service();
 }
 
 static uint64_t earlier(uint64_t a, uint64_t b)

@@ -11,19 +11,19 @@
 struct vnet_dev;
 
 /* Classes and commands, virtio 1.2 s5.1.6.5 */
-#define VIRTIO_NET_CTRL_RX             0
-#define VIRTIO_NET_CTRL_RX_PROMISC     0
-#define VIRTIO_NET_CTRL_RX_ALLMULTI    1
-#define VIRTIO_NET_CTRL_MAC            1
-#define VIRTIO_NET_CTRL_MAC_TABLE_SET  0
-#define VIRTIO_NET_CTRL_MAC_ADDR_SET   1
-#define VIRTIO_NET_CTRL_VLAN           2
-#define VIRTIO_NET_CTRL_VLAN_ADD       0
-#define VIRTIO_NET_CTRL_VLAN_DEL       1
-#define VIRTIO_NET_CTRL_ANNOUNCE       3
-#define VIRTIO_NET_CTRL_ANNOUNCE_ACK   0
-#define VIRTIO_NET_S_ANNOUNCE          2
-#define VNET_VLAN_MAX                  4095
+#define VIRTIO_NET_CTRL_RX            0
+#define VIRTIO_NET_CTRL_RX_PROMISC    0
+#define VIRTIO_NET_CTRL_RX_ALLMULTI   1
+#define VIRTIO_NET_CTRL_MAC           1
+#define VIRTIO_NET_CTRL_MAC_TABLE_SET 0
+#define VIRTIO_NET_CTRL_MAC_ADDR_SET  1
+#define VIRTIO_NET_CTRL_VLAN          2
+#define VIRTIO_NET_CTRL_VLAN_ADD      0
+#define VIRTIO_NET_CTRL_VLAN_DEL      1
+#define VIRTIO_NET_CTRL_ANNOUNCE      3
+#define VIRTIO_NET_CTRL_ANNOUNCE_ACK  0
+#define VIRTIO_NET_S_ANNOUNCE         2
+#define VNET_VLAN_MAX                 4095
 /* MAC_TABLE_SET's two tables within VNET_CTRL_DATA_MAX: 8 + 6 * entries */
 #define VNET_MAC_TABLE_MAX 32
 

@@ -22,10 +22,10 @@
 
 /* What the device reported for one frame against what it owed. */
 enum vnet_hash_verdict {
-    VNET_HASH_OK = 0,   /* the owed type and value */
-    VNET_HASH_NONE,     /* NONE: allowed, "the hash was not calculated" (s5.1.6.4.4) */
-    VNET_HASH_SKIPPED,  /* an IPv6 frame with extension headers: not checked */
-    VNET_HASH_BAD_TYPE, /* past UDPv6_EX, a type not configured, or not the frame's */
+    VNET_HASH_OK = 0,    /* the owed type and value */
+    VNET_HASH_NONE,      /* NONE: allowed, "the hash was not calculated" (s5.1.6.4.4) */
+    VNET_HASH_SKIPPED,   /* an IPv6 frame with extension headers: not checked */
+    VNET_HASH_BAD_TYPE,  /* past UDPv6_EX, a type not configured, or not the frame's */
     VNET_HASH_BAD_VALUE, /* the right type with another hash value */
     VNET_HASH_NVERDICT
 };

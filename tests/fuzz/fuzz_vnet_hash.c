@@ -34,8 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     }
     enum vnet_hash_verdict v = vnet_hash_check(f, len, types, value, report);
     FUZZ_CHECK(v < VNET_HASH_NVERDICT);
-    if (report > VIRTIO_NET_HASH_REPORT_UDPv6_EX ||
-        (report && !(types & (1u << (report - 1)))))
+    if (report > VIRTIO_NET_HASH_REPORT_UDPv6_EX || (report && !(types & (1u << (report - 1)))))
         FUZZ_CHECK(v == VNET_HASH_BAD_TYPE);
     free(f);
     return 0;

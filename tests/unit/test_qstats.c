@@ -64,8 +64,8 @@ static void test_isolation_and_sum(void **st)
     const uint64_t late[] = {5, 7, 6, 7};
     for (unsigned i = 0; i < 4; i++)
         qstats_frame(&q[1], 100, 1, 3, late[i]);
-    qstats_frame(&q[1], 60, 0, 0, 0);   /* no header */
-    qstats_frame(&q[1], 70, 1, 16, 1);  /* stream past the table */
+    qstats_frame(&q[1], 60, 0, 0, 0);  /* no header */
+    qstats_frame(&q[1], 70, 1, 16, 1); /* stream past the table */
     struct qstats_total t0, t1, t;
     qstats_sum(&q[0], 1, &t0);
     qstats_sum(&q[1], 1, &t1);

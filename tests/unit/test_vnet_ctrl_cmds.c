@@ -89,8 +89,8 @@ static void test_mac(void **state)
     expect_cmd(s, (const uint8_t[]){1, 1, 0x02, 0x11, 0x22, 0x33, 0x44, 0x55}, 8);
     assert_memory_equal(vnet_mac(d), m, 6); /* the driver's address too */
     assert_int_equal(vnet_ctrl_mac_table(d, &m, 1, mc, 2), 0);
-    const uint8_t want[] = {1, 0, 1, 0, 0, 0, 0x02, 0x11, 0x22, 0x33, 0x44, 0x55,
-                            2, 0, 0, 0, 0x01, 0, 0x5e, 0, 0, 1, 0x33, 0x33, 0, 0, 0, 1};
+    const uint8_t want[] = {1, 0, 1,    0, 0,    0, 0x02, 0x11, 0x22, 0x33, 0x44, 0x55, 2, 0,
+                            0, 0, 0x01, 0, 0x5e, 0, 0,    1,    0x33, 0x33, 0,    0,    0, 1};
     expect_cmd(s, want, sizeof(want));
     assert_int_equal(vnet_ctrl_mac_table(d, NULL, 0, NULL, 0), 0);
     expect_cmd(s, (const uint8_t[]){1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 10);

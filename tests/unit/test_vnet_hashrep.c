@@ -28,9 +28,11 @@
 /* Microsoft's first IPv4 TCP vector: 66.9.149.187:2794 -> 161.142.100.80:1766 */
 #define VEC_TCP 0x51ccc178u
 static const uint8_t tcp_frame[54] = {
-    [12] = 0x08, [14] = 0x45, [23] = 6,                                            /* IPv4, TCP */
-    [26] = 66,   [27] = 9,    [28] = 149, [29] = 187, [30] = 161, [31] = 142,      /* addresses */
-    [32] = 100,  [33] = 80,   [34] = 2794 >> 8, [35] = 2794 & 0xff, [36] = 1766 >> 8, /* ports */
+    [12] = 0x08,        [14] = 0x45,      [23] = 6, /* IPv4, TCP */
+    [26] = 66,          [27] = 9,         [28] = 149,
+    [29] = 187,         [30] = 161,       [31] = 142, /* addresses */
+    [32] = 100,         [33] = 80,        [34] = 2794 >> 8,
+    [35] = 2794 & 0xff, [36] = 1766 >> 8, /* ports */
     [37] = 1766 & 0xff};
 
 static struct vnet_dev *dev_init(struct sim_dev *s, uint16_t queues, uint64_t off)
@@ -82,8 +84,21 @@ static void test_hash_config_one_pair(void **state)
     assert_int_equal(d->hdr_len, VNET_HDR_HASH);
     assert_int_equal(d->hash_types, VNET_RSS_HASH_OURS);
     /* class MQ, HASH_CONFIG, le32 types, le16 reserved[4], key length, key */
-    static const uint8_t want[] = {VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_HASH_CONFIG, 0x3f, 0, 0,
-                                   0, 0, 0, 0, 0, 0, 0, 0, 0, 40};
+    static const uint8_t want[] = {VIRTIO_NET_CTRL_MQ,
+                                   VIRTIO_NET_CTRL_MQ_HASH_CONFIG,
+                                   0x3f,
+                                   0,
+                                   0,
+                                   0,
+                                   0,
+                                   0,
+                                   0,
+                                   0,
+                                   0,
+                                   0,
+                                   0,
+                                   0,
+                                   40};
     assert_int_equal(s->ctrl_last_len, sizeof(want) + 40);
     assert_memory_equal(s->ctrl_last, want, sizeof(want));
     assert_memory_equal(s->ctrl_last + sizeof(want), vnet_rss_key_ms, 40);
@@ -192,7 +207,7 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_teardown(f, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_hash_config_one_pair), T(test_tx_header),          T(test_rss_pairs),
+        T(test_hash_config_one_pair), T(test_tx_header),           T(test_rss_pairs),
         T(test_not_negotiated),       T(test_hash_config_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
