@@ -225,3 +225,33 @@ def test_placement_is_a_sweep_axis():
     base = built(backend="dgram", app="gen")
     pt = sweep.point_opts(base, {"placement": ("none", "none")})
     assert pt.placement == "none"
+
+
+@pytest.mark.parametrize("kw,names", [
+    ({"backend": "none", "app": "selftest"}, ["vcpu0", "main"]),
+    ({"backend": "dgram", "app": "gen"}, ["vcpu0", "main", "peer"]),
+    ({"backend": "tap", "app": "gen", "queues": 2}, ["vcpu0", "vcpu1", "main"]),
+    ({"backend": "tap", "app": "sink"}, ["vcpu0", "main", "peer"]),
+    ({"backend": "tap", "app": "rr"}, ["vcpu0", "main", "rrserver"]),
+    ({"backend": "tap", "app": "iperf"}, ["vcpu0", "main", "iperf"]),
+    ({"backend": "vhost-net", "app": "gen", "queues": 2},
+     ["vcpu0", "vcpu1", "vhost0", "vhost1", "main"]),
+    ({"backend": "passt", "app": "gen"}, ["vcpu0", "passt", "main", "peer"]),
+    ({"backend": "vhost-user", "app": "gen"}, ["vcpu0", "lcore1", "main", "lcore0"]),
+    ({"backend": "vhost-user", "app": "sink", "rate": "10k"}, ["vcpu0", "peer-dpdk", "main"]),
+])
+def test_the_threads_each_backend_runs(two_cpus, kw, names):
+    ts = placeapply.threads_for(built(**kw))
+    assert [t.name for t in ts] == names
+    # QEMU's main loop is the backend's thread where a NIC's backend has none
+    main = next(t for t in ts if t.name == "main")
+    others = any(t.kind == "backend" and t.name != "main" for t in ts)
+    assert (main.kind == "backend") == (kw["backend"] != "none" and not others)
+
+
+def test_backend_processes_take_their_planned_threads_in_turn():
+    p = placement.plan("auto", range(4), placement.threads(1, peers=["peer", "peer1"]))
+    assert placeapply.peer_name(p, "peer", {}) == "peer"
+    assert placeapply.peer_name(p, "peer", {"peer": 2}) == "peer1"
+    assert placeapply.peer_name(p, "peer", {"peer": 2, "peer1": 3}) is None
+    assert placeapply.peer_name(p, "testpmd", {}) is None
