@@ -6,6 +6,7 @@ from types import SimpleNamespace as NS
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
 from vnperflib.fleet import fleet, fleetreport
+from vnperflib import result
 from vnperflib.analysis import udpdrops
 
 HEAD = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid" \
@@ -61,3 +62,29 @@ def test_the_fleet_tables_print_frame_counts_as_whole_numbers():
     for name in ("gens", "fleet"):
         row = next(r for r in rows if r and r[0] == name)
         assert row[ghead.index("packets")] == "5000" and row[ghead.index("pps")] == "2.500k", row
+
+
+def test_the_fleet_report_is_typed_and_its_json_unchanged():
+    """render reads a result.FleetResult (issue 30); the report's JSON
+    object comes back from the type key for key (fleet.json is unchanged)."""
+    m = fleetreport._metrics({"packets": 5000, "bytes": 320000, "pps": 2500.0, "bps": 1.28e6,
+                              "duration_ns": 2000000000})
+    ok = {"instance": "gens-0", "group": "gens", "app": "rr", "role": "client", "uri": None,
+          "partner": None, "domain": "vnperf-x-gens-0", "config": ["app=rr"], "status": 0,
+          "why": "ok", "started": True, "guest": None, "ready_s": 0.4, "metrics": m}
+    dead = dict(ok, instance="gens-1", status=124, why="gens-1: never started: x",
+                started=False, metrics={}, ready_s=None)
+    agg = dict(fleetreport.summarize([dict(ok, hist=None), dict(dead, hist=None)]))
+    rep = {"vnperf_fleet": 1, "instances": [ok, dead],
+           "groups": {"gens": dict(agg, app="rr", role="client", wire="udp",
+                                   receives_from=None, sends_to=None)},
+           "aggregate": agg, "wall_s": 3.0, "created_s": 0.1, "startup_s": None,
+           "failed": [{"instance": "gens-1", "status": 124, "why": "gens-1: never started: x"}],
+           "not_destroyed": [["vnperf-x-gens-1", "busy"]], "accel": {"local": "tcg"}}
+    typed = result.FleetResult.from_dict(rep)
+    assert typed.instances[0].metrics.pps == 2500.0 and typed.groups["gens"].ok == 1
+    assert typed.to_dict() == rep
+    text = fleetreport.render(typed)
+    assert text == fleetreport.render(rep)
+    assert "rr client" in text and "failed: gens-1: status 124" in text
+    assert "NOT DESTROYED: domain vnperf-x-gens-1: busy" in text

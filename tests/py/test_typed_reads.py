@@ -1,8 +1,9 @@
-"""The renderers of a sweep's and a search's results read the typed result
-(result.SweepResult, its Points and their Summaries: issue 30, "the report
-is an untyped dict"), not its JSON object: an AST scan of each renderer for
-a subscript or a .get() with a constant key that one of those classes names
-as a field (p["summary"], s["median"], results.get("points")). Their JSON
+"""The renderers of a sweep's, a search's and a fleet's results read the
+typed result (result.SweepResult, its Points and their Summaries;
+result.FleetResult, its instances, groups and their Metrics: issue 30, "the
+report is an untyped dict"), not its JSON object: an AST scan of each
+renderer for a subscript or a .get() with a constant key that one of those
+classes names as a field (p["summary"], s["median"], r.get("metrics")). Their JSON
 stays what it is (test_result.py reads the committed fixtures); a key of
 the guest's protocol messages or of a search's own trials (docs/protocol.md,
 search.py) is no field here and stays a read of its object."""
@@ -15,21 +16,27 @@ from vnperflib import result
 
 LIB = os.path.join(vnpy.ROOT, "tools", "vnperflib")
 
-# (module, functions scanned; None: every function of the module)
+SWEEP = (result.SweepResult, result.Point, result.Summary)
+FLEET = (result.FleetResult, result.FleetInstance, result.FleetFailure, result.GroupSummary,
+         result.Metrics)
+# (module, functions scanned (None: every function of the module), the
+# typed classes of what they read)
 RENDERERS = (
-    ("report/plots.py", None),
-    ("campaign/search_run.py", ("render", "render_trials", "_median")),
-    ("campaign/sweep.py", ("render", "columns", "guest_only_note")),
-    ("report/htmlreport.py", ("sweep_figures",)),
+    ("report/plots.py", None, SWEEP),
+    ("campaign/search_run.py", ("render", "render_trials", "_median"), SWEEP),
+    ("campaign/sweep.py", ("render", "columns", "guest_only_note"), SWEEP),
+    ("report/htmlreport.py", ("sweep_figures",), SWEEP),
+    ("fleet/fleetreport.py", ("render", "_summary_row"), FLEET),
 )
-TYPED = (result.SweepResult, result.Point, result.Summary)
 
 
-def field_names():
+def field_names(typed=SWEEP):
+    """The fields of the typed classes; a sweep's status and directory are
+    no JSON keys (a search's trials have a status of their own)."""
     names = set()
-    for cls in TYPED:
+    for cls in typed:
         names |= {f.name for f in dataclasses.fields(cls)}
-    return names - {"extra", "keys", "directory", "status"}
+    return names - {"extra", "keys"} - ({"directory", "status"} if typed is SWEEP else set())
 
 
 def constant_key(node):
@@ -63,9 +70,10 @@ def dict_reads(path, functions, names):
 
 
 def test_the_renderers_read_typed_fields():
-    names = field_names()
-    assert {"points", "summary", "median", "params", "axes"} <= names
-    found = [x for path, fns in RENDERERS for x in dict_reads(path, fns, names)]
+    assert {"points", "summary", "median", "params", "axes"} <= field_names(SWEEP)
+    assert {"instances", "groups", "aggregate", "metrics", "pps", "why"} <= field_names(FLEET)
+    found = [x for path, fns, typed in RENDERERS
+             for x in dict_reads(path, fns, field_names(typed))]
     assert not found, "reads of a typed result's field by key (use the attribute): " + \
         "; ".join(found)
 

@@ -519,6 +519,105 @@ class Comparison(Record):
                 if cell.significant]
 
 
+@dataclass(frozen=True)
+class GroupSummary(Record):
+    """A fleet group's sums, or the fleet's (fleetreport.summarize): its
+    instances and how many ended ok, the summed rates and counts, the loss
+    over its pairs, the merged histogram's percentiles."""
+    instances: int = None
+    ok: int = None
+    pps: float = None
+    bps: float = None
+    packets: float = None
+    bytes: float = None
+    tps: float = None
+    transactions: float = None
+    sent: float = None
+    lost: float = None
+    loss_pct: float = None
+    p50_ns: float = None
+    p90_ns: float = None
+    p99_ns: float = None
+    p999_ns: float = None
+    max_ns: float = None
+    mean_ns: float = None
+    latency_samples: float = None
+    app: str = None
+    role: Optional[str] = None
+    wire: str = None
+    receives_from: Optional[str] = None
+    sends_to: Optional[str] = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
+class FleetInstance(Record):
+    """One appliance of a fleet (fleetreport.instance_report): its group,
+    app and role, status and why, its guest report, its own metrics and,
+    for a sender, its pair's counts."""
+    NESTED = {"guest": ("one", GuestReport), "metrics": ("one", Metrics),
+              "counts": ("one", Counts)}
+    TUPLES = ("config",)
+    instance: str = None
+    group: str = None
+    app: str = None
+    role: Optional[str] = None
+    uri: Optional[str] = None
+    partner: Optional[str] = None
+    domain: Optional[str] = None
+    config: tuple = None
+    status: int = None
+    why: str = None
+    started: bool = None
+    guest: Optional[GuestReport] = None
+    ready_s: Optional[float] = None
+    metrics: Optional[Metrics] = None
+    counts: Optional[Counts] = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
+class FleetFailure(Record):
+    """An instance that did not end ok: its name, status and line."""
+    instance: str = None
+    status: int = None
+    why: str = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
+class FleetResult(Record):
+    """`vnperf fleet SPEC`'s report (fleet.json, vnperf_fleet 1): its
+    instances, a GroupSummary per group and for the fleet, the times, the
+    failed instances and the domains not destroyed."""
+    NESTED = {"instances": ("list", FleetInstance), "groups": ("map", GroupSummary),
+              "aggregate": ("one", GroupSummary), "failed": ("list", FleetFailure)}
+    TUPLES = ("engines", "not_destroyed", "teardown_errors")
+    vnperf_fleet: int = None
+    spec: Optional[str] = None
+    name: Optional[str] = None
+    time: str = None
+    accel: Mapping = None
+    engines: tuple = None
+    instances: tuple = ()
+    groups: Mapping = None          # {group: GroupSummary}
+    aggregate: Optional[GroupSummary] = None
+    wall_s: float = None
+    created_s: Optional[float] = None
+    startup_s: Optional[float] = None
+    failed: tuple = ()
+    not_destroyed: tuple = ()       # (domain, why) pairs
+    teardown_errors: tuple = None
+    status: int = None
+    why: str = None
+    status_name: str = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
 def _read(path):
     try:
         with open(path, "rb") as f:

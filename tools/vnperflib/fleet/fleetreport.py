@@ -226,41 +226,42 @@ def _pct(v):
 
 
 def render(rep):
-    """Three tables: instances, groups, the fleet."""
+    """Three tables: instances, groups, the fleet. rep: a
+    result.FleetResult or its JSON object (build()'s)."""
+    rep = result.FleetResult.from_dict(rep)
     rows = []
-    for r in rep["instances"]:
-        m = r["metrics"]
-        rows.append([r["instance"], r["app"] if r["app"] not in ("rr", "iperf")
-                     else "%s %s" % (r["app"], r["role"]), r["status"],
-                     fmt_num(m.get("pps")), _gbps(m.get("bps")), fmt_count(m.get("packets")),
-                     _pct(m.get("loss_pct")), fmt_num(m.get("tps")), _us(m.get("p50_ns")),
-                     _us(m.get("p99_ns")), "%.1f" % r["ready_s"] if r.get("ready_s") else None])
+    for r in rep.instances:
+        m = r.metrics or result.Metrics()
+        rows.append([r.instance, r.app if r.app not in ("rr", "iperf")
+                     else "%s %s" % (r.app, r.role), r.status,
+                     fmt_num(m.pps), _gbps(m.bps), fmt_count(m.packets),
+                     _pct(m.loss_pct), fmt_num(m.tps), _us(m.p50_ns),
+                     _us(m.p99_ns), "%.1f" % r.ready_s if r.ready_s else None])
     out = [table(["instance", "app", "status", "pps", "Gbit/s", "packets", "loss%", "tps",
                   "p50 us", "p99 us", "ready s"], rows, align=["<", "<"] + [">"] * 9), ""]
-    grows = [_summary_row(n, g, "%s/%s" % (g["ok"], g["instances"]))
-             for n, g in rep["groups"].items()]
-    grows.append(_summary_row("fleet", rep["aggregate"], "%s/%s" % (
-        rep["aggregate"]["ok"], rep["aggregate"]["instances"])))
+    grows = [_summary_row(n, g) for n, g in (rep.groups or {}).items()]
+    grows.append(_summary_row("fleet", rep.aggregate))
     out.append(table(["group", "ok", "pps", "Gbit/s", "packets", "loss%", "tps", "p50 us",
                       "p99 us", "p999 us"], grows))
     out.append("")
     out.append("fleet: wall clock %.1f s; every domain created after %s, every instance ready "
-               "after %s; %d failed" % (rep["wall_s"], _s(rep["created_s"]), _s(rep["startup_s"]),
-                                        len(rep["failed"])))
+               "after %s; %d failed" % (rep.wall_s, _s(rep.created_s), _s(rep.startup_s),
+                                        len(rep.failed)))
     out.append("(the fleet row sums the senders of pairs and the groups without a partner; "
                "latency percentiles come from the merged histograms)")
-    for x in rep["failed"]:
+    for x in rep.failed:
         out.append("  failed: %s: status %d (%s): %s" % (
-            x["instance"], x["status"], exitcodes.status_name(x["status"]), x["why"]))
-    for n, why in rep["not_destroyed"]:
+            x.instance, x.status, exitcodes.status_name(x.status), x.why))
+    for n, why in rep.not_destroyed:
         out.append("  NOT DESTROYED: domain %s: %s" % (n, why))
     return "\n".join(out)
 
 
-def _summary_row(name, g, ok):
-    return [name, ok, fmt_num(g.get("pps")), _gbps(g.get("bps")), fmt_count(g.get("packets")),
-            _pct(g.get("loss_pct")), fmt_num(g.get("tps")), _us(g.get("p50_ns")),
-            _us(g.get("p99_ns")), _us(g.get("p999_ns"))]
+def _summary_row(name, g):
+    """A group's row (a result.GroupSummary)."""
+    return [name, "%s/%s" % (g.ok, g.instances), fmt_num(g.pps), _gbps(g.bps),
+            fmt_count(g.packets), _pct(g.loss_pct), fmt_num(g.tps), _us(g.p50_ns),
+            _us(g.p99_ns), _us(g.p999_ns)]
 
 
 def log_progress(opts, line):
