@@ -73,3 +73,25 @@ def test_gen_over_vhost_user_two_queues_both_sides_count_each_pair_exactly(image
     assert qs[1]["tx_packets"] == N // 2 and 0 <= qs[0]["tx_packets"] - N // 2 <= 3, qs
     assert rep["host"]["rx_frames"] == sum(q["tx_packets"] for q in qs), rep["host"]
     assert rep["counts"]["agree"] is True, rep["counts"]
+
+
+@needs_root
+def test_sink_over_a_two_queue_tap_the_peers_flow_counted_on_its_pair(image):
+    """--queues 2, sink fed by the host peer: its one flow (source port
+    netns.SENDER_PORT) lands on the pair the runner's own Toeplitz map
+    names; per pair, the peer's frames there are the sink's count there
+    (the other pair: none either side), and the report says they agree."""
+    from vnperflib.analysis import rss
+    n = 1000
+    r = run_vnperf(["run", "--accel", "tcg", "--quiet", "--json", "--backend", "tap",
+                    "--queues", "2", "--machine", "q35", "--app", "sink", "--count", str(n),
+                    "--rate", "2000", "--", "notify=poll"], timeout=180)
+    assert r.returncode == 0 and r.stdout, (r.returncode, r.stderr)
+    rep = json.loads(r.stdout)
+    q = rss.flow_queue(netns.HOST_IP, netns.GUEST_IP, netns.SENDER_PORT, netns.GUEST_PORT, 2)
+    qs = rep["queues"]
+    assert [(p["queue"], p["host_tx_packets"], p["packets"]) for p in qs] == \
+        [(i, n if i == q else 0, n if i == q else 0) for i in (0, 1)], qs
+    assert all(p["agree"] is True for p in qs), qs
+    h = rep["guests"][-1]["result"]["vnet"]["hash_report"]
+    assert h["types"] == 0x3f and h["bad_type"] == h["bad_value"] == 0, h

@@ -451,3 +451,36 @@ def test_libvirt_takes_queues_over_vhost_user_only():
     # vCPUs alone: the domain's <vcpu>
     o = built(backend="dgram", engine="libvirt", machine="q35", app="gen", vcpus=2)
     assert support.queues_refusal(o, topologies.topology_for(o)) is None
+
+
+def test_the_flow_to_queue_map_is_the_guests_rss():
+    from vnperflib.analysis import rss
+    # Microsoft's IPv4 TCP vectors: 0x51ccc178 (entry 0x78: pair 0 of 2),
+    # 0xafc7327f (entry 0x7f: pair 1); test_vnet_mq.c names the same pairs
+    assert rss.toeplitz(rss.MS_KEY, bytes([66, 9, 149, 187, 161, 142, 100, 80, 0x0a, 0xea,
+                                           0x06, 0xe6])) == 0x51ccc178
+    assert rss.flow_queue("66.9.149.187", "161.142.100.80", 2794, 1766, 2) == 0
+    assert rss.flow_queue("38.27.205.30", "209.142.163.6", 48228, 2217, 2) == 1
+    assert rss.flow_queue("38.27.205.30", "209.142.163.6", 48228, 2217, 1) == 0
+
+
+def test_tap_counts_the_peers_flow_on_its_queue_pair():
+    from vnperflib.analysis import outcome, rss
+    o = built(backend="tap", machine="q35", app="sink", queues=2, count=100)
+    be = tap.Tap(o)
+    q = rss.flow_queue(netns.HOST_IP, netns.GUEST_IP, netns.SENDER_PORT, netns.GUEST_PORT, 2)
+    host = {"queues": be.flow_queues(100)}
+    assert [h["tx_packets"] for h in host["queues"]] == [100 if i == q else 0 for i in (0, 1)]
+    sink = {"app": "sink", "queues": [{"queue": i, "cpu": i, "packets": 100 if i == q else 0}
+                                      for i in (0, 1)],
+            "vnet": {"queues": [{"queue": i, "packets": 3, "tx_packets": 0,
+                                 "rx_packets": (100 if i == q else 0) + 1} for i in (0, 1)]}}
+    # the driver's rx has a frame of the kernel's more: the app's count is compared
+    pairs = outcome.queue_pairs(sink, host)
+    assert [(p["agree"], p["host_tx_packets"]) for p in pairs] == [
+        (True, 100 if i == q else 0) for i in (0, 1)]
+    sink["queues"][q]["packets"] = 97
+    assert outcome.queue_pairs(sink, host)[q]["why"] == \
+        "queue %d host->guest: 100 sent, 97 received (lost 3)" % q
+    # without the app's own per-pair counts nothing is judged
+    assert outcome.queue_pairs(dict(sink, queues=None), host)[q].get("agree") is None

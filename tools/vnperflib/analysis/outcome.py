@@ -95,21 +95,27 @@ def queue_pairs(result, host=None):
         if h is not None:
             e["host_rx_packets"], e["host_tx_packets"] = h.get("rx_packets"), h.get("tx_packets")
             # a sender that goes on after the app stopped counting (txonly)
-            # sends more than the guest took: that way is not judged
-            e["why"] = queue_disagreement(e, (host or {}).get("sender_outlives_guest"))
-            e["agree"] = e["why"] is None
+            # sends more than the guest took: that way is not judged; an
+            # app-level host count (the peer's) meets the app's own per pair
+            got = (a.get("packets") if h.get("app_level") else d.get("rx_packets"))
+            outlives = (host or {}).get("sender_outlives_guest")
+            if None not in (e["tx_packets"], e["host_rx_packets"]) or (
+                    None not in (e["host_tx_packets"], got) and not outlives):
+                e["why"] = queue_disagreement(e, got, outlives)
+                e["agree"] = e["why"] is None
         out.append(e)
     return out
 
 
-def queue_disagreement(e, outlives=False):
-    """None when the pair's two sides agree each way (host->guest not
-    judged when the host's sender outlives the guest), else one line that
-    says which queue lost (or gained) how many frames."""
+def queue_disagreement(e, received, outlives=False):
+    """None when the pair's two sides agree each way (host->guest, the
+    guest's count received, not judged when the host's sender outlives
+    the guest), else one line that says which queue lost (or gained) how
+    many frames."""
     bad = []
     ways = [("guest->host", e["tx_packets"], e["host_rx_packets"])]
     if not outlives:
-        ways.append(("host->guest", e["host_tx_packets"], e["rx_packets"]))
+        ways.append(("host->guest", e["host_tx_packets"], received))
     for what, sent, got in ways:
         if sent is None or got is None or sent == got:
             continue

@@ -18,6 +18,9 @@ HOST_IP = "10.0.0.1"
 GUEST_IP = "10.0.0.2"
 # UDP port the sink and reflect apps take any datagram on (docs/apps.md).
 GUEST_PORT = 9000
+# The sender's own port with several queue pairs: a fixed flow, so the
+# pair QEMU's RSS puts it on is known (analysis/rss.py).
+SENDER_PORT = 9001
 
 _seq = itertools.count(1)
 
@@ -78,7 +81,7 @@ def link(ns, dev):
     return dev.get("address"), dev.get("stats64", {})
 
 
-def sender(session, opts, ns, host=HOST_IP, guest=GUEST_IP):
+def sender(session, opts, ns, host=HOST_IP, guest=GUEST_IP, local_port=0):
     """The peer sending the run's frames from host to the guest's address
     through a UDP socket in the namespace (None: the runner's own): the
     kernel writes the Ethernet, IPv4 and UDP headers
@@ -87,5 +90,5 @@ def sender(session, opts, ns, host=HOST_IP, guest=GUEST_IP):
     size = opts.size or 60
     args = ["--payload-only", "--size", str(size), "--dst-port", str(GUEST_PORT)]
     args += peer.feed_args(opts, size)
-    return peer.Peer(session, peer.peer_binary(), "send", 0, GUEST_PORT, args,
+    return peer.Peer(session, peer.peer_binary(), "send", local_port, GUEST_PORT, args,
                      host=host, remote_host=guest, netns=ns)

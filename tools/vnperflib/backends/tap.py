@@ -8,7 +8,7 @@ import itertools
 import os
 import re
 
-from ..analysis import counts
+from ..analysis import counts, rss
 from ..errors import failed, missing, usage
 from ..run import iperf, peer, qemucmd, rrhost
 from ..run.iperf import config_value
@@ -89,7 +89,8 @@ class Tap(iperf.IperfBackend, Backend):
             self.rr = rrhost.HostRr(session, ns, self.dst_ip, self.opts)
             self.rr.start()
         elif self.opts.app in ("sink", "reflect"):
-            self.sender = netns.sender(session, self.opts, ns, self.dst_ip, guest_ip)
+            sport = netns.SENDER_PORT if (self.opts.queues or 1) > 1 else 0
+            self.sender = netns.sender(session, self.opts, ns, self.dst_ip, guest_ip, sport)
         elif udphost.wanted(self.opts):
             self.udp = udphost.UdpCount(session, ns, self.dst_ip, udphost.dst_port(self.opts))
             self.udp.start()
@@ -176,12 +177,24 @@ class Tap(iperf.IperfBackend, Backend):
         if self.sender is not None and self.sender.result is not None:
             out["peer"] = self.sender.result
             out["tx_packets"] = self.sender.result["packets"]
+            if (self.opts.queues or 1) > 1:
+                out["queues"] = self.flow_queues(self.sender.result["packets"])
         out.update(self.iperf_collect())
         if self.rr is not None and self.rr.result is not None:
             out["rr"] = self.rr.result
         if self.udp is not None and self.udp.result is not None:
             out["udp"] = self.udp.result
         return out
+
+
+    def flow_queues(self, sent):
+        """The peer's frames per queue pair: its one flow lands on the pair
+        QEMU's RSS names (analysis/rss.py); counted by the peer, app level
+        (the kernel's own frames into the tap are not among them)."""
+        n = self.opts.queues
+        q = rss.flow_queue(self.dst_ip, netns.GUEST_IP, netns.SENDER_PORT, netns.GUEST_PORT, n)
+        return [{"queue": i, "tx_packets": sent if i == q else 0, "app_level": True}
+                for i in range(n)]
 
 
 class VhostNet(Tap):

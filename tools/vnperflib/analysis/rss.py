@@ -1,0 +1,32 @@
+"""Where QEMU's RSS puts a received flow (virtio 1.2 s5.1.6.4.3): the
+Toeplitz hash of its IPv4 addresses and ports with the key the guest's
+RSS_CONFIG sends (Microsoft's verification key), through the guest's
+default table (128 entries, entry i naming pair i mod N;
+drivers/virtio/vnet_rss.c), so the host side can count per queue pair."""
+
+import ipaddress
+
+# drivers/virtio/vnet_toeplitz.c's vnet_rss_key_ms
+MS_KEY = bytes.fromhex("6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c"
+                       "6a42b73bbeac01fa")
+TABLE_LEN = 128  # VNET_RSS_TABLE_MAX
+
+
+def toeplitz(key, data):
+    """s5.1.6.4.3.1: for each set bit i of the input, XOR in the 32 key
+    bits starting at key bit i."""
+    k, kbits, h = int.from_bytes(key, "big"), len(key) * 8, 0
+    for i in range(len(data) * 8):
+        if data[i // 8] & (0x80 >> (i % 8)):
+            h ^= (k >> (kbits - 32 - i)) & 0xffffffff
+    return h
+
+
+def flow_queue(src, dst, sport, dport, pairs):
+    """The pair an IPv4 TCP/UDP frame from src:sport to dst:dport lands
+    on with `pairs` queue pairs (0 with one)."""
+    if pairs < 2:
+        return 0
+    data = (ipaddress.IPv4Address(src).packed + ipaddress.IPv4Address(dst).packed
+            + sport.to_bytes(2, "big") + dport.to_bytes(2, "big"))
+    return toeplitz(MS_KEY, data) % TABLE_LEN % pairs
