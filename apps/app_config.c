@@ -6,6 +6,7 @@
 #include "apps/app.h"
 #include "apps/flows.h"
 #include "apps/imix.h"
+#include "apps/pcap_sched.h"
 #include "apps/rate.h"
 #include "drivers/virtio/vnet.h"
 
@@ -27,9 +28,13 @@ int app_config_check(const struct app_config *c, char *err, size_t errlen)
         const char *key, *val;
         int (*check)(const char *val, char *why, size_t whylen);
     } keys[] = {
-        {"app", c->app, app_check},       {"features", c->features, vnet_features_check},
-        {"rate", c->rate, rate_check},    {"imix", c->imix, imix_check},
-        {"flows", c->flows, flows_check}, {"notify", c->notify, vnet_notify_check},
+        {"app", c->app, app_check},
+        {"features", c->features, vnet_features_check},
+        {"rate", c->rate, rate_check},
+        {"imix", c->imix, imix_check},
+        {"flows", c->flows, flows_check},
+        {"notify", c->notify, vnet_notify_check},
+        {"speed", c->speed, pcap_speed_check},
     };
     char why[256]; /* the features= list of names fits */
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {

@@ -2,7 +2,7 @@
  * hold once parsed. The key table is in apps/app_config_keys.c, read by
  * the kernel's generic key=value reader (kernel/config.h); the keys whose
  * values belong to an upper layer (app=, rate=, imix=, flows=, features=,
- * notify=) are checked after parsing (app_config_check). */
+ * notify=, speed=) are checked after parsing (app_config_check). */
 #ifndef VN_APP_CONFIG_H
 #define VN_APP_CONFIG_H
 
@@ -82,6 +82,8 @@ struct app_config {
     char imix[CFG_STR_MAX];
     char flows[CFG_STR_MAX];
     uint64_t req_size, resp_size;
+    uint64_t loops;          /* replay: times through the capture */
+    char speed[CFG_STR_MAX]; /* replay: multiplier of the recorded timing, or max */
     uint64_t interval_ms;
     uint64_t idle_ms;       /* fwd: end this long after the last frame in on the first NIC */
     struct cfg_given given; /* which keys the line gave (app_config_given) */

@@ -1,6 +1,7 @@
 /* The config keys: the appliance's public interface (docs/config.md),
  * read by the kernel's generic reader. Keys whose values need more than
- * the table (app=, rate=, imix=, flows=, features=, notify=) are checked
+ * the table (app=, rate=, imix=, flows=, features=, notify=,
+ * speed=) are checked
  * after parsing (apps/app_config.c), so this file and the reader build
  * alone (tests/unit test_config, tests/fuzz fuzz_config). */
 #include <errno.h>
@@ -121,6 +122,9 @@ static const struct cfg_key keys[] = {
     S("flows", flows, "", "flow ranges (docs/config.md)", NULL),
     U("req_size", req_size, 1, 65000, "1", "rr request bytes"),
     U("resp_size", resp_size, 1, 65000, "1", "rr response bytes"),
+    U("loops", loops, 1, 1000000, "1", "replay: times through the capture"),
+    S("speed", speed, "1", "replay: multiplier of the recorded timing (2: twice as fast), or max",
+      NULL),
 };
 
 const struct cfg_table app_config_table = {keys, sizeof(keys) / sizeof(keys[0])};

@@ -14,5 +14,6 @@ int app_fwd_main(const struct app_config *c);
 int app_rr_main(const struct app_config *c);
 int app_iperf_main(const struct app_config *c);
 int app_hostile_main(const struct app_config *c);
+int app_replay_main(const struct app_config *c);
 
 #endif

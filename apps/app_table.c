@@ -15,6 +15,8 @@ const struct app app_table[] = {
     {"rr", "request/response latency over UDP or TCP (netperf RR)", app_rr_main},
     {"iperf",
      "TCP stream with iperf 2 on the host: client or server, msg_size=, sessions=", app_iperf_main},
+    {"replay",
+     "sends a capture's frames (fw_cfg opt/vnperf/pcap): speed=, rate=, loops=", app_replay_main},
     {"hostile", "breaks a virtio rule per case (case=), reports what the device did",
      app_hostile_main},
 };

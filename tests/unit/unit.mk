@@ -14,6 +14,7 @@ test_config_SRCS := tests/unit/test_config.c kernel/config.c apps/app_config_key
 
 UNIT_TESTS += test_app_config
 test_app_config_SRCS := tests/unit/test_app_config.c apps/app_config.c kernel/config.c \
+    apps/pcap_sched.c \
     apps/app_config_keys.c tests/unit/stub_apps.c apps/rate.c apps/imix.c apps/flows.c \
     drivers/virtio/vnet_features.c drivers/virtio/vnet_notify_cfg.c
 
@@ -182,6 +183,12 @@ test_virtio_pci_SRCS := tests/unit/test_virtio_pci.c drivers/virtio/virtio_pci_m
 
 UNIT_TESTS += test_rrs
 test_rrs_SRCS := tests/unit/test_rrs.c tools/rrserver/rrs_args.c tools/rrserver/rrs_req.c
+
+UNIT_TESTS += test_pcap_blob
+test_pcap_blob_SRCS := tests/unit/test_pcap_blob.c apps/pcap_blob.c
+
+UNIT_TESTS += test_pcap_sched
+test_pcap_sched_SRCS := tests/unit/test_pcap_sched.c apps/pcap_sched.c apps/rate.c
 
 define unit_test_rule
 $(BUILD)/tests/unit/$(1): $$(patsubst %.c,$(BUILD)/tests/unit-obj/%.o,$$($(1)_SRCS))
