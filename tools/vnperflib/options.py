@@ -53,6 +53,12 @@ class RunOptions:
     size: int = None
     rate: str = None
     event_idx: bool = None        # build: "on"/"off" -> True/False
+    # replay (pcap.py)
+    pcap: str = None              # --pcap FILE: app replay sends its frames
+    loops: int = None
+    speed: str = None             # multiplier of the recorded timing
+    pps: int = None
+    topspeed: bool = False
     config: tuple = ()            # guest config words (after --)
     # your own backend
     vhost_user_socket: str = None
@@ -115,6 +121,10 @@ def build(**fields):
     o = dataclasses.replace(o, **config_stands(o))
     if o.vcpus is None and o.queues is not None:
         o = dataclasses.replace(o, vcpus=o.queues)
+    if o.pcap is not None or o.loops is not None or o.speed is not None or o.pps is not None \
+            or o.topspeed:
+        from .run import pcap
+        o = pcap.resolve(o)
     from . import backends, topologies
     from .backends import ownvhost
     backends.known(o.backend)

@@ -4,7 +4,7 @@ driver's drops, a ring, QEMU's socket, the backend, the peer), and what
 the receiver's sequence numbers say. A direction with loss is never
 "agree"."""
 
-TX_APPS = ("gen",)
+TX_APPS = ("gen", "replay")
 RX_APPS = ("sink",)
 # rr's "packets" counts both directions: only explicit tx_/rx_ members.
 BOTH_APPS = ("reflect", "fwd")

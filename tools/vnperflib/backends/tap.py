@@ -357,7 +357,7 @@ class OwnTap(Tap):
 
     def check_app(self):
         app = self.opts.app
-        if app == "gen":
+        if app in ("gen", "replay"):
             return
         end = master(self.end_dev) or self.end_dev
         addr = host_end(self.end_dev)[1]

@@ -75,6 +75,9 @@ def app_words(opts):
         v = getattr(opts, name)
         if v is not None:
             words.append(("%s=" + fmt) % (name, v))
+    if opts.pcap is not None:
+        from . import pcap
+        words += pcap.words(opts)
     return words
 
 

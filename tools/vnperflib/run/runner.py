@@ -10,8 +10,8 @@ from .. import backends, exitcodes, result, topologies
 from ..analysis import hostcpu, outcome, verdict
 from ..backends import testpmd
 from ..errors import RunnerError, failed, usage
-from . import (artifacts, engine, guest, identity, orchestrate, pinning, placeapply, priority,
-               qemucmd, scratch, support)
+from . import (artifacts, engine, guest, identity, orchestrate, pcap, pinning, placeapply,
+               priority, qemucmd, scratch, support)
 from .echo import Echo
 from .qmp import QmpError
 
@@ -115,6 +115,7 @@ class Run:
     def make_guests(self):
         opts, be = self.opts, self.be
         tmp = scratch.mkdtemp(self.session, "run")
+        replay = pcap.qemu_args(opts, tmp) if opts.pcap is not None else []
         for i, (label, words) in enumerate(self.roles):
             words = list(words) + placeapply.guest_words(self.plan)
             cfg = qemucmd.merge_config(be.guest_config(i), words, opts.config)
@@ -123,7 +124,8 @@ class Run:
                                      qmp_path=os.path.join(tmp, "qmp%d.sock" % i),
                                      shared_mem=be.needs_shared_mem, name="vnperf-" + label,
                                      boot=opts.boot, esp=opts.esp, smp=opts.vcpus or 1,
-                                     extra=be.qemu_extra(i) + list(opts.qemu_args))
+                                     extra=be.qemu_extra(i) + list(opts.qemu_args)
+                                     + (replay if i == len(self.roles) - 1 else []))
             self.guests.append(self.engine.guest(spec, label))
         note = be.hash_note()
         if note:

@@ -9,7 +9,7 @@ from ..backends import testpmd, vhostpeer
 from ..errors import usage
 from . import identity, passtbin, qemucmd
 
-NET_APPS = ("gen", "sink", "reflect", "fwd", "rr", "iperf")
+NET_APPS = ("gen", "sink", "reflect", "fwd", "rr", "iperf", "replay")
 TOPOLOGIES = topologies.NAMES
 
 # Seen in passt's own capture (-p) with the host's iperf wired as over

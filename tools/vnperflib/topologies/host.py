@@ -6,6 +6,8 @@ from .base import Topology
 
 HOST_SENDERS = ("dgram", "socket", "tap", "vhost-net", "vhost-user", "passt")
 NO_HOST_END = "QEMU alone: no host end sends to the guest or answers it"
+REPLAY_ENDS = ("a capture's frames are counted by the tap's counters (tap, vhost-net) or "
+               "dropped by QEMU's hub; no other host end takes frames that are not its own")
 
 # The peer reflects each UDP request as it is (docs/peer.md).
 RR_PEER_RULES = (
@@ -31,6 +33,7 @@ class Host(Topology):
     no_row = NO_HOST_END
     rows = {
         "gen": {"*": None},
+        "replay": {"tap": None, "vhost-net": None, "hub": None, "*": REPLAY_ENDS},
         "sink": dict({b: None for b in HOST_SENDERS}, **{"*": NO_HOST_END}),
         "reflect": dict({b: None for b in HOST_SENDERS}, **{"*": NO_HOST_END}),
         "fwd": {"dgram": None, "socket": None,
