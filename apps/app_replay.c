@@ -64,8 +64,8 @@ static void replay_load(void)
     if (!buf)
         vn_fatal(VN_EXIT_OOM, "replay: no memory for the %lu-byte capture (give --memory more)",
                  (unsigned long)size);
-    fwcfg_select(sel);
-    fwcfg_read(buf, size);
+    if (fwcfg_read_item(sel, buf, size) < 0)
+        vn_fatal(VN_EXIT_DEVICE, "replay: fw_cfg's DMA reported an error reading %s", REPLAY_FILE);
     if (pcap_blob_load(&rp.blob, buf, size, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "replay: %s", why);
 }
