@@ -71,6 +71,9 @@ test_net_rwnd_SRCS := tests/unit/test_net_rwnd.c
 UNIT_TESTS += test_imix
 test_imix_SRCS := tests/unit/test_imix.c apps/imix.c apps/flows.c
 
+UNIT_TESTS += test_stream_spec
+test_stream_spec_SRCS := tests/unit/test_stream_spec.c apps/stream_spec.c kernel/config.c
+
 UNIT_TESTS += test_efi_elf
 test_efi_elf_SRCS := tests/unit/test_efi_elf.c boot/efi/efi_elf.c
 

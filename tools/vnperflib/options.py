@@ -60,6 +60,8 @@ class RunOptions:
     pps: int = None
     topspeed: bool = False
     config: tuple = ()            # guest config words (after --)
+    streams: str = None           # --streams FILE (docs/streams.md)
+    stream_text: str = None       # build: the file checked and encoded for the guest
     # your own backend
     vhost_user_socket: str = None
     vhost_user_server: bool = False
@@ -119,6 +121,8 @@ def build(**fields):
     if isinstance(o.event_idx, str):
         o = dataclasses.replace(o, event_idx=o.event_idx == "on")
     o = dataclasses.replace(o, **config_stands(o))
+    if o.streams is not None:
+        o = with_streams(o)
     if o.vcpus is None and o.queues is not None:
         o = dataclasses.replace(o, vcpus=o.queues)
     if o.pcap is not None or o.loops is not None or o.speed is not None or o.pps is not None \
@@ -139,6 +143,28 @@ def build(**fields):
     if o.timeout is None:
         o = dataclasses.replace(o, timeout=(o.duration + 30.0) if o.duration else 60.0)
     return nextroot.binaries(o)
+
+
+# What a stream file sets per stream: refused beside --streams.
+STREAM_SHORTHAND = ("size", "rate", "imix", "flows")
+
+
+def with_streams(o):
+    """--streams FILE: the file checked (every error one line, 64) and
+    encoded; the one-stream shorthand beside it refused; app gen."""
+    from .run import streamfile
+    given = {w.partition("=")[0] for w in o.config}
+    given |= {k for k, v in (("size", o.size), ("rate", o.rate)) if v is not None}
+    for k in STREAM_SHORTHAND:
+        if k in given:
+            raise usage("--streams %s and %s=: the stream file sets each stream's %s"
+                        % (o.streams, k, k))
+    if o.app not in (None, "gen"):
+        raise usage("--streams: app gen sends streams, not app %s" % o.app)
+    if (o.queues or 1) > 1 or (o.vcpus or 1) > 1:
+        raise usage("--streams: one queue pair and one vCPU (the stream scheduler is one CPU's)")
+    streams = streamfile.load(o.streams)
+    return dataclasses.replace(o, app="gen", stream_text=streamfile.encode(streams))
 
 
 # Options that identity.app_words turns into guest config words.

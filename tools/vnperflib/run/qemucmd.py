@@ -101,7 +101,7 @@ class GuestSpec:
     def __init__(self, image, machine="microvm", memory_mb=128, accel="tcg",
                  config=(), nics=(), qmp_path=None, shared_mem=False, name="vnperf",
                  cmdline=None, extra=(), boot="pvh", esp=None, firmware=DEFAULT_OVMF,
-                 smp=1):
+                 smp=1, files=()):
         if machine not in MACHINES:
             raise ValueError("machine %r: one of %s" % (machine, ", ".join(MACHINES)))
         if boot not in BOOTS:
@@ -129,6 +129,7 @@ class GuestSpec:
         self.esp = esp or default_esp()
         self.firmware = firmware
         self.smp = smp                # vCPUs (-smp; 1: QEMU's default, not written)
+        self.files = tuple(files)     # (fw_cfg name, text): e.g. the stream file's encoding
 
 
 def pass_fds(spec):
@@ -215,6 +216,8 @@ def build(spec, qemu=DEFAULT_QEMU):
     cfg = config_string(spec.config)
     if cfg:
         argv += ["-fw_cfg", "name=opt/vnperf/config,string=" + qemu_escape(cfg)]
+    for name, text in spec.files:
+        argv += ["-fw_cfg", "name=%s,string=%s" % (name, qemu_escape(text))]
     dev = nic_device(spec.machine)
     for i, nic in enumerate(spec.nics):
         nid = "n%d" % i

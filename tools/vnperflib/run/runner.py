@@ -11,7 +11,7 @@ from ..analysis import hostcpu, outcome, verdict
 from ..backends import testpmd
 from ..errors import RunnerError, failed, usage
 from . import (artifacts, engine, guest, identity, orchestrate, pcap, pinning, placeapply,
-               priority, qemucmd, scratch, support)
+               priority, qemucmd, scratch, streamfile, support)
 from .echo import Echo
 from .qmp import QmpError
 
@@ -116,14 +116,19 @@ class Run:
         opts, be = self.opts, self.be
         tmp = scratch.mkdtemp(self.session, "run")
         replay = pcap.qemu_args(opts, tmp) if opts.pcap is not None else []
+        last = len(self.roles) - 1
         for i, (label, words) in enumerate(self.roles):
             words = list(words) + placeapply.guest_words(self.plan)
             cfg = qemucmd.merge_config(be.guest_config(i), words, opts.config)
+            # The stream file is the sender's (the last guest's).
+            files = ((streamfile.FWCFG_NAME, opts.stream_text),) \
+                if opts.stream_text and i == last else ()
             spec = qemucmd.GuestSpec(opts.image, machine=opts.machine, memory_mb=opts.memory,
                                      accel=self.accel.accel, config=cfg, nics=be.nics(i),
                                      qmp_path=os.path.join(tmp, "qmp%d.sock" % i),
                                      shared_mem=be.needs_shared_mem, name="vnperf-" + label,
                                      boot=opts.boot, esp=opts.esp, smp=opts.vcpus or 1,
+                                     files=files,
                                      extra=be.qemu_extra(i) + list(opts.qemu_args)
                                      + (replay if i == len(self.roles) - 1 else []))
             self.guests.append(self.engine.guest(spec, label))
