@@ -33,6 +33,7 @@
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
 #include "apps/flows.h"
+#include "apps/gen_streams.h"
 #include "apps/gen_uso.h"
 #include "apps/hist.h"
 #include "apps/imix.h"
@@ -90,6 +91,10 @@ static struct gen {
     struct net_if *nif;
     struct gen_class cls[IMIX_MAX_SIZES];
     unsigned ncls;
+    /* A stream file (apps/gen_streams.h): its streams' templates as
+     * classes, their frames built by gen_build_streams. */
+    struct gen_class scls[STREAMS_MAX];
+    unsigned nstreams;
     uint8_t imix_seq[IMIX_MAX_WEIGHT];
     unsigned imix_cycle;
     struct pkt_flow *flows;
@@ -345,6 +350,54 @@ static void gen_setup_pairs(uint32_t room)
     gen_share_pairs(all, npairs);
 }
 
+/* A stream file instead of the one stream size=, imix=, flows= and
+ * rate= describe: refused beside them and on path=stack. */
+static bool gen_streams_check(const struct app_config *c)
+{
+    static const char *const shorthand[] = {"size", "imix", "flows", "rate"};
+    if (!gen_streams_load())
+        return false;
+    for (unsigned k = 0; k < sizeof(shorthand) / sizeof(shorthand[0]); k++)
+        if (app_config_given(c, shorthand[k]))
+            vn_fatal(VN_EXIT_CONFIG, "gen: %s= beside a stream file: the file sets each stream's",
+                     shorthand[k]);
+    if (c->path == CFG_PATH_STACK)
+        vn_fatal(VN_EXIT_CONFIG, "gen: a stream file is sent on path=raw only");
+    return true;
+}
+
+/* Every stream's template as a class of its own; the addresses a stream
+ * does not give are the config line's. */
+static void gen_setup_streams(const struct app_config *c, const uint8_t dst_mac[6])
+{
+    struct stream_addrs d = {
+        .sip = net_ip(), .dip = lwip_ntohl(c->dst_ip), .sport = c->src_port, .dport = c->dst_port};
+    memcpy(d.smac, net_if_mac(gen_state.nif), 6);
+    memcpy(d.dmac, dst_mac, 6);
+    gen_state.nstreams = gen_streams_setup(&d);
+    gen_state.ncls = 0;
+    for (unsigned i = 0; i < gen_state.nstreams; i++) {
+        struct gen_class *cl = &gen_state.scls[i];
+        cl->len = gen_streams_maxlen(i);
+        cl->copy = gen_streams_copy();
+        cl->master = (uint8_t *)gen_streams_master(i);
+        gen_state.maxlen = cl->len > gen_state.maxlen ? cl->len : gen_state.maxlen;
+    }
+    gen_state.burst = (int)c->burst;
+    gen_setup_pairs(gen_state.maxlen > GEN_SLOT_ROOM ? gen_state.maxlen : GEN_SLOT_ROOM);
+}
+
+/* Whether the CPU's next frame is due, and when it is. */
+static inline bool gen_due(struct gen_cpu *w, uint64_t now)
+{
+    return gen_state.nstreams ? gen_streams_next() <= now : pacer_due(&w->pc, now);
+}
+
+static inline uint64_t gen_next_due(const struct gen_cpu *w)
+{
+    return gen_state.nstreams ? gen_streams_next() : pacer_next(&w->pc);
+}
+
 /* The pair of the next burst: each of the CPU's in turn. */
 static inline void gen_next_pair(struct gen_cpu *w)
 {
@@ -392,26 +445,35 @@ static void gen_setup_frames(const uint8_t dst_mac[6], uint64_t burst)
     gen_setup_pairs(gen_state.maxlen > GEN_SLOT_ROOM ? gen_state.maxlen : GEN_SLOT_ROOM);
 }
 
-/* Slot s should hold class c's frame. A slot that held another class
- * differs only in the first bytes (the rest is zero in every template);
- * one the driver copied a frame of its own into (tag 0) is cleared. */
-static void gen_fill_slot(struct gen_cpu *w, uint8_t *f, uint16_t s, unsigned c)
+/* Slot s should hold class cl's frame (tag: its index + 1). A slot that
+ * held another class differs only in the first bytes (the rest is zero
+ * in every template); one the driver copied a frame of its own into
+ * (tag 0) is cleared. */
+static void gen_fill_slot(struct gen_cpu *w, uint8_t *f, uint16_t s, const struct gen_class *cl,
+                          unsigned tag)
 {
     if (!w->slots.tag[s])
         memset(f, 0, gen_state.maxlen);
-    memcpy(f, gen_state.cls[c].master, gen_state.cls[c].copy);
-    w->slots.tag[s] = (uint16_t)(c + 1);
+    memcpy(f, cl->master, cl->copy);
+    w->slots.tag[s] = (uint16_t)tag;
 }
 
-/* The i-th reserved slot from first, holding class c's template. */
-static inline uint8_t *gen_slot(struct gen_cpu *w, uint16_t first, int i, unsigned c)
+/* The i-th reserved slot from first, holding class c's template (of the
+ * sizes' classes, or the streams'). */
+static inline uint8_t *gen_slot_of(struct gen_cpu *w, uint16_t first, int i,
+                                   const struct gen_class *cls, unsigned c)
 {
     const struct vnet_txslots *sl = &w->slots;
     uint16_t s = (uint16_t)(first + i) & (uint16_t)(sl->num - 1);
     uint8_t *f = sl->frame0 + (size_t)s * sl->stride;
     if (sl->tag[s] != c + 1)
-        gen_fill_slot(w, f, s, c);
+        gen_fill_slot(w, f, s, &cls[c], c + 1);
     return f;
+}
+
+static inline uint8_t *gen_slot(struct gen_cpu *w, uint16_t first, int i, unsigned c)
+{
+    return gen_slot_of(w, first, i, gen_state.cls, c);
 }
 
 /* gen_build_burst for the plain case (one size, one flow, no rate= and
@@ -479,6 +541,35 @@ static int gen_build_burst(struct gen_cpu *w, uint16_t first, int k, int max, ui
     return n;
 }
 
+/* gen_build_burst for a stream file: the scheduler says whose frame
+ * goes (none: the burst ends), gen_streams_write finishes it in the slot
+ * that holds the stream's template. A file of bursts only ends the
+ * CPU's share once every burst is out. */
+static int gen_build_streams(struct gen_cpu *w, uint16_t first, int k, int max, uint64_t now,
+                             uint64_t left, uint64_t *bytes, int *dropped)
+{
+    int n = 0, nd = 0, i;
+    uint64_t b = 0;
+    while (n + nd < max && (uint64_t)(n + nd) < left && (i = gen_streams_pick(now)) >= 0) {
+        if (n == k) {
+            if (!gen_state.drop)
+                break;
+            gen_streams_drop((unsigned)i, now);
+            nd++;
+            continue;
+        }
+        uint8_t *f = gen_slot_of(w, first, n, gen_state.scls, (unsigned)i);
+        uint16_t len = gen_streams_write((unsigned)i, f, now);
+        w->lens[n++] = len;
+        b += len;
+    }
+    if (gen_streams_done())
+        w->count = w->sent + (uint64_t)(n + nd);
+    *bytes = b;
+    *dropped = nd;
+    return n;
+}
+
 /* Sends up to max frames through lwIP; returns how many went. */
 static int gen_stack_burst(struct gen_cpu *w, struct udp_pcb *pcb, int max, uint64_t now,
                            uint64_t left)
@@ -534,7 +625,7 @@ static uint64_t gen_wake(uint64_t a, uint64_t b, uint64_t c)
  * Returns the frames it took (sent and dropped). */
 static int gen_send_round(struct gen_cpu *w, uint64_t now, bool plain)
 {
-    if (!pacer_due(&w->pc, now))
+    if (!gen_due(w, now))
         return 0;
     uint16_t first = 0;
     gen_next_pair(w);
@@ -545,8 +636,10 @@ static int gen_send_round(struct gen_cpu *w, uint64_t now, bool plain)
         vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", k);
     uint64_t t0 = time_cycles(), bytes, left = w->count - w->sent;
     int dropped = 0;
-    int q = plain ? gen_build_plain(w, first, k, gen_state.burst, now, left, &bytes)
-                  : gen_build_burst(w, first, k, gen_state.burst, now, left, &bytes, &dropped);
+    int q = gen_state.nstreams
+                ? gen_build_streams(w, first, k, gen_state.burst, now, left, &bytes, &dropped)
+            : plain ? gen_build_plain(w, first, k, gen_state.burst, now, left, &bytes)
+                    : gen_build_burst(w, first, k, gen_state.burst, now, left, &bytes, &dropped);
     int n = q + dropped;
     if (!n)
         return 0;
@@ -685,6 +778,8 @@ static void gen_result(const struct app_config *c, uint64_t ns, const struct rat
         json_double(j, "build_pps_capacity", cpp > 0 ? (double)time_tsc_hz / cpp : 0);
     }
     gen_queues_json(j);
+    if (gen_state.nstreams)
+        gen_streams_json(j, ns);
     json_arr_begin(j, "sizes");
     for (unsigned ci = 0; ci < gen_state.ncls; ci++) {
         json_obj_begin(j, NULL);
@@ -735,13 +830,15 @@ int app_gen_main(const struct app_config *c)
     bool stack = c->path == CFG_PATH_STACK;
     if (rate_parse(c->rate, &r, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "gen: flows=%s: %s", c->flows, why);
+    bool streams = gen_streams_check(c);
 
     apps_net_init(c, 1, gen_uso_offloads(c));
     gen_state.drop = c->txfull == CFG_TXFULL_DROP;
     gen_state.uso = c->uso;
     gen_state.nif = net_if_get(0);
     hist_init(&gen_state.lat);
-    gen_setup_sizes(c);
+    if (!streams)
+        gen_setup_sizes(c);
     gen_setup_flows(c, stack);
     gen_uso_check(c, gen_state.nif, gen_state.ncls, gen_state.nflows);
 
@@ -754,6 +851,8 @@ int app_gen_main(const struct app_config *c)
             vn_fatal(VN_EXIT_INTERNAL, "gen: cannot bind UDP port %u", (unsigned)c->src_port);
         udp_recv(pcb, stack_recv, NULL);
         gen_setup_pairs(0);
+    } else if (streams) {
+        gen_setup_streams(c, dst_mac);
     } else {
         gen_setup_frames(dst_mac, c->burst);
     }
@@ -771,11 +870,18 @@ int app_gen_main(const struct app_config *c)
         gen_state.ncls == 1 && gen_state.nflows == 1 && r.unit == RATE_UNLIMITED && !gen_state.drop;
     unsigned rounds = 0;
     struct gen_cpu *w = &gen_state.cpu[0];
-    printf("gen: %s path, %u size%s, %u flow%s, burst %d, rate %s, %u CPU%s sending\n",
-           stack ? "stack" : "raw", gen_state.ncls, gen_state.ncls > 1 ? "s" : "", gen_state.nflows,
-           gen_state.nflows > 1 ? "s" : "", burst, c->rate[0] ? c->rate : "max", gen_state.ncpu,
-           gen_state.ncpu > 1 ? "s" : "");
+    if (streams)
+        printf("gen: raw path, %u streams of the stream file, burst %d\n", gen_state.nstreams,
+               burst);
+    else
+        printf("gen: %s path, %u size%s, %u flow%s, burst %d, rate %s, %u CPU%s sending\n",
+               stack ? "stack" : "raw", gen_state.ncls, gen_state.ncls > 1 ? "s" : "",
+               gen_state.nflows, gen_state.nflows > 1 ? "s" : "", burst,
+               c->rate[0] ? c->rate : "max", gen_state.ncpu, gen_state.ncpu > 1 ? "s" : "");
     gen_state.end = end;
+    if (streams && gen_streams_start(time_tsc_hz, c->seed, start) < 0)
+        vn_fatal(VN_EXIT_CONFIG, "gen: a stream's rate cannot be paced with a %llu Hz TSC",
+                 (unsigned long long)time_tsc_hz);
     gen_start_cpus(c, count, &r, start, &plain);
 
     /* Stalls from here: the console line above was the app's own time. */
@@ -818,8 +924,8 @@ int app_gen_main(const struct app_config *c)
         }
         /* Paced and early: halt (notify=irq|hybrid) until the next
          * departure, a frame, the next sample or the end. */
-        if (n == 0 && gen_state.ncpu == 1 && !pacer_due(&w->pc, now))
-            stall_skip(&st, net_idle(gen_wake(pacer_next(&w->pc), m.next, end)));
+        if (n == 0 && gen_state.ncpu == 1 && !gen_due(w, now))
+            stall_skip(&st, net_idle(gen_wake(gen_next_due(w), m.next, end)));
         if (meter_due(&m, now)) {
             uint64_t sp, sb, sd;
             gen_sent_now(&sp, &sb, &sd);

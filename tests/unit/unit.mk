@@ -74,6 +74,12 @@ test_imix_SRCS := tests/unit/test_imix.c apps/imix.c apps/flows.c
 UNIT_TESTS += test_stream_spec
 test_stream_spec_SRCS := tests/unit/test_stream_spec.c apps/stream_spec.c kernel/config.c
 
+UNIT_TESTS += test_stream_frame
+test_stream_frame_SRCS := tests/unit/test_stream_frame.c apps/stream_frame.c net/pkt.c kernel/csum.c
+
+UNIT_TESTS += test_stream_sched
+test_stream_sched_SRCS := tests/unit/test_stream_sched.c apps/stream_sched.c
+
 UNIT_TESTS += test_efi_elf
 test_efi_elf_SRCS := tests/unit/test_efi_elf.c boot/efi/efi_elf.c
 

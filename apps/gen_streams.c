@@ -1,0 +1,206 @@
+#include "apps/gen_streams.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apps/apps_common.h"
+#include "apps/stream_sched.h"
+#include "kernel/exit.h"
+#include "kernel/fwcfg.h"
+#include "net/pkt.h"
+
+#define GEN_STREAMS_FILE "opt/vnperf/streams"
+
+struct gen_stream {
+    struct stream_tmpl t;
+    uint8_t *master;
+    struct stream_fe fe[STREAM_VARS_MAX];
+    uint8_t *imix_seq; /* a mix's sizes in turn, NULL for one size or a range */
+    unsigned size_pos;
+    uint16_t len; /* one size; a range's next */
+    uint64_t seq, rng;
+    uint64_t packets, bytes, dropped;
+};
+
+static struct {
+    struct stream_spec spec[STREAMS_MAX];
+    struct gen_stream s[STREAMS_MAX];
+    unsigned n;
+    uint16_t copy;
+    struct sched sc;
+} gs;
+
+bool gen_streams_load(void)
+{
+    static char text[STREAM_TEXT_MAX];
+    char why[160];
+    int rc = fwcfg_read_file(GEN_STREAMS_FILE, text, sizeof(text));
+    if (rc == -ENOENT)
+        return false;
+    if (rc < 0)
+        vn_fatal(VN_EXIT_CONFIG, "gen: %s: above %d bytes", GEN_STREAMS_FILE,
+                 STREAM_TEXT_MAX - 1);
+    if (stream_spec_parse(text, gs.spec, &gs.n, why, sizeof(why)) < 0)
+        vn_fatal(VN_EXIT_CONFIG, "gen: %s", why);
+    return true;
+}
+
+static void stream_sizes(struct gen_stream *g, const struct stream_spec *p)
+{
+    const struct imix *m = &p->sizes;
+    g->len = m->size[0];
+    if (p->size_range || m->n == 1)
+        return;
+    g->imix_seq = malloc(m->cycle);
+    if (!g->imix_seq)
+        vn_fatal(VN_EXIT_OOM, "gen: no memory for a stream's sizes");
+    imix_sequence(m, g->imix_seq);
+}
+
+static uint16_t spec_maxlen(const struct stream_spec *p)
+{
+    uint16_t l = 0;
+    for (unsigned k = 0; k < p->sizes.n; k++)
+        l = p->sizes.size[k] > l ? p->sizes.size[k] : l;
+    return l;
+}
+
+unsigned gen_streams_setup(const struct stream_addrs *d)
+{
+    /* Every template as long as the longest headers and stamp, so a slot
+     * that held another stream's frame is overwritten in full. */
+    gs.copy = 0;
+    for (unsigned i = 0; i < gs.n; i++) {
+        uint16_t c = (uint16_t)(14 + 4 * gs.spec[i].nvlan + (gs.spec[i].ip == 6 ? 40 : 20) + 8 +
+                                PL_LEN);
+        gs.copy = c > gs.copy ? c : gs.copy;
+    }
+    for (unsigned i = 0; i < gs.n; i++) {
+        const struct stream_spec *p = &gs.spec[i];
+        struct gen_stream *g = &gs.s[i];
+        uint16_t len = spec_maxlen(p);
+        uint32_t varies = 0;
+        g->master = calloc(1, len > gs.copy ? len : gs.copy);
+        if (!g->master)
+            vn_fatal(VN_EXIT_OOM, "gen: no memory for stream %u's template", i);
+        for (unsigned k = 0; k < p->nvars; k++) {
+            varies |= 1u << p->var[k].field;
+            stream_fe_init(&g->fe[k], &p->var[k]);
+        }
+        if (stream_tmpl_build(g->master, len, p, d, i, varies, &g->t) < 0)
+            vn_fatal(VN_EXIT_CONFIG, "gen: stream %u: no frame of %u bytes holds its headers",
+                     i, len);
+        stream_sizes(g, p);
+    }
+    return gs.n;
+}
+
+int gen_streams_start(uint64_t tsc_hz, uint64_t seed, uint64_t now)
+{
+    for (unsigned i = 0; i < gs.n; i++)
+        gs.s[i].rng = (seed + i) * 0x9e3779b97f4a7c15ull + 7;
+    return sched_init(&gs.sc, gs.spec, gs.n, tsc_hz, now, seed);
+}
+
+const uint8_t *gen_streams_master(unsigned i)
+{
+    return gs.s[i].master;
+}
+
+uint16_t gen_streams_maxlen(unsigned i)
+{
+    return gs.s[i].t.len;
+}
+
+uint16_t gen_streams_copy(void)
+{
+    return gs.copy;
+}
+
+int gen_streams_pick(uint64_t now)
+{
+    return sched_pick(&gs.sc, now);
+}
+
+/* This frame's length: one size, a mix's next, or a range's walk. */
+static inline uint16_t next_len(struct gen_stream *g, const struct stream_spec *p)
+{
+    if (!g->t.size_varies)
+        return g->len;
+    if (g->imix_seq) {
+        uint16_t l = p->sizes.size[g->imix_seq[g->size_pos]];
+        g->size_pos = g->size_pos + 1 == p->sizes.cycle ? 0 : g->size_pos + 1;
+        return l;
+    }
+    uint16_t l = g->len;
+    g->len = l == p->sizes.size[1] ? p->sizes.size[0] : (uint16_t)(l + 1);
+    return l;
+}
+
+uint16_t gen_streams_write(unsigned i, uint8_t *f, uint64_t now)
+{
+    struct gen_stream *g = &gs.s[i];
+    const struct stream_spec *p = &gs.spec[i];
+    uint32_t udp = g->t.udp_base, ip = g->t.ip_base;
+    for (unsigned k = 0; k < p->nvars; k++) {
+        uint64_t v = stream_fe_next(&g->fe[k], &g->rng);
+        enum stream_field fld = (enum stream_field)p->var[k].field;
+        stream_field_set(f, &g->t, fld, v);
+        stream_field_sums(&g->t, fld, v, &udp, &ip);
+    }
+    uint16_t len = next_len(g, p);
+    stream_frame_finish(f, &g->t, len, udp, ip, g->seq++, now);
+    sched_sent(&gs.sc, i, len, now);
+    g->packets++;
+    g->bytes += len;
+    return len;
+}
+
+void gen_streams_drop(unsigned i, uint64_t now)
+{
+    struct gen_stream *g = &gs.s[i];
+    uint16_t len = next_len(g, &gs.spec[i]);
+    for (unsigned k = 0; k < gs.spec[i].nvars; k++)
+        stream_fe_next(&g->fe[k], &g->rng);
+    g->seq++;
+    g->dropped++;
+    sched_sent(&gs.sc, i, len, now);
+}
+
+uint64_t gen_streams_next(void)
+{
+    return sched_next(&gs.sc);
+}
+
+bool gen_streams_done(void)
+{
+    return sched_done(&gs.sc);
+}
+
+void gen_streams_json(struct json *j, uint64_t ns)
+{
+    static const char *const modes[SMODE_MODES] = {"continuous", "burst", "multi_burst",
+                                                   "poisson"};
+    json_arr_begin(j, "streams");
+    for (unsigned i = 0; i < gs.n; i++) {
+        const struct gen_stream *g = &gs.s[i];
+        const struct rate *r = &gs.spec[i].rate;
+        json_obj_begin(j, NULL);
+        json_u64(j, "id", i);
+        json_str(j, "mode", modes[gs.spec[i].mode]);
+        json_u64(j, "packets", g->packets);
+        json_u64(j, "bytes", g->bytes);
+        json_u64(j, "dropped", g->dropped);
+        json_u64(j, "next_seq", g->seq);
+        json_double(j, "pps", app_per_s(g->packets + g->dropped, ns));
+        json_double(j, "bps", app_per_s(g->bytes * 8, ns));
+        if (r->unit != RATE_UNLIMITED) {
+            json_str(j, "rate_unit", r->unit == RATE_PPS ? "pps" : "bps");
+            json_u64(j, "rate_target", r->per_s);
+        }
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}

@@ -1,0 +1,52 @@
+/* gen's streams (docs/streams.md): the stream file the runner put in
+ * fw_cfg (opt/vnperf/streams), each stream's template, field engine,
+ * size walk, sequence numbers and counts, and the scheduler that says
+ * whose frame goes next. app_gen.c's send loop asks for a stream, puts
+ * its template in a TX slot (the slot keeps it while the stream's frames
+ * follow) and has gen_streams_write finish the frame. */
+#ifndef VN_GEN_STREAMS_H
+#define VN_GEN_STREAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "apps/app_config.h"
+#include "apps/stream_frame.h"
+#include "kernel/json.h"
+
+/* Reads and parses the stream file: false when there is none; a bad one
+ * ends the run (config error, the parser's line). */
+bool gen_streams_load(void);
+
+/* Builds every stream's template (defaults from d); the count of
+ * streams. */
+unsigned gen_streams_setup(const struct stream_addrs *d);
+
+/* Starts the scheduler at now: 0, or -EINVAL when a rate cannot be paced
+ * at tsc_hz. */
+int gen_streams_start(uint64_t tsc_hz, uint64_t seed, uint64_t now);
+
+/* Stream i's template (zero-padded to gen_streams_copy() bytes) and its
+ * largest frame. */
+const uint8_t *gen_streams_master(unsigned i);
+uint16_t gen_streams_maxlen(unsigned i);
+/* Bytes any template may differ from zero in: what a slot gets copied. */
+uint16_t gen_streams_copy(void);
+
+/* The stream whose frame goes now, -1 when none is due. */
+int gen_streams_pick(uint64_t now);
+/* Finishes stream i's frame in f (its template there): the field
+ * engine's values, the length, the stamp, the checksums; accounts it.
+ * Returns the frame's length. */
+uint16_t gen_streams_write(unsigned i, uint8_t *f, uint64_t now);
+/* A frame of stream i the ring had no room for (txfull=drop): its
+ * sequence number is taken, the receiver sees the loss. */
+void gen_streams_drop(unsigned i, uint64_t now);
+/* When the next frame is due (UINT64_MAX: every stream is done). */
+uint64_t gen_streams_next(void);
+bool gen_streams_done(void);
+
+/* "streams": per stream its counts and rate. */
+void gen_streams_json(struct json *j, uint64_t ns);
+
+#endif

@@ -1,0 +1,198 @@
+#include "apps/stream_frame.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "net/pkt.h"
+
+/* The stamp's magic (little endian, as wrle32 stores it) in a sum. */
+static uint32_t magic_sum(void)
+{
+    uint8_t m[4];
+    wrle32(m, PL_MAGIC);
+    return pkt_sum(m, 4, 0);
+}
+
+static void wr48(uint8_t *p, uint64_t v)
+{
+    wr16(p, (uint16_t)(v >> 32));
+    wr32(p + 2, (uint32_t)v);
+}
+
+static uint32_t sum32(uint32_t v)
+{
+    return (v >> 16) + (v & 0xffff);
+}
+
+/* Ethernet and its tags: outer first, 802.1ad outside 802.1Q (IEEE
+ * 802.1Q-2018 s9.5); returns the IP header's offset. */
+static uint16_t tmpl_eth(uint8_t *f, const struct stream_spec *s, const struct stream_addrs *d)
+{
+    memcpy(f, s->has_dmac ? s->dmac : d->dmac, 6);
+    memcpy(f + 6, s->has_smac ? s->smac : d->smac, 6);
+    uint16_t off = 12;
+    for (unsigned i = 0; i < s->nvlan; i++) {
+        wr16(f + off, s->nvlan == 2 && i == 0 ? ETH_P_8021AD : ETH_P_8021Q);
+        wr16(f + off + 2, s->vlan[i]);
+        off += 4;
+    }
+    wr16(f + off, s->ip == 6 ? ETH_P_IPV6 : ETH_P_IP);
+    return (uint16_t)(off + 2);
+}
+
+/* The IP header with its length fields for len (0 when they vary). */
+static void tmpl_ip(uint8_t *f, const struct stream_tmpl *t, const struct stream_spec *s,
+                    const struct stream_addrs *d, uint16_t len)
+{
+    uint8_t *ip = f + t->l3;
+    if (s->ip == 6) {
+        /* RFC 8200 s3: version, traffic class, flow label. */
+        wr32(ip, 6u << 28 | (uint32_t)s->tos << 20 | s->flow_label);
+        wr16(ip + 4, len ? (uint16_t)(len - t->l4) : 0);
+        ip[6] = IP_PROTO_UDP;
+        ip[7] = s->ttl;
+        memcpy(ip + 8, s->sip6, 16);
+        memcpy(ip + 24, s->dip6, 16);
+        return;
+    }
+    ip[0] = 0x45;
+    ip[1] = s->tos;
+    wr16(ip + 2, len ? (uint16_t)(len - t->l3) : 0);
+    wr16(ip + 6, 0x4000); /* DF */
+    ip[8] = s->ttl;
+    ip[9] = IP_PROTO_UDP;
+    wr32(ip + 12, s->sip4 ? s->sip4 : d->sip);
+    wr32(ip + 16, s->dip4 ? s->dip4 : d->dip);
+}
+
+/* Sums of what stays, varying fields zeroed: IPv4 header, then UDP with
+ * its pseudo header (RFC 768; RFC 8200 s8.1 for IPv6). */
+static void tmpl_sums(const uint8_t *f, struct stream_tmpl *t, uint16_t len)
+{
+    const uint8_t *ip = f + t->l3;
+    uint16_t ulen = t->size_varies ? 0 : (uint16_t)(len - t->l4);
+    uint32_t s;
+    if (t->ip == 6) {
+        s = pkt_sum(ip + 8, 32, 0);
+    } else {
+        t->ip_base = pkt_sum(ip, IP4_HLEN, 0);
+        s = pkt_sum(ip + 12, 8, 0);
+    }
+    s += IP_PROTO_UDP + ulen;
+    uint16_t end = len < t->copy ? len : t->copy;
+    t->udp_base = pkt_sum(f + t->l4, (size_t)(end - t->l4), s);
+}
+
+int stream_tmpl_build(uint8_t *f, uint16_t len, const struct stream_spec *s,
+                      const struct stream_addrs *d, uint32_t id, uint32_t varies,
+                      struct stream_tmpl *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->ip = s->ip;
+    t->nvlan = s->nvlan;
+    t->len = len;
+    t->varies = varies;
+    t->size_varies = s->size_range || s->sizes.n > 1;
+    memset(f, 0, len);
+    t->l3 = tmpl_eth(f, s, d);
+    t->l4 = (uint16_t)(t->l3 + (s->ip == 6 ? IP6_HLEN : IP4_HLEN));
+    t->pl = (uint16_t)(t->l4 + UDP_HLEN);
+    t->copy = (uint16_t)(t->pl + PL_LEN);
+    if (len > PKT_MAX_FRAME || len < t->pl + PL_MIN)
+        return -EINVAL;
+    tmpl_ip(f, t, s, d, t->size_varies ? 0 : len);
+    wr16(f + t->l4, s->sport ? s->sport : d->sport);
+    wr16(f + t->l4 + 2, s->dport ? s->dport : d->dport);
+    if (!t->size_varies)
+        wr16(f + t->l4 + 4, (uint16_t)(len - t->l4));
+    /* The stream id's low 16 bits are the short stamp's; ids are below
+     * STREAMS_MAX, so the long one's high bytes are 0 either way. */
+    wrle32(f + t->pl + PL_OFF_STREAM, id);
+    if (!t->size_varies && len >= t->copy)
+        wrle32(f + t->pl + PL_OFF_MAGIC, PL_MAGIC);
+    for (unsigned k = 0; k < SF_FIELDS; k++)
+        if (varies >> k & 1)
+            stream_field_set(f, t, (enum stream_field)k, 0);
+    tmpl_sums(f, t, len);
+    t->magic_sum = magic_sum();
+    if (t->size_varies) {
+        /* Written per frame from here: the template is whole for its length. */
+        stream_frame_finish(f, t, len, t->udp_base, t->ip_base, 0, 0);
+    }
+    return 0;
+}
+
+void stream_field_set(uint8_t *f, const struct stream_tmpl *t, enum stream_field fld, uint64_t v)
+{
+    uint8_t *ip = f + t->l3;
+    switch (fld) {
+    case SF_DST_MAC: wr48(f, v); break;
+    case SF_SRC_MAC: wr48(f + 6, v); break;
+    case SF_VLAN: wr16(f + 14 + 4 * (t->nvlan - 1), (uint16_t)v); break;
+    case SF_OUTER_VLAN: wr16(f + 14, (uint16_t)v); break;
+    case SF_SRC_IP: wr32(ip + (t->ip == 6 ? 20 : 12), (uint32_t)v); break;
+    case SF_DST_IP: wr32(ip + (t->ip == 6 ? 36 : 16), (uint32_t)v); break;
+    case SF_FLOW_LABEL: wr32(ip, (rd32(ip) & 0xfff00000u) | (uint32_t)v); break;
+    case SF_TOS:
+        if (t->ip == 6)
+            wr32(ip, (rd32(ip) & 0xf00fffffu) | (uint32_t)v << 20);
+        else
+            ip[1] = (uint8_t)v;
+        break;
+    case SF_SRC_PORT: wr16(f + t->l4, (uint16_t)v); break;
+    default: wr16(f + t->l4 + 2, (uint16_t)v); break;
+    }
+}
+
+void stream_field_sums(const struct stream_tmpl *t, enum stream_field fld, uint64_t v,
+                       uint32_t *udp, uint32_t *ip)
+{
+    switch (fld) {
+    case SF_SRC_IP:
+    case SF_DST_IP:
+        *udp += sum32((uint32_t)v);
+        if (t->ip == 4)
+            *ip += sum32((uint32_t)v);
+        break;
+    case SF_SRC_PORT:
+    case SF_DST_PORT: *udp += (uint32_t)v; break;
+    case SF_TOS:
+        if (t->ip == 4)
+            *ip += (uint32_t)v; /* the low byte of the header's first word */
+        break;
+    default: break; /* MACs, tags and the flow label are in no checksum */
+    }
+}
+
+void stream_frame_finish(uint8_t *f, const struct stream_tmpl *t, uint16_t len, uint32_t udp,
+                         uint32_t ip, uint64_t seq, uint64_t tsc)
+{
+    uint8_t *l3 = f + t->l3;
+    if (t->size_varies) {
+        uint16_t ulen = (uint16_t)(len - t->l4);
+        wr16(f + t->l4 + 4, ulen);
+        udp += 2u * ulen; /* the pseudo header's length and the UDP header's */
+        /* A frame shorter than the full stamp carries none of the magic. */
+        wrle32(f + t->pl + PL_OFF_MAGIC, len >= t->copy ? PL_MAGIC : 0);
+        if (len >= t->copy)
+            udp += t->magic_sum;
+        if (t->ip == 6) {
+            wr16(l3 + 4, ulen);
+        } else {
+            wr16(l3 + 2, (uint16_t)(len - t->l3));
+            ip += (uint32_t)(len - t->l3);
+        }
+    }
+    wrle64(f + t->pl + PL_OFF_SEQ, seq);
+    wrle64(f + t->pl + PL_OFF_TSC, tsc);
+    uint16_t c = pkt_csum_fold(pkt_sum_add_le64(pkt_sum_add_le64(udp, seq), tsc));
+    wr16(f + t->l4 + 6, c ? c : 0xffff); /* 0 means no checksum, RFC 768 */
+    if (t->ip == 4)
+        wr16(l3 + 10, pkt_csum_fold(ip));
+}
+
+void stream_fe_init(struct stream_fe *fe, const struct stream_var *v)
+{
+    fe->v = *v;
+    fe->cur = v->op == SOP_DEC ? v->hi : v->lo;
+}

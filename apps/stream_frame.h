@@ -1,0 +1,91 @@
+/* A stream's frame: the template built once (Ethernet, 802.1Q / QinQ
+ * tags, IPv4 or IPv6, UDP, the payload stamp of net/pkt.h), the field
+ * engine's values written per frame, and both checksums fixed per frame
+ * from sums taken once with every varying field at zero (RFC 1071: a
+ * field's words add to the sum on their own). Pure functions on byte
+ * buffers (tests/unit/test_stream_frame.c). */
+#ifndef VN_STREAM_FRAME_H
+#define VN_STREAM_FRAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "apps/stream_spec.h"
+
+#define ETH_P_8021Q  0x8100 /* IEEE 802.1Q tag */
+#define ETH_P_8021AD 0x88a8 /* IEEE 802.1ad service tag (QinQ's outer) */
+#define ETH_P_IPV6   0x86dd
+#define IP6_HLEN     40
+
+/* The addresses a stream takes from the config line where its file gave
+ * none (host order). */
+struct stream_addrs {
+    uint8_t smac[6], dmac[6];
+    uint32_t sip, dip;
+    uint16_t sport, dport;
+};
+
+struct stream_tmpl {
+    uint16_t len;          /* the template's length: the stream's largest frame */
+    uint16_t l3, l4, pl;   /* IP header, UDP header, payload */
+    uint16_t copy;         /* bytes that are not zero: the headers and the stamp */
+    uint8_t ip;            /* 4 or 6 */
+    uint8_t nvlan;
+    bool size_varies;      /* lengths written per frame */
+    uint32_t varies;       /* a bit per enum stream_field the field engine writes */
+    uint32_t udp_base;     /* UDP sum (pseudo header too), varying parts at zero */
+    uint32_t ip_base;      /* IPv4 header sum, likewise */
+    uint32_t magic_sum;    /* the stamp's magic, added when the sizes vary */
+};
+
+/* Writes the template of stream id (frame length len, the spec's largest)
+ * into f (len bytes) and fills t; varies: the fields the field engine
+ * writes. 0, or -EINVAL when the headers and the stamp do not fit. */
+int stream_tmpl_build(uint8_t *f, uint16_t len, const struct stream_spec *s,
+                      const struct stream_addrs *d, uint32_t id, uint32_t varies,
+                      struct stream_tmpl *t);
+
+/* Writes field fld's value v into a frame built from t. */
+void stream_field_set(uint8_t *f, const struct stream_tmpl *t, enum stream_field fld, uint64_t v);
+
+/* What v in field fld adds to the UDP sum (*udp) and to the IPv4 header
+ * sum (*ip). */
+void stream_field_sums(const struct stream_tmpl *t, enum stream_field fld, uint64_t v,
+                       uint32_t *udp, uint32_t *ip);
+
+/* The per-frame part once the vars are written (their sums in udp and
+ * ip): lengths for len when the sizes vary, the stamp's sequence number
+ * and timestamp, the IPv4 header checksum and the UDP checksum. */
+void stream_frame_finish(uint8_t *f, const struct stream_tmpl *t, uint16_t len, uint32_t udp,
+                         uint32_t ip, uint64_t seq, uint64_t tsc);
+
+/* The field engine: one var's walk over its range. */
+struct stream_fe {
+    struct stream_var v;
+    uint64_t cur;
+};
+
+void stream_fe_init(struct stream_fe *fe, const struct stream_var *v);
+
+/* The value for this frame; inc and dec step and wrap at the range's
+ * end to its other end, random draws from rng (xorshift64 state). */
+static inline uint64_t stream_fe_next(struct stream_fe *fe, uint64_t *rng)
+{
+    uint64_t v = fe->cur, span = fe->v.hi - fe->v.lo;
+    if (fe->v.op == SOP_RANDOM) {
+        uint64_t x = *rng;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *rng = x;
+        /* span < 2^32: (span + 1) * (x >> 32) >> 32 is below span + 1. */
+        return fe->v.lo + (((span + 1) * (x >> 32)) >> 32);
+    }
+    if (fe->v.op == SOP_INC)
+        fe->cur = fe->v.hi - v < fe->v.step ? fe->v.lo : v + fe->v.step;
+    else
+        fe->cur = v - fe->v.lo < fe->v.step ? fe->v.hi : v - fe->v.step;
+    return v;
+}
+
+#endif

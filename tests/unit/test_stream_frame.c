@@ -1,0 +1,245 @@
+/* apps/stream_frame.c: templates with tags and IPv6, each field-engine
+ * operation and its wrap, and the per-frame checksums against sums this
+ * file computes itself, word by word (RFC 1071), from the frame's bytes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "apps/stream_frame.h"
+#include "net/pkt.h"
+
+static uint32_t be16(const uint8_t *p)
+{
+    return (uint32_t)(p[0] << 8 | p[1]);
+}
+
+/* One's complement sum of len bytes (an odd one padded with zero). */
+static uint32_t ref_sum(const uint8_t *p, size_t len, uint32_t s)
+{
+    for (size_t i = 0; i + 1 < len; i += 2)
+        s += be16(p + i);
+    if (len & 1)
+        s += (uint32_t)p[len - 1] << 8;
+    return s;
+}
+
+static uint16_t ref_fold(uint32_t s)
+{
+    while (s >> 16)
+        s = (s & 0xffff) + (s >> 16);
+    return (uint16_t)s;
+}
+
+/* The frame's UDP datagram checks out (a sum of 0xffff over the pseudo
+ * header and the datagram with its checksum). */
+static void check_udp(const uint8_t *f, uint16_t l3, bool v6, uint16_t len)
+{
+    uint16_t l4 = (uint16_t)(l3 + (v6 ? 40 : 20));
+    uint32_t ulen = be16(f + l4 + 4);
+    assert_int_equal(ulen, len - l4);
+    uint32_t s = v6 ? ref_sum(f + l3 + 8, 32, 0) : ref_sum(f + l3 + 12, 8, 0);
+    s += 17 + ulen;
+    s = ref_sum(f + l4, ulen, s);
+    assert_int_equal(ref_fold(s), 0xffff);
+    assert_int_not_equal(be16(f + l4 + 6), 0);
+    if (!v6) {
+        assert_int_equal(ref_fold(ref_sum(f + l3, 20, 0)), 0xffff);
+        assert_int_equal(be16(f + l3 + 2), len - l3);
+    } else {
+        assert_int_equal(be16(f + l3 + 4), ulen);
+    }
+}
+
+static const struct stream_addrs addrs = {
+    {2, 0, 0, 0, 0, 2}, {2, 0, 0, 0, 0, 1}, 0x0a000002, 0x0a000001, 9000, 9001};
+
+static void spec4(struct stream_spec *s, uint16_t size)
+{
+    memset(s, 0, sizeof(*s));
+    s->ip = 4;
+    s->ttl = 64;
+    s->sizes.n = 1;
+    s->sizes.size[0] = size;
+    s->sizes.weight[0] = 1;
+    s->sizes.cycle = 1;
+}
+
+static void test_fe_ops(void **st)
+{
+    (void)st;
+    struct stream_fe fe;
+    uint64_t rng = 1;
+    struct stream_var inc = {SF_SRC_PORT, SOP_INC, 10, 15, 2};
+    stream_fe_init(&fe, &inc);
+    static const uint64_t want_inc[] = {10, 12, 14, 10, 12};
+    for (unsigned i = 0; i < 5; i++)
+        assert_int_equal(stream_fe_next(&fe, &rng), want_inc[i]);
+    struct stream_var dec = {SF_SRC_PORT, SOP_DEC, 10, 15, 2};
+    stream_fe_init(&fe, &dec);
+    static const uint64_t want_dec[] = {15, 13, 11, 15, 13};
+    for (unsigned i = 0; i < 5; i++)
+        assert_int_equal(stream_fe_next(&fe, &rng), want_dec[i]);
+    /* The top of a 48-bit field: the step never carries past it. */
+    uint64_t top = (1ull << 48) - 1;
+    struct stream_var edge = {SF_SRC_MAC, SOP_INC, top - 2, top, 1};
+    stream_fe_init(&fe, &edge);
+    static const uint64_t want_edge[] = {2, 1, 0, 2};
+    for (unsigned i = 0; i < 4; i++)
+        assert_int_equal(stream_fe_next(&fe, &rng), top - want_edge[i]);
+    struct stream_var full = {SF_SRC_IP, SOP_DEC, 0, UINT32_MAX, 1ull << 32};
+    stream_fe_init(&fe, &full);
+    assert_int_equal(stream_fe_next(&fe, &rng), UINT32_MAX);
+    assert_int_equal(stream_fe_next(&fe, &rng), UINT32_MAX);
+    /* Random: inside the range, every value drawn. */
+    struct stream_var rnd = {SF_DST_PORT, SOP_RANDOM, 100, 107, 1};
+    unsigned seen[8] = {0};
+    stream_fe_init(&fe, &rnd);
+    for (unsigned i = 0; i < 8000; i++) {
+        uint64_t v = stream_fe_next(&fe, &rng);
+        assert_true(v >= 100 && v <= 107);
+        seen[v - 100]++;
+    }
+    for (unsigned i = 0; i < 8; i++)
+        assert_true(seen[i] > 800 && seen[i] < 1200);
+}
+
+/* Frames of a template with vars: every one's checksums and fields. */
+static void run_vars(const struct stream_spec *s, uint16_t len, unsigned nvars,
+                     const struct stream_var *vars, uint16_t sizes_lo)
+{
+    static uint8_t f[PKT_MAX_FRAME];
+    struct stream_tmpl t;
+    uint32_t varies = 0;
+    struct stream_fe fe[STREAM_VARS_MAX];
+    for (unsigned k = 0; k < nvars; k++) {
+        varies |= 1u << vars[k].field;
+        stream_fe_init(&fe[k], &vars[k]);
+    }
+    assert_int_equal(stream_tmpl_build(f, len, s, &addrs, 3, varies, &t), 0);
+    uint64_t rng = 7;
+    for (unsigned i = 0; i < 300; i++) {
+        uint32_t udp = t.udp_base, ip = t.ip_base;
+        for (unsigned k = 0; k < nvars; k++) {
+            uint64_t v = stream_fe_next(&fe[k], &rng);
+            stream_field_set(f, &t, (enum stream_field)vars[k].field, v);
+            stream_field_sums(&t, (enum stream_field)vars[k].field, v, &udp, &ip);
+        }
+        uint16_t n = t.size_varies ? (uint16_t)(sizes_lo + i % (len - sizes_lo + 1)) : len;
+        stream_frame_finish(f, &t, n, udp, ip, 1000 + i, 0x123456789abcdefull * i);
+        check_udp(f, t.l3, s->ip == 6, n);
+        assert_int_equal(rdle64(f + t.pl + PL_OFF_SEQ), 1000 + i);
+        assert_int_equal(rdle32(f + t.pl + PL_OFF_STREAM) & 0xffff, 3);
+        if (n >= t.pl + PL_LEN)
+            assert_int_equal(rdle32(f + t.pl + PL_OFF_MAGIC), PL_MAGIC);
+    }
+}
+
+static void test_ipv4_vars(void **st)
+{
+    (void)st;
+    struct stream_spec s;
+    spec4(&s, 64);
+    s.tos = 3;
+    static const struct stream_var v[] = {{SF_SRC_IP, SOP_INC, 0x0a00000a, 0x0a000014, 1},
+                                          {SF_DST_PORT, SOP_RANDOM, 1, 65535, 1},
+                                          {SF_TOS, SOP_DEC, 0, 255, 7},
+                                          {SF_SRC_MAC, SOP_INC, 5, 9, 1}};
+    run_vars(&s, 64, 4, v, 64);
+    run_vars(&s, 1514, 4, v, 1514);
+    /* The 60-byte frame's short stamp. */
+    run_vars(&s, 60, 2, v, 60);
+    static uint8_t f[64];
+    struct stream_tmpl t;
+    assert_int_equal(stream_tmpl_build(f, 60, &s, &addrs, 3, 0, &t), 0);
+    stream_frame_finish(f, &t, 60, t.udp_base, t.ip_base, 5, 6);
+    struct pkt_info pi;
+    assert_int_equal(pkt_parse(f, 60, true, &pi), PKT_UDP);
+    assert_int_equal(pi.saddr, 0x0a000002);
+    assert_int_equal(pi.dport, 9001);
+    assert_int_equal(f[15], 3); /* tos */
+    assert_int_equal(f[22], 64);
+    uint32_t id;
+    uint64_t seq;
+    assert_true(pkt_payload_hdr(f, &pi, &id, &seq));
+    assert_int_equal(id, 3);
+    assert_int_equal(seq, 5);
+}
+
+static void test_vlan_ipv4(void **st)
+{
+    (void)st;
+    struct stream_spec s;
+    spec4(&s, 68);
+    s.nvlan = 1;
+    s.vlan[0] = 100;
+    static uint8_t f[128];
+    struct stream_tmpl t;
+    assert_int_equal(stream_tmpl_build(f, 68, &s, &addrs, 0, 1u << SF_VLAN, &t), 0);
+    assert_int_equal(t.l3, 18);
+    assert_int_equal(be16(f + 12), 0x8100);
+    assert_int_equal(be16(f + 16), 0x0800);
+    stream_field_set(f, &t, SF_VLAN, 4094);
+    assert_int_equal(be16(f + 14), 4094);
+    static const struct stream_var v[] = {{SF_VLAN, SOP_INC, 1, 4094, 1},
+                                          {SF_DST_IP, SOP_INC, 1, 9, 4}};
+    run_vars(&s, 68, 2, v, 68);
+    /* Too short for the headers and the 18-byte stamp. */
+    assert_int_equal(stream_tmpl_build(f, 63, &s, &addrs, 0, 0, &t), -22);
+}
+
+static void test_qinq_ipv6(void **st)
+{
+    (void)st;
+    struct stream_spec s;
+    spec4(&s, 200);
+    s.ip = 6;
+    s.nvlan = 2;
+    s.vlan[0] = 200;
+    s.vlan[1] = 100;
+    s.tos = 0xb8;
+    s.flow_label = 0x12345;
+    s.size_range = true;
+    s.sizes.n = 2;
+    s.sizes.size[0] = 90;
+    s.sizes.size[1] = 200;
+    for (unsigned i = 0; i < 16; i++) {
+        s.sip6[i] = (uint8_t)(0xfd + i);
+        s.dip6[i] = (uint8_t)(0x20 + 3 * i);
+    }
+    static uint8_t f[256];
+    struct stream_tmpl t;
+    assert_int_equal(stream_tmpl_build(f, 200, &s, &addrs, 1, 0, &t), 0);
+    assert_int_equal(be16(f + 12), 0x88a8);
+    assert_int_equal(be16(f + 14), 200);
+    assert_int_equal(be16(f + 16), 0x8100);
+    assert_int_equal(be16(f + 18), 100);
+    assert_int_equal(be16(f + 20), 0x86dd);
+    assert_int_equal(t.l3, 22);
+    assert_int_equal(f[22] >> 4, 6);
+    assert_int_equal(((f[22] & 0xf) << 4) | f[23] >> 4, 0xb8);
+    assert_int_equal((f[23] & 0xf) << 16 | be16(f + 24), 0x12345);
+    assert_int_equal(f[28], 17);
+    assert_int_equal(f[29], 64);
+    assert_memory_equal(f + 30, s.sip6, 16);
+    static const struct stream_var v[] = {{SF_FLOW_LABEL, SOP_INC, 0, 0xfffff, 77777},
+                                          {SF_SRC_IP, SOP_RANDOM, 0, UINT32_MAX, 1},
+                                          {SF_OUTER_VLAN, SOP_DEC, 1, 3, 1},
+                                          {SF_TOS, SOP_INC, 0, 255, 1}};
+    run_vars(&s, 200, 0, v, 90);
+    run_vars(&s, 200, 4, v, 90);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fe_ops),
+        cmocka_unit_test(test_ipv4_vars),
+        cmocka_unit_test(test_vlan_ipv4),
+        cmocka_unit_test(test_qinq_ipv6),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
