@@ -6,12 +6,12 @@
 
 #include "kernel/config.h"
 
-#define SPEC_MAGIC   "vnperf-streams 1"
+#define SPEC_MAGIC    "vnperf-streams 1"
 #define SPEC_WORD_MAX 64
 
 static const char *const field_names[SF_FIELDS] = {
-    "src_mac", "dst_mac", "vlan",       "outer_vlan", "src_ip",
-    "dst_ip",  "flow_label", "tos",     "src_port",   "dst_port"};
+    "src_mac", "dst_mac",    "vlan", "outer_vlan", "src_ip",
+    "dst_ip",  "flow_label", "tos",  "src_port",   "dst_port"};
 static const uint8_t field_bits[SF_FIELDS] = {48, 48, 12, 12, 32, 32, 20, 8, 16, 16};
 static const char *const op_names[SOP_OPS] = {"inc", "dec", "random"};
 static const char *const mode_names[SMODE_MODES] = {"continuous", "burst", "multi_burst",
@@ -136,12 +136,29 @@ static int rate_word(const char *v, struct rate *r)
 }
 
 enum {
-    K_ID, K_IP, K_VLAN, K_SMAC, K_DMAC, K_SIP, K_DIP, K_SPORT, K_DPORT, K_TOS, K_TTL, K_FL,
-    K_SIZE, K_RATE, K_MODE, K_FRAMES, K_GAP, K_BURSTS, K_KEYS
+    K_ID,
+    K_IP,
+    K_VLAN,
+    K_SMAC,
+    K_DMAC,
+    K_SIP,
+    K_DIP,
+    K_SPORT,
+    K_DPORT,
+    K_TOS,
+    K_TTL,
+    K_FL,
+    K_SIZE,
+    K_RATE,
+    K_MODE,
+    K_FRAMES,
+    K_GAP,
+    K_BURSTS,
+    K_KEYS
 };
-static const char *const s_keys[K_KEYS] = {
-    "id",   "ip",  "vlan", "smac", "dmac", "sip",  "dip",    "sport",  "dport",
-    "tos",  "ttl", "fl",   "size", "rate", "mode", "frames", "gap_ns", "bursts"};
+static const char *const s_keys[K_KEYS] = {"id",   "ip",    "vlan",  "smac",   "dmac",   "sip",
+                                           "dip",  "sport", "dport", "tos",    "ttl",    "fl",
+                                           "size", "rate",  "mode",  "frames", "gap_ns", "bursts"};
 _Static_assert(K_KEYS <= 32, "a bit per key");
 
 static int addr(const char *v, struct stream_spec *s, bool src)
@@ -161,25 +178,56 @@ static int s_value(int k, const char *v, struct stream_spec *s, unsigned id)
     uint64_t x = 0;
     int rc = 0;
     switch (k) {
-    case K_ID: return num(v, id, id, &x);
-    case K_IP: rc = num(v, 4, 6, &x); s->ip = (uint8_t)x; return rc || x == 5 ? -EINVAL : 0;
-    case K_VLAN: return vlans(v, s);
-    case K_SMAC: return hex_bytes(v, s->smac, 6, &s->has_smac);
-    case K_DMAC: return hex_bytes(v, s->dmac, 6, &s->has_dmac);
-    case K_SIP: return addr(v, s, true);
-    case K_DIP: return addr(v, s, false);
-    case K_SPORT: rc = num(v, 0, 65535, &x); s->sport = (uint16_t)x; return rc;
-    case K_DPORT: rc = num(v, 0, 65535, &x); s->dport = (uint16_t)x; return rc;
-    case K_TOS: rc = num(v, 0, 255, &x); s->tos = (uint8_t)x; return rc;
-    case K_TTL: rc = num(v, 1, 255, &x); s->ttl = (uint8_t)x; return rc;
-    case K_FL: rc = num(v, 0, (1u << 20) - 1, &x); s->flow_label = (uint32_t)x; return rc;
-    case K_SIZE: return sizes(v, s);
-    case K_RATE: return rate_word(v, &s->rate);
-    case K_MODE: rc = name_index(v, mode_names, SMODE_MODES); s->mode = (uint8_t)rc;
+    case K_ID:
+        return num(v, id, id, &x);
+    case K_IP:
+        rc = num(v, 4, 6, &x);
+        s->ip = (uint8_t)x;
+        return rc || x == 5 ? -EINVAL : 0;
+    case K_VLAN:
+        return vlans(v, s);
+    case K_SMAC:
+        return hex_bytes(v, s->smac, 6, &s->has_smac);
+    case K_DMAC:
+        return hex_bytes(v, s->dmac, 6, &s->has_dmac);
+    case K_SIP:
+        return addr(v, s, true);
+    case K_DIP:
+        return addr(v, s, false);
+    case K_SPORT:
+        rc = num(v, 0, 65535, &x);
+        s->sport = (uint16_t)x;
+        return rc;
+    case K_DPORT:
+        rc = num(v, 0, 65535, &x);
+        s->dport = (uint16_t)x;
+        return rc;
+    case K_TOS:
+        rc = num(v, 0, 255, &x);
+        s->tos = (uint8_t)x;
+        return rc;
+    case K_TTL:
+        rc = num(v, 1, 255, &x);
+        s->ttl = (uint8_t)x;
+        return rc;
+    case K_FL:
+        rc = num(v, 0, (1u << 20) - 1, &x);
+        s->flow_label = (uint32_t)x;
+        return rc;
+    case K_SIZE:
+        return sizes(v, s);
+    case K_RATE:
+        return rate_word(v, &s->rate);
+    case K_MODE:
+        rc = name_index(v, mode_names, SMODE_MODES);
+        s->mode = (uint8_t)rc;
         return rc < 0 ? -EINVAL : 0;
-    case K_FRAMES: return num(v, 0, STREAM_FRAMES_MAX, &s->frames);
-    case K_GAP: return num(v, 0, STREAM_GAP_NS_MAX, &s->gap_ns);
-    default: return num(v, 0, STREAM_FRAMES_MAX, &s->bursts);
+    case K_FRAMES:
+        return num(v, 0, STREAM_FRAMES_MAX, &s->frames);
+    case K_GAP:
+        return num(v, 0, STREAM_GAP_NS_MAX, &s->gap_ns);
+    default:
+        return num(v, 0, STREAM_FRAMES_MAX, &s->bursts);
     }
 }
 
@@ -243,15 +291,17 @@ static int v_value(const char *k, const char *v, struct stream_var *var, unsigne
         rc = name_index(v, op_names, SOP_OPS);
         var->op = (uint8_t)rc;
         return rc < 0 ? -EINVAL : 0;
-    case 2: return num(v, 0, (1ull << 48) - 1, &var->lo);
-    case 3: return num(v, 0, (1ull << 48) - 1, &var->hi);
-    default: return num(v, 1, 1ull << 32, &var->step);
+    case 2:
+        return num(v, 0, (1ull << 48) - 1, &var->lo);
+    case 3:
+        return num(v, 0, (1ull << 48) - 1, &var->hi);
+    default:
+        return num(v, 1, 1ull << 32, &var->step);
     }
 }
 
 /* The words of one line after its first ("s" or "v"), each key=value. */
-static int line_words(char *p, bool s_line, struct stream_spec *s, unsigned id,
-                      const char **bad)
+static int line_words(char *p, bool s_line, struct stream_spec *s, unsigned id, const char **bad)
 {
     unsigned seen = 0;
     struct stream_var *var = &s->var[s->nvars - (s_line ? 0 : 1)];

@@ -13,10 +13,10 @@
 #include "apps/imix.h"
 #include "apps/rate.h"
 
-#define STREAMS_MAX      16
-#define STREAM_VARS_MAX  4
-#define STREAM_TEXT_MAX  4096 /* bytes of the fw_cfg file, NUL included */
-#define STREAM_VLANS_MAX 2    /* 802.1Q, or QinQ (802.1ad outer, 802.1Q inner) */
+#define STREAMS_MAX       16
+#define STREAM_VARS_MAX   4
+#define STREAM_TEXT_MAX   4096 /* bytes of the fw_cfg file, NUL included */
+#define STREAM_VLANS_MAX  2    /* 802.1Q, or QinQ (802.1ad outer, 802.1Q inner) */
 #define STREAM_GAP_NS_MAX (60ull * 1000000000ull)
 #define STREAM_FRAMES_MAX 1000000000000ull
 
@@ -37,8 +37,8 @@ enum stream_op { SOP_INC, SOP_DEC, SOP_RANDOM, SOP_OPS };
 enum stream_mode { SMODE_CONTINUOUS, SMODE_BURST, SMODE_MULTI_BURST, SMODE_POISSON, SMODE_MODES };
 
 struct stream_var {
-    uint8_t field; /* enum stream_field */
-    uint8_t op;    /* enum stream_op */
+    uint8_t field;         /* enum stream_field */
+    uint8_t op;            /* enum stream_op */
     uint64_t lo, hi, step; /* lo <= hi, hi - lo < 2^32, step 1..2^32 */
 };
 
@@ -53,8 +53,8 @@ struct stream_spec {
     uint16_t sport, dport; /* 0: src_port= / dst_port= */
     uint8_t tos, ttl;
     uint32_t flow_label;
-    bool size_range;      /* sizes lo..hi in turn (size[0], size[1]) */
-    struct imix sizes;    /* else: a mix (one size is a mix of one) */
+    bool size_range;   /* sizes lo..hi in turn (size[0], size[1]) */
+    struct imix sizes; /* else: a mix (one size is a mix of one) */
     struct rate rate;
     uint8_t mode; /* enum stream_mode */
     uint64_t frames, gap_ns, bursts;

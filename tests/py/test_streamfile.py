@@ -186,3 +186,13 @@ def test_streams_make_gen_with_the_encoding(tmp_path):
     with pytest.raises(RunnerError) as e:
         options.build(backend="dgram", streams=str(tmp_path / "n.toml"))
     assert "not TOML" in e.value.line
+
+
+def test_every_example_loads():
+    import glob
+    import os
+    from vnpy import ROOT
+    files = sorted(glob.glob(os.path.join(ROOT, "examples", "streams", "*.toml")))
+    assert len(files) >= 7
+    for f in files:
+        assert streamfile.encode(streamfile.load(f)).startswith(streamfile.MAGIC)

@@ -79,12 +79,12 @@ static void test_refused(void **st)
         HDR,
         HDR V0,
         HDR "x\n",
-        HDR S0 "v f=src_ip op=inc lo=1 hi=2 step=1",           /* no newline */
-        HDR S0 "v f=src_ip op=inc lo=3 hi=2 step=1\n",         /* lo > hi */
+        HDR S0 "v f=src_ip op=inc lo=1 hi=2 step=1",            /* no newline */
+        HDR S0 "v f=src_ip op=inc lo=3 hi=2 step=1\n",          /* lo > hi */
         HDR S0 "v f=src_ip op=inc lo=0 hi=4294967296 step=1\n", /* past 32 bits */
         HDR S0 "v f=tos op=inc lo=0 hi=256 step=1\n",
-        HDR S0 "v f=vlan op=inc lo=1 hi=2 step=1\n",           /* no tag */
-        HDR S0 "v f=flow_label op=inc lo=1 hi=2 step=1\n",     /* IPv4 */
+        HDR S0 "v f=vlan op=inc lo=1 hi=2 step=1\n",       /* no tag */
+        HDR S0 "v f=flow_label op=inc lo=1 hi=2 step=1\n", /* IPv4 */
         HDR S0 "v f=tos op=up lo=0 hi=2 step=1\n",
         HDR S0 "v f=tos op=inc lo=0 hi=2 step=0\n",
         HDR S0 "v f=tos op=inc lo=0 hi=2\n",
@@ -114,13 +114,31 @@ static void test_refused_values(void **st)
 {
     (void)st;
     static const char *const kv[][2] = {
-        {"ip", "5"},         {"vlan", "0/1"},        {"vlan", "4095"},   {"vlan", "1/2/3"},
-        {"smac", "0201"},    {"dmac", "zz0000000000"}, {"sip", "4294967296"}, {"sport", "65536"},
-        {"tos", "256"},      {"ttl", "0"},           {"fl", "7"},        {"size", "59:1"},
-        {"size", "64"},      {"size", "200-100"},    {"size", "64:0"},   {"size", "64:4000/65:100"},
-        {"rate", "pps:0"},   {"rate", "kpps:1"},     {"rate", "pps:1000000001"},
-        {"mode", "bursty"},  {"frames", "5"},        {"gap_ns", "1"},    {"bursts", "1"},
-        {"id", "1"},         {"sport", "x"},
+        {"ip", "5"},
+        {"vlan", "0/1"},
+        {"vlan", "4095"},
+        {"vlan", "1/2/3"},
+        {"smac", "0201"},
+        {"dmac", "zz0000000000"},
+        {"sip", "4294967296"},
+        {"sport", "65536"},
+        {"tos", "256"},
+        {"ttl", "0"},
+        {"fl", "7"},
+        {"size", "59:1"},
+        {"size", "64"},
+        {"size", "200-100"},
+        {"size", "64:0"},
+        {"size", "64:4000/65:100"},
+        {"rate", "pps:0"},
+        {"rate", "kpps:1"},
+        {"rate", "pps:1000000001"},
+        {"mode", "bursty"},
+        {"frames", "5"},
+        {"gap_ns", "1"},
+        {"bursts", "1"},
+        {"id", "1"},
+        {"sport", "x"},
     };
     for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
         refused_value(kv[i][0], kv[i][1]);
