@@ -155,12 +155,14 @@ static void gen_account_return(const uint8_t *pl, uint32_t plen, uint32_t frame_
     uint32_t stream = plen >= PL_LEN ? rdle32(pl + PL_OFF_STREAM) : rdle16(pl + PL_OFF_STREAM);
     gen_state.rx_packets++;
     gen_state.rx_bytes += frame_len;
-    if (stream >= gen_state.nflows) {
+    if (stream >= (gen_state.nstreams ? gen_state.nstreams : gen_state.nflows)) {
         gen_state.rx_bad++;
         return;
     }
     seq_record(&gen_state.rx_streams[stream], rdle64(pl + PL_OFF_SEQ));
     uint64_t ts = rdle64(pl + PL_OFF_TSC);
+    if (gen_state.nstreams)
+        gen_streams_return(stream, rdle64(pl + PL_OFF_SEQ), ts, frame_len, now);
     if (ts <= now)
         hist_add(&gen_state.lat, now - ts);
     else
@@ -191,7 +193,9 @@ static void gen_rx_dev(struct net_if *nif, uint64_t now)
         if (k == PKT_UDP && pi.payload_len >= PL_MIN) {
             uint32_t s = pi.payload_len >= PL_LEN ? rdle32(f + pi.payload_off + PL_OFF_STREAM)
                                                   : rdle16(f + pi.payload_off + PL_OFF_STREAM);
-            if (s < gen_state.nflows && gen_own_ports(s, &pi)) {
+            /* A stream's ports may be the field engine's: its id is enough. */
+            if (gen_state.nstreams ? s < gen_state.nstreams
+                                   : s < gen_state.nflows && gen_own_ports(s, &pi)) {
                 gen_account_return(f + pi.payload_off, pi.payload_len, rx[i].len, now);
                 vnet_rx_release(net_if_dev(nif), rx[i].buf);
                 continue;

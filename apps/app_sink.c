@@ -173,6 +173,7 @@ static void sink_streams_json(struct json *j)
             json_obj_begin(j, NULL);
             json_u64(j, "stream", i);
             json_u64(j, "queue", p);
+            json_u64(j, "packets", s->unique + s->dup + s->stale);
             json_u64(j, "unique", s->unique);
             json_u64(j, "lost", seq_lost(s));
             json_u64(j, "dup", s->dup);

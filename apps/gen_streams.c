@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "apps/apps_common.h"
+#include "apps/hist.h"
+#include "apps/seqtrack.h"
 #include "apps/stream_sched.h"
 #include "kernel/exit.h"
 #include "kernel/fwcfg.h"
@@ -22,6 +24,10 @@ struct gen_stream {
     uint16_t len; /* one size; a range's next */
     uint64_t seq, rng;
     uint64_t packets, bytes, dropped;
+    /* its frames that came back */
+    struct seq_stream rx;
+    struct hist lat; /* TSC cycles */
+    uint64_t rx_packets, rx_bytes, rx_future;
 };
 
 static struct {
@@ -40,8 +46,7 @@ bool gen_streams_load(void)
     if (rc == -ENOENT)
         return false;
     if (rc < 0)
-        vn_fatal(VN_EXIT_CONFIG, "gen: %s: above %d bytes", GEN_STREAMS_FILE,
-                 STREAM_TEXT_MAX - 1);
+        vn_fatal(VN_EXIT_CONFIG, "gen: %s: above %d bytes", GEN_STREAMS_FILE, STREAM_TEXT_MAX - 1);
     if (stream_spec_parse(text, gs.spec, &gs.n, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "gen: %s", why);
     return true;
@@ -73,8 +78,8 @@ unsigned gen_streams_setup(const struct stream_addrs *d)
      * that held another stream's frame is overwritten in full. */
     gs.copy = 0;
     for (unsigned i = 0; i < gs.n; i++) {
-        uint16_t c = (uint16_t)(14 + 4 * gs.spec[i].nvlan + (gs.spec[i].ip == 6 ? 40 : 20) + 8 +
-                                PL_LEN);
+        uint16_t c =
+            (uint16_t)(14 + 4 * gs.spec[i].nvlan + (gs.spec[i].ip == 6 ? 40 : 20) + 8 + PL_LEN);
         gs.copy = c > gs.copy ? c : gs.copy;
     }
     for (unsigned i = 0; i < gs.n; i++) {
@@ -90,9 +95,10 @@ unsigned gen_streams_setup(const struct stream_addrs *d)
             stream_fe_init(&g->fe[k], &p->var[k]);
         }
         if (stream_tmpl_build(g->master, len, p, d, i, varies, &g->t) < 0)
-            vn_fatal(VN_EXIT_CONFIG, "gen: stream %u: no frame of %u bytes holds its headers",
-                     i, len);
+            vn_fatal(VN_EXIT_CONFIG, "gen: stream %u: no frame of %u bytes holds its headers", i,
+                     len);
         stream_sizes(g, p);
+        hist_init(&g->lat);
     }
     return gs.n;
 }
@@ -169,6 +175,36 @@ void gen_streams_drop(unsigned i, uint64_t now)
     sched_sent(&gs.sc, i, len, now);
 }
 
+void gen_streams_return(unsigned i, uint64_t seq, uint64_t ts, uint32_t len, uint64_t now)
+{
+    struct gen_stream *g = &gs.s[i];
+    g->rx_packets++;
+    g->rx_bytes += len;
+    seq_record(&g->rx, seq);
+    if (ts <= now)
+        hist_add(&g->lat, now - ts);
+    else
+        g->rx_future++;
+}
+
+/* "rx": the stream's frames that came back, their latency. */
+static void stream_rx_json(struct json *j, const struct gen_stream *g)
+{
+    static const double q[] = {0.5, 0.9, 0.99, 0.999};
+    static const char *const name[] = {"p50_us", "p90_us", "p99_us", "p999_us"};
+    json_obj_begin(j, "rx");
+    json_u64(j, "packets", g->rx_packets);
+    json_u64(j, "bytes", g->rx_bytes);
+    json_u64(j, "lost", seq_lost(&g->rx));
+    json_u64(j, "dup", g->rx.dup);
+    json_u64(j, "reorder", g->rx.reorder);
+    json_u64(j, "future_ts", g->rx_future);
+    for (unsigned k = 0; k < sizeof(q) / sizeof(q[0]); k++)
+        json_double(j, name[k], (double)app_cycles_ns(hist_quantile(&g->lat, q[k])) / 1e3);
+    json_double(j, "max_us", (double)app_cycles_ns(g->lat.count ? g->lat.max : 0) / 1e3);
+    json_obj_end(j);
+}
+
 uint64_t gen_streams_next(void)
 {
     return sched_next(&gs.sc);
@@ -181,8 +217,7 @@ bool gen_streams_done(void)
 
 void gen_streams_json(struct json *j, uint64_t ns)
 {
-    static const char *const modes[SMODE_MODES] = {"continuous", "burst", "multi_burst",
-                                                   "poisson"};
+    static const char *const modes[SMODE_MODES] = {"continuous", "burst", "multi_burst", "poisson"};
     json_arr_begin(j, "streams");
     for (unsigned i = 0; i < gs.n; i++) {
         const struct gen_stream *g = &gs.s[i];
@@ -200,6 +235,8 @@ void gen_streams_json(struct json *j, uint64_t ns)
             json_str(j, "rate_unit", r->unit == RATE_PPS ? "pps" : "bps");
             json_u64(j, "rate_target", r->per_s);
         }
+        if (g->rx_packets)
+            stream_rx_json(j, g);
         json_obj_end(j);
     }
     json_arr_end(j);

@@ -42,6 +42,11 @@ uint16_t gen_streams_write(unsigned i, uint8_t *f, uint64_t now);
 /* A frame of stream i the ring had no room for (txfull=drop): its
  * sequence number is taken, the receiver sees the loss. */
 void gen_streams_drop(unsigned i, uint64_t now);
+/* A frame of stream i came back (a reflector's answer, len bytes): its
+ * sequence number into the stream's loss, duplicates and reordering, its
+ * stamp ts into the stream's latency. */
+void gen_streams_return(unsigned i, uint64_t seq, uint64_t ts, uint32_t len, uint64_t now);
+
 /* When the next frame is due (UINT64_MAX: every stream is done). */
 uint64_t gen_streams_next(void);
 bool gen_streams_done(void);

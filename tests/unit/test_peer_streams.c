@@ -24,7 +24,7 @@ static void test_interleaved_streams(void **state)
         for (uint32_t i = 0; i < nids; i++) {
             /* stream i loses every (i+2)th frame */
             if (seq % (i + 2) != 1)
-                peer_streams_add(&s, ids[i], seq);
+                peer_streams_add(&s, ids[i], seq, 60 + i);
         }
     }
     assert_int_equal(s.n, nids);
@@ -47,6 +47,8 @@ static void test_interleaved_streams(void **state)
             lost += seq % (i + 2) == 1 && seq < 99;
         assert_int_equal(seq_lost(&p->seq), lost);
         assert_int_equal(p->seq.dup, 0);
+        /* its own frames' bytes: 60 + i each */
+        assert_int_equal(p->bytes, (p->seq.unique + p->seq.dup + p->seq.stale) * (60 + i));
     }
     peer_streams_free(&s);
 }
@@ -58,16 +60,17 @@ static void test_overflow(void **state)
     (void)state;
     assert_int_equal(peer_streams_init(&s), 0);
     for (uint32_t id = 0; id < PEER_MAX_STREAMS + 10; id++)
-        peer_streams_add(&s, id * 3, 0);
+        peer_streams_add(&s, id * 3, 0, 64);
     /* frames of known streams are still counted once the table is full */
-    peer_streams_add(&s, 3, 1);
-    peer_streams_add(&s, 3, 1);
+    peer_streams_add(&s, 3, 1, 64);
+    peer_streams_add(&s, 3, 1, 64);
     assert_int_equal(s.n, PEER_MAX_STREAMS);
     assert_int_equal(s.overflow, 10);
     assert_int_equal(peer_streams_sorted(&s, sorted), PEER_MAX_STREAMS);
     assert_int_equal(sorted[1]->id, 3);
     assert_int_equal(sorted[1]->seq.unique, 2);
     assert_int_equal(sorted[1]->seq.dup, 1);
+    assert_int_equal(sorted[1]->bytes, 3 * 64);
     assert_int_equal(sorted[PEER_MAX_STREAMS - 1]->id, (PEER_MAX_STREAMS - 1) * 3);
     peer_streams_free(&s);
 }

@@ -83,13 +83,13 @@ static void json_streams(FILE *f, const struct peer_stats *st)
         const struct seq_stream *q = &sorted[i]->seq;
 
         fprintf(f,
-                "%s{\"id\":%u,\"packets\":%llu,\"unique\":%llu,\"first_seq\":%llu,"
+                "%s{\"id\":%u,\"packets\":%llu,\"bytes\":%llu,\"unique\":%llu,\"first_seq\":%llu,"
                 "\"max_seq\":%llu,\"lost\":%llu,\"dup\":%llu,\"reorder\":%llu,\"stale\":%llu}",
                 i ? "," : "", sorted[i]->id, (unsigned long long)(q->unique + q->dup + q->stale),
-                (unsigned long long)q->unique, (unsigned long long)q->first,
-                (unsigned long long)q->high, (unsigned long long)seq_lost(q),
-                (unsigned long long)q->dup, (unsigned long long)q->reorder,
-                (unsigned long long)q->stale);
+                (unsigned long long)sorted[i]->bytes, (unsigned long long)q->unique,
+                (unsigned long long)q->first, (unsigned long long)q->high,
+                (unsigned long long)seq_lost(q), (unsigned long long)q->dup,
+                (unsigned long long)q->reorder, (unsigned long long)q->stale);
     }
     fprintf(f, "],\"streams_overflow\":%llu", (unsigned long long)st->streams.overflow);
 }

@@ -45,7 +45,7 @@ void peer_stats_rx(struct peer_stats *st, const uint8_t *f, size_t len, bool ver
     st->kinds[kind]++;
     if (kind != PKT_UDP)
         return;
-    peer_streams_add(&st->streams, v.stream, v.seq);
+    peer_streams_add(&st->streams, v.stream, v.seq, len);
     if (st->lat)
         peer_lat_add(st->lat, v.tsc, st->rx_tsc);
 }

@@ -20,7 +20,7 @@ void peer_streams_free(struct peer_streams *s)
     free(s->slot);
 }
 
-void peer_streams_add(struct peer_streams *s, uint32_t id, uint64_t seq)
+void peer_streams_add(struct peer_streams *s, uint32_t id, uint64_t seq, size_t len)
 {
     struct peer_stream *p = s->last;
 
@@ -42,6 +42,7 @@ void peer_streams_add(struct peer_streams *s, uint32_t id, uint64_t seq)
         }
         s->last = p;
     }
+    p->bytes += len;
     seq_record(&p->seq, seq);
 }
 

@@ -5,6 +5,7 @@
 #define PEER_STREAMS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "apps/seqtrack.h"
@@ -14,6 +15,7 @@
 struct peer_stream {
     bool used;
     uint32_t id;
+    uint64_t bytes; /* its frames' lengths */
     struct seq_stream seq;
 };
 
@@ -27,8 +29,8 @@ struct peer_streams {
 int peer_streams_init(struct peer_streams *s);
 void peer_streams_free(struct peer_streams *s);
 
-/* Accounts one frame of a stream. */
-void peer_streams_add(struct peer_streams *s, uint32_t id, uint64_t seq);
+/* Accounts one frame of a stream, len bytes. */
+void peer_streams_add(struct peer_streams *s, uint32_t id, uint64_t seq, size_t len);
 
 /* The used entries sorted by id into out (room for PEER_MAX_STREAMS);
  * returns how many. */
