@@ -126,21 +126,39 @@ void stream_field_set(uint8_t *f, const struct stream_tmpl *t, enum stream_field
 {
     uint8_t *ip = f + t->l3;
     switch (fld) {
-    case SF_DST_MAC: wr48(f, v); break;
-    case SF_SRC_MAC: wr48(f + 6, v); break;
-    case SF_VLAN: wr16(f + 14 + 4 * (t->nvlan - 1), (uint16_t)v); break;
-    case SF_OUTER_VLAN: wr16(f + 14, (uint16_t)v); break;
-    case SF_SRC_IP: wr32(ip + (t->ip == 6 ? 20 : 12), (uint32_t)v); break;
-    case SF_DST_IP: wr32(ip + (t->ip == 6 ? 36 : 16), (uint32_t)v); break;
-    case SF_FLOW_LABEL: wr32(ip, (rd32(ip) & 0xfff00000u) | (uint32_t)v); break;
+    case SF_DST_MAC:
+        wr48(f, v);
+        break;
+    case SF_SRC_MAC:
+        wr48(f + 6, v);
+        break;
+    case SF_VLAN:
+        wr16(f + 14 + 4 * (t->nvlan - 1), (uint16_t)v);
+        break;
+    case SF_OUTER_VLAN:
+        wr16(f + 14, (uint16_t)v);
+        break;
+    case SF_SRC_IP:
+        wr32(ip + (t->ip == 6 ? 20 : 12), (uint32_t)v);
+        break;
+    case SF_DST_IP:
+        wr32(ip + (t->ip == 6 ? 36 : 16), (uint32_t)v);
+        break;
+    case SF_FLOW_LABEL:
+        wr32(ip, (rd32(ip) & 0xfff00000u) | (uint32_t)v);
+        break;
     case SF_TOS:
         if (t->ip == 6)
             wr32(ip, (rd32(ip) & 0xf00fffffu) | (uint32_t)v << 20);
         else
             ip[1] = (uint8_t)v;
         break;
-    case SF_SRC_PORT: wr16(f + t->l4, (uint16_t)v); break;
-    default: wr16(f + t->l4 + 2, (uint16_t)v); break;
+    case SF_SRC_PORT:
+        wr16(f + t->l4, (uint16_t)v);
+        break;
+    default:
+        wr16(f + t->l4 + 2, (uint16_t)v);
+        break;
     }
 }
 
@@ -155,12 +173,15 @@ void stream_field_sums(const struct stream_tmpl *t, enum stream_field fld, uint6
             *ip += sum32((uint32_t)v);
         break;
     case SF_SRC_PORT:
-    case SF_DST_PORT: *udp += (uint32_t)v; break;
+    case SF_DST_PORT:
+        *udp += (uint32_t)v;
+        break;
     case SF_TOS:
         if (t->ip == 4)
             *ip += (uint32_t)v; /* the low byte of the header's first word */
         break;
-    default: break; /* MACs, tags and the flow label are in no checksum */
+    default:
+        break; /* MACs, tags and the flow label are in no checksum */
     }
 }
 

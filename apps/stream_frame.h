@@ -26,16 +26,16 @@ struct stream_addrs {
 };
 
 struct stream_tmpl {
-    uint16_t len;          /* the template's length: the stream's largest frame */
-    uint16_t l3, l4, pl;   /* IP header, UDP header, payload */
-    uint16_t copy;         /* bytes that are not zero: the headers and the stamp */
-    uint8_t ip;            /* 4 or 6 */
+    uint16_t len;        /* the template's length: the stream's largest frame */
+    uint16_t l3, l4, pl; /* IP header, UDP header, payload */
+    uint16_t copy;       /* bytes that are not zero: the headers and the stamp */
+    uint8_t ip;          /* 4 or 6 */
     uint8_t nvlan;
-    bool size_varies;      /* lengths written per frame */
-    uint32_t varies;       /* a bit per enum stream_field the field engine writes */
-    uint32_t udp_base;     /* UDP sum (pseudo header too), varying parts at zero */
-    uint32_t ip_base;      /* IPv4 header sum, likewise */
-    uint32_t magic_sum;    /* the stamp's magic, added when the sizes vary */
+    bool size_varies;   /* lengths written per frame */
+    uint32_t varies;    /* a bit per enum stream_field the field engine writes */
+    uint32_t udp_base;  /* UDP sum (pseudo header too), varying parts at zero */
+    uint32_t ip_base;   /* IPv4 header sum, likewise */
+    uint32_t magic_sum; /* the stamp's magic, added when the sizes vary */
 };
 
 /* Writes the template of stream id (frame length len, the spec's largest)

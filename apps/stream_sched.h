@@ -20,9 +20,9 @@ struct sched_stream {
     uint8_t mode; /* enum stream_mode */
     uint8_t unit; /* enum rate_unit */
     bool done;
-    sched_fp next;    /* not before this */
-    uint64_t cost;    /* RATE_PPS: cycles per frame; RATE_BPS: per frame byte (<< SCHED_FRAC) */
-    uint64_t gap;     /* multi-burst: cycles between bursts (<< SCHED_FRAC) */
+    sched_fp next; /* not before this */
+    uint64_t cost; /* RATE_PPS: cycles per frame; RATE_BPS: per frame byte (<< SCHED_FRAC) */
+    uint64_t gap;  /* multi-burst: cycles between bursts (<< SCHED_FRAC) */
     uint64_t frames, bursts, in_burst, burst_no;
     uint64_t rng; /* Poisson's draws */
 };

@@ -181,9 +181,9 @@ static void test_refused(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rates),         cmocka_unit_test(test_paced_beside_flood),
-        cmocka_unit_test(test_burst_exact),   cmocka_unit_test(test_multi_burst_exact),
-        cmocka_unit_test(test_poisson),       cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_rates),       cmocka_unit_test(test_paced_beside_flood),
+        cmocka_unit_test(test_burst_exact), cmocka_unit_test(test_multi_burst_exact),
+        cmocka_unit_test(test_poisson),     cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,158 @@
+"""Stream files (docs/streams.md, issue 29) through a booted guest: two
+streams at different rates counted per stream exactly by gen and by the
+host peer; a source-IP range whose every address leaves once per cycle (the
+frames as QEMU's filter-dump wrote them); 802.1Q and QinQ frames over the
+test's own tap arriving tagged at the VLAN interfaces of its namespace."""
+
+import json
+import os
+import struct
+import subprocess
+
+import pytest
+
+from test_own_tap import in_ns, ip
+from vnharness import ROOT, run_vnperf
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="tap/netns need root")
+EXAMPLES = os.path.join(ROOT, "examples", "streams")
+RUN = ["run", "--accel", "tcg", "--quiet", "--json"]
+
+
+def report(r):
+    assert r.stdout, "no report (status %d): %s" % (r.returncode, r.stderr)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_two_streams_at_two_rates_counted_per_stream_on_both_sides(image):
+    r = run_vnperf(RUN + ["--backend", "dgram", "--duration", "3", "--streams",
+                          os.path.join(EXAMPLES, "two-rates.toml")], timeout=180)
+    rep = report(r)
+    sent = rep["guests"][-1]["result"]["streams"]
+    host = rep["host"]["peer"]["streams"]
+    assert [s["id"] for s in sent] == [s["id"] for s in host] == [0, 1], (sent, host)
+    for g, h in zip(sent, host):
+        assert g["packets"] == h["packets"] == h["unique"] > 0, (g, h)
+        assert h["lost"] == h["dup"] == h["reorder"] == 0, h
+        assert (g["rate_unit"], g["mode"]) == ("pps", "continuous")
+    # 2000 and 500 pps: four frames of the first to one of the second
+    assert abs(sent[0]["packets"] / sent[1]["packets"] - 4) < 0.05, sent
+    assert abs(sent[0]["pps"] - 2000) < 20 and abs(sent[1]["pps"] - 500) < 5, sent
+    assert rep["host"]["peer"]["sizes"].get("128") == sent[1]["packets"]
+
+
+def pcap_frames(path):
+    """Every frame of a classic pcap file (QEMU's filter-dump writes one)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert struct.unpack_from("<I", data)[0] == 0xa1b2c3d4
+    off, out = 24, []
+    while off + 16 <= len(data):
+        incl = struct.unpack_from("<IIII", data, off)[2]
+        out.append(data[off + 16:off + 16 + incl])
+        off += 16 + incl
+    return out
+
+
+def test_source_ip_range_each_address_once_per_cycle(image, tmp_path):
+    dump = str(tmp_path / "tx.pcap")
+    r = run_vnperf(RUN + ["--backend", "dgram", "--duration", "2",
+                          "--qemu-arg=-object",
+                          "--qemu-arg=filter-dump,id=d0,netdev=n0,queue=rx,file=" + dump,
+                          "--streams", os.path.join(EXAMPLES, "udp-src-range.toml")], timeout=180)
+    rep = report(r)
+    sent = rep["guests"][-1]["result"]["streams"][0]["packets"]
+    udp = [f for f in pcap_frames(dump) if f[12:14] == b"\x08\x00" and f[23] == 17]
+    assert len(udp) == sent >= 1000, (len(udp), sent)
+    base = struct.unpack(">I", bytes([10, 0, 2, 100]))[0]
+    for f in udp:
+        seq = struct.unpack_from("<Q", f, 42)[0]
+        assert struct.unpack_from(">I", f, 26)[0] == base + seq % 10, seq
+    seqs = sorted(struct.unpack_from("<Q", f, 42)[0] for f in udp)
+    assert seqs == list(range(sent))
+    assert rep["host"]["peer"]["streams"][0]["packets"] == sent
+
+
+def test_vlan_and_qinq_tags_on_the_wire(image, tmp_path):
+    """The tags as sent: 802.1Q 100 on the first stream, 802.1ad 200 outside
+    802.1Q 100 on the second, IPv4 behind them with a valid checksum."""
+    dump = str(tmp_path / "tx.pcap")
+    r = run_vnperf(RUN + ["--backend", "dgram", "--duration", "2",
+                          "--qemu-arg=-object",
+                          "--qemu-arg=filter-dump,id=d0,netdev=n0,queue=rx,file=" + dump,
+                          "--streams", os.path.join(EXAMPLES, "vlan.toml")], timeout=180)
+    sent = report(r)["guests"][-1]["result"]["streams"]
+    frames = pcap_frames(dump)
+    q = [f for f in frames if f[12:18] == bytes.fromhex("8100" "0064" "0800")]
+    qinq = [f for f in frames if f[12:22] == bytes.fromhex("88a8" "00c8" "8100" "0064" "0800")]
+    assert len(q) == sent[0]["packets"] >= 1000 and len(q[0]) == 64, (len(q), sent)
+    assert len(qinq) == sent[1]["packets"] >= 100 and len(qinq[0]) == 128, (len(qinq), sent)
+    assert len(frames) - len(q) - len(qinq) <= 2  # the guest's ARP
+    for f, l3 in ((q[0], 18), (qinq[-1], 22)):
+        words = struct.unpack(">10H", f[l3:l3 + 20])
+        s = sum(words)
+        assert (s & 0xffff) + (s >> 16) == 0xffff
+        assert struct.unpack_from("<H", f, l3 + 28 + 16)[0] == (0 if f is q[0] else 1)
+
+
+TAP = "vnstap0"
+
+
+@pytest.fixture
+def vlanns(no_leftovers):
+    """A namespace with the test's own tap, an 802.1Q interface for VLAN
+    100 on it and an 802.1ad one for 200 with 802.1Q 100 inside (QinQ)."""
+    ns = "vnstreams-%s" % no_leftovers
+    ip("netns", "add", ns)
+    try:
+        for k in ("all", "default"):
+            subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-qw",
+                            "net.ipv6.conf.%s.disable_ipv6=1" % k], check=True)
+        ip("-n", ns, "tuntap", "add", "dev", TAP, "mode", "tap", "vnet_hdr")
+        if subprocess.run(["ip", "-n", ns, "link", "add", "link", TAP, "name", "v100", "type",
+                           "vlan", "id", "100"], stderr=subprocess.PIPE).returncode:
+            pytest.skip("this kernel has no VLAN interfaces (8021q); "
+                        "test_vlan_and_qinq_tags_on_the_wire checks the frames")
+        ip("-n", ns, "link", "add", "link", TAP, "name", "q200", "type", "vlan", "proto",
+           "802.1ad", "id", "200")
+        ip("-n", ns, "link", "add", "link", "q200", "name", "q200.100", "type", "vlan", "id",
+           "100")
+        for dev in (TAP, "v100", "q200", "q200.100"):
+            ip("-n", ns, "link", "set", dev, "up")
+        yield ns
+    finally:
+        subprocess.run(["ip", "netns", "del", ns])
+
+
+def rx(ns, dev):
+    out = subprocess.run(["ip", "-n", ns, "-s", "-j", "link", "show", dev],
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    return json.loads(out)[0]["stats64"]["rx"]["packets"]
+
+
+@needs_root
+def test_vlan_and_qinq_frames_arrive_tagged_at_vlan_interfaces(image, vlanns):
+    before = {d: rx(vlanns, d) for d in ("v100", "q200.100")}
+    r = in_ns(vlanns, RUN + ["--tap", TAP, "--duration", "2", "--streams",
+                             os.path.join(EXAMPLES, "vlan.toml")], timeout=180)
+    sent = report(r)["guests"][-1]["result"]["streams"]
+    assert sent[0]["packets"] >= 1000 and sent[1]["packets"] >= 100, sent
+    assert rx(vlanns, "v100") - before["v100"] == sent[0]["packets"]
+    assert rx(vlanns, "q200.100") - before["q200.100"] == sent[1]["packets"]
+
+
+def test_two_streams_guest_to_guest_sink_counts_each(image):
+    """gen -> sink over dgram: the sink's per_stream packets and bytes are
+    gen's per stream."""
+    r = run_vnperf(RUN + ["--backend", "dgram", "--topology", "guests", "--duration", "3",
+                          "--streams", os.path.join(EXAMPLES, "two-rates.toml")], timeout=240)
+    rep = report(r)
+    sent = rep["guests"][-1]["result"]["streams"]
+    sink = rep["guests"][0]["result"]
+    assert sink["app"] == "sink"
+    got = {s["stream"]: s for s in sink["per_stream"]}
+    assert sorted(got) == [0, 1], sink["per_stream"]
+    for g in sent:
+        s = got[g["id"]]
+        assert (s["packets"], s["bytes"], s["lost"]) == (g["packets"], g["bytes"], 0), (s, g)
