@@ -1,5 +1,5 @@
 /* The stream file as the guest gets it (fw_cfg opt/vnperf/streams): the
- * runner checks the TOML (tools/vnperflib/streamfile.py) and encodes it
+ * runner checks the TOML (tools/vnperflib/run/streamfile.py) and encodes it
  * as text, one "s" line per stream and one "v" line per field-engine var
  * after it (docs/streams.md, "Guest encoding"). This parser trusts none
  * of it: every key is required once, every value range-checked. */

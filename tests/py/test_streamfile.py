@@ -1,4 +1,4 @@
-"""Stream files (tools/vnperflib/streamfile.py, docs/streams.md): what the
+"""Stream files (tools/vnperflib/run/streamfile.py, docs/streams.md): what the
 runner takes and how it encodes it for the guest, every error one line
 naming the stream and the field, and `vnperf run --streams` refusing a bad
 file with status 64 before anything boots."""

@@ -1,5 +1,5 @@
 /* apps/stream_spec.c: the guest's reading of the runner's stream encoding
- * (tools/vnperflib/streamfile.py writes it; tests/py/test_streamfile.py
+ * (tools/vnperflib/run/streamfile.py writes it; tests/py/test_streamfile.py
  * checks the runner's side): what it takes, and each thing it refuses. */
 #include <errno.h>
 #include <setjmp.h>
