@@ -36,6 +36,8 @@ static struct {
     unsigned n;
     uint16_t copy;
     struct sched sc;
+    uint64_t tsc_at; /* the timestamp whose sum tsc_sum is: a burst's */
+    uint32_t tsc_sum;
 } gs;
 
 bool gen_streams_load(void)
@@ -149,7 +151,11 @@ uint16_t gen_streams_write(unsigned i, uint8_t *f, uint64_t now)
 {
     struct gen_stream *g = &gs.s[i];
     const struct stream_spec *p = &gs.spec[i];
-    uint32_t udp = g->t.udp_base, ip = g->t.ip_base;
+    if (now != gs.tsc_at) {
+        gs.tsc_at = now;
+        gs.tsc_sum = pkt_sum_add_le64(0, now);
+    }
+    uint32_t udp = g->t.udp_base + gs.tsc_sum, ip = g->t.ip_base;
     for (unsigned k = 0; k < p->nvars; k++) {
         uint64_t v = stream_fe_next(&g->fe[k], &g->rng);
         enum stream_field fld = (enum stream_field)p->var[k].field;
@@ -157,7 +163,7 @@ uint16_t gen_streams_write(unsigned i, uint8_t *f, uint64_t now)
         stream_field_sums(&g->t, fld, v, &udp, &ip);
     }
     uint16_t len = next_len(g, p);
-    stream_frame_finish(f, &g->t, len, udp, ip, g->seq++, now);
+    stream_frame_finish_sum(f, &g->t, len, udp, ip, g->seq++, now);
     sched_sent(&gs.sc, i, len, now);
     g->packets++;
     g->bytes += len;

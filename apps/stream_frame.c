@@ -115,6 +115,10 @@ int stream_tmpl_build(uint8_t *f, uint16_t len, const struct stream_spec *s,
             stream_field_set(f, t, (enum stream_field)k, 0);
     tmpl_sums(f, t, len);
     t->magic_sum = magic_sum();
+    t->ip_fixed = s->ip == 4 && !t->size_varies &&
+                  !(varies & (1u << SF_SRC_IP | 1u << SF_DST_IP | 1u << SF_TOS));
+    if (t->ip_fixed)
+        wr16(f + t->l3 + 10, pkt_csum_fold(t->ip_base));
     if (t->size_varies) {
         /* Written per frame from here: the template is whole for its length. */
         stream_frame_finish(f, t, len, t->udp_base, t->ip_base, 0, 0);
@@ -185,8 +189,8 @@ void stream_field_sums(const struct stream_tmpl *t, enum stream_field fld, uint6
     }
 }
 
-void stream_frame_finish(uint8_t *f, const struct stream_tmpl *t, uint16_t len, uint32_t udp,
-                         uint32_t ip, uint64_t seq, uint64_t tsc)
+void stream_frame_finish_sum(uint8_t *f, const struct stream_tmpl *t, uint16_t len, uint32_t udp,
+                             uint32_t ip, uint64_t seq, uint64_t tsc)
 {
     uint8_t *l3 = f + t->l3;
     if (t->size_varies) {
@@ -206,9 +210,9 @@ void stream_frame_finish(uint8_t *f, const struct stream_tmpl *t, uint16_t len, 
     }
     wrle64(f + t->pl + PL_OFF_SEQ, seq);
     wrle64(f + t->pl + PL_OFF_TSC, tsc);
-    uint16_t c = pkt_csum_fold(pkt_sum_add_le64(pkt_sum_add_le64(udp, seq), tsc));
+    uint16_t c = pkt_csum_fold(pkt_sum_add_le64(udp, seq));
     wr16(f + t->l4 + 6, c ? c : 0xffff); /* 0 means no checksum, RFC 768 */
-    if (t->ip == 4)
+    if (t->ip == 4 && !t->ip_fixed)
         wr16(l3 + 10, pkt_csum_fold(ip));
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "apps/stream_spec.h"
+#include "net/pkt.h"
 
 #define ETH_P_8021Q  0x8100 /* IEEE 802.1Q tag */
 #define ETH_P_8021AD 0x88a8 /* IEEE 802.1ad service tag (QinQ's outer) */
@@ -32,6 +33,7 @@ struct stream_tmpl {
     uint8_t ip;          /* 4 or 6 */
     uint8_t nvlan;
     bool size_varies;   /* lengths written per frame */
+    bool ip_fixed;      /* IPv4 header and its checksum as the template has them */
     uint32_t varies;    /* a bit per enum stream_field the field engine writes */
     uint32_t udp_base;  /* UDP sum (pseudo header too), varying parts at zero */
     uint32_t ip_base;   /* IPv4 header sum, likewise */
@@ -54,10 +56,18 @@ void stream_field_sums(const struct stream_tmpl *t, enum stream_field fld, uint6
                        uint32_t *udp, uint32_t *ip);
 
 /* The per-frame part once the vars are written (their sums in udp and
- * ip): lengths for len when the sizes vary, the stamp's sequence number
- * and timestamp, the IPv4 header checksum and the UDP checksum. */
-void stream_frame_finish(uint8_t *f, const struct stream_tmpl *t, uint16_t len, uint32_t udp,
-                         uint32_t ip, uint64_t seq, uint64_t tsc);
+ * ip, and in udp the timestamp's: the same for a burst): lengths for len
+ * when the sizes vary, the stamp's sequence number and timestamp, the
+ * IPv4 header checksum (unless it is the template's) and the UDP one. */
+void stream_frame_finish_sum(uint8_t *f, const struct stream_tmpl *t, uint16_t len, uint32_t udp,
+                             uint32_t ip, uint64_t seq, uint64_t tsc);
+
+/* The same with the timestamp's sum added here. */
+static inline void stream_frame_finish(uint8_t *f, const struct stream_tmpl *t, uint16_t len,
+                                       uint32_t udp, uint32_t ip, uint64_t seq, uint64_t tsc)
+{
+    stream_frame_finish_sum(f, t, len, pkt_sum_add_le64(udp, tsc), ip, seq, tsc);
+}
 
 /* The field engine: one var's walk over its range. */
 struct stream_fe {

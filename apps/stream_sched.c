@@ -37,6 +37,7 @@ int sched_init(struct sched *sc, const struct stream_spec *specs, unsigned n, ui
     /* Up to 250 ms of backlog is caught up, as the gen's pacer does. */
     sc->max_lag = (uint64_t)(hz / 4);
     sc->n = n;
+    sc->free_run = true;
     for (unsigned i = 0; i < n; i++) {
         const struct stream_spec *p = &specs[i];
         struct sched_stream *s = &sc->s[i];
@@ -54,6 +55,7 @@ int sched_init(struct sched *sc, const struct stream_spec *specs, unsigned n, ui
             return -EINVAL;
         s->gap = (uint64_t)gap;
         s->cost = (uint64_t)cost;
+        sc->free_run = sc->free_run && !cost && p->mode == SMODE_CONTINUOUS;
     }
     return 0;
 }
@@ -66,7 +68,7 @@ static inline bool due(struct sched *sc, struct sched_stream *s, sched_fp now)
     return !s->done && s->next <= now;
 }
 
-int sched_pick(struct sched *sc, uint64_t now)
+int sched_pick_clock(struct sched *sc, uint64_t now)
 {
     sched_fp t = (sched_fp)now << SCHED_FRAC, best_at = 0;
     int best = -1;
@@ -89,7 +91,7 @@ int sched_pick(struct sched *sc, uint64_t now)
     return -1;
 }
 
-void sched_sent(struct sched *sc, unsigned i, uint32_t len, uint64_t now)
+void sched_sent_clock(struct sched *sc, unsigned i, uint32_t len, uint64_t now)
 {
     struct sched_stream *s = &sc->s[i];
     sched_fp cost = s->unit == RATE_BPS ? (sched_fp)s->cost * len : s->cost;

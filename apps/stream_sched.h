@@ -29,6 +29,7 @@ struct sched_stream {
 
 struct sched {
     unsigned n, rr;
+    bool free_run;    /* every stream unpaced and continuous: in turn, no clock */
     uint64_t max_lag; /* << SCHED_FRAC: catch-up after a stall is bounded by this */
     struct sched_stream s[STREAMS_MAX];
 };
@@ -37,11 +38,25 @@ struct sched {
 int sched_init(struct sched *sc, const struct stream_spec *specs, unsigned n, uint64_t tsc_hz,
                uint64_t now, uint64_t seed);
 
+int sched_pick_clock(struct sched *sc, uint64_t now);
+void sched_sent_clock(struct sched *sc, unsigned i, uint32_t len, uint64_t now);
+
 /* The stream whose frame goes now, or -1 when none is due. */
-int sched_pick(struct sched *sc, uint64_t now);
+static inline int sched_pick(struct sched *sc, uint64_t now)
+{
+    if (!sc->free_run)
+        return sched_pick_clock(sc, now);
+    unsigned i = sc->rr;
+    sc->rr = i + 1 == sc->n ? 0 : i + 1;
+    return (int)i;
+}
 
 /* Stream i sent a frame of len bytes at now. */
-void sched_sent(struct sched *sc, unsigned i, uint32_t len, uint64_t now);
+static inline void sched_sent(struct sched *sc, unsigned i, uint32_t len, uint64_t now)
+{
+    if (!sc->free_run)
+        sched_sent_clock(sc, i, len, now);
+}
 
 /* The cycle the next frame is due (UINT64_MAX when every stream is done). */
 uint64_t sched_next(const struct sched *sc);

@@ -79,6 +79,26 @@ static void test_paced_beside_flood(void **st)
     assert_true(count[0] == count[2] || count[0] == count[2] + 1);
 }
 
+/* Unpaced continuous streams only: strictly in turn, whatever the clock. */
+static void test_free_run_in_turn(void **st)
+{
+    (void)st;
+    struct stream_spec s[3] = {spec(RATE_UNLIMITED, 0, SMODE_CONTINUOUS),
+                               spec(RATE_UNLIMITED, 0, SMODE_CONTINUOUS),
+                               spec(RATE_UNLIMITED, 0, SMODE_CONTINUOUS)};
+    assert_int_equal(sched_init(&sc, s, 3, HZ, 100, 1), 0);
+    assert_true(sc.free_run);
+    for (unsigned k = 0; k < 3000; k++) {
+        assert_int_equal(sched_pick(&sc, 100 + k / 7), (int)(k % 3));
+        sched_sent(&sc, k % 3, 64, 100);
+    }
+    assert_int_equal(sched_next(&sc), 100);
+    s[1].mode = SMODE_POISSON;
+    s[1].rate = (struct rate){RATE_PPS, 10};
+    assert_int_equal(sched_init(&sc, s, 3, HZ, 100, 1), 0);
+    assert_false(sc.free_run);
+}
+
 static void test_burst_exact(void **st)
 {
     (void)st;
@@ -181,9 +201,13 @@ static void test_refused(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rates),       cmocka_unit_test(test_paced_beside_flood),
-        cmocka_unit_test(test_burst_exact), cmocka_unit_test(test_multi_burst_exact),
-        cmocka_unit_test(test_poisson),     cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_rates),
+        cmocka_unit_test(test_paced_beside_flood),
+        cmocka_unit_test(test_free_run_in_turn),
+        cmocka_unit_test(test_burst_exact),
+        cmocka_unit_test(test_multi_burst_exact),
+        cmocka_unit_test(test_poisson),
+        cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
