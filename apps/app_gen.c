@@ -91,10 +91,7 @@ static struct gen {
     struct net_if *nif;
     struct gen_class cls[IMIX_MAX_SIZES];
     unsigned ncls;
-    /* A stream file (apps/gen_streams.h): its streams' templates as
-     * classes, their frames built by gen_build_streams. */
-    struct gen_class scls[STREAMS_MAX];
-    unsigned nstreams;
+    unsigned nstreams; /* a stream file's (apps/gen_streams.h); 0: none */
     uint8_t imix_seq[IMIX_MAX_WEIGHT];
     unsigned imix_cycle;
     struct pkt_flow *flows;
@@ -380,13 +377,7 @@ static void gen_setup_streams(const struct app_config *c, const uint8_t dst_mac[
     memcpy(d.dmac, dst_mac, 6);
     gen_state.nstreams = gen_streams_setup(&d);
     gen_state.ncls = 0;
-    for (unsigned i = 0; i < gen_state.nstreams; i++) {
-        struct gen_class *cl = &gen_state.scls[i];
-        cl->len = gen_streams_maxlen(i);
-        cl->copy = gen_streams_copy();
-        cl->master = (uint8_t *)gen_streams_master(i);
-        gen_state.maxlen = cl->len > gen_state.maxlen ? cl->len : gen_state.maxlen;
-    }
+    gen_state.maxlen = gen_streams_maxlen();
     gen_state.burst = (int)c->burst;
     gen_setup_pairs(gen_state.maxlen > GEN_SLOT_ROOM ? gen_state.maxlen : GEN_SLOT_ROOM);
 }
@@ -449,35 +440,26 @@ static void gen_setup_frames(const uint8_t dst_mac[6], uint64_t burst)
     gen_setup_pairs(gen_state.maxlen > GEN_SLOT_ROOM ? gen_state.maxlen : GEN_SLOT_ROOM);
 }
 
-/* Slot s should hold class cl's frame (tag: its index + 1). A slot that
- * held another class differs only in the first bytes (the rest is zero
- * in every template); one the driver copied a frame of its own into
- * (tag 0) is cleared. */
-static void gen_fill_slot(struct gen_cpu *w, uint8_t *f, uint16_t s, const struct gen_class *cl,
-                          unsigned tag)
+/* Slot s should hold class c's frame. A slot that held another class
+ * differs only in the first bytes (the rest is zero in every template);
+ * one the driver copied a frame of its own into (tag 0) is cleared. */
+static void gen_fill_slot(struct gen_cpu *w, uint8_t *f, uint16_t s, unsigned c)
 {
     if (!w->slots.tag[s])
         memset(f, 0, gen_state.maxlen);
-    memcpy(f, cl->master, cl->copy);
-    w->slots.tag[s] = (uint16_t)tag;
+    memcpy(f, gen_state.cls[c].master, gen_state.cls[c].copy);
+    w->slots.tag[s] = (uint16_t)(c + 1);
 }
 
-/* The i-th reserved slot from first, holding class c's template (of the
- * sizes' classes, or the streams'). */
-static inline uint8_t *gen_slot_of(struct gen_cpu *w, uint16_t first, int i,
-                                   const struct gen_class *cls, unsigned c)
+/* The i-th reserved slot from first, holding class c's template. */
+static inline uint8_t *gen_slot(struct gen_cpu *w, uint16_t first, int i, unsigned c)
 {
     const struct vnet_txslots *sl = &w->slots;
     uint16_t s = (uint16_t)(first + i) & (uint16_t)(sl->num - 1);
     uint8_t *f = sl->frame0 + (size_t)s * sl->stride;
     if (sl->tag[s] != c + 1)
-        gen_fill_slot(w, f, s, &cls[c], c + 1);
+        gen_fill_slot(w, f, s, c);
     return f;
-}
-
-static inline uint8_t *gen_slot(struct gen_cpu *w, uint16_t first, int i, unsigned c)
-{
-    return gen_slot_of(w, first, i, gen_state.cls, c);
 }
 
 /* gen_build_burst for the plain case (one size, one flow, no rate= and
@@ -545,32 +527,16 @@ static int gen_build_burst(struct gen_cpu *w, uint16_t first, int k, int max, ui
     return n;
 }
 
-/* gen_build_burst for a stream file: the scheduler says whose frame
- * goes (none: the burst ends), gen_streams_write finishes it in the slot
- * that holds the stream's template. A file of bursts only ends the
- * CPU's share once every burst is out. */
+/* gen_build_burst for a stream file: the scheduler says whose frames go
+ * (apps/gen_streams.h). A file of bursts only ends the CPU's share once
+ * every burst is out. */
 static int gen_build_streams(struct gen_cpu *w, uint16_t first, int k, int max, uint64_t now,
                              uint64_t left, uint64_t *bytes, int *dropped)
 {
-    int n = 0, nd = 0, i;
-    uint64_t b = 0;
-    while (n + nd < max && (uint64_t)(n + nd) < left && (i = gen_streams_pick(now)) >= 0) {
-        if (n == k) {
-            if (!gen_state.drop)
-                break;
-            gen_streams_drop((unsigned)i, now);
-            nd++;
-            continue;
-        }
-        uint8_t *f = gen_slot_of(w, first, n, gen_state.scls, (unsigned)i);
-        uint16_t len = gen_streams_write((unsigned)i, f, now);
-        w->lens[n++] = len;
-        b += len;
-    }
+    int n = gen_streams_burst(&w->slots, first, k, max, left, gen_state.drop, now, w->lens, bytes,
+                              dropped);
     if (gen_streams_done())
-        w->count = w->sent + (uint64_t)(n + nd);
-    *bytes = b;
-    *dropped = nd;
+        w->count = w->sent + (uint64_t)(n + *dropped);
     return n;
 }
 

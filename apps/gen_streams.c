@@ -36,8 +36,7 @@ static struct {
     unsigned n;
     uint16_t copy;
     struct sched sc;
-    uint64_t tsc_at; /* the timestamp whose sum tsc_sum is: a burst's */
-    uint32_t tsc_sum;
+    uint16_t maxlen; /* of every stream's frames */
 } gs;
 
 bool gen_streams_load(void)
@@ -92,13 +91,14 @@ unsigned gen_streams_setup(const struct stream_addrs *d)
         g->master = calloc(1, len > gs.copy ? len : gs.copy);
         if (!g->master)
             vn_fatal(VN_EXIT_OOM, "gen: no memory for stream %u's template", i);
-        for (unsigned k = 0; k < p->nvars; k++) {
+        for (unsigned k = 0; k < p->nvars; k++)
             varies |= 1u << p->var[k].field;
-            stream_fe_init(&g->fe[k], &p->var[k]);
-        }
         if (stream_tmpl_build(g->master, len, p, d, i, varies, &g->t) < 0)
             vn_fatal(VN_EXIT_CONFIG, "gen: stream %u: no frame of %u bytes holds its headers", i,
                      len);
+        for (unsigned k = 0; k < p->nvars; k++)
+            stream_fe_init(&g->fe[k], &p->var[k], &g->t);
+        gs.maxlen = len > gs.maxlen ? len : gs.maxlen;
         stream_sizes(g, p);
         hist_init(&g->lat);
     }
@@ -112,24 +112,9 @@ int gen_streams_start(uint64_t tsc_hz, uint64_t seed, uint64_t now)
     return sched_init(&gs.sc, gs.spec, gs.n, tsc_hz, now, seed);
 }
 
-const uint8_t *gen_streams_master(unsigned i)
+uint16_t gen_streams_maxlen(void)
 {
-    return gs.s[i].master;
-}
-
-uint16_t gen_streams_maxlen(unsigned i)
-{
-    return gs.s[i].t.len;
-}
-
-uint16_t gen_streams_copy(void)
-{
-    return gs.copy;
-}
-
-int gen_streams_pick(uint64_t now)
-{
-    return sched_pick(&gs.sc, now);
+    return gs.maxlen;
 }
 
 /* This frame's length: one size, a mix's next, or a range's walk. */
@@ -147,27 +132,62 @@ static inline uint16_t next_len(struct gen_stream *g, const struct stream_spec *
     return l;
 }
 
-uint16_t gen_streams_write(unsigned i, uint8_t *f, uint64_t now)
+/* Stream i's frame in f (its template there), tsc_sum the timestamp's
+ * share of the UDP sum; its length. */
+static inline uint16_t stream_write(unsigned i, uint8_t *f, uint64_t now, uint32_t tsc_sum)
 {
     struct gen_stream *g = &gs.s[i];
     const struct stream_spec *p = &gs.spec[i];
-    if (now != gs.tsc_at) {
-        gs.tsc_at = now;
-        gs.tsc_sum = pkt_sum_add_le64(0, now);
-    }
-    uint32_t udp = g->t.udp_base + gs.tsc_sum, ip = g->t.ip_base;
-    for (unsigned k = 0; k < p->nvars; k++) {
-        uint64_t v = stream_fe_next(&g->fe[k], &g->rng);
-        enum stream_field fld = (enum stream_field)p->var[k].field;
-        stream_field_set(f, &g->t, fld, v);
-        stream_field_sums(&g->t, fld, v, &udp, &ip);
-    }
+    uint32_t udp = g->t.udp_base + tsc_sum, ip = g->t.ip_base;
+    for (unsigned k = 0; k < p->nvars; k++)
+        stream_fe_apply(&g->fe[k], f, &g->t, &g->rng, &udp, &ip);
     uint16_t len = next_len(g, p);
     stream_frame_finish_sum(f, &g->t, len, udp, ip, g->seq++, now);
     sched_sent(&gs.sc, i, len, now);
     g->packets++;
     g->bytes += len;
     return len;
+}
+
+/* The i-th reserved slot from first holding stream s's template: a slot
+ * that held another stream's differs only in the first gs.copy bytes (the
+ * rest is zero in every template); one the driver copied a frame of its
+ * own into (tag 0) is cleared. */
+static inline uint8_t *stream_slot(struct vnet_txslots *sl, uint16_t first, int i, unsigned s)
+{
+    uint16_t k = (uint16_t)(first + i) & (uint16_t)(sl->num - 1);
+    uint8_t *f = sl->frame0 + (size_t)k * sl->stride;
+    if (sl->tag[k] != s + 1) {
+        if (!sl->tag[k])
+            memset(f, 0, gs.maxlen);
+        memcpy(f, gs.s[s].master, gs.copy);
+        sl->tag[k] = (uint16_t)(s + 1);
+    }
+    return f;
+}
+
+int gen_streams_burst(struct vnet_txslots *sl, uint16_t first, int k, int max, uint64_t left,
+                      bool drop, uint64_t now, uint16_t *lens, uint64_t *bytes, int *dropped)
+{
+    uint32_t tsc_sum = pkt_sum_add_le64(0, now);
+    int n = 0, nd = 0, i;
+    uint64_t b = 0;
+    while (n + nd < max && (uint64_t)(n + nd) < left && (i = sched_pick(&gs.sc, now)) >= 0) {
+        if (n == k) {
+            if (!drop)
+                break;
+            gen_streams_drop((unsigned)i, now);
+            nd++;
+            continue;
+        }
+        uint16_t len =
+            stream_write((unsigned)i, stream_slot(sl, first, n, (unsigned)i), now, tsc_sum);
+        lens[n++] = len;
+        b += len;
+    }
+    *bytes = b;
+    *dropped = nd;
+    return n;
 }
 
 void gen_streams_drop(unsigned i, uint64_t now)

@@ -12,6 +12,7 @@
 
 #include "apps/app_config.h"
 #include "apps/stream_frame.h"
+#include "drivers/virtio/vnet.h"
 #include "kernel/json.h"
 
 /* Reads and parses the stream file: false when there is none; a bad one
@@ -26,21 +27,20 @@ unsigned gen_streams_setup(const struct stream_addrs *d);
  * at tsc_hz. */
 int gen_streams_start(uint64_t tsc_hz, uint64_t seed, uint64_t now);
 
-/* Stream i's template (zero-padded to gen_streams_copy() bytes) and its
- * largest frame. */
-const uint8_t *gen_streams_master(unsigned i);
-uint16_t gen_streams_maxlen(unsigned i);
-/* Bytes any template may differ from zero in: what a slot gets copied. */
-uint16_t gen_streams_copy(void);
+/* The largest frame of every stream. */
+uint16_t gen_streams_maxlen(void);
 
-/* The stream whose frame goes now, -1 when none is due. */
-int gen_streams_pick(uint64_t now);
-/* Finishes stream i's frame in f (its template there): the field
- * engine's values, the length, the stamp, the checksums; accounts it.
- * Returns the frame's length. */
-uint16_t gen_streams_write(unsigned i, uint8_t *f, uint64_t now);
-/* A frame of stream i the ring had no room for (txfull=drop): its
- * sequence number is taken, the receiver sees the loss. */
+/* The frames that are due, at most max (and left), into the k reserved
+ * slots of sl from first on, each slot given its stream's template when
+ * it held another's (tags: the stream's index + 1), then the field
+ * engine's values, the length, the stamp, the checksums; lens[] and
+ * *bytes theirs. With drop, due frames beyond k are *dropped: they take
+ * their sequence numbers, the receiver sees the loss. Returns how many
+ * were written. */
+int gen_streams_burst(struct vnet_txslots *sl, uint16_t first, int k, int max, uint64_t left,
+                      bool drop, uint64_t now, uint16_t *lens, uint64_t *bytes, int *dropped);
+
+/* A frame of stream i the ring had no room for (txfull=drop). */
 void gen_streams_drop(unsigned i, uint64_t now);
 /* A frame of stream i came back (a reflector's answer, len bytes): its
  * sequence number into the stream's loss, duplicates and reordering, its

@@ -189,35 +189,51 @@ void stream_field_sums(const struct stream_tmpl *t, enum stream_field fld, uint6
     }
 }
 
-void stream_frame_finish_sum(uint8_t *f, const struct stream_tmpl *t, uint16_t len, uint32_t udp,
-                             uint32_t ip, uint64_t seq, uint64_t tsc)
+static void fe_place(struct stream_fe *fe, unsigned off, uint8_t nbytes, uint8_t sums)
 {
-    uint8_t *l3 = f + t->l3;
-    if (t->size_varies) {
-        uint16_t ulen = (uint16_t)(len - t->l4);
-        wr16(f + t->l4 + 4, ulen);
-        udp += 2u * ulen; /* the pseudo header's length and the UDP header's */
-        /* A frame shorter than the full stamp carries none of the magic. */
-        wrle32(f + t->pl + PL_OFF_MAGIC, len >= t->copy ? PL_MAGIC : 0);
-        if (len >= t->copy)
-            udp += t->magic_sum;
-        if (t->ip == 6) {
-            wr16(l3 + 4, ulen);
-        } else {
-            wr16(l3 + 2, (uint16_t)(len - t->l3));
-            ip += (uint32_t)(len - t->l3);
-        }
-    }
-    wrle64(f + t->pl + PL_OFF_SEQ, seq);
-    wrle64(f + t->pl + PL_OFF_TSC, tsc);
-    uint16_t c = pkt_csum_fold(pkt_sum_add_le64(udp, seq));
-    wr16(f + t->l4 + 6, c ? c : 0xffff); /* 0 means no checksum, RFC 768 */
-    if (t->ip == 4 && !t->ip_fixed)
-        wr16(l3 + 10, pkt_csum_fold(ip));
+    fe->off = (uint16_t)off;
+    fe->nbytes = nbytes;
+    fe->sums = sums;
 }
 
-void stream_fe_init(struct stream_fe *fe, const struct stream_var *v)
+void stream_fe_init(struct stream_fe *fe, const struct stream_var *v, const struct stream_tmpl *t)
 {
+    bool v6 = t->ip == 6;
     fe->v = *v;
     fe->cur = v->op == SOP_DEC ? v->hi : v->lo;
+    /* The flow label's 20 bits and IPv6's traffic class are not whole
+     * bytes: stream_field_set writes them. */
+    fe->generic = v->field == SF_FLOW_LABEL || (v6 && v->field == SF_TOS);
+    switch (v->field) {
+    case SF_DST_MAC:
+        fe_place(fe, 0, 6, 0);
+        break;
+    case SF_SRC_MAC:
+        fe_place(fe, 6, 6, 0);
+        break;
+    case SF_VLAN:
+        fe_place(fe, 14 + 4 * (t->nvlan - 1u), 2, 0);
+        break;
+    case SF_OUTER_VLAN:
+        fe_place(fe, 14, 2, 0);
+        break;
+    case SF_SRC_IP:
+        fe_place(fe, t->l3 + (v6 ? 20u : 12u), 4, v6 ? 1 : 3);
+        break;
+    case SF_DST_IP:
+        fe_place(fe, t->l3 + (v6 ? 36u : 16u), 4, v6 ? 1 : 3);
+        break;
+    case SF_TOS:
+        fe_place(fe, t->l3 + 1u, 1, 2);
+        break;
+    case SF_SRC_PORT:
+        fe_place(fe, t->l4, 2, 1);
+        break;
+    case SF_DST_PORT:
+        fe_place(fe, t->l4 + 2u, 2, 1);
+        break;
+    default:
+        fe_place(fe, 0, 0, 0);
+        break;
+    }
 }

@@ -59,8 +59,32 @@ void stream_field_sums(const struct stream_tmpl *t, enum stream_field fld, uint6
  * ip, and in udp the timestamp's: the same for a burst): lengths for len
  * when the sizes vary, the stamp's sequence number and timestamp, the
  * IPv4 header checksum (unless it is the template's) and the UDP one. */
-void stream_frame_finish_sum(uint8_t *f, const struct stream_tmpl *t, uint16_t len, uint32_t udp,
-                             uint32_t ip, uint64_t seq, uint64_t tsc);
+static inline void stream_frame_finish_sum(uint8_t *f, const struct stream_tmpl *t, uint16_t len,
+                                           uint32_t udp, uint32_t ip, uint64_t seq, uint64_t tsc)
+{
+    uint8_t *l3 = f + t->l3;
+    if (t->size_varies) {
+        uint16_t ulen = (uint16_t)(len - t->l4);
+        wr16(f + t->l4 + 4, ulen);
+        udp += 2u * ulen; /* the pseudo header's length and the UDP header's */
+        /* A frame shorter than the full stamp carries none of the magic. */
+        wrle32(f + t->pl + PL_OFF_MAGIC, len >= t->copy ? PL_MAGIC : 0);
+        if (len >= t->copy)
+            udp += t->magic_sum;
+        if (t->ip == 6) {
+            wr16(l3 + 4, ulen);
+        } else {
+            wr16(l3 + 2, (uint16_t)(len - t->l3));
+            ip += (uint32_t)(len - t->l3);
+        }
+    }
+    wrle64(f + t->pl + PL_OFF_SEQ, seq);
+    wrle64(f + t->pl + PL_OFF_TSC, tsc);
+    uint16_t c = pkt_csum_fold(pkt_sum_add_le64(udp, seq));
+    wr16(f + t->l4 + 6, c ? c : 0xffff); /* 0 means no checksum, RFC 768 */
+    if (t->ip == 4 && !t->ip_fixed)
+        wr16(l3 + 10, pkt_csum_fold(ip));
+}
 
 /* The same with the timestamp's sum added here. */
 static inline void stream_frame_finish(uint8_t *f, const struct stream_tmpl *t, uint16_t len,
@@ -73,9 +97,14 @@ static inline void stream_frame_finish(uint8_t *f, const struct stream_tmpl *t, 
 struct stream_fe {
     struct stream_var v;
     uint64_t cur;
+    uint16_t off;   /* the field's first byte in frames of the template */
+    uint8_t nbytes; /* its bytes, big endian */
+    uint8_t sums;   /* bit 0: in the UDP sum, bit 1: in the IPv4 header's */
+    bool generic;   /* not whole bytes: stream_field_set and stream_field_sums */
 };
 
-void stream_fe_init(struct stream_fe *fe, const struct stream_var *v);
+/* The var's walk over its range, in frames of template t. */
+void stream_fe_init(struct stream_fe *fe, const struct stream_var *v, const struct stream_tmpl *t);
 
 /* The value for this frame; inc and dec step and wrap at the range's
  * end to its other end, random draws from rng (xorshift64 state). */
@@ -96,6 +125,36 @@ static inline uint64_t stream_fe_next(struct stream_fe *fe, uint64_t *rng)
     else
         fe->cur = v - fe->v.lo < fe->v.step ? fe->v.hi : v - fe->v.step;
     return v;
+}
+
+/* The field engine's next value for this frame written into f, its sums
+ * added to udp and ip. */
+static inline void stream_fe_apply(struct stream_fe *fe, uint8_t *f, const struct stream_tmpl *t,
+                                   uint64_t *rng, uint32_t *udp, uint32_t *ip)
+{
+    uint64_t v = stream_fe_next(fe, rng);
+    if (fe->generic) {
+        stream_field_set(f, t, (enum stream_field)fe->v.field, v);
+        stream_field_sums(t, (enum stream_field)fe->v.field, v, udp, ip);
+        return;
+    }
+    uint8_t *p = f + fe->off;
+    uint32_t s = (uint32_t)v;
+    if (fe->nbytes == 2) {
+        wr16(p, (uint16_t)v);
+    } else if (fe->nbytes == 4) {
+        wr32(p, (uint32_t)v);
+        s = (s >> 16) + (s & 0xffff);
+    } else if (fe->nbytes == 6) {
+        wr16(p, (uint16_t)(v >> 32));
+        wr32(p + 2, (uint32_t)v);
+    } else {
+        *p = (uint8_t)v; /* IPv4 TOS: the low byte of its header word */
+    }
+    if (fe->sums & 1)
+        *udp += s;
+    if (fe->sums & 2)
+        *ip += s;
 }
 
 #endif

@@ -54,6 +54,35 @@ static void check_udp(const uint8_t *f, uint16_t l3, bool v6, uint16_t len)
     }
 }
 
+/* A field's value read back from the frame at offsets this file knows. */
+static uint64_t ref_field(const uint8_t *f, unsigned nvlan, bool v6, enum stream_field fld)
+{
+    unsigned l3 = 14 + 4 * nvlan, l4 = l3 + (v6 ? 40 : 20);
+    uint32_t w0 = (uint32_t)be16(f + l3) << 16 | be16(f + l3 + 2);
+    switch (fld) {
+    case SF_DST_MAC:
+        return (uint64_t)be16(f) << 32 | (uint64_t)be16(f + 2) << 16 | be16(f + 4);
+    case SF_SRC_MAC:
+        return (uint64_t)be16(f + 6) << 32 | (uint64_t)be16(f + 8) << 16 | be16(f + 10);
+    case SF_VLAN:
+        return be16(f + 14 + 4 * (nvlan - 1)) & 0xfff;
+    case SF_OUTER_VLAN:
+        return be16(f + 14) & 0xfff;
+    case SF_SRC_IP:
+        return (uint64_t)be16(f + l3 + (v6 ? 20 : 12)) << 16 | be16(f + l3 + (v6 ? 22 : 14));
+    case SF_DST_IP:
+        return (uint64_t)be16(f + l3 + (v6 ? 36 : 16)) << 16 | be16(f + l3 + (v6 ? 38 : 18));
+    case SF_FLOW_LABEL:
+        return w0 & 0xfffff;
+    case SF_TOS:
+        return v6 ? (w0 >> 20) & 0xff : f[l3 + 1];
+    case SF_SRC_PORT:
+        return be16(f + l4);
+    default:
+        return be16(f + l4 + 2);
+    }
+}
+
 static const struct stream_addrs addrs = {
     {2, 0, 0, 0, 0, 2}, {2, 0, 0, 0, 0, 1}, 0x0a000002, 0x0a000001, 9000, 9001};
 
@@ -73,31 +102,36 @@ static void test_fe_ops(void **st)
     (void)st;
     struct stream_fe fe;
     uint64_t rng = 1;
+    struct stream_spec s;
+    struct stream_tmpl t;
+    static uint8_t f[64];
+    spec4(&s, 64);
+    assert_int_equal(stream_tmpl_build(f, 64, &s, &addrs, 0, 0, &t), 0);
     struct stream_var inc = {SF_SRC_PORT, SOP_INC, 10, 15, 2};
-    stream_fe_init(&fe, &inc);
+    stream_fe_init(&fe, &inc, &t);
     static const uint64_t want_inc[] = {10, 12, 14, 10, 12};
     for (unsigned i = 0; i < 5; i++)
         assert_int_equal(stream_fe_next(&fe, &rng), want_inc[i]);
     struct stream_var dec = {SF_SRC_PORT, SOP_DEC, 10, 15, 2};
-    stream_fe_init(&fe, &dec);
+    stream_fe_init(&fe, &dec, &t);
     static const uint64_t want_dec[] = {15, 13, 11, 15, 13};
     for (unsigned i = 0; i < 5; i++)
         assert_int_equal(stream_fe_next(&fe, &rng), want_dec[i]);
     /* The top of a 48-bit field: the step never carries past it. */
     uint64_t top = (1ull << 48) - 1;
     struct stream_var edge = {SF_SRC_MAC, SOP_INC, top - 2, top, 1};
-    stream_fe_init(&fe, &edge);
+    stream_fe_init(&fe, &edge, &t);
     static const uint64_t want_edge[] = {2, 1, 0, 2};
     for (unsigned i = 0; i < 4; i++)
         assert_int_equal(stream_fe_next(&fe, &rng), top - want_edge[i]);
     struct stream_var full = {SF_SRC_IP, SOP_DEC, 0, UINT32_MAX, 1ull << 32};
-    stream_fe_init(&fe, &full);
+    stream_fe_init(&fe, &full, &t);
     assert_int_equal(stream_fe_next(&fe, &rng), UINT32_MAX);
     assert_int_equal(stream_fe_next(&fe, &rng), UINT32_MAX);
     /* Random: inside the range, every value drawn. */
     struct stream_var rnd = {SF_DST_PORT, SOP_RANDOM, 100, 107, 1};
     unsigned seen[8] = {0};
-    stream_fe_init(&fe, &rnd);
+    stream_fe_init(&fe, &rnd, &t);
     for (unsigned i = 0; i < 8000; i++) {
         uint64_t v = stream_fe_next(&fe, &rng);
         assert_true(v >= 100 && v <= 107);
@@ -115,18 +149,22 @@ static void run_vars(const struct stream_spec *s, uint16_t len, unsigned nvars,
     struct stream_tmpl t;
     uint32_t varies = 0;
     struct stream_fe fe[STREAM_VARS_MAX];
-    for (unsigned k = 0; k < nvars; k++) {
+    for (unsigned k = 0; k < nvars; k++)
         varies |= 1u << vars[k].field;
-        stream_fe_init(&fe[k], &vars[k]);
-    }
     assert_int_equal(stream_tmpl_build(f, len, s, &addrs, 3, varies, &t), 0);
+    for (unsigned k = 0; k < nvars; k++)
+        stream_fe_init(&fe[k], &vars[k], &t);
     uint64_t rng = 7;
     for (unsigned i = 0; i < 300; i++) {
         uint32_t udp = t.udp_base, ip = t.ip_base;
         for (unsigned k = 0; k < nvars; k++) {
-            uint64_t v = stream_fe_next(&fe[k], &rng);
-            stream_field_set(f, &t, (enum stream_field)vars[k].field, v);
-            stream_field_sums(&t, (enum stream_field)vars[k].field, v, &udp, &ip);
+            uint64_t want = fe[k].cur;
+            stream_fe_apply(&fe[k], f, &t, &rng, &udp, &ip);
+            uint64_t got = ref_field(f, s->nvlan, s->ip == 6, (enum stream_field)vars[k].field);
+            if (vars[k].op == SOP_RANDOM)
+                assert_true(got >= vars[k].lo && got <= vars[k].hi);
+            else
+                assert_int_equal(got, want);
         }
         uint16_t n = t.size_varies ? (uint16_t)(sizes_lo + i % (len - sizes_lo + 1)) : len;
         stream_frame_finish(f, &t, n, udp, ip, 1000 + i, 0x123456789abcdefull * i);
