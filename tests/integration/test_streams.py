@@ -40,6 +40,9 @@ def test_two_streams_at_two_rates_counted_per_stream_on_both_sides(image):
     assert abs(sent[0]["packets"] / sent[1]["packets"] - 4) < 0.05, sent
     assert abs(sent[0]["pps"] - 2000) < 20 and abs(sent[1]["pps"] - 500) < 5, sent
     assert rep["host"]["peer"]["sizes"].get("128") == sent[1]["packets"]
+    # the report pairs them, by the file's names
+    assert [(s["id"], s["name"], s["packets"], s["received"], s["lost"]) for s in rep["streams"]] \
+        == [(g["id"], n, g["packets"], g["packets"], 0) for g, n in zip(sent, ("fast", "slow"))]
 
 
 def pcap_frames(path):

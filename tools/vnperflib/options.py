@@ -62,6 +62,7 @@ class RunOptions:
     config: tuple = ()            # guest config words (after --)
     streams: str = None           # --streams FILE (docs/streams.md)
     stream_text: str = None       # build: the file checked and encoded for the guest
+    stream_names: tuple = ()      # build: its streams' names, by id
     # your own backend
     vhost_user_socket: str = None
     vhost_user_server: bool = False
@@ -164,7 +165,8 @@ def with_streams(o):
     if (o.queues or 1) > 1 or (o.vcpus or 1) > 1:
         raise usage("--streams: one queue pair and one vCPU (the stream scheduler is one CPU's)")
     streams = streamfile.load(o.streams)
-    return dataclasses.replace(o, app="gen", stream_text=streamfile.encode(streams))
+    return dataclasses.replace(o, app="gen", stream_text=streamfile.encode(streams),
+                               stream_names=tuple(streamfile.names(streams)))
 
 
 # Options that identity.app_words turns into guest config words.

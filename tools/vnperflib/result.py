@@ -294,11 +294,31 @@ class QueuePair(Record):
 
 
 @dataclass(frozen=True)
+class StreamRow(Record):
+    """One stream of a stream file (outcome.stream_rows): what gen sent of
+    it and what the receiver counted; the latency of its frames that came
+    back (a reflector), when they did."""
+    id: int = None
+    name: Optional[str] = None
+    packets: int = None
+    bytes: int = None
+    received: Optional[int] = None
+    lost: Optional[int] = None
+    dup: Optional[int] = None
+    reorder: Optional[int] = None
+    p50_us: Optional[float] = None
+    p99_us: Optional[float] = None
+    max_us: Optional[float] = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
 class RunResult(Record):
     """One `vnperf run`: its report (docs/runner-run.md, "Report")."""
     NESTED = {"guests": ("list", GuestReport), "counts": ("one", Counts),
               "cpu": ("one", Cpu), "metrics": ("one", Metrics), "verdict": ("one", Verdict),
-              "queues": ("list", QueuePair)}
+              "queues": ("list", QueuePair), "streams": ("list", StreamRow)}
     TUPLES = ("config", "teardown_errors")
     vnperf_report: int = REPORT_FORMAT
     schema_version: int = SCHEMA_VERSION
@@ -315,6 +335,7 @@ class RunResult(Record):
     host: Mapping = None
     counts: Optional[Counts] = None
     queues: tuple = None            # (QueuePair, ...) with more than one pair, else absent
+    streams: tuple = None           # (StreamRow, ...) with --streams, else absent
     cpu: Optional[Cpu] = None
     qmp: Mapping = None
     topology: str = None

@@ -125,6 +125,37 @@ def queue_disagreement(e, received, outlives=False):
     return "; ".join(bad) or None
 
 
+def stream_rows(sent, host, receivers, names=()):
+    """A stream file's streams (result.StreamRow's members), one per
+    stream gen sent, by id: what gen sent and what the receiver counted of
+    it (the host peer's streams, else a receiving guest's per_stream);
+    None when the sender has no streams list."""
+    out_streams = (sent or {}).get("streams")
+    if not isinstance(out_streams, list):
+        return None
+    got = {}
+    peer = (host or {}).get("peer") or {}
+    for s in peer.get("streams") or []:
+        got[s.get("id")] = s
+    for r in receivers:
+        for s in (r or {}).get("per_stream") or []:
+            got.setdefault(s.get("stream"), s)
+    rows = []
+    for s in out_streams:
+        i = s.get("id")
+        r = got.get(i)
+        row = {"id": i, "name": names[i] if isinstance(i, int) and i < len(names) else None,
+               "packets": s.get("packets"), "bytes": s.get("bytes"),
+               "received": r.get("packets") if r else None}
+        for k in ("lost", "dup", "reorder"):
+            row[k] = r.get(k) if r else None
+        rx = s.get("rx") or {}
+        for k in ("p50_us", "p99_us", "max_us"):
+            row[k] = rx.get(k)
+        rows.append(row)
+    return rows
+
+
 def metrics(rep):
     """The numbers compare and sweep work on."""
     main = rep["guests"][-1]

@@ -179,6 +179,8 @@ def human(res):
         line = queue_counts_line(res.queues)
         if line:
             rows.append(("counts per queue", line))
+    if res.streams:
+        rows += stream_lines(res.streams)
     c = res.counts
     if c:
         for name, d in (c.directions or {}).items():
@@ -224,6 +226,29 @@ def human(res):
     elif v and v.side == "neither":
         rows.append(("bottleneck", "none: %s" % v.why))
     return kv_table(rows)
+
+
+def stream_lines(streams):
+    """A row per stream of a stream file and one for them all: sent,
+    received, lost, dup, reordered; latency where frames came back."""
+    def one(packets, received, lost, dup, reorder, lat=None):
+        text = "%s sent, %s received" % (fmt_count(packets), fmt_count(received))
+        text += ", %s lost, %s dup, %s reordered" % (fmt_count(lost), fmt_count(dup),
+                                                       fmt_count(reorder))
+        if lat and lat[0] is not None:
+            text += ", latency p50 %.1f us, p99 %.1f us, max %.1f us" % lat
+        return text
+
+    def total(k):
+        vals = [getattr(s, k) for s in streams]
+        return None if any(v is None for v in vals) else sum(vals)
+
+    rows = [("stream %s (%s)" % (s.id, s.name) if s.name else "stream %s" % s.id,
+             one(s.packets, s.received, s.lost, s.dup, s.reorder,
+                 (s.p50_us, s.p99_us, s.max_us))) for s in streams]
+    rows.append(("streams total", one(*(total(k) for k in
+                                         ("packets", "received", "lost", "dup", "reorder")))))
+    return rows
 
 
 def queues_line(pairs):

@@ -211,6 +211,10 @@ class Run:
         pairs = outcome.queue_pairs(reports[-1]["result"], host)
         if pairs is not None:
             rep["queues"] = pairs
+        streams = outcome.stream_rows(reports[-1]["result"], rep["host"],
+                                      [r["result"] for r in reports[:-1]], self.opts.stream_names)
+        if streams is not None:
+            rep["streams"] = streams
         rep["metrics"] = outcome.metrics(rep)
         topologies.topology_for(self.opts).finish_report(rep)
         rep["verdict"] = verdict.bottleneck(rep)
