@@ -99,6 +99,36 @@ def test_vlan_and_qinq_tags_on_the_wire(image, tmp_path):
         assert struct.unpack_from("<H", f, l3 + 28 + 16)[0] == (0 if f is q[0] else 1)
 
 
+def ones_sum(data, s=0):
+    data = data + b"\0" * (len(data) & 1)
+    s += sum(struct.unpack(">%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s
+
+
+def test_ipv6_frames_on_the_wire(image, tmp_path):
+    """The IPv6 example's frames as sent: the addresses of the file, UDP
+    checksums right over the IPv6 pseudo header (RFC 8200 s8.1), the flow
+    label walking 1..64 with the sequence number."""
+    dump = str(tmp_path / "tx.pcap")
+    r = run_vnperf(RUN + ["--backend", "dgram", "--duration", "2",
+                          "--qemu-arg=-object",
+                          "--qemu-arg=filter-dump,id=d0,netdev=n0,queue=rx,file=" + dump,
+                          "--streams", os.path.join(EXAMPLES, "ipv6.toml")], timeout=180)
+    sent = report(r)["guests"][-1]["result"]["streams"][0]["packets"]
+    six = [f for f in pcap_frames(dump) if f[12:14] == b"\x86\xdd"]
+    assert len(six) == sent >= 1000 and len(six[0]) == 128, (len(six), sent)
+    src, dst = bytes.fromhex("fd00" + "00" * 13 + "02"), bytes.fromhex("fd00" + "00" * 13 + "01")
+    for f in six:
+        assert f[22:38] == src and f[38:54] == dst and f[20] == 17
+        ulen = struct.unpack_from(">H", f, 58)[0]
+        assert ulen == struct.unpack_from(">H", f, 18)[0] == len(f) - 54
+        assert ones_sum(f[54:54 + ulen], ones_sum(f[22:54]) + 17 + ulen) == 0xffff
+        seq = struct.unpack_from("<Q", f, 62)[0]
+        assert struct.unpack_from(">I", f, 14)[0] & 0xfffff == 1 + seq % 64
+
+
 TAP = "vnstap0"
 
 
