@@ -169,6 +169,17 @@ def test_malformed_capture_refused_before_boot(tmp_path):
                                 % bad), r.stderr
 
 
+def test_identity_names_the_capture(tmp_path):
+    from vnperflib import options
+    from vnperflib.run import identity
+    p, d = good(tmp_path)
+    o = options.build(pcap=p, backend="hub", accel="tcg")
+    first = identity.of_run(o, identity.app_words(o), "tcg")
+    assert first["pcap"].startswith(p + " ") and first["loops"] == "1", first
+    put(p, d[:-1] + b"\x01")   # the same file, another frame
+    assert identity.of_run(o, identity.app_words(o), "tcg")["pcap"] != first["pcap"]
+
+
 def test_config_words(tmp_path):
     from vnperflib import options
     from vnperflib.run import identity

@@ -125,6 +125,9 @@ def of_run(opts, words, accel, pmd_mode=None):
     })
     if opts.sock_rcvbuf:
         ident["sock_rcvbuf"] = str(opts.sock_rcvbuf)
+    if opts.pcap is not None:
+        # Two captures are two runs to compare: the file and what it held.
+        ident["pcap"] = "%s %s" % (opts.pcap, versions.file_id(opts.pcap))
     ident.update(topologies.topology_for(opts).identity(opts))
     if opts.backend == "vhost-user":
         ident.update(fwd_mode=pmd_mode or _opt(opts, "fwd_mode"),
