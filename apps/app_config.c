@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "apps/app.h"
 #include "apps/flows.h"
@@ -20,6 +21,28 @@ static int app_check(const char *val, char *why, size_t whylen)
     if (n < whylen)
         snprintf(why + n, whylen - n, ")");
     return -EINVAL;
+}
+
+/* dst_ip6= is reached on-link through ip6='s /64: no IPv6 router is
+ * configured (lwIP's nd6 counts a static address's /64 as on-link). */
+static int ip6_pair_check(const struct app_config *c, char *err, size_t errlen)
+{
+    if (!app_config_given(c, "dst_ip6"))
+        return 0;
+    if (!app_config_given(c, "ip6")) {
+        snprintf(err, errlen, "config: dst_ip6= needs ip6= (our address in the same /64)");
+        return -EINVAL;
+    }
+    if (memcmp(c->ip6, c->dst_ip6, 8) != 0) {
+        snprintf(err, errlen,
+                 "config: dst_ip6= is not in ip6='s /64 (no IPv6 router: on-link only)");
+        return -EINVAL;
+    }
+    if (memcmp(c->ip6, c->dst_ip6, 16) == 0) {
+        snprintf(err, errlen, "config: dst_ip6= is our own ip6=");
+        return -EINVAL;
+    }
+    return 0;
 }
 
 int app_config_check(const struct app_config *c, char *err, size_t errlen)
@@ -44,5 +67,5 @@ int app_config_check(const struct app_config *c, char *err, size_t errlen)
             return -EINVAL;
         }
     }
-    return 0;
+    return ip6_pair_check(c, err, errlen);
 }

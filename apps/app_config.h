@@ -66,6 +66,7 @@ struct app_config {
     uint8_t vcpu_test; /* enum cfg_vcpu_test */
     /* addressing */
     uint32_t ip, mask, gw, dst_ip; /* network byte order */
+    uint8_t ip6[16], dst_ip6[16];  /* network byte order; given or all zero */
     uint8_t mac[6], dst_mac[6];
     uint8_t dhcp;
     uint16_t src_port, dst_port;

@@ -28,6 +28,10 @@
     {                                                                                              \
         name, CFG_IP4, FIELD(f), 0, 0, NULL, d, h, NULL                                            \
     }
+#define IP6(name, f, h, chk)                                                                       \
+    {                                                                                              \
+        name, CFG_IP6, FIELD(f), 0, 0, NULL, NULL, h, chk                                          \
+    }
 #define MAC(name, f, h)                                                                            \
     {                                                                                              \
         name, CFG_MAC, FIELD(f), 0, 0, NULL, NULL, h, NULL                                         \
@@ -44,6 +48,34 @@ static int ring_check(const char *val, char *why, size_t whylen)
     if (config_parse_uint(val, &v) < 0 || v == 0 || (v >= 16 && v <= 32768 && (v & (v - 1)) == 0))
         return 0;
     snprintf(why, whylen, "ring size must be 0 (device maximum) or a power of two 16..32768");
+    return -EINVAL;
+}
+
+/* A unicast address a host may own or be sent to: not unspecified or
+ * loopback (RFC 4291 s2.5.2, s2.5.3), not multicast (s2.7), not
+ * link-local (s2.5.6: the guest makes its own from the MAC, and a
+ * link-local peer would need a zone). */
+static int ip6_unicast_check(const char *val, char *why, size_t whylen)
+{
+    uint8_t a[16];
+    static const uint8_t loop[16] = {[15] = 1};
+    if (config_parse_ip6(val, a) < 0)
+        return 0; /* the type's own message */
+    const char *bad = NULL;
+    uint8_t any = 0;
+    for (int i = 0; i < 16; i++)
+        any |= a[i];
+    if (!any)
+        bad = "the unspecified address";
+    else if (!memcmp(a, loop, sizeof(a)))
+        bad = "the loopback address";
+    else if (a[0] == 0xff)
+        bad = "a multicast address";
+    else if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+        bad = "link-local (the guest's own is made from its MAC)";
+    if (!bad)
+        return 0;
+    snprintf(why, whylen, "%s; give a global or unique-local unicast address (e.g. fd00::2)", bad);
     return -EINVAL;
 }
 
@@ -102,6 +134,9 @@ static const struct cfg_key keys[] = {
     IP("gw", gw, "0.0.0.0", "gateway"),
     B("dhcp", dhcp, "0", "get the address by DHCP"),
     IP("dst_ip", dst_ip, "10.0.0.1", "peer IPv4 address"),
+    IP6("ip6", ip6, "our IPv6 address, on-link /64 (none: link-local only)", ip6_unicast_check),
+    IP6("dst_ip6", dst_ip6, "peer IPv6 address: rr/iperf clients connect over IPv6",
+        ip6_unicast_check),
     MAC("mac", mac, "source MAC for raw frames (default: the NIC's)"),
     MAC("dst_mac", dst_mac, "peer MAC (default: ARP for dst_ip)"),
     U("src_port", src_port, 1, 65535, "9000", "UDP/TCP source port"),

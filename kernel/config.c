@@ -193,6 +193,51 @@ static int parse_mac(const char *s, uint8_t out[6])
     return *s ? -EINVAL : 0;
 }
 
+/* RFC 4291 s2.2 forms 1 and 2 (the dotted IPv4 tail, form 3, is not
+ * taken). */
+int config_parse_ip6(const char *s, uint8_t out[16])
+{
+    uint16_t g[8];
+    int n = 0, gap = -1;
+    const char *p = s;
+    if (p[0] == ':' && p[1] == ':') {
+        gap = 0;
+        p += 2;
+    }
+    while (*p) {
+        unsigned v = 0, digits = 0;
+        int d;
+        while ((d = hexval(*p)) >= 0 && digits < 5) {
+            v = v << 4 | (unsigned)d;
+            digits++;
+            p++;
+        }
+        if (!digits || digits > 4 || n == 8)
+            return -EINVAL;
+        g[n++] = (uint16_t)v;
+        if (!*p)
+            break;
+        if (*p++ != ':' || !*p)
+            return -EINVAL;
+        if (*p == ':') {
+            if (gap >= 0)
+                return -EINVAL; /* "::" at most once */
+            gap = n;
+            p++;
+        }
+    }
+    if (gap < 0 ? n != 8 : n > 7)
+        return -EINVAL;
+    memset(out, 0, 16);
+    int tail = gap < 0 ? 0 : n - gap; /* groups after the "::" */
+    for (int i = 0; i < n; i++) {
+        int at = i < n - tail ? i : 8 - (n - i);
+        out[2 * at] = (uint8_t)(g[i] >> 8);
+        out[2 * at + 1] = (uint8_t)g[i];
+    }
+    return 0;
+}
+
 static int set_key(void *obj, const struct cfg_key *k, const char *val, char *err, size_t errlen)
 {
     void *dst = (char *)obj + k->offset;
@@ -245,6 +290,11 @@ static int set_key(void *obj, const struct cfg_key *k, const char *val, char *er
         if (parse_ip4(val, (uint32_t *)dst) < 0)
             return fail(err, errlen, "config: %s=%s is not an IPv4 address (e.g. 10.0.0.2)",
                         k->name, val);
+        break;
+    case CFG_IP6:
+        if (config_parse_ip6(val, (uint8_t *)dst) < 0)
+            return fail(err, errlen, "config: %s=%s is not an IPv6 address (e.g. fd00::2)", k->name,
+                        val);
         break;
     case CFG_MAC:
         if (parse_mac(val, (uint8_t *)dst) < 0)

@@ -18,6 +18,7 @@ enum cfg_type {
     CFG_BOOL, /* 0/1, on/off, yes/no, true/false */
     CFG_ENUM, /* one of choices ("a|b|c"); stored as the index */
     CFG_IP4,  /* dotted quad; stored in network byte order */
+    CFG_IP6,  /* RFC 4291 s2.2 text ("::" once, no dotted tail); 16 bytes, network order */
     CFG_MAC,  /* xx:xx:xx:xx:xx:xx */
     CFG_STR,  /* free text checked by the key's parse hook, if any */
 };
@@ -66,6 +67,10 @@ bool config_given(const struct cfg_table *t, const struct cfg_given *given, cons
 /* Number with the config syntax (decimal, 0x hex, k/m/g, ki/mi/gi):
  * 0, -EINVAL or -ERANGE. */
 int config_parse_uint(const char *s, uint64_t *out);
+
+/* IPv6 address text, RFC 4291 s2.2: eight groups of 1..4 hex digits, one
+ * "::" for a run of zero groups; into out in network order. 0 or -EINVAL. */
+int config_parse_ip6(const char *s, uint8_t out[16]);
 
 /* Finds the key's table index, -1 if none. */
 int config_key_index(const struct cfg_table *t, const char *name);

@@ -27,6 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         FUZZ_CHECK(fuzz_terminated(a.imix, sizeof(a.imix)));
         FUZZ_CHECK(fuzz_terminated(a.flows, sizeof(a.flows)));
         FUZZ_CHECK(fuzz_terminated(a.features, sizeof(a.features)));
+        /* An IPv6 address given is unicast and not link-local (the key's check). */
+        FUZZ_CHECK(!app_config_given(&a, "ip6") ||
+                   (a.ip6[0] != 0xff && !(a.ip6[0] == 0xfe && (a.ip6[1] & 0xc0) == 0x80)));
+        FUZZ_CHECK(!app_config_given(&a, "dst_ip6") || a.dst_ip6[0] != 0xff);
         /* Every UINT key within the table's [min, max]. */
         for (size_t i = 0; i < app_config_table.nkeys; i++) {
             const struct cfg_key *k = &app_config_table.keys[i];

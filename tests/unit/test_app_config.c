@@ -33,6 +33,26 @@ static void defaults_pass(void **state)
 
 /* vnperf conform's combination with every switchable feature off
  * (docs/conform.md): longer than the 127 characters of other values. */
+/* dst_ip6= is on-link through ip6='s /64, and not ip6= itself. */
+static void ip6_pair(void **state)
+{
+    (void)state;
+    assert_int_equal(parse_and_check("ip6=fd00::2 dst_ip6=fd00::1"), 0);
+    assert_int_equal(parse_and_check("ip6=fd00::2"), 0);
+    static const struct {
+        const char *line, *why;
+    } bad[] = {
+        {"dst_ip6=fd00::1", "needs ip6="},
+        {"ip6=fd00::2 dst_ip6=fd01::1", "/64"},
+        {"ip6=fd00::2 dst_ip6=fd00:0:0:0::2", "our own"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        if (parse_and_check(bad[i].line) != -EINVAL || !strstr(err, bad[i].why))
+            fail_msg("'%s': error '%s' lacks '%s'", bad[i].line, err, bad[i].why);
+    }
+}
+
 static void every_feature_off_fits(void **state)
 {
     (void)state;
@@ -80,6 +100,7 @@ int main(void)
         cmocka_unit_test(defaults_pass),
         cmocka_unit_test(errors),
         cmocka_unit_test(every_feature_off_fits),
+        cmocka_unit_test(ip6_pair),
     };
     return cmocka_run_group_tests_name("app_config", tests, NULL, NULL);
 }

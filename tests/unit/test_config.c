@@ -134,6 +134,82 @@ static void errors(void **state)
     }
 }
 
+/* ip6=, dst_ip6=: every RFC 4291 s2.2 form the reader takes, against
+ * the bytes written out by hand. */
+static void ip6_forms(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        uint8_t want[16];
+    } ok[] = {
+        {"fd00::2", {0xfd, [15] = 2}},
+        {"2001:db8:0:0:1:0:0:1", {0x20, 0x01, 0x0d, 0xb8, [9] = 1, [15] = 1}},
+        {"2001:DB8::1:0:0:1", {0x20, 0x01, 0x0d, 0xb8, [9] = 1, [15] = 1}},
+        {"fd00:1:2:3:4:5:6:7", {0xfd, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7}},
+        {"fd00::", {0xfd}},
+        {"::fd00", {[14] = 0xfd}},
+        {"fd00:1::ffff", {0xfd, 0, 0, 1, [14] = 0xff, [15] = 0xff}},
+    };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        char line[64];
+        snprintf(line, sizeof(line), "ip6=%s", ok[i].text);
+        if (parse(line) != 0)
+            fail_msg("'%s' refused: %s", line, err);
+        assert_memory_equal(c.ip6, ok[i].want, 16);
+        assert_true(app_config_given(&c, "ip6"));
+    }
+    assert_int_equal(parse("dst_ip6=fd00::1"), 0);
+    assert_int_equal(c.dst_ip6[0], 0xfd);
+    assert_int_equal(c.dst_ip6[15], 1);
+    assert_false(app_config_given(&c, "ip6"));
+    static const uint8_t zero[16];
+    assert_memory_equal(c.ip6, zero, 16);
+}
+
+static void ip6_refused(void **state)
+{
+    (void)state;
+    static const char *const syntax[] = {
+        "ip6=fd00",
+        "ip6=fd00:1",
+        "ip6=1:2:3:4:5:6:7:8:9",
+        "ip6=1:2:3:4::5:6:7:8",
+        "ip6=fd00::1::2",
+        "ip6=fd00:::1",
+        "ip6=:1::2",
+        "ip6=fd00::1:",
+        "ip6=12345::1",
+        "ip6=fd00::g",
+        "ip6=::ffff:10.0.0.1",
+        "ip6=fd00::1/64",
+        "dst_ip6=[::1]",
+        "dst_ip6=fd00::-2",
+    };
+    for (size_t i = 0; i < sizeof(syntax) / sizeof(syntax[0]); i++) {
+        err[0] = '\0';
+        if (parse(syntax[i]) != -EINVAL)
+            fail_msg("'%s' parsed", syntax[i]);
+        if (!strstr(err, "not an IPv6 address"))
+            fail_msg("'%s': error '%s'", syntax[i], err);
+    }
+    static const struct {
+        const char *line, *why;
+    } meaning[] = {
+        {"ip6=::", "unspecified"},         {"ip6=::1", "loopback"},
+        {"dst_ip6=ff02::1", "multicast"},  {"ip6=fe80::1", "link-local"},
+        {"dst_ip6=febf::1", "link-local"},
+    };
+    for (size_t i = 0; i < sizeof(meaning) / sizeof(meaning[0]); i++) {
+        err[0] = '\0';
+        if (parse(meaning[i].line) != -EINVAL)
+            fail_msg("'%s' parsed", meaning[i].line);
+        if (!strstr(err, meaning[i].why) || !strstr(err, meaning[i].line))
+            fail_msg("'%s': error '%s' lacks '%s'", meaning[i].line, err, meaning[i].why);
+    }
+    assert_int_equal(parse("ip6=fec0::1"), 0); /* site-local, deprecated, not link-local */
+}
+
 /* Issue 31 F8: a NUL in the fw_cfg file cut the config silently
  * ("app=selftest\0 bogus=1" ran, bogus never seen; a file starting with
  * NUL was an empty config): the reader gets the length and refuses it. */
@@ -257,6 +333,8 @@ int main(void)
         cmocka_unit_test(transport_words_skipped),
         cmocka_unit_test(errors),
         cmocka_unit_test(nul_byte_refused),
+        cmocka_unit_test(ip6_forms),
+        cmocka_unit_test(ip6_refused),
         cmocka_unit_test(defaults_parse),
         cmocka_unit_test(enums_match_choices),
         cmocka_unit_test(reader_takes_any_table),
