@@ -74,7 +74,9 @@ LWIP_CORE := core/init.c core/def.c core/dns.c core/inet_chksum.c core/ip.c core
     core/memp.c core/netif.c core/pbuf.c core/raw.c core/stats.c core/sys.c core/tcp.c \
     core/tcp_in.c core/tcp_out.c core/timeouts.c core/udp.c core/ipv4/autoip.c \
     core/ipv4/dhcp.c core/ipv4/etharp.c core/ipv4/icmp.c core/ipv4/igmp.c \
-    core/ipv4/ip4_frag.c core/ipv4/ip4.c core/ipv4/ip4_addr.c netif/ethernet.c
+    core/ipv4/ip4_frag.c core/ipv4/ip4.c core/ipv4/ip4_addr.c netif/ethernet.c \
+    core/ipv6/ethip6.c core/ipv6/icmp6.c core/ipv6/inet6.c core/ipv6/ip6.c core/ipv6/ip6_addr.c \
+    core/ipv6/ip6_frag.c core/ipv6/mld6.c core/ipv6/nd6.c
 LWIP_OBJS := $(patsubst %.c,$(BUILD)/lwip-obj/%.o,$(LWIP_CORE))
 LWIP_LIB  := $(BUILD)/liblwip.a
 # Third-party code: our flags and headers, but its warnings are not ours.
@@ -119,7 +121,8 @@ $(LWIP_LIB): $(LWIP_OBJS)
 
 $(KERNEL_ELF): $(KOBJS) $(LWIP_LIB) linker.ld
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -T linker.ld -o $@ $(KOBJS) \
+	$(Q)$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack --wrap=ip6_frag -T linker.ld \
+	    -o $@ $(KOBJS) \
 	    --start-group $(LWIP_LIB) $(NEWLIB_SYS)/lib/libc.a $(NEWLIB_SYS)/lib/libm.a $(LIBGCC) --end-group
 	@size $@ | awk 'NR==2 {printf "  IMAGE   %s: %d bytes loaded (text %d, data %d, bss %d), file %d bytes\n", \
 	    "$@", $$1+$$2+$$3, $$1, $$2, $$3, '"$$(stat -c %s $@)"'}'

@@ -566,7 +566,7 @@ static int gen_stack_burst(struct gen_cpu *w, struct udp_pcb *pcb, int max, uint
             wrle16(pl + PL_OFF_STREAM, (uint16_t)gen_state.flows[fi].stream);
         }
         ip_addr_t dst;
-        ip_addr_set_ip4_u32(&dst, lwip_htonl(gen_state.flows[fi].daddr));
+        ip_addr_set_ip4_u32_val(dst, lwip_htonl(gen_state.flows[fi].daddr));
         err_t e = udp_sendto(pcb, p, &dst, gen_state.flows[fi].dport);
         pbuf_free(p);
         pacer_sent(&w->pc, len);

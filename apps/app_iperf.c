@@ -178,13 +178,13 @@ int app_iperf_main(const struct app_config *c)
     iperf_state.window = (uint32_t)c->window;
     _Static_assert(IPERF_MAX_SESS >= 128, "sessions= allows 128");
     iperf_state.port = app_config_given(c, "dst_port") ? c->dst_port : IPERF_PORT;
-    ip_addr_set_ip4_u32(&iperf_state.dst, c->dst_ip);
+    apps_peer_addr(c, &iperf_state.dst);
     apps_net_init(c, 1, VNET_OFF_ALL);
     if (server) {
         iperf_server_start();
     } else {
         uint8_t mac[6];
-        apps_dst_mac(c, mac);
+        apps_peer_mac(c, mac);
         iperf_client_start();
     }
     printf("iperf: %s on port %u, %u session%s, msg_size %u\n", server ? "server" : "client",

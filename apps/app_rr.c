@@ -89,11 +89,12 @@ static bool id_match(uint64_t a, uint64_t b, unsigned n)
 
 /* ---- UDP */
 /* Returns whether the message went to the device. One held back for ARP
- * would leave later or never: it is not sent and not counted. */
+ * or neighbour discovery would leave later or never: it is not sent and
+ * not counted. */
 static bool udp_send_msg(struct udp_pcb *pcb, const ip_addr_t *to, u16_t port, uint32_t len,
                          uint64_t id)
 {
-    if (!net_next_hop_known(lwip_ntohl(ip_addr_get_ip4_u32(to)))) {
+    if (!net_next_hop_known_addr(to)) {
         rr_state.unsent++;
         return false;
     }
@@ -293,7 +294,7 @@ static err_t tcp_connected_cb(void *arg, struct tcp_pcb *pcb, err_t err)
 static void tcp_client_connect(struct rr_sess *s)
 {
     s->retry_at = 0;
-    s->tpcb = tcp_new();
+    s->tpcb = tcp_new_ip_type(IP_GET_TYPE(&rr_state.dst));
     if (!s->tpcb)
         vn_fatal(VN_EXIT_OOM, "rr: no TCP PCB for session %u", s->idx);
     tcp_arg(s->tpcb, s);
@@ -383,7 +384,7 @@ static void rr_setup(const struct app_config *c)
     if (!rr_state.s || !rr_state.zeros)
         vn_fatal(VN_EXIT_OOM, "rr: no memory for %u sessions", rr_state.n);
     hist_init(&rr_state.lat);
-    ip_addr_set_ip4_u32(&rr_state.dst, c->dst_ip);
+    apps_peer_addr(c, &rr_state.dst);
 }
 
 int app_rr_main(const struct app_config *c)
@@ -396,16 +397,16 @@ int app_rr_main(const struct app_config *c)
      * dst_mac= enters the static ARP entry for peers that do not answer
      * ARP (it was ignored: every answer waited for ARP and was lost). */
     if (!server || app_config_given(c, "dst_mac"))
-        apps_dst_mac(c, mac);
+        apps_peer_mac(c, mac);
 
     if (server && !tcp) {
         struct udp_pcb *pcb = udp_new();
-        if (!pcb || udp_bind(pcb, IP_ADDR_ANY, rr_state.port) != ERR_OK)
+        if (!pcb || udp_bind(pcb, IP_ANY_TYPE, rr_state.port) != ERR_OK)
             vn_fatal(VN_EXIT_INTERNAL, "rr: cannot bind UDP port %u", (unsigned)rr_state.port);
         udp_recv(pcb, udp_server_recv, NULL);
     } else if (server) {
         struct tcp_pcb *l = tcp_new();
-        if (!l || tcp_bind(l, IP_ADDR_ANY, rr_state.port) != ERR_OK || !(l = tcp_listen(l)))
+        if (!l || tcp_bind(l, IP_ANY_TYPE, rr_state.port) != ERR_OK || !(l = tcp_listen(l)))
             vn_fatal(VN_EXIT_INTERNAL, "rr: cannot listen on TCP port %u", (unsigned)rr_state.port);
         tcp_accept(l, tcp_accept_cb);
     }
@@ -429,7 +430,7 @@ int app_rr_main(const struct app_config *c)
                 tcp_client_connect(s);
             } else {
                 s->upcb = udp_new();
-                if (!s->upcb || udp_bind(s->upcb, IP_ADDR_ANY, 0) != ERR_OK)
+                if (!s->upcb || udp_bind(s->upcb, IP_ANY_TYPE, 0) != ERR_OK)
                     vn_fatal(VN_EXIT_INTERNAL, "rr: no UDP PCB for session %u", i);
                 udp_recv(s->upcb, udp_client_recv, s);
                 udp_client_send(s);

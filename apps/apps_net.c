@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "apps/apps_ctrl.h"
 #include "kernel/exit.h"
@@ -52,6 +53,7 @@ void apps_net_init(const struct app_config *c, unsigned min_devs, unsigned offlo
                           .ip = c->ip,
                           .mask = c->mask,
                           .gw = c->gw,
+                          .ip6 = app_config_given(c, "ip6") ? c->ip6 : NULL,
                           .mac = app_config_given(c, "mac") ? c->mac : NULL,
                           .device_error = apps_device_error};
     char why[320];
@@ -65,6 +67,25 @@ void apps_net_init(const struct app_config *c, unsigned min_devs, unsigned offlo
 void apps_dst_mac(const struct app_config *c, uint8_t mac[6])
 {
     net_dst_mac(c->dst_ip, app_config_given(c, "dst_mac") ? c->dst_mac : NULL, mac);
+}
+
+void apps_peer_addr(const struct app_config *c, ip_addr_t *dst)
+{
+    if (app_config_given(c, "dst_ip6")) {
+        ip6_addr_t a;
+        memcpy(a.addr, c->dst_ip6, sizeof(a.addr)); /* both network order */
+        ip_addr_copy_from_ip6(*dst, a);
+        return;
+    }
+    ip_addr_set_ip4_u32_val(*dst, c->dst_ip);
+}
+
+void apps_peer_mac(const struct app_config *c, uint8_t mac[6])
+{
+    if (app_config_given(c, "dst_ip6"))
+        net_dst_mac6(c->dst_ip6, mac);
+    else
+        apps_dst_mac(c, mac);
 }
 
 void apps_qreset(const struct app_config *c, struct net_if *nif, unsigned pair, bool tx)

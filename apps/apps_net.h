@@ -20,6 +20,14 @@ void apps_net_init(const struct app_config *c, unsigned min_devs, unsigned offlo
 /* net_dst_mac for dst_ip=, with dst_mac= where the line gives it. */
 void apps_dst_mac(const struct app_config *c, uint8_t mac[6]);
 
+/* The lwIP apps' peer (rr, iperf): dst_ip6= where the line gives it,
+ * else dst_ip=, into dst; and its MAC resolved (apps_dst_mac, or
+ * neighbour discovery for dst_ip6=), a clear end when it does not
+ * answer. */
+struct ip_addr;
+void apps_peer_addr(const struct app_config *c, struct ip_addr *dst);
+void apps_peer_mac(const struct app_config *c, uint8_t mac[6]);
+
 /* qreset_at=: resets pair's TX (tx) or RX queue (vnet_queue_reset) and
  * says so on the console. A device without VIRTIO_F_RING_RESET is the
  * config error's one line; one that fails the reset, apps_device_error. */

@@ -116,7 +116,7 @@ static err_t client_connected(void *arg, struct tcp_pcb *pcb, err_t err)
 static void client_connect(struct iperf_sess *s)
 {
     s->retry_at = 0;
-    s->pcb = tcp_new();
+    s->pcb = tcp_new_ip_type(IP_GET_TYPE(&iperf_state.dst));
     if (!s->pcb)
         vn_fatal(VN_EXIT_OOM, "iperf: no TCP PCB for session %u", s->idx);
     tcp_arg(s->pcb, s);

@@ -17,6 +17,7 @@
 
 #include "drivers/virtio/vnet.h"
 #include "lwip/netif.h"
+#include "net/net_off.h"
 #include "net/net_rwnd.h"
 
 #define NET_RX_BATCH 64
@@ -46,10 +47,9 @@ struct net_if {
     struct vnet_frag pend_frags[NET_TX_BATCH][VNET_TX_MAX_FRAGS];
     int npend;
     /* offloads (docs/lwip.md) */
-    unsigned offloads;     /* VNET_OFF_* negotiated */
-    uint16_t mtu;          /* the device's; netif.mtu is larger with TSO */
-    uint16_t tso_mss;      /* TSO: the segment size the device cuts to; 0: no TSO */
-    uint16_t tso_send_mss; /* what net_tcp_offload gives a connection */
+    unsigned offloads;         /* VNET_OFF_* negotiated */
+    uint16_t mtu;              /* the device's; netif.mtu is larger with TSO */
+    struct net_tso tso4, tso6; /* per family (TSO4, TSO6); zero: none */
     /* counters of this layer (the driver keeps its own) */
     uint64_t lwip_rx, lwip_rx_bytes, lwip_rx_copied, lwip_rx_dropped;
     uint64_t lwip_rx_csum_bad, lwip_rx_csum_done, lwip_rx_big;
@@ -66,6 +66,7 @@ struct net_setup {
     uint64_t seed;           /* lwIP's random numbers (ports, ISNs, DHCP xids) */
     bool dhcp;               /* the first device's address by DHCP, else: */
     uint32_t ip, mask, gw;   /* network byte order */
+    const uint8_t *ip6;      /* a global IPv6 address (network order) or NULL */
     const uint8_t *mac;      /* source MAC of raw frames; NULL: each NIC's own */
     /* A device broke a rule (a driver call said -EIO): the appliance's
      * exit, which never returns. */
@@ -109,6 +110,13 @@ static inline void net_if_lwip_wire(const struct net_if *nif, uint64_t *frames, 
 {
     *frames = nif->lwip_rx + nif->lwip_tx_sent;
     *bytes = nif->lwip_rx_bytes + nif->lwip_tx_sent_bytes;
+}
+
+/* The TSO segment sizes for a connection of that family on nif (zero:
+ * that family's TSO is off). */
+static inline const struct net_tso *net_if_tso(const struct net_if *nif, bool v6)
+{
+    return v6 ? &nif->tso6 : &nif->tso4;
 }
 
 /* Our IPv4 address (host byte order), after DHCP if dhcp=1. */
@@ -203,6 +211,15 @@ void net_dst_mac(uint32_t dst_ip, const uint8_t *dst_mac, uint8_t mac[6]);
  * returns false: a frame sent now would wait in lwIP's ARP queue or be
  * dropped, and must not be counted as sent. */
 bool net_next_hop_known(uint32_t ip);
+
+/* net_next_hop_known for an lwIP address of either family: IPv6 asks
+ * lwIP's neighbour cache (a neighbour solicitation when not known). */
+bool net_next_hop_known_addr(const ip_addr_t *a);
+
+/* The MAC of the on-link IPv6 peer ip6 (16 bytes, network order) by
+ * neighbour discovery; no answer within 2 s ends the run with
+ * VN_EXIT_NETWORK (net_nd6.c). */
+void net_dst_mac6(const uint8_t ip6[16], uint8_t mac[6]);
 
 /* Frames and bytes of lwIP's output the driver took, all devices. */
 void net_lwip_sent(uint64_t *packets, uint64_t *bytes);

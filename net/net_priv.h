@@ -9,6 +9,10 @@
 void net_netif_add(struct net_if *nif, const ip4_addr_t *ip, const ip4_addr_t *mask,
                    const ip4_addr_t *gw);
 
+/* nif's IPv6 addresses: link-local from its MAC, and ip6 (16 bytes,
+ * network order) unless NULL; both usable at once (netif_ip6.c). */
+void net_netif_ip6(struct net_if *nif, const uint8_t *ip6);
+
 /* Turns on what the device offers for lwIP's traffic (after addressing:
  * DHCP asks with the real MTU): checksum control, TSO's larger MTU. */
 void net_netif_offloads(struct net_if *nif);

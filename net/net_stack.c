@@ -162,6 +162,7 @@ void net_init(const struct net_setup *s)
         gw.addr = s->gw;
         net_netif_add(nif, &ip, &mask, &gw);
     }
+    net_netif_ip6(nif, s->ip6);
     net_netif_offloads(nif);
     printf("net: %s ip %s mask %s gw %s\n", s->dhcp ? "dhcp" : "static",
            ip_str(lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(&nif->netif))), a),
@@ -370,7 +371,8 @@ void net_stats_json(struct json *j)
     json_u64(j, "tx", tx);
     json_u64(j, "tx_copied", txc);
     json_u64(j, "tx_dropped", txd);
-    json_u64(j, "tso_mss", ifs[0].tso_mss);
+    json_u64(j, "tso_mss", ifs[0].tso4.mss);
+    json_u64(j, "tso6_mss", ifs[0].tso6.mss);
     json_u64(j, "link_drop", lwip_stats.link.drop);
     json_u64(j, "etharp_drop", lwip_stats.etharp.drop);
     json_u64(j, "ip_drop", lwip_stats.ip.drop);

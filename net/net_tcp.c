@@ -6,8 +6,9 @@
  * wire" from "the most a segment may carry". The MSS on the wire is only
  * ever used by the sender to size segments, so once a connection is up
  * we raise its pcb->mss to whole multiples of the real one that still
- * fit an IPv4 packet, and the netif hands each large segment to the
- * device with gso_size = the real MSS (net_netif_offloads).
+ * fit a packet of its family, and the netif hands each large segment to
+ * the device with gso_size = the real MSS (net_netif_offloads; IPv6:
+ * netif_ip6.c).
  *
  * lwIP's congestion window is in bytes and tcp_output sends a segment
  * only when all of it fits (tcp_out.c, tcp_output: seg->len <= wnd); it
@@ -23,11 +24,14 @@
 void net_tcp_offload(struct tcp_pcb *pcb)
 {
     const struct net_if *nif = net_if_get(0); /* lwIP lives on the first device */
+    if (!nif)
+        return;
+    const struct net_tso *t = net_if_tso(nif, IP_IS_V6_VAL(pcb->remote_ip));
     /* Only when the connection's MSS is the one the device cuts to: a
      * peer that asked for less keeps its segments as they are. */
-    if (!nif || !nif->tso_mss || pcb->mss != nif->tso_mss)
+    if (!t->mss || pcb->mss != t->mss)
         return;
-    pcb->mss = nif->tso_send_mss;
+    pcb->mss = t->send_mss;
     if (pcb->cwnd < pcb->mss)
         pcb->cwnd = pcb->mss;
 }

@@ -7,7 +7,7 @@
  *  - a frame of any other protocol with a partial checksum (NEEDS_CSUM)
  *    is finished here, so lwIP's own check passes.
  * A frame over 64 KiB with its Ethernet header (pbuf lengths are 16-bit)
- * goes to ip4_input without that header. */
+ * goes to ip_input without that header. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,30 +107,20 @@ static struct pbuf *net_rx_copy(struct net_if *nif, const struct vnet_rx *rx, un
     return p;
 }
 
-/* IPv4 header of a frame (Ethernet header first): 0 and where its L4
- * part is, or -1 for anything else (lwIP deals with it). */
-static int net_rx_ipv4(const uint8_t *f, uint32_t len, uint32_t *l4off, uint32_t *l4len,
-                       uint8_t *proto)
-{
-    if (len < ETH_HLEN + IP4_HLEN || rd16(f + OFF_ETH_TYPE) != ETH_P_IP || f[OFF_IP] >> 4 != 4)
-        return -1;
-    uint32_t ihl = (f[OFF_IP] & 15u) * 4u, tot = rd16(f + OFF_IP_LEN);
-    if (ihl < IP4_HLEN || ETH_HLEN + ihl > len || tot < ihl || (rd16(f + OFF_IP + 6) & 0x3fff))
-        return -1; /* fragments: checked after reassembly, by lwIP */
-    *l4off = ETH_HLEN + ihl;
-    *l4len = tot - ihl;
-    *proto = f[OFF_IP + 9];
-    return 0;
-}
-
 /* TCP on a GUEST_CSUM device: lwIP does not check, so a frame the device
- * did not vouch for is checked here. true when it may go on. */
-static bool net_rx_tcp_ok(struct pbuf *p, uint32_t l4off, uint32_t l4len)
+ * did not vouch for is checked here, against the IPv4 or IPv6
+ * pseudo-header (RFC 793 s3.1, RFC 8200 s8.1). true when it may go on. */
+static bool net_rx_tcp_ok(struct pbuf *p, uint32_t l4off, uint32_t l4len, bool v6)
 {
     const uint8_t *f = p->payload;
     ip_addr_t src, dst;
-    ip_addr_set_ip4_u32(&src, lwip_htonl(rd32(f + OFF_IP_SRC)));
-    ip_addr_set_ip4_u32(&dst, lwip_htonl(rd32(f + OFF_IP_DST)));
+    if (v6) {
+        ip_addr_copy_from_ip6_packed(src, *(const ip6_addr_p_t *)(f + ETH_HLEN + 8));
+        ip_addr_copy_from_ip6_packed(dst, *(const ip6_addr_p_t *)(f + ETH_HLEN + 24));
+    } else {
+        ip_addr_set_ip4_u32_val(src, lwip_htonl(rd32(f + OFF_IP_SRC)));
+        ip_addr_set_ip4_u32_val(dst, lwip_htonl(rd32(f + OFF_IP_DST)));
+    }
     if (l4off + l4len > p->tot_len || pbuf_remove_header(p, (u16_t)l4off))
         return false;
     u16_t c = ip_chksum_pseudo_partial(p, IP_PROTO_TCP, (u16_t)l4len, (u16_t)l4len, &src, &dst);
@@ -155,13 +145,11 @@ static bool net_rx_finish_csum(struct pbuf *p, const struct vnet_rx_off *off)
 static bool net_rx_csum(struct net_if *nif, struct pbuf *p, const struct vnet_rx_off *off)
 {
     uint32_t l4off, l4len;
-    uint8_t proto;
-    bool tcp =
-        net_rx_ipv4(p->payload, p->len, &l4off, &l4len, &proto) == 0 && proto == IP_PROTO_TCP;
-    if (tcp) {
+    bool v6;
+    if (net_off_rx_tcp(p->payload, p->len, p->tot_len, &l4off, &l4len, &v6) == 0) {
         if (off->csum != VNET_RX_CSUM_NONE)
             return true;
-        if (net_rx_tcp_ok(p, l4off, l4len))
+        if (net_rx_tcp_ok(p, l4off, l4len, v6))
             return true;
         nif->lwip_rx_csum_bad++;
         return false;
@@ -172,17 +160,17 @@ static bool net_rx_csum(struct net_if *nif, struct pbuf *p, const struct vnet_rx
     return net_rx_finish_csum(p, off);
 }
 
-/* Over 64 KiB with its Ethernet header: only an IPv4 frame can be, and
- * ip4_input takes it without that header. */
+/* Over 64 KiB with its Ethernet header: an IPv4 or IPv6 frame (GSO),
+ * which ip4_input or ip6_input takes without that header. */
 static uint32_t net_rx_skip(const struct vnet_rx *rx)
 {
     if (rx->frame_len <= 0xffff)
         return 0;
     const uint8_t *f = rx->frame;
-    if (rx->len < ETH_HLEN || rd16(f + OFF_ETH_TYPE) != ETH_P_IP ||
-        rx->frame_len - ETH_HLEN > 0xffff)
+    if (rx->len < ETH_HLEN || rx->frame_len - ETH_HLEN > 0xffff)
         return UINT32_MAX;
-    return ETH_HLEN;
+    uint16_t type = rd16(f + OFF_ETH_TYPE);
+    return type == ETH_P_IP || type == NET_OFF_ETH_P_IPV6 ? ETH_HLEN : UINT32_MAX;
 }
 
 void net_input(struct net_if *nif, const struct vnet_rx *rx)
@@ -211,7 +199,7 @@ void net_input(struct net_if *nif, const struct vnet_rx *rx)
     err_t e;
     if (skip) {
         nif->lwip_rx_big++;
-        e = ip4_input(p, &nif->netif);
+        e = ip_input(p, &nif->netif); /* IPv4 or IPv6 by the version field */
     } else {
         e = nif->netif.input(p, &nif->netif);
     }

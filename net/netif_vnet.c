@@ -5,12 +5,13 @@
  *      memory in front (PBUF_LINK_ENCAPSULATION_HLEN) goes to the device
  *      as is, one descriptor per pbuf, referenced until tx_done; TCP
  *      frames ask the device for their checksum (CSUM) and, when larger
- *      than the MTU, for segmentation (HOST_TSO4). Anything else is
- *      copied once. */
+ *      than the MTU, for segmentation (HOST_TSO4, HOST_TSO6; IPv4 and
+ *      IPv6 alike: net_off.c). Anything else is copied once. */
 #include <string.h>
 
 #include "kernel/exit.h"
 #include "lwip/etharp.h"
+#include "lwip/ethip6.h"
 #include "lwip/ip4_frag.h"
 #include "lwip/pbuf.h"
 #include "net/net.h"
@@ -62,24 +63,6 @@ static bool net_tx_direct(const struct net_if *nif, const struct pbuf *p)
     return pbuf_clen(p) - 1u <= (unsigned)vnet_tx_max_frags(nif->dev);
 }
 
-/* What the device is asked to finish: the TCP checksum lwIP left out
- * (CSUM), and segmentation of a segment larger than the MTU. The headers
- * must be in the first pbuf (vnet_hdr_tx_build reads them there). */
-static struct vnet_tx_off net_tx_off(const struct net_if *nif, const struct pbuf *p)
-{
-    struct vnet_tx_off off = {0, 0};
-    const u8_t *f = p->payload;
-    if (!(nif->offloads & VNET_OFF_TX_CSUM) || p->len < ETH_HLEN + NET_TCP_HDRS ||
-        rd16(f + OFF_ETH_TYPE) != ETH_P_IP || f[OFF_IP + 9] != IP_PROTO_TCP)
-        return off;
-    off.flags = VNET_TX_CSUM;
-    if (p->tot_len > (u32_t)nif->mtu + ETH_HLEN) {
-        off.flags |= VNET_TX_GSO;
-        off.gso_size = nif->tso_mss;
-    }
-    return off;
-}
-
 /* low_level_output */
 static err_t net_linkoutput(struct netif *netif, struct pbuf *p)
 {
@@ -106,7 +89,8 @@ static err_t net_linkoutput(struct netif *netif, struct pbuf *p)
     *t = (struct vnet_tx){.frame = q->payload, .len = q->len, .cookie = q, .frags = fr};
     for (const struct pbuf *c = q->next; c; c = c->next)
         fr[t->nfrags++] = (struct vnet_frag){c->payload, c->len};
-    t->off = net_tx_off(nif, q);
+    t->off =
+        net_off_tx(q->payload, q->len, q->tot_len, nif->offloads, nif->mtu, &nif->tso4, &nif->tso6);
     nif->npend++;
     nif->lwip_tx++;
     return ERR_OK;
@@ -142,12 +126,14 @@ void net_netif_offloads(struct net_if *nif)
     if (nif->offloads & VNET_OFF_RX_CSUM)
         ctrl &= (u16_t)~NETIF_CHECKSUM_CHECK_TCP;
     NETIF_SET_CHECKSUM_CTRL(netif, ctrl);
-    if (!(nif->offloads & VNET_OFF_TX_TSO) || nif->mtu <= NET_TCP_HDRS)
+    if (nif->offloads & VNET_OFF_TX_TSO6)
+        net_off_tso(nif->mtu, TCP_MSS, true, &nif->tso6); /* taken in net_ip6_frag */
+    if (!(nif->offloads & VNET_OFF_TX_TSO))
         return;
-    nif->tso_mss = (u16_t)LWIP_MIN(TCP_MSS, nif->mtu - NET_TCP_HDRS);
-    /* whole segments, the IP total length within 16 bits */
-    nif->tso_send_mss = (u16_t)((0xffff - NET_TCP_HDRS) / nif->tso_mss * nif->tso_mss);
-    netif->mtu = NET_TSO_MTU;
+    net_off_tso(nif->mtu, TCP_MSS, false, &nif->tso4);
+    if (!nif->tso4.mss)
+        return;
+    netif->mtu = NET_TSO_MTU; /* IPv4 only: IPv6 keeps its own (mtu6) */
     netif->output = net_output_tso;
 }
 
@@ -158,12 +144,13 @@ static err_t net_netif_init(struct netif *netif)
     netif->name[0] = 'v';
     netif->name[1] = 'n';
     netif->output = etharp_output;
+    netif->output_ip6 = ethip6_output;
     netif->linkoutput = net_linkoutput;
     nif->mtu = (u16_t)vnet_mtu(nif->dev);
     netif->mtu = nif->mtu;
     netif->hwaddr_len = ETH_HWADDR_LEN;
     memcpy(netif->hwaddr, nif->mac, ETH_HWADDR_LEN);
-    netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
+    netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET | NETIF_FLAG_MLD6;
     return ERR_OK;
 }
 

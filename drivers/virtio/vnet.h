@@ -43,6 +43,9 @@ enum vnet_txfull { VNET_TXFULL_WAIT = 0, VNET_TXFULL_DROP = 1 };
 #define VNET_OFF_ALL     15u
 #define VNET_OFF_TX_USO  16u
 #define VNET_OFF_RX_USO  32u
+/* vnet_offloads only (TX_TSO asks for both): HOST_TSO6 negotiated,
+ * IPv6 TCP frames up to 64 KiB may ask for GSO (gso_type TCPV6). */
+#define VNET_OFF_TX_TSO6 64u
 
 /* Per TX frame: what the device is asked to finish. */
 #define VNET_TX_CSUM 1u /* the TCP/UDP checksum (the driver seeds the field) */
@@ -142,8 +145,8 @@ unsigned vnet_flow_pair(const struct vnet_dev *d, uint32_t saddr, uint32_t daddr
                         uint16_t dport);
 const char *vnet_name(const struct vnet_dev *d);        /* "pci0:3.0 modern" ... */
 const char *vnet_ring_format(const struct vnet_dev *d); /* "split" or "packed" */
-/* The offloads negotiated (VNET_OFF_*; TX_TSO: IPv4, what lwIP sends;
- * RX_USO: GUEST_USO4 or 6). */
+/* The offloads negotiated (VNET_OFF_*; TX_TSO: IPv4 (HOST_TSO4),
+ * TX_TSO6: IPv6 (HOST_TSO6); RX_USO: GUEST_USO4 or 6). */
 unsigned vnet_offloads(const struct vnet_dev *d);
 
 /* --- TX --- */

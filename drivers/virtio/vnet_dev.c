@@ -424,6 +424,8 @@ unsigned vnet_offloads(const struct vnet_dev *d)
         o |= VNET_OFF_TX_CSUM;
     if (f & VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4))
         o |= VNET_OFF_TX_TSO;
+    if (f & VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6))
+        o |= VNET_OFF_TX_TSO6;
     if (f & VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM))
         o |= VNET_OFF_RX_CSUM;
     if (f & (VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6)))

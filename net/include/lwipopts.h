@@ -58,8 +58,30 @@ extern void *net_lwip_heap;
 #define LWIP_SUPPORT_CUSTOM_PBUF     1 /* zero-copy RX */
 
 /* ---- protocols */
-#define LWIP_IPV4                     1
-#define LWIP_IPV6                     0
+#define LWIP_IPV4 1
+/* Dual stack (docs/lwip.md, "IPv6"): ND, ICMPv6, MLD for the
+ * solicited-node groups ND needs, fragmentation both ways; addresses are
+ * static (ip6=) or link-local, so no SLAAC, no DHCPv6, no DAD (the guest
+ * sets its addresses preferred: nothing waits a second). */
+#define LWIP_IPV6                     1
+#define LWIP_IPV6_NUM_ADDRESSES       2 /* link-local, ip6= */
+#define LWIP_IPV6_AUTOCONFIG          0
+#define LWIP_IPV6_DHCP6               0
+#define LWIP_IPV6_DUP_DETECT_ATTEMPTS 0
+#define LWIP_IPV6_SEND_ROUTER_SOLICIT 0
+#define LWIP_IPV6_MLD                 1
+#define LWIP_IPV6_FRAG                1
+#define LWIP_IPV6_REASS               1
+/* 64-bit pointers do not fit the 8-byte fragment header reassembly
+ * reuses (ip6_frag.c asserts it): it keeps a copy instead. */
+#define IPV6_FRAG_COPYHEADER 1
+#define LWIP_ND6_QUEUEING    1
+/* As ARP's queue: every session's first segment waits for the one
+ * neighbour advertisement. */
+#define MEMP_NUM_ND6_QUEUE            MEMP_NUM_TCP_PCB
+#define LWIP_ND6_NUM_NEIGHBORS        32
+#define LWIP_ICMP6                    1
+#define LWIP_IPV6_SCOPES              0 /* link-local peers are not taken (ip6=, dst_ip6=) */
 #define LWIP_ARP                      1
 #define ARP_TABLE_SIZE                32
 #define ARP_QUEUEING                  1
@@ -134,6 +156,9 @@ unsigned short net_lwip_chksum(const void *data, int len);
 #define LWIP_STATS_DISPLAY 0
 #define LINK_STATS         1
 #define ETHARP_STATS       1
+#define IP6_STATS          1
+#define ICMP6_STATS        1
+#define ND6_STATS          1
 #define IP_STATS           1
 #define IPFRAG_STATS       1
 #define ICMP_STATS         1

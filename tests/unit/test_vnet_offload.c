@@ -99,7 +99,7 @@ static void test_negotiation(void **state)
     struct sim_dev *s = sim_new(BASE | OFFLOADS, 64, false);
     struct vnet_dev *d = up(s, VNET_OFF_ALL, 0);
     assert_int_equal(s->driver_features, BASE | OFFLOADS);
-    assert_int_equal(vnet_offloads(d), VNET_OFF_ALL);
+    assert_int_equal(vnet_offloads(d), VNET_OFF_ALL | VNET_OFF_TX_TSO6);
     assert_true(d->rx_chains);
     /* Without asking, nothing (raw apps read and write frames themselves). */
     s = sim_new(BASE | OFFLOADS, 64, false);
@@ -117,13 +117,20 @@ static void test_negotiation(void **state)
     assert_int_equal(vnet_features_parse("-mrg_rxbuf", &off), 0);
     s = sim_new(BASE | OFFLOADS, 64, false);
     d = up(s, VNET_OFF_ALL, off);
-    assert_int_equal(vnet_offloads(d), VNET_OFF_TX_CSUM | VNET_OFF_TX_TSO | VNET_OFF_RX_CSUM);
+    assert_int_equal(vnet_offloads(d),
+                     VNET_OFF_TX_CSUM | VNET_OFF_TX_TSO | VNET_OFF_TX_TSO6 | VNET_OFF_RX_CSUM);
     assert_false(d->rx_chains);
-    /* -host_tso4: checksum offload stays. */
+    /* -host_tso4: checksum offload stays, and TSO6 with it. */
     assert_int_equal(vnet_features_parse("-host_tso4,-guest_tso4", &off), 0);
     s = sim_new(BASE | OFFLOADS, 64, false);
     d = up(s, VNET_OFF_ALL, off);
-    assert_int_equal(vnet_offloads(d), VNET_OFF_TX_CSUM | VNET_OFF_RX_CSUM | VNET_OFF_RX_TSO);
+    assert_int_equal(vnet_offloads(d),
+                     VNET_OFF_TX_CSUM | VNET_OFF_TX_TSO6 | VNET_OFF_RX_CSUM | VNET_OFF_RX_TSO);
+    /* -host_tso6: IPv6 TCP goes out in MTU-sized segments (checksum offload only). */
+    assert_int_equal(vnet_features_parse("-host_tso6", &off), 0);
+    s = sim_new(BASE | OFFLOADS, 64, false);
+    d = up(s, VNET_OFF_ALL, off);
+    assert_int_equal(vnet_offloads(d), VNET_OFF_ALL);
 }
 
 /* A frame asking for NEEDS_CSUM: header, the seeded field, one descriptor. */

@@ -43,6 +43,9 @@ UNIT_TESTS += test_vnet_hash
 test_vnet_hash_SRCS := tests/unit/test_vnet_hash.c drivers/virtio/vnet_hash.c \
     drivers/virtio/vnet_rss.c drivers/virtio/vnet_toeplitz.c
 
+UNIT_TESTS += test_net_off
+test_net_off_SRCS := tests/unit/test_net_off.c net/net_off.c drivers/virtio/vnet_hdr.c kernel/csum.c
+
 UNIT_TESTS += test_vnet_rss
 test_vnet_rss_SRCS := tests/unit/test_vnet_rss.c drivers/virtio/vnet_rss.c \
     drivers/virtio/vnet_toeplitz.c

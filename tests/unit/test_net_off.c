@@ -1,0 +1,173 @@
+/* net/net_off.c: which of lwIP's frames ask the device for checksum and
+ * segmentation offload (IPv4 and IPv6 TCP), the TSO segment sizes per
+ * family, and where a received TCP segment's header is; the decision fed
+ * to the driver's header builder (drivers/virtio/vnet_hdr.c) gives the
+ * virtio-net header a device needs (gso_type TCPV6 for IPv6). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "drivers/virtio/virtio.h"
+#include "drivers/virtio/vnet_hdr.h"
+#include "net/net_off.h"
+
+#define TCP_MSS_ 1460 /* lwipopts.h */
+#define ALL_TX   (VNET_OFF_TX_CSUM | VNET_OFF_TX_TSO | VNET_OFF_TX_TSO6)
+
+static uint8_t f[0x10000];
+
+/* Ethernet + IPv6 (next header nh) + a 20-byte TCP header, payload
+ * bytes after it; the frame's length. */
+static uint32_t frame6(uint8_t nh, uint32_t payload)
+{
+    memset(f, 0, 128);
+    f[12] = 0x86, f[13] = 0xdd;
+    f[14] = 0x60;
+    uint32_t plen = 20 + payload;
+    f[18] = (uint8_t)(plen >> 8), f[19] = (uint8_t)plen;
+    f[20] = nh;
+    f[21] = 64;
+    f[22] = 0xfd, f[37] = 2; /* fd00::2 */
+    f[38] = 0xfd, f[53] = 1; /* fd00::1 */
+    f[54 + 12] = 5 << 4;
+    return 54 + plen;
+}
+
+static uint32_t frame4(uint8_t proto, uint32_t payload)
+{
+    memset(f, 0, 128);
+    f[12] = 0x08;
+    f[14] = 0x45;
+    uint32_t tot = 20 + 20 + payload;
+    f[16] = (uint8_t)(tot >> 8), f[17] = (uint8_t)tot;
+    f[22] = 64, f[23] = proto;
+    memcpy(f + 26, "\x0a\x00\x00\x02\x0a\x00\x00\x01", 8);
+    f[34 + 12] = 5 << 4;
+    return 14 + tot;
+}
+
+static void tso_sizes(void **state)
+{
+    (void)state;
+    struct net_tso t;
+    net_off_tso(1500, TCP_MSS_, false, &t);
+    assert_int_equal(t.mss, 1460);
+    assert_int_equal(t.send_mss, 44 * 1460); /* what the IPv4-only netif gave */
+    net_off_tso(1500, TCP_MSS_, true, &t);
+    assert_int_equal(t.mss, 1440); /* RFC 8200: 40-byte header */
+    assert_int_equal(t.send_mss, 45 * 1440);
+    /* the frame with its Ethernet header fits lwIP's 16-bit pbuf length */
+    assert_true(14u + 40 + 20 + t.send_mss <= 0xffff);
+    net_off_tso(9000, TCP_MSS_, true, &t);
+    assert_int_equal(t.mss, TCP_MSS_);
+    assert_true(14u + 40 + 20 + t.send_mss <= 0xffff && t.send_mss % TCP_MSS_ == 0);
+    net_off_tso(68, TCP_MSS_, true, &t);
+    assert_int_equal(t.mss, 8);
+    assert_true(14u + 40 + 20 + t.send_mss <= 0xffff && t.send_mss % 8 == 0);
+    net_off_tso(60, TCP_MSS_, true, &t); /* no room past the headers */
+    assert_int_equal(t.mss, 0);
+    assert_int_equal(t.send_mss, 0);
+}
+
+static void tx_decision(void **state)
+{
+    (void)state;
+    struct net_tso t4, t6, none = {0, 0};
+    net_off_tso(1500, TCP_MSS_, false, &t4);
+    net_off_tso(1500, TCP_MSS_, true, &t6);
+    /* IPv6 TCP: checksum; over the MTU, GSO with the IPv6 MSS */
+    uint32_t len = frame6(6, 100);
+    struct vnet_tx_off o = net_off_tx(f, len, len, ALL_TX, 1500, &t4, &t6);
+    assert_int_equal(o.flags, VNET_TX_CSUM);
+    len = frame6(6, 20000);
+    o = net_off_tx(f, 74, len, ALL_TX, 1500, &t4, &t6);
+    assert_int_equal(o.flags, VNET_TX_CSUM | VNET_TX_GSO);
+    assert_int_equal(o.gso_size, 1440);
+    /* without TSO6 negotiated: checksum only (such a frame is not built) */
+    o = net_off_tx(f, 74, len, ALL_TX, 1500, &t4, &none);
+    assert_int_equal(o.flags, VNET_TX_CSUM);
+    /* IPv4 TCP as before: the IPv4 MSS */
+    len = frame4(6, 20000);
+    o = net_off_tx(f, 54, len, ALL_TX, 1500, &t4, &t6);
+    assert_int_equal(o.flags, VNET_TX_CSUM | VNET_TX_GSO);
+    assert_int_equal(o.gso_size, 1460);
+    /* nothing: UDP (either family), an extension header, no CSUM, TCP
+     * header outside the first pbuf */
+    len = frame6(17, 100);
+    assert_int_equal(net_off_tx(f, len, len, ALL_TX, 1500, &t4, &t6).flags, 0);
+    len = frame4(17, 100);
+    assert_int_equal(net_off_tx(f, len, len, ALL_TX, 1500, &t4, &t6).flags, 0);
+    len = frame6(0, 100); /* hop-by-hop options */
+    assert_int_equal(net_off_tx(f, len, len, ALL_TX, 1500, &t4, &t6).flags, 0);
+    len = frame6(6, 100);
+    assert_int_equal(net_off_tx(f, len, len, VNET_OFF_TX_TSO6, 1500, &t4, &t6).flags, 0);
+    assert_int_equal(net_off_tx(f, 60, len, ALL_TX, 1500, &t4, &t6).flags, 0);
+    f[14] = 0x40; /* IPv6 ethertype, version 4 */
+    assert_int_equal(net_off_tx(f, len, len, ALL_TX, 1500, &t4, &t6).flags, 0);
+}
+
+/* The decision through the driver's header builder: what a device that
+ * offers HOST_TSO6 is handed for a large IPv6 segment. */
+static void tx_header_tcpv6(void **state)
+{
+    (void)state;
+    struct net_tso t4, t6;
+    net_off_tso(1500, TCP_MSS_, false, &t4);
+    net_off_tso(1500, TCP_MSS_, true, &t6);
+    uint32_t len = frame6(6, t6.send_mss);
+    struct vnet_tx_off o = net_off_tx(f, len, len, ALL_TX, 1500, &t4, &t6);
+    struct virtio_net_hdr h;
+    uint64_t feat = VIRTIO_BIT(VIRTIO_NET_F_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO6);
+    assert_int_equal(vnet_hdr_tx_build(&h, f, len, len, &o, feat), 0);
+    assert_int_equal(h.gso_type, VIRTIO_NET_HDR_GSO_TCPV6);
+    assert_int_equal(h.gso_size, 1440);
+    assert_int_equal(h.hdr_len, 74);
+    assert_int_equal(h.csum_start, 54);
+    assert_int_equal(h.csum_offset, 16);
+    assert_int_equal(h.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
+}
+
+static void rx_tcp(void **state)
+{
+    (void)state;
+    uint32_t l4off, l4len;
+    bool v6;
+    uint32_t len = frame6(6, 1000);
+    assert_int_equal(net_off_rx_tcp(f, len, len, &l4off, &l4len, &v6), 0);
+    assert_true(v6);
+    assert_int_equal(l4off, 54);
+    assert_int_equal(l4len, 1020);
+    /* the headers in the first buffer, the rest in others */
+    assert_int_equal(net_off_rx_tcp(f, 74, len, &l4off, &l4len, &v6), 0);
+    assert_int_equal(net_off_rx_tcp(f, 53, len, &l4off, &l4len, &v6), -1);
+    /* a payload length past the frame */
+    assert_int_equal(net_off_rx_tcp(f, len - 1, len - 1, &l4off, &l4len, &v6), -1);
+    len = frame6(17, 10);
+    assert_int_equal(net_off_rx_tcp(f, len, len, &l4off, &l4len, &v6), -1);
+    len = frame4(6, 1000);
+    assert_int_equal(net_off_rx_tcp(f, len, len, &l4off, &l4len, &v6), 0);
+    assert_false(v6);
+    assert_int_equal(l4off, 34);
+    assert_int_equal(l4len, 1020);
+    f[20] = 0x20; /* more fragments: lwIP checks after reassembly */
+    assert_int_equal(net_off_rx_tcp(f, len, len, &l4off, &l4len, &v6), -1);
+    len = frame4(6, 0);
+    f[14] = 0x44; /* IHL 16 bytes */
+    assert_int_equal(net_off_rx_tcp(f, len, len, &l4off, &l4len, &v6), -1);
+    assert_int_equal(net_off_rx_tcp(f, 10, 10, &l4off, &l4len, &v6), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tso_sizes),
+        cmocka_unit_test(tx_decision),
+        cmocka_unit_test(tx_header_tcpv6),
+        cmocka_unit_test(rx_tcp),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
