@@ -20,9 +20,10 @@ static bool all_digits(const char *s)
 
 static void check_opts(int argc, char **argv, const struct rrs_opts *o)
 {
-    struct in_addr a;
+    struct in6_addr a; /* room for either family */
     FUZZ_CHECK(o->proto == RRS_UDP || o->proto == RRS_TCP);
-    FUZZ_CHECK(o->port >= 1 && inet_pton(AF_INET, o->bind, &a) == 1);
+    FUZZ_CHECK(o->family == AF_INET || o->family == AF_INET6);
+    FUZZ_CHECK(o->port >= 1 && inet_pton(o->family, o->bind, &a) == 1);
     FUZZ_CHECK(o->req >= 1 && o->req <= RRS_MSG_MAX && o->resp >= 1 && o->resp <= RRS_MSG_MAX);
     FUZZ_CHECK(!o->ready_file || o->ready_file[0]);
     FUZZ_CHECK(argc % 2 == 1);

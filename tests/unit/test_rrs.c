@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include <sys/socket.h>
+
 #include "tools/rrserver/rrs.h"
 
 static int parse(struct rrs_opts *o, const char *name, const char *val)
@@ -35,6 +37,32 @@ static void test_args_ok(void **state)
     assert_int_equal(rrs_id_len(&o), 8);
     assert_int_equal(parse(&o, "--port", "65535"), 0);
     assert_int_equal(o.port, 65535);
+}
+
+/* --bind takes an IPv6 address too (rr over IPv6, --ip6), and says which. */
+static int bind_to(struct rrs_opts *o, const char *addr)
+{
+    char *argv[] = {"vnperf-rrserver", "--port", "9000", "--bind", (char *)addr, NULL};
+    char err[256] = "";
+    int rc = rrs_args(5, argv, o, err, sizeof(err));
+    if (rc)
+        assert_non_null(strstr(err, "--bind IPV4|IPV6"));
+    return rc;
+}
+
+static void test_args_bind_family(void **state)
+{
+    (void)state;
+    struct rrs_opts o;
+    assert_int_equal(bind_to(&o, "fd00:766e::1"), 0);
+    assert_int_equal(o.family, AF_INET6);
+    assert_string_equal(o.bind, "fd00:766e::1");
+    assert_int_equal(bind_to(&o, "::1"), 0);
+    assert_int_equal(o.family, AF_INET6);
+    assert_int_equal(bind_to(&o, "10.0.0.1"), 0);
+    assert_int_equal(o.family, AF_INET);
+    assert_int_equal(bind_to(&o, "fd00::1::2"), -1);
+    assert_int_equal(bind_to(&o, "[::1]"), -1);
 }
 
 /* Found by fuzz_rrs_args: strtoul skips leading white space and takes a
@@ -72,7 +100,7 @@ static void test_args_missing(void **state)
 static void test_stream(void **state)
 {
     (void)state;
-    struct rrs_opts o = {RRS_TCP, "0.0.0.0", 1, 100, 1, NULL};
+    struct rrs_opts o = {RRS_TCP, "0.0.0.0", 1, 100, 1, NULL, AF_INET};
     struct rrs_stream s = {0, 0};
     struct rrs_stats st = {0};
     rrs_stream_add(&o, &s, 99, &st);
@@ -92,7 +120,7 @@ static void test_stream(void **state)
 static void test_udp_answer(void **state)
 {
     (void)state;
-    struct rrs_opts o = {RRS_UDP, "0.0.0.0", 1, 100, 1000, NULL};
+    struct rrs_opts o = {RRS_UDP, "0.0.0.0", 1, 100, 1000, NULL, AF_INET};
     struct rrs_stats st = {0};
     uint8_t in[100], out[RRS_ID_LEN + 1];
     for (unsigned i = 0; i < sizeof(in); i++)
@@ -118,8 +146,11 @@ static void test_udp_answer(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_args_ok),      cmocka_unit_test(test_args_number_is_digits),
-        cmocka_unit_test(test_args_missing), cmocka_unit_test(test_stream),
+        cmocka_unit_test(test_args_ok),
+        cmocka_unit_test(test_args_bind_family),
+        cmocka_unit_test(test_args_number_is_digits),
+        cmocka_unit_test(test_args_missing),
+        cmocka_unit_test(test_stream),
         cmocka_unit_test(test_udp_answer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

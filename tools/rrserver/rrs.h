@@ -19,10 +19,11 @@ enum rrs_proto { RRS_UDP, RRS_TCP };
 
 struct rrs_opts {
     enum rrs_proto proto;
-    const char *bind; /* IPv4 address */
+    const char *bind; /* IPv4 or IPv6 address */
     uint16_t port;
     uint32_t req, resp;
     const char *ready_file; /* written once the socket listens */
+    int family;             /* of bind: AF_INET or AF_INET6 */
 };
 
 struct rrs_stats {

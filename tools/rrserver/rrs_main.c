@@ -24,15 +24,22 @@ static void on_stop(int sig)
 static int rrs_socket(const struct rrs_opts *o)
 {
     int tcp = o->proto == RRS_TCP;
-    int fd = socket(AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+    int v6 = o->family == AF_INET6;
+    int fd = socket(v6 ? AF_INET6 : AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
     if (fd < 0)
         return -errno;
     int one = 1;
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(o->port)};
-    inet_pton(AF_INET, o->bind, &a.sin_addr); /* checked by rrs_args */
-    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-        bind(fd, (struct sockaddr *)&a, sizeof(a)) || (tcp && listen(fd, 256)) ||
-        (tcp && fcntl(fd, F_SETFL, O_NONBLOCK))) {
+    struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons(o->port)};
+    /* both checked by rrs_args */
+    if (v6)
+        inet_pton(AF_INET6, o->bind, &a6.sin6_addr);
+    else
+        inet_pton(AF_INET, o->bind, &a.sin_addr);
+    struct sockaddr *sa = v6 ? (struct sockaddr *)&a6 : (struct sockaddr *)&a;
+    socklen_t sl = v6 ? sizeof(a6) : sizeof(a);
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) || bind(fd, sa, sl) ||
+        (tcp && listen(fd, 256)) || (tcp && fcntl(fd, F_SETFL, O_NONBLOCK))) {
         int e = errno;
         close(fd);
         return -e;

@@ -13,7 +13,7 @@ static uint8_t rrs_in[65536], rrs_out[RRS_MSG_MAX];
 static void rrs_udp_drain(const struct rrs_opts *o, int fd, struct rrs_stats *st)
 {
     for (;;) {
-        struct sockaddr_in from;
+        struct sockaddr_storage from; /* IPv4 or IPv6 */
         socklen_t fl = sizeof(from);
         ssize_t n =
             recvfrom(fd, rrs_in, sizeof(rrs_in), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
