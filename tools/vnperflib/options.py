@@ -43,6 +43,7 @@ class RunOptions:
     queues: int = None            # queue pairs (None: the device's one, as before --queues)
     vcpus: int = None             # build: --queues when not given
     sock_rcvbuf: int = None
+    ip6: bool = False             # lwIP's apps (iperf, rr) over IPv6 (tap, vhost-net, user)
     fwd_mode: str = None
     feeder: str = None
     pmd_burst: int = None

@@ -16,6 +16,9 @@ from ..run.proc import run_quiet
 # The host side of the wire and the guest, as the kernel's stack sees them.
 HOST_IP = "10.0.0.1"
 GUEST_IP = "10.0.0.2"
+# --ip6: the same two in a unique-local /64 (RFC 4193; "vn" is 0x766e).
+HOST_IP6 = "fd00:766e::1"
+GUEST_IP6 = "fd00:766e::2"
 # UDP port the sink and reflect apps take any datagram on (docs/apps.md).
 GUEST_PORT = 9000
 # The sender's own port with several queue pairs: a fixed flow, so the
@@ -69,6 +72,23 @@ def face_guest(ns, dev, mac):
     ip("-n", ns, "addr", "add", HOST_IP + "/24", "dev", dev)
     ip("-n", ns, "link", "set", dev, "up")
     ip("-n", ns, "neigh", "replace", GUEST_IP, "lladdr", mac, "dev", dev, "nud", "permanent")
+
+
+def face_guest6(ns, dev, mac):
+    """--ip6: IPv6 on dev only (the namespace keeps it off elsewhere), no
+    duplicate address detection (nodad: the address is usable at once,
+    and the guest does none either), no router solicitations or
+    advertisements taken, and a static neighbour entry for the guest;
+    call before dev is up."""
+    for key, val in (("disable_ipv6", 0), ("accept_dad", 0), ("dad_transmits", 0),
+                     ("router_solicitations", 0), ("accept_ra", 0)):
+        rc, out = run_quiet(["ip", "netns", "exec", ns, "sysctl", "-qw",
+                             "net.ipv6.conf.%s.%s=%d" % (dev, key, val)])
+        if rc != 0:
+            raise failed("--ip6: sysctl net.ipv6.conf.%s.%s=%d: %s" % (dev, key, val,
+                                                                        out.strip()))
+    ip("-n", ns, "addr", "add", HOST_IP6 + "/64", "dev", dev, "nodad")
+    ip("-n", ns, "neigh", "replace", GUEST_IP6, "lladdr", mac, "dev", dev, "nud", "permanent")
 
 
 def link(ns, dev):

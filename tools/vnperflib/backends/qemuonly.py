@@ -48,6 +48,11 @@ class User(iperf.IperfBackend, Backend):
     name = "user"
     GUEST_IP = "10.0.2.15"
     GW_IP = "10.0.2.2"
+    # --ip6: slirp's IPv6 net and its own address, which it maps to the
+    # host's loopback (::1) as it maps GW_IP to 127.0.0.1.
+    NET6 = "fd00:766e:2::/64"
+    GW_IP6 = "fd00:766e:2::2"
+    GUEST_IP6 = "fd00:766e:2::15"
 
     def __init__(self, opts):
         super().__init__(opts)
@@ -64,6 +69,9 @@ class User(iperf.IperfBackend, Backend):
 
     def nics(self, index):
         nd = "user,net=10.0.2.0/24,host=" + self.GW_IP
+        if self.opts.ip6:
+            # both named: naming one family alone turns the other off (QEMU 7.2)
+            nd += ",ipv4=on,ipv6=on,ipv6-net=%s,ipv6-host=%s" % (self.NET6, self.GW_IP6)
         if self.iperf is None or self.iperf.role != "client":
             nd += ",restrict=on"
         if self.iperf is not None and self.iperf.role == "server":
@@ -72,6 +80,8 @@ class User(iperf.IperfBackend, Backend):
 
     def guest_config(self, index):
         words = ["ip=" + guest_ip(index), "gw=" + self.GW_IP, "dst_ip=" + self.GW_IP]
+        if self.opts.ip6:
+            words += ["ip6=" + self.GUEST_IP6, "dst_ip6=" + self.GW_IP6]
         if self.iperf is not None and self.iperf.role == "client":
             words.append("dst_port=%d" % self.ports[0])
         return words

@@ -76,9 +76,12 @@ class Tap(iperf.IperfBackend, Backend):
         # QEMU's queues=N opens N queues of one tap: it must be multi_queue.
         mq = ["multi_queue"] if (self.opts.queues or 1) > 1 else []
         netns.ip("-n", ns, "tuntap", "add", "dev", self.TAP, "mode", "tap", "vnet_hdr", *mq)
+        if self.opts.ip6:
+            netns.face_guest6(ns, self.TAP, guest_mac(0))
+            self.dst_ip = netns.HOST_IP6
         netns.face_guest(ns, self.TAP, guest_mac(0))
         self.dst_mac, self.base = self._stats()
-        self.start_host_end(session, netns.GUEST_IP)
+        self.start_host_end(session, netns.GUEST_IP6 if self.opts.ip6 else netns.GUEST_IP)
 
     def start_host_end(self, session, guest_ip, bind=None):
         """The app's host end in the backend's namespace, at dst_ip."""
@@ -156,6 +159,10 @@ class Tap(iperf.IperfBackend, Backend):
             "not checked" % (self.opts.qemu, qemucmd.nic_device(self.opts.machine))
 
     def guest_config(self, index):
+        if self.opts.ip6:
+            # The guest finds the host's MAC by neighbour discovery.
+            return ["ip=" + netns.GUEST_IP, "dst_ip=" + netns.HOST_IP, "dst_mac=" + self.dst_mac,
+                    "ip6=" + netns.GUEST_IP6, "dst_ip6=" + netns.HOST_IP6]
         return ["ip=" + netns.GUEST_IP, "dst_ip=" + self.dst_ip, "dst_mac=" + self.dst_mac]
 
     def collect(self):

@@ -128,6 +128,9 @@ def of_run(opts, words, accel, pmd_mode=None):
     if opts.pcap is not None:
         # Two captures are two runs to compare: the file and what it held.
         ident["pcap"] = "%s %s" % (opts.pcap, versions.file_id(opts.pcap))
+    if opts.ip6:
+        # Only when set: IPv4 runs pair with those recorded before --ip6.
+        ident["ip_version"] = "6"
     ident.update(topologies.topology_for(opts).identity(opts))
     if opts.backend == "vhost-user":
         ident.update(fwd_mode=pmd_mode or _opt(opts, "fwd_mode"),

@@ -95,8 +95,10 @@ class HostIperf:
         self.out = open(os.path.join(tmp, "out"), "w+b")
         session.on_close(self.out.close, what="close iperf output")
         base = (["ip", "netns", "exec", netns] if netns else []) + ["iperf", "-y", "C", "-p", port]
+        if opts.ip6:
+            base.append("-V")  # iperf 2: IPv6 sockets (the server's on :: or bind)
         if self.role == "client":
-            bind = bind or (None if netns else "127.0.0.1")
+            bind = bind or (None if netns else "::1" if opts.ip6 else "127.0.0.1")
             self.argv = base + ["-s"] + (["-B", bind] if bind else [])
         else:
             self.argv = base + ["-c", target, "-t", str(duration), "-P", sessions,

@@ -122,6 +122,8 @@ def check(opts):
     if line is None:
         line = topo.app_refusal(opts.backend, p)
     if line is None:
+        line = ip6_refusal(opts, p, topo)
+    if line is None:
         line = host_refusal(p["app"], opts.backend)
     if line is None:
         line = topo.option_refusal(opts) or _pmd_knobs(opts, p, topo) or _feeder(opts, p)
@@ -159,6 +161,35 @@ def queues_refusal(opts, topo):
     if opts.backend == "vhost-user" and not opts.vhost_user_socket and \
             vhostpeer.feeder(opts, testpmd.plan(opts)[1]) == "peer-dpdk":
         return "--queues %d: the peer-dpdk feeder drives one queue pair (--feeder testpmd)" % q
+    return None
+
+
+# --ip6: the backends whose host end the runner addresses in IPv6.
+IP6_BACKENDS = ("tap", "vhost-net", "user")
+IP6_APPS = ("iperf", "rr")
+
+
+def ip6_refusal(opts, p, topo):
+    """--ip6: lwIP's apps over the runner's own addressing only; None
+    when it can run, else one line why not."""
+    if not opts.ip6:
+        return None
+    if p["app"] not in IP6_APPS:
+        return "--ip6: lwIP's apps only (iperf, rr); app %s builds its own IPv4 frames" % p["app"]
+    if topo.name != "host":
+        return "--ip6: --topology host only"
+    if opts.tap or opts.bridge:
+        return "--ip6: the runner puts no IPv6 address on your own tap or bridge (give " \
+            "ip6= and dst_ip6= after -- without --ip6)"
+    if opts.backend == "passt":
+        return "--ip6: passt's IPv6 copies this host's own global address and route, which " \
+            "a run cannot count on (tap, vhost-net or user)"
+    if opts.backend not in IP6_BACKENDS:
+        return "--ip6: %s has no host end over IPv6 (%s)" % (opts.backend,
+                                                              ", ".join(IP6_BACKENDS))
+    if opts.backend == "user" and p["role"] == "server":
+        return "--ip6: over user, the guest server is reached through hostfwd=, which " \
+            "takes IPv4 addresses only in QEMU 7.2 (role=client, or tap)"
     return None
 
 
