@@ -1,0 +1,106 @@
+"""IPv6 through lwIP (issue 29): iperf over tap both ways (the guest's
+client to the host's iperf -V server, the host's iperf -V client to the
+guest's server) with both ends' byte counts agreeing and the device
+segmenting IPv6 TCP (TSO6, gso_type TCPV6), and over slirp's IPv6; UDP and TCP rr over IPv6
+answered by vnperf-rrserver on the namespace's IPv6 address; the config
+line's bad ip6= refused with the config exit; a dst_ip6= nobody answers
+ended by the network exit in one line."""
+
+import json
+import os
+import shutil
+
+import pytest
+
+import vnharness
+from test_stream import IPERF_FLAGS_WORD
+from vnharness import run_vnperf
+
+CONFIG = 2  # kernel/exit.h
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (tap in a namespace)")
+needs_tap_iperf = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("iperf") is None,
+    reason="needs root (tap in a namespace) and iperf 2 (Debian iperf)")
+
+
+def run(*argv, timeout=180):
+    r = run_vnperf(["run", "--accel", "tcg", "--quiet", "--json"] + list(argv), timeout=timeout)
+    assert r.stdout, "no report (status %d): %s" % (r.returncode, r.stderr)
+    rep = json.loads(r.stdout)
+    return r, rep, rep["guests"][-1]
+
+
+@needs_tap_iperf
+@pytest.mark.parametrize("role", ["client", "server"])
+def test_iperf_over_ipv6_tap_both_ways(image, no_leftovers, role):
+    r, rep, g = run("--backend", "tap", "--ip6", "--app", "iperf", "--duration", "2", "--",
+                    "role=" + role)
+    assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
+    assert "net: ip6 link-local FE80::5054:FF:FE00:1 global FD00:766E::2" in g["console_tail"]
+    res, host = g["result"], rep["host"]["iperf"]
+    assert len(res["sessions"]) == 1 and res["sessions"][0]["ok"], res
+    assert len(host["streams"]) == 1 and host["bytes"] > 1000000, host
+    slack = IPERF_FLAGS_WORD if role == "client" else 0
+    assert res["bytes"] - host["bytes"] == slack, (res["bytes"], host["bytes"])
+    lw, tx = res["net"]["lwip"], res["vnet"]["tx"]
+    assert lw["tso6_mss"] == 1440 and lw["rx_csum_bad"] == 0, lw
+    if role == "client":
+        # the device cut lwIP's IPv6 segments (HOST_TSO6): none went out
+        # as lwIP's IPv6 fragments
+        assert tx["gso_frames"] > 100 and tx["offload_refused"] == 0, tx
+
+
+@pytest.mark.skipif(shutil.which("iperf") is None, reason="needs iperf 2 (Debian iperf)")
+def test_iperf_over_slirps_ipv6(image, no_leftovers):
+    """The guest's client to slirp's IPv6 host address, which slirp maps
+    to the host's ::1, where iperf -s -V -B ::1 listens."""
+    r, rep, g = run("--backend", "user", "--ip6", "--app", "iperf", "--duration", "2", "--",
+                    "role=client", timeout=120)
+    assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
+    assert "net: FD00:766E:2::2 is at 52:56:00:00:00:02" in g["console_tail"]
+    res, host = g["result"], rep["host"]["iperf"]
+    assert host["bytes"] > 100000 and res["bytes"] - host["bytes"] == IPERF_FLAGS_WORD, (
+        res["bytes"], host)
+
+
+@needs_root
+@pytest.mark.parametrize("proto", ["udp", "tcp"])
+def test_rr_over_ipv6_tap(image, no_leftovers, proto):
+    # 3000-byte answers: IPv6 fragments the guest reassembles (UDP)
+    r, rep, g = run("--backend", "tap", "--ip6", "--app", "rr", "--duration", "2", "--",
+                    "role=client", "proto=" + proto, "sessions=2", "req_size=100",
+                    "resp_size=3000", timeout=120)
+    assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
+    res, host = g["result"], rep["host"]["rr"]
+    assert res["transactions"] > 50, res
+    assert host["io_errors"] == 0 and host["short_msgs"] == 0 and host["refused"] == 0, host
+    assert 0 <= host["transactions"] - res["transactions"] <= 2, (host, res)
+    d = rep["counts"]["directions"]["rr transactions"]
+    assert d["verdict"] == "agree", d
+
+
+@pytest.mark.parametrize("line,words", [
+    ("ip6=fd00::1::2", ["ip6=fd00::1::2", "not an IPv6 address"]),
+    ("ip6=fe80::1", ["ip6=fe80::1", "link-local"]),
+    ("dst_ip6=ff02::1", ["dst_ip6=ff02::1", "multicast"]),
+    ("ip6=fd00::2 dst_ip6=fd01::1", ["dst_ip6=", "/64"]),
+])
+def test_bad_ip6_is_the_config_exit(line, words):
+    b = vnharness.boot(line, timeout=30)
+    assert b.code == CONFIG, b.console
+    err = b.one("error")
+    assert err["reason"] == "config_error"
+    for w in words:
+        assert w in err["message"], err
+    assert "ready" not in [m["type"] for m in (l.msg for l in b.lines) if m]
+
+
+@needs_tap_iperf
+def test_a_silent_ipv6_peer_is_the_network_exit(image, no_leftovers):
+    # without --ip6 the namespace keeps IPv6 off: nobody answers the
+    # guest's neighbour solicitation
+    r, rep, g = run("--backend", "tap", "--app", "iperf", "--duration", "2", "--",
+                    "role=client", "ip6=fd00:766e::2", "dst_ip6=fd00:766e::1", timeout=120)
+    assert r.returncode != 0
+    assert "no neighbour advertisement from FD00:766E::1 within 2000 ms" in rep["why"], rep["why"]
+    assert g["exit"]["code"] == 9 and g["exit"]["reason"] == "network_error", g["exit"]
