@@ -26,10 +26,11 @@ PL_MAGIC = 0x564E5046
 PACKET_OUTGOING = 4  # Linux's sll_pkttype of a frame this host sent
 
 
-def frame(stream, seq, dport):
+def frame(stream, seq, dport, sport=SPORT, payload=None):
     """A UDP frame from the peer to the guest with vnperf's 24-byte payload
-    header: seq, a TSC (0), the stream id and the magic."""
-    payload = struct.pack("<QQII", seq, 0, stream, PL_MAGIC)
+    header (seq, a TSC of 0, the stream id and the magic) or payload."""
+    if payload is None:
+        payload = struct.pack("<QQII", seq, 0, stream, PL_MAGIC)
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + 8 + len(payload), 0, 0, 64, 17, 0,
                      ipaddress.IPv4Address(vnpeer.PEER_IP).packed,
                      ipaddress.IPv4Address(vnpeer.GUEST_IP).packed)
@@ -37,7 +38,7 @@ def frame(stream, seq, dport):
     csum = (csum & 0xffff) + (csum >> 16)
     csum = (csum & 0xffff) + (csum >> 16)
     ip = ip[:10] + struct.pack("!H", ~csum & 0xffff) + ip[12:]
-    udp = struct.pack("!HHHH", SPORT, dport, 8 + len(payload), 0) + payload
+    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
     return (bytes.fromhex("525400000001") + bytes.fromhex(vnpeer.PEER_MAC.replace(":", "")) +
             b"\x08\x00" + ip + udp)
 
@@ -58,7 +59,7 @@ def traffic():
     return frames, want, flows, gap_pair
 
 
-def run(tap, machine, app, frames, ready):
+def run(tap, machine, app, frames, ready, words=()):
     """Boots app on two CPUs and two pairs; sends frames into the tap once
     the console says both CPUs run; returns the boot and the guest's UDP
     frames the host got back by (source, destination) port, the others
@@ -71,7 +72,7 @@ def run(tap, machine, app, frames, ready):
                       "52:54:00:00:00:01", props)
     spec = qemucmd.GuestSpec(vnharness.IMAGE, machine=machine, memory_mb=128, accel="tcg",
                              config=["app=" + app, "count=%d" % len(frames), "duration=40",
-                                     "queues=2", "vcpus=2"] + ADDR,
+                                     "queues=2", "vcpus=2"] + ADDR + list(words),
                              nics=[nic], name="vnperf-test", extra=extra)
     out = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
     out.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)  # SO_RCVBUFFORCE
@@ -101,6 +102,8 @@ def run(tap, machine, app, frames, ready):
             udp = len(f) >= 42 and f[12:14] == b"\x08\x00" and f[23] == 17
             key = struct.unpack("!HH", f[34:38]) if udp else None  # None: lwIP's (ARP)
             back[key] = back.get(key, 0) + 1
+            if udp:
+                back.setdefault("payloads", []).append((key, f[42:]))
     finally:
         out.close()
     b = vnharness.Boot(g)
@@ -151,4 +154,37 @@ def test_reflect_sends_back_on_the_pair_it_came_on(image, mqtap, machine):
         assert drv[p]["rx_packets"] == want[p], (drv, want)
         assert drv[p]["tx_packets"] == want[p] + lwip, (drv, want, back)
         assert q["tx_dropped"] == q["halts"] == 0, q
-    assert sum(n for k, n in back.items() if k) == len(frames), back
+    assert sum(n for k, n in back.items() if k and k != "payloads") == len(frames), back
+
+
+@needs_root
+@pytest.mark.parametrize("machine", ["q35", "microvm"])
+def test_udp_rr_server_answers_each_pair_on_its_cpu(image, mqtap, machine):
+    """UDP rr server, -smp 2 and two pairs: the host's 16 request flows
+    (sport 7000..7015 to port 9000, 8-byte transaction numbers) land on
+    the pairs the hash names; each is answered on its pair by that pair's
+    CPU with 32 bytes that start with its number."""
+    sports = range(7000, 7016)
+    frames, want = [], [0, 0]
+    for n in range(PER):
+        for sp in sports:
+            frames.append(frame(0, 0, 9000, sp, struct.pack("<Q", sp * 1000 + n)))
+            want[rss_pair(vnpeer.PEER_IP, vnpeer.GUEST_IP, sp, 9000)] += 1
+    assert min(want) > 0, want
+    b, back = run(mqtap, machine, "rr", frames, "raw path, 2 CPUs",
+                  ["role=server", "proto=udp", "req_size=8", "resp_size=32"])
+    res = b.one("result")
+    assert res["transactions"] == len(frames) and res["tx_dropped"] == 0, res
+    qs = res["queues"]
+    assert [(q["queue"], q["cpu"]) for q in qs] == [(0, 0), (1, 1)], qs
+    drv = res["vnet"]["queues"]
+    for q in qs:
+        p = q["queue"]
+        got = sum(n for k, n in back.items() if k and k != "payloads" and k[0] == 9000
+                  and rss_pair(vnpeer.PEER_IP, vnpeer.GUEST_IP, k[1], 9000) == p)
+        assert q["packets"] == want[p] == got, (q, want)
+        assert q["bytes"] == want[p] * (42 + 32), q
+        assert drv[p]["rx_packets"] == want[p], (drv, want)
+    answers = sorted((k[1], struct.unpack("<Q", pl[:8])[0]) for k, pl in back["payloads"]
+                     if len(pl) == 32 and pl[8:] == bytes(24))
+    assert answers == sorted((sp, sp * 1000 + n) for n in range(PER) for sp in sports)
