@@ -60,6 +60,12 @@ class Plan:
         return max(0, len(self.places) - len(self.cpus))
 
     @property
+    def can_halt(self):
+        """Halting waits need interrupts, which reach only the guest's
+        first CPU: a guest of more vCPUs polls on every one of them."""
+        return sum(t.kind == "vcpu" for t, _ in self.places) == 1
+
+    @property
     def spinning_vcpus(self):
         """vCPUs that share their CPU with another thread."""
         return [t.name for t, _ in self.places if t.kind == "vcpu" and self.sharing(t.name)]
@@ -95,6 +101,9 @@ class Plan:
         if spin and self.notify_given:
             return "placement: guest notify=%s as given (the plan would choose %s: %s)" % (
                 self.notify_given, HALTING, _shares(spin))
+        if spin and self.mode == "auto":
+            return ("placement: guest notify= unchanged (%s; interrupts reach only the "
+                    "guest's first CPU, so a guest of several vCPUs polls)" % _shares(spin))
         if spin:
             return "placement: guest notify= unchanged (%s; --placement %s keeps it)" % (
                 _shares(spin), self.mode)
@@ -208,7 +217,7 @@ def plan(mode, cpus, ts, notify_given=None):
         where[t.name] = c
     places = tuple((t, where[t.name]) for t in ts)
     p = Plan(mode, cpus, places, None, notify_given)
-    if mode == "auto" and notify_given is None and p.spinning_vcpus:
+    if mode == "auto" and notify_given is None and p.spinning_vcpus and p.can_halt:
         p = Plan(mode, cpus, places, HALTING, None)
     return p
 
