@@ -41,14 +41,26 @@ def test_pvh_domain_has_kernel_config_console_and_debug_exit():
     assert d.get("type") == "qemu"
     assert d.find("os/type").get("machine") == "q35"
     assert d.find("os/kernel").text == "/img/vnperf.elf"
-    e = d.find("sysinfo[@type='fwcfg']/entry")
-    assert (e.get("name"), e.text) == ("opt/vnperf/config", "app=gen dst_ip=10.0.2.2")
     assert d.find("devices/serial[@type='file']/source").get("path") == "/tmp/c"
     assert [a.get("value") for a in d.findall(Q + "commandline/" + Q + "arg")] == [
-        "-device", qemucmd.DEBUG_EXIT]
+        "-device", qemucmd.DEBUG_EXIT,
+        "-fw_cfg", "name=opt/vnperf/config,string=app=gen dst_ip=10.0.2.2"]
     assert [d.find(x).text for x in ("on_poweroff", "on_reboot", "on_crash")] == ["destroy"] * 3
     assert d.find("memory").text == "128" and d.find("memory").get("unit") == "MiB"
     assert d.find("devices/memballoon").get("model") == "none"
+
+
+def test_config_commas_and_files_reach_the_guest_as_qemu_would_get_them():
+    """A comma inside a config word (flows=a,b) and the stream file's
+    fw_cfg entry: the domain passes them exactly as the qemu engine does
+    (libvirt's sysinfo fwcfg passed the comma unescaped and dropped files)."""
+    s = spec(config=["app=gen", "flows=2,3"], files=(("opt/vnperf/streams", "s 0 a,b\n"),))
+    d = dom(s)
+    args = [a.get("value") for a in d.findall(Q + "commandline/" + Q + "arg")]
+    assert args[2:] == qemucmd.fwcfg_args(s) == [
+        "-fw_cfg", "name=opt/vnperf/config,string=app=gen flows=2,,3",
+        "-fw_cfg", "name=opt/vnperf/streams,string=s 0 a,,b\n"]
+    assert d.find("sysinfo") is None
 
 
 def test_pty_console_kvm_and_extra_qemu_args():

@@ -13,7 +13,6 @@ from . import qemucmd
 
 QEMU_NS = "http://libvirt.org/schemas/domain/qemu/1.0"
 ET.register_namespace("qemu", QEMU_NS)
-CONFIG_ENTRY = "opt/vnperf/config"
 
 # libvirt's PCI machines; microvm has no PCI bus for the devices libvirt
 # always adds ("XML error: No PCI buses available").
@@ -234,10 +233,6 @@ class Domain:
         ET.SubElement(root, "memory", unit="MiB").text = str(s.memory_mb)
         ET.SubElement(root, "vcpu").text = str(s.smp or 1)
         self._cputune(root)
-        cfg = qemucmd.config_string(s.config)
-        if cfg:
-            si = ET.SubElement(root, "sysinfo", type="fwcfg")
-            ET.SubElement(si, "entry", name=CONFIG_ENTRY).text = cfg
         self._os(root)
         if s.shared_mem or any(i.kind == "vhostuser" for i in self.ifaces):
             mb = ET.SubElement(root, "memoryBacking")
@@ -303,7 +298,10 @@ class Domain:
 
     def _qemu(self, root):
         cl = ET.SubElement(root, "{%s}commandline" % QEMU_NS)
-        for a in ["-device", qemucmd.DEBUG_EXIT] + self.qemu_args:
+        # fw_cfg as QEMU's own arguments, escaped as qemucmd does: libvirt's
+        # <sysinfo type='fwcfg'> passed a comma inside the config unescaped.
+        args = ["-device", qemucmd.DEBUG_EXIT] + qemucmd.fwcfg_args(self.spec) + self.qemu_args
+        for a in args:
             ET.SubElement(cl, "{%s}arg" % QEMU_NS, value=a)
         if not self.overrides:
             return

@@ -36,9 +36,24 @@ def check_memory(memory_mb):
     return None
 
 
+CONFIG_ENTRY = "opt/vnperf/config"
+
+
 def qemu_escape(value):
     """QEMU option syntax: a comma inside a value is written as two."""
     return str(value).replace(",", ",,")
+
+
+def fwcfg_args(spec):
+    """-fw_cfg for the config line and spec's files, escaped for QEMU:
+    the one way both engines hand them to the guest."""
+    out = []
+    cfg = config_string(spec.config)
+    if cfg:
+        out += ["-fw_cfg", "name=%s,string=%s" % (CONFIG_ENTRY, qemu_escape(cfg))]
+    for name, text in spec.files:
+        out += ["-fw_cfg", "name=%s,string=%s" % (name, qemu_escape(text))]
+    return out
 
 
 def config_string(words):
@@ -213,11 +228,7 @@ def build(spec, qemu=DEFAULT_QEMU):
                  "-numa", "node,memdev=mem"]
     if spec.cmdline:
         argv += ["-append", spec.cmdline]
-    cfg = config_string(spec.config)
-    if cfg:
-        argv += ["-fw_cfg", "name=opt/vnperf/config,string=" + qemu_escape(cfg)]
-    for name, text in spec.files:
-        argv += ["-fw_cfg", "name=%s,string=%s" % (name, qemu_escape(text))]
+    argv += fwcfg_args(spec)
     dev = nic_device(spec.machine)
     for i, nic in enumerate(spec.nics):
         nid = "n%d" % i
