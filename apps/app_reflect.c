@@ -127,18 +127,6 @@ static int reflect_ap(unsigned cpu, void *arg)
     return 0;
 }
 
-/* Reflected so far on every pair (each an aligned load). */
-static uint64_t reflect_packets_now(uint64_t *bytes)
-{
-    uint64_t n = 0;
-    *bytes = 0;
-    for (unsigned p = 0; p < reflect_state.plan.npairs; p++) {
-        n += VN_READ_ONCE(reflect_state.q[p].packets);
-        *bytes += VN_READ_ONCE(reflect_state.q[p].bytes);
-    }
-    return n;
-}
-
 /* Every CPU's own counts added up, and the span of the traffic. */
 static void reflect_add_up(struct reflect_cpu *t)
 {
@@ -218,7 +206,7 @@ int app_reflect_main(const struct app_config *c)
         if (now >= end)
             break;
         int n = reflect_round(0, now);
-        packets = reflect_packets_now(&bytes);
+        packets = qstats_packets_now(reflect_state.q, reflect_state.plan.npairs, &bytes);
         if (n < NET_RX_BATCH || now >= next_service) {
             net_service();
             next_service = now + service_every;

@@ -124,18 +124,6 @@ static int sink_ap(unsigned cpu, void *arg)
     return 0;
 }
 
-/* Frames counted so far on every pair (each an aligned load). */
-static uint64_t sink_packets_now(uint64_t *bytes)
-{
-    uint64_t n = 0;
-    *bytes = 0;
-    for (unsigned p = 0; p < sink_state.plan.npairs; p++) {
-        n += VN_READ_ONCE(sink_state.q[p].packets);
-        *bytes += VN_READ_ONCE(sink_state.q[p].bytes);
-    }
-    return n;
-}
-
 static uint64_t malformed(const uint64_t *kinds)
 {
     return kinds[PKT_BAD_LEN] + kinds[PKT_BAD_HDR] + kinds[PKT_BAD_CSUM];
@@ -235,7 +223,7 @@ static void sink_setup(const struct app_config *c)
  * theirs until they are done). */
 static void sink_sample(struct meter *m, uint64_t now, struct stall *st)
 {
-    uint64_t bytes, packets = sink_packets_now(&bytes);
+    uint64_t bytes, packets = qstats_packets_now(sink_state.q, sink_state.plan.npairs, &bytes);
     struct json *j = meter_sample(m, now, packets, bytes);
     if (sink_state.plan.ncpu == 1) {
         struct qstats_total t;
@@ -274,7 +262,7 @@ int app_sink_main(const struct app_config *c)
         if (now >= end)
             break;
         int n = sink_poll(0, now);
-        packets = sink_packets_now(&bytes);
+        packets = qstats_packets_now(sink_state.q, sink_state.plan.npairs, &bytes);
         if (c->qreset_at && !sink_state.qreset_done && packets >= c->qreset_at) {
             apps_qreset(c, nif, 0, false);
             sink_state.qreset_done = true;
@@ -294,7 +282,7 @@ int app_sink_main(const struct app_config *c)
     percpu_wait(&sink_state.plan);
     struct sink_cpu w;
     sink_add_up(&w);
-    packets = sink_packets_now(&bytes);
+    packets = qstats_packets_now(sink_state.q, sink_state.plan.npairs, &bytes);
     bool complete = packets >= count;
     /* Rates over the traffic itself (first to last frame) when there was
      * any, so the wait for the sender does not dilute them. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/io.h"
 #include "kernel/json.h"
 
 void qstats_plan(struct qstats_plan *p, unsigned pairs, unsigned up)
@@ -25,6 +26,17 @@ int qstats_init(struct qstats *q, unsigned queue, unsigned cpu, unsigned nstream
         return -ENOMEM;
     q->nstreams = nstreams;
     return 0;
+}
+
+uint64_t qstats_packets_now(const struct qstats *q, unsigned n, uint64_t *bytes)
+{
+    uint64_t packets = 0;
+    *bytes = 0;
+    for (unsigned i = 0; i < n; i++) {
+        packets += VN_READ_ONCE(q[i].packets);
+        *bytes += VN_READ_ONCE(q[i].bytes);
+    }
+    return packets;
 }
 
 void qstats_sum(const struct qstats *q, unsigned n, struct qstats_total *t)

@@ -66,6 +66,10 @@ struct qstats_total {
     struct seq_totals seq; /* over every pair's streams */
 };
 
+/* Frames (and bytes) counted so far on n pairs, read while their CPUs
+ * still count: each an aligned load, so a sum of whole values. */
+uint64_t qstats_packets_now(const struct qstats *q, unsigned n, uint64_t *bytes);
+
 /* The n pairs added up (after their CPUs are done). */
 void qstats_sum(const struct qstats *q, unsigned n, struct qstats_total *t);
 

@@ -94,6 +94,11 @@ static void test_isolation_and_sum(void **st)
     assert_int_equal(t.seq.dup, 1);
     assert_int_equal(t.not_ours, 2);
     assert_int_equal(t.tx_dropped, 4);
+    uint64_t bytes = 0;
+    assert_int_equal(qstats_packets_now(q, 2, &bytes), 16);
+    assert_int_equal(bytes, 640 + 530);
+    assert_int_equal(qstats_packets_now(&q[1], 1, &bytes), 6);
+    assert_int_equal(bytes, 530);
     /* a gap on one pair is that pair's loss only */
     qstats_frame(&q[0], 64, 1, 3, 12);
     qstats_sum(q, 2, &t);
