@@ -6,19 +6,9 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "drivers/virtio/vnet_frame.h"
 #include "drivers/virtio/vnet_rss.h"
 #include "drivers/virtio/vnet_toeplitz.h"
-
-#define ETH_HLEN_   14
-#define ETH_P_IPV4  0x0800
-#define ETH_P_IPV6  0x86dd
-#define ETH_P_8021Q 0x8100
-#define IPV4_HLEN   20
-#define IPV6_HLEN   40
-#define PROTO_TCP   6
-#define PROTO_UDP   17
-#define TCP_HLEN_   20
-#define UDP_HLEN_   8
 
 /* The hash input (s5.1.6.4.3.1: source address, destination address,
  * source port, destination port, network order) and the L4 protocol. */

@@ -5,19 +5,10 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "drivers/virtio/vnet_frame.h"
 #include "drivers/virtio/virtio.h"
 #include "kernel/csum.h"
 
-#define ETH_HLEN_    14
-#define ETH_P_IPV4   0x0800
-#define ETH_P_IPV6   0x86dd
-#define ETH_P_8021Q  0x8100
-#define IPV4_HLEN    20
-#define IPV6_HLEN    40
-#define PROTO_TCP    6
-#define PROTO_UDP    17
-#define TCP_HLEN_    20
-#define UDP_HLEN_    8
 #define TCP_CSUM_OFF 16
 #define UDP_CSUM_OFF 6
 #define TCP_F_CWR    0x80
