@@ -28,21 +28,26 @@ _Static_assert(LWIP_IPV6_NUM_ADDRESSES >= 2, "link-local and ip6= both fit");
 void net_netif_ip6(struct net_if *nif, const uint8_t *ip6)
 {
     struct netif *netif = &nif->netif;
-    char a[IP6ADDR_STRLEN_MAX], b[IP6ADDR_STRLEN_MAX] = "none";
+    char a[IP6ADDR_STRLEN_MAX], b[IP6ADDR_STRLEN_MAX];
+    /* Without ip6= the netif has no IPv6 address, so lwIP sends no MLD
+     * report or neighbour solicitation: an IPv4 run's frames stay
+     * exactly the app's (and ARP). */
+    if (!ip6) {
+        printf("net: ip6 off (no ip6=)\n");
+        return;
+    }
     /* RFC 4291 s2.5.1: modified EUI-64 from the MAC, in slot 0 */
     netif_create_ip6_linklocal_address(netif, 1);
     /* No DAD (lwipopts.h): the addresses are the run's, usable now. */
     netif_ip6_addr_set_state(netif, 0, IP6_ADDR_PREFERRED);
     ip6addr_ntoa_r(netif_ip6_addr(netif, 0), a, sizeof(a));
-    if (ip6) {
-        ip6_addr_t g;
-        s8_t idx;
-        memcpy(g.addr, ip6, sizeof(g.addr)); /* both network order */
-        if (netif_add_ip6_address(netif, &g, &idx) != ERR_OK)
-            vn_fatal(VN_EXIT_INTERNAL, "net: no slot for ip6= on %s", vnet_name(nif->dev));
-        netif_ip6_addr_set_state(netif, idx, IP6_ADDR_PREFERRED);
-        ip6addr_ntoa_r(&g, b, sizeof(b));
-    }
+    ip6_addr_t g;
+    s8_t idx;
+    memcpy(g.addr, ip6, sizeof(g.addr)); /* both network order */
+    if (netif_add_ip6_address(netif, &g, &idx) != ERR_OK)
+        vn_fatal(VN_EXIT_INTERNAL, "net: no slot for ip6= on %s", vnet_name(nif->dev));
+    netif_ip6_addr_set_state(netif, idx, IP6_ADDR_PREFERRED);
+    ip6addr_ntoa_r(&g, b, sizeof(b));
     printf("net: ip6 link-local %s global %s\n", a, b);
 }
 
