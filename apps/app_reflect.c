@@ -32,11 +32,9 @@
 
 /* One CPU's state: the judge's context while it works on pair q. */
 struct reflect_cpu {
-    struct qstats *q;                /* the pair of the burst being judged */
-    bool lwip;                       /* CPU 0: lwIP's frames go to it */
-    uint64_t wire_rx, wire_rx_bytes; /* every frame received */
-    uint64_t kinds[PKT_KINDS];
-    uint64_t first, last; /* cycles of its first and last reflected burst */
+    struct qstats *q;    /* the pair of the burst being judged */
+    bool lwip;           /* CPU 0: lwIP's frames go to it */
+    struct qstats_rx rx; /* every frame received */
 } __attribute__((aligned(64)));
 
 static struct reflect {
@@ -49,11 +47,6 @@ static struct reflect {
     bool dhcp;     /* dhcp=: frames to the DHCP client port are lwIP's */
 } reflect_state;
 
-static uint64_t malformed(const uint64_t *kinds)
-{
-    return kinds[PKT_BAD_LEN] + kinds[PKT_BAD_HDR] + kinds[PKT_BAD_CSUM];
-}
-
 /* UDP frames are swapped in place and sent back; malformed ones dropped;
  * the rest (ARP, ICMP, TCP, DHCP answers) go to lwIP on CPU 0. */
 static enum relay_verdict reflect_judge(void *ctx, const struct vnet_rx *rx)
@@ -62,9 +55,9 @@ static enum relay_verdict reflect_judge(void *ctx, const struct vnet_rx *rx)
     struct pkt_info pi;
     uint8_t *f = rx->frame;
     enum pkt_kind k = pkt_parse(f, rx->len, true, &pi);
-    w->kinds[k]++;
-    w->wire_rx++;
-    w->wire_rx_bytes += rx->len;
+    w->rx.kinds[k]++;
+    w->rx.wire_rx++;
+    w->rx.wire_rx_bytes += rx->len;
     if (k == PKT_UDP && !(reflect_state.dhcp && pi.dport == DHCP_CLIENT_PORT)) {
         uint32_t id = 0;
         uint64_t seq = 0;
@@ -98,9 +91,9 @@ static int reflect_round(unsigned k, uint64_t now)
             VN_WRITE_ONCE(q->bytes, q->bytes + b.bytes);
             VN_WRITE_ONCE(q->packets, q->packets + (uint64_t)b.sent);
             q->tx_dropped += (uint64_t)(b.queued - b.sent);
-            if (!w->first)
-                w->first = now;
-            w->last = now;
+            if (!w->rx.first)
+                w->rx.first = now;
+            w->rx.last = now;
         }
         net_check(nif, vnet_tx_reclaim_q(net_if_dev(nif), p));
         taken += b.received;
@@ -128,20 +121,11 @@ static int reflect_ap(unsigned cpu, void *arg)
 }
 
 /* Every CPU's own counts added up, and the span of the traffic. */
-static void reflect_add_up(struct reflect_cpu *t)
+static void reflect_add_up(struct qstats_rx *t)
 {
-    *t = (struct reflect_cpu){0};
-    for (unsigned k = 0; k < reflect_state.plan.ncpu; k++) {
-        const struct reflect_cpu *w = &reflect_state.cpu[k];
-        t->wire_rx += w->wire_rx;
-        t->wire_rx_bytes += w->wire_rx_bytes;
-        for (int i = 0; i < PKT_KINDS; i++)
-            t->kinds[i] += w->kinds[i];
-        if (w->first && (!t->first || w->first < t->first))
-            t->first = w->first;
-        if (w->last > t->last)
-            t->last = w->last;
-    }
+    *t = (struct qstats_rx){0};
+    for (unsigned k = 0; k < reflect_state.plan.ncpu; k++)
+        qstats_rx_add(t, &reflect_state.cpu[k].rx);
 }
 
 /* A pair's TX: its ring-full count and halts. */
@@ -154,7 +138,7 @@ static void reflect_queue_json(struct json *j, const struct qstats *q, void *ctx
     json_u64(j, "halts", halts);
 }
 
-static void reflect_result(const struct app_config *c, uint64_t ns, const struct reflect_cpu *w)
+static void reflect_result(const struct app_config *c, uint64_t ns, const struct qstats_rx *w)
 {
     struct qstats_total t;
     qstats_sum(reflect_state.q, reflect_state.plan.npairs, &t);
@@ -162,14 +146,11 @@ static void reflect_result(const struct app_config *c, uint64_t ns, const struct
     struct json *j = app_result_begin(c, t.packets, t.bytes, ns);
     app_wire_json(j, t.packets, t.bytes, w->wire_rx, w->wire_rx_bytes);
     json_u64(j, "tx_dropped", t.tx_dropped);
-    json_u64(j, "malformed", malformed(w->kinds));
+    json_u64(j, "malformed", qstats_rx_malformed(w));
     json_u64(j, "not_ours", t.not_ours);
     json_u64(j, "lost", t.seq.lost);
     json_u64(j, "reorder", t.seq.reorder);
-    json_obj_begin(j, "rx_kinds");
-    for (int k = 0; k < PKT_KINDS; k++)
-        json_u64(j, pkt_kind_name((enum pkt_kind)k), w->kinds[k]);
-    json_obj_end(j);
+    qstats_rx_kinds_json(j, w);
     qstats_json(j, reflect_state.q, reflect_state.plan.npairs, reflect_queue_json,
                 net_if_dev(reflect_state.nif));
     app_result_end(j);
@@ -217,7 +198,7 @@ int app_reflect_main(const struct app_config *c)
                 struct qstats_total t;
                 qstats_sum(reflect_state.q, reflect_state.plan.npairs, &t);
                 json_u64(j, "tx_dropped", t.tx_dropped);
-                json_u64(j, "malformed", malformed(reflect_state.cpu[0].kinds));
+                json_u64(j, "malformed", qstats_rx_malformed(&reflect_state.cpu[0].rx));
             }
             result_end();
         }
@@ -228,7 +209,7 @@ int app_reflect_main(const struct app_config *c)
     while (time_cycles() < drain_end)
         net_service();
     percpu_wait(&reflect_state.plan);
-    struct reflect_cpu w;
+    struct qstats_rx w;
     reflect_add_up(&w);
     uint64_t ns = w.first && w.last > w.first ? time_cycles_to_ns(w.last - w.first)
                                               : time_cycles_to_ns(now - start);

@@ -34,9 +34,7 @@
 
 /* One CPU's counts that are not a pair's. */
 struct sink_cpu {
-    uint64_t wire_rx, wire_rx_bytes; /* every frame received */
-    uint64_t kinds[PKT_KINDS];
-    uint64_t first, last; /* cycles of its first and last counted frame */
+    struct qstats_rx rx; /* every frame received */
 } __attribute__((aligned(64)));
 
 static struct sink {
@@ -57,9 +55,9 @@ static inline void sink_frame(struct sink_cpu *w, struct qstats *q, const struct
     struct pkt_info pi;
     const uint8_t *f = rx->frame;
     enum pkt_kind k = pkt_parse(f, rx->len, true, &pi);
-    w->kinds[k]++;
-    w->wire_rx++;
-    w->wire_rx_bytes += rx->len;
+    w->rx.kinds[k]++;
+    w->rx.wire_rx++;
+    w->rx.wire_rx_bytes += rx->len;
     switch (k) {
     case PKT_UDP:
         if (sink_state.dhcp && pi.dport == DHCP_CLIENT_PORT)
@@ -102,9 +100,9 @@ static int sink_poll(unsigned k, uint64_t now)
         for (int i = 0; i < n; i++)
             sink_frame(w, q, &rx[i], k == 0);
         if (q->packets != before) {
-            if (!w->first)
-                w->first = now;
-            w->last = now;
+            if (!w->rx.first)
+                w->rx.first = now;
+            w->rx.last = now;
         }
         taken += n > 0 ? n : 0;
     }
@@ -124,27 +122,13 @@ static int sink_ap(unsigned cpu, void *arg)
     return 0;
 }
 
-static uint64_t malformed(const uint64_t *kinds)
-{
-    return kinds[PKT_BAD_LEN] + kinds[PKT_BAD_HDR] + kinds[PKT_BAD_CSUM];
-}
-
 /* Every CPU's own counts added up, and the span from the first frame on
  * any CPU to the last. */
-static void sink_add_up(struct sink_cpu *t)
+static void sink_add_up(struct qstats_rx *t)
 {
-    *t = (struct sink_cpu){0};
-    for (unsigned k = 0; k < sink_state.plan.ncpu; k++) {
-        const struct sink_cpu *w = &sink_state.cpu[k];
-        t->wire_rx += w->wire_rx;
-        t->wire_rx_bytes += w->wire_rx_bytes;
-        for (int i = 0; i < PKT_KINDS; i++)
-            t->kinds[i] += w->kinds[i];
-        if (w->first && (!t->first || w->first < t->first))
-            t->first = w->first;
-        if (w->last > t->last)
-            t->last = w->last;
-    }
+    *t = (struct qstats_rx){0};
+    for (unsigned k = 0; k < sink_state.plan.ncpu; k++)
+        qstats_rx_add(t, &sink_state.cpu[k].rx);
 }
 
 /* The first 16 active streams, each with the pair it came on. */
@@ -173,7 +157,7 @@ static void sink_streams_json(struct json *j)
 }
 
 static void sink_result(const struct app_config *c, uint64_t ns, bool complete,
-                        const struct sink_cpu *w, const struct stall *st)
+                        const struct qstats_rx *w, const struct stall *st)
 {
     struct qstats_total t;
     qstats_sum(sink_state.q, sink_state.plan.npairs, &t);
@@ -181,7 +165,7 @@ static void sink_result(const struct app_config *c, uint64_t ns, bool complete,
     printf("sink: %llu streams, %llu lost, %llu dup, %llu reordered, %llu malformed\n",
            (unsigned long long)t.seq.streams, (unsigned long long)t.seq.lost,
            (unsigned long long)t.seq.dup, (unsigned long long)t.seq.reorder,
-           (unsigned long long)malformed(w->kinds));
+           (unsigned long long)qstats_rx_malformed(w));
     struct json *j = app_result_begin(c, t.packets, t.bytes, ns);
     app_wire_json(j, 0, 0, w->wire_rx, w->wire_rx_bytes);
     if (c->count) {
@@ -197,11 +181,8 @@ static void sink_result(const struct app_config *c, uint64_t ns, bool complete,
     json_u64(j, "no_header", t.no_header);
     json_u64(j, "bad_stream", t.bad_stream);
     json_u64(j, "not_ours", t.not_ours);
-    json_u64(j, "malformed", malformed(w->kinds));
-    json_obj_begin(j, "rx_kinds");
-    for (int k = 0; k < PKT_KINDS; k++)
-        json_u64(j, pkt_kind_name((enum pkt_kind)k), w->kinds[k]);
-    json_obj_end(j);
+    json_u64(j, "malformed", qstats_rx_malformed(w));
+    qstats_rx_kinds_json(j, w);
     qstats_json(j, sink_state.q, sink_state.plan.npairs, NULL, NULL);
     sink_streams_json(j);
     stall_json(j, st, time_tsc_hz);
@@ -232,7 +213,7 @@ static void sink_sample(struct meter *m, uint64_t now, struct stall *st)
         json_u64(j, "dup", t.seq.dup);
         json_u64(j, "reorder", t.seq.reorder);
         json_u64(j, "stale", t.seq.stale);
-        json_u64(j, "malformed", malformed(sink_state.cpu[0].kinds));
+        json_u64(j, "malformed", qstats_rx_malformed(&sink_state.cpu[0].rx));
     }
     meter_end(m, st);
 }
@@ -280,7 +261,7 @@ int app_sink_main(const struct app_config *c)
     }
     __atomic_store_n(&sink_state.stop, 1, __ATOMIC_RELEASE);
     percpu_wait(&sink_state.plan);
-    struct sink_cpu w;
+    struct qstats_rx w;
     sink_add_up(&w);
     packets = qstats_packets_now(sink_state.q, sink_state.plan.npairs, &bytes);
     bool complete = packets >= count;

@@ -28,6 +28,31 @@ int qstats_init(struct qstats *q, unsigned queue, unsigned cpu, unsigned nstream
     return 0;
 }
 
+void qstats_rx_add(struct qstats_rx *t, const struct qstats_rx *w)
+{
+    t->wire_rx += w->wire_rx;
+    t->wire_rx_bytes += w->wire_rx_bytes;
+    for (int i = 0; i < PKT_KINDS; i++)
+        t->kinds[i] += w->kinds[i];
+    if (w->first && (!t->first || w->first < t->first))
+        t->first = w->first;
+    if (w->last > t->last)
+        t->last = w->last;
+}
+
+uint64_t qstats_rx_malformed(const struct qstats_rx *w)
+{
+    return w->kinds[PKT_BAD_LEN] + w->kinds[PKT_BAD_HDR] + w->kinds[PKT_BAD_CSUM];
+}
+
+void qstats_rx_kinds_json(struct json *j, const struct qstats_rx *w)
+{
+    json_obj_begin(j, "rx_kinds");
+    for (int k = 0; k < PKT_KINDS; k++)
+        json_u64(j, pkt_kind_name((enum pkt_kind)k), w->kinds[k]);
+    json_obj_end(j);
+}
+
 uint64_t qstats_packets_now(const struct qstats *q, unsigned n, uint64_t *bytes)
 {
     uint64_t packets = 0;

@@ -10,6 +10,7 @@
 
 #include "apps/seqtrack.h"
 #include "drivers/virtio/vnet.h"
+#include "net/pkt.h"
 
 struct json;
 
@@ -65,6 +66,20 @@ struct qstats_total {
     uint64_t packets, bytes, no_header, bad_stream, not_ours, tx_dropped;
     struct seq_totals seq; /* over every pair's streams */
 };
+
+/* One CPU's RX tally in sink and reflect: every frame it received, by
+ * kind, and the cycles of its first and last counted frame or burst. */
+struct qstats_rx {
+    uint64_t wire_rx, wire_rx_bytes;
+    uint64_t kinds[PKT_KINDS];
+    uint64_t first, last;
+};
+
+/* w added into t: sums, the earliest first, the latest last. */
+void qstats_rx_add(struct qstats_rx *t, const struct qstats_rx *w);
+uint64_t qstats_rx_malformed(const struct qstats_rx *w);
+/* The result's "rx_kinds" object. */
+void qstats_rx_kinds_json(struct json *j, const struct qstats_rx *w);
 
 /* Frames (and bytes) counted so far on n pairs, read while their CPUs
  * still count: each an aligned load, so a sum of whole values. */

@@ -109,6 +109,23 @@ static void test_isolation_and_sum(void **st)
     free(q[1].streams);
 }
 
+static void test_rx_add(void **st)
+{
+    (void)st;
+    struct qstats_rx t = {0}, a = {.wire_rx = 3, .wire_rx_bytes = 300, .first = 50, .last = 90};
+    struct qstats_rx idle = {0}, b = {.wire_rx = 1, .wire_rx_bytes = 64, .first = 20, .last = 70};
+    a.kinds[PKT_BAD_LEN] = 1;
+    b.kinds[PKT_BAD_CSUM] = 2;
+    qstats_rx_add(&t, &a);
+    qstats_rx_add(&t, &idle); /* a CPU that counted nothing moves no end */
+    qstats_rx_add(&t, &b);
+    assert_int_equal(t.wire_rx, 4);
+    assert_int_equal(t.wire_rx_bytes, 364);
+    assert_int_equal(t.first, 20);
+    assert_int_equal(t.last, 90);
+    assert_int_equal(qstats_rx_malformed(&t), 3);
+}
+
 static void more(struct json *j, const struct qstats *q, void *ctx)
 {
     json_u64(j, "extra", q->queue + *(unsigned *)ctx);
@@ -147,6 +164,7 @@ int main(void)
         cmocka_unit_test(test_plan),
         cmocka_unit_test(test_entries_share_no_line),
         cmocka_unit_test(test_isolation_and_sum),
+        cmocka_unit_test(test_rx_add),
         cmocka_unit_test(test_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

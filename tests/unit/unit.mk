@@ -60,7 +60,8 @@ UNIT_TESTS += test_seqtrack
 test_seqtrack_SRCS := tests/unit/test_seqtrack.c apps/seqtrack.c
 
 UNIT_TESTS += test_qstats
-test_qstats_SRCS := tests/unit/test_qstats.c apps/qstats.c apps/seqtrack.c kernel/json.c
+test_qstats_SRCS := tests/unit/test_qstats.c apps/qstats.c apps/seqtrack.c kernel/json.c net/pkt.c \
+    kernel/csum.c
 
 UNIT_TESTS += test_stall
 test_stall_SRCS := tests/unit/test_stall.c apps/stall.c kernel/json.c
