@@ -421,10 +421,11 @@ class Job:
     def result(self, figures):
         g = self.g
         code = exitcodes.guest_code_from_qemu_status(g.qemu_status)
+        cpu = self.meter.result()
         res = {"system": "linux", "kernel": kernel_release(), "backend": self.backend_name,
                "machine": self.machine, "mode": self.mode, "lines": self.lines,
                "features": feature_names(self.lines.get("net", {}).get("features")),
-               "host": self.be.collect(), "cpu": self.meter.result(), "wall_s": g.wall_s,
+               "host": self.be.collect(), "cpu": cpu.to_dict() if cpu else None, "wall_s": g.wall_s,
                "placed": self.placed}
         res.update(figures)
         if self.backend_dead:

@@ -38,7 +38,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 import benchlib  # noqa: E402
-from vnperflib import errors
+from vnperflib import errors, result
 from vnperflib.analysis import verdict
 from vnperflib.run import versions  # noqa: E402
 
@@ -84,7 +84,7 @@ def metric(key, scale=1.0):
 def ring_full(rep):
     """Share of the run the guest's TX ring was full, in % (the verdict's
     own reading of the driver's counters)."""
-    f = verdict.ring_full_fraction(rep)
+    f = verdict.ring_full_fraction(result.RunResult.from_dict(rep).sender)
     return None if f is None else 100.0 * f
 
 

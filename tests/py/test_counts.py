@@ -6,7 +6,10 @@ import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
 from vnperflib.analysis import counts, outcome
-from vnperflib import exitcodes
+from vnperflib import exitcodes, result
+
+run = result.RunResult.from_dict
+typed = result.Counts.from_dict
 
 
 def peer_drop(n):
@@ -49,7 +52,7 @@ def test_txfull_drop_is_loss_not_agreement():
     assert "the receiver saw 28445794 sequence gaps and 139163 frames beyond" in d["why"]
     # The wire carried what the driver put on it: that direction agrees.
     assert m["directions"]["guest->host frames"]["verdict"] == "agree"
-    assert counts.run_loss(m) == (pytest.approx(100.0 * 28584957 / (164899 + 28584957)),
+    assert counts.run_loss(typed(m)) == (pytest.approx(100.0 * 28584957 / (164899 + 28584957)),
                                   28584957)
 
 
@@ -201,16 +204,16 @@ def test_metrics_carry_loss_drops_and_kicks():
            "vnet": {"tx": {"packets": 100, "kicks": 4, "kicks_suppressed": 12}}}
     rep = {"app": "gen", "guests": [{"result": res}], "host": {"backend_batch": 31.5},
            "counts": counts.merge("gen", res, {"rx_packets": 100})}
-    m = outcome.metrics(rep)
-    assert m["loss_pct"] == pytest.approx(20.0) and m["lost"] == 25 and m["tx_dropped"] == 25
-    assert m["kicks_per_packet"] == pytest.approx(0.04) and m["suppressed_pct"] == 75.0
-    assert m["backend_batch"] == 31.5
+    m = outcome.metrics(run(rep))
+    assert m.loss_pct == pytest.approx(20.0) and m.lost == 25 and m.tx_dropped == 25
+    assert m.kicks_per_packet == pytest.approx(0.04) and m.suppressed_pct == 75.0
+    assert m.backend_batch == 31.5
 
 
 def test_rr_server_reports_no_latency():
     res = {"role": "server", "p50_us": 0.0, "p99_us": 0.0, "tps": 10.0, "transactions": 20}
-    m = outcome.metrics({"app": "rr", "guests": [{"result": res}], "counts": None})
-    assert "p50_ns" not in m and m["tps"] == 10.0
+    m = outcome.metrics(run({"app": "rr", "guests": [{"result": res}], "counts": None}))
+    assert m.p50_ns is None and m.tps == 10.0
 
 
 def test_a_client_that_measured_nothing_shows_no_agreement_and_no_latency():
@@ -221,11 +224,11 @@ def test_a_client_that_measured_nothing_shows_no_agreement_and_no_latency():
            "packets": 0, "p50_us": 0.0, "p99_us": 0.0, "p999_us": 0.0, "max_us": 0.0}
     c = counts.merge("rr", res, {"rx_packets": 0, "tx_packets": 0})
     assert c["directions"] == {} and c["agree"] is None
-    m = outcome.metrics({"app": "rr", "guests": [{"result": res}], "counts": c})
-    assert not [k for k in m if k.endswith("_ns")]
+    m = outcome.metrics(run({"app": "rr", "guests": [{"result": res}], "counts": c}))
+    assert not [k for k in m.as_dict() if k.endswith("_ns")]
     res.update(transactions=10, p50_us=80.0, max_us=0.0)
-    assert outcome.metrics({"app": "rr", "guests": [{"result": res}],
-                            "counts": None})["p50_ns"] == 80000.0
+    assert outcome.metrics(run({"app": "rr", "guests": [{"result": res}],
+                                "counts": None})).p50_ns == 80000.0
 
 
 def stalled_sink(got):
@@ -254,8 +257,8 @@ def test_a_sink_qemu_stopped_feeding_is_a_loss_at_its_socket(got):
     assert m["agree"] is False
     rep = {"guests": [{"status": 0, "problems": [], "guest_code": 0, "label": "guest"}],
            "counts": m}
-    status, why = outcome.overall_status(rep, None)
-    assert status == exitcodes.RUNNER_BACKEND_FAILED and why == counts.stalled(m)
+    status, why = outcome.overall_status(run(rep), None)
+    assert status == exitcodes.RUNNER_BACKEND_FAILED and why == counts.stalled(typed(m))
     assert why.startswith("host->guest: QEMU stopped reading its UDP socket")
 
 
@@ -266,10 +269,10 @@ def test_overload_at_qemus_socket_is_no_stall():
     m = counts.merge("sink", {"packets": 10000}, {"tx_packets": 100000, "tx_drops": drops},
                      lossless=True)
     d = m["directions"]["host->guest"]
-    assert d["verdict"] == "lossy" and "stalled" not in d and counts.stalled(m) is None
+    assert d["verdict"] == "lossy" and "stalled" not in d and counts.stalled(typed(m)) is None
     rep = {"guests": [{"status": 0, "problems": [], "guest_code": 0, "label": "guest"}],
            "counts": m}
-    assert outcome.overall_status(rep, None) == (0, "ok")
+    assert outcome.overall_status(run(rep), None) == (0, "ok")
 
 
 def test_no_stall_without_qemus_socket():
@@ -290,4 +293,4 @@ def test_a_receiver_guest_qemu_stopped_feeding_is_stalled():
         d = m["directions"][name]
         assert d["stalled"] and d["located"] == d["lost"] == 10000, d
         assert [w["frames"] for w in d["where"]] == [9800, 200]
-    assert counts.stalled(m).startswith("tx guest->rx guest: QEMU stopped reading")
+    assert counts.stalled(typed(m)).startswith("tx guest->rx guest: QEMU stopped reading")

@@ -33,15 +33,18 @@ def test_the_receivers_socket_drops_are_read_and_kept(tmp_path):
 
 
 def test_a_pairs_loss_at_the_socket_is_located():
-    gen = {"app": "gen", "guest": {"result": {"app": "gen", "packets": 5000}}}
-    sink = {"app": "sink", "guest": {"result": {"app": "sink", "packets": 4945, "lost": 55}}}
-    d = fleetreport.pair_counts(gen, sink, 55)["directions"]["tx guest->rx guest"]
-    assert (d["sent"], d["received"], d["lost"]) == (5000, 4945, 55)
-    assert "55 in the receiver QEMU's UDP socket buffer" in d["why"], d["why"]
-    assert "in between" not in d["why"]
+    gen = result.FleetInstance.from_dict(
+        {"app": "gen", "guest": {"result": {"app": "gen", "packets": 5000}}})
+    sink = result.FleetInstance.from_dict(
+        {"app": "sink", "guest": {"result": {"app": "sink", "packets": 4945, "lost": 55}}})
+    d = fleetreport.pair_counts(gen, sink, 55).directions["tx guest->rx guest"]
+    assert (d.sent, d.received, d.lost) == (5000, 4945, 55)
+    assert "55 in the receiver QEMU's UDP socket buffer" in d.why, d.why
+    assert "in between" not in d.why
     # Not read (another wire): no place is claimed.
-    d = fleetreport.pair_counts(gen, sink)["directions"]["tx guest->rx guest"]
-    assert "UDP socket" not in d["why"]
+    d = fleetreport.pair_counts(gen, sink).directions["tx guest->rx guest"]
+    assert "UDP socket" not in d.why
+    assert fleetreport.pair_counts(gen, result.FleetInstance(app="sink")) is None
 
 
 def test_the_fleet_tables_print_frame_counts_as_whole_numbers():
@@ -51,7 +54,7 @@ def test_the_fleet_tables_print_frame_counts_as_whole_numbers():
                               "duration_ns": 2000000000})
     inst = {"instance": "gens-0", "app": "gen", "role": None, "status": 0, "metrics": m,
             "ready_s": 0.4}
-    agg = dict(fleetreport.summarize([dict(inst, hist=None)]))
+    agg = fleetreport.summarize([result.FleetInstance.from_dict(inst)], [None]).to_dict()
     rep = {"instances": [inst], "groups": {"gens": agg}, "aggregate": agg, "wall_s": 3.0,
            "created_s": 0.1, "startup_s": 0.5, "failed": [], "not_destroyed": []}
     rows = [l.split() for l in fleetreport.render(rep).splitlines()]
@@ -74,7 +77,9 @@ def test_the_fleet_report_is_typed_and_its_json_unchanged():
           "why": "ok", "started": True, "guest": None, "ready_s": 0.4, "metrics": m}
     dead = dict(ok, instance="gens-1", status=124, why="gens-1: never started: x",
                 started=False, metrics={}, ready_s=None)
-    agg = dict(fleetreport.summarize([dict(ok, hist=None), dict(dead, hist=None)]))
+    agg = fleetreport.summarize([result.FleetInstance.from_dict(ok),
+                                 result.FleetInstance.from_dict(dead)], [None, None]).to_dict()
+    assert (agg["instances"], agg["ok"], agg["pps"]) == (2, 1, 2500.0)
     rep = {"vnperf_fleet": 1, "instances": [ok, dead],
            "groups": {"gens": dict(agg, app="rr", role="client", wire="udp",
                                    receives_from=None, sends_to=None)},

@@ -38,14 +38,16 @@ def line(**kw):
     return "@vnperf " + json.dumps(g)
 
 
-def report(hline=None, qemu_status=1, roles=None, peer=None, stderr=""):
+def report(hline=None, qemu_status=1, roles=None, peer=None, stderr="", before=()):
+    """The run's report as hostile reads it from `vnperf run --json`."""
     g = {"qemu_status": qemu_status, "stderr_tail": stderr,
-         "console_tail": ["vnperf: booted", hline if hline else "@vnperf {\"type\":\"ready\"}"]}
-    rep = {"guests": [g], "cpu": {"roles": roles or {"main": {"pct": 2.0},
-                                                     "vcpu": {"pct": 99.0}}}}
+         "console_tail": list(before) + ["vnperf: booted",
+                                         hline if hline else "@vnperf {\"type\":\"ready\"}"]}
+    rep = {"vnperf_report": 1, "guests": [g],
+           "cpu": {"roles": roles or {"main": {"pct": 2.0}, "vcpu": {"pct": 99.0}}}}
     if peer is not None:
         rep["counts"] = {"host": {"peer": {"packets": peer}}}
-    return rep
+    return hostile.report_of(json.dumps(rep))
 
 
 def judge(rep, status=0, killed=False, uses=True):
@@ -57,7 +59,8 @@ def judge(rep, status=0, killed=False, uses=True):
      exitcodes.RUNNER_NO_GUEST_EXIT, False, True, "crashed", "SIGABRT"),
     (report(qemu_status=0), exitcodes.RUNNER_NO_GUEST_EXIT, False, True, "crashed",
      "without a guest exit"),
-    ({"why": "testpmd died"}, exitcodes.RUNNER_BACKEND_FAILED, False, True, "crashed",
+    (hostile.report_of('{"vnperf_report": 1, "why": "testpmd died"}'),
+     exitcodes.RUNNER_BACKEND_FAILED, False, True, "crashed",
      "testpmd died"),
     (None, -15, True, True, "stalled", "timeout"),
     (report(), exitcodes.RUNNER_TIMEOUT, False, True, "stalled", "timeout"),
@@ -88,11 +91,19 @@ def test_verdicts(rep, status, killed, uses, want, needle):
 
 
 def test_outcome_keeps_qemus_own_lines_and_ignores_forged_ones():
-    rep = report(line(), stderr="vnperf: x\nqemu-system-x86_64: Looped descriptor\n")
-    rep["guests"][0]["console_tail"].insert(0, '@vnperf {"type":"hostile"')  # cut short
+    rep = report(line(), stderr="vnperf: x\nqemu-system-x86_64: Looped descriptor\n",
+                 before=['@vnperf {"type":"hostile"'])  # cut short
     o = hostile_verdict.outcome(rep, 0, False)
     assert o["qemu_errors"] == ["qemu-system-x86_64: Looped descriptor"]
     assert o["guest"]["case"] == "x" and o["signal"] is None
+
+
+def test_what_is_no_report_is_none():
+    """A run that died before its report printed nothing, or half of it."""
+    assert hostile.report_of("") is None and hostile.report_of('{"vnperf_report": 1, "gu') \
+        is None
+    assert hostile.report_of('{"guests": []}') is None
+    assert hostile.report_of('{"vnperf_report": 1, "why": "x"}').why == "x"
 
 
 def opts(**kw):

@@ -21,58 +21,59 @@ def cpu(waits, pcts, cpus=2):
                  "threads": 1} for k in set(waits) | set(pcts)}
     wait = sum(waits.values())
     total = sum(pcts.values())
-    return {"window_s": 1.0, "roles": roles, "total_pct": total, "total_cpu_s": total / 100,
-            "wait_pct": wait, "runnable_avg": (total + wait) / 100.0, "cpus": cpus}
+    return result.Cpu.from_dict({"window_s": 1.0, "roles": roles, "total_pct": total,
+                                 "total_cpu_s": total / 100, "wait_pct": wait,
+                                 "runnable_avg": (total + wait) / 100.0, "cpus": cpus})
 
 
 def test_host_cpu_bound_names_the_waiting_threads():
     c = cpu({"vcpu": 40.0, "peer": 25.0, "main": 3.0}, {"vcpu": 56, "peer": 89, "main": 44})
     v = hostbound.verdict(c)
-    assert v["side"] == "host"
-    assert "2.6 of the measured threads runnable on average for 2 CPUs" in v["why"]
-    assert "vcpu 40%, peer 25%" in v["why"] and "main" not in v["why"]
+    assert v.side == "host"
+    assert "2.6 of the measured threads runnable on average for 2 CPUs" in v.why
+    assert "vcpu 40%, peer 25%" in v.why and "main" not in v.why
 
 
 def test_other_processes_are_named_when_ours_fit():
     c = cpu({"vcpu": 30.0, "main": 25.0}, {"vcpu": 50, "main": 40})
-    assert "other host processes" in hostbound.verdict(c)["why"]
+    assert "other host processes" in hostbound.verdict(c).why
 
 
 def test_no_host_verdict_below_the_threshold_or_without_schedstat():
     assert hostbound.verdict(cpu({"vcpu": 10.0, "peer": 10.0}, {"vcpu": 90, "peer": 90})) is None
-    assert hostbound.verdict({"roles": {}, "total_pct": 0}) is None
+    assert hostbound.verdict(result.Cpu(roles={}, total_pct=0)) is None
     assert hostbound.verdict(None) is None
 
 
-def rep(app, result, c=None, backend="dgram"):
-    return {"app": app, "backend": backend, "config": [], "cpu": c, "counts": {},
-            "guests": [{"result": result, "boot": {"tsc_hz": 1e9}}]}
+def rep(app, sent, c=None, backend="dgram"):
+    return result.RunResult(app=app, backend=backend, config=(), cpu=c, counts=result.Counts(),
+                            guests=(result.GuestReport(result=sent, boot={"tsc_hz": 1e9}),))
 
 
 def test_host_cpu_bound_comes_before_the_side_verdicts():
     c = cpu({"vcpu": 60.0}, {"vcpu": 60, "main": 95})
     r = {"pps": 1.0, "duration_ns": 1e9, "vnet": {"tx": {"full_wait_cycles": 9e8}}}
-    assert verdict.bottleneck(rep("gen", r, c))["side"] == "host"
-    assert verdict.bottleneck(rep("gen", r, cpu({}, {"main": 50})))["side"] == "backend"
+    assert verdict.bottleneck(rep("gen", r, c)).side == "host"
+    assert verdict.bottleneck(rep("gen", r, cpu({}, {"main": 50}))).side == "backend"
 
 
 def test_rr_has_a_verdict():
     v = verdict.bottleneck(rep("rr", {"p50_us": 120.0}, cpu({"vcpu": 1.0}, {"vcpu": 50})))
-    assert v["side"] == "neither" and "latency-bound" in v["why"] and "p50 120 us" in v["why"]
-    assert v["why"].endswith("no host thread saturated, and CPUs to spare")
+    assert v.side == "neither" and "latency-bound" in v.why and "p50 120 us" in v.why
+    assert v.why.endswith("no host thread saturated, and CPUs to spare")
     # Measured over tap (TCP, 4 sessions): the threads waited 42% of the
     # run with 2.1 runnable on 2 CPUs; "CPUs to spare" contradicted the
     # report's own "waited for a CPU" line.
     busy = cpu({"main": 31.0, "rrserver": 7.0, "vcpu": 4.0},
                {"main": 45, "rrserver": 35, "vcpu": 91})
     v = verdict.bottleneck(rep("rr", {"p50_us": 135.2}, busy))
-    assert v["side"] == "neither" and "CPUs to spare" not in v["why"], v
-    assert v["why"].endswith("but its threads waited for a CPU 42% of the run, part of each "
+    assert v.side == "neither" and "CPUs to spare" not in v.why, v
+    assert v.why.endswith("but its threads waited for a CPU 42% of the run, part of each "
                              "round trip"), v
     hot = cpu({"vcpu": 1.0}, {"vcpu": 50, "main": 97})
-    assert verdict.bottleneck(rep("rr", {}, hot)) == {"side": "backend",
-                                                     "why": "main at 97% CPU"}
-    assert verdict.bottleneck(rep("rr", {}, None, backend="none"))["side"] == "unknown"
+    assert verdict.bottleneck(rep("rr", {}, hot)) == result.Verdict(side="backend",
+                                                                why="main at 97% CPU")
+    assert verdict.bottleneck(rep("rr", {}, None, backend="none")).side == "unknown"
 
 
 def guest_result(shared):
@@ -85,17 +86,16 @@ def guest_result(shared):
 def test_metrics_count_a_shared_line_once():
     for shared in (False, True):
         m = outcome.metrics(rep("sink", guest_result(shared)))
-        assert m["irq_per_packet"] == 0.05 and m["idle_pct"] == 80.0
+        assert m.irq_per_packet == 0.05 and m.idle_pct == 80.0
 
 
 def test_polled_guest_has_no_interrupt_metric():
     m = outcome.metrics(rep("sink", {"packets": 5, "vnet": {"rx": {}, "tx": {}}}))
-    assert "irq_per_packet" not in m and "idle_pct" not in m
+    assert m.irq_per_packet is None and m.idle_pct is None
 
 
 def test_report_line_shows_modes_interrupts_and_idle():
-    typed = result.RunResult.from_dict
-    line = report.guest_notify_line(typed(rep("sink", guest_result(False))))
+    line = report.guest_notify_line(rep("sink", guest_result(False)))
     assert line == "rx hybrid 0.05 interrupts/frame, vCPU halted 80% of the run"
-    assert report.guest_notify_line(typed(rep("sink", {"vnet": {"rx": {"notify": "poll"}},
-                                                       "idle": {"share": 0, "halts": 0}}))) is None
+    assert report.guest_notify_line(rep("sink", {"vnet": {"rx": {"notify": "poll"}},
+                                                 "idle": {"share": 0, "halts": 0}})) is None

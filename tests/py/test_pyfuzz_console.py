@@ -11,7 +11,7 @@ import math
 
 import vnpy  # noqa: F401 - puts the runner library on sys.path
 from mutator import drive, inputs, one_line
-from vnperflib import exitcodes
+from vnperflib import exitcodes, result
 from vnperflib.analysis import histmerge, outcome
 from vnperflib.run import protocol
 
@@ -30,11 +30,12 @@ def guest(c):
     with its exit line (0 for one without a code; None: no exit)."""
     ex = c.last("exit")
     code = None if ex is None else ex.get("code") if "code" in ex else 0
-    return {"label": "guest", "guest_code": code, "started": True,
-            "status": exitcodes.RUNNER_NO_GUEST_EXIT if code is None else code,
-            "status_name": "-", "why_no_exit": "guest: QEMU exited without a guest exit",
-            "problems": c.problems(code), "error": c.last("error"),
-            "result": c.last("result"), "boot": c.first("boot"), "ready": c.first("ready")}
+    return result.GuestReport(
+        label="guest", guest_code=code, started=True,
+        status=exitcodes.RUNNER_NO_GUEST_EXIT if code is None else code, status_name="-",
+        why_no_exit="guest: QEMU exited without a guest exit", problems=tuple(c.problems(code)),
+        error=c.last("error"), result=c.last("result"), boot=c.first("boot"),
+        ready=c.first("ready"))
 
 
 def check(data):
@@ -46,9 +47,9 @@ def check(data):
         assert l.bad is None or one_line(l.bad), l.bad
         assert l.msg is None or protocol.check(l.msg) is None
     g = guest(c)
-    assert all(one_line(p) for p in g["problems"]), g["problems"]
-    rep = {"guests": [g], "app": (g["ready"] or {}).get("app"), "counts": None, "host": {},
-           "cpu": None}
+    assert all(one_line(p) for p in g.problems), g.problems
+    rep = result.RunResult(guests=(g,), app=(g.ready or {}).get("app"), counts=None, host={},
+                           cpu=None)
     status, why = outcome.overall_status(rep, None)
     assert status_ok(status) and one_line(why), (status, why)
     try:  # the fleet merges the hist lines: a broken set is one line
@@ -56,8 +57,8 @@ def check(data):
     except ValueError as e:
         assert one_line(str(e)), str(e)
     m = outcome.metrics(rep)
-    assert all(isinstance(v, float) and math.isfinite(v) for v in m.values()), m
-    json.dumps({"guest": g, "metrics": m, "console": [l.text for l in lines]})
+    assert all(isinstance(v, float) and math.isfinite(v) for v in m.as_dict().values()), m
+    json.dumps({"guest": g.to_dict(), "metrics": m.to_dict(), "console": [l.text for l in lines]})
     return status, lines
 
 

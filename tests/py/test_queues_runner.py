@@ -4,6 +4,7 @@ netdev queues=N, vhost-user queues=N with testpmd's --rxq/--txq/--nb-cores,
 the guest's queues= and vcpus=), and the one-line refusals (status 64,
 before anything starts) of what has one queue pair."""
 
+import dataclasses
 import json
 import subprocess
 import time
@@ -206,9 +207,8 @@ def test_the_report_lists_each_queue_pair_in_the_json_and_the_table():
     from vnperflib.analysis import outcome
     from vnperflib.report import report
     from vnperflib import result
-    rep = rep_of("gen", GEN_2Q, {"rx_packets": 4001, "rx_frames": 4001})
-    rep["queues"] = outcome.queue_pairs(GEN_2Q)
-    res = result.RunResult.from_dict(rep)
+    res = dataclasses.replace(rep_of("gen", GEN_2Q, {"rx_packets": 4001, "rx_frames": 4001}),
+                              queues=outcome.queue_pairs(GEN_2Q))
     assert [(q.queue, q.cpu, q.packets, q.tx_packets, q.rx_packets) for q in res.queues] == \
         [(0, 0, 2000, 2001, 1), (1, 1, 2000, 2000, 0)]
     back = json.loads(report.to_json(res))["queues"]
@@ -223,7 +223,7 @@ def test_one_pair_or_an_app_without_its_own_list():
     assert outcome.queue_pairs({"app": "gen", "vnet": {"queues": [{"queue": 0}]}}) is None
     assert outcome.queue_pairs({"app": "selftest"}) is None
     sink = dict(GEN_2Q, app="sink", queues=None)
-    assert [(q["queue"], q["cpu"], q["packets"]) for q in outcome.queue_pairs(sink)] == \
+    assert [(q.queue, q.cpu, q.packets) for q in outcome.queue_pairs(sink)] == \
         [(0, None, 2002), (1, None, 2000)]
 
 
@@ -239,9 +239,8 @@ def test_sink_pairs_carry_their_loss_and_reordering():
     from vnperflib.analysis import outcome
     from vnperflib.report import report
     from vnperflib import result
-    rep = rep_of("sink", SINK_2Q, {"tx_packets": 191, "tx_frames": 191})
-    rep["queues"] = outcome.queue_pairs(SINK_2Q)
-    res = result.RunResult.from_dict(rep)
+    res = dataclasses.replace(rep_of("sink", SINK_2Q, {"tx_packets": 191, "tx_frames": 191}),
+                              queues=outcome.queue_pairs(SINK_2Q))
     assert [(q.queue, q.cpu, q.packets, q.lost, q.reorder) for q in res.queues] == \
         [(0, 0, 95, 0, 0), (1, 1, 96, 1, 2)]
     back = json.loads(report.to_json(res))["queues"]
@@ -352,34 +351,30 @@ def test_both_sides_agree_per_queue_or_the_report_says_which_lost():
     from test_report import line, rep_of
     from vnperflib.analysis import outcome
     from vnperflib.report import report
-    from vnperflib import result
     host = {"queues": testpmd.queue_counts(testpmd.parse_stream_stats(STOP_2Q)[0], 0, 2)}
     good = outcome.queue_pairs(two_pairs(2003, 1995, 6, 0), host)
-    assert [(q["agree"], q["why"]) for q in good] == [(False, "queue 0 host->guest: 7 sent, 6 "
+    assert [(q.agree, q.why) for q in good] == [(False, "queue 0 host->guest: 7 sent, 6 "
                                                        "received (lost 1)"), (True, None)]
     exact = outcome.queue_pairs(two_pairs(2003, 1995, 7, 0), host)
-    assert [q["agree"] for q in exact] == [True, True]
+    assert [q.agree for q in exact] == [True, True]
     # txonly goes on after the guest stopped counting: host->guest not judged
     outlives = outcome.queue_pairs(two_pairs(2003, 1995, 6, 0),
                                    dict(host, sender_outlives_guest=True))
-    assert [q["agree"] for q in outlives] == [True, True]
+    assert [q.agree for q in outlives] == [True, True]
     lost = outcome.queue_pairs(two_pairs(2003, 2000, 7, 0), host)
-    assert lost[1]["why"] == "queue 1 guest->host: 2000 sent, 1995 received (lost 5)"
-    assert [q["hash_bad"] for q in lost] == [0, 3]
+    assert lost[1].why == "queue 1 guest->host: 2000 sent, 1995 received (lost 5)"
+    assert [q.hash_bad for q in lost] == [0, 3]
     rep = rep_of("gen", GEN_2Q, {"rx_packets": 4001, "rx_frames": 4001})
-    rep["queues"] = lost
-    res = result.RunResult.from_dict(rep)
+    res = dataclasses.replace(rep, queues=lost)
     assert line(report.human(res), "counts per queue") == \
         "disagree: queue 1 guest->host: 2000 sent, 1995 received (lost 5)"
     assert line(report.human(res), "per queue") == (
         "0: 2010 (tx 2003, rx 7, host rx 2003, tx 7); "
         "1: 2000 (tx 2000, rx 0, host rx 1995, tx 0, 3 wrong hash reports)")
-    rep["queues"] = exact
-    assert line(report.human(result.RunResult.from_dict(rep)), "counts per queue") == \
+    assert line(report.human(dataclasses.replace(rep, queues=exact)), "counts per queue") == \
         "agree on each of 2 queue pairs"
     # without the backend's counts: nothing judged
-    assert report.queue_counts_line(result.RunResult.from_dict(
-        dict(rep, queues=outcome.queue_pairs(two_pairs(1, 1)))).queues) is None
+    assert report.queue_counts_line(outcome.queue_pairs(two_pairs(1, 1))) is None
 
 
 def test_hash_report_line():
@@ -477,10 +472,10 @@ def test_tap_counts_the_peers_flow_on_its_queue_pair():
                                  "rx_packets": (100 if i == q else 0) + 1} for i in (0, 1)]}}
     # the driver's rx has a frame of the kernel's more: the app's count is compared
     pairs = outcome.queue_pairs(sink, host)
-    assert [(p["agree"], p["host_tx_packets"]) for p in pairs] == [
+    assert [(p.agree, p.host_tx_packets) for p in pairs] == [
         (True, 100 if i == q else 0) for i in (0, 1)]
     sink["queues"][q]["packets"] = 97
-    assert outcome.queue_pairs(sink, host)[q]["why"] == \
+    assert outcome.queue_pairs(sink, host)[q].why == \
         "queue %d host->guest: 100 sent, 97 received (lost 3)" % q
     # without the app's own per-pair counts nothing is judged
-    assert outcome.queue_pairs(dict(sink, queues=None), host)[q].get("agree") is None
+    assert outcome.queue_pairs(dict(sink, queues=None), host)[q].agree is None

@@ -3,6 +3,7 @@ transactions per second, p99.9, max and mean latency and its service
 demand per transaction; a lossy run says lossy, with the loss and where it
 happened, and never that the counts agree (issue 11, findings 1 and 7)."""
 
+import dataclasses
 import re
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
@@ -13,15 +14,15 @@ from vnperflib import result
 R = result.RunResult.from_dict  # a report's JSON object, typed as the runner returns it
 
 
-def rep_of(app, result, host=None, lossless=True, cpu_s=2.0):
-    rep = {"status": 0, "status_name": "ok", "why": "ok", "app": app, "backend": "dgram",
-           "machine": "microvm", "accel": "tcg", "config": ["app=%s" % app],
-           "guests": [{"label": "guest", "wall_s": 3.0, "ready_s": 0.05, "result": result}],
-           "host": host or {}, "cpu": {"total_pct": 150.0, "total_cpu_s": cpu_s,
-                                       "roles": {"vcpu": {"pct": 100.0}}}}
-    rep["counts"] = outcome.merged_counts("dgram", app, [rep["guests"][0]], host, lossless)
-    rep["metrics"] = outcome.metrics(rep)
-    return rep
+def rep_of(app, sent, host=None, lossless=True, cpu_s=2.0):
+    rep = R({"status": 0, "status_name": "ok", "why": "ok", "app": app, "backend": "dgram",
+             "machine": "microvm", "accel": "tcg", "config": ["app=%s" % app],
+             "guests": [{"label": "guest", "wall_s": 3.0, "ready_s": 0.05, "result": sent}],
+             "host": host or {}, "cpu": {"total_pct": 150.0, "total_cpu_s": cpu_s,
+                                         "roles": {"vcpu": {"pct": 100.0}}}})
+    rep = dataclasses.replace(rep, counts=outcome.merged_counts("dgram", app, rep.guests, host,
+                                                                lossless))
+    return dataclasses.replace(rep, metrics=outcome.metrics(rep))
 
 
 def line(text, key):
@@ -36,7 +37,7 @@ def test_rr_report_has_tps_tail_latency_and_demand_per_transaction():
            "packets": 40000, "bytes": 40000, "duration_ns": 2000000000, "timeouts": 0,
            "late": 0, "sessions": 1, "p50_us": 80.0, "p90_us": 95.0, "p99_us": 120.0,
            "p999_us": 400.0, "max_us": 900.0, "mean_us": 85.5}
-    text = report.human(R(rep_of("rr", res, {"rx_packets": 20000, "tx_packets": 20000})))
+    text = report.human(rep_of("rr", res, {"rx_packets": 20000, "tx_packets": 20000}))
     assert line(text, "transactions") == "20000, 10.000k/s"
     assert line(text, "latency") == (
         "p50 80.0 us, p90 95.0 us, p99 120.0 us, p99.9 400.0 us, max 900.0 us, mean 85.5 us")
@@ -51,7 +52,7 @@ def test_txfull_drop_run_reads_lossy_with_the_drops_located():
             "rx_drops": [counts.drop("peer", "in the peer's socket buffer", 0)],
             "rx_seq_lost": 17326053,
             "peer": {"streams": [{"id": 0, "first_seq": 0, "max_seq": 17453948}]}}
-    text = report.human(R(rep_of("gen", res, host)))
+    text = report.human(rep_of("gen", res, host))
     got = line(text, "counts guest->host")
     assert got.startswith("lossy: 17553298 sent, 127895 received, 17425403 lost"), got
     assert "17425403 dropped by the guest driver on a full TX ring (txfull=drop)" in got
@@ -64,11 +65,11 @@ def test_backend_batch_is_a_range_when_testpmd_cannot_pin_it():
     res = {"app": "gen", "packets": 7772544, "bytes": 7772544 * 64,
            "duration_ns": 1000000000, "vnet": {"tx": {"packets": 7772545, "in_flight": 0}}}
     host = {"backend_batch": None, "backend_batch_range": [3.77, 32.0]}
-    got = line(report.human(R(rep_of("gen", res, host))), "notifications")
+    got = line(report.human(rep_of("gen", res, host)), "notifications")
     assert "backend 3.8..32 frames per burst (testpmd gives its burst shares in whole " \
         "percents)" in got, got
     host = {"backend_batch": 1.0, "backend_batch_range": [1.0, 1.0]}
-    got = line(report.human(R(rep_of("gen", res, host))), "notifications")
+    got = line(report.human(rep_of("gen", res, host)), "notifications")
     assert "backend 1.0 frames per burst" in got and ".." not in got, got
 
 
@@ -77,11 +78,11 @@ def test_run_without_a_host_count_says_so_instead_of_nothing():
     # counted by anyone (docs/experiments.md, the 1500-MTU sweep).
     rep = rep_of("gen", {"app": "gen", "packets": 587136, "bytes": 888923904,
                          "duration_ns": 1000002374})
-    rep["backend"] = "user"
-    rep["counts"] = {"agree": None, "directions": {}, "host": {},
-                     "guest": {"tx_packets": 587136, "tx_bytes": 888923904,
-                               "rx_packets": None, "rx_bytes": None}}
-    text = report.human(R(rep))
+    rep = dataclasses.replace(rep, backend="user", counts=result.Counts.from_dict(
+        {"agree": None, "directions": {}, "host": {},
+         "guest": {"tx_packets": 587136, "tx_bytes": 888923904, "rx_packets": None,
+                   "rx_bytes": None}}))
+    text = report.human(rep)
     assert line(text, "counts") == (
         "guest only (sent 587136): no host-side count over user to check against, loss unknown")
 
@@ -99,7 +100,7 @@ def test_each_app_leads_with_its_own_measure():
            "pps": 880000.0, "bps": 17.2e9, "duration_ns": 1000000000, "unacked": 0,
            "sessions": [{"bytes": 2150000004, "duration_ns": 1000000000, "ok": True}]}
     host = {"iperf": {"host_role": "server", "bytes": 2150000000, "streams": [{"id": 3}]}}
-    text = report.human(R(rep_of("iperf", res, host, cpu_s=2.1)))
+    text = report.human(rep_of("iperf", res, host, cpu_s=2.1))
     first = [re.split(r"\s{2,}", l, 1)[0] for l in text.splitlines()]
     assert first.index("goodput") < first.index("frames")
     assert "pps" not in first and not [k for k in first if k.startswith("Gbit/s")], first
@@ -111,14 +112,14 @@ def test_each_app_leads_with_its_own_measure():
 
     # A guest server: the guest is the receiver.
     srv = dict(res, role="server", bytes=1000000000)
-    got = line(report.human(R(rep_of("iperf", srv, {"iperf": {"host_role": "client",
-                                                             "bytes": 1000000000}}))), "goodput")
+    got = line(report.human(rep_of("iperf", srv, {"iperf": {"host_role": "client",
+                                                           "bytes": 1000000000}})), "goodput")
     assert got == "8.000 Gbit/s (1000000000 bytes in 1.00 s, counted by the guest's iperf server)"
 
     rr = {"app": "rr", "role": "client", "proto": "udp", "transactions": 20000, "tps": 10000.0,
           "packets": 40000, "bytes": 40000, "pps": 20000.0, "bps": 160000.0,
           "duration_ns": 2000000000, "p50_us": 80.0, "p99_us": 120.0}
-    text = report.human(R(rep_of("rr", rr, {"rx_packets": 20000, "tx_packets": 20000})))
+    text = report.human(rep_of("rr", rr, {"rx_packets": 20000, "tx_packets": 20000}))
     first = [re.split(r"\s{2,}", l, 1)[0] for l in text.splitlines()]
     assert first.index("transactions") < first.index("latency") < first.index("messages")
     assert "pps" not in first and not [k for k in first if k.startswith("Gbit/s")], first
@@ -127,7 +128,7 @@ def test_each_app_leads_with_its_own_measure():
 
     gen = {"app": "gen", "packets": 1000000, "bytes": 64000000, "pps": 1e6, "bps": 512e6,
            "duration_ns": 1000000000}
-    text = report.human(R(rep_of("gen", gen, {"rx_packets": 1000000})))
+    text = report.human(rep_of("gen", gen, {"rx_packets": 1000000}))
     first = [re.split(r"\s{2,}", l, 1)[0] for l in text.splitlines()]
     assert first.index("pps") < first.index("Gbit/s (frames w/o FCS)") < first.index("frames")
     # 64-byte frames take 88 bytes on the wire: 0.704 Gbit/s at L1.
@@ -165,12 +166,11 @@ def test_csv_and_metrics_add_columns_and_keep_the_old_ones():
     assert report.CSV_FIELDS[:len(old)] == old
     res = {"app": "gen", "packets": 7772544, "bytes": 7772544 * 64, "pps": 7772544.0,
            "bps": 7772544.0 * 512, "duration_ns": 1000000000}
-    m = rep_of("gen", res, {"backend_batch": None, "backend_batch_range": [16.5, 32.0]})[
-        "metrics"]
-    assert (m["backend_batch_lo"], m["backend_batch_hi"]) == (16.5, 32.0)
-    assert "backend_batch" not in m and m["pps"] == 7772544.0
-    row = report.csv_row(R(rep_of("iperf", {"app": "iperf", "role": "server", "packets": 10,
-                                          "bytes": 125000000, "duration_ns": 1000000000})))
+    m = rep_of("gen", res, {"backend_batch": None, "backend_batch_range": [16.5, 32.0]}).metrics
+    assert (m.backend_batch_lo, m.backend_batch_hi) == (16.5, 32.0)
+    assert m.backend_batch is None and m.pps == 7772544.0
+    row = report.csv_row(rep_of("iperf", {"app": "iperf", "role": "server", "packets": 10,
+                                        "bytes": 125000000, "duration_ns": 1000000000}))
     assert row["goodput_bps"] == 1e9 and "goodput_bps" in report.to_csv([row]).split("\n")[0]
 
 
@@ -181,10 +181,11 @@ def test_features_say_what_was_negotiated_and_switched_off():
            "vnet": {"features_offered": ["mac", "mrg_rxbuf", "ctrl_vq", "event_idx"],
                     "features": ["mac", "mrg_rxbuf"], "tx": {"packets": 1000, "in_flight": 0}}}
     rep = rep_of("gen", res)
-    rep["identity"] = {"event_idx": "off", "features": "none"}
-    assert line(report.human(R(rep)), "virtio features") == \
-        "negotiated mac mrg_rxbuf; switched off: event_idx"
-    rep["identity"] = {"event_idx": "on", "features": "-mrg_rxbuf,-csum"}
-    assert line(report.human(R(rep)), "virtio features").endswith("switched off: mrg_rxbuf csum")
-    rep["identity"] = {"event_idx": "on", "features": "none"}
-    assert line(report.human(R(rep)), "virtio features").endswith("switched off: none")
+
+    def features(event_idx, features):
+        ident = {"event_idx": event_idx, "features": features}
+        return line(report.human(dataclasses.replace(rep, identity=ident)), "virtio features")
+
+    assert features("off", "none") == "negotiated mac mrg_rxbuf; switched off: event_idx"
+    assert features("on", "-mrg_rxbuf,-csum").endswith("switched off: mrg_rxbuf csum")
+    assert features("on", "none").endswith("switched off: none")

@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from vnpy import run_opts
-from vnperflib import exitcodes
+from vnperflib import exitcodes, result
 from vnperflib.analysis import hostcpu
 from vnperflib.run import pinning, protocol, qemucmd, runner
 from vnperflib.errors import RunnerError
@@ -239,12 +239,18 @@ def test_iperf_streams_reset_are_counted_and_named_in_the_failure():
     guest = {"label": "guest", "status": 1, "problems": [], "guest_code": 1,
              "error": {"message": "iperf: 6 of sessions=8 client streams finished"}}
     rep = {"guests": [guest], "host": {"iperf": {"streams_reset": 2}}}
-    status, why = outcome.overall_status(rep, None)
+    status, why = outcome.overall_status(result.RunResult.from_dict(rep), None)
     assert status == 1
     assert why.endswith("finished; the backend reset 2 of the host's iperf streams before "
                         "the guest accepted them (host iperf: Connection reset by peer)"), why
     rep["host"]["iperf"]["streams_reset"] = 0
-    assert outcome.overall_status(rep, None)[1].endswith("client streams finished")
+    assert outcome.overall_status(result.RunResult.from_dict(rep), None)[1].endswith(
+        "client streams finished")
+
+
+def run(guest):
+    """A run of one guest (a result.RunResult)."""
+    return result.RunResult.from_dict({"guests": [guest]})
 
 
 def test_guest_iperf_streams_aborted_fail_the_run_and_are_named():
@@ -255,13 +261,13 @@ def test_guest_iperf_streams_aborted_fail_the_run_and_are_named():
     assert iperf.guest_aborted(None) == 0 and iperf.guest_aborted({"aborted": True}) == 0
     guest = {"label": "guest", "status": 1, "problems": [], "guest_code": 1, "error": None,
              "result": {"app": "iperf", "role": "server", "finished": 3, "aborted": 1}}
-    status, why = outcome.overall_status({"guests": [guest]}, None)
+    status, why = outcome.overall_status(run(guest), None)
     assert status == 1
     assert why == ("guest: exit 1 (test failed); 1 of the guest's iperf streams were aborted "
                    "(reset) before the client's FIN"), why
     # A guest that exited 0 with a stream aborted still fails, with the reason.
     guest.update(status=0, guest_code=0)
-    status, why = outcome.overall_status({"guests": [guest]}, None)
+    status, why = outcome.overall_status(run(guest), None)
     assert status == 1 and why.endswith("aborted (reset) before the client's FIN"), why
     guest["result"]["aborted"] = 0
-    assert outcome.overall_status({"guests": [guest]}, None) == (0, "ok")
+    assert outcome.overall_status(run(guest), None) == (0, "ok")

@@ -5,6 +5,7 @@ sink's verdict (issue 16)."""
 import pytest
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
+from vnperflib import result
 from vnperflib.analysis import stalls, verdict
 from vnperflib.topologies import pvp as topology_pvp
 
@@ -80,24 +81,24 @@ def fwd_result(got, out, st):
 def pvp_rep(st, refused=879):
     sent = 2400000
     got = sent - refused
-    return {"topology": "pvp", "guests": [
+    return result.RunResult.from_dict({"topology": "pvp", "guests": [
         {"label": "fwd1", "result": fwd_result(got, got, st), "boot": {"tsc_hz": 1e9}}],
         "host": {"chain": {"backend": "vhost-peer", "nfwd": 1},
                  "peer_tx": {"packets": sent, "elapsed_ns": 6e9,
                              "errors": {"ring_full": refused}},
                  "peer_rx": {"packets": got, "vnperf": got, "bytes": got * 60,
-                             "errors": {"sock_drops": 0}, "latency": {}}}}
+                             "errors": {"sock_drops": 0}, "latency": {}}}})
 
 
 def test_pvp_hop_blames_the_host_when_the_forwarder_stalled_past_its_ring():
     rep = topology_pvp.finish_report(pvp_rep(stalled(13000.0)))
-    hop = rep["counts"]["directions"]["peer-tx -> fwd1 a"]
-    assert hop["verdict"] == "lossy" and hop["host_stall"] is True
-    assert hop["why"].endswith("879 refused by fwd1 a's full RX ring (peer ring_full); fwd1 a's "
+    hop = rep.counts.directions["peer-tx -> fwd1 a"]
+    assert hop.verdict == "lossy" and hop.host_stall is True
+    assert hop.why.endswith("879 refused by fwd1 a's full RX ring (peer ring_full); fwd1 a's "
                                "vCPU stalled up to 13.0 ms, longer than its 1024-entry RX ring "
                                "covers at 400k pps (2.6 ms): the loss is the host's (it took "
                                "the vCPU away), not the forwarder's speed")
-    assert rep["waits"]["fwd1"] == (
+    assert rep.waits["fwd1"] == (
         "input ring: 40 of 9000 bursts full; output ring: - waited full, 0 bursts refused, at "
         "most 7 frames in flight; vCPU stalled up to 13.0 ms (3 stalls over 1 ms, the ring "
         "covers 2.6 ms at 400k pps)")
@@ -105,64 +106,63 @@ def test_pvp_hop_blames_the_host_when_the_forwarder_stalled_past_its_ring():
 
 def test_pvp_hop_names_the_forwarders_own_pauses():
     rep = topology_pvp.finish_report(pvp_rep(stalled(300.0, 0, 0.0, 3100.0, 9.0)))
-    hop = rep["counts"]["directions"]["peer-tx -> fwd1 a"]
-    assert hop["host_stall"] is False and "own sample lines paused it up to 3.1 ms" in hop["why"]
+    hop = rep.counts.directions["peer-tx -> fwd1 a"]
+    assert hop.host_stall is False and "own sample lines paused it up to 3.1 ms" in hop.why
 
 
 def test_pvp_hop_keeps_the_forwarders_loss_when_its_stalls_were_short():
     rep = topology_pvp.finish_report(pvp_rep(stalled(900.0, over=0, stalled_ms=0.0)))
-    hop = rep["counts"]["directions"]["peer-tx -> fwd1 a"]
-    assert "host_stall" not in hop and "stalled" not in hop["why"]
-    assert rep["waits"]["fwd1"].endswith("vCPU stalled up to 0.9 ms (0 stalls over 1 ms, the "
+    hop = rep.counts.directions["peer-tx -> fwd1 a"]
+    assert hop.host_stall is None and "stalled" not in hop.why
+    assert rep.waits["fwd1"].endswith("vCPU stalled up to 0.9 ms (0 stalls over 1 ms, the "
                                          "ring covers 2.6 ms at 400k pps)")
 
 
 def test_pvp_without_loss_or_stalls_adds_nothing():
     rep = topology_pvp.finish_report(pvp_rep(stalled(13000.0), refused=0))
-    assert rep["counts"]["directions"]["peer-tx -> fwd1 a"]["verdict"] == "agree"
+    assert rep.counts.directions["peer-tx -> fwd1 a"].verdict == "agree"
     rep = topology_pvp.finish_report(pvp_rep(None))
-    assert "stalled" not in rep["waits"]["fwd1"]
-    assert "host_stall" not in rep["counts"]["directions"]["peer-tx -> fwd1 a"]
+    assert "stalled" not in rep.waits["fwd1"]
+    assert rep.counts.directions["peer-tx -> fwd1 a"].host_stall is None
 
 
 def test_pvp_with_garbage_stalls_says_so_in_the_waits_line():
     rep = topology_pvp.finish_report(pvp_rep({"max_us": "x"}))
-    assert "stalled" not in rep["counts"]["directions"]["peer-tx -> fwd1 a"]["why"]
-    assert rep["waits"]["fwd1"].endswith("; the guest's stalls.threshold_us is missing: "
+    assert "stalled" not in rep.counts.directions["peer-tx -> fwd1 a"].why
+    assert rep.waits["fwd1"].endswith("; the guest's stalls.threshold_us is missing: "
                                          "stalls ignored")
 
 
-def sink_rep(st, host):
+def sink_rep(st, host, backend="vhost-user", where=()):
     res = {"app": "sink", "packets": 990000, "duration_ns": 1e9,
            "vnet": {"rx": {"size": 256, "polls": 10000, "packets": 990000}}, "stalls": st}
-    return {"app": "sink", "backend": "vhost-user", "config": [], "cpu": {"roles": {}},
-            "host": host, "guests": [{"label": "vnperf", "result": res}],
-            "counts": {"directions": {"host->guest": {"sent": 1000000}}}}
+    return result.RunResult.from_dict(
+        {"app": "sink", "backend": backend, "config": [], "cpu": {"roles": {}},
+         "host": host, "guests": [{"label": "vnperf", "result": res}],
+         "counts": {"directions": {"host->guest": {"sent": 1000000, "where": list(where)}}}})
 
 
 def test_sink_ring_full_during_a_long_stall_is_the_hosts():
     host = {"ring_full_drops": 100000, "offered_at_end": 1000000}
     rep = sink_rep(stalled(5000.0), host)
     v = verdict.bottleneck(rep)
-    assert v["side"] == "host"
-    assert v["why"].endswith("vnperf's vCPU stalled up to 5.0 ms, longer than its 256-entry RX "
+    assert v.side == "host"
+    assert v.why.endswith("vnperf's vCPU stalled up to 5.0 ms, longer than its 256-entry RX "
                              "ring covers at 1.000M pps (0.3 ms): the loss is the host's (it "
                              "took the vCPU away), not the sink's speed")
     assert stalls.waits(rep) == {"vnperf": "vCPU stalled up to 5.0 ms (3 stalls over 1 ms, the "
                                            "ring covers 0.3 ms at 1.000M pps)"}
     short = verdict.bottleneck(sink_rep(stalled(100.0, over=0), host))
-    assert short["side"] == "guest" and "stalled" not in short["why"]
+    assert short.side == "guest" and "stalled" not in short.why
 
 
 def test_sink_socket_overflow_during_a_long_stall_is_the_hosts():
     """Over dgram the full ring shows as QEMU's socket overflowing."""
-    rep = sink_rep(stalled(5000.0), {})
-    rep["backend"] = "dgram"
-    rep["counts"]["directions"]["host->guest"]["where"] = [
-        {"at": "qemu_socket", "what": "in QEMU's UDP socket buffer", "frames": 3000}]
+    rep = sink_rep(stalled(5000.0), {}, "dgram", [
+        {"at": "qemu_socket", "what": "in QEMU's UDP socket buffer", "frames": 3000}])
     v = verdict.bottleneck(rep)
-    assert v["side"] == "host" and v["why"].startswith("the guest did not drain its RX ring")
-    assert "longer than its 256-entry RX ring covers" in v["why"]
+    assert v.side == "host" and v.why.startswith("the guest did not drain its RX ring")
+    assert "longer than its 256-entry RX ring covers" in v.why
 
 
 def test_pvvp_over_udp_names_the_stall_behind_a_socket_overflow_only():
@@ -172,14 +172,14 @@ def test_pvvp_over_udp_names_the_stall_behind_a_socket_overflow_only():
     a = fwd_result(99000, 99000, stalled(13000.0))
     b = fwd_result(98995, 98995, stalled(13000.0))
     a["vnet1"]["tx"]["in_flight"] = 5
-    rep = {"topology": "pvvp", "guests": [
+    rep = result.RunResult.from_dict({"topology": "pvvp", "guests": [
         {"label": "fwd1", "result": a}, {"label": "fwd2", "result": b}],
         "host": {"chain": {"backend": "wire", "nfwd": 2},
                  "peer_tx": {"packets": 100000, "elapsed_ns": 0.25e9},
                  "peer_rx": {"packets": 98995, "vnperf": 98995, "errors": {}},
-                 "qemu_socket_drops": {"fwd1 a": 1000}}}
-    d = topology_pvp.finish_report(rep)["counts"]["directions"]
-    assert d["peer-tx -> fwd1 a"]["host_stall"] is True
-    assert "fwd1 a's vCPU stalled up to 13.0 ms" in d["peer-tx -> fwd1 a"]["why"]
-    assert d["fwd1 b -> fwd2 a"]["verdict"] == "lossy"
-    assert "host_stall" not in d["fwd1 b -> fwd2 a"]
+                 "qemu_socket_drops": {"fwd1 a": 1000}}})
+    d = topology_pvp.finish_report(rep).counts.directions
+    assert d["peer-tx -> fwd1 a"].host_stall is True
+    assert "fwd1 a's vCPU stalled up to 13.0 ms" in d["peer-tx -> fwd1 a"].why
+    assert d["fwd1 b -> fwd2 a"].verdict == "lossy"
+    assert d["fwd1 b -> fwd2 a"].host_stall is None

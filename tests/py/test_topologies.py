@@ -3,13 +3,14 @@ guests, its default app and its support rows; no module outside the
 package branches on a topology's name."""
 
 import ast
+import dataclasses
 import glob
 import os
 
 import pytest
 
 from vnpy import ROOT, run_opts
-from vnperflib import backends, options, topologies
+from vnperflib import backends, options, result, topologies
 from vnperflib.run import identity, support
 from vnperflib.errors import RunnerError
 
@@ -88,8 +89,8 @@ def test_the_factory_names_the_four_and_refuses_another():
     assert e.value.status == 64 and "unknown topology 'ring': one of host, guests, pvp, pvvp" \
         in e.value.line
     # A report from before --topology, or of another runner's: one guest.
-    assert topologies.of_report({}) is topologies.ALL["host"]
-    assert topologies.of_report({"topology": "pvvp"}).nfwd == 2
+    assert topologies.of_report(result.RunResult()) is topologies.ALL["host"]
+    assert topologies.of_report(result.RunResult(topology="pvvp")).nfwd == 2
 
 
 @pytest.mark.parametrize("name,app", [("host", "gen"), ("guests", "gen"), ("pvp", "fwd"),
@@ -154,6 +155,5 @@ def test_search_and_backend_specifics():
 
 
 def test_finish_report_without_a_chain_has_waits_only():
-    rep = {"guests": [{"label": "guest", "result": {}}], "host": {}}
-    topologies.ALL["host"].finish_report(rep)
-    assert set(rep) == {"guests", "host", "waits"}
+    rep = result.RunResult.from_dict({"guests": [{"label": "guest", "result": {}}], "host": {}})
+    assert topologies.ALL["host"].finish_report(rep) == dataclasses.replace(rep, waits={})

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from vnpy import run_opts
-from vnperflib import backends
+from vnperflib import backends, result
 from vnperflib.run import runner
 from vnperflib.topologies import pvp as topology_pvp
 from vnperflib.errors import RunnerError
@@ -72,23 +72,23 @@ def test_wire_pvvp_locates_loss_per_hop():
                              "errors": {"sock_drops": 0},
                              "latency": {"count": 985, "p50_us": 12.5, "p99_us": 40.0}},
                  "qemu_socket_drops": {"fwd2 a": 5}}}
-    topology_pvp.finish_report(rep)
-    c = rep["counts"]
-    assert c["hops"] == ["peer-tx -> fwd1 a", "fwd1 a -> b", "fwd1 b -> fwd2 a", "fwd2 a -> b",
+    rep = topology_pvp.finish_report(result.RunResult.from_dict(rep))
+    c = rep.counts
+    assert list(c.hops) == ["peer-tx -> fwd1 a", "fwd1 a -> b", "fwd1 b -> fwd2 a", "fwd2 a -> b",
                          "fwd2 b -> peer-rx"]
-    d = c["directions"]
-    assert d["peer-tx -> fwd1 a"]["verdict"] == "agree"
-    assert d["fwd1 a -> b"]["verdict"] == "lossy" and "10 dropped on fwd1's full output ring" in \
-        d["fwd1 a -> b"]["why"]
-    assert d["fwd1 b -> fwd2 a"]["verdict"] == "lossy" and \
-        "5 in QEMU's UDP socket buffer (fwd2 a)" in d["fwd1 b -> fwd2 a"]["why"]
+    d = c.directions
+    assert d["peer-tx -> fwd1 a"].verdict == "agree"
+    assert d["fwd1 a -> b"].verdict == "lossy" and "10 dropped on fwd1's full output ring" in \
+        d["fwd1 a -> b"].why
+    assert d["fwd1 b -> fwd2 a"].verdict == "lossy" and \
+        "5 in QEMU's UDP socket buffer (fwd2 a)" in d["fwd1 b -> fwd2 a"].why
     e2e = d["end to end"]
-    assert (e2e["sent"], e2e["received"], e2e["located"], e2e["verdict"]) == (1000, 985, 15,
+    assert (e2e.sent, e2e.received, e2e.located, e2e.verdict) == (1000, 985, 15,
                                                                               "lossy")
-    assert c["agree"] is False
-    m = rep["metrics"]
-    assert m["pps"] == pytest.approx(492.5) and m["p50_ns"] == 12500 and m["p99_ns"] == 40000
-    assert rep["waits"]["fwd1"].startswith("input ring: 3 of 9 bursts full")
+    assert c.agree is False
+    m = rep.metrics
+    assert m.pps == pytest.approx(492.5) and m.p50_ns == 12500 and m.p99_ns == 40000
+    assert rep.waits["fwd1"].startswith("input ring: 3 of 9 bursts full")
 
 
 def test_vhost_user_pvp_unexplained_loss_disagrees():
@@ -101,12 +101,12 @@ def test_vhost_user_pvp_unexplained_loss_disagrees():
                                          {"label": "tester", "result": tester}],
            "host": {"chain": {"backend": "vhost-user", "nfwd": 1},
                     "testpmd": {"ports": ports}}}
-    topology_pvp.finish_report(rep)
-    d = rep["counts"]["directions"]
-    assert rep["counts"]["hops"][-1] == "testpmd port 3 -> tester b"
-    assert d["testpmd port 3 -> tester b"]["verdict"] == "disagree"
-    assert d["end to end"]["lost"] == 10 and d["end to end"]["verdict"] == "disagree"
-    assert all(d[h]["verdict"] == "agree" for h in rep["counts"]["hops"][:-1])
+    rep = topology_pvp.finish_report(result.RunResult.from_dict(rep))
+    d = rep.counts.directions
+    assert rep.counts.hops[-1] == "testpmd port 3 -> tester b"
+    assert d["testpmd port 3 -> tester b"].verdict == "disagree"
+    assert d["end to end"].lost == 10 and d["end to end"].verdict == "disagree"
+    assert all(d[h].verdict == "agree" for h in rep.counts.hops[:-1])
 
 
 def test_tester_peer_over_vhost_user_has_no_tester_guest_and_no_switch():
@@ -142,20 +142,20 @@ def test_vhost_peer_pvp_locates_the_full_rx_ring_and_times_one_way():
                  "peer_rx": {"mode": "count", "packets": 980, "vnperf": 980,
                              "bytes": 980 * 60, "errors": {"sock_drops": 0},
                              "latency": {"count": 980, "p50_us": 30.0, "p99_us": 90.0}}}}
-    topology_pvp.finish_report(rep)
-    c = rep["counts"]
-    assert c["hops"] == ["peer-tx -> fwd1 a", "fwd1 a -> b", "fwd1 b -> peer-rx"]
-    d = c["directions"]
+    rep = topology_pvp.finish_report(result.RunResult.from_dict(rep))
+    c = rep.counts
+    assert list(c.hops) == ["peer-tx -> fwd1 a", "fwd1 a -> b", "fwd1 b -> peer-rx"]
+    d = c.directions
     first = d["peer-tx -> fwd1 a"]
-    assert first["verdict"] == "lossy" and \
-        "20 refused by fwd1 a's full RX ring (peer ring_full)" in first["why"]
-    assert d["fwd1 a -> b"]["verdict"] == d["fwd1 b -> peer-rx"]["verdict"] == "agree"
+    assert first.verdict == "lossy" and \
+        "20 refused by fwd1 a's full RX ring (peer ring_full)" in first.why
+    assert d["fwd1 a -> b"].verdict == d["fwd1 b -> peer-rx"].verdict == "agree"
     e2e = d["end to end"]
-    assert (e2e["sent"], e2e["received"], e2e["located"], e2e["verdict"]) == (1000, 980, 20,
+    assert (e2e.sent, e2e.received, e2e.located, e2e.verdict) == (1000, 980, 20,
                                                                               "lossy")
-    assert c["tester"] == "peer-tx"
-    m = rep["metrics"]
-    assert m["pps"] == pytest.approx(490.0) and m["p50_ns"] == 30000 and m["p99_ns"] == 90000
+    assert c.tester == "peer-tx"
+    m = rep.metrics
+    assert m.pps == pytest.approx(490.0) and m.p50_ns == 30000 and m.p99_ns == 90000
 
 
 def test_vhost_peer_pvp_counts_the_warmup_at_the_interfaces_not_end_to_end():
@@ -171,16 +171,16 @@ def test_vhost_peer_pvp_counts_the_warmup_at_the_interfaces_not_end_to_end():
                  "peer_rx": {"mode": "count", "packets": 980, "vnperf": 980,
                              "bytes": 980 * 60, "errors": {"sock_drops": 0},
                              "latency": {"count": 980, "p50_us": 30.0}}}}
-    topology_pvp.finish_report(rep)
-    d = rep["counts"]["directions"]
+    rep = topology_pvp.finish_report(result.RunResult.from_dict(rep))
+    d = rep.counts.directions
     first = d["peer-tx -> fwd1 a"]
-    assert (first["sent"], first["received"], first["verdict"]) == (1300, 1260, "lossy")
-    assert "40 refused by fwd1 a's full RX ring" in first["why"]
+    assert (first.sent, first.received, first.verdict) == (1300, 1260, "lossy")
+    assert "40 refused by fwd1 a's full RX ring" in first.why
     last = d["fwd1 b -> peer-rx"]
-    assert (last["sent"], last["received"], last["verdict"]) == (1260, 1260, "agree")
+    assert (last.sent, last.received, last.verdict) == (1260, 1260, "agree")
     e2e = d["end to end"]
-    assert (e2e["sent"], e2e["received"]) == (1000, 980)
-    assert rep["metrics"]["packets"] == 980
+    assert (e2e.sent, e2e.received) == (1000, 980)
+    assert rep.metrics.packets == 980
 
 
 def test_vhost_peer_warmup_option():

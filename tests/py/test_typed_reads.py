@@ -1,4 +1,10 @@
-"""The renderers of a sweep's, a search's and a fleet's results read the
+"""The run's report is built typed and read by attribute: the runner, the
+analysis stages and the topologies make a result.RunResult of typed parts
+(no report dict, no member set by key), and they, hostile's verdict and
+the fleet's report read its members, and its guests', counts', CPU's and
+verdict's, by attribute (issue 30: "the report is an untyped dict").
+
+The renderers of a sweep's, a search's and a fleet's results read the
 typed result (result.SweepResult, its Points and their Summaries;
 result.FleetResult, its instances, groups and their Metrics: issue 30, "the
 report is an untyped dict"), not its JSON object: an AST scan of each
@@ -84,3 +90,91 @@ def test_the_scan_finds_a_read_by_key(tmp_path):
     keys = [constant_key(n) for n in ast.walk(tree)]
     assert {"points", "median", "mode"} <= set(keys)
     assert [k for k in keys if k in field_names()] == ["points", "median"]
+
+
+# The run's report and its parts (issue 30).
+REPORT = (result.RunResult, result.GuestReport, result.Counts, result.Direction, result.Cpu,
+          result.CpuRole, result.Verdict)
+# Members that are also keys of what stays a JSON object, read as such:
+# the guest's protocol messages (docs/protocol.md: a result's app, packets,
+# lost, queues, streams, status...), the backends' host counts (host's
+# chain backend, queues), counts.py's own objects and a hostile case's line.
+SHARED = {"app", "backend", "boot", "config", "status", "lost", "sent", "packets", "queues",
+          "streams", "why", "guest", "host", "result"}
+# Keys of other objects in one module, named so the key stays a report
+# member everywhere else: a run's identity (placement, tester), the QMP
+# info of a guest (error), the app's own entry of a queue pair (cpu).
+OWN = {"run/runner.py": {"placement", "error"}, "topologies/pvp.py": {"tester"},
+       "analysis/outcome.py": {"cpu"}}
+# Where the report is made: no dict of it, no member set by key.
+BUILDERS = ("run/runner.py", "analysis/outcome.py", "analysis/verdict.py", "analysis/stalls.py",
+            "analysis/hostbound.py", "analysis/hostcpu.py", "topologies/__init__.py",
+            "topologies/base.py", "topologies/host.py", "topologies/guests.py",
+            "topologies/pvp.py")
+# Where it is read: (module, functions (None: all)).
+READERS = tuple((m, None) for m in BUILDERS) + (
+    ("campaign/hostile_verdict.py", ("outcome", "_host_frames")),
+    ("fleet/fleetreport.py", ("instance_report", "pair_counts", "_pair_loss", "summarize",
+                              "_with_pair", "build", "status_of", "finish", "write_results",
+                              "fleet_identity")),
+)
+
+
+def report_keys():
+    return {f.name for cls in REPORT for f in dataclasses.fields(cls)} - {"extra", "keys"} - \
+        SHARED
+
+
+def built_keys(node):
+    """The constant keys node sets: a dict display's, a subscript's it
+    stores to, the keywords of dict(), .update() and .setdefault()'s key."""
+    if isinstance(node, ast.Dict):
+        return [k.value for k in node.keys if isinstance(k, ast.Constant)]
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
+            isinstance(node.slice, ast.Constant):
+        return [node.slice.value]
+    if not isinstance(node, ast.Call):
+        return []
+    f = node.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+    if name in ("dict", "update"):
+        return [k.arg for k in node.keywords if k.arg]
+    if name == "setdefault" and node.args and isinstance(node.args[0], ast.Constant):
+        return [node.args[0].value]
+    return []
+
+
+def report_dicts(path, names):
+    """A report built as a dict in path: its keys that name report members."""
+    with open(os.path.join(LIB, path)) as f:
+        tree = ast.parse(f.read(), path)
+    return ["%s:%d builds [%r]" % (path, node.lineno, k) for node in ast.walk(tree)
+            for k in built_keys(node) if k in names]
+
+
+def test_the_runner_builds_the_report_typed():
+    assert {"guests", "counts", "directions", "roles", "verdict", "side", "label",
+            "metrics", "waits"} <= report_keys()
+    found = [x for path in BUILDERS
+             for x in report_dicts(path, report_keys() - OWN.get(path, set()))]
+    assert not found, "the run's report built as a dict (build the result.RunResult's " \
+        "parts): " + "; ".join(found)
+
+
+def test_the_report_is_read_by_attribute():
+    found = [x for path, fns in READERS
+             for x in dict_reads(path, fns, report_keys() - OWN.get(path, set()))]
+    assert not found, "reads of the run's report by key (use the attribute): " + \
+        "; ".join(found)
+
+
+def test_the_report_scan_finds_a_dict_and_a_read(tmp_path):
+    """Not vacuous: a report dict, a member set by key and one read by key
+    are each found; a key of the guest's messages is not."""
+    tree = ast.parse("def f(g, rep):\n    rep['verdict'] = {'side': 'host'}\n"
+                     "    rep.update(waits={})\n    return dict(label=1), g['guests'], "
+                     "g.get('packets')\n")
+    built = [k for n in ast.walk(tree) for k in built_keys(n) if k in report_keys()]
+    assert sorted(built) == ["label", "side", "verdict", "waits"]
+    assert [constant_key(n) for n in ast.walk(tree)
+            if constant_key(n) in report_keys()] == ["guests"]

@@ -19,7 +19,6 @@ import typing
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
-from .analysis import counts as _counts
 from .errors import usage
 
 # The version of the run report's JSON this runner writes ("schema_version").
@@ -83,6 +82,17 @@ class Record:
             return tuple(v)
         return v
 
+    @classmethod
+    def given(cls, **kw):
+        """A record whose members are those given, each written, None too
+        (a null in the JSON), and the others only when they have a value."""
+        return cls(**kw, keys=tuple(kw))
+
+    def but(self, **kw):
+        """This record with the members given set and written, None too."""
+        return dataclasses.replace(self, **kw, keys=self.keys + tuple(k for k in kw
+                                                                     if k not in self.keys))
+
     def to_dict(self):
         out = {}
         for f in dataclasses.fields(self):
@@ -138,12 +148,22 @@ class Verdict(Record):
 
 @dataclass(frozen=True)
 class Direction(Record):
-    """One direction's counts on both sides (counts.py)."""
+    """One direction's counts on both sides (counts.py): where is the
+    places its frames were lost ({"at", "what", "frames"}: counts.drop),
+    located how many of them those account for; stalled when QEMU stopped
+    reading its socket, host_stall when a chain's hop lost them to a vCPU
+    the host took away (topologies/pvp.py)."""
+    TUPLES = ("where",)
     verdict: str = None
     why: str = None
     sent: Optional[float] = None     # whole frames (JSON integers)
     received: Optional[float] = None
     lost: Optional[float] = None
+    loss_pct: Optional[float] = None
+    where: tuple = None
+    located: Optional[float] = None
+    stalled: Optional[bool] = None
+    host_stall: Optional[bool] = None
     extra: Mapping = _extra()
     keys: tuple = _keys()
 
@@ -151,19 +171,27 @@ class Direction(Record):
 @dataclass(frozen=True)
 class Counts(Record):
     """Both sides' counts: the guest's, the host end's, per direction, and
-    whether every direction with both agrees (None: none has both)."""
+    whether every direction with both agrees (None: none has both); a
+    chain's (topologies/pvp.py) also its tester and its hops in order."""
     NESTED = {"directions": ("map", Direction)}
+    TUPLES = ("hops",)
     guest: Mapping = None
     host: Mapping = None
     directions: Mapping = None      # {name: Direction}
     agree: Optional[bool] = None
+    tester: Optional[str] = None
+    hops: tuple = None
     extra: Mapping = _extra()
     keys: tuple = _keys()
 
     @property
     def host_counted(self):
-        """Every direction has a host-side count (counts.host_counted)."""
-        return _counts.host_counted(self.to_dict())
+        """Whether the counts have a count of the other end beside the
+        guest's (the host end's, the receiving guest's): some direction
+        with both. Without one (hub, slirp but iperf) a rate is the
+        guest's own, not what was delivered: every report says "guest
+        only"."""
+        return bool(self.directions)
 
 
 @dataclass(frozen=True)
@@ -341,6 +369,7 @@ class RunResult(Record):
     topology: str = None
     nice: Mapping = None
     identity: Mapping = None
+    placement: Mapping = None       # --placement's plan, what was placed and what not
     wall_s: float = None
     metrics: Metrics = field(default_factory=Metrics)
     waits: Mapping = None
@@ -351,6 +380,19 @@ class RunResult(Record):
     teardown_errors: tuple = None
     extra: Mapping = _extra()
     keys: tuple = ("vnperf_report", "schema_version", "metrics")
+
+    # What the runner writes of every run, a null too (RunResult.of).
+    RUN_KEYS = ("vnperf_report", "schema_version", "time", "engine", "machine", "boot", "accel",
+                "accel_why", "backend", "app", "config", "guests", "host", "counts", "cpu",
+                "qmp", "topology", "nice", "identity", "placement", "wall_s", "metrics",
+                "waits", "verdict", "status", "why", "status_name")
+
+    @classmethod
+    def of(cls, **kw):
+        """The runner's report of one run from its typed parts: every
+        member of RUN_KEYS written, queues and streams when there are
+        some."""
+        return cls(**kw, keys=cls.RUN_KEYS)
 
     @classmethod
     def from_dict(cls, d):

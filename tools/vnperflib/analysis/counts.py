@@ -236,11 +236,17 @@ def socket_stall(d, where):
 
 
 def stalled(c):
-    """The why of the first direction stalled at QEMU's socket, or None."""
-    for d in ((c or {}).get("directions") or {}).values():
-        if d.get("stalled"):
-            return d["why"]
+    """The why of the first direction of c (result.Counts, or None) stalled
+    at QEMU's socket, or None."""
+    for d in _directions(c).values():
+        if d.stalled:
+            return d.why
     return None
+
+
+def _directions(c):
+    """{name: result.Direction} of c (result.Counts, or None)."""
+    return (c.directions if c is not None else None) or {}
 
 
 def _rx_where(app, result, host, sent, got):
@@ -295,18 +301,9 @@ def _server_view(d, served, done, timeouts, sessions):
             sessions, timeouts))
 
 
-# The metrics of a run that are the guest's own count when host_counted()
+# The metrics of a run that are the guest's own count when result.Counts.host_counted
 # is False: its rates.
 GUEST_RATES = ("pps", "bps", "tps")
-
-
-def host_counted(c):
-    """Whether a run's counts (merge's and its kin's) have a count of the
-    other end beside the guest's (the host end's, the receiving guest's):
-    some direction with both. Without one (hub, slirp but iperf) a rate is
-    the guest's own, not what was delivered: every report says "guest
-    only"."""
-    return bool((c or {}).get("directions"))
 
 
 def _verdict(out):
@@ -431,13 +428,13 @@ APP_DIRECTIONS = ("guest->host", "host->guest", "tx guest->rx guest", "end to en
 WIRE_DIRECTIONS = ("guest->host frames", "host->guest frames", "tx guest->rx guest frames")
 
 
-def run_loss(counts):
-    """(loss %, frames lost) of the worst direction, app level first; (None,
-    None) without counts on both sides."""
-    dirs = (counts or {}).get("directions") or {}
+def run_loss(c):
+    """(loss %, frames lost) of the worst direction of c (result.Counts, or
+    None), app level first; (None, None) without counts on both sides."""
+    dirs = _directions(c)
     for names in (APP_DIRECTIONS, WIRE_DIRECTIONS):
-        have = [dirs[n] for n in names if n in dirs and "loss_pct" in dirs[n]]
+        have = [dirs[n] for n in names if n in dirs and dirs[n].loss_pct is not None]
         if have:
-            worst = max(have, key=lambda d: d["loss_pct"])
-            return worst["loss_pct"], worst["lost"]
+            worst = max(have, key=lambda d: d.loss_pct)
+            return worst.loss_pct, worst.lost
     return None, None

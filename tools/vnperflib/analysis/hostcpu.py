@@ -5,6 +5,9 @@ and how long each thread was runnable but waited for a CPU (schedstat):
 the sign of a host with more runnable threads than CPUs."""
 
 import os
+import types
+
+from .. import result
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -129,28 +132,27 @@ class CpuMeter:
             self._b, self._tb = b, t
 
     def result(self):
-        """{"window_s", "roles": {role: {"cpu_s", "pct", "wait_pct",
-        "threads"}}, "total_cpu_s", "total_pct", "wait_pct" (all roles'
-        run-queue waits), "runnable_avg" (threads running or waiting for a
-        CPU, on average), "cpus"} or None."""
+        """The window's result.Cpu (each role's CPU and run-queue wait,
+        the total, the wait of all roles, the threads running or waiting
+        for a CPU on average, the host's CPUs), or None."""
         if self._a is None or self._b is None or self._tb <= self._ta:
             return None
         window = self._tb - self._ta
-        roles = {}
+        used = {}
         for k, (role, tb, wb) in self._b.items():
             _, ta, wa = self._a.get(k, (role, 0, 0))
-            r = roles.setdefault(role, {"cpu_s": 0.0, "wait_s": 0.0, "threads": 0})
-            r["cpu_s"] += (tb - ta) / CLK_TCK
-            r["wait_s"] += max(0, wb - wa) / 1e9
-            r["threads"] += 1
-        for r in roles.values():
-            r["pct"] = 100.0 * r["cpu_s"] / window
-            r["wait_pct"] = 100.0 * r["wait_s"] / window
-        total = sum(r["cpu_s"] for r in roles.values())
-        wait = sum(r["wait_s"] for r in roles.values())
-        return {"window_s": window, "roles": roles, "total_cpu_s": total,
-                "total_pct": 100.0 * total / window, "wait_pct": 100.0 * wait / window,
-                "runnable_avg": (total + wait) / window, "cpus": host_cpus()}
+            cpu_s, wait_s, threads = used.get(role, (0.0, 0.0, 0))
+            used[role] = (cpu_s + (tb - ta) / CLK_TCK, wait_s + max(0, wb - wa) / 1e9,
+                          threads + 1)
+        roles = {role: result.CpuRole(cpu_s=c, wait_s=w, threads=n, pct=100.0 * c / window,
+                                      wait_pct=100.0 * w / window)
+                 for role, (c, w, n) in used.items()}
+        total = sum(c for c, _, _ in used.values())
+        wait = sum(w for _, w, _ in used.values())
+        return result.Cpu.given(window_s=window, roles=types.MappingProxyType(roles),
+                                total_cpu_s=total, total_pct=100.0 * total / window,
+                                wait_pct=100.0 * wait / window,
+                                runnable_avg=(total + wait) / window, cpus=host_cpus())
 
 
 def service_demand(cpu_s, packets, nbytes, transactions=None):

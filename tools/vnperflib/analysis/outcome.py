@@ -1,8 +1,9 @@
 """What a finished run amounts to: each guest's part of the report, both
-sides' counts merged, the metrics sweep and compare work on, and the run's
-status with one line why."""
+sides' counts merged, the queue pairs and streams, the metrics sweep and
+compare work on, and the run's status with one line why. Each is a typed
+part of the run's result.RunResult (result.py), read by attribute."""
 
-from .. import exitcodes
+from .. import exitcodes, result
 from ..errors import printable
 from ..run import iperf
 from . import counts, hostcpu
@@ -10,30 +11,17 @@ from .stats import number as _num
 
 
 def guest_report(g):
+    """Guest g's result.GuestReport: every member written, None too."""
     c = g.console
-    return {
-        "label": g.label,
-        "argv": g.argv,
-        "qemu_status": g.qemu_status,
-        "guest_code": g.guest_code,
-        "status": g.status(),
-        "status_name": exitcodes.status_name(g.status()),
-        "timed_out": g.timed_out,
-        "started": g.proc is not None,
-        "why_no_exit": g.why_no_exit() if g.guest_code is None else None,
-        "stderr_tail": g.stderr_text()[-2000:],
-        "console_tail": [l.text for l in c.lines[-40:]],
-        "wall_s": g.wall_s,
-        "ready_s": g.t_ready,
-        "boot": c.first("boot"),
-        "config": c.last("config"),
-        "ready": c.first("ready"),
-        "samples": c.all("sample"),
-        "result": c.last("result"),
-        "error": c.last("error"),
-        "exit": c.last("exit"),
-        "problems": c.problems(g.guest_code),
-    }
+    return result.GuestReport.given(
+        label=g.label, argv=tuple(g.argv), qemu_status=g.qemu_status, guest_code=g.guest_code,
+        status=g.status(), status_name=exitcodes.status_name(g.status()),
+        timed_out=g.timed_out, started=g.proc is not None,
+        why_no_exit=g.why_no_exit() if g.guest_code is None else None,
+        stderr_tail=g.stderr_text()[-2000:], console_tail=tuple(l.text for l in c.lines[-40:]),
+        wall_s=g.wall_s, ready_s=g.t_ready, boot=c.first("boot"), config=c.last("config"),
+        ready=c.first("ready"), samples=tuple(c.all("sample")), result=c.last("result"),
+        error=c.last("error"), exit=c.last("exit"), problems=tuple(c.problems(g.guest_code)))
 
 
 def receiver_socket_drops(frames):
@@ -45,11 +33,17 @@ def receiver_socket_drops(frames):
     return [counts.drop("qemu_socket", "in the receiver QEMU's UDP socket buffer", frames)]
 
 
-def merged_counts(backend, app, reports, host, lossless):
-    """Both sides' counts (counts.py) for the topology and app; None
-    without a NIC."""
-    result = reports[-1]["result"]
-    if len(reports) == 2:
+def merged_counts(backend, app, guests, host, lossless):
+    """Both sides' counts (counts.py) for the topology and app, of the
+    guests' result.GuestReports: a result.Counts, None without a NIC."""
+    merged = _merged(backend, app, [g.result for g in guests], host, lossless)
+    return None if merged is None else result.Counts.from_dict(merged)
+
+
+def _merged(backend, app, results, host, lossless):
+    """counts.py's JSON object of the guests' results (receivers first)."""
+    sent = results[-1]
+    if len(results) == 2:
         drops = receiver_socket_drops(host.get("qemu_socket_drops", {}).get(0, 0))
         ports = (host.get("testpmd") or {}).get("ports", {})
         if 0 in ports and 1 in ports:
@@ -58,75 +52,84 @@ def merged_counts(backend, app, reports, host, lossless):
             drops.append(counts.drop("backend", "taken by testpmd io forwarding, not passed on",
                                      max(0, ports[1].get("RX-packets", 0)
                                          - ports[0].get("TX-packets", 0))))
-        return counts.merge_guests(app, result, reports[0]["result"], lossless=lossless,
-                                   drops=drops)
+        return counts.merge_guests(app, sent, results[0], lossless=lossless, drops=drops)
     if backend == "none":
         return None
     if app == "iperf":
-        return counts.merge_iperf(result, host)
+        return counts.merge_iperf(sent, host)
     if app == "fwd":
-        return counts.merge_fwd(result, host, lossless=lossless)
-    return counts.merge(app, result, host, lossless=lossless)
+        return counts.merge_fwd(sent, host, lossless=lossless)
+    return counts.merge(app, sent, host, lossless=lossless)
 
 
-def queue_pairs(result, host=None):
-    """The sending guest's queue pairs (result.QueuePair's members), one
-    per pair the driver used, when it used more than one; else None. The
-    app's own per-pair entry (gen's, sink's and reflect's `queues`, by
-    `queue`) gives the CPU, the app's count and (sink, reflect) the pair's
-    loss and reordering; without one, packets is the driver's both ways.
-    The backend's own per-queue counts (host's `queues`: testpmd's
-    streams) are set beside the driver's, and whether they agree."""
-    drv = ((result or {}).get("vnet") or {}).get("queues") or []
+# What every queue pair's entry has, a null too.
+PAIR_KEYS = ("queue", "tx_packets", "rx_packets", "tx_bytes", "rx_bytes", "cpu", "packets",
+             "lost", "reorder")
+
+
+def queue_pairs(sent, host=None):
+    """The sending guest's queue pairs (a tuple of result.QueuePair), one
+    per pair the driver used, when it used more than one; else None. sent:
+    the sender's result message. The app's own per-pair entry (gen's,
+    sink's and reflect's `queues`, by `queue`) gives the CPU, the app's
+    count and (sink, reflect) the pair's loss and reordering; without
+    one, packets is the driver's both ways. The backend's own per-queue
+    counts (host's `queues`: testpmd's streams) are set beside the
+    driver's, and whether they agree."""
+    drv = ((sent or {}).get("vnet") or {}).get("queues") or []
     if len(drv) < 2:
         return None
-    app = {q.get("queue"): q for q in (result.get("queues") or []) if isinstance(q, dict)}
+    app = {q.get("queue"): q for q in (sent.get("queues") or []) if isinstance(q, dict)}
     hq = {q.get("queue"): q for q in ((host or {}).get("queues") or []) if isinstance(q, dict)}
-    out = []
-    for d in drv:
-        a = app.get(d.get("queue"), {})
-        e = {k: d.get(k) for k in ("queue", "tx_packets", "rx_packets", "tx_bytes", "rx_bytes")}
-        e["cpu"] = a.get("cpu")
-        e["packets"] = a.get("packets", d.get("packets"))
-        e["lost"], e["reorder"] = a.get("lost"), a.get("reorder")
-        if "hash_bad_type" in d:
-            e["hash_bad"] = d.get("hash_bad_type", 0) + d.get("hash_bad_value", 0)
-        h = hq.get(d.get("queue"))
-        if h is not None:
-            e["host_rx_packets"], e["host_tx_packets"] = h.get("rx_packets"), h.get("tx_packets")
-            # a sender that goes on after the app stopped counting (txonly)
-            # sends more than the guest took: that way is not judged; an
-            # app-level host count (the peer's) meets the app's own per pair
-            got = (a.get("packets") if h.get("app_level") else d.get("rx_packets"))
-            outlives = (host or {}).get("sender_outlives_guest")
-            if None not in (e["tx_packets"], e["host_rx_packets"]) or (
-                    None not in (e["host_tx_packets"], got) and not outlives):
-                e["why"] = queue_disagreement(e, got, outlives)
-                e["agree"] = e["why"] is None
-        out.append(e)
-    return out
+    outlives = (host or {}).get("sender_outlives_guest")
+    return tuple(_queue_pair(d, app.get(d.get("queue"), {}), hq.get(d.get("queue")), outlives)
+                 for d in drv)
 
 
-def queue_disagreement(e, received, outlives=False):
-    """None when the pair's two sides agree each way (host->guest, the
-    guest's count received, not judged when the host's sender outlives
-    the guest), else one line that says which queue lost (or gained) how
-    many frames."""
+def _queue_pair(d, a, h, outlives):
+    """One pair's result.QueuePair: the driver's entry d, the app's a, the
+    backend's h (None without one)."""
+    q = result.QueuePair(queue=d.get("queue"), tx_packets=d.get("tx_packets"),
+                         rx_packets=d.get("rx_packets"), tx_bytes=d.get("tx_bytes"),
+                         rx_bytes=d.get("rx_bytes"), cpu=a.get("cpu"),
+                         packets=a.get("packets", d.get("packets")), lost=a.get("lost"),
+                         reorder=a.get("reorder"), keys=PAIR_KEYS)
+    if "hash_bad_type" in d:
+        q = q.but(hash_bad=d.get("hash_bad_type", 0) + d.get("hash_bad_value", 0))
+    if h is None:
+        return q
+    q = q.but(host_rx_packets=h.get("rx_packets"), host_tx_packets=h.get("tx_packets"))
+    # a sender that goes on after the app stopped counting (txonly) sends
+    # more than the guest took: that way is not judged; an app-level host
+    # count (the peer's) meets the app's own per pair
+    got = a.get("packets") if h.get("app_level") else d.get("rx_packets")
+    if None not in (q.tx_packets, q.host_rx_packets) or (
+            None not in (q.host_tx_packets, got) and not outlives):
+        why = queue_disagreement(q, got, outlives)
+        q = q.but(why=why, agree=why is None)
+    return q
+
+
+def queue_disagreement(q, received, outlives=False):
+    """None when pair q's (a result.QueuePair) two sides agree each way
+    (host->guest, the guest's count received, not judged when the host's
+    sender outlives the guest), else one line that says which queue lost
+    (or gained) how many frames."""
     bad = []
-    ways = [("guest->host", e["tx_packets"], e["host_rx_packets"])]
+    ways = [("guest->host", q.tx_packets, q.host_rx_packets)]
     if not outlives:
-        ways.append(("host->guest", e["host_tx_packets"], received))
+        ways.append(("host->guest", q.host_tx_packets, received))
     for what, sent, got in ways:
         if sent is None or got is None or sent == got:
             continue
         lost = sent - got
         bad.append("queue %s %s: %d sent, %d received (%s %d)" % (
-            e["queue"], what, sent, got, "lost" if lost > 0 else "gained", abs(lost)))
+            q.queue, what, sent, got, "lost" if lost > 0 else "gained", abs(lost)))
     return "; ".join(bad) or None
 
 
 def stream_rows(sent, host, receivers, names=()):
-    """A stream file's streams (result.StreamRow's members), one per
+    """A stream file's streams (a tuple of result.StreamRow), one per
     stream gen sent, by id: what gen sent and what the receiver counted of
     it (the host peer's streams, else a receiving guest's per_stream);
     None when the sender has no streams list."""
@@ -140,53 +143,52 @@ def stream_rows(sent, host, receivers, names=()):
     for r in receivers:
         for s in (r or {}).get("per_stream") or []:
             got.setdefault(s.get("stream"), s)
-    rows = []
-    for s in out_streams:
-        i = s.get("id")
-        r = got.get(i)
-        row = {"id": i, "name": names[i] if isinstance(i, int) and i < len(names) else None,
-               "packets": s.get("packets"), "bytes": s.get("bytes"),
-               "received": r.get("packets") if r else None}
-        for k in ("lost", "dup", "reorder"):
-            row[k] = r.get(k) if r else None
-        rx = s.get("rx") or {}
-        for k in ("p50_us", "p99_us", "max_us"):
-            row[k] = rx.get(k)
-        rows.append(row)
-    return rows
+    return tuple(_stream_row(s, got.get(s.get("id")), names) for s in out_streams)
 
 
-def metrics(rep):
-    """The numbers compare and sweep work on."""
-    main = rep["guests"][-1]
-    r = main["result"] or {}
+def _stream_row(s, r, names):
+    """Stream s as gen sent it, r as its receiver counted it (None: not)."""
+    i = s.get("id")
+    rx = s.get("rx") or {}
+    mine = r or {}
+    return result.StreamRow.given(
+        id=i, name=names[i] if isinstance(i, int) and i < len(names) else None,
+        packets=s.get("packets"), bytes=s.get("bytes"),
+        received=mine.get("packets") if r else None, lost=mine.get("lost") if r else None,
+        dup=mine.get("dup") if r else None, reorder=mine.get("reorder") if r else None,
+        p50_us=rx.get("p50_us"), p99_us=rx.get("p99_us"), max_us=rx.get("max_us"))
+
+
+def metrics(res):
+    """The numbers compare and sweep work on (a result.Metrics) of run res
+    (a result.RunResult with its guests, counts, host and CPU)."""
+    r = res.sender_result
+    duration_ns = _num(r.get("duration_ns"))
     m = {"pps": _num(r.get("pps")), "bps": _num(r.get("bps")),
          "packets": _num(r.get("packets")), "bytes": _num(r.get("bytes")),
-         "duration_s": _num(r.get("duration_ns")) / 1e9 if _num(r.get("duration_ns")) else None}
+         "duration_s": duration_ns / 1e9 if duration_ns else None}
     m.update(latency_metrics(r))
-    for k in ("tps", "transactions", "timeouts", "tx_dropped"):
-        if _num(r.get(k)) is not None:
-            m[k] = _num(r.get(k))
-    m["loss_pct"], m["lost"] = counts.run_loss(rep.get("counts"))
-    m.update(notify_metrics(rep["app"], r))
+    m.update({k: _num(r.get(k)) for k in ("tps", "transactions", "timeouts", "tx_dropped")})
+    m.update(zip(("loss_pct", "lost"), counts.run_loss(res.counts)))
+    m.update(notify_metrics(res.app, r))
     m.update(_guest_waits(r))
-    m.update(batch_metrics(rep.get("host") or {}))
-    if rep["app"] == "iperf":
-        m.update(goodput_metrics(r, rep.get("host"), m["duration_s"]))
-    cpu = rep.get("cpu")
-    if cpu:
-        m["cpu_pct"] = cpu["total_pct"]
-        if "vcpu" in cpu["roles"]:
-            m["vcpu_pct"] = cpu["roles"]["vcpu"]["pct"]
-        if cpu.get("wait_pct") is not None:
-            m["cpu_wait_pct"] = cpu["wait_pct"]
-        # A stream's demand is per KB its receiver got.
-        sd = hostcpu.service_demand(cpu["total_cpu_s"], m["packets"],
-                                    m.get("goodput_bytes", m["bytes"]), m.get("transactions"))
-        m["sd_us_per_packet"] = sd["us_per_packet"]
-        m["sd_us_per_kb"] = sd["us_per_kb"]
-        m["sd_us_per_tx"] = sd["us_per_transaction"]
-    return {k: v for k, v in m.items() if v is not None}
+    m.update(batch_metrics(res.host or {}))
+    if res.app == "iperf":
+        m.update(goodput_metrics(r, res.host, m["duration_s"]))
+    if res.cpu:
+        m.update(cpu_metrics(res.cpu, m["packets"], m.get("goodput_bytes", m["bytes"]),
+                             m.get("transactions")))
+    return result.Metrics(**{k: v for k, v in m.items() if v is not None})
+
+
+def cpu_metrics(cpu, packets, nbytes, transactions):
+    """The host's CPU over the window (a result.Cpu) and its service
+    demand per packet, KB its receiver got and transaction."""
+    vcpu = (cpu.roles or {}).get("vcpu")
+    sd = hostcpu.service_demand(cpu.total_cpu_s, packets, nbytes, transactions)
+    return {"cpu_pct": cpu.total_pct, "vcpu_pct": vcpu.pct if vcpu is not None else None,
+            "cpu_wait_pct": cpu.wait_pct, "sd_us_per_packet": sd["us_per_packet"],
+            "sd_us_per_kb": sd["us_per_kb"], "sd_us_per_tx": sd["us_per_transaction"]}
 
 
 def batch_metrics(host):
@@ -257,10 +259,10 @@ def _guest_waits(r):
     return m
 
 
-def _host_resets(rep):
+def _host_resets(host):
     """Why a guest iperf server missed streams the host opened: the host's
     client saw them reset before they reached the guest."""
-    n = (((rep.get("host") or {}).get("iperf") or {}).get("streams_reset")) or 0
+    n = ((host or {}).get("iperf") or {}).get("streams_reset") or 0
     if not n:
         return ""
     return ("; the backend reset %d of the host's iperf streams before the guest accepted "
@@ -270,43 +272,45 @@ def _host_resets(rep):
 def _guest_aborts(g):
     """Why a guest iperf server failed although its streams arrived: some
     were reset before their FIN (counted apart from the finished ones)."""
-    n = iperf.guest_aborted(g.get("result"))
+    n = iperf.guest_aborted(g.result)
     if not n:
         return ""
     return ("; %d of the guest's iperf streams were aborted (reset) before the client's FIN"
             % n)
 
 
-def overall_status(rep, backend_dead):
-    """(status, one line). A guest that did not exit cleanly decides it;
-    then a dead backend; then protocol problems; then the guests' codes; a
-    sender that never started only when nothing else explains it."""
-    started = [g for g in rep["guests"] if g.get("started", True)]
+def overall_status(res, backend_dead):
+    """(status, one line) of run res (a result.RunResult: its guests,
+    counts and host). A guest that did not exit cleanly decides it; then a
+    dead backend; then protocol problems; then the guests' codes; a sender
+    that never started only when nothing else explains it."""
+    guests = res.guests or ()
+    started = [g for g in guests if g.started is not False]
     for g in started:
-        if g["status"] in (exitcodes.RUNNER_TIMEOUT, exitcodes.RUNNER_NO_GUEST_EXIT):
+        if g.status in (exitcodes.RUNNER_TIMEOUT, exitcodes.RUNNER_NO_GUEST_EXIT):
             if backend_dead:
                 return exitcodes.RUNNER_BACKEND_FAILED, backend_dead
-            return g["status"], g.get("why_no_exit") or g["status_name"]
+            return g.status, g.why_no_exit or g.status_name
     if backend_dead:
         return exitcodes.RUNNER_BACKEND_FAILED, backend_dead
     for g in started:
-        if g["problems"]:
-            return exitcodes.RUNNER_PROTOCOL, "%s: %s" % (g["label"], g["problems"][0])
-    stall = counts.stalled(rep.get("counts"))
+        if g.problems:
+            return exitcodes.RUNNER_PROTOCOL, "%s: %s" % (g.label, g.problems[0])
+    stall = counts.stalled(res.counts)
     if stall:
         # Whatever the guest made of it, its traffic never reached it.
         return exitcodes.RUNNER_BACKEND_FAILED, stall
     for g in started:
-        if g["guest_code"] != 0:
-            err = g["error"] or {}
-            return g["guest_code"], "%s: exit %d (%s)%s%s" % (
-                g["label"], g["guest_code"], exitcodes.status_name(g["guest_code"]),
+        if g.guest_code != 0:
+            err = g.error or {}
+            return g.guest_code, "%s: exit %d (%s)%s%s" % (
+                g.label, g.guest_code, exitcodes.status_name(g.guest_code),
                 ": " + printable(err["message"]) if err.get("message") else "",
-                _guest_aborts(g) + _host_resets(rep))
+                _guest_aborts(g) + _host_resets(res.host))
     for g in started:
         if _guest_aborts(g):
-            return exitcodes.GUEST_TEST_FAILED, "%s: iperf%s" % (g["label"], _guest_aborts(g))
-    for g in rep["guests"]:
-        if not g.get("started", True):
-            return exitcodes.RUNNER_TIMEOUT, g["why_no_exit"]
+            return exitcodes.GUEST_TEST_FAILED, "%s: iperf%s" % (g.label, _guest_aborts(g))
+    for g in guests:
+        if g.started is False:
+            return exitcodes.RUNNER_TIMEOUT, g.why_no_exit
     return 0, "ok"

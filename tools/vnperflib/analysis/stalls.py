@@ -107,33 +107,36 @@ def waits_line(result, pps=None, dev=0):
     return text(st, ring_size(result, dev), pps) if st else None
 
 
-def _received_direction(rep):
-    """The counts of the frames the host sent the guest, or {}."""
-    dirs = (rep.get("counts") or {}).get("directions") or {}
+def _received_direction(res):
+    """The result.Direction of the frames the host sent the guest of run
+    res, or None."""
+    dirs = (res.counts.directions if res.counts is not None else None) or {}
     for name in ("host->guest", "host->guest frames"):
-        if isinstance(dirs.get(name), dict):
+        if dirs.get(name) is not None:
             return dirs[name]
-    return {}
+    return None
 
 
-def offered_pps(rep):
-    """Frames per second the host offered the main guest: what it sent
-    over the guest's time with traffic (a sink's first to last frame)."""
-    sent = _received_direction(rep).get("sent")
-    dur = ((rep["guests"][-1].get("result") or {})).get("duration_ns")
+def offered_pps(res):
+    """Frames per second the host offered the main guest of run res (a
+    result.RunResult): what it sent over the guest's time with traffic (a
+    sink's first to last frame)."""
+    d = _received_direction(res)
+    sent = d.sent if d is not None else None
+    dur = res.sender_result.get("duration_ns")
     if not isinstance(sent, int) or not isinstance(dur, (int, float)) or dur <= 0:
         return None
     return sent / (dur / 1e9)
 
 
-def waits(rep):
+def waits(res):
     """{label: line} of a run without a chain: each guest's stalls, the
     ring's cover at the offered rate for a receiving app (sink)."""
     out = {}
-    for g in rep["guests"]:
-        r = g.get("result") or {}
-        pps = offered_pps(rep) if r.get("app") == "sink" and g is rep["guests"][-1] else None
+    for g in res.guests or ():
+        r = g.result or {}
+        pps = offered_pps(res) if r.get("app") == "sink" and g is res.sender else None
         line = waits_line(r, pps)
         if line:
-            out[g["label"]] = line
+            out[g.label] = line
     return out

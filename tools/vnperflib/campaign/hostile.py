@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from .. import backends, exitcodes
+from .. import backends, exitcodes, result
 from ..errors import RunnerError, usage
 from . import hostile_cases, hostile_verdict
 
@@ -99,11 +99,17 @@ def run_case(opts, name):
         killed = True
         _stop(p)
         out, err = p.communicate()
+    return report_of(out), p.returncode, killed, err
+
+
+def report_of(out):
+    """The result.RunResult `vnperf run --json` printed, None for none or
+    what is no report (a run that died before it)."""
     try:
-        rep = json.loads(out) if out.strip() else None
-    except ValueError:
-        rep = None
-    return (rep if isinstance(rep, dict) else None), p.returncode, killed, err
+        return result.run_from_json(json.loads(out), "vnperf run --json") if out.strip() \
+            else None
+    except (ValueError, RunnerError):
+        return None
 
 
 def case_result(opts, name, rep, status, killed, wall_s):

@@ -1,11 +1,11 @@
 """What one hostile case did to the host, from the `vnperf run` that ran
-it, and its verdict. Pure: the report is a dict, the rest numbers; the
-unit tests feed synthetic outcomes (tests/py/test_hostile.py)."""
+it, and its verdict. Pure: the report is a result.RunResult, the rest
+numbers; the unit tests feed synthetic outcomes (tests/py/test_hostile.py)."""
 
 import json
 import signal
 
-from .. import exitcodes
+from .. import exitcodes, result
 
 VERDICTS = ("handled", "needs-reset", "stalled", "crashed", "host-cpu-spin", "corrupted")
 # A QEMU thread outside the vCPUs, or a backend that does not poll, busy
@@ -38,32 +38,32 @@ def qemu_errors(text):
 
 
 def _host_frames(rep):
-    peer = ((rep.get("counts") or {}).get("host") or {}).get("peer")
+    c = rep.counts
+    peer = ((c.host if c is not None else None) or {}).get("peer")
     return peer.get("packets") if isinstance(peer, dict) else None
 
 
 def outcome(rep, status, killed):
-    """One case's outcome: rep is vnperf run's JSON report (None when it
-    printed none), status its exit status, killed whether the hostile
-    runner's own timeout ended it."""
-    rep = rep or {}
-    guests = rep.get("guests") or [{}]
-    g = guests[-1]
-    roles = (rep.get("cpu") or {}).get("roles") or {}
-    qs = g.get("qemu_status")
+    """One case's outcome: rep is vnperf run's report (a result.RunResult,
+    None when it printed none), status its exit status, killed whether the
+    hostile runner's own timeout ended it."""
+    rep = rep or result.RunResult()
+    g = rep.sender or result.GuestReport()
+    roles = (rep.cpu.roles if rep.cpu is not None else None) or {}
+    qs = g.qemu_status
     return {
         "run_status": status,
         "killed": killed,
         "qemu_status": qs,
         "signal": signal.Signals(-qs).name if isinstance(qs, int) and qs < 0 else None,
-        "qemu_errors": qemu_errors(g.get("stderr_tail")),
-        "guest": hostile_line(g.get("console_tail") or []),
-        "qemu_pct": max([roles[r].get("pct") or 0.0 for r in QEMU_ROLES if r in roles] or [0.0]),
-        "vcpu_pct": (roles.get("vcpu") or {}).get("pct"),
-        "backend_pct": {r: v.get("pct") for r, v in roles.items()
+        "qemu_errors": qemu_errors(g.stderr_tail),
+        "guest": hostile_line(g.console_tail or []),
+        "qemu_pct": max([roles[r].pct or 0.0 for r in QEMU_ROLES if r in roles] or [0.0]),
+        "vcpu_pct": roles["vcpu"].pct if "vcpu" in roles else None,
+        "backend_pct": {r: v.pct for r, v in roles.items()
                         if r not in QEMU_ROLES and r != "vcpu"},
         "host_frames": _host_frames(rep),
-        "why": rep.get("why"),
+        "why": rep.why,
     }
 
 

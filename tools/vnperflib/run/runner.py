@@ -2,6 +2,7 @@
 counts and CPU collected, everything torn down, one typed report
 (result.RunResult)."""
 
+import dataclasses
 import os
 import sys
 import time
@@ -183,44 +184,31 @@ class Run:
         return host, dead or self.be.healthy()
 
     def report(self, host, dead):
-        reports = [outcome.guest_report(g) for g in self.guests]
-        app = (reports[-1]["ready"] or {}).get("app") or _app_of(self.roles[-1][1])
-        rep = {
-            "vnperf_report": 1,
-            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "engine": self.engine.describe(),
-            "machine": self.opts.machine,
-            "boot": self.opts.boot,
-            "accel": self.accel.accel,
-            "accel_why": self.accel.why,
-            "backend": self.opts.backend,
-            "app": app,
-            "config": self.sender.spec.config,
-            "guests": reports,
-            "host": host,
-            "counts": outcome.merged_counts(self.opts.backend, app, reports, host,
-                                            self.be.lossless),
-            "cpu": self.meter.result(),
-            "qmp": self.qmp_info,
-            "topology": self.opts.topology,
-            "nice": dict(self.niced),
-            "identity": run_identity(self.opts, self.accel.accel),
-            "placement": self._placement_report(),
-            "wall_s": time.monotonic() - self.t0,
-        }
-        pairs = outcome.queue_pairs(reports[-1]["result"], host)
-        if pairs is not None:
-            rep["queues"] = pairs
-        streams = outcome.stream_rows(reports[-1]["result"], rep["host"],
-                                      [r["result"] for r in reports[:-1]], self.opts.stream_names)
-        if streams is not None:
-            rep["streams"] = streams
-        rep["metrics"] = outcome.metrics(rep)
-        topologies.topology_for(self.opts).finish_report(rep)
-        rep["verdict"] = verdict.bottleneck(rep)
-        rep["status"], rep["why"] = outcome.overall_status(rep, dead)
-        rep["status_name"] = exitcodes.status_name(rep["status"])
-        return result.RunResult.from_dict(rep)
+        """The run's result.RunResult, assembled from its typed parts: the
+        guests, both sides' counts, the CPU, the queue pairs and streams,
+        the metrics; then the topology's part, the verdict and the
+        status."""
+        guests = tuple(outcome.guest_report(g) for g in self.guests)
+        sent = guests[-1].result
+        app = (guests[-1].ready or {}).get("app") or _app_of(self.roles[-1][1])
+        res = result.RunResult.of(
+            time=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            engine=self.engine.describe(), machine=self.opts.machine, boot=self.opts.boot,
+            accel=self.accel.accel, accel_why=self.accel.why, backend=self.opts.backend,
+            app=app, config=tuple(self.sender.spec.config), guests=guests, host=host,
+            counts=outcome.merged_counts(self.opts.backend, app, guests, host,
+                                         self.be.lossless),
+            queues=outcome.queue_pairs(sent, host),
+            streams=outcome.stream_rows(sent, host, [g.result for g in guests[:-1]],
+                                        self.opts.stream_names),
+            cpu=self.meter.result(), qmp=self.qmp_info, topology=self.opts.topology,
+            nice=dict(self.niced), identity=run_identity(self.opts, self.accel.accel),
+            placement=self._placement_report(), wall_s=time.monotonic() - self.t0)
+        res = dataclasses.replace(res, metrics=outcome.metrics(res))
+        res = topologies.topology_for(self.opts).finish_report(res)
+        status, why = outcome.overall_status(res, dead)
+        return dataclasses.replace(res, verdict=verdict.bottleneck(res), status=status, why=why,
+                                   status_name=exitcodes.status_name(status))
 
     def _say(self, lines):
         """Lines where the console echo goes (not with --quiet; stderr
@@ -233,10 +221,10 @@ class Run:
 
     def _placement_report(self):
         """The plan, what was placed and what not (result JSON)."""
-        rep = self.plan.as_dict()
-        rep.update(placed=dict(self.placed), not_placed=dict(self.unplaced),
-                   why_none=self.plan_why)
-        return rep
+        plan = self.plan.as_dict()
+        plan.update(placed=dict(self.placed), not_placed=dict(self.unplaced),
+                    why_none=self.plan_why)
+        return plan
 
     def _start_guest(self, g):
         g.start(self.session, netns=self.be.netns)

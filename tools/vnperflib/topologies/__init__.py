@@ -30,7 +30,8 @@ def topology_for(opts):
     return named(opts.topology)
 
 
-def of_report(rep):
-    """The topology a report was run in; host for a report without one
-    (written before --topology) or with a name this runner does not know."""
-    return ALL.get(rep.get("topology"), HOST)
+def of_report(res):
+    """The topology run res (a result.RunResult) was run in; host for a
+    report without one (written before --topology) or with a name this
+    runner does not know."""
+    return ALL.get(res.topology, HOST)

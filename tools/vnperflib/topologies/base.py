@@ -5,6 +5,8 @@ backends, the checks and the searches need to know of it. The runner
 asks the object (topologies.topology_for(opts)); no module outside this
 package branches on a topology's name (tests/py/test_topologies.py)."""
 
+import dataclasses
+
 from ..analysis import stalls
 
 # Options of the pvp tester (--tester peer over vhost-user), seconds.
@@ -73,10 +75,10 @@ class Topology:
         for the backend's own (one guest, or two on its wire)."""
         return None
 
-    def finish_report(self, rep):
-        """The topology's part of a run's report (counts, waits, metrics)."""
-        rep["waits"] = stalls.waits(rep)
-        return rep
+    def finish_report(self, res):
+        """Run res (a result.RunResult) with the topology's part of it:
+        its waits here, a chain's counts and metrics too."""
+        return dataclasses.replace(res, waits=stalls.waits(res))
 
     def gen_sends(self, opts):
         """Whether the tester of a search is a gen guest (imix= possible)

@@ -7,6 +7,9 @@ sockets itself (--tester peer, pvp only). Counts are taken at every hop, so
 loss is located per hop; the tester measures the latency through the chain
 (the peer one-way on the host TSC, gen round trip on its own)."""
 
+import dataclasses
+import types
+
 from ..analysis import counts, stalls
 from ..analysis.stats import number
 from ..errors import usage
@@ -137,8 +140,8 @@ class Chain(Topology):
         from ..backends import pvp as wiring
         return wiring.make(name, opts, self.nfwd)
 
-    def finish_report(self, rep):
-        return finish_report(rep)
+    def finish_report(self, res):
+        return finish_report(res)
 
     def gen_sends(self, opts):
         return tester(opts) == "gen"
@@ -180,10 +183,11 @@ def _socket_inlet(host, name):
     return counts.drop("qemu_socket", SOCKET_INLET % name, qd.get(name + " a", 0))
 
 
-def socket_guest(rep, d):
-    """The forwarder whose QEMU socket drop d is (_socket_inlet), or None."""
-    return next((g for g in rep.get("guests") or ()
-                 if g.get("label") and d["what"] == SOCKET_INLET % g["label"]), None)
+def socket_guest(res, d):
+    """The forwarder (a result.GuestReport of run res) whose QEMU socket
+    drop d is (_socket_inlet), or None."""
+    return next((g for g in res.guests or ()
+                 if g.label and d["what"] == SOCKET_INLET % g.label), None)
 
 
 def _plus(n, more):
@@ -263,102 +267,108 @@ def _testpmd_hops(results, host, n):
     return hops, ("tester", sent_app, rxd.get("packets"))
 
 
-def offered_pps(rep):
-    """Frames per second the tester offered the chain (the peer's or the
-    gen tester's), or None."""
-    host = rep.get("host") or {}
+def offered_pps(res):
+    """Frames per second the tester offered the chain of run res (the
+    peer's or the gen tester's), or None."""
+    host = res.host or {}
     if (host.get("chain") or {}).get("backend") in PEER_CHAINS:
         tx = host.get("peer_tx") or {}
         sent, dur = number(tx.get("packets")), number(tx.get("elapsed_ns"))
     else:
-        tester = rep["guests"][-1].get("result") or {}
+        tester = res.sender_result
         sent, dur = number(tester.get("packets")), number(tester.get("duration_ns"))
         sent = sent + (number(tester.get("tx_dropped")) or 0) if sent is not None else None
     return sent / (dur / 1e9) if sent and dur and dur > 0 else None
 
 
-def _stall_note(rep, inlet):
+def _stall_note(res, inlet):
     """(side, note): why a hop's frames found fwd i+1 a's RX ring full
     (inlet: (i, the drop there), its full ring or, over UDP, QEMU's socket
     behind it), when its vCPU stalled, or its sample lines paused it,
     longer than the ring covers at the offered rate (stalls.blame)."""
-    if not inlet or not inlet[1]["frames"] or inlet[0] >= len(rep["guests"]):
+    if not inlet or not inlet[1]["frames"] or inlet[0] >= len(res.guests):
         return None, ""
-    g = rep["guests"][inlet[0]]
-    st, _ = stalls.read(g.get("result"))
-    return stalls.blame(g["label"] + " a", st, stalls.ring_size(g.get("result")),
-                        offered_pps(rep), "forwarder")
+    g = res.guests[inlet[0]]
+    return stalls.blame(g.label + " a", stalls.read(g.result)[0], stalls.ring_size(g.result),
+                        offered_pps(res), "forwarder")
 
 
-def chain_counts(rep):
-    """The report's counts for a chain: a direction per hop (frames at the
-    interfaces), and "end to end" (the tester's test frames out and back).
-    A hop whose loss was at a forwarder's full RX ring (or QEMU's socket
-    in front of it) says when that forwarder's vCPU stalled longer than
-    the ring covers."""
-    host = rep.get("host") or {}
+def _hop(res, name, sent, got, drops, into):
+    """One hop's result.Direction; its loss at a forwarder's full RX ring
+    said to be the host's when that forwarder's vCPU stalled too long."""
+    from .. import result  # typing, not loaded for --help (tests/py/test_cli_speed.py)
+    d = result.Direction.from_dict(counts._direction(name, sent, got, drops, lossless=True))
+    side, note = _stall_note(res, into[0] if into else None)
+    if note and d.verdict != "agree":
+        d = dataclasses.replace(d, why=d.why + "; " + note, host_stall=side == "host")
+    return d
+
+
+def chain_counts(res):
+    """The result.Counts of run res's chain: a direction per hop (frames at
+    the interfaces), and "end to end" (the tester's test frames out and
+    back). A hop whose loss was at a forwarder's full RX ring (or QEMU's
+    socket in front of it) says when that forwarder's vCPU stalled longer
+    than the ring covers."""
+    from .. import result  # typing, not loaded for --help (tests/py/test_cli_speed.py)
+    host = res.host or {}
     chain = host.get("chain") or {}
-    n = chain.get("nfwd") or nfwd_of(rep)
-    results = [g.get("result") for g in rep["guests"]]
+    n = chain.get("nfwd") or nfwd_of(res)
+    results = [g.result for g in res.guests]
     hops, (who, sent, got) = (_testpmd_hops if chain.get("backend") == "vhost-user"
                               else _peer_hops)(results, host, n)
-    out = {"host": dict(host), "directions": {}}
+    dirs = {}
     located = []
     for name, s, g, drops, *into in hops:
         drops = [d for d in drops if d["frames"]]
         located += drops
         if isinstance(s, int) and isinstance(g, int):
-            d = out["directions"][name] = counts._direction(name, s, g, drops, lossless=True)
-            side, note = _stall_note(rep, into[0] if into else None)
-            if note and d["verdict"] != "agree":
-                d.update(why=d["why"] + "; " + note, host_stall=side == "host")
+            dirs[name] = _hop(res, name, s, g, drops, into)
     if isinstance(sent, int) and isinstance(got, int):
-        out["directions"]["end to end"] = counts._direction("end to end", sent, got, located,
-                                                            lossless=True)
-    verdicts = [d["verdict"] for d in out["directions"].values()]
-    out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
-    out["tester"] = who
-    out["hops"] = [h[0] for h in hops if h[0] in out["directions"]]
-    return out
+        dirs["end to end"] = result.Direction.from_dict(
+            counts._direction("end to end", sent, got, located, lossless=True))
+    verdicts = [d.verdict for d in dirs.values()]
+    return result.Counts.given(host=dict(host), directions=types.MappingProxyType(dirs),
+                               agree=all(v == "agree" for v in verdicts) if verdicts else None,
+                               tester=who, hops=tuple(h[0] for h in hops if h[0] in dirs))
 
 
-def waits(rep):
-    """Where frames waited in each forwarder, one line each: its input
-    ring (bursts that came back full), its output ring (time the driver
-    waited on a full ring, bursts it could not take, most in flight), and
-    how long its vCPU did not come round (stalls.py)."""
+def waits(res):
+    """Where frames waited in each forwarder of run res, one line each:
+    its input ring (bursts that came back full), its output ring (time the
+    driver waited on a full ring, bursts it could not take, most in
+    flight), and how long its vCPU did not come round (stalls.py)."""
     out = {}
-    pps = offered_pps(rep)
-    for g in rep["guests"]:
-        r = g.get("result") or {}
+    pps = offered_pps(res)
+    for g in res.guests:
+        r = g.result or {}
         d = r.get("a_to_b")
         if r.get("app") != "fwd" or not isinstance(d, dict):
             continue
-        tsc = number((g.get("boot") or {}).get("tsc_hz"))
+        tsc = number((g.boot or {}).get("tsc_hz"))
         wait = number(_vnet(r, 1, "tx", "full_wait_cycles"))
-        out[g["label"]] = "input ring: %s of %s bursts full; output ring: %s waited full, %s " \
+        line = "input ring: %s of %s bursts full; output ring: %s waited full, %s " \
             "bursts refused, at most %s frames in flight" % (
                 d.get("rx_full"), d.get("rx_bursts"),
                 "%.1f ms" % (wait / tsc * 1e3) if tsc and wait is not None else "-",
                 d.get("tx_full"), d.get("tx_in_flight_max"))
         stall = stalls.waits_line(r, pps)
-        if stall:
-            out[g["label"]] += "; " + stall
+        out[g.label] = line + "; " + stall if stall else line
     return out
 
 
-def nfwd_of(rep):
-    return TOPOLOGIES.get(rep.get("topology"), 1)
+def nfwd_of(res):
+    return TOPOLOGIES.get(res.topology, 1)
 
 
-def finish_report(rep):
-    """Counts per hop, and metrics of the chain: the tester's frames back
-    per second of its sending, and the latency it measured."""
-    rep["counts"] = chain_counts(rep)
-    rep["waits"] = waits(rep)
-    e2e = rep["counts"]["directions"].get("end to end") or {}
-    host = rep.get("host") or {}
-    tester = rep["guests"][-1].get("result") or {}
+def finish_report(res):
+    """Run res (a result.RunResult) with counts per hop, the forwarders'
+    waits, and metrics of the chain: the tester's frames back per second
+    of its sending, and the latency it measured."""
+    c = chain_counts(res)
+    e2e = c.directions.get("end to end")
+    host = res.host or {}
+    tester = res.sender_result
     if host.get("chain", {}).get("backend") in PEER_CHAINS:
         dur = number((host.get("peer_tx") or {}).get("elapsed_ns"))
         lat = (host.get("peer_rx") or {}).get("latency") or {}
@@ -367,8 +377,8 @@ def finish_report(rep):
         dur = number(tester.get("duration_ns"))
         lat = tester.get("rx") if isinstance(tester.get("rx"), dict) else {}
         rx_bytes = lat.get("bytes")
-    m = rep.setdefault("metrics", {})
-    got = e2e.get("received")
+    m = {}
+    got = e2e.received if e2e is not None else None
     if isinstance(got, int) and dur:
         m.update(packets=float(got), pps=got / (dur / 1e9), duration_s=dur / 1e9)
         nbytes = number(rx_bytes)
@@ -377,4 +387,5 @@ def finish_report(rep):
     for k in ("p50", "p90", "p99", "p999"):
         if number(lat.get(k + "_us")):
             m[k + "_ns"] = number(lat[k + "_us"]) * 1e3
-    return rep
+    return dataclasses.replace(res, counts=c, waits=waits(res),
+                               metrics=dataclasses.replace(res.metrics, **m))
