@@ -11,7 +11,7 @@ import re
 
 import vnpy
 from vnperflib.campaign import conform, conform_checks as cc
-from vnperflib import exitcodes
+from vnperflib import exitcodes, result
 
 CHECKS = list(cc.CHECKS)
 
@@ -23,18 +23,23 @@ def queue(**kw):
     return q
 
 
-def report(status=0, tx=None, rx=None, dirs=None, malformed=0, why="ok", config_bad=0):
+def report_json(status=0, tx=None, rx=None, dirs=None, malformed=0, why="ok", config_bad=0):
+    """A boot's report as `vnperf run --json` writes it."""
     vnet = {"features_offered": ["in_order"], "features": [],
             "tx": tx or dict(queue(), len_mismatch=0), "rx": rx or dict(queue(), len_errors=0),
             "config_out_of_range": config_bad}
     d = dirs or {"guest->host": {"verdict": "agree", "why": "ok"}}
     return {"status": status, "why": why, "counts": {"directions": d},
-            "guests": [{"result": {"vnet": vnet, "malformed": malformed},
-                        "console_tail": []}]}
+            "guests": [{"result": {"vnet": vnet, "malformed": malformed}, "console_tail": []}]}
+
+
+def report(**kw):
+    """A boot's report as the runner returns it (a result.RunResult)."""
+    return result.RunResult.from_dict(report_json(**kw))
 
 
 def boot(rep, traffic="small"):
-    return conform.Boot(traffic, "tools/vnperf run X", rep["status"], rep["why"], rep)
+    return conform.Boot(traffic, "tools/vnperf run X", rep.status, rep.why, rep)
 
 
 def judge(*reps, row=None, offered=("in_order", "hash_report")):
@@ -51,7 +56,7 @@ def test_a_good_device_passes_every_check():
 
 def broken(check):
     """A report of a device that breaks check's rule, and the section."""
-    r = report()
+    r = report_json()
     v = r["guests"][0]["result"]["vnet"]
     if check == "used_len":
         v["tx"]["len_mismatch"] = 3
@@ -72,7 +77,7 @@ def broken(check):
     elif check == "reset":
         r.update(status=4, why="vnet: device did not finish its reset (status stays non-zero)")
         r["guests"][0]["result"] = {}
-    return r
+    return result.RunResult.from_dict(r)
 
 
 def test_each_check_fails_against_a_device_that_breaks_its_rule():
@@ -164,9 +169,9 @@ def test_switchable_features_are_the_guests():
 
 def test_judge_does_not_change_the_reports():
     r = broken("used_len")
-    before = copy.deepcopy(r)
+    before = copy.deepcopy(r.to_dict())
     judge(r)
-    assert r == before
+    assert r.to_dict() == before
 
 
 def test_unknown_backend_refused_before_the_probe_boot():

@@ -114,6 +114,8 @@ BUILDERS = ("run/runner.py", "analysis/outcome.py", "analysis/verdict.py", "anal
 # Where it is read: (module, functions (None: all)).
 READERS = tuple((m, None) for m in BUILDERS) + (
     ("campaign/hostile_verdict.py", ("outcome", "_host_frames")),
+    ("campaign/conform.py", ("boot",)),
+    ("campaign/conform_checks.py", ("vnet_of", "_console", "_traffic")),
     ("fleet/fleetreport.py", ("instance_report", "pair_counts", "_pair_loss", "summarize",
                               "_with_pair", "build", "status_of", "finish", "write_results",
                               "fleet_identity")),

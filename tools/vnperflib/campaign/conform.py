@@ -12,7 +12,7 @@ import shlex
 import subprocess
 import time
 
-from .. import exitcodes, options
+from .. import exitcodes, options, result
 from ..errors import RunnerError, usage
 from ..run import engine, runner, support
 from ..run.proc import Session
@@ -83,7 +83,7 @@ class Boot:
     command: str
     status: int
     why: str
-    report: dict
+    report: result.RunResult
 
 
 def traffics(base, stream):
@@ -142,10 +142,10 @@ def boot(cli, base, traffic, words):
     eng = engine.make(opts)
     try:
         with Session() as s:
-            rep = runner.run_one(s, opts, eng.resolver(opts), eng=eng).to_dict()
+            res = runner.run_one(s, opts, eng.resolver(opts), eng=eng)
     except RunnerError as e:
-        return Boot(name, cmd, e.status, e.line, {})
-    return Boot(name, cmd, rep["status"], rep.get("why") or "", rep)
+        return Boot(name, cmd, e.status, e.line, result.RunResult.failed(e.status, e.line))
+    return Boot(name, cmd, res.status, res.why or "", res)
 
 
 def probe(cli, base, stream):

@@ -33,13 +33,10 @@ FINDING_STATUSES = (0, 1, 4, 8, 9)
 RESET_FAILED = "did not finish its reset"
 
 
-def vnet_of(rep):
-    """The guest's vnet object of a boot's report, or None."""
-    guests = (rep or {}).get("guests") or []
-    if not guests:
-        return None
-    res = guests[-1].get("result") or {}
-    return res.get("vnet")
+def vnet_of(res):
+    """The guest's vnet object of a boot's report (a result.RunResult),
+    or None."""
+    return res.sender_result.get("vnet")
 
 
 def _cell(verdict, check, packed, detail="", boot=None, status=0):
@@ -49,8 +46,8 @@ def _cell(verdict, check, packed, detail="", boot=None, status=0):
 
 
 def _console(boot):
-    guests = boot.report.get("guests") or []
-    return "\n".join(guests[-1].get("console_tail") or []) if guests else ""
+    g = boot.report.sender
+    return "\n".join(g.console_tail or ()) if g is not None else ""
 
 
 def _ran(boot):
@@ -121,16 +118,16 @@ def _traffic(boot):
     received than sent, TCP bytes acknowledged but not delivered), and
     malformed frames the guest saw. Loss a host-side count locates (a
     socket or tap queue the host overflowed) is flow control, no finding."""
-    c = boot.report.get("counts") or {}
-    dirs = c.get("directions") or {}
+    c = boot.report.counts
+    dirs = (c.directions if c is not None else None) or {}
     # The app's own counts where there are: the '... frames' directions
     # also count the host kernel's frames (IPv6 neighbour discovery) sent
     # before DRIVER_OK, which a device may drop (s3.1.1: not live yet).
     app = {k: v for k, v in dirs.items() if not k.endswith(" frames")} or dirs
-    bad = ["%s: %s" % (k, v.get("why", v.get("verdict"))) for k, v in sorted(app.items())
-           if v.get("verdict") == "disagree"
-           or any(w.get("at") == "unexplained" for w in v.get("where") or [])]
-    res = boot.report["guests"][-1].get("result") or {}
+    bad = ["%s: %s" % (k, v.why if v.why is not None else v.verdict)
+           for k, v in sorted(app.items())
+           if v.verdict == "disagree" or any(w.get("at") == "unexplained" for w in v.where or ())]
+    res = boot.report.sender_result
     if res.get("malformed"):
         bad.append("%d malformed frames reached the guest" % res["malformed"])
     if boot.status != 0:
