@@ -26,11 +26,20 @@ def sources():
             if not p.startswith(PACKAGE + os.sep)]
 
 
+def is_topology_object(node):
+    """topo, self.topo, topologies.topology_for(opts): a Topology."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    name = node.id if isinstance(node, ast.Name) else \
+        node.attr if isinstance(node, ast.Attribute) else ""
+    return name.startswith("topo")
+
+
 def names_topology(node):
     """opts.topology, a variable topology, rep.get("topology"),
-    rep["topology"]."""
+    rep["topology"], a topology object's name (topo.name)."""
     if isinstance(node, ast.Attribute):
-        return node.attr == "topology"
+        return node.attr == "topology" or node.attr == "name" and is_topology_object(node.value)
     if isinstance(node, ast.Name):
         return node.id == "topology"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -71,8 +80,11 @@ def test_the_scan_sees_each_kind_of_branch(tmp_path):
                  "    c = topology_pvp.nfwd(opts)\n"
                  "    d = rep['topology'] != 'host'\n"
                  "    e = topology in CHAINS\n"
-                 "    return opts.topology, topologies.topology_for(opts).nfwd\n")
-    assert [h.split(":")[1] for h in branches(str(p))] == ["2", "3", "4", "5", "6"]
+                 "    f = topo.name != 'host'\n"
+                 "    g = topologies.topology_for(opts).name == 'pvp'\n"
+                 "    h = rr.name == 'x'\n"
+                 "    return opts.topology, topologies.topology_for(opts).nfwd, topo.name\n")
+    assert [h.split(":")[1] for h in branches(str(p))] == ["2", "3", "4", "5", "6", "7", "8"]
 
 
 def opts(**kw):
@@ -146,6 +158,8 @@ def test_search_and_backend_specifics():
         [False, True, False, False]
     assert t["pvp"].gen_sends(opts(topology="pvp", backend="vhost-user"))
     assert [t[n].joins_guests for n in topologies.NAMES] == [False, True, True, True]
+    assert [(t[n].queues, t[n].ip6) for n in topologies.NAMES] == \
+        [(True, True)] + [(False, False)] * 3
     assert t["guests"].receiver_app(opts(topology="guests", app="gen")) == "sink"
     assert t["guests"].receiver_app(opts(topology="guests", app="rr")) == "rr"
     assert t["host"].make_backend("dgram", opts(app="gen")) is None

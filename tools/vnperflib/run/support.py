@@ -146,7 +146,7 @@ def queues_refusal(opts, topo):
     if opts.engine != "qemu" and q > 1 and opts.backend != "vhost-user":
         return "--queues %d: --engine libvirt only over vhost-user (its dgram and socket " \
             "interfaces have one queue pair)" % q
-    if topo.name != "host":
+    if not topo.queues:
         return "--queues and --vcpus: --topology host only"
     if q == 1:
         return None
@@ -176,7 +176,7 @@ def ip6_refusal(opts, p, topo):
         return None
     if p["app"] not in IP6_APPS:
         return "--ip6: lwIP's apps only (iperf, rr); app %s builds its own IPv4 frames" % p["app"]
-    if topo.name != "host":
+    if not topo.ip6:
         return "--ip6: --topology host only"
     if opts.tap or opts.bridge:
         return "--ip6: the runner puts no IPv6 address on your own tap or bridge (give " \

@@ -28,6 +28,11 @@ class Topology:
     no_row = NO_PARTNER
     # What support.check's refusal line says of the topology.
     flag = ""
+    # The runner gives the guest several queue pairs and vCPUs (--queues,
+    # --vcpus) and addresses its host end in IPv6 (--ip6): one guest
+    # facing the host end only.
+    queues = False
+    ip6 = False
 
     def default_app(self):
         """The main guest's app when --app is not given (with a backend)."""

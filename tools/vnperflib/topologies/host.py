@@ -31,6 +31,8 @@ RR_RULES = {"dgram": RR_PEER_RULES, "socket": RR_PEER_RULES, "tap": RR_TAP_RULES
 class Host(Topology):
     name = "host"
     no_row = NO_HOST_END
+    queues = True
+    ip6 = True
     rows = {
         "gen": {"*": None},
         "replay": {"tap": None, "vhost-net": None, "hub": None, "*": REPLAY_ENDS},
