@@ -89,6 +89,47 @@ def test_defaults_written_once():
     assert options.build(timeout=5).timeout == 5
 
 
+def repeated_defaults(path, defaults):
+    """A RunOptions field's default written again beside its name: a call
+    f(opts, "boot", "pvh") or a dict {"boot": "pvh"} (read opts.boot)."""
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call):
+            pairs = zip(n.args, n.args[1:])
+        elif isinstance(n, ast.Dict):
+            pairs = zip(n.keys, n.values)
+        else:
+            continue
+        for k, v in pairs:
+            if isinstance(k, ast.Constant) and isinstance(v, ast.Constant) \
+                    and k.value in defaults and v.value == defaults[k.value]:
+                out.append("%s:%d %s" % (os.path.relpath(path, ROOT), n.lineno, k.value))
+    return out
+
+
+def literal_defaults():
+    return {f.name: f.default for f in dataclasses.fields(options.RunOptions)
+            if isinstance(f.default, str)}
+
+
+def test_no_module_writes_a_default_again():
+    found = [hit for p in sources() if not p.endswith(os.path.join("vnperflib", "options.py"))
+             for hit in repeated_defaults(p, literal_defaults())]
+    assert found == [], "defaults written again: " + ", ".join(found)
+
+
+def test_the_default_scan_sees_a_call_and_a_dict(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text("def f(opts):\n"
+                 "    a = _opt(opts, 'boot', 'pvh')\n"
+                 "    b = {'topology': 'host', 'app': 'gen'}\n"
+                 "    return why_not('gen', 'dgram', 'host'), _opt(opts, 'boot', 'uefi')\n")
+    assert repeated_defaults(str(p), literal_defaults()) == [
+        "%s:2 boot" % os.path.relpath(str(p), ROOT), "%s:3 topology" % os.path.relpath(str(p), ROOT)]
+
+
 @pytest.mark.parametrize("kw, want", [
     ({"backend": "dgram"}, {"app": "gen"}),
     ({"backend": "dgram", "topology": "pvp"}, {"app": "fwd"}),
