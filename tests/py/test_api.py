@@ -62,6 +62,27 @@ def test_run_refuses_as_the_cli_does(tmp_path, kw, args):
     assert "vnperf: " + e.value.line == cli.stderr.strip().splitlines()[-1]
 
 
+def test_run_out_is_the_clis(tmp_path):
+    """out= is `vnperf run --out`: a directory that cannot be made is refused
+    before anything boots, as the CLI refuses it; make_run=True is `make
+    run`'s defaults, as the CLI's --make-run."""
+    image = standin_image(tmp_path)
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    out = str(blocked / "run")
+    with pytest.raises(api.VnperfError) as e:
+        api.run(image=image, backend="dgram", app="gen", out=out)
+    cli = run_vnperf(["run", "--image", image, "--backend", "dgram", "--app", "gen",
+                      "--out", out])
+    assert e.value.status == cli.returncode == exitcodes.RUNNER_USAGE
+    assert "vnperf: " + e.value.line == cli.stderr.strip().splitlines()[-1]
+    assert "cannot create the results directory" in e.value.line
+    _, ns = cli_opts("run", "--image", image)
+    made = api.run_options(image=image, make_run=True)
+    assert made == options.RunOptions.from_cli(ns, make_run=True)
+    assert (made.backend, made.app, made.size, made.duration) == ("dgram", "gen", 64, 5)
+
+
 def test_sweep_ndr_fleet_refuse_before_anything_runs(tmp_path):
     out = str(tmp_path / "out")
     cases = [

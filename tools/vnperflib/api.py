@@ -19,7 +19,7 @@ import os
 
 from . import exitcodes, options, result
 from .errors import RunnerError
-from .run.proc import Interrupted, Session
+from .run.proc import Interrupted
 
 CLI_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "vnperf")
 
@@ -107,22 +107,23 @@ def _command(ns):
 
 
 def run_options(**kw):
-    """The RunOptions of `vnperf run` with these options (its refusals)."""
+    """The RunOptions of `vnperf run` with these options (its refusals);
+    make_run=True: `make run`'s defaults, as the CLI's --make-run."""
+    ns = parse(argv("run", **kw))
     with _as_api():
-        return options.RunOptions.from_cli(parse(argv("run", **kw)))
+        return options.RunOptions.from_cli(ns, make_run=ns.make_run)
 
 
 def run(**kw):
     """One `vnperf run`: its result.RunResult, whatever its status (status
-    and why say how it went). No console echo unless quiet=False."""
+    and why say how it went). No console echo unless quiet=False; out=DIR
+    writes DIR/run.json as `vnperf run --out DIR` (the directory made, or
+    refused, before the run)."""
     kw.setdefault("quiet", True)
     opts = run_options(**kw)
-    from .run import engine, runner
     with _as_api():
-        eng = engine.make(opts)
-        with Session() as s:
-            res = runner.run_one(s, opts, eng.resolver(opts), eng=eng)
-    return res.with_teardown_errors(s.errors)
+        res, _ = cli().run_report(opts)
+    return res
 
 
 def _directory(command, out, positional=(), **kw):
