@@ -29,6 +29,16 @@ def test_api_run(image, peer):
     assert "status 0" in last and "guest->host agree (2000 sent, 2000 received)" in last
 
 
+def test_api_run_out_writes_the_clis_run_json(image, peer, tmp_path):
+    """api.run(out=DIR) leaves DIR/run.json as `vnperf run --out DIR`: the
+    run's typed result, read back equal."""
+    from vnperflib import api
+    res = api.run(image=image, backend="dgram", app="gen", count=500, out=str(tmp_path / "r"))
+    back = result.load(str(tmp_path / "r" / "run.json"))
+    assert res.status == back.status == 0
+    assert back.counts.directions["guest->host"].sent == 500 and back.identity == res.identity
+
+
 @pytest.mark.timeout_s(400)
 def test_api_ab_with_its_aa_first(image, peer, tmp_path):
     out = example("api_ab.py", tmp_path, image, "", 2, timeout=380)
