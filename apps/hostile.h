@@ -7,6 +7,7 @@
 #ifndef VN_HOSTILE_H
 #define VN_HOSTILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "drivers/virtio/virtio.h"
@@ -45,6 +46,25 @@ enum hostile_viol {
 };
 _Static_assert(HV_COUNT <= 32, "a checker reports a set as a 32-bit mask");
 
+/* What a control command (HK_CTRL, virtio 1.2 s5.1.6.5) or a notification
+ * (HK_NOTIF, s2.9) breaks, as the simulated device's checkers name it:
+ * the viol of those kinds. */
+enum hostile_cviol {
+    HC_NONE = 0,
+    HC_CLASS,        /* a class the device does not have */
+    HC_CMD,          /* a command its class does not have */
+    HC_SHORT,        /* less command-specific data than the command has */
+    HC_NO_ACK,       /* no device-writable element for the ack */
+    HC_ACK_RO,       /* the ack's byte device-readable */
+    HC_MQ_PAIRS,     /* VQ_PAIRS_SET outside 1..max_virtqueue_pairs */
+    HC_RSS_QUEUE,    /* an indirection table entry naming no receive queue */
+    HC_RSS_LEN,      /* an indirection table length not a power of two */
+    HC_NOTIF_AHEAD,  /* notification data past avail->idx */
+    HC_NOTIF_BEHIND, /* notification data before avail->idx */
+    HC_COUNT
+};
+_Static_assert(HC_COUNT <= 32, "a checker reports a set as a 32-bit mask");
+
 /* Addresses no buffer may have: above any guest RAM here (256 GiB), the
  * local APIC's MMIO page, and one whose buffer wraps past 2^64. */
 #define HOSTILE_ADDR_FAR  0x4000000000ull
@@ -68,8 +88,19 @@ struct hostile_env {
     unsigned txq;      /* the transmitq's index */
     uint8_t *buf;
     struct virtq_raw_desc *tab;
-    uint16_t bufs; /* out: buffers made available (frames that may reach the wire) */
+    uint16_t bufs;      /* out: buffers made available (frames that may reach the wire) */
+    uint16_t used0;     /* the used index the watch counts from; a case that resets
+                         * the queue sets it to the new ring's */
+    uint16_t max_pairs; /* max_virtqueue_pairs under MQ, else 1 (s5.1.4) */
+    uint32_t rss_types; /* the hash types the device supports, under RSS (s5.1.4) */
 };
+
+/* HK_CTRL: the command (class, command, data) at buf + HOSTILE_CTRL_CMD,
+ * its ack byte at buf + HOSTILE_CTRL_ACK, HOSTILE_ACK_NONE until the
+ * device writes it (a control case sends no frame). */
+#define HOSTILE_CTRL_CMD 1024u
+#define HOSTILE_CTRL_ACK 2048u
+#define HOSTILE_ACK_NONE 0xffu
 
 enum hostile_kind {
     HK_RING,  /* a layout, one kick */
@@ -77,6 +108,8 @@ enum hostile_kind {
     HK_BADQ,  /* a valid buffer, kicked as a queue that does not exist */
     HK_SETUP, /* device setup: setup() does it all */
     HK_RX,    /* a layout on the receiveq, waiting for a frame to come */
+    HK_CTRL,  /* a command on the control queue, one kick; its ack read after the watch */
+    HK_NOTIF, /* a valid buffer, kicked by the builder with notification data that lies */
 };
 #define HOSTILE_STORM     1000000u
 #define HOSTILE_BADQ      0x7fffu
@@ -87,8 +120,9 @@ struct hostile_case {
     const char *spec;   /* the rule broken */
     const char *allows; /* what the spec lets the device do */
     uint8_t kind;       /* enum hostile_kind */
-    uint8_t viol;       /* enum hostile_viol: what the layout holds */
+    uint8_t viol;       /* enum hostile_viol, or hostile_cviol for HK_CTRL and HK_NOTIF */
     int (*build)(struct hostile_env *e);
+    uint64_t needs; /* feature bits the case needs negotiated; without them it is not run */
 };
 
 extern const struct hostile_case hostile_cases[];
@@ -96,6 +130,9 @@ extern const unsigned hostile_ncases;
 
 /* The case of that name, NULL if none. */
 const struct hostile_case *hostile_find(const char *name, unsigned len);
+
+/* Whether the case can run with these negotiated features (its needs). */
+bool hostile_offered(const struct hostile_case *c, uint64_t features);
 
 /* case=: names separated by commas, or "all". 0, or -EINVAL with the
  * first unknown name in why. */

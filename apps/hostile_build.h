@@ -35,5 +35,24 @@ int hostile_features_unoffered(struct hostile_env *e);
 int hostile_features_after_ok(struct hostile_env *e);
 int hostile_reset_inflight(struct hostile_env *e);
 int hostile_queue_size(struct hostile_env *e);
+int hostile_ctrl_class(struct hostile_env *e);
+int hostile_ctrl_cmd(struct hostile_env *e);
+int hostile_ctrl_short(struct hostile_env *e);
+int hostile_ctrl_no_ack(struct hostile_env *e);
+int hostile_ctrl_ack_ro(struct hostile_env *e);
+int hostile_ctrl_pairs0(struct hostile_env *e);
+int hostile_ctrl_pairs_over(struct hostile_env *e);
+int hostile_rss_queue(struct hostile_env *e);
+int hostile_rss_len(struct hostile_env *e);
+int hostile_notif_ahead(struct hostile_env *e);
+int hostile_notif_behind(struct hostile_env *e);
+int hostile_qreset_active(struct hostile_env *e);
+int hostile_qreset_size(struct hostile_env *e);
+
+/* hostile_setup.c: the transmitq full of valid buffers (made available,
+ * not kicked); a queue size the device does not allow (twice its
+ * maximum, or 3: not a power of two). */
+int hostile_fill(struct hostile_env *e);
+uint16_t hostile_bad_size(struct hostile_env *e);
 
 #endif

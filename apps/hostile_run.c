@@ -2,9 +2,12 @@
 #include "apps/hostile_run.h"
 
 #include "apps/app_config.h"
+#include <stdio.h>
 #include <string.h>
 
+#include "drivers/virtio/vnet_ctrl.h"
 #include "drivers/virtio/vnet_raw.h"
+#include "kernel/io.h"
 #include "kernel/json.h"
 #include "kernel/mem.h"
 #include "kernel/result.h"
@@ -18,6 +21,9 @@ struct hostile_seen {
     uint16_t used;  /* used entries the device added during it */
     int restart;    /* vnet_raw_restart's return */
     uint32_t sent, completed;
+    bool offered;   /* the device offered what the case needs: it ran */
+    char needs[64]; /* the features it needs, by name */
+    int ack;        /* HK_CTRL: the ack byte after the watch */
 };
 
 static void hostile_done(void *ctx, void *cookie)
@@ -56,7 +62,7 @@ void hostile_run_init(struct hostile_run *r, const struct app_config *c, struct 
 static void hostile_kick(struct hostile_run *r, const struct hostile_case *c)
 {
     struct virtq *vq = r->env.vq;
-    if (c->kind == HK_RING || c->kind == HK_RX) {
+    if (c->kind == HK_RING || c->kind == HK_RX || c->kind == HK_CTRL) {
         virtq_notify(vq);
     } else if (c->kind == HK_BADQ) {
         virtq_raw_notify_as(vq, HOSTILE_BADQ);
@@ -64,9 +70,9 @@ static void hostile_kick(struct hostile_run *r, const struct hostile_case *c)
         uint64_t end = time_ns() + 1000000000ull;
         for (uint32_t k = 0; k < HOSTILE_STORM_MAX && (k < HOSTILE_STORM || time_ns() < end); k++)
             virtq_notify(vq);
-    } else if (r->env.bufs) {
+    } else if (c->kind == HK_SETUP && r->env.bufs) {
         virtq_notify(vq); /* a setup case that left a buffer */
-    }
+    }                     /* HK_NOTIF: the builder's notification is the case */
 }
 
 /* HOSTILE_CHECK frames after the restart; how many came back. */
@@ -88,6 +94,32 @@ static void hostile_traffic(struct hostile_run *r, struct hostile_seen *s)
     s->completed = r->done;
 }
 
+/* s5.1.6.5: the ack byte as the device left it. */
+static const char *hostile_ack_name(int ack)
+{
+    if (ack == VIRTIO_NET_OK)
+        return "ok";
+    if (ack == VIRTIO_NET_ERR)
+        return "err";
+    return ack == HOSTILE_ACK_NONE ? "none" : "other";
+}
+
+/* The names of the features in mask, comma separated ("" for none). */
+static void hostile_needs(uint64_t mask, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (unsigned bit = 0; bit < 64; bit++) {
+        const char *name = vnet_raw_feature_name(bit);
+        if (!(mask & VIRTIO_BIT(bit)) || !name)
+            continue;
+        int w = snprintf(out + n, cap - n, "%s%s", n ? "," : "", name);
+        if (w < 0 || (size_t)w >= cap - n)
+            return;
+        n += (size_t)w;
+    }
+}
+
 static void hostile_line(const struct hostile_run *r, const struct hostile_case *c,
                          const struct hostile_seen *s, uint64_t t_ns)
 {
@@ -95,6 +127,10 @@ static void hostile_line(const struct hostile_run *r, const struct hostile_case 
     json_str(j, "case", c->name);
     json_str(j, "spec", c->spec);
     json_str(j, "allows", c->allows);
+    json_str(j, "needs", s->needs);
+    json_bool(j, "offered", s->offered);
+    if (c->kind == HK_CTRL)
+        json_str(j, "ack", hostile_ack_name(s->ack));
     json_i64(j, "build", s->build);
     json_u64(j, "status", s->status);
     json_bool(j, "needs_reset", s->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
@@ -110,24 +146,41 @@ static void hostile_line(const struct hostile_run *r, const struct hostile_case 
     result_end();
 }
 
+/* The case's violation, its kick and the watch: what the device used. */
+static void hostile_violate(struct hostile_run *r, const struct hostile_case *c,
+                            struct hostile_seen *s)
+{
+    struct hostile_env *e = &r->env;
+    e->used0 = virtq_raw_used_idx(e->vq);
+    s->build = c->build(e);
+    hostile_kick(r, c);
+    time_delay_us(HOSTILE_WATCH_MS * 1000u);
+    s->used = (uint16_t)(virtq_raw_used_idx(e->vq) - e->used0);
+}
+
 void hostile_run_case(struct hostile_run *r, const struct hostile_case *c)
 {
     struct hostile_seen s = {0};
     uint64_t t0 = time_ns();
     struct hostile_env *e = &r->env;
-    e->vq = c->kind == HK_RX ? vnet_raw_rxq(r->d) : vnet_raw_txq(r->d);
+    e->vq = c->kind == HK_RX     ? vnet_raw_rxq(r->d)
+            : c->kind == HK_CTRL ? vnet_raw_ctrlq(r->d)
+                                 : vnet_raw_txq(r->d);
     e->vdev = vnet_raw_vdev(r->d);
     e->features = vnet_raw_features(r->d);
+    e->max_pairs = vnet_raw_max_pairs(r->d);
+    e->rss_types = vnet_raw_rss_types(r->d);
     e->txq = 1; /* transmitq(0), virtio 1.2 s5.1.2 */
     e->bufs = 0;
     memset(e->buf, 0, HOSTILE_HDR);
+    e->buf[HOSTILE_CTRL_ACK] = HOSTILE_ACK_NONE;
     hostile_frame(r->cfg, e->buf + HOSTILE_HDR, vnet_mac(r->d), 0xffffu);
-    uint16_t used0 = virtq_raw_used_idx(e->vq);
-    s.build = c->build(e);
-    hostile_kick(r, c);
-    time_delay_us(HOSTILE_WATCH_MS * 1000u);
+    hostile_needs(c->needs, s.needs, sizeof(s.needs));
+    s.offered = hostile_offered(c, e->features) && e->vq;
+    if (s.offered)
+        hostile_violate(r, c, &s);
     s.status = vnet_raw_status(r->d);
-    s.used = (uint16_t)(virtq_raw_used_idx(e->vq) - used0);
+    s.ack = VN_READ_ONCE(e->buf[HOSTILE_CTRL_ACK]);
     s.restart = vnet_raw_restart(r->d);
     if (!s.restart)
         hostile_traffic(r, &s);

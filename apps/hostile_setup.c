@@ -42,9 +42,7 @@ int hostile_features_after_ok(struct hostile_env *e)
     return hostile_valid(e);
 }
 
-/* s2.4: a reset while the device holds buffers: a full ring kicked, then
- * the reset at once. */
-int hostile_reset_inflight(struct hostile_env *e)
+int hostile_fill(struct hostile_env *e)
 {
     uint16_t num = virtq_size(e->vq);
     for (uint16_t i = 0; i + 1u < num; i += 2) {
@@ -55,6 +53,22 @@ int hostile_reset_inflight(struct hostile_env *e)
         if (r)
             return r;
     }
+    return 0;
+}
+
+uint16_t hostile_bad_size(struct hostile_env *e)
+{
+    uint16_t max = e->vdev->ops->queue_max(e->vdev, e->txq);
+    return max && max < 0x8000u ? (uint16_t)(max * 2u) : 3u;
+}
+
+/* s2.4: a reset while the device holds buffers: a full ring kicked, then
+ * the reset at once. */
+int hostile_reset_inflight(struct hostile_env *e)
+{
+    int r = hostile_fill(e);
+    if (r)
+        return r;
     virtq_notify(e->vq);
     return e->vdev->ops->reset(e->vdev) < 0 ? -EIO : 0;
 }
@@ -67,8 +81,6 @@ int hostile_queue_size(struct hostile_env *e)
         return -EIO;
     v->ops->set_features(v, e->features);
     v->ops->set_status(v, ACK_DRIVER | VIRTIO_STATUS_FEATURES_OK);
-    uint16_t max = v->ops->queue_max(v, e->txq);
-    uint16_t num = max && max < 0x8000u ? (uint16_t)(max * 2u) : 3u;
-    return v->ops->queue_setup(v, e->txq, num, virtq_desc_addr(e->vq), virtq_driver_addr(e->vq),
-                               virtq_device_addr(e->vq));
+    return v->ops->queue_setup(v, e->txq, hostile_bad_size(e), virtq_desc_addr(e->vq),
+                               virtq_driver_addr(e->vq), virtq_device_addr(e->vq));
 }

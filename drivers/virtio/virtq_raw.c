@@ -74,3 +74,12 @@ void virtq_raw_notify_as(struct virtq *vq, uint16_t index)
     db.ring(&db, index); /* the bare index, whatever notification data says */
     vq->stats.kicks++;
 }
+
+int virtq_raw_notify_next(struct virtq *vq, uint16_t next)
+{
+    if (vq->packed || !vq->notif_data)
+        return -EINVAL;
+    vq->db.ring(&vq->db, vq->db.index | (uint32_t)next << 16);
+    vq->stats.kicks++;
+    return 0;
+}

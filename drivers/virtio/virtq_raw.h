@@ -50,4 +50,11 @@ uint16_t virtq_raw_used_idx(const struct virtq *vq);
  * value is ignored and the kick is the queue's own). */
 void virtq_raw_notify_as(struct virtq *vq, uint16_t index);
 
+/* Rings the queue's doorbell with notification data (virtio 1.2 s2.9,
+ * split: the queue's index, then the next avail index) saying next,
+ * whatever avail->idx is. -EINVAL on a packed queue or unless
+ * NOTIFICATION_DATA was negotiated (only then does the doorbell take the
+ * 32 bits). */
+int virtq_raw_notify_next(struct virtq *vq, uint16_t next);
+
 #endif

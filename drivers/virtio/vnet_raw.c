@@ -1,6 +1,7 @@
 /* app=hostile's access to a device (vnet_raw.h). */
 #include "drivers/virtio/vnet_raw.h"
 
+#include "drivers/virtio/vnet_ctrl.h"
 #include "drivers/virtio/vnet_priv.h"
 
 struct virtq *vnet_raw_txq(struct vnet_dev *d)
@@ -13,9 +14,29 @@ struct virtq *vnet_raw_rxq(struct vnet_dev *d)
     return d->rxq[0].vq;
 }
 
+struct virtq *vnet_raw_ctrlq(struct vnet_dev *d)
+{
+    return d->ctrl ? d->ctrl->vq : NULL;
+}
+
 struct virtio_dev *vnet_raw_vdev(struct vnet_dev *d)
 {
     return d->vdev;
+}
+
+uint16_t vnet_raw_max_pairs(const struct vnet_dev *d)
+{
+    return d->max_pairs;
+}
+
+uint32_t vnet_raw_rss_types(const struct vnet_dev *d)
+{
+    return d->rss_types;
+}
+
+const char *vnet_raw_feature_name(unsigned bit)
+{
+    return vnet_feature_name(bit);
 }
 
 uint64_t vnet_raw_offered(const struct vnet_dev *d)

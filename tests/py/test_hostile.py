@@ -83,6 +83,18 @@ def judge(rep, status=0, killed=False, uses=True):
     (report(line(bufs=0, used=0)), 0, False, True, "handled", "exact"),
     (report(line(bufs=0, used=0)), 0, False, "rx", "handled", "not reached"),
     (report(line(bufs=0, used=1)), 0, False, "rx", "handled", "traffic exact"),
+    (report(line(offered=False, needs="ctrl_vq,mq", used=0, bufs=0)), 0, False, True,
+     "not-offered", "did not offer ctrl_vq,mq"),
+    (report(line(offered=False, needs="ring_reset", completed=0)), 0, False, True,
+     "not-offered", "did nothing"),
+    (report(line(offered=False), qemu_status=-11), exitcodes.RUNNER_NO_GUEST_EXIT, False, True,
+     "crashed", "SIGSEGV"),
+    (report(line(offered=True, ack="err")), 0, False, True, "handled", "ack ERR; traffic"),
+    (report(line(offered=True, ack="none", used=0)), 0, False, True, "stalled",
+     "ack none; the queue stopped"),
+    (report(line(offered=True, ack="ok", status=0x47, needs_reset=True)), 0, False, True,
+     "needs-reset", "ack OK; DEVICE_NEEDS_RESET"),
+    (report(line(build=-5)), 0, False, True, "handled", "step refused (-5); traffic exact"),
 ])
 def test_verdicts(rep, status, killed, uses, want, needle):
     v, why = judge(rep, status, killed, uses)
@@ -136,6 +148,39 @@ def test_the_run_of_a_case_and_its_reproducer():
     argv = hostile.run_argv(o, "runt")
     assert argv[-2:] == ["--", "case=runt"] and argv[argv.index("--qemu") + 1] == "next"
     assert hostile.repro(argv).startswith("tools/vnperf run --backend dgram --app hostile")
+
+
+def test_cases_that_need_a_feature_are_the_runners_and_known():
+    assert set(hostile_cases.NEEDS) <= set(hostile_cases.NAMES)
+    assert {f for n in hostile_cases.NEEDS.values() for f in n} <= set(hostile.FEATURE_PROPS)
+    assert "not-offered" in hostile_verdict.VERDICTS
+
+
+@pytest.mark.parametrize("needs,machine,props,want", [
+    ((), "microvm", {"mq"}, []),
+    (("ctrl_vq", "mq"), "microvm", {"ctrl_vq", "mq"},
+     ["-global", "virtio-net-device.ctrl_vq=on", "-global", "virtio-net-device.mq=on"]),
+    (("ctrl_vq", "rss"), "q35", {"ctrl_vq", "rss"},
+     ["-global", "virtio-net-pci.ctrl_vq=on", "-global", "virtio-net-pci.rss=on"]),
+    (("notification_data",), "q35", {"queue_reset"}, []),  # QEMU 7.2: no such property
+    (("notification_data",), "microvm", {"notification_data"},
+     ["-global", "virtio-mmio.force-legacy=false", "-global",
+      "virtio-net-device.notification_data=on"]),
+    (("ring_reset",), "microvm", {"queue_reset"},
+     ["-global", "virtio-mmio.force-legacy=false", "-global", "virtio-net-device.queue_reset=on"]),
+])
+def test_a_case_runs_on_a_device_that_offers_what_it_needs(needs, machine, props, want):
+    assert hostile.offer_args(needs, machine, frozenset(props)) == want
+
+
+def test_the_run_of_a_feature_case_carries_its_offer(monkeypatch):
+    monkeypatch.setattr(hostile.qemucmd, "device_props", lambda qemu, driver: frozenset(
+        {"mq", "ctrl_vq", "queue_reset"}))
+    argv = hostile.run_argv(opts(machine="q35"), "ctrl_mq_pairs0")
+    assert argv[-4:] == ["--qemu-arg=-global", "--qemu-arg=virtio-net-pci.mq=on", "--",
+                         "case=ctrl_mq_pairs0"]
+    assert "--qemu-arg=virtio-mmio.force-legacy=false" in hostile.run_argv(opts(), "qreset_active")
+    assert not any(a.startswith("--qemu-arg") for a in hostile.run_argv(opts(), "runt"))
 
 
 def test_table_prints_the_reproducer_of_a_crash():

@@ -185,3 +185,102 @@ uint32_t simchk_split(const struct sim_queue *sq, const struct simchk_env *env)
     }
     return bad;
 }
+
+/* s5.1.6.5.1-7: the classes and commands a device has, and the bytes of
+ * command-specific data each carries at least. */
+struct ctrl_rule {
+    uint8_t cls, cmds; /* commands 0..cmds-1 */
+    uint8_t min[3];    /* per command, the first three (the rest: min[0]) */
+};
+
+static const struct ctrl_rule ctrl_rules[] = {
+    {0, 6, {1, 1, 1}},   /* RX: PROMISC, ALLMULTI, ALLUNI, NOMULTI, NOUNI, NOBCAST: u8 */
+    {1, 2, {8, 6, 0}},   /* MAC: TABLE_SET (two le32 counts), ADDR_SET */
+    {2, 2, {2, 2, 0}},   /* VLAN: ADD, DEL: le16 */
+    {3, 1, {0, 0, 0}},   /* ANNOUNCE: ACK */
+    {4, 3, {2, 11, 13}}, /* MQ: VQ_PAIRS_SET, RSS_CONFIG (no table, no key), HASH_CONFIG */
+    {5, 1, {8, 0, 0}},   /* GUEST_OFFLOADS: SET, le64 */
+};
+
+#define CTRL_CMD_MAX 1024u
+
+static uint16_t le16_at(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* s5.1.6.5.7.1: struct virtio_net_rss_config's table and unclassified
+ * queue against the device's receive queues. */
+static uint32_t ctrl_rss(const uint8_t *d, uint32_t len, uint16_t max_pairs)
+{
+    uint16_t mask = le16_at(d + 4);
+    uint32_t n = (uint32_t)mask + 1u;
+    if (n & mask)
+        return BIT(HC_RSS_LEN);
+    if (len < 11u + 2u * n)
+        return BIT(HC_SHORT);
+    uint32_t bad = le16_at(d + 6) >= max_pairs ? BIT(HC_RSS_QUEUE) : 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (le16_at(d + 8 + 2 * i) >= max_pairs)
+            bad |= BIT(HC_RSS_QUEUE);
+    return bad;
+}
+
+/* The command's data against its class and command. */
+static uint32_t ctrl_data(const uint8_t *cmd, uint32_t len, uint16_t max_pairs)
+{
+    const struct ctrl_rule *r = NULL;
+    for (unsigned i = 0; i < sizeof(ctrl_rules) / sizeof(ctrl_rules[0]); i++)
+        if (ctrl_rules[i].cls == cmd[0])
+            r = &ctrl_rules[i];
+    if (!r)
+        return BIT(HC_CLASS);
+    if (cmd[1] >= r->cmds)
+        return BIT(HC_CMD);
+    const uint8_t *d = cmd + 2;
+    uint32_t dlen = len - 2u;
+    if (dlen < r->min[cmd[1] < 3 ? cmd[1] : 0])
+        return BIT(HC_SHORT);
+    if (cmd[0] == 4 && cmd[1] == 0) {
+        uint16_t n = le16_at(d);
+        return n < 1u || n > max_pairs ? BIT(HC_MQ_PAIRS) : 0;
+    }
+    return cmd[0] == 4 && cmd[1] == 1 ? ctrl_rss(d, dlen, max_pairs) : 0;
+}
+
+uint32_t simchk_ctrl(const struct sim_queue *sq, uint16_t max_pairs)
+{
+    struct sim_chain c;
+    if (simq_peek(sq, 0, &c))
+        return BIT(HC_NO_ACK); /* nothing readable as a chain: no ack to write */
+    uint32_t bad = 0;
+    unsigned nr = c.nr;
+    if (c.n == c.nr) {
+        /* s5.1.6.5: the ack is device-writable; one readable byte last is
+         * an ack the device may not write */
+        bool ro = nr >= 2 && c.len[nr - 1] == 1;
+        bad |= BIT(ro ? HC_ACK_RO : HC_NO_ACK);
+        nr -= ro;
+    } else if (c.n != c.nr + 1 || c.len[c.nr] < 1) {
+        bad |= BIT(HC_NO_ACK);
+    }
+    uint8_t cmd[CTRL_CMD_MAX];
+    uint32_t len = 0;
+    for (unsigned i = 0; i < nr; i++) {
+        if (c.len[i] > CTRL_CMD_MAX - len)
+            return bad | BIT(HC_SHORT);
+        memcpy(cmd + len, (const void *)(uintptr_t)c.addr[i], c.len[i]);
+        len += c.len[i];
+    }
+    if (len < 2)
+        return bad | BIT(HC_SHORT);
+    return bad | ctrl_data(cmd, len, max_pairs);
+}
+
+uint32_t simchk_notify(const struct sim_queue *sq, uint32_t val)
+{
+    uint16_t d = (uint16_t)((uint16_t)(val >> 16) - sq->avail->idx);
+    if (!d)
+        return 0;
+    return BIT(d < 0x8000u ? HC_NOTIF_AHEAD : HC_NOTIF_BEHIND);
+}

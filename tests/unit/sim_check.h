@@ -24,4 +24,14 @@ struct simchk_env {
 
 uint32_t simchk_split(const struct sim_queue *sq, const struct simchk_env *env);
 
+/* The control queue's first pending command as a device reads it
+ * (virtio 1.2 s5.1.6.5) against a device of max_pairs queue pairs: a
+ * mask of 1u << enum hostile_cviol. */
+uint32_t simchk_ctrl(const struct sim_queue *sq, uint16_t max_pairs);
+
+/* A notification's value (s2.9, split: the queue's index, then the next
+ * avail index) against the queue's avail->idx: a mask of 1u << enum
+ * hostile_cviol. */
+uint32_t simchk_notify(const struct sim_queue *sq, uint32_t val);
+
 #endif

@@ -25,25 +25,26 @@ struct fix {
     uint8_t *rxmem;
     struct simchk_mem mem[3];
     struct simchk_env env;
+    uint32_t rang; /* the last doorbell's value */
 };
 
-static void ring_none(const struct virtq_doorbell *db, uint32_t val)
+static void ring_keep(const struct virtq_doorbell *db, uint32_t val)
 {
-    (void)db;
-    (void)val;
+    ((struct fix *)db->ctx)->rang = val;
 }
 
-/* A split queue of num entries as the app has it after bring-up: on RX,
- * every slot posted device-writable. */
-static struct fix *fix_new(uint16_t num, bool rx)
+/* A split queue of num entries as the app has it after bring-up, more
+ * flags (VIRTQ_F_NOTIF_DATA) as negotiated: on RX, every slot posted
+ * device-writable. */
+static struct fix *fix_make(uint16_t num, bool rx, unsigned more)
 {
     struct fix *f = mem_alloc_dma(sizeof(*f), 64);
-    unsigned flags = VIRTQ_F_EVENT_IDX | VIRTQ_F_INDIRECT;
+    unsigned flags = VIRTQ_F_EVENT_IDX | VIRTQ_F_INDIRECT | more;
     assert_int_equal(virtq_create(&f->vq, rx ? 0 : 1, num, flags), 0);
     f->q.max = num;
     simq_attach(&f->q, num, virtq_desc_addr(f->vq), virtq_driver_addr(f->vq),
                 virtq_device_addr(f->vq), flags);
-    struct virtq_doorbell db = {ring_none, 0, f, rx ? 0 : 1, false};
+    struct virtq_doorbell db = {ring_keep, 0, f, rx ? 0 : 1, false};
     virtq_set_doorbell(f->vq, &db);
     f->e = (struct hostile_env){.vq = f->vq, .features = VIRTIO_BIT(VIRTIO_F_VERSION_1), .txq = 1};
     f->e.buf = mem_alloc_dma(HOSTILE_BUF, 64);
@@ -62,6 +63,24 @@ static struct fix *fix_new(uint16_t num, bool rx)
     f->mem[2] = (struct simchk_mem){rxm, rxm + (uint64_t)num * RX_SLOT};
     f->env = (struct simchk_env){f->mem, 3, rx, 1500, *(const uint16_t *)&f->q.used->ring[num]};
     return f;
+}
+
+static struct fix *fix_new(uint16_t num, bool rx)
+{
+    return fix_make(num, rx, 0);
+}
+
+static const struct hostile_case *named(const char *name)
+{
+    const struct hostile_case *c = hostile_find(name, (unsigned)strlen(name));
+    assert_non_null(c);
+    return c;
+}
+
+/* The kinds whose layout is a TX or RX ring's (simchk_split). */
+static bool ring_kind(const struct hostile_case *c)
+{
+    return c->kind != HK_SETUP && c->kind != HK_CTRL && c->kind != HK_NOTIF;
 }
 
 static int teardown(void **state)
@@ -84,7 +103,7 @@ static void test_ring_cases_break_exactly_their_rule(void **state)
         assert_int_equal(simchk_split(&clean->q, &clean->env), 0);
         for (unsigned i = 0; i < hostile_ncases; i++) {
             const struct hostile_case *c = &hostile_cases[i];
-            if (c->kind == HK_SETUP)
+            if (!ring_kind(c))
                 continue;
             struct fix *f = fix_new(sizes[s], c->kind == HK_RX);
             assert_int_equal(c->build(&f->e), 0);
@@ -100,14 +119,146 @@ static void test_ring_cases_break_exactly_their_rule(void **state)
     assert_true(ran >= 2 * 25);
 }
 
-/* Every violation the checker knows is some case's. */
+/* A command the device may take: len bytes at the control case's place,
+ * its ack device-writable. */
+static void clean_cmd(struct fix *f, const uint8_t *cmd, uint32_t len)
+{
+    uint64_t b = (uintptr_t)f->e.buf;
+    uint16_t head = 0;
+    memcpy(f->e.buf + HOSTILE_CTRL_CMD, cmd, len);
+    assert_int_equal(hostile_desc(&f->e, 0, b + HOSTILE_CTRL_CMD, len, VIRTQ_RAW_F_NEXT, 1), 0);
+    assert_int_equal(hostile_desc(&f->e, 1, b + HOSTILE_CTRL_ACK, 1, VIRTQ_RAW_F_WRITE, 0), 0);
+    assert_int_equal(hostile_publish(&f->e, &head, 1), 0);
+}
+
+static struct fix *ctrl_fix(uint16_t num, uint16_t pairs)
+{
+    struct fix *f = fix_new(num, false);
+    f->e.max_pairs = pairs;
+    f->e.rss_types = 0x1ff; /* every type, extension headers too */
+    return f;
+}
+
+/* Valid commands: PROMISC on, VQ_PAIRS_SET to the maximum, an RSS table
+ * of 128 entries over every pair; the checker finds nothing. */
+static void check_clean_commands(uint16_t num, uint16_t pairs)
+{
+    const uint8_t promisc[] = {0, 0, 1}, set[] = {4, 0, (uint8_t)pairs, (uint8_t)(pairs >> 8)};
+    struct fix *f = ctrl_fix(num, pairs);
+    clean_cmd(f, promisc, sizeof(promisc));
+    assert_int_equal(simchk_ctrl(&f->q, pairs), 0);
+    f = ctrl_fix(num, pairs);
+    clean_cmd(f, set, sizeof(set));
+    assert_int_equal(simchk_ctrl(&f->q, pairs), 0);
+    uint8_t rss[2 + 11 + 2 * 128 + 40] = {4, 1, 0x3f, 0, 0, 0, 127, 0, 0, 0};
+    for (unsigned i = 0; i < 128; i++)
+        rss[10 + 2 * i] = (uint8_t)(i % pairs);
+    rss[10 + 256] = 1;
+    rss[12 + 256] = 40;
+    f = ctrl_fix(num, pairs);
+    clean_cmd(f, rss, sizeof(rss));
+    assert_int_equal(simchk_ctrl(&f->q, pairs), 0);
+}
+
+/* Each control case on a control queue of the sizes QEMU gives (64) and
+ * a small one, against a device of one pair and of four: the checker
+ * finds exactly the case's violation; the ack is left for the device. */
+static void test_ctrl_cases_break_exactly_their_rule(void **state)
+{
+    (void)state;
+    static const uint16_t sizes[] = {16, 64}, pairs[] = {1, 4};
+    unsigned ran = 0;
+    for (unsigned s = 0; s < 2; s++) {
+        for (unsigned p = 0; p < 2; p++) {
+            check_clean_commands(sizes[s], pairs[p]);
+            for (unsigned i = 0; i < hostile_ncases; i++) {
+                const struct hostile_case *c = &hostile_cases[i];
+                if (c->kind != HK_CTRL)
+                    continue;
+                struct fix *f = ctrl_fix(sizes[s], pairs[p]);
+                assert_int_equal(c->build(&f->e), 0);
+                assert_int_equal(f->e.buf[HOSTILE_CTRL_ACK], HOSTILE_ACK_NONE);
+                assert_int_equal(f->e.bufs, 1);
+                uint32_t got = simchk_ctrl(&f->q, pairs[p]);
+                if (got != 1u << c->viol)
+                    fail_msg("%s (size %u, %u pairs): checker found 0x%x, the case names 0x%x",
+                             c->name, sizes[s], pairs[p], got, 1u << c->viol);
+                ran++;
+            }
+            sim_free_all();
+        }
+    }
+    assert_int_equal(ran, 4 * 9);
+}
+
+/* The notification cases: a valid buffer (the ring checker finds
+ * nothing), then a doorbell whose data lies as the case names; the
+ * driver's own kick says the truth. */
+static void test_notif_cases_lie_exactly(void **state)
+{
+    (void)state;
+    struct fix *clean = fix_make(256, false, VIRTQ_F_NOTIF_DATA);
+    assert_int_equal(hostile_valid(&clean->e), 0);
+    virtq_notify(clean->vq);
+    assert_int_equal(simchk_notify(&clean->q, clean->rang), 0);
+    unsigned ran = 0;
+    for (unsigned i = 0; i < hostile_ncases; i++) {
+        const struct hostile_case *c = &hostile_cases[i];
+        if (c->kind != HK_NOTIF)
+            continue;
+        struct fix *f = fix_make(256, false, VIRTQ_F_NOTIF_DATA);
+        f->rang = 0xdeadu;
+        assert_int_equal(c->build(&f->e), 0);
+        assert_int_equal(f->rang & 0xffffu, 1u); /* the transmitq's own index */
+        assert_int_equal(simchk_split(&f->q, &f->env), 0);
+        assert_int_equal(simchk_notify(&f->q, f->rang), 1u << c->viol);
+        /* without NOTIFICATION_DATA the doorbell takes no data: refused */
+        struct fix *g = fix_new(256, false);
+        assert_int_equal(c->build(&g->e), -EINVAL);
+        ran++;
+    }
+    assert_int_equal(ran, 2);
+}
+
+/* Every violation the checkers know is some case's. */
 static void test_every_violation_has_a_case(void **state)
 {
     (void)state;
-    uint32_t named = 0;
-    for (unsigned i = 0; i < hostile_ncases; i++)
-        named |= 1u << hostile_cases[i].viol;
+    uint32_t named = 0, cnamed = 0;
+    for (unsigned i = 0; i < hostile_ncases; i++) {
+        const struct hostile_case *c = &hostile_cases[i];
+        if (c->kind == HK_CTRL || c->kind == HK_NOTIF)
+            cnamed |= 1u << c->viol;
+        else
+            named |= 1u << c->viol;
+    }
     assert_int_equal(named | 1u, (1u << HV_COUNT) - 1u);
+    assert_int_equal(cnamed | 1u, (1u << HC_COUNT) - 1u);
+}
+
+/* A case runs only with every feature it needs negotiated. */
+static void test_cases_need_their_features(void **state)
+{
+    (void)state;
+    const uint64_t ctrl = VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX);
+    unsigned needing = 0;
+    for (unsigned i = 0; i < hostile_ncases; i++) {
+        const struct hostile_case *c = &hostile_cases[i];
+        assert_true(hostile_offered(c, c->needs));
+        assert_true(hostile_offered(c, ~0ull));
+        assert_int_equal(hostile_offered(c, 0), c->needs == 0);
+        /* control cases need the control queue; the rest no feature of it */
+        assert_int_equal(c->kind == HK_CTRL, (c->needs & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)) != 0);
+        for (unsigned bit = 0; bit < 64; bit++)
+            if (c->needs & VIRTIO_BIT(bit))
+                assert_false(hostile_offered(c, ~VIRTIO_BIT(bit)));
+        needing += c->needs != 0;
+    }
+    assert_int_equal(needing, 13);
+    assert_false(hostile_offered(named("ctrl_mq_pairs0"), ctrl));
+    assert_true(hostile_offered(named("ctrl_short"), ctrl));
+    assert_false(hostile_offered(named("qreset_active"), ctrl));
+    assert_true(hostile_offered(named("notif_data_ahead"), VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA)));
 }
 
 static struct fix *setup_fix(struct sim_dev **sd, uint8_t status)
@@ -120,13 +271,6 @@ static struct fix *setup_fix(struct sim_dev **sd, uint8_t status)
     (*sd)->driver_features = offered;
     (*sd)->status = status;
     return f;
-}
-
-static const struct hostile_case *named(const char *name)
-{
-    const struct hostile_case *c = hostile_find(name, (unsigned)strlen(name));
-    assert_non_null(c);
-    return c;
 }
 
 static void test_setup_cases_do_what_they_say(void **state)
@@ -155,6 +299,47 @@ static void test_setup_cases_do_what_they_say(void **state)
     assert_int_equal(named("queue_size_bad")->build(&f->e), -EINVAL); /* sim: above its max */
 }
 
+/* The transmitq as bring-up left it on the simulated device. */
+static struct fix *qreset_fix(struct sim_dev **sd)
+{
+    const uint8_t live = VIRTIO_STATUS_ACKNOWLEDGE | VIRTIO_STATUS_DRIVER |
+                         VIRTIO_STATUS_FEATURES_OK | VIRTIO_STATUS_DRIVER_OK;
+    struct fix *f = setup_fix(sd, live);
+    struct virtio_dev *v = &(*sd)->vdev;
+    assert_int_equal(v->ops->queue_setup(v, 1, 256, virtq_desc_addr(f->vq),
+                                         virtq_driver_addr(f->vq), virtq_device_addr(f->vq)),
+                     0);
+    return f;
+}
+
+/* qreset_active: a full ring in flight, the queue reset, re-enabled at
+ * its size and addresses, one valid buffer on the new ring; a device
+ * that ignores the reset (queue still enabled) fails the case's step. */
+static void test_queue_reset_cases(void **state)
+{
+    (void)state;
+    struct sim_dev *sd;
+    struct fix *f = qreset_fix(&sd);
+    assert_int_equal(sim_avail_pending(sd, 1), 0);
+    assert_int_equal(named("qreset_active")->build(&f->e), 0);
+    assert_int_equal(sd->qresets, 1);
+    assert_int_equal(f->e.bufs, 129);
+    assert_int_equal(f->e.used0, 0);
+    assert_true(sd->q[1].num == 256 && sd->q[1].desc == (void *)(uintptr_t)virtq_desc_addr(f->vq));
+    assert_int_equal(sim_avail_pending(sd, 1), 1);
+    assert_int_equal(sim_tx_step(sd, 0), 1); /* the new ring's buffer, a valid frame */
+    assert_int_equal(sd->tx_log[0].len, HOSTILE_FRAME);
+
+    f = qreset_fix(&sd);
+    sd->qreset_ready = true;
+    assert_int_equal(named("qreset_active")->build(&f->e), -EIO);
+
+    f = qreset_fix(&sd);
+    assert_int_equal(named("qreset_size_bad")->build(&f->e), -EINVAL); /* sim: above its max */
+    assert_int_equal(sd->qresets, 1);
+    assert_int_equal(f->e.bufs, 0);
+}
+
 static void test_case_lists(void **state)
 {
     (void)state;
@@ -174,7 +359,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_ring_cases_break_exactly_their_rule, teardown),
         cmocka_unit_test_teardown(test_every_violation_has_a_case, teardown),
+        cmocka_unit_test_teardown(test_ctrl_cases_break_exactly_their_rule, teardown),
+        cmocka_unit_test_teardown(test_notif_cases_lie_exactly, teardown),
+        cmocka_unit_test_teardown(test_cases_need_their_features, teardown),
         cmocka_unit_test_teardown(test_setup_cases_do_what_they_say, teardown),
+        cmocka_unit_test_teardown(test_queue_reset_cases, teardown),
         cmocka_unit_test_teardown(test_case_lists, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

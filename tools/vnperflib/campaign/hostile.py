@@ -12,8 +12,9 @@ import subprocess
 import sys
 import time
 
-from .. import backends, exitcodes, result
+from .. import backends, exitcodes, options, result
 from ..errors import RunnerError, usage
+from ..run import nextroot, qemucmd
 from . import hostile_cases, hostile_verdict
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -24,6 +25,15 @@ HOST_KERNEL = ("vhost-net",)
 # Seconds past the run's own --timeout before the case's run is killed.
 GRACE_S = 60
 KILL_WAIT_S = 10
+# A case that needs a feature runs on a device that offers it where this
+# QEMU can: the virtio-net property that switches it on (QEMU keeps mq,
+# rss and notification_data off by default), and on microvm a modern
+# virtio-mmio for the features above bit 31 (the legacy one offers 32
+# bits). Where QEMU has no such property (7.2: no notification_data) the
+# guest says not offered.
+FEATURE_PROPS = {"ctrl_vq": "ctrl_vq", "ctrl_rx": "ctrl_rx", "mq": "mq", "rss": "rss",
+                 "notification_data": "notification_data", "ring_reset": "queue_reset"}
+HIGH_FEATURES = ("rss", "notification_data", "ring_reset")
 
 
 def add_arguments(p):
@@ -58,6 +68,31 @@ def check(opts):
         raise usage(str(e))
 
 
+def offer_args(needs, machine, props):
+    """QEMU words that make the device offer the features needs names:
+    machine is vnperf run's, props the properties its virtio-net has."""
+    if not needs:
+        return []
+    driver = qemucmd.nic_device(machine)
+    args = []
+    if machine == "microvm" and any(n in HIGH_FEATURES for n in needs):
+        args += ["-global", "virtio-mmio.force-legacy=false"]
+    for n in needs:
+        if FEATURE_PROPS[n] in props:
+            args += ["-global", "%s.%s=on" % (driver, FEATURE_PROPS[n])]
+    return args
+
+
+def case_offer(opts, name):
+    """offer_args for one case against the QEMU the run uses."""
+    needs = hostile_cases.NEEDS.get(name, ())
+    if not needs:
+        return []
+    machine = opts.machine or qemucmd.default_machine(options.default("boot"))
+    qemu = nextroot.qemu(opts.qemu or "system")
+    return offer_args(needs, machine, qemucmd.device_props(qemu, qemucmd.nic_device(machine)))
+
+
 def run_argv(opts, name):
     """vnperf run's arguments for one case."""
     argv = ["run", "--backend", opts.backend, "--app", "hostile", "--timeout", str(opts.timeout)]
@@ -65,6 +100,7 @@ def run_argv(opts, name):
                         ("--accel", opts.accel), ("--testpmd", opts.testpmd)):
         if value is not None:
             argv += [flag, value]
+    argv += ["--qemu-arg=" + a for a in case_offer(opts, name)]
     return argv + ["--", "case=" + name]
 
 
@@ -120,7 +156,7 @@ def case_result(opts, name, rep, status, killed, wall_s):
             "allows": g.get("allows"), "verdict": v, "why": why,
             "guest": {k: g.get(k) for k in ("status", "needs_reset", "failed", "features_ok",
                                             "used", "bufs", "features", "restart", "sent",
-                                            "completed", "build")},
+                                            "completed", "build", "needs", "offered", "ack")},
             "host": {k: o[k] for k in ("run_status", "qemu_status", "signal", "qemu_errors",
                                        "qemu_pct", "vcpu_pct", "backend_pct", "host_frames")},
             "wall_s": round(wall_s, 2), "command": repro(run_argv(opts, name))}

@@ -40,7 +40,39 @@ CASES = (
     ("features_after_ok", "s3.1.1 (features are set before FEATURES_OK)", True),
     ("reset_inflight", "s2.4 (a reset may come with buffers in flight)", False),
     ("queue_size_bad", "s4.2.2.2 (QueueNum at most QueueNumMax)", False),
+    ("ctrl_class_unknown", "s5.1.6.5 (class: one the device has)", True),
+    ("ctrl_cmd_unknown", "s5.1.6.5.1 (command: one its class has)", True),
+    ("ctrl_short", "s5.1.6.5.1 (PROMISC carries its one byte)", True),
+    ("ctrl_no_ack", "s5.1.6.5 (the ack: a device-writable byte after the data)", True),
+    ("ctrl_ack_ro", "s2.7.4, s5.1.6.5 (the ack device-writable, not readable)", True),
+    ("ctrl_mq_pairs0", "s5.1.6.5.5 (VQ_PAIRS_SET: 1..max_virtqueue_pairs)", True),
+    ("ctrl_mq_pairs_over", "s5.1.6.5.5 (VQ_PAIRS_SET: 1..max_virtqueue_pairs)", True),
+    ("rss_queue_missing", "s5.1.6.5.7.1 (indirection_table: enabled receive queues)", True),
+    ("rss_table_len", "s5.1.6.5.7.1 (indirection_table_mask + 1: a power of two)", True),
+    ("notif_data_ahead", "s2.9, s4.1.5.2 (next_idx: the next avail index)", True),
+    ("notif_data_behind", "s2.9, s4.1.5.2 (next_idx: the next avail index)", False),
+    ("qreset_active", "s2.6.1, s4.1.4.3.2 (a queue reset with frames in flight: allowed)", True),
+    ("qreset_size_bad", "s2.6.1.2, s4.1.4.3.2 (a re-enabled queue's size at most the maximum)",
+     False),
 )
+
+# The features a case needs negotiated, by the guest's names (its line's
+# "needs"); without them the guest does nothing and says not offered.
+NEEDS = {
+    "ctrl_class_unknown": ("ctrl_vq",),
+    "ctrl_cmd_unknown": ("ctrl_vq", "ctrl_rx"),
+    "ctrl_short": ("ctrl_vq", "ctrl_rx"),
+    "ctrl_no_ack": ("ctrl_vq", "ctrl_rx"),
+    "ctrl_ack_ro": ("ctrl_vq", "ctrl_rx"),
+    "ctrl_mq_pairs0": ("ctrl_vq", "mq"),
+    "ctrl_mq_pairs_over": ("ctrl_vq", "mq"),
+    "rss_queue_missing": ("ctrl_vq", "rss"),
+    "rss_table_len": ("ctrl_vq", "rss"),
+    "notif_data_ahead": ("notification_data",),
+    "notif_data_behind": ("notification_data",),
+    "qreset_active": ("ring_reset",),
+    "qreset_size_bad": ("ring_reset",),
+}
 
 NAMES = tuple(c[0] for c in CASES)
 SPEC = {c[0]: c[1] for c in CASES}

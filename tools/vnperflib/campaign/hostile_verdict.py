@@ -7,7 +7,11 @@ import signal
 
 from .. import exitcodes, result
 
-VERDICTS = ("handled", "needs-reset", "stalled", "crashed", "host-cpu-spin", "corrupted")
+# not-offered: the device did not offer a feature the case needs, so the
+# guest did nothing (a control queue case without CTRL_VQ, a queue reset
+# without RING_RESET): no finding either way.
+VERDICTS = ("handled", "needs-reset", "stalled", "crashed", "host-cpu-spin", "corrupted",
+            "not-offered")
 # A QEMU thread outside the vCPUs, or a backend that does not poll, busy
 # this share of one CPU over the case: spinning.
 SPIN_PCT = 90.0
@@ -116,12 +120,31 @@ def verdict(o, uses_buffer):
     g = o["guest"]
     if g is None:
         return "stalled", "the guest ended before the case's line (status %s)" % o["run_status"]
+    if g.get("offered") is False:
+        return "not-offered", "the device did not offer %s: the case did nothing" % (
+            g.get("needs") or "what it needs")
     spin = _spin(o)
     if spin:
         return "host-cpu-spin", spin
     bad = _traffic(g, o["host_frames"])
     if bad:
         return bad
+    v, why = _guest_verdict(g, uses_buffer)
+    return v, _seen(g) + why
+
+
+def _seen(g):
+    """What the case's own steps met, before the verdict's why: the ack of a
+    control command (s5.1.6.5), a step the transport refused (-errno)."""
+    words = []
+    if "ack" in g:
+        words.append("ack %s" % (g["ack"].upper() if g["ack"] in ("ok", "err") else g["ack"]))
+    if g.get("build"):
+        words.append("the case's step refused (%d)" % g["build"])
+    return "".join(w + "; " for w in words)
+
+
+def _guest_verdict(g, uses_buffer):
     if g.get("status", 0) & NEEDS_RESET_BIT:
         return "needs-reset", "DEVICE_NEEDS_RESET set; traffic exact after the reset"
     if uses_buffer == "rx" and not g.get("used"):
