@@ -7,11 +7,19 @@
  * until idle_ms= passed without a frame in on the first device once
  * frames came (the end of a PVP tester's traffic).
  *
+ * One instance per vCPU (apps/qstats.h's plan over both devices' pairs):
+ * pair p of a and pair p of b belong to one CPU, which forwards a's pair p
+ * to b's pair p and back (relay_burst_q), so a buffer sent on goes back to
+ * a ring only that CPU touches. Each pair has its own counts, written by
+ * its CPU only and added up by CPU 0 at the end. CPU 0 also runs lwIP,
+ * the samples and count=; frames for us on an AP's pair are counted
+ * (not_ours) and dropped.
+ *
  * Where frames waited, per direction: RX bursts that came back full (more
  * were queued in the input ring: the forwarder came round late), bursts
  * the output ring could not take whole (the backend had not emptied it:
  * the rest were dropped), and the most frames left in flight on the output
- * ring after a burst. And how long the vCPU did not come round at all
+ * ring after a burst. And how long CPU 0 did not come round at all
  * (apps/stall.h): the host's share of the input ring's overflows. */
 #include <stdio.h>
 #include <string.h>
@@ -20,9 +28,13 @@
 #include "apps/app_list.h"
 #include "apps/apps_common.h"
 #include "apps/apps_net.h"
+#include "apps/percpu.h"
+#include "apps/qstats.h"
 #include "apps/relay.h"
 #include "apps/stall.h"
 #include "kernel/exit.h"
+#include "kernel/io.h"
+#include "kernel/json.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
 #include "net/net.h"
@@ -30,14 +42,30 @@
 
 #define FWD_DEFAULT_S 10
 
+/* One direction of one pair (or, added up, of the forwarder). */
 struct fwd_dir {
-    uint64_t packets, bytes, dropped, runts, local;
+    uint64_t packets, bytes, dropped, runts, local, not_ours;
     uint64_t rx_bursts, rx_full, tx_full, tx_in_flight_max;
-    bool lwip;   /* lwIP lives on the input device: frames for me go to it */
+    bool ours;   /* lwIP lives on the input device: frames for me are its */
+    bool lwip;   /* this CPU runs lwIP (CPU 0) */
     uint32_t me; /* our address (host byte order) */
 };
 
-static struct fwd_dir dir[2];
+/* Pair p of both devices: a to b, b to a, and when a frame last came in
+ * on a (its CPU's cycles). */
+struct fwd_pair {
+    unsigned queue, cpu;
+    struct fwd_dir dir[2];
+    uint64_t last_in;
+} __attribute__((aligned(64)));
+
+static struct fwd {
+    struct net_if *nif[2];
+    struct qstats_plan plan;
+    struct fwd_pair pair[VNET_MAX_PAIRS];
+    uint64_t end;
+    uint32_t stop; /* CPU 0 tells the APs (release) */
+} fwd_state;
 
 static enum relay_verdict fwd_judge(void *ctx, const struct vnet_rx *rx)
 {
@@ -46,31 +74,103 @@ static enum relay_verdict fwd_judge(void *ctx, const struct vnet_rx *rx)
         d->runts++;
         return RELAY_DROP;
     }
-    if (d->lwip && pkt_for_local(rx->frame, rx->len, d->me)) {
-        d->local++;
-        return RELAY_LWIP;
+    if (d->ours && pkt_for_local(rx->frame, rx->len, d->me)) {
+        if (d->lwip) {
+            d->local++;
+            return RELAY_LWIP;
+        }
+        d->not_ours++;
+        return RELAY_DROP;
     }
     return RELAY_SEND;
 }
 
-static void fwd_step(struct net_if *in, struct net_if *out, struct fwd_dir *d)
+/* One burst from in's pair p to out's pair p; whether frames came in. */
+static bool fwd_step(struct net_if *in, struct net_if *out, unsigned p, struct fwd_dir *d)
 {
     struct relay_burst b;
-    relay_burst(in, out, fwd_judge, d, &b);
+    relay_burst_q(in, out, p, fwd_judge, d, &b);
     if (b.received > 0) {
         d->rx_bursts++;
         d->rx_full += b.received == NET_RX_BATCH;
     }
     if (b.queued) {
-        d->bytes += b.bytes;
-        d->packets += (uint64_t)b.sent;
+        VN_WRITE_ONCE(d->bytes, d->bytes + b.bytes);
+        VN_WRITE_ONCE(d->packets, d->packets + (uint64_t)b.sent);
         d->dropped += (uint64_t)(b.queued - b.sent);
         d->tx_full += b.sent < b.queued;
-        int fl = vnet_tx_in_flight(net_if_dev(out));
+        int fl = vnet_tx_in_flight_q(net_if_dev(out), p);
         if (fl > 0 && (uint64_t)fl > d->tx_in_flight_max)
             d->tx_in_flight_max = (uint64_t)fl;
     }
-    net_check(out, vnet_tx_reclaim(net_if_dev(out)));
+    net_check(out, vnet_tx_reclaim_q(net_if_dev(out), p));
+    return b.received > 0;
+}
+
+/* One round of CPU k: both directions of each of its pairs. */
+static void fwd_round(unsigned k, uint64_t now)
+{
+    struct net_if *a = fwd_state.nif[0], *b = fwd_state.nif[1];
+    for (unsigned p = 0; p < fwd_state.plan.npairs; p++) {
+        if (fwd_state.plan.cpu_of[p] != k)
+            continue;
+        struct fwd_pair *fp = &fwd_state.pair[p];
+        if (fwd_step(a, b, p, &fp->dir[0]))
+            VN_WRITE_ONCE(fp->last_in, now);
+        fwd_step(b, a, p, &fp->dir[1]);
+    }
+}
+
+/* An AP's run: its pairs until CPU 0 says stop or the deadline, then
+ * its output rings drained. */
+static int fwd_ap(unsigned cpu, void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&fwd_state.stop, __ATOMIC_ACQUIRE)) {
+        uint64_t now = time_cycles();
+        if (now >= fwd_state.end)
+            break;
+        fwd_round(cpu, now);
+    }
+    uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
+    while (time_cycles() < drain_end)
+        for (unsigned p = 0; p < fwd_state.plan.npairs; p++)
+            if (fwd_state.plan.cpu_of[p] == cpu)
+                for (int i = 0; i < 2; i++)
+                    net_check(fwd_state.nif[i], vnet_tx_reclaim_q(net_if_dev(fwd_state.nif[i]), p));
+    return 0;
+}
+
+/* Frames forwarded so far each way (each an aligned load), and when a
+ * frame last came in on a. */
+static uint64_t fwd_now(uint64_t dirs[2], uint64_t *last_in)
+{
+    dirs[0] = dirs[1] = 0;
+    *last_in = 0;
+    for (unsigned p = 0; p < fwd_state.plan.npairs; p++) {
+        const struct fwd_pair *fp = &fwd_state.pair[p];
+        dirs[0] += VN_READ_ONCE(fp->dir[0].packets);
+        dirs[1] += VN_READ_ONCE(fp->dir[1].packets);
+        uint64_t l = VN_READ_ONCE(fp->last_in);
+        *last_in = l > *last_in ? l : *last_in;
+    }
+    return dirs[0] + dirs[1];
+}
+
+/* d's counts added into t: sums, and the most in flight. */
+static void fwd_dir_add(struct fwd_dir *t, const struct fwd_dir *d)
+{
+    t->packets += d->packets;
+    t->bytes += d->bytes;
+    t->dropped += d->dropped;
+    t->runts += d->runts;
+    t->local += d->local;
+    t->not_ours += d->not_ours;
+    t->rx_bursts += d->rx_bursts;
+    t->rx_full += d->rx_full;
+    t->tx_full += d->tx_full;
+    if (d->tx_in_flight_max > t->tx_in_flight_max)
+        t->tx_in_flight_max = d->tx_in_flight_max;
 }
 
 static void dir_json(struct json *j, const char *key, const struct fwd_dir *d)
@@ -81,6 +181,7 @@ static void dir_json(struct json *j, const char *key, const struct fwd_dir *d)
     json_u64(j, "tx_dropped", d->dropped);
     json_u64(j, "runts", d->runts);
     json_u64(j, "to_lwip", d->local);
+    json_u64(j, "not_ours", d->not_ours);
     json_u64(j, "rx_bursts", d->rx_bursts);
     json_u64(j, "rx_full", d->rx_full);
     json_u64(j, "tx_full", d->tx_full);
@@ -88,59 +189,122 @@ static void dir_json(struct json *j, const char *key, const struct fwd_dir *d)
     json_obj_end(j);
 }
 
+/* The result's "queues": per pair its frames both ways, the frames its
+ * output rings did not take, and each output pair's ring-full count and
+ * halts (b's for a_to_b, a's for b_to_a). */
+static void fwd_queues_json(struct json *j)
+{
+    json_arr_begin(j, "queues");
+    for (unsigned p = 0; p < fwd_state.plan.npairs; p++) {
+        const struct fwd_pair *fp = &fwd_state.pair[p];
+        uint64_t full[2], halts[2];
+        for (int i = 0; i < 2; i++)
+            vnet_tx_full_counts(net_if_dev(fwd_state.nif[1 - i]), p, &full[i], &halts[i]);
+        json_obj_begin(j, NULL);
+        json_u64(j, "queue", fp->queue);
+        json_u64(j, "cpu", fp->cpu);
+        json_u64(j, "packets", fp->dir[0].packets + fp->dir[1].packets);
+        json_u64(j, "bytes", fp->dir[0].bytes + fp->dir[1].bytes);
+        json_u64(j, "tx_dropped", fp->dir[0].dropped + fp->dir[1].dropped);
+        json_u64(j, "ring_full", full[0] + full[1]);
+        json_u64(j, "halts", halts[0] + halts[1]);
+        dir_json(j, "a_to_b", &fp->dir[0]);
+        dir_json(j, "b_to_a", &fp->dir[1]);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+static void fwd_result(const struct app_config *c, uint64_t ns, struct stall *st)
+{
+    struct fwd_dir t[2] = {0};
+    for (unsigned p = 0; p < fwd_state.plan.npairs; p++)
+        for (int i = 0; i < 2; i++)
+            fwd_dir_add(&t[i], &fwd_state.pair[p].dir[i]);
+    uint64_t packets = t[0].packets + t[1].packets, bytes = t[0].bytes + t[1].bytes;
+    app_summary("fwd", packets, bytes, ns);
+    struct json *j = app_result_begin(c, packets, bytes, ns);
+    json_u64(j, "tx_dropped", t[0].dropped + t[1].dropped);
+    dir_json(j, "a_to_b", &t[0]);
+    dir_json(j, "b_to_a", &t[1]);
+    fwd_queues_json(j);
+    stall_json(j, st, time_tsc_hz);
+    app_result_end(j);
+}
+
+/* Both devices' pairs over the CPUs: the same pairs on each, so pair p
+ * of a and of b is one CPU's. */
+static void fwd_setup(void)
+{
+    struct net_if *a = net_if_get(0), *b = net_if_get(1);
+    unsigned pa = vnet_pairs(net_if_dev(a)), pb = vnet_pairs(net_if_dev(b));
+    if (pa != pb)
+        vn_fatal(VN_EXIT_CONFIG, "fwd: %s has %u queue pairs, %s %u: the same on both",
+                 vnet_name(net_if_dev(a)), pa, vnet_name(net_if_dev(b)), pb);
+    fwd_state.nif[0] = a;
+    fwd_state.nif[1] = b;
+    percpu_plan("fwd", net_if_dev(a), true, &fwd_state.plan);
+    percpu_plan("fwd", net_if_dev(b), true, &fwd_state.plan);
+    for (unsigned p = 0; p < fwd_state.plan.npairs; p++) {
+        struct fwd_pair *fp = &fwd_state.pair[p];
+        fp->queue = p;
+        fp->cpu = fwd_state.plan.cpu_of[p];
+        for (int i = 0; i < 2; i++) {
+            fp->dir[i].ours = net_if_has_lwip(fwd_state.nif[i]);
+            fp->dir[i].lwip = fp->cpu == 0;
+            fp->dir[i].me = net_ip();
+        }
+    }
+}
+
 int app_fwd_main(const struct app_config *c)
 {
     apps_net_init(c, 2, 0);
-    struct net_if *a = net_if_get(0), *b = net_if_get(1);
-    for (int i = 0; i < 2; i++) {
-        dir[i].lwip = net_if_has_lwip(i ? b : a);
-        dir[i].me = net_ip();
-    }
+    fwd_setup();
     struct meter m;
     meter_start(&m, c);
-    uint64_t start = m.t0, now = start;
+    uint64_t start = m.t0, now = start, last_in = 0, dirs[2] = {0};
     uint64_t end = app_deadline(c, start, FWD_DEFAULT_S);
-    uint64_t count = c->count ? c->count : UINT64_MAX;
+    uint64_t count = c->count ? c->count : UINT64_MAX, done = 0;
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
-    uint64_t idle = time_ns_to_cycles(c->idle_ms * 1000000ull), last_in = 0;
-    printf("fwd: %s <-> %s\n", vnet_name(net_if_dev(a)), vnet_name(net_if_dev(b)));
+    uint64_t idle = time_ns_to_cycles(c->idle_ms * 1000000ull);
+    printf("fwd: %s <-> %s, %u CPU%s on %u pair%s\n", vnet_name(net_if_dev(fwd_state.nif[0])),
+           vnet_name(net_if_dev(fwd_state.nif[1])), fwd_state.plan.ncpu,
+           fwd_state.plan.ncpu > 1 ? "s" : "", fwd_state.plan.npairs,
+           fwd_state.plan.npairs > 1 ? "s" : "");
+    fwd_state.end = end;
+    percpu_start("fwd", &fwd_state.plan, fwd_ap, NULL);
 
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;
     app_stall_start(&st);
-    while (dir[0].packets + dir[1].packets < count) {
+    while (done < count) {
         now = time_cycles();
         stall_round(&st, now);
-        if (now >= end || (idle && last_in && now - last_in >= idle))
+        if (now >= end || (idle && last_in && now > last_in && now - last_in >= idle))
             break;
-        uint64_t bursts = dir[0].rx_bursts;
-        fwd_step(a, b, &dir[0]);
-        if (dir[0].rx_bursts != bursts)
-            last_in = now;
-        fwd_step(b, a, &dir[1]);
+        fwd_round(0, now);
+        done = fwd_now(dirs, &last_in);
         if (now >= next_service) {
             net_service();
             next_service = now + service_every;
         }
         if (meter_due(&m, now)) {
-            struct json *j =
-                meter_sample(&m, now, dir[0].packets + dir[1].packets, dir[0].bytes + dir[1].bytes);
-            json_u64(j, "a_to_b", dir[0].packets);
-            json_u64(j, "b_to_a", dir[1].packets);
+            uint64_t bytes = 0;
+            for (unsigned p = 0; p < fwd_state.plan.npairs; p++)
+                for (int i = 0; i < 2; i++)
+                    bytes += VN_READ_ONCE(fwd_state.pair[p].dir[i].bytes);
+            struct json *j = meter_sample(&m, now, done, bytes);
+            json_u64(j, "a_to_b", dirs[0]);
+            json_u64(j, "b_to_a", dirs[1]);
             meter_end(&m, &st);
         }
     }
+    __atomic_store_n(&fwd_state.stop, 1, __ATOMIC_RELEASE);
     uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
     while (time_cycles() < drain_end)
         net_service();
-    uint64_t ns = time_cycles_to_ns(now - start);
-    uint64_t packets = dir[0].packets + dir[1].packets, bytes = dir[0].bytes + dir[1].bytes;
-    app_summary("fwd", packets, bytes, ns);
-    struct json *j = app_result_begin(c, packets, bytes, ns);
-    json_u64(j, "tx_dropped", dir[0].dropped + dir[1].dropped);
-    dir_json(j, "a_to_b", &dir[0]);
-    dir_json(j, "b_to_a", &dir[1]);
-    stall_json(j, &st, time_tsc_hz);
-    app_result_end(j);
+    percpu_wait(&fwd_state.plan);
+    fwd_result(c, time_cycles_to_ns(now - start), &st);
     return VN_EXIT_OK;
 }

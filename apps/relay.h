@@ -65,24 +65,9 @@ static inline void relay_done(struct net_if *in, const struct vnet_tx *tx, const
     *b = (struct relay_burst){.received = n, .queued = nt, .sent = q, .bytes = bytes};
 }
 
-/* One burst from in to out (the same device for reflect), RX from every
- * pair in turn, TX on pair 0. Inline so the judge, a constant at each
- * call, is inlined into the loop. */
-static inline void relay_burst(struct net_if *in, struct net_if *out, relay_judge_fn judge,
-                               void *ctx, struct relay_burst *b)
-{
-    struct vnet_rx rx[NET_RX_BATCH];
-    struct vnet_tx tx[NET_RX_BATCH];
-    uint32_t bufs[NET_RX_BATCH];
-    int n = net_check(in, vnet_rx_burst(net_if_dev(in), rx, NET_RX_BATCH)), q = 0;
-    int nt = relay_judge_all(in, rx, n, judge, ctx, tx, bufs);
-    if (nt)
-        q = net_check(out, vnet_tx_burst(net_if_dev(out), tx, nt));
-    relay_done(in, tx, bufs, n, nt, q, b);
-}
-
-/* The same on pair p of both: RX from in's pair p, TX on out's pair p,
- * so the CPU that owns pair p touches no other pair. */
+/* One burst from in's pair p to out's pair p (the same device for
+ * reflect), so the CPU that owns pair p touches no other pair. Inline so
+ * the judge, a constant at each call, is inlined into the loop. */
 static inline void relay_burst_q(struct net_if *in, struct net_if *out, unsigned p,
                                  relay_judge_fn judge, void *ctx, struct relay_burst *b)
 {
