@@ -5,9 +5,9 @@
  * The server answers every req_size bytes with resp_size bytes. Both
  * sides use dst_port= as the server's port, so the same line works for
  * both. The first min(8, req_size, resp_size) bytes carry the transaction
- * number so a late UDP answer is not taken for the current one. The UDP
- * server with several pairs and CPUs runs per vCPU on the raw path
- * (apps/rr_mq.c). */
+ * number so a late UDP answer is not taken for the current one. UDP
+ * with several pairs and CPUs runs per vCPU on the raw path: the server
+ * in apps/rr_mq.c, the client in apps/rr_mq_client.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -394,7 +394,7 @@ int app_rr_main(const struct app_config *c)
 {
     bool tcp = c->proto == CFG_PROTO_TCP, server = c->role == CFG_ROLE_SERVER;
     if (rr_mq_wanted(c))
-        return rr_mq_server(c);
+        return server ? rr_mq_server(c) : rr_mq_client(c);
     rr_setup(c);
     apps_net_init(c, 1, VNET_OFF_ALL);
     uint8_t mac[6];

@@ -46,8 +46,8 @@ static struct rr_mq {
 
 bool rr_mq_wanted(const struct app_config *c)
 {
-    return c->role == CFG_ROLE_SERVER && c->proto == CFG_PROTO_UDP && smp_cpus_up() > 1 &&
-           c->queues > 1;
+    bool ip4 = c->role == CFG_ROLE_SERVER || !app_config_given(c, "dst_ip6");
+    return c->proto == CFG_PROTO_UDP && ip4 && smp_cpus_up() > 1 && c->queues > 1;
 }
 
 /* A request turned into its answer in place; the answer's length, or 0
