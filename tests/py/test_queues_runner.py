@@ -161,7 +161,12 @@ ONE_QUEUE = ("dgram", "socket", "user", "hub", "passt")
     *[(["--backend", b, "--queues", "2"], "--queues 2: %s has one queue pair" % b)
       for b in ONE_QUEUE],
     (["--backend", "vhost-user", "--queues", "2", "--topology", "guests", "--app", "gen"],
-     "--topology host only"),
+     "--topology host, pvp or pvvp"),
+    # the forwarders of a chain: over testpmd io only, whose queues pair up
+    *[(["--backend", b, "--queues", "2", "--topology", "pvp"],
+       "--queues 2: %s has one queue pair" % b) for b in ("dgram", "socket")],
+    (["--backend", "vhost-user", "--queues", "2", "--topology", "pvp", "--tester", "peer"],
+     "the DPDK peer tester drives one queue pair (--tester gen)"),
     (["--backend", "vhost-user", "--app", "sink", "--count", "100", "--queues", "2"],
      "the peer-dpdk feeder drives one queue pair"),
     (["--tap", "vnnosuch0", "--queues", "2"], "your own tap is opened as it is"),
@@ -323,8 +328,12 @@ def test_testpmd_counts_each_queue_pair_from_its_streams():
         {"queue": 1, "rx_packets": 1995, "tx_packets": 0, "tx_dropped": 0}]
     # the port's own block is unchanged by the streams before it
     assert testpmd.parse_fwd_stats(STOP_2Q)[-1][0]["RX-packets"] == 3998
-    # a stream per queue is needed: one queue pair prints none
-    assert testpmd.queue_counts(streams[0], 0, 3) is None
+    # testpmd prints no stream that moved nothing: its queue counts 0
+    assert testpmd.queue_counts(streams[0], 0, 3)[2] == {
+        "queue": 2, "rx_packets": 0, "tx_packets": 0, "tx_dropped": 0}
+    # no stream of the port (one queue pair prints none), or one past the pairs
+    assert testpmd.queue_counts(streams[0], 1, 2) is None
+    assert testpmd.queue_counts(streams[0], 0, 1) is None
     assert testpmd.parse_stream_stats("no streams here") == []
 
 

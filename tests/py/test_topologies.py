@@ -158,8 +158,12 @@ def test_search_and_backend_specifics():
         [False, True, False, False]
     assert t["pvp"].gen_sends(opts(topology="pvp", backend="vhost-user"))
     assert [t[n].joins_guests for n in topologies.NAMES] == [False, True, True, True]
-    assert [(t[n].queues, t[n].ip6) for n in topologies.NAMES] == \
-        [(True, True)] + [(False, False)] * 3
+    assert [t[n].ip6 for n in topologies.NAMES] == [True, False, False, False]
+    mq = [t[n].queues_refusal(opts(topology=n, backend="vhost-user", queues=2))
+          for n in topologies.NAMES]
+    assert mq == [None, "--queues and --vcpus: --topology host, pvp or pvvp", None, None]
+    assert "the DPDK peer tester drives one queue pair" in t["pvp"].queues_refusal(
+        opts(topology="pvp", backend="vhost-user", tester="peer", queues=2))
     assert t["guests"].receiver_app(opts(topology="guests", app="gen")) == "sink"
     assert t["guests"].receiver_app(opts(topology="guests", app="rr")) == "rr"
     assert t["host"].make_backend("dgram", opts(app="gen")) is None

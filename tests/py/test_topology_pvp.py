@@ -214,3 +214,77 @@ def test_vhost_peer_backend_reads_both_result_lines():
     host = be.collect()
     assert host["chain"] == {"backend": "vhost-peer", "nfwd": 1}
     assert host["peer_tx"]["packets"] == 7 and host["peer_rx"]["packets"] == 6
+
+
+def test_roles_of_a_two_pair_chain_give_every_guest_the_pairs():
+    roles = runner.guest_roles(opts(backend="vhost-user", queues=2, vcpus=2, count=100))
+    assert [w[-2:] for _, w in roles[:1]] == [["queues=2", "vcpus=2"]]
+    assert roles[-1][1][:4] == ["app=gen", "duration=3", "queues=2", "vcpus=2"]
+    be = backends.make("vhost-user", opts(backend="vhost-user", queues=2, vcpus=2))
+    assert [n.netdev for n in be.nics(0)] == ["vhost-user,chardev=vu1,queues=2",
+                                              "vhost-user,chardev=vu2,queues=2"]
+
+
+def pairs_vnet(rx, tx):
+    """A driver's counts with one entry per pair (rx[q], tx[q]); its rx/tx
+    objects are pair 0's, as the guest writes them."""
+    v = vnet(rx[0], tx[0])
+    v["queues"] = [{"queue": q, "rx_packets": rx[q], "tx_packets": tx[q]} for q in range(2)]
+    return v
+
+
+def pair_fwd(a2b):
+    def d(n):
+        return {"packets": n, "tx_dropped": 0, "to_lwip": 0, "runts": 0, "not_ours": 0}
+    r = fwd(sum(a2b), sum(a2b))
+    r.update(vnet=pairs_vnet(a2b, [1, 0]), vnet1=pairs_vnet([0, 0], a2b),
+             queues=[{"queue": q, "a_to_b": d(a2b[q])} for q in range(2)])
+    return r
+
+
+def pmd_queues(per_port):
+    """{port: queue_counts rows} from {port: ([rx per queue], [tx per queue])}."""
+    return {str(p): [{"queue": q, "rx_packets": rx[q], "tx_packets": tx[q], "tx_dropped": 0}
+                     for q in range(2)] for p, (rx, tx) in per_port.items()}
+
+
+def two_pair_rep(into_fwd_b):
+    """A two-pair chain: 301 frames on pair 0 (one ARP), 300 on pair 1;
+    testpmd took into_fwd_b[q] from fwd1 b's pair q."""
+    tester = {"app": "gen", "packets": 600, "tx_dropped": 0, "duration_ns": 1e9,
+              "vnet": pairs_vnet([0, 0], [301, 300]), "vnet1": pairs_vnet(into_fwd_b, [0, 0]),
+              "rx": {"packets": 600, "bytes": 600 * 60, "p50_us": 100.0}}
+    ports = {"0": {"RX-packets": 601}, "1": {"TX-packets": 601},
+             "2": {"RX-packets": sum(into_fwd_b)}, "3": {"TX-packets": sum(into_fwd_b)}}
+    q = pmd_queues({0: ([301, 300], [0, 0]), 1: ([1, 0], [301, 300]),
+                        2: (into_fwd_b, [0, 0]), 3: ([0, 0], into_fwd_b)})
+    return {"topology": "pvp", "guests": [{"label": "fwd1", "result": pair_fwd([301, 300])},
+                                          {"label": "tester", "result": tester}],
+            "host": {"chain": {"backend": "vhost-user", "nfwd": 1},
+                     "testpmd": {"ports": ports, "queues": q}}}
+
+
+def test_two_pair_chain_judges_each_pair_at_every_hop():
+    rep = topology_pvp.finish_report(result.RunResult.from_dict(two_pair_rep([301, 300])))
+    c = rep.counts
+    # the totals are every pair's (the driver's rx/tx objects are pair 0's)
+    assert c.directions["testpmd port 1 -> fwd1 a"].received == 601
+    assert c.directions["fwd1 a -> b"].verdict == "agree"
+    assert sorted(c.pairs) == sorted(
+        "%s, pair %d" % (h, q) for q in (0, 1) for h in (
+            "tester a -> testpmd port 0", "testpmd port 1 -> fwd1 a", "fwd1 a -> b",
+            "fwd1 b -> testpmd port 2", "testpmd port 3 -> tester b"))
+    assert c.pairs["fwd1 a -> b, pair 1"].sent == 300
+    assert all(d.verdict == "agree" for d in c.pairs.values()) and c.agree is True
+    # the JSON keeps them
+    assert result.RunResult.from_dict(rep.to_dict()).counts.pairs == c.pairs
+
+
+def test_two_pair_chain_names_the_pair_that_lost():
+    # testpmd took 5 fewer from fwd1 b's pair 1 than the driver says it sent
+    rep = topology_pvp.finish_report(result.RunResult.from_dict(two_pair_rep([301, 295])))
+    p = rep.counts.pairs
+    assert p["fwd1 b -> testpmd port 2, pair 1"].verdict == "disagree"
+    assert p["fwd1 b -> testpmd port 2, pair 1"].lost == 5
+    assert p["fwd1 b -> testpmd port 2, pair 0"].verdict == "agree"
+    assert rep.counts.agree is False

@@ -172,8 +172,10 @@ class Direction(Record):
 class Counts(Record):
     """Both sides' counts: the guest's, the host end's, per direction, and
     whether every direction with both agrees (None: none has both); a
-    chain's (topologies/pvp.py) also its tester and its hops in order."""
-    NESTED = {"directions": ("map", Direction)}
+    chain's (topologies/pvp.py) also its tester, its hops in order and,
+    with several pairs through testpmd, each pair's hops (they count in
+    agree)."""
+    NESTED = {"directions": ("map", Direction), "pairs": ("map", Direction)}
     TUPLES = ("hops",)
     guest: Mapping = None
     host: Mapping = None
@@ -181,6 +183,7 @@ class Counts(Record):
     agree: Optional[bool] = None
     tester: Optional[str] = None
     hops: tuple = None
+    pairs: Mapping = None           # {name: Direction}: a multiqueue chain's, per pair and hop
     extra: Mapping = _extra()
     keys: tuple = _keys()
 

@@ -21,7 +21,7 @@ from ..analysis import udpdrops
 from ..run import peer, ports, qemucmd, scratch
 from ..topologies import pvp as chain
 from .base import guest_ip, live_from_peer, nic_props
-from .testpmd import VhostUser
+from .testpmd import VhostUser, queue_counts
 from .vhostpeer import DpdkPeerBackend
 from .wire import FWD_DST_IP, Dgram, Socket, check_rate, send_args
 
@@ -139,8 +139,13 @@ class ChainVhostUser(VhostUser):
     def collect(self):
         if not self.stats:
             return {}
-        return {"chain": {"backend": "vhost-user", "nfwd": self.nfwd},
-                "testpmd": {"mode": self.mode, "ports": self.stats}}
+        out = {"chain": {"backend": "vhost-user", "nfwd": self.nfwd},
+               "testpmd": {"mode": self.mode, "ports": self.stats}}
+        if self.queues > 1 and self.streams:
+            # Per port, per queue: what its forwarding streams moved.
+            out["testpmd"]["queues"] = {p: queue_counts(self.streams[-1], p, self.queues)
+                                        for p in range(len(self.socks))}
+        return out
 
 
 def vhost_user_nics(opts, index, chardevs):
@@ -149,7 +154,8 @@ def vhost_user_nics(opts, index, chardevs):
     if opts.machine != "microvm":
         # QEMU 7.2 under TCG crashes when vhost-user starts with MSI-X.
         props["vectors"] = 0
-    return [qemucmd.Nic("vhost-user,chardev=%s" % c, nic_mac(index, k), props)
+    mq = ",queues=%d" % opts.queues if (opts.queues or 1) > 1 else ""
+    return [qemucmd.Nic("vhost-user,chardev=%s%s" % (c, mq), nic_mac(index, k), props)
             for k, c in enumerate(chardevs)]
 
 

@@ -113,15 +113,17 @@ def parse_stream_stats(text):
 def queue_counts(streams, port, nqueues):
     """Per queue pair of port (its RX queue q: the guest's transmitq q; its
     TX queue q: the guest's receiveq q), what testpmd's streams moved:
-    [{"queue", "rx_packets", "tx_packets", "tx_dropped"}]; None without a
-    stream per queue."""
+    [{"queue", "rx_packets", "tx_packets", "tx_dropped"}]; None when no
+    stream from or to the port is there or one is past nqueues. testpmd
+    prints no stream that moved nothing: a queue without one counts 0."""
     rx = {q: s for (p, q), s in streams.items() if p == port}
-    if sorted(rx) != list(range(nqueues)):
+    to = {s["tx_queue"] for s in streams.values() if s["tx_port"] == port}
+    if not (rx or to) or not set(rx) | to <= set(range(nqueues)):
         return None
     out = []
     for q in range(nqueues):
         tx = [s for s in streams.values() if s["tx_port"] == port and s["tx_queue"] == q]
-        out.append({"queue": q, "rx_packets": rx[q].get("RX-packets", 0),
+        out.append({"queue": q, "rx_packets": rx.get(q, {}).get("RX-packets", 0),
                     "tx_packets": sum(s.get("TX-packets", 0) for s in tx),
                     "tx_dropped": sum(s.get("TX-dropped", 0) for s in tx)})
     return out

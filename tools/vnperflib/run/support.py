@@ -146,8 +146,9 @@ def queues_refusal(opts, topo):
     if opts.engine != "qemu" and q > 1 and opts.backend != "vhost-user":
         return "--queues %d: --engine libvirt only over vhost-user (its dgram and socket " \
             "interfaces have one queue pair)" % q
-    if not topo.queues:
-        return "--queues and --vcpus: --topology host only"
+    line = topo.queues_refusal(opts)
+    if line is not None:
+        return line
     if q == 1:
         return None
     if opts.tap or opts.bridge:

@@ -28,10 +28,8 @@ class Topology:
     no_row = NO_PARTNER
     # What support.check's refusal line says of the topology.
     flag = ""
-    # The runner gives the guest several queue pairs and vCPUs (--queues,
-    # --vcpus) and addresses its host end in IPv6 (--ip6): one guest
-    # facing the host end only.
-    queues = False
+    # The runner addresses the guest's host end in IPv6 (--ip6): one guest
+    # facing the host end only. Several queue pairs and vCPUs: queues_refusal.
     ip6 = False
 
     def default_app(self):
@@ -52,6 +50,11 @@ class Topology:
                 return "--%s is the pvp tester's (--topology pvp --tester peer)" % \
                     k.replace("_", "-")
         return None
+
+    def queues_refusal(self, opts):
+        """One line when --queues or --vcpus above 1 cannot run here, else
+        None (support.queues_refusal asks the backend after)."""
+        return "--queues and --vcpus: --topology host, pvp or pvvp"
 
     def app_refusal(self, backend, params):
         """One line when the main guest's parameters (identity.guest_params)

@@ -31,7 +31,6 @@ RR_RULES = {"dgram": RR_PEER_RULES, "socket": RR_PEER_RULES, "tap": RR_TAP_RULES
 class Host(Topology):
     name = "host"
     no_row = NO_HOST_END
-    queues = True
     ip6 = True
     rows = {
         "gen": {"*": None},
@@ -49,6 +48,10 @@ class Host(Topology):
         "iperf": {"tap": None, "vhost-net": None, "user": None, "passt": None,
                   "*": "iperf needs the host's iperf 2 over tap, vhost-net, user or passt"},
     }
+
+
+    def queues_refusal(self, opts):
+        return None
 
     def roles(self, opts):
         return [("guest", identity.app_words(opts))]

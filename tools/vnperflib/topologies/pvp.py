@@ -108,12 +108,15 @@ class Chain(Topology):
         boots once the chain is up)."""
         self.check(opts)
         d = opts.duration or 5
+        # every guest of the chain: the same pairs and vCPUs
+        mq = ["%s=%d" % (k, getattr(opts, k)) for k in ("queues", "vcpus")
+              if getattr(opts, k) is not None]
         out = []
         for i in range(self.nfwd):
             out.append(("fwd%d" % (i + 1), ["app=fwd", "duration=%d" % (d + FWD_CAP_S),
-                                            "idle_ms=%d" % IDLE_MS]))
+                                            "idle_ms=%d" % IDLE_MS] + mq))
         if tester(opts) == "gen":
-            words = ["app=gen", "duration=%d" % d]
+            words = ["app=gen", "duration=%d" % d] + mq
             for key in ("size", "rate", "count"):
                 if getattr(opts, key) is not None:
                     words.append("%s=%s" % (key, getattr(opts, key)))
@@ -121,6 +124,15 @@ class Chain(Topology):
         return out
 
     def option_refusal(self, opts):
+        return None
+
+    def queues_refusal(self, opts):
+        """Several pairs through testpmd io (--rxq/--txq N: its stream of
+        port p's queue q goes to queue q of p's partner), so every guest of
+        the chain has the pairs; the DPDK peer tester drives one."""
+        q = opts.queues or 1
+        if q > 1 and opts.backend == "vhost-user" and tester(opts) == "peer":
+            return "--queues %d: the DPDK peer tester drives one queue pair (--tester gen)" % q
         return None
 
     def pmd_refusal(self, opts, knob):
@@ -157,20 +169,36 @@ PVP = Chain("pvp", TOPOLOGIES["pvp"])
 PVVP = Chain("pvvp", TOPOLOGIES["pvvp"])
 
 
+def _pairs(result, dev):
+    """The driver's per-pair counts of NIC dev ([] with one pair)."""
+    v = (result or {}).get("vnet" if dev == 0 else "vnet%d" % dev)
+    qs = v.get("queues") if isinstance(v, dict) else None
+    return qs if isinstance(qs, list) and len(qs) > 1 else []
+
+
 def _vnet(result, dev, queue, key="packets"):
+    """A driver count of NIC dev's queue ("rx", "tx"); its frames are
+    every pair's (the "rx"/"tx" objects are pair 0's)."""
+    pairs = _pairs(result, dev)
+    if key == "packets" and pairs:
+        n = [q.get("%s_packets" % queue) for q in pairs]
+        return sum(n) if all(isinstance(x, int) for x in n) else None
     v = (result or {}).get("vnet" if dev == 0 else "vnet%d" % dev)
     q = v.get(queue) if isinstance(v, dict) else None
     return q.get(key) if isinstance(q, dict) else None
 
 
-def _fwd_hop(name, result, got_a):
-    """Inside a forwarder: what came in on a against what went out on b."""
-    a2b = (result or {}).get("a_to_b") or {}
+def _fwd_hop(name, result, got_a, a2b=None):
+    """Inside a forwarder: what came in on a against what went out on b
+    (a2b: one pair's counts instead of the result's total)."""
+    a2b = a2b if a2b is not None else (result or {}).get("a_to_b") or {}
     drops = [counts.drop("driver", "dropped on %s's full output ring (tx_dropped)" % name,
                          a2b.get("tx_dropped", 0)),
              counts.drop("guest", "kept by %s for its own address (lwIP)" % name,
                          a2b.get("to_lwip", 0)),
-             counts.drop("guest", "runts %s dropped" % name, a2b.get("runts", 0))]
+             counts.drop("guest", "runts %s dropped" % name, a2b.get("runts", 0)),
+             counts.drop("guest", "for %s's own address on a pair lwIP is not on (not_ours)"
+                         % name, a2b.get("not_ours", 0))]
     return ("%s a -> b" % name, got_a, a2b.get("packets"), drops)
 
 
@@ -267,6 +295,48 @@ def _testpmd_hops(results, host, n):
     return hops, ("tester", sent_app, rxd.get("packets"))
 
 
+def _pair_count(rows, q, key):
+    """testpmd's count key of queue q of one port (queue_counts' rows)."""
+    row = next((r for r in rows or () if r.get("queue") == q), None)
+    return row.get(key) if row else None
+
+
+def _testpmd_pair_hops(results, host, n):
+    """Per pair of a chain through testpmd io with several pairs (its
+    stream of port p's queue q goes to queue q of p's partner): each NIC's
+    driver count of pair q against testpmd's of that queue, and inside
+    each forwarder pair q of a against pair q of b. [] with one pair."""
+    ports = (host.get("testpmd") or {}).get("queues") or {}
+    tester = results[n] or {}
+    npairs = len(_pairs(tester, 0))
+    hops = []
+
+    def port(p):
+        return ports.get(p) or ports.get(str(p))
+
+    for q in range(npairs if ports else 0):
+        def drv(r, dev, way):
+            row = next((x for x in _pairs(r, dev) if x.get("queue") == q), {})
+            return row.get(way + "_packets")
+
+        hops.append(("tester a -> testpmd port 0, pair %d" % q, drv(tester, 0, "tx"),
+                     _pair_count(port(0), q, "rx_packets"), []))
+        for i in range(n):
+            name, r, a, b = "fwd%d" % (i + 1), results[i] or {}, 2 * i + 1, 2 * i + 2
+            got = drv(r, 0, "rx")
+            hops.append(("testpmd port %d -> %s a, pair %d" % (a, name, q),
+                         _pair_count(port(a), q, "tx_packets"), got, []))
+            mine = next((x for x in r.get("queues") or () if x.get("queue") == q), {})
+            hop = _fwd_hop(name, r, got, mine.get("a_to_b") or {})
+            hops.append(("%s, pair %d" % (hop[0], q),) + hop[1:])
+            hops.append(("%s b -> testpmd port %d, pair %d" % (name, b, q), drv(r, 1, "tx"),
+                         _pair_count(port(b), q, "rx_packets"), []))
+        last = 2 * n + 1
+        hops.append(("testpmd port %d -> tester b, pair %d" % (last, q),
+                     _pair_count(port(last), q, "tx_packets"), drv(tester, 1, "rx"), []))
+    return hops
+
+
 def offered_pps(res):
     """Frames per second the tester offered the chain of run res (the
     peer's or the gen tester's), or None."""
@@ -328,9 +398,16 @@ def chain_counts(res):
         dirs["end to end"] = result.Direction.from_dict(
             counts._direction("end to end", sent, got, located, lossless=True))
     verdicts = [d.verdict for d in dirs.values()]
+    pairs = {}
+    if chain.get("backend") == "vhost-user":
+        for name, s, g, drops in _testpmd_pair_hops(results, host, n):
+            pairs[name] = result.Direction.from_dict(counts._direction(
+                name, s, g, [d for d in drops if d["frames"]], lossless=True))
+        verdicts += [d.verdict for d in pairs.values()]
     return result.Counts.given(host=dict(host), directions=types.MappingProxyType(dirs),
                                agree=all(v == "agree" for v in verdicts) if verdicts else None,
-                               tester=who, hops=tuple(h[0] for h in hops if h[0] in dirs))
+                               tester=who, hops=tuple(h[0] for h in hops if h[0] in dirs),
+                               pairs=types.MappingProxyType(pairs) if pairs else None)
 
 
 def waits(res):
