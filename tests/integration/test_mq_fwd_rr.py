@@ -11,7 +11,9 @@ are the same number, and the total is exact.
 UDP rr client over a two-queue tap with QEMU's RSS: session i sends from
 port 49152 + i; its answers land on the pair the test's own Toeplitz hash
 of the answer's fields names, and that pair's CPU counts them: each pair's
-transactions are count/16 per session the hash puts there."""
+transactions are count/16 per session the hash puts there; the host's
+server counts its answers per client port, which the runner maps to the
+same pairs."""
 
 import json
 import os
@@ -110,5 +112,10 @@ def test_udp_rr_client_counts_each_pair_on_its_cpu(image, machine):
         assert q["answers"] == want[p] + q["late"], q
         assert drv[p]["rx_packets"] >= q["answers"], (drv, q)
     assert drv[1]["tx_packets"] == qs[1]["requests"], (drv, qs)
-    # the host's server answered every request that reached it
+    # the host's server answered every request that reached it, and per
+    # pair (its answers by client port, through the runner's own hash) the
+    # answers to that pair's sessions
     assert rep["host"]["rr"]["transactions"] == sum(q["requests"] for q in qs)
+    for q, h in zip(qs, rep["queues"]):
+        assert h["queue"] == q["queue"] and h["host_tx_packets"] == q["requests"], (q, h)
+        assert h["agree"] is (q["requests"] == q["transactions"]), h

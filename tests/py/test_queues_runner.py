@@ -6,6 +6,8 @@ before anything starts) of what has one queue pair."""
 
 import dataclasses
 import json
+import os
+import socket
 import subprocess
 import time
 
@@ -13,7 +15,7 @@ import pytest
 
 from test_support import load_cli
 from vnperflib import exitcodes, options
-from vnperflib.run import identity, qemucmd, runner
+from vnperflib.run import identity, qemucmd, rrhost, runner
 from vnperflib.backends import netns, tap, testpmd, vhostpeer
 
 
@@ -488,3 +490,53 @@ def test_tap_counts_the_peers_flow_on_its_queue_pair():
         "queue %d host->guest: 100 sent, 97 received (lost 3)" % q
     # without the app's own per-pair counts nothing is judged
     assert outcome.queue_pairs(dict(sink, queues=None), host)[q].agree is None
+
+
+RRSERVER = rrhost.rrserver_binary()
+
+
+@pytest.mark.skipif(not os.access(RRSERVER, os.X_OK), reason="vnperf-rrserver not built")
+def test_rrserver_counts_its_udp_answers_per_client_port(tmp_path):
+    """The host end of a UDP rr client: its answers per client port, so
+    the runner can count them per queue pair (one port, one flow)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ready = tmp_path / "ready"
+    p = subprocess.Popen([RRSERVER, "--proto", "udp", "--bind", "127.0.0.1", "--port",
+                          str(port), "--req", "1", "--resp", "4", "--ready-file", str(ready)],
+                         stdout=subprocess.PIPE)
+    try:
+        t0 = time.monotonic()
+        while not ready.exists() and time.monotonic() - t0 < 10:
+            time.sleep(0.01)
+        clients = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
+        for c, n in zip(clients, (3, 2)):
+            c.bind(("127.0.0.1", 0))
+            c.settimeout(5)
+            for i in range(n):
+                c.sendto(bytes([i]), ("127.0.0.1", port))
+                assert c.recv(16)[:1] == bytes([i])
+    finally:
+        p.terminate()
+        out = p.communicate(timeout=10)[0]
+    res = json.loads(out)
+    assert res["transactions"] == 5
+    assert res["udp_ports"] == sorted([c.getsockname()[1], n] for c, n in zip(clients, (3, 2)))
+    for c in clients:
+        c.close()
+
+
+def test_tap_counts_the_rr_servers_answers_on_the_pair_of_their_flow():
+    """--queues 2, a UDP rr client over tap: each client port's answers
+    count on the pair QEMU's RSS gives their flow (server port to client
+    port), app level (the guest's per-pair transactions meet them)."""
+    from vnperflib.analysis import rss
+    be = tap.Tap(built(backend="tap", machine="q35", app="rr", queues=2))
+    ports = [[49152 + i, 10 + i] for i in range(16)]
+    got = be.rr_queues({"port": 9000, "udp_ports": ports})
+    want = [0, 0]
+    for port, n in ports:
+        want[rss.flow_queue(netns.HOST_IP, netns.GUEST_IP, 9000, port, 2)] += n
+    assert min(want) > 0 and sum(want) == sum(n for _, n in ports)
+    assert got == [{"queue": q, "tx_packets": want[q], "app_level": True} for q in (0, 1)]

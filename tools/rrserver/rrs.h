@@ -44,6 +44,10 @@ int rrs_args(int argc, char **argv, struct rrs_opts *o, char *err, size_t errlen
 int rrs_run_udp(const struct rrs_opts *o, int fd, struct rrs_stats *st);
 int rrs_run_tcp(const struct rrs_opts *o, int fd, struct rrs_stats *st);
 
+/* The UDP answers per client port, as a JSON list of [port, answers]
+ * (ports without one left out). */
+void rrs_udp_ports_print(FILE *f);
+
 /* A TCP stream's requests: bytes of the one being read, answers owed. */
 struct rrs_stream {
     uint32_t got; /* < o->req */

@@ -51,12 +51,15 @@ static void rrs_report(const struct rrs_opts *o, const struct rrs_stats *st)
 {
     printf("{\"proto\": \"%s\", \"port\": %u, \"req_size\": %u, \"resp_size\": %u, "
            "\"transactions\": %llu, \"sessions\": %llu, \"req_bytes\": %llu, "
-           "\"resp_bytes\": %llu, \"short_msgs\": %llu, \"refused\": %llu, \"io_errors\": %llu}\n",
+           "\"resp_bytes\": %llu, \"short_msgs\": %llu, \"refused\": %llu, \"io_errors\": %llu, "
+           "\"udp_ports\": ",
            o->proto == RRS_TCP ? "tcp" : "udp", o->port, o->req, o->resp,
            (unsigned long long)st->transactions, (unsigned long long)st->sessions,
            (unsigned long long)st->req_bytes, (unsigned long long)st->resp_bytes,
            (unsigned long long)st->short_msgs, (unsigned long long)st->refused,
            (unsigned long long)st->io_errors);
+    rrs_udp_ports_print(stdout);
+    fputs("}\n", stdout);
     fflush(stdout);
 }
 

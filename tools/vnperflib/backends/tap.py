@@ -189,6 +189,8 @@ class Tap(iperf.IperfBackend, Backend):
         out.update(self.iperf_collect())
         if self.rr is not None and self.rr.result is not None:
             out["rr"] = self.rr.result
+            if (self.opts.queues or 1) > 1 and "udp_ports" in self.rr.result:
+                out["queues"] = self.rr_queues(self.rr.result)
         if self.udp is not None and self.udp.result is not None:
             out["udp"] = self.udp.result
         return out
@@ -202,6 +204,18 @@ class Tap(iperf.IperfBackend, Backend):
         q = rss.flow_queue(self.dst_ip, netns.GUEST_IP, netns.SENDER_PORT, netns.GUEST_PORT, n)
         return [{"queue": i, "tx_packets": sent if i == q else 0, "app_level": True}
                 for i in range(n)]
+
+
+    def rr_queues(self, rr):
+        """The UDP rr server's answers per queue pair: each client port's
+        answers land on the pair QEMU's RSS names for their flow (from the
+        server's port to the session's), app level, as flow_queues."""
+        n = self.opts.queues
+        out = [{"queue": i, "tx_packets": 0, "app_level": True} for i in range(n)]
+        for port, answers in rr["udp_ports"]:
+            out[rss.flow_queue(self.dst_ip, netns.GUEST_IP, rr["port"], port, n)][
+                "tx_packets"] += answers
+        return out
 
 
 class VhostNet(Tap):

@@ -16,6 +16,8 @@ from .peer import check_counts
 COUNTS = ("transactions",)
 MORE_COUNTS = ("port", "req_size", "resp_size", "sessions", "req_bytes", "resp_bytes",
                "short_msgs", "refused", "io_errors")
+# and "udp_ports": [[client port, answers], ...] (UDP), for the counts per
+# queue pair (backends/tap.py rr_queues)
 
 
 def is_result(obj):
