@@ -12,7 +12,7 @@ import pytest
 from vnpy import ROOT, cli_opts
 from vnperflib import exitcodes, options
 from vnperflib.analysis import hostcount
-from vnperflib.run import qemucmd
+from vnperflib.run import identity, qemucmd
 from vnperflib.campaign import sweep
 from vnperflib.errors import RunnerError
 
@@ -192,6 +192,36 @@ def test_sweep_points_are_replaced_not_mutated():
     assert isinstance(base, options.RunOptions) and (base.duration, base.timeout) == (5, 35.0)
     pts = [sweep.point_opts(base, p) for p in sweep.points(sweep.axes_from(ns))]
     assert [p.size for p in pts] == [64, 128] and base.size is None
+
+
+def test_stream_files_are_a_sweep_axis(tmp_path):
+    ex = os.path.join(ROOT, "examples", "streams")
+    a, b = os.path.join(ex, "two-rates.toml"), os.path.join(ex, "imix.toml")
+    _, ns = cli_opts("sweep", "--streams", "%s,%s" % (a, b), "--backend", "dgram")
+    base = sweep.base_opts(ns)
+    pts = [sweep.point_opts(base, p) for p in sweep.points(sweep.axes_from(ns))]
+    assert [p.streams for p in pts] == [a, b] and base.streams is None
+    assert [p.stream_names for p in pts] == [("fast", "slow"), ("small", "medium", "large")]
+    assert {p.app for p in pts} == {"gen"}
+    assert [p.stream_text.splitlines()[0] for p in pts] == ["vnperf-streams 1"] * 2
+    # Each point's identity names what its guest sends.
+    ids = [identity.of_run(p, identity.main_words(p), "tcg")["streams"] for p in pts]
+    assert len(set(ids)) == 2
+    assert "streams" not in identity.of_run(base, identity.main_words(base), "tcg")
+    # Refused in one line before anything runs: a file that is not there, a
+    # bad file (its stream and field), the shorthand beside it.
+    with pytest.raises(RunnerError, match="--streams: bad value .*: no such file"):
+        sweep.axes_from(cli_opts("sweep", "--streams", a + ",/nonexistent.toml")[1])
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[stream]]\nname = "x"\nsize = 10\n')
+    _, ns = cli_opts("sweep", "--streams", "%s,%s" % (a, bad), "--backend", "dgram")
+    pt = sweep.points(sweep.axes_from(ns))[1]
+    with pytest.raises(RunnerError, match=r"stream 0 \(x\): size: 10") as e:
+        sweep.point_opts(sweep.base_opts(ns), pt)
+    assert e.value.status == exitcodes.RUNNER_USAGE
+    _, ns = cli_opts("sweep", "--streams", a, "--size", "64,128", "--backend", "dgram")
+    with pytest.raises(RunnerError, match="--streams .* and size=: the stream file sets"):
+        sweep.point_opts(sweep.base_opts(ns), sweep.points(sweep.axes_from(ns))[0])
 
 
 def test_the_ovmf_refusal_is_written_once():

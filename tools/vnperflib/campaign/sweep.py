@@ -63,6 +63,14 @@ def _pairs(v):
     return n
 
 
+def _stream_file(v):
+    """A stream file's path; its text is checked with the point's other
+    options (options.with_streams: every error one line)."""
+    if not os.path.isfile(v):
+        raise ValueError("no such file")
+    return v
+
+
 def _backend(v):
     if v not in backends.names():
         raise ValueError("one of %s" % ", ".join(backends.names()))
@@ -92,6 +100,7 @@ AXES = {
     "pmd_rxd": ("opt", _positive),
     "pmd_txd": ("opt", _positive),
     "feeder": ("opt", _choice(*vhostpeer.FEEDERS)),
+    "streams": ("opt", _stream_file),
     "image": ("opt", str),     # checked with the other files (artifacts.py)
     "qemu": ("opt", _qemu),
 }
@@ -190,7 +199,9 @@ def point_opts(base, point):
     if "queues" in opt and base.vcpus is None:
         # as `run --queues N`: a vCPU per pair unless --vcpus says otherwise
         opt["vcpus"] = opt["queues"]
-    return dataclasses.replace(base, config=tuple(config), **opt)
+    o = dataclasses.replace(base, config=tuple(config), **opt)
+    # as `run --streams FILE`: the file checked and encoded for the guest
+    return options.with_streams(o) if "streams" in opt else o
 
 
 def base_opts(ns, but=(), **fields):
@@ -581,6 +592,8 @@ def add_arguments(p):
                    "1,16,32,64")
     a.add_argument("--pmd-rxd", dest="pmd_rxd", help="vhost-user: testpmd --rxd, e.g. 256,1024")
     a.add_argument("--pmd-txd", dest="pmd_txd", help="vhost-user: testpmd --txd, e.g. 256,1024")
+    a.add_argument("--streams", help="gen: stream files (docs/streams.md), e.g. "
+                   "one.toml,four.toml; beside --size or --rate refused, as in run")
     a.add_argument("--feeder", help="vhost-user sink with a rate: peer-dpdk (default), testpmd")
     # --image and --qemu (guest options): a comma list is an axis too.
     p.add_argument("--repeat", type=_repeat, default=None,

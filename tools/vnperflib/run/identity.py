@@ -4,6 +4,8 @@ machine, accelerator, durations and sizes, QEMU and backend versions, host
 CPUs and kernel, the image). Every value is a string. compare pairs only runs whose
 identities agree, except in the dimensions it is told are the A/B ones."""
 
+import hashlib
+
 from .. import topologies
 from . import pinning, priority, versions
 
@@ -99,6 +101,9 @@ def of_run(opts, words, accel, pmd_mode=None):
     ident = guest_params(words)
     if opts.event_idx is False:
         ident["event_idx"] = "off"
+    if opts.stream_text is not None:
+        # What the guest sends: the stream file as encoded (docs/streams.md).
+        ident["streams"] = hashlib.sha256(opts.stream_text.encode()).hexdigest()[:16]
     image = [versions.file_id(opts.image)]
     if opts.boot == "uefi":
         image.append("esp " + versions.file_id(opts.esp))
