@@ -30,29 +30,51 @@ uint16_t pkt_udp_csum(const uint8_t *frame)
     return c ? c : 0xffff;
 }
 
+/* Skips up to PKT_VLANS_MAX tags, 802.1Q or 802.1ad (IEEE 802.1Q-2018
+ * s9.5: a tag is its TPID and a TCI whose low 12 bits are the VLAN id):
+ * their ids into pi, the ethertype after them into *type. The IP header's
+ * offset, or 0 when a tag is cut off. */
+static uint32_t pkt_tags(const uint8_t *f, uint32_t len, struct pkt_info *pi, uint16_t *type)
+{
+    uint32_t off = OFF_ETH_TYPE;
+    pi->nvlan = 0;
+    *type = rd16(f + off);
+    while ((*type == ETH_P_8021Q || *type == ETH_P_8021AD) && pi->nvlan < PKT_VLANS_MAX) {
+        if (len < off + 6)
+            return 0;
+        pi->vlan[pi->nvlan++] = rd16(f + off + 2) & 0xfff;
+        off += 4;
+        *type = rd16(f + off);
+    }
+    return off + 2;
+}
+
 enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, struct pkt_info *pi)
 {
     if (len < ETH_HLEN)
         return PKT_BAD_LEN;
-    uint16_t type = rd16(f + OFF_ETH_TYPE);
-    if (type == ETH_P_ARP)
+    uint16_t type;
+    uint32_t l3 = pkt_tags(f, len, pi, &type);
+    if (!l3)
+        return PKT_BAD_LEN;
+    if (type == ETH_P_ARP && !pi->nvlan)
         return PKT_ARP;
     if (type != ETH_P_IP)
         return PKT_OTHER;
-    if (len < ETH_HLEN + IP4_HLEN)
+    if (len < l3 + IP4_HLEN)
         return PKT_BAD_LEN;
-    const uint8_t *ip = f + ETH_HLEN;
+    const uint8_t *ip = f + l3;
     uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
     if ((ip[0] >> 4) != 4 || ihl < IP4_HLEN)
         return PKT_BAD_HDR;
     uint32_t tot = rd16(ip + 2);
     /* Ethernet padding may follow the datagram, nothing may be missing. */
-    if (tot < ihl || len < ETH_HLEN + ihl || ETH_HLEN + tot > len)
+    if (tot < ihl || len < l3 + ihl || l3 + tot > len)
         return PKT_BAD_LEN;
     if (pkt_sum_fold(pkt_sum(ip, ihl, 0)) != 0xffff)
         return PKT_BAD_CSUM;
     if (ip[9] != IP_PROTO_UDP)
-        return PKT_IP_OTHER;
+        return pi->nvlan ? PKT_OTHER : PKT_IP_OTHER; /* lwIP's netif has no tags */
     /* Fragments: the first one has a UDP header but not the whole datagram. */
     if (rd16(ip + 6) & 0x3fff)
         return PKT_BAD_HDR;
@@ -67,8 +89,8 @@ enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, str
         if (pkt_sum_fold(pkt_sum(udp, ulen, s)) != 0xffff)
             return PKT_BAD_CSUM;
     }
-    pi->ip_off = ETH_HLEN;
-    pi->l4_off = ETH_HLEN + ihl;
+    pi->ip_off = l3;
+    pi->l4_off = l3 + ihl;
     pi->payload_off = pi->l4_off + UDP_HLEN;
     pi->payload_len = ulen - UDP_HLEN;
     pi->sport = rd16(udp);

@@ -12,6 +12,10 @@
 #define ETH_ALEN      6
 #define ETH_P_IP      0x0800
 #define ETH_P_ARP     0x0806
+#define ETH_P_IPV6    0x86dd
+#define ETH_P_8021Q   0x8100 /* IEEE 802.1Q tag */
+#define ETH_P_8021AD  0x88a8 /* IEEE 802.1ad service tag (QinQ's outer) */
+#define PKT_VLANS_MAX 2      /* 802.1Q, or QinQ: 802.1ad outer, 802.1Q inner */
 #define IP4_HLEN      20
 #define IP_PROTO_ICMP 1
 #define IP_PROTO_TCP  6
@@ -137,10 +141,10 @@ uint16_t pkt_udp_csum(const uint8_t *frame);
 
 /* --- parsing --- */
 enum pkt_kind {
-    PKT_UDP,      /* valid IPv4/UDP, info filled */
-    PKT_ARP,      /* ARP (for lwIP) */
-    PKT_IP_OTHER, /* valid IPv4, not UDP (ICMP, TCP: for lwIP) */
-    PKT_OTHER,    /* another ethertype (IPv6, LLDP ...): not ours */
+    PKT_UDP,      /* valid IPv4/UDP, untagged or under one or two tags: info filled */
+    PKT_ARP,      /* ARP (for lwIP), untagged */
+    PKT_IP_OTHER, /* valid IPv4, not UDP (ICMP, TCP: for lwIP), untagged */
+    PKT_OTHER,    /* another ethertype (IPv6, LLDP ...), a tagged frame but UDP: not ours */
     PKT_BAD_LEN,  /* truncated frame or inconsistent length fields */
     PKT_BAD_HDR,  /* bad IP version/IHL, fragment, ... */
     PKT_BAD_CSUM, /* IP header or UDP checksum wrong */
@@ -148,10 +152,12 @@ enum pkt_kind {
 };
 
 struct pkt_info {
-    uint32_t ip_off;      /* IPv4 header offset (after VLAN-less Ethernet) */
-    uint32_t l4_off;      /* UDP header offset */
-    uint32_t payload_off; /* UDP payload offset */
-    uint32_t payload_len; /* UDP payload length from the UDP header */
+    uint8_t nvlan;                /* tags before the IPv4 header: 0, 1 or 2 */
+    uint16_t vlan[PKT_VLANS_MAX]; /* their VLAN ids, outer first */
+    uint32_t ip_off;              /* IPv4 header offset (after Ethernet and its tags) */
+    uint32_t l4_off;              /* UDP header offset */
+    uint32_t payload_off;         /* UDP payload offset */
+    uint32_t payload_len;         /* UDP payload length from the UDP header */
     uint16_t sport, dport;
     uint32_t saddr, daddr; /* host byte order */
 };

@@ -99,6 +99,35 @@ def test_vlan_and_qinq_tags_on_the_wire(image, tmp_path):
         assert struct.unpack_from("<H", f, l3 + 28 + 16)[0] == (0 if f is q[0] else 1)
 
 
+def test_tagged_streams_counted_per_stream_by_the_host_peer(image):
+    """802.1Q and QinQ frames over dgram: the host peer reads behind the
+    tags and counts each stream as gen sent it."""
+    r = run_vnperf(RUN + ["--backend", "dgram", "--duration", "2", "--streams",
+                          os.path.join(EXAMPLES, "vlan.toml")], timeout=180)
+    rep = report(r)
+    sent = rep["guests"][-1]["result"]["streams"]
+    host = rep["host"]["peer"]["streams"]
+    assert [s["id"] for s in host] == [0, 1], host
+    for g, h in zip(sent, host):
+        assert g["packets"] == h["packets"] == h["unique"] > 0, (g, h)
+        assert h["lost"] == h["dup"] == h["reorder"] == 0, h
+    assert [(s["name"], s["received"], s["lost"]) for s in rep["streams"]] == [
+        ("tagged", sent[0]["packets"], 0), ("qinq", sent[1]["packets"], 0)]
+
+
+def test_tagged_streams_guest_to_guest_sink_counts_each(image):
+    """The guest sink reads behind the tags too: its per_stream packets are
+    gen's per stream."""
+    r = run_vnperf(RUN + ["--backend", "dgram", "--topology", "guests", "--duration", "2",
+                          "--streams", os.path.join(EXAMPLES, "vlan.toml")], timeout=240)
+    rep = report(r)
+    sent = rep["guests"][-1]["result"]["streams"]
+    got = {s["stream"]: s for s in rep["guests"][0]["result"]["per_stream"]}
+    assert sorted(got) == [0, 1], got
+    for g in sent:
+        assert (got[g["id"]]["packets"], got[g["id"]]["lost"]) == (g["packets"], 0), (got, g)
+
+
 def ones_sum(data, s=0):
     data = data + b"\0" * (len(data) & 1)
     s += sum(struct.unpack(">%dH" % (len(data) // 2), data))
@@ -189,3 +218,4 @@ def test_two_streams_guest_to_guest_sink_counts_each(image):
     for g in sent:
         s = got[g["id"]]
         assert (s["packets"], s["lost"]) == (g["packets"], 0), (s, g)
+

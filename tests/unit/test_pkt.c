@@ -222,6 +222,64 @@ static void test_reflect(void **st)
     assert_int_equal(rd16(f + OFF_UDP_CSUM), ref_udp_csum(f));
 }
 
+/* f (len bytes, untagged) with n tags inserted after the MACs: the
+ * outer one 802.1ad when there are two, ids 100, 200 (priority bits set:
+ * only the low 12 are the id). The tagged frame's length. */
+static uint32_t tag_frame(uint8_t *f, uint32_t len, unsigned n)
+{
+    memmove(f + 12 + 4 * n, f + 12, len - 12);
+    for (unsigned i = 0; i < n; i++) {
+        wr16(f + 12 + 4 * i, n == 2 && i == 0 ? ETH_P_8021AD : ETH_P_8021Q);
+        wr16(f + 14 + 4 * i, (uint16_t)(0xe000 | (100 * (i + 1))));
+    }
+    return len + 4 * n;
+}
+
+/* 802.1Q and QinQ frames parse as UDP behind their tags, with the ids and
+ * the offsets moved by 4 per tag; a cut tag is a length error; a third
+ * tag and a tagged ARP or ICMP frame are not ours; a reflected tagged
+ * frame keeps its tags and swaps behind them. */
+static void test_parse_tagged(void **st)
+{
+    (void)st;
+    const uint8_t me[6] = {2, 0, 0, 0, 0, 9};
+    for (unsigned n = 1; n <= 3; n++) {
+        uint8_t f[160];
+        struct pkt_tmpl t;
+        struct pkt_info pi;
+        pkt_tmpl_build(f, 100, dmac, smac, &flow0, &t);
+        pkt_patch(f, &t, 5, 6);
+        uint32_t len = tag_frame(f, 100, n);
+        if (n == 3) {
+            assert_int_equal(pkt_parse(f, len, true, &pi), PKT_OTHER);
+            continue;
+        }
+        assert_int_equal(pkt_parse(f, len, true, &pi), PKT_UDP);
+        assert_int_equal(pi.nvlan, n);
+        assert_int_equal(pi.vlan[0], 100);
+        if (n == 2)
+            assert_int_equal(pi.vlan[1], 200);
+        assert_int_equal(pi.ip_off, OFF_IP + 4 * n);
+        assert_int_equal(pi.payload_off, OFF_PAYLOAD + 4 * n);
+        assert_int_equal(pi.payload_len, 100 - PKT_HDRS_LEN);
+        assert_int_equal(rdle64(f + pi.payload_off + PL_OFF_SEQ), 5);
+        for (uint32_t k = 12; k < 18 + 4 * (n - 1); k++)
+            assert_int_equal(pkt_parse(f, k, true, &pi), PKT_BAD_LEN);
+        pkt_udp_reflect(f, &pi, me);
+        assert_memory_equal(f + OFF_ETH_SRC, me, 6);
+        assert_int_equal(rd16(f + 12), n == 2 ? ETH_P_8021AD : ETH_P_8021Q);
+        assert_int_equal(pkt_parse(f, len, true, &pi), PKT_UDP);
+        assert_int_equal(pi.saddr, flow0.daddr);
+        assert_int_equal(pi.sport, flow0.dport);
+        f[pi.ip_off + 9] = IP_PROTO_ICMP;
+        f[pi.ip_off + 10] = f[pi.ip_off + 11] = 0;
+        wr16(f + pi.ip_off + 10, ref_csum(f + pi.ip_off, IP4_HLEN));
+        assert_int_equal(pkt_parse(f, len, true, &pi), PKT_OTHER);
+        wr16(f + 12 + 4 * n, ETH_P_ARP);
+        assert_int_equal(pkt_parse(f, len, true, &pi), PKT_OTHER);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_parse_malformed),
         cmocka_unit_test(test_parse_garbage),
         cmocka_unit_test(test_reflect),
+        cmocka_unit_test(test_parse_tagged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
