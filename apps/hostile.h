@@ -42,9 +42,18 @@ enum hostile_viol {
     HV_FRAME_RUNT,
     HV_FRAME_MTU,
     HV_FRAME_GSO_BIG,
+    /* the packed ring (s2.8) */
+    HV_P_WRAP,        /* a descriptor with the other lap's AVAIL/USED bits (s2.8.1) */
+    HV_P_FLAGS_USED,  /* the driver wrote AVAIL == USED: a used descriptor (s2.8.1) */
+    HV_P_CHAIN_WRAP,  /* a chain whose later element is not available (s2.8.6) */
+    HV_P_ID_TWICE,    /* one buffer id in two buffers at once (s2.8.21.1) */
+    HV_P_IND_CHAIN,   /* an indirect descriptor inside a NEXT list (s2.8.19) */
+    HV_P_TAB_FLAGS,   /* a flag other than WRITE inside a packed table (s2.8.19) */
+    HV_P_EVENT_FLAGS, /* the driver's event flags the reserved 0x3 (s2.8.10) */
+    HV_P_EVENT_OFF,   /* the driver's event offset past the ring (s2.8.10) */
     HV_COUNT
 };
-_Static_assert(HV_COUNT <= 32, "a checker reports a set as a 32-bit mask");
+_Static_assert(HV_COUNT <= 64, "a checker reports a set as a 64-bit mask");
 
 /* What a control command (HK_CTRL, virtio 1.2 s5.1.6.5) or a notification
  * (HK_NOTIF, s2.9) breaks, as the simulated device's checkers name it:
@@ -87,10 +96,14 @@ struct hostile_env {
     uint64_t features; /* negotiated */
     unsigned txq;      /* the transmitq's index */
     uint8_t *buf;
-    struct virtq_raw_desc *tab;
+    union { /* the same memory, as a split or a packed indirect table */
+        struct virtq_raw_desc *tab;
+        struct virtq_raw_pdesc *ptab;
+    };
     uint16_t bufs;      /* out: buffers made available (frames that may reach the wire) */
     uint16_t used0;     /* the used index the watch counts from; a case that resets
                          * the queue sets it to the new ring's */
+    uint16_t pmarked;   /* out, packed: descriptors the case itself wrote as used */
     uint16_t max_pairs; /* max_virtqueue_pairs under MQ, else 1 (s5.1.4) */
     uint32_t rss_types; /* the hash types the device supports, under RSS (s5.1.4) */
 };
@@ -103,13 +116,14 @@ struct hostile_env {
 #define HOSTILE_ACK_NONE 0xffu
 
 enum hostile_kind {
-    HK_RING,  /* a layout, one kick */
-    HK_STORM, /* a valid buffer, then HOSTILE_STORM kicks in a second */
-    HK_BADQ,  /* a valid buffer, kicked as a queue that does not exist */
-    HK_SETUP, /* device setup: setup() does it all */
-    HK_RX,    /* a layout on the receiveq, waiting for a frame to come */
-    HK_CTRL,  /* a command on the control queue, one kick; its ack read after the watch */
-    HK_NOTIF, /* a valid buffer, kicked by the builder with notification data that lies */
+    HK_RING,   /* a layout, one kick */
+    HK_STORM,  /* a valid buffer, then HOSTILE_STORM kicks in a second */
+    HK_BADQ,   /* a valid buffer, kicked as a queue that does not exist */
+    HK_SETUP,  /* device setup: setup() does it all */
+    HK_RX,     /* a layout on the receiveq, waiting for a frame to come */
+    HK_CTRL,   /* a command on the control queue, one kick; its ack read after the watch */
+    HK_NOTIF,  /* a valid buffer, kicked by the builder with notification data that lies */
+    HK_PACKED, /* a layout on a packed transmitq, one kick (its needs: RING_PACKED) */
 };
 #define HOSTILE_STORM     1000000u
 #define HOSTILE_BADQ      0x7fffu
@@ -146,5 +160,10 @@ int hostile_desc(struct hostile_env *e, uint16_t i, uint64_t addr, uint32_t len,
 int hostile_publish(struct hostile_env *e, const uint16_t *heads, uint16_t n);
 int hostile_tx_pair(struct hostile_env *e, uint16_t at, uint32_t frame_len);
 int hostile_valid(struct hostile_env *e);
+
+/* The packed ring's (hostile_packed.c): the index the next buffer goes
+ * at, and a clean TX buffer of header and frame there, id its position. */
+uint16_t hostile_pnext(const struct hostile_env *e);
+int hostile_pvalid(struct hostile_env *e);
 
 #endif

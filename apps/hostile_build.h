@@ -1,5 +1,5 @@
 /* The case builders of app=hostile (hostile_ring.c, hostile_desc.c,
- * hostile_hdr.c, hostile_setup.c), listed in hostile_cases.c's table. */
+ * hostile_hdr.c, hostile_setup.c, hostile_packed.c), listed in hostile_cases.c's table. */
 #ifndef VN_HOSTILE_BUILD_H
 #define VN_HOSTILE_BUILD_H
 
@@ -54,5 +54,19 @@ int hostile_qreset_size(struct hostile_env *e);
  * maximum, or 3: not a power of two). */
 int hostile_fill(struct hostile_env *e);
 uint16_t hostile_bad_size(struct hostile_env *e);
+int hostile_p_wrap(struct hostile_env *e);
+int hostile_p_flags_used(struct hostile_env *e);
+int hostile_p_chain_wrap(struct hostile_env *e);
+int hostile_p_id_twice(struct hostile_env *e);
+int hostile_p_chain_loop(struct hostile_env *e);
+int hostile_p_ind_next(struct hostile_env *e);
+int hostile_p_ind_chain(struct hostile_env *e);
+int hostile_p_ind_nested(struct hostile_env *e);
+int hostile_p_ind_flags(struct hostile_env *e);
+int hostile_p_ind_len16(struct hostile_env *e);
+int hostile_p_ind_len0(struct hostile_env *e);
+int hostile_p_event_flags(struct hostile_env *e);
+int hostile_p_event_off(struct hostile_env *e);
+int hostile_p_dev_event(struct hostile_env *e);
 
 #endif

@@ -13,6 +13,8 @@
 #define F(b)        VIRTIO_BIT(b)
 #define CTRL        F(VIRTIO_NET_F_CTRL_VQ)
 #define CTRL_RX     (CTRL | F(VIRTIO_NET_F_CTRL_RX))
+#define NOT_AVAIL   "ignore it: the descriptor is not available (s2.8.15)"
+#define PACKED      F(VIRTIO_F_RING_PACKED)
 
 const struct hostile_case hostile_cases[] = {
     /* split ring (s2.7) */
@@ -116,6 +118,35 @@ const struct hostile_case hostile_cases[] = {
      hostile_qreset_active, F(VIRTIO_F_RING_RESET)},
     {"qreset_size_bad", "s2.6.1.2, s4.1.4.3.2 (a re-enabled queue's size at most the maximum)",
      "fail the queue (FAILED)", HK_SETUP, HV_NONE, hostile_qreset_size, F(VIRTIO_F_RING_RESET)},
+    /* packed ring (s2.8): run only where VIRTIO_F_RING_PACKED was negotiated */
+    {"packed_wrap_wrong", "s2.8.1 (AVAIL is the driver's wrap counter, USED its inverse)",
+     NOT_AVAIL, HK_PACKED, HV_P_WRAP, hostile_p_wrap, PACKED},
+    {"packed_flags_used", "s2.8.1 (AVAIL and USED differ in an available descriptor)", NOT_AVAIL,
+     HK_PACKED, HV_P_FLAGS_USED, hostile_p_flags_used, PACKED},
+    {"packed_chain_wrap", "s2.8.6 (every descriptor of a list made available)", NEEDS_RESET,
+     HK_PACKED, HV_P_CHAIN_WRAP, hostile_p_chain_wrap, PACKED},
+    {"packed_id_twice", "s2.8.21.1 (each buffer gets a free buffer id)", NEEDS_RESET, HK_PACKED,
+     HV_P_ID_TWICE, hostile_p_id_twice, PACKED},
+    {"packed_chain_loop", "s2.8.17 (no list longer than the queue size)", NEEDS_RESET, HK_PACKED,
+     HV_CHAIN_LOOP, hostile_p_chain_loop, PACKED},
+    {"packed_ind_next", "s2.8.19 (no INDIRECT in a list linked by NEXT)", NEEDS_RESET, HK_PACKED,
+     HV_IND_NEXT, hostile_p_ind_next, PACKED},
+    {"packed_ind_chain", "s2.8.19 (no INDIRECT after a direct descriptor)", NEEDS_RESET, HK_PACKED,
+     HV_P_IND_CHAIN, hostile_p_ind_chain, PACKED},
+    {"packed_ind_nested", "s2.8.19 (only WRITE in a table: no INDIRECT)", NEEDS_RESET, HK_PACKED,
+     HV_IND_NESTED, hostile_p_ind_nested, PACKED},
+    {"packed_ind_flags", "s2.8.19 (only WRITE in a table: no NEXT)",
+     "ignore the flag (s2.8.7: reserved)", HK_PACKED, HV_P_TAB_FLAGS, hostile_p_ind_flags, PACKED},
+    {"packed_ind_len16", "s2.8.7 (a table of len/16 descriptors)", NEEDS_RESET, HK_PACKED,
+     HV_IND_LEN16, hostile_p_ind_len16, PACKED},
+    {"packed_ind_len0", "s2.8.7 (a table of len/16 descriptors)", NEEDS_RESET, HK_PACKED,
+     HV_IND_LEN0, hostile_p_ind_len0, PACKED},
+    {"packed_event_flags", "s2.8.10 (event flags 0x3 are reserved)", ANY, HK_PACKED,
+     HV_P_EVENT_FLAGS, hostile_p_event_flags, PACKED},
+    {"packed_event_off", "s2.8.10 (a descriptor event inside the ring)", ANY, HK_PACKED,
+     HV_P_EVENT_OFF, hostile_p_event_off, PACKED},
+    {"packed_dev_event", "s2.8.10 (the device event suppression structure is the device's)", ANY,
+     HK_PACKED, HV_DEV_AREA, hostile_p_dev_event, PACKED},
 };
 
 const unsigned hostile_ncases = sizeof(hostile_cases) / sizeof(hostile_cases[0]);

@@ -55,14 +55,39 @@ void hostile_run_init(struct hostile_run *r, const struct app_config *c, struct 
     r->env.buf = mem_alloc_dma(HOSTILE_BUF, 64);
     r->env.tab = mem_alloc_dma(HOSTILE_TAB_ENTS * sizeof(struct virtq_raw_desc), 64);
     r->slots = mem_alloc_dma(HOSTILE_CHECK * HOSTILE_SLOT, 64);
+    r->pflags = mem_alloc_dma(VIRTQ_MAX * sizeof(*r->pflags), 64);
     vnet_set_tx_done(d, hostile_done, r);
+}
+
+/* Packed: the ring's flags from index at on, before the case writes. */
+static void hostile_psnap(struct hostile_run *r, uint16_t at)
+{
+    const struct virtq *vq = r->env.vq;
+    uint16_t num = virtq_size(vq);
+    for (uint32_t k = 0; k < num; k++)
+        r->pflags[k] = virtq_raw_pflags(vq, (uint16_t)(at + k) & (num - 1u));
+}
+
+/* Packed: descriptors the device marked used since the snapshot (s2.8.1:
+ * changed, and AVAIL == USED == the wrap counter of their index from at
+ * on), less those the case itself wrote so (pmarked). */
+static uint16_t hostile_pused(const struct hostile_run *r, uint16_t at)
+{
+    const struct virtq *vq = r->env.vq;
+    const uint16_t both = VIRTQ_RAW_PF_AVAIL | VIRTQ_RAW_PF_USED, num = virtq_size(vq);
+    uint16_t n = 0;
+    for (uint32_t k = 0; k < num; k++) {
+        uint16_t i = (uint16_t)(at + k), f = virtq_raw_pflags(vq, i & (num - 1u));
+        n += f != r->pflags[k] && (f & both) == virtq_raw_pbits(vq, i, true);
+    }
+    return n > r->env.pmarked ? (uint16_t)(n - r->env.pmarked) : 0;
 }
 
 /* The kick each kind makes after its layout. */
 static void hostile_kick(struct hostile_run *r, const struct hostile_case *c)
 {
     struct virtq *vq = r->env.vq;
-    if (c->kind == HK_RING || c->kind == HK_RX || c->kind == HK_CTRL) {
+    if (c->kind == HK_RING || c->kind == HK_RX || c->kind == HK_CTRL || c->kind == HK_PACKED) {
         virtq_notify(vq);
     } else if (c->kind == HK_BADQ) {
         virtq_raw_notify_as(vq, HOSTILE_BADQ);
@@ -152,10 +177,14 @@ static void hostile_violate(struct hostile_run *r, const struct hostile_case *c,
 {
     struct hostile_env *e = &r->env;
     e->used0 = virtq_raw_used_idx(e->vq);
+    uint16_t at = virtq_raw_avail_idx(e->vq);
+    bool packed = virtq_packed(e->vq);
+    if (packed)
+        hostile_psnap(r, at);
     s->build = c->build(e);
     hostile_kick(r, c);
     time_delay_us(HOSTILE_WATCH_MS * 1000u);
-    s->used = (uint16_t)(virtq_raw_used_idx(e->vq) - e->used0);
+    s->used = packed ? hostile_pused(r, at) : (uint16_t)(virtq_raw_used_idx(e->vq) - e->used0);
 }
 
 void hostile_run_case(struct hostile_run *r, const struct hostile_case *c)
@@ -172,6 +201,7 @@ void hostile_run_case(struct hostile_run *r, const struct hostile_case *c)
     e->rss_types = vnet_raw_rss_types(r->d);
     e->txq = 1; /* transmitq(0), virtio 1.2 s5.1.2 */
     e->bufs = 0;
+    e->pmarked = 0;
     memset(e->buf, 0, HOSTILE_HDR);
     e->buf[HOSTILE_CTRL_ACK] = HOSTILE_ACK_NONE;
     hostile_frame(r->cfg, e->buf + HOSTILE_HDR, vnet_mac(r->d), 0xffffu);

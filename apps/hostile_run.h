@@ -22,8 +22,9 @@ struct hostile_run {
     const struct app_config *cfg; /* addresses of the check frames */
     struct vnet_dev *d;
     struct hostile_env env;
-    uint8_t *slots; /* HOSTILE_CHECK frames of the traffic check */
-    uint32_t done;  /* check frames given back by tx_done */
+    uint8_t *slots;   /* HOSTILE_CHECK frames of the traffic check */
+    uint16_t *pflags; /* packed: the ring's flags before the case (VIRTQ_MAX) */
+    uint32_t done;    /* check frames given back by tx_done */
     uint64_t t0;
     uint64_t cases, sent, completed, restarts_failed;
 };

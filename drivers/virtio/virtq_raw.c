@@ -7,6 +7,12 @@ _Static_assert(sizeof(struct virtq_raw_desc) == sizeof(struct vring_desc), "one 
 _Static_assert(VIRTQ_RAW_F_NEXT == VRING_DESC_F_NEXT && VIRTQ_RAW_F_WRITE == VRING_DESC_F_WRITE &&
                    VIRTQ_RAW_F_INDIRECT == VRING_DESC_F_INDIRECT,
                "the flags of s2.7.5");
+_Static_assert(sizeof(struct virtq_raw_pdesc) == sizeof(struct vring_packed_desc),
+               "one packed descriptor");
+_Static_assert(VIRTQ_RAW_PF_AVAIL == VRING_PACKED_DESC_F_AVAIL &&
+                   VIRTQ_RAW_PF_USED == VRING_PACKED_DESC_F_USED,
+               "the flags of s2.8.1");
+_Static_assert(VIRTQ_RAW_EV_DESC == VRING_PACKED_EVENT_DESC, "RING_EVENT_FLAGS_DESC of s2.8.10");
 
 int virtq_raw_desc(struct virtq *vq, uint16_t i, const struct virtq_raw_desc *d)
 {
@@ -81,5 +87,46 @@ int virtq_raw_notify_next(struct virtq *vq, uint16_t next)
         return -EINVAL;
     vq->db.ring(&vq->db, vq->db.index | (uint32_t)next << 16);
     vq->stats.kicks++;
+    return 0;
+}
+
+int virtq_raw_pdesc(struct virtq *vq, uint16_t pos, const struct virtq_raw_pdesc *d)
+{
+    if (!vq->packed || pos >= vq->num)
+        return -EINVAL;
+    struct vring_packed_desc *e = &vq->p.desc[pos];
+    e->addr = d->addr;
+    e->len = d->len;
+    e->id = d->id;
+    barrier_wmb(); /* s2.8.21.1: the descriptor before its flags */
+    VN_WRITE_ONCE(e->flags, d->flags);
+    return 0;
+}
+
+uint16_t virtq_raw_pbits(const struct virtq *vq, uint16_t idx, bool used)
+{
+    if (!vq->packed)
+        return 0;
+    bool wrap = !(idx & vq->num);
+    uint16_t avail = wrap ? VRING_PACKED_DESC_F_AVAIL : 0;
+    uint16_t usedb = (wrap == used) ? VRING_PACKED_DESC_F_USED : 0;
+    return (uint16_t)(avail | usedb);
+}
+
+uint16_t virtq_raw_pflags(const struct virtq *vq, uint16_t pos)
+{
+    if (!vq->packed || pos >= vq->num)
+        return 0;
+    return VN_READ_ONCE(vq->p.desc[pos].flags);
+}
+
+int virtq_raw_pevent(struct virtq *vq, bool device, uint16_t off_wrap, uint16_t flags)
+{
+    if (!vq->packed)
+        return -EINVAL;
+    struct vring_packed_event *ev = device ? vq->p.device : vq->p.driver;
+    VN_WRITE_ONCE(ev->off_wrap, off_wrap);
+    barrier_wmb(); /* s2.8.10: the offset before the flags that make it count */
+    VN_WRITE_ONCE(ev->flags, flags);
     return 0;
 }

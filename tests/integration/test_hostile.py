@@ -1,7 +1,9 @@
 """vnperf hostile booting the image (docs/hostile.md): the whole catalogue
 over dgram ends with a verdict for every case and nothing left running
 (conftest's no_leftovers); a case that makes QEMU die is recorded as such
-and the next case still runs."""
+and the next case still runs; the packed ring's cases run on a packed ring
+over QEMU 7.2 and 10.0 (`--qemu next`, where build/next exists), and a
+QEMU without the packed ring reports them not offered."""
 
 import json
 import os
@@ -11,15 +13,39 @@ import pytest
 
 import vnharness
 from vnperflib.campaign import hostile_cases, hostile_verdict
+from vnperflib.run import nextroot
+
+QEMUS = ["system"] + (["next"] if nextroot.stamp() is not None else [])
+PACKED = [c[0] for c in hostile_cases.PACKED_CASES]
 
 # A stand-in QEMU: the real one, except that a guest configured for
 # case=runt dies of SIGSEGV at once, as a QEMU that crashes on a case would.
-CRASHER = """#!%s
+CRASHER = """#!{py}
 import os, signal, sys
 if any("case=runt" in a for a in sys.argv):
     os.kill(os.getpid(), signal.SIGSEGV)
-os.execv(%r, [%r] + sys.argv[1:])
+os.execv({real!r}, [{real!r}] + sys.argv[1:])
 """
+
+
+# A stand-in QEMU without the packed ring: its virtio-net lists no packed
+# property, so the runner cannot ask for it (and QEMU keeps it off).
+NO_PACKED = """#!{py}
+import os, subprocess, sys
+if any(a.endswith(",help") for a in sys.argv):
+    out = subprocess.run([{real!r}] + sys.argv[1:], capture_output=True, text=True).stdout
+    sys.stdout.write("".join(ln for ln in out.splitlines(True) if "packed=" not in ln))
+    sys.exit(0)
+os.execv({real!r}, [{real!r}] + sys.argv[1:])
+"""
+
+
+def stand_in(tmp_path, text):
+    real = shutil.which("qemu-system-x86_64")
+    qemu = tmp_path / "qemu-system-x86_64"
+    qemu.write_text(text.format(py=vnharness.PYTHON, real=real))
+    os.chmod(qemu, 0o755)
+    return qemu
 
 
 def hostile(args, timeout):
@@ -42,10 +68,7 @@ def test_the_whole_catalogue_over_dgram_has_a_verdict_for_every_case(image):
 
 @pytest.mark.timeout_s(240)
 def test_a_case_that_kills_qemu_is_recorded_and_the_next_one_runs(image, tmp_path):
-    real = shutil.which("qemu-system-x86_64")
-    qemu = tmp_path / "qemu-system-x86_64"
-    qemu.write_text(CRASHER % (vnharness.PYTHON, real, real))
-    os.chmod(qemu, 0o755)
+    qemu = stand_in(tmp_path, CRASHER)
     res = hostile(["--backend", "dgram", "--accel", "tcg", "--qemu", str(qemu),
                    "--case", "runt,len_zero"], timeout=230)
     crash, nxt = res["cases"]
@@ -54,3 +77,33 @@ def test_a_case_that_kills_qemu_is_recorded_and_the_next_one_runs(image, tmp_pat
     assert "--qemu %s " % qemu in crash["command"] and crash["command"].endswith("-- case=runt")
     assert nxt["name"] == "len_zero" and nxt["verdict"] != "crashed"
     assert nxt["guest"]["completed"] == nxt["guest"]["sent"] == 32
+
+
+@pytest.mark.timeout_s(300)
+@pytest.mark.parametrize("qemu", QEMUS)
+def test_the_packed_cases_run_on_a_packed_ring_with_a_verdict_each(image, qemu):
+    res = hostile(["--backend", "dgram", "--accel", "tcg", "--qemu", qemu, "--case",
+                   ",".join(PACKED)], timeout=290)
+    assert [c["name"] for c in res["cases"]] == PACKED
+    for c in res["cases"]:
+        assert c["verdict"] in hostile_verdict.VERDICTS and c["verdict"] != "not-offered", c
+        assert "--qemu-arg=virtio-net-device.packed=on" in c["command"], c
+        if c["verdict"] != "crashed":
+            g = c["guest"]
+            assert (g["offered"], g["needs"], g["build"], g["sent"], g["completed"]) == \
+                (True, "ring_packed", 0, 32, 32), c
+    # the descriptors that are not available: never used, nothing more on the wire
+    for c in res["cases"][:2]:
+        assert (c["guest"]["bufs"], c["guest"]["used"], c["host"]["host_frames"]) == (0, 0, 32)
+
+
+@pytest.mark.timeout_s(120)
+def test_a_qemu_without_the_packed_ring_reports_the_case_not_offered(image, tmp_path):
+    qemu = stand_in(tmp_path, NO_PACKED)
+    res = hostile(["--backend", "dgram", "--accel", "tcg", "--qemu", str(qemu), "--case",
+                   "packed_id_twice"], timeout=110)
+    (c,) = res["cases"]
+    assert (c["verdict"], c["guest"]["offered"], c["guest"]["needs"]) == \
+        ("not-offered", False, "ring_packed"), c
+    assert "did not offer ring_packed" in c["why"] and "packed=on" not in c["command"]
+    assert c["guest"]["completed"] == c["guest"]["sent"] == 32

@@ -102,6 +102,33 @@ def test_verdicts(rep, status, killed, uses, want, needle):
     assert v in hostile_verdict.VERDICTS
 
 
+NEVER = hostile_cases.NEVER
+
+
+@pytest.mark.parametrize("rep,uses,want,needle", [
+    (report(line(offered=False, needs="ring_packed", used=0)), NEVER, "not-offered",
+     "did not offer ring_packed"),
+    (report(line(offered=True, bufs=0, used=0)), NEVER, "handled", "exact"),
+    (report(line(offered=True, bufs=0, used=1)), NEVER, "corrupted",
+     "used 1 descriptors the driver did not make available"),
+    (report(line(offered=True, bufs=0, used=0), peer=33), NEVER, "corrupted", "host got 33"),
+    (report(line(offered=True, bufs=0, used=1, status=0x4f, needs_reset=True)), NEVER,
+     "needs-reset", "DEVICE_NEEDS_RESET"),
+    (report(line(offered=True, used=1)), True, "handled", "exact"),
+])
+def test_a_case_that_makes_nothing_available(rep, uses, want, needle):
+    v, why = judge(rep, uses=uses)
+    assert (v, needle in why) == (want, True), why
+
+
+def test_the_packed_cases_need_the_packed_ring():
+    assert [c[0] for c in hostile_cases.PACKED_CASES] == \
+        [n for n in hostile_cases.NAMES if n.startswith("packed_")]
+    for name, _, uses in hostile_cases.PACKED_CASES:
+        assert hostile_cases.NEEDS[name] == ("ring_packed",)
+        assert uses == (NEVER if name in ("packed_wrap_wrong", "packed_flags_used") else True)
+
+
 def test_outcome_keeps_qemus_own_lines_and_ignores_forged_ones():
     rep = report(line(), stderr="vnperf: x\nqemu-system-x86_64: Looped descriptor\n",
                  before=['@vnperf {"type":"hostile"'])  # cut short
@@ -168,6 +195,9 @@ def test_cases_that_need_a_feature_are_the_runners_and_known():
       "virtio-net-device.notification_data=on"]),
     (("ring_reset",), "microvm", {"queue_reset"},
      ["-global", "virtio-mmio.force-legacy=false", "-global", "virtio-net-device.queue_reset=on"]),
+    (("ring_packed",), "microvm", {"packed", "mq"},
+     ["-global", "virtio-mmio.force-legacy=false", "-global", "virtio-net-device.packed=on"]),
+    (("ring_packed",), "q35", {"packed"}, ["-global", "virtio-net-pci.packed=on"]),
 ])
 def test_a_case_runs_on_a_device_that_offers_what_it_needs(needs, machine, props, want):
     assert hostile.offer_args(needs, machine, frozenset(props)) == want
@@ -181,6 +211,20 @@ def test_the_run_of_a_feature_case_carries_its_offer(monkeypatch):
                          "case=ctrl_mq_pairs0"]
     assert "--qemu-arg=virtio-mmio.force-legacy=false" in hostile.run_argv(opts(), "qreset_active")
     assert not any(a.startswith("--qemu-arg") for a in hostile.run_argv(opts(), "runt"))
+
+
+def test_the_run_of_a_packed_case_offers_the_packed_ring(monkeypatch):
+    asked = []
+
+    def device_props(qemu, driver):
+        asked.append((qemu, driver))
+        return frozenset({"packed"})
+    monkeypatch.setattr(hostile.qemucmd, "device_props", device_props)
+    argv = hostile.run_argv(opts(), "packed_id_twice")
+    assert argv[-6:] == ["--qemu-arg=-global", "--qemu-arg=virtio-mmio.force-legacy=false",
+                         "--qemu-arg=-global", "--qemu-arg=virtio-net-device.packed=on", "--",
+                         "case=packed_id_twice"]
+    assert asked == [("qemu-system-x86_64", "virtio-net-device")]
 
 
 def test_table_prints_the_reproducer_of_a_crash():

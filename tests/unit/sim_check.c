@@ -1,6 +1,6 @@
-/* A device's reading of a split queue, naming each broken driver rule
- * (sim_check.h). Walks are bounded by the queue size and table lengths,
- * so a looping or lying layout ends. */
+/* A device's reading of a split or packed queue, naming each broken
+ * driver rule (sim_check.h). Walks are bounded by the queue size and
+ * table lengths, so a looping or lying layout ends. */
 #include "sim_check.h"
 
 #include <string.h>
@@ -8,7 +8,7 @@
 #include "apps/hostile.h"
 #include "drivers/virtio/vnet_hdr.h"
 
-#define BIT(v)   (1u << (v))
+#define BIT(v)   (1ull << (v))
 #define MMIO_LO  0xfec00000ull /* I/O APIC .. 4 GiB: no RAM here */
 #define MMIO_HI  0x100000000ull
 #define ETH_HLEN 14u
@@ -16,7 +16,7 @@
 
 /* A buffer's readable bytes as the device gathers them. */
 struct gather {
-    uint32_t bad;   /* violations found in its descriptors */
+    uint64_t bad;   /* violations found in its descriptors */
     uint64_t total; /* readable bytes */
     const struct virtio_net_hdr *hdr;
 };
@@ -118,13 +118,13 @@ static void chain(const struct sim_queue *sq, const struct simchk_env *env, stru
 }
 
 /* s5.1.6.2: a well-formed TX buffer's header against its frame. */
-static uint32_t header(const struct simchk_env *env, const struct gather *g)
+static uint64_t header(const struct simchk_env *env, const struct gather *g)
 {
     if (!g->hdr)
         return 0;
     const struct virtio_net_hdr *h = g->hdr;
     uint64_t len = g->total - sizeof(*h);
-    uint32_t bad = 0;
+    uint64_t bad = 0;
     uint8_t gso = h->gso_type & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
     if (gso != VIRTIO_NET_HDR_GSO_NONE) {
         if (h->hdr_len > len)
@@ -148,9 +148,9 @@ static uint32_t header(const struct simchk_env *env, const struct gather *g)
 
 /* The event fields: used_event more than the queue size behind the used
  * index (so never reached in 16 bits' worth), avail_event written. */
-static uint32_t events(const struct sim_queue *sq, const struct simchk_env *env)
+static uint64_t events(const struct sim_queue *sq, const struct simchk_env *env)
 {
-    uint32_t bad = 0;
+    uint64_t bad = 0;
     uint16_t ue = sq->avail->ring[sq->num];
     if ((uint16_t)(ue - sq->used_idx) >= 0x8000u && (uint16_t)(sq->used_idx - ue) > sq->num)
         bad |= BIT(HV_EVENT_FAR);
@@ -159,9 +159,9 @@ static uint32_t events(const struct sim_queue *sq, const struct simchk_env *env)
     return bad;
 }
 
-uint32_t simchk_split(const struct sim_queue *sq, const struct simchk_env *env)
+uint64_t simchk_split(const struct sim_queue *sq, const struct simchk_env *env)
 {
-    uint32_t bad = events(sq, env);
+    uint64_t bad = events(sq, env);
     uint16_t d = (uint16_t)(sq->avail->idx - sq->last_avail);
     if (d > sq->num)
         return bad | BIT(d >= 0x8000u ? HV_AVAIL_BACK : HV_AVAIL_AHEAD);
@@ -283,4 +283,125 @@ uint32_t simchk_notify(const struct sim_queue *sq, uint32_t val)
     if (!d)
         return 0;
     return BIT(d < 0x8000u ? HC_NOTIF_AHEAD : HC_NOTIF_BEHIND);
+}
+
+/* The packed ring (s2.8) */
+
+#define PF_BOTH (VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED)
+#define EV_OFF  0x7fffu
+
+/* The AVAIL/USED bits of index i made available, and used (s2.8.1). */
+static uint16_t pavail(const struct sim_queue *sq, uint16_t i)
+{
+    return (i & sq->num) ? VRING_PACKED_DESC_F_USED : VRING_PACKED_DESC_F_AVAIL;
+}
+
+static uint16_t pused(const struct sim_queue *sq, uint16_t i)
+{
+    return (i & sq->num) ? 0 : PF_BOTH;
+}
+
+/* s2.8.7, s2.8.19: a packed table of len bytes at a, its entries side by
+ * side, WRITE their only flag. */
+static void ptable(const struct sim_queue *sq, const struct simchk_env *env, struct gather *g,
+                   uint64_t a, uint32_t len)
+{
+    if (!len || len % 16u) {
+        g->bad |= BIT(len ? HV_IND_LEN16 : HV_IND_LEN0);
+        return;
+    }
+    uint32_t n = len / 16u;
+    if (n > sq->num)
+        g->bad |= BIT(HV_CHAIN_LONG);
+    if (!in_mem(env, a, len)) {
+        g->bad |= BIT(HV_ADDR_RAM);
+        return;
+    }
+    const struct vring_packed_desc *t = (const void *)(uintptr_t)a;
+    for (uint32_t k = 0; k < n; k++) {
+        if (t[k].flags & VRING_DESC_F_INDIRECT) {
+            g->bad |= BIT(HV_IND_NESTED);
+            return;
+        }
+        if (t[k].flags & ~VRING_DESC_F_WRITE)
+            g->bad |= BIT(HV_P_TAB_FLAGS);
+        element(env, g, t[k].addr, t[k].len, t[k].flags);
+    }
+}
+
+/* The list whose head is at index i (available): its elements into g, its
+ * id (the last descriptor's, s2.8.6). Returns the descriptors it takes:
+ * the NEXT run, at most the queue size. */
+static uint16_t plist(const struct sim_queue *sq, const struct simchk_env *env, struct gather *g,
+                      uint16_t i, uint16_t *id)
+{
+    for (uint16_t k = 0;; k++) {
+        const struct vring_packed_desc *d = &sq->pdesc[(uint16_t)(i + k) & (sq->num - 1)];
+        if (k && (d->flags & PF_BOTH) != pavail(sq, (uint16_t)(i + k))) {
+            g->bad |= BIT(HV_P_CHAIN_WRAP); /* the list goes on, its element not available */
+            return k;
+        }
+        *id = d->id;
+        if (d->flags & VRING_DESC_F_INDIRECT) {
+            if (d->flags & VRING_DESC_F_NEXT)
+                g->bad |= BIT(HV_IND_NEXT);
+            else if (k)
+                g->bad |= BIT(HV_P_IND_CHAIN);
+            ptable(sq, env, g, d->addr, d->len);
+        } else {
+            element(env, g, d->addr, d->len, d->flags);
+        }
+        if (!(d->flags & VRING_DESC_F_NEXT))
+            return (uint16_t)(k + 1u);
+        if (k + 1u == sq->num) {
+            g->bad |= BIT(HV_CHAIN_LOOP); /* every descriptor, and NEXT still */
+            return sq->num;
+        }
+    }
+}
+
+/* s2.8.10: the driver's structure within its values; the device's as the
+ * device left it. */
+static uint64_t pevents(const struct sim_queue *sq, const struct simchk_env *env)
+{
+    uint64_t bad = 0;
+    uint16_t f = sq->driver_ev->flags, ow = sq->driver_ev->off_wrap;
+    if (f > VRING_PACKED_EVENT_DESC)
+        bad |= BIT(HV_P_EVENT_FLAGS);
+    if (f == VRING_PACKED_EVENT_DESC && (ow & EV_OFF) >= sq->num)
+        bad |= BIT(HV_P_EVENT_OFF);
+    uint32_t dev = sq->device_ev->off_wrap | (uint32_t)sq->device_ev->flags << 16;
+    if (dev != env->dev_event0)
+        bad |= BIT(HV_DEV_AREA);
+    return bad;
+}
+
+uint64_t simchk_packed(const struct sim_queue *sq, const struct simchk_env *env)
+{
+    uint64_t bad = pevents(sq, env);
+    uint8_t ids[0x10000 / 8] = {0};
+    uint16_t i = sq->last_avail;
+    for (uint32_t seen = 0; seen < sq->num;) {
+        uint16_t f = sq->pdesc[i & (sq->num - 1)].flags & PF_BOTH;
+        if (f != pavail(sq, i)) {
+            if (f == pused(sq, i))
+                bad |= BIT(HV_P_FLAGS_USED);
+            else if (f == pavail(sq, (uint16_t)(i + sq->num)))
+                bad |= BIT(HV_P_WRAP);
+            return bad; /* else the last lap's used descriptor: nothing more */
+        }
+        struct gather g = {0};
+        uint16_t id = 0, n = plist(sq, env, &g, i, &id);
+        if (ids[id / 8] & (1u << (id % 8)))
+            g.bad |= BIT(HV_P_ID_TWICE);
+        ids[id / 8] |= (uint8_t)(1u << (id % 8));
+        bad |= g.bad;
+        if (g.bad & BIT(HV_P_CHAIN_WRAP))
+            return bad; /* the device cannot tell where the next buffer starts */
+        if (!g.bad && !env->rx)
+            bad |= header(env, &g);
+        i = (uint16_t)(i + n);
+        seen += n;
+    }
+    return bad;
 }

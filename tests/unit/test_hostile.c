@@ -1,8 +1,8 @@
 /* app=hostile's catalogue (apps/hostile_cases.c): every ring case's
- * layout built through virtq_raw.h on a split queue the simulated device
- * reads, whose checker (sim_check.c) must find exactly the violation the
- * case names; the setup cases against the simulated transport; case=
- * parsing. */
+ * layout built through virtq_raw.h on a split queue, and every packed
+ * case's on a packed queue, that the simulated device reads, whose
+ * checker (sim_check.c) must find exactly the violation the case names;
+ * the setup cases against the simulated transport; case= parsing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,13 +33,11 @@ static void ring_keep(const struct virtq_doorbell *db, uint32_t val)
     ((struct fix *)db->ctx)->rang = val;
 }
 
-/* A split queue of num entries as the app has it after bring-up, more
- * flags (VIRTQ_F_NOTIF_DATA) as negotiated: on RX, every slot posted
- * device-writable. */
-static struct fix *fix_make(uint16_t num, bool rx, unsigned more)
+/* A queue of num entries (flags: the format and features) with the
+ * case's memory. */
+static struct fix *fix_alloc(uint16_t num, bool rx, unsigned flags)
 {
     struct fix *f = mem_alloc_dma(sizeof(*f), 64);
-    unsigned flags = VIRTQ_F_EVENT_IDX | VIRTQ_F_INDIRECT | more;
     assert_int_equal(virtq_create(&f->vq, rx ? 0 : 1, num, flags), 0);
     f->q.max = num;
     simq_attach(&f->q, num, virtq_desc_addr(f->vq), virtq_driver_addr(f->vq),
@@ -51,23 +49,54 @@ static struct fix *fix_make(uint16_t num, bool rx, unsigned more)
     f->e.tab = mem_alloc_dma(HOSTILE_TAB_ENTS * sizeof(struct virtq_raw_desc), 64);
     memset(f->e.buf + HOSTILE_HDR, 0x5a, HOSTILE_BUF - HOSTILE_HDR);
     f->rxmem = mem_alloc_dma((size_t)num * RX_SLOT, 64);
+    uint64_t buf = (uintptr_t)f->e.buf, tab = (uintptr_t)f->e.tab, rxm = (uintptr_t)f->rxmem;
+    f->mem[0] = (struct simchk_mem){buf, buf + HOSTILE_BUF};
+    f->mem[1] = (struct simchk_mem){tab, tab + HOSTILE_TAB_ENTS * 16u};
+    f->mem[2] = (struct simchk_mem){rxm, rxm + (uint64_t)num * RX_SLOT};
+    f->env = (struct simchk_env){f->mem, 3, rx, 1500, 0, 0};
+    return f;
+}
+
+/* A split queue of num entries as the app has it after bring-up, more
+ * flags (VIRTQ_F_NOTIF_DATA) as negotiated: on RX, every slot posted
+ * device-writable. */
+static struct fix *fix_make(uint16_t num, bool rx, unsigned more)
+{
+    struct fix *f = fix_alloc(num, rx, VIRTQ_F_EVENT_IDX | VIRTQ_F_INDIRECT | more);
     if (rx) {
         for (uint16_t i = 0; i < num; i++) {
             struct virtq_buf b = {(uintptr_t)f->rxmem + (uintptr_t)i * RX_SLOT, RX_SLOT, i};
             assert_int_equal(virtq_add_bufs(f->vq, &b, 1, true), 1);
         }
     }
-    uint64_t buf = (uintptr_t)f->e.buf, tab = (uintptr_t)f->e.tab, rxm = (uintptr_t)f->rxmem;
-    f->mem[0] = (struct simchk_mem){buf, buf + HOSTILE_BUF};
-    f->mem[1] = (struct simchk_mem){tab, tab + HOSTILE_TAB_ENTS * 16u};
-    f->mem[2] = (struct simchk_mem){rxm, rxm + (uint64_t)num * RX_SLOT};
-    f->env = (struct simchk_env){f->mem, 3, rx, 1500, *(const uint16_t *)&f->q.used->ring[num]};
+    f->env.avail_event0 = *(const uint16_t *)&f->q.used->ring[num];
     return f;
 }
 
 static struct fix *fix_new(uint16_t num, bool rx)
 {
     return fix_make(num, rx, 0);
+}
+
+/* A packed transmitq of num entries whose driver and device have gone pre
+ * descriptors on, each made available, used and reclaimed: the case
+ * starts there (pre >= num: on the second lap, wrap counter 0). */
+static struct fix *pfix_new(uint16_t num, uint16_t pre)
+{
+    struct fix *f = fix_alloc(num, false, VIRTQ_F_PACKED | VIRTQ_F_EVENT_IDX | VIRTQ_F_INDIRECT);
+    f->e.features |= VIRTIO_BIT(VIRTIO_F_RING_PACKED);
+    for (uint16_t k = 0; k < pre; k++) {
+        struct virtq_buf b = {(uintptr_t)f->e.buf, HOSTILE_HDR + HOSTILE_FRAME, k};
+        struct virtq_used_buf u;
+        assert_int_equal(virtq_add_bufs(f->vq, &b, 1, false), 1);
+        assert_int_equal(simq_take(&f->q, 1), 1);
+        simq_put_used(&f->q, f->q.held[0].id, 0, 1);
+        f->q.nheld = 0;
+        assert_int_equal(virtq_get_used(f->vq, &u, 1), 1);
+    }
+    assert_int_equal(f->q.last_avail, pre);
+    f->env.dev_event0 = f->q.device_ev->off_wrap | (uint32_t)f->q.device_ev->flags << 16;
+    return f;
 }
 
 static const struct hostile_case *named(const char *name)
@@ -80,7 +109,7 @@ static const struct hostile_case *named(const char *name)
 /* The kinds whose layout is a TX or RX ring's (simchk_split). */
 static bool ring_kind(const struct hostile_case *c)
 {
-    return c->kind != HK_SETUP && c->kind != HK_CTRL && c->kind != HK_NOTIF;
+    return c->kind != HK_SETUP && c->kind != HK_CTRL && c->kind != HK_NOTIF && c->kind != HK_PACKED;
 }
 
 static int teardown(void **state)
@@ -107,16 +136,75 @@ static void test_ring_cases_break_exactly_their_rule(void **state)
                 continue;
             struct fix *f = fix_new(sizes[s], c->kind == HK_RX);
             assert_int_equal(c->build(&f->e), 0);
-            uint32_t want = c->viol == HV_NONE ? 0 : 1u << c->viol;
-            uint32_t got = simchk_split(&f->q, &f->env);
+            uint64_t want = c->viol == HV_NONE ? 0 : 1ull << c->viol;
+            uint64_t got = simchk_split(&f->q, &f->env);
             if (got != want)
-                fail_msg("%s (size %u): checker found 0x%x, the case names 0x%x", c->name, sizes[s],
-                         got, want);
+                fail_msg("%s (size %u): checker found 0x%llx, the case names 0x%llx", c->name,
+                         sizes[s], (unsigned long long)got, (unsigned long long)want);
             ran++;
         }
         sim_free_all();
     }
     assert_true(ran >= 2 * 25);
+}
+
+/* Each packed case from the ring's start, across its end (the buffer's
+ * head the last descriptor of the lap) and on the second lap, at the
+ * app's ring size and a small one: exactly the case's violation; the
+ * clean buffer none. */
+static void test_packed_cases_break_exactly_their_rule(void **state)
+{
+    (void)state;
+    static const uint16_t sizes[] = {16, 256};
+    unsigned ran = 0;
+    for (unsigned s = 0; s < 2; s++) {
+        const uint16_t pres[] = {0, (uint16_t)(sizes[s] - 1u), (uint16_t)(sizes[s] + 3u)};
+        for (unsigned p = 0; p < 3; p++) {
+            struct fix *clean = pfix_new(sizes[s], pres[p]);
+            assert_int_equal(hostile_pvalid(&clean->e), 0);
+            assert_int_equal(simchk_packed(&clean->q, &clean->env), 0);
+            assert_int_equal(simq_pending(&clean->q), 1);
+            for (unsigned i = 0; i < hostile_ncases; i++) {
+                const struct hostile_case *c = &hostile_cases[i];
+                if (c->kind != HK_PACKED)
+                    continue;
+                struct fix *f = pfix_new(sizes[s], pres[p]);
+                assert_true(hostile_offered(c, f->e.features));
+                assert_int_equal(c->build(&f->e), 0);
+                uint64_t want = 1ull << c->viol, got = simchk_packed(&f->q, &f->env);
+                if (got != want)
+                    fail_msg("%s (size %u, from %u): checker found 0x%llx, the case names 0x%llx",
+                             c->name, sizes[s], pres[p], (unsigned long long)got,
+                             (unsigned long long)want);
+                ran++;
+            }
+            sim_free_all();
+        }
+    }
+    assert_true(ran >= 2 * 3 * 14);
+}
+
+/* The raw writes refuse the other format and a position past the ring:
+ * a packed case on a split queue writes nothing, a split one on a packed
+ * queue neither. */
+static void test_raw_writes_keep_to_their_format(void **state)
+{
+    (void)state;
+    struct fix *split = fix_new(16, false), *packed = pfix_new(16, 0);
+    struct virtq_raw_pdesc pd = {0};
+    struct virtq_raw_desc d = {0};
+    assert_int_equal(virtq_raw_pdesc(packed->vq, 16, &pd), -EINVAL);
+    assert_int_equal(virtq_raw_pdesc(packed->vq, 15, &pd), 0);
+    assert_int_equal(virtq_raw_pdesc(split->vq, 0, &pd), -EINVAL);
+    assert_int_equal(virtq_raw_desc(packed->vq, 0, &d), -EINVAL);
+    assert_int_equal(virtq_raw_pevent(split->vq, false, 0, 0), -EINVAL);
+    assert_int_equal(virtq_raw_pbits(split->vq, 0, false), 0);
+    assert_false(hostile_offered(named("packed_id_twice"), split->e.features));
+    assert_int_equal(named("packed_id_twice")->build(&split->e), -EINVAL);
+    assert_int_equal(simchk_split(&split->q, &split->env), 0);
+    packed = pfix_new(16, 0);
+    assert_int_equal(named("chain_loop")->build(&packed->e), -EINVAL);
+    assert_int_equal(simchk_packed(&packed->q, &packed->env), 0);
 }
 
 /* A command the device may take: len bytes at the control case's place,
@@ -224,15 +312,16 @@ static void test_notif_cases_lie_exactly(void **state)
 static void test_every_violation_has_a_case(void **state)
 {
     (void)state;
-    uint32_t named = 0, cnamed = 0;
+    uint64_t named = 0;
+    uint32_t cnamed = 0;
     for (unsigned i = 0; i < hostile_ncases; i++) {
         const struct hostile_case *c = &hostile_cases[i];
         if (c->kind == HK_CTRL || c->kind == HK_NOTIF)
             cnamed |= 1u << c->viol;
         else
-            named |= 1u << c->viol;
+            named |= 1ull << c->viol;
     }
-    assert_int_equal(named | 1u, (1u << HV_COUNT) - 1u);
+    assert_int_equal(named | 1u, (1ull << HV_COUNT) - 1u);
     assert_int_equal(cnamed | 1u, (1u << HC_COUNT) - 1u);
 }
 
@@ -249,12 +338,14 @@ static void test_cases_need_their_features(void **state)
         assert_int_equal(hostile_offered(c, 0), c->needs == 0);
         /* control cases need the control queue; the rest no feature of it */
         assert_int_equal(c->kind == HK_CTRL, (c->needs & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)) != 0);
+        /* packed cases need the packed ring; the rest run on a split one */
+        assert_int_equal(c->kind == HK_PACKED, (c->needs & VIRTIO_BIT(VIRTIO_F_RING_PACKED)) != 0);
         for (unsigned bit = 0; bit < 64; bit++)
             if (c->needs & VIRTIO_BIT(bit))
                 assert_false(hostile_offered(c, ~VIRTIO_BIT(bit)));
         needing += c->needs != 0;
     }
-    assert_int_equal(needing, 13);
+    assert_int_equal(needing, 13 + 14); /* and every packed case needs the packed ring */
     assert_false(hostile_offered(named("ctrl_mq_pairs0"), ctrl));
     assert_true(hostile_offered(named("ctrl_short"), ctrl));
     assert_false(hostile_offered(named("qreset_active"), ctrl));
@@ -358,6 +449,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_ring_cases_break_exactly_their_rule, teardown),
+        cmocka_unit_test_teardown(test_packed_cases_break_exactly_their_rule, teardown),
+        cmocka_unit_test_teardown(test_raw_writes_keep_to_their_format, teardown),
         cmocka_unit_test_teardown(test_every_violation_has_a_case, teardown),
         cmocka_unit_test_teardown(test_ctrl_cases_break_exactly_their_rule, teardown),
         cmocka_unit_test_teardown(test_notif_cases_lie_exactly, teardown),

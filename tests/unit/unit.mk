@@ -106,7 +106,7 @@ UNIT_TESTS += test_hostile
 test_hostile_SRCS := tests/unit/test_hostile.c tests/unit/sim_check.c $(VIRTQ_SRCS) $(SIM_SRCS) \
     drivers/virtio/virtq_raw.c apps/hostile_cases.c apps/hostile_ring.c apps/hostile_desc.c \
     apps/hostile_hdr.c apps/hostile_setup.c apps/hostile_ctrl.c apps/hostile_queue.c \
-    drivers/virtio/vnet_toeplitz.c
+    apps/hostile_packed.c drivers/virtio/vnet_toeplitz.c
 
 UNIT_TESTS += test_vnet
 VNET_SIM_SRCS := $(SIM_SRCS) $(VIRTQ_SRCS) drivers/virtio/vnet_dev.c drivers/virtio/vnet_rx.c \

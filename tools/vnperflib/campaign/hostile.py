@@ -27,13 +27,14 @@ GRACE_S = 60
 KILL_WAIT_S = 10
 # A case that needs a feature runs on a device that offers it where this
 # QEMU can: the virtio-net property that switches it on (QEMU keeps mq,
-# rss and notification_data off by default), and on microvm a modern
-# virtio-mmio for the features above bit 31 (the legacy one offers 32
-# bits). Where QEMU has no such property (7.2: no notification_data) the
-# guest says not offered.
+# rss, notification_data and the packed ring off by default), and on
+# microvm a modern virtio-mmio for the features above bit 31 (the legacy
+# one offers 32 bits, and no VERSION_1: no packed ring). Where QEMU has no
+# such property (7.2: no notification_data) the guest says not offered.
 FEATURE_PROPS = {"ctrl_vq": "ctrl_vq", "ctrl_rx": "ctrl_rx", "mq": "mq", "rss": "rss",
-                 "notification_data": "notification_data", "ring_reset": "queue_reset"}
-HIGH_FEATURES = ("rss", "notification_data", "ring_reset")
+                 "notification_data": "notification_data", "ring_reset": "queue_reset",
+                 "ring_packed": "packed"}
+HIGH_FEATURES = ("rss", "notification_data", "ring_reset", "ring_packed")
 
 
 def add_arguments(p):

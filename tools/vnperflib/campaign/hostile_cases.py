@@ -5,8 +5,33 @@ came (QEMU died first)."""
 
 # (name, rule broken, whether the device is meant to use the case's buffer:
 # False where the case's kick cannot reach the queue or it leaves none; RX
-# where the device meets it only when a frame comes to the guest)
+# where the device meets it only when a frame comes to the guest; NEVER
+# where the case's descriptor is not available and the device must not use
+# it, virtio 1.2 s2.8.15)
 RX = "rx"
+NEVER = "never"
+
+# The packed ring's cases (s2.8): each runs with the packed ring offered
+# (hostile.packed_args); on a device that does not offer it, not-offered
+# (NEEDS).
+PACKED_CASES = (
+    ("packed_wrap_wrong", "s2.8.1 (AVAIL is the driver's wrap counter, USED its inverse)", NEVER),
+    ("packed_flags_used", "s2.8.1 (AVAIL and USED differ in an available descriptor)", NEVER),
+    ("packed_chain_wrap", "s2.8.6 (every descriptor of a list made available)", True),
+    ("packed_id_twice", "s2.8.21.1 (each buffer gets a free buffer id)", True),
+    ("packed_chain_loop", "s2.8.17 (no list longer than the queue size)", True),
+    ("packed_ind_next", "s2.8.19 (no INDIRECT in a list linked by NEXT)", True),
+    ("packed_ind_chain", "s2.8.19 (no INDIRECT after a direct descriptor)", True),
+    ("packed_ind_nested", "s2.8.19 (only WRITE in a table: no INDIRECT)", True),
+    ("packed_ind_flags", "s2.8.19 (only WRITE in a table: no NEXT)", True),
+    ("packed_ind_len16", "s2.8.7 (a table of len/16 descriptors)", True),
+    ("packed_ind_len0", "s2.8.7 (a table of len/16 descriptors)", True),
+    ("packed_event_flags", "s2.8.10 (event flags 0x3 are reserved)", True),
+    ("packed_event_off", "s2.8.10 (a descriptor event inside the ring)", True),
+    ("packed_dev_event", "s2.8.10 (the device event suppression structure is the device's)",
+     True),
+)
+
 CASES = (
     ("chain_loop", "s2.7.5.2 (no loops in a chain)", True),
     ("chain_long", "s2.7.5.3.1 (no chain longer than the queue size)", True),
@@ -54,7 +79,7 @@ CASES = (
     ("qreset_active", "s2.6.1, s4.1.4.3.2 (a queue reset with frames in flight: allowed)", True),
     ("qreset_size_bad", "s2.6.1.2, s4.1.4.3.2 (a re-enabled queue's size at most the maximum)",
      False),
-)
+) + PACKED_CASES
 
 # The features a case needs negotiated, by the guest's names (its line's
 # "needs"); without them the guest does nothing and says not offered.
@@ -72,11 +97,13 @@ NEEDS = {
     "notif_data_behind": ("notification_data",),
     "qreset_active": ("ring_reset",),
     "qreset_size_bad": ("ring_reset",),
+    **{c[0]: ("ring_packed",) for c in PACKED_CASES},
 }
 
 NAMES = tuple(c[0] for c in CASES)
 SPEC = {c[0]: c[1] for c in CASES}
 USES_BUFFER = {c[0]: c[2] for c in CASES}
+PACKED = frozenset(c[0] for c in PACKED_CASES)
 
 
 def select(text):

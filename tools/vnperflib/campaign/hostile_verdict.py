@@ -6,6 +6,7 @@ import json
 import signal
 
 from .. import exitcodes, result
+from .hostile_cases import NEVER
 
 # not-offered: the device did not offer a feature the case needs, so the
 # guest did nothing (a control queue case without CTRL_VQ, a queue reset
@@ -111,7 +112,8 @@ def _traffic(g, host):
 def verdict(o, uses_buffer):
     """(verdict, why) for outcome o; uses_buffer: True when the case leaves
     a buffer the device is meant to use (or refuse with DEVICE_NEEDS_RESET),
-    "rx" when the device meets it only with a frame for the guest."""
+    "rx" when the device meets it only with a frame for the guest, "never"
+    when it must not use what the case wrote."""
     dead = _host_end(o)
     if dead:
         return "crashed", dead
@@ -147,6 +149,9 @@ def _seen(g):
 def _guest_verdict(g, uses_buffer):
     if g.get("status", 0) & NEEDS_RESET_BIT:
         return "needs-reset", "DEVICE_NEEDS_RESET set; traffic exact after the reset"
+    if uses_buffer == NEVER and g.get("used"):
+        return "corrupted", ("the device used %d descriptors the driver did not make available"
+                             % g["used"])
     if uses_buffer == "rx" and not g.get("used"):
         return "handled", ("not reached: no frame came to the receiveq during the watch; "
                            "traffic exact after the reset")
