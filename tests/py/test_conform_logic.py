@@ -6,6 +6,7 @@ non-zero exit) only where vnperf could not run the boot; the features
 conform switches are exactly the guest's switchable ones."""
 
 import copy
+import json
 import os
 import re
 
@@ -165,6 +166,14 @@ def test_switchable_features_are_the_guests():
     src = open(os.path.join(vnpy.ROOT, "drivers/virtio/vnet_features.c")).read()
     guest = set(re.findall(r'\{[A-Z0-9_]+, "([a-z0-9_]+)", true\}', src))
     assert set(conform.SWITCHABLE) | {"version_1"} == guest
+
+
+def test_a_boot_in_the_json_is_what_ran_and_its_status():
+    """conform's JSON names each boot's command and status, without its
+    report (a result.RunResult)."""
+    b = boot(report(status=4, why="device error"))
+    assert json.loads(json.dumps(b.as_json())) == {
+        "traffic": "small", "command": "tools/vnperf run X", "status": 4, "why": "device error"}
 
 
 def test_judge_does_not_change_the_reports():

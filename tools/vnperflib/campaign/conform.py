@@ -85,6 +85,12 @@ class Boot:
     why: str
     report: result.RunResult
 
+    def as_json(self):
+        """The boot in conform's JSON: what ran and its status, not its
+        report."""
+        return {"traffic": self.traffic, "command": self.command, "status": self.status,
+                "why": self.why}
+
 
 def traffics(base, stream):
     """The traffic kinds of a combination: (name, option changes, words).
@@ -191,7 +197,7 @@ def run(cli, base, stream, log, only=None):
         log("conform: %d/%d %s %s" % (i + 1, len(plan), name, " ".join(words) or "(all on)"))
         boots = [boot(cli, base, t, words) for t in traffics(base, stream)]
         combos.append({"name": name, "row": row, "words": words,
-                       "boots": [dataclasses.asdict(b, dict_factory=_no_report) for b in boots],
+                       "boots": [b.as_json() for b in boots],
                        "checks": conform_checks.judge(row, offered, boots)})
     return {"backend": base.backend, "qemu": cli["qemu"], "testpmd": cli["testpmd"],
             "machine": base.machine, "qemu_args": list(base.qemu_args),
@@ -200,10 +206,6 @@ def run(cli, base, stream, log, only=None):
             "renegotiation": "fresh boot per combination and traffic",
             "combinations": combos, "wall_s": round(time.monotonic() - t0, 1),
             "errors": errors(combos)}
-
-
-def _no_report(items):
-    return {k: v for k, v in items if k != "report"}
 
 
 def errors(combos):
