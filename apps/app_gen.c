@@ -1,6 +1,9 @@
 /* app=gen: UDP packet generator.
  *
- * path=raw (default): frames are written straight into the driver's bound
+ * path=raw (default): a stream file, and the config line's shorthand of
+ * one flow (size=, imix=, rate=: one stream), go through the stream engine
+ * (apps/gen_streams.h, docs/streams.md). Several flows= and uso= keep the
+ * builders here: frames are written straight into the driver's bound
  * TX slots (vnet_txslots_*), which keep what was last written to them: a
  * slot gets a size class's template only when it last held another, and
  * per packet only the sequence number, the timestamp and the UDP checksum
@@ -91,7 +94,9 @@ static struct gen {
     struct net_if *nif;
     struct gen_class cls[IMIX_MAX_SIZES];
     unsigned ncls;
-    unsigned nstreams; /* a stream file's (apps/gen_streams.h); 0: none */
+    struct imix mix;   /* the classes' sizes and weights */
+    unsigned nstreams; /* the stream engine's (apps/gen_streams.h); 0: gen's own builders */
+    bool file;         /* the streams are a stream file's, not the shorthand's */
     uint8_t imix_seq[IMIX_MAX_WEIGHT];
     unsigned imix_cycle;
     struct pkt_flow *flows;
@@ -190,9 +195,14 @@ static void gen_rx_dev(struct net_if *nif, uint64_t now)
         if (k == PKT_UDP && pi.payload_len >= PL_MIN) {
             uint32_t s = pi.payload_len >= PL_LEN ? rdle32(f + pi.payload_off + PL_OFF_STREAM)
                                                   : rdle16(f + pi.payload_off + PL_OFF_STREAM);
-            /* A stream's ports may be the field engine's: its id is enough. */
-            if (gen_state.nstreams ? s < gen_state.nstreams
-                                   : s < gen_state.nflows && gen_own_ports(s, &pi)) {
+            /* A file's stream's ports may be the field engine's: its id is
+             * enough, and a stamp of ours (its magic) with an id beyond the
+             * streams is counted malformed (gen_account_return). The
+             * shorthand's and the flows' ports are the config line's. */
+            bool ours =
+                pi.payload_len >= PL_LEN && rdle32(f + pi.payload_off + PL_OFF_MAGIC) == PL_MAGIC;
+            if (gen_state.file ? s < gen_state.nstreams || ours
+                               : s < gen_state.nflows && gen_own_ports(s, &pi)) {
                 gen_account_return(f + pi.payload_off, pi.payload_len, rx[i].len, now);
                 vnet_rx_release(net_if_dev(nif), rx[i].buf);
                 continue;
@@ -249,6 +259,7 @@ static void gen_setup_sizes(const struct app_config *c)
             gen_state.cls[i].len = m.size[i];
         imix_sequence(&m, gen_state.imix_seq);
         gen_state.imix_cycle = m.cycle;
+        gen_state.mix = m;
     } else {
         if (c->size < PKT_MIN_FRAME || c->size > max_frame)
             vn_fatal(VN_EXIT_CONFIG, "gen: size=%llu: must be %d..%u (%s)",
@@ -256,6 +267,8 @@ static void gen_setup_sizes(const struct app_config *c)
                      c->uso ? "uso=: the template's largest" : "MTU + 14");
         gen_state.ncls = 1;
         gen_state.cls[0].len = (uint16_t)c->size;
+        gen_state.mix =
+            (struct imix){.n = 1, .size = {(uint16_t)c->size}, .weight = {1}, .cycle = 1};
     }
 }
 
@@ -376,10 +389,24 @@ static void gen_setup_streams(const struct app_config *c, const uint8_t dst_mac[
     memcpy(d.smac, net_if_mac(gen_state.nif), 6);
     memcpy(d.dmac, dst_mac, 6);
     gen_state.nstreams = gen_streams_setup(&d);
-    gen_state.ncls = 0;
     gen_state.maxlen = gen_streams_maxlen();
     gen_state.burst = (int)c->burst;
     gen_setup_pairs(gen_state.maxlen > GEN_SLOT_ROOM ? gen_state.maxlen : GEN_SLOT_ROOM);
+}
+
+/* The config line's shorthand as one stream through the stream engine
+ * (docs/streams.md): its sizes, its rate, the config line's addresses and
+ * ports. What the engine does not cover keeps gen's own builders: several
+ * flows (each its own stream id, its queue pair by RSS, docs/apps.md),
+ * uso= (the device sums each segment) and path=stack. */
+static bool gen_shorthand(const struct rate *r, bool stack)
+{
+    if (stack || gen_state.uso || gen_state.nflows != 1)
+        return false;
+    struct stream_spec s;
+    stream_spec_one(&gen_state.mix, r, &s);
+    gen_streams_one(&s);
+    return true;
 }
 
 /* Whether the CPU's next frame is due, and when it is. */
@@ -699,6 +726,9 @@ static void gen_add_up(void)
         for (unsigned ci = 0; ci < gen_state.ncls; ci++)
             gen_state.cls_packets[ci] += w->cls_packets[ci];
     }
+    /* The shorthand through the stream engine: its one stream's. */
+    for (unsigned ci = 0; gen_state.nstreams && ci < gen_state.ncls; ci++)
+        gen_state.cls_packets[ci] = gen_streams_size_packets(0, ci);
 }
 
 /* "queues": every pair sent on, the CPU that sent, its counts. */
@@ -800,17 +830,19 @@ int app_gen_main(const struct app_config *c)
     bool stack = c->path == CFG_PATH_STACK;
     if (rate_parse(c->rate, &r, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "gen: flows=%s: %s", c->flows, why);
-    bool streams = gen_streams_check(c);
+    bool file = gen_streams_check(c);
+    gen_state.file = file;
 
     apps_net_init(c, 1, gen_uso_offloads(c));
     gen_state.drop = c->txfull == CFG_TXFULL_DROP;
     gen_state.uso = c->uso;
     gen_state.nif = net_if_get(0);
     hist_init(&gen_state.lat);
-    if (!streams)
+    if (!file)
         gen_setup_sizes(c);
     gen_setup_flows(c, stack);
     gen_uso_check(c, gen_state.nif, gen_state.ncls, gen_state.nflows);
+    bool streams = file || gen_shorthand(&r, stack);
 
     uint8_t dst_mac[6];
     apps_dst_mac(c, dst_mac); /* also for path=stack: a clear error instead of silent ARP drops */
@@ -840,7 +872,7 @@ int app_gen_main(const struct app_config *c)
         gen_state.ncls == 1 && gen_state.nflows == 1 && r.unit == RATE_UNLIMITED && !gen_state.drop;
     unsigned rounds = 0;
     struct gen_cpu *w = &gen_state.cpu[0];
-    if (streams)
+    if (file)
         printf("gen: raw path, %u streams of the stream file, burst %d\n", gen_state.nstreams,
                burst);
     else

@@ -21,9 +21,11 @@ struct gen_stream {
     struct stream_fe fe[STREAM_VARS_MAX];
     uint8_t *imix_seq; /* a mix's sizes in turn, NULL for one size or a range */
     unsigned size_pos;
+    uint8_t cls;  /* a mix's size index of the last frame */
     uint16_t len; /* one size; a range's next */
     uint64_t seq, rng;
     uint64_t packets, bytes, dropped;
+    uint64_t size_packets[IMIX_MAX_SIZES]; /* a mix's, per size */
     /* its frames that came back */
     struct seq_stream rx;
     struct hist lat; /* TSC cycles */
@@ -36,6 +38,7 @@ static struct {
     unsigned n;
     uint16_t copy;
     struct sched sc;
+    bool fast;       /* every stream unpaced, continuous, one size: gen_streams_fast */
     uint16_t maxlen; /* of every stream's frames */
 } gs;
 
@@ -51,6 +54,12 @@ bool gen_streams_load(void)
     if (stream_spec_parse(text, gs.spec, &gs.n, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "gen: %s", why);
     return true;
+}
+
+void gen_streams_one(const struct stream_spec *s)
+{
+    gs.spec[0] = *s;
+    gs.n = 1;
 }
 
 static void stream_sizes(struct gen_stream *g, const struct stream_spec *p)
@@ -109,7 +118,11 @@ int gen_streams_start(uint64_t tsc_hz, uint64_t seed, uint64_t now)
 {
     for (unsigned i = 0; i < gs.n; i++)
         gs.s[i].rng = (seed + i) * 0x9e3779b97f4a7c15ull + 7;
-    return sched_init(&gs.sc, gs.spec, gs.n, tsc_hz, now, seed);
+    int rc = sched_init(&gs.sc, gs.spec, gs.n, tsc_hz, now, seed);
+    gs.fast = rc == 0 && gs.sc.free_run;
+    for (unsigned i = 0; i < gs.n; i++)
+        gs.fast = gs.fast && !gs.s[i].t.size_varies;
+    return rc;
 }
 
 uint16_t gen_streams_maxlen(void)
@@ -123,7 +136,8 @@ static inline uint16_t next_len(struct gen_stream *g, const struct stream_spec *
     if (!g->t.size_varies)
         return g->len;
     if (g->imix_seq) {
-        uint16_t l = p->sizes.size[g->imix_seq[g->size_pos]];
+        g->cls = g->imix_seq[g->size_pos];
+        uint16_t l = p->sizes.size[g->cls];
         g->size_pos = g->size_pos + 1 == p->sizes.cycle ? 0 : g->size_pos + 1;
         return l;
     }
@@ -142,6 +156,8 @@ static inline uint16_t stream_write(unsigned i, uint8_t *f, uint64_t now, uint32
     for (unsigned k = 0; k < p->nvars; k++)
         stream_fe_apply(&g->fe[k], f, &g->t, &g->rng, &udp, &ip);
     uint16_t len = next_len(g, p);
+    if (g->imix_seq)
+        g->size_packets[g->cls]++;
     stream_frame_finish_sum(f, &g->t, len, udp, ip, g->seq++, now);
     sched_sent(&gs.sc, i, len, now);
     g->packets++;
@@ -166,9 +182,173 @@ static inline uint8_t *stream_slot(struct vnet_txslots *sl, uint16_t first, int 
     return f;
 }
 
+/* A fixed-size stream's per-frame state, copied out of it once per burst
+ * (gen_streams_fast): locals the frames' byte stores cannot alias, so the
+ * compiler keeps them in registers instead of reloading them after every
+ * store; the template's offsets precomputed. */
+struct fast_stream {
+    uint64_t seq, rng;
+    uint32_t udp_base, ip_base;               /* udp_base with the burst's timestamp */
+    uint16_t len, seq_off, csum_off, ipc_off; /* ipc_off 0: the template's IPv4 checksum */
+    unsigned nvars;
+    struct stream_fe fe[STREAM_VARS_MAX];
+};
+
+/* Inlined with their callers: a struct fast_stream whose address reaches
+ * no call stays out of the frames' aliasing. */
+static inline __attribute__((always_inline)) void fast_load(struct fast_stream *x, unsigned i,
+                                                            uint32_t tsc_sum)
+{
+    const struct gen_stream *g = &gs.s[i];
+    x->seq = g->seq;
+    x->rng = g->rng;
+    x->udp_base = g->t.udp_base + tsc_sum;
+    x->ip_base = g->t.ip_base;
+    x->len = g->len;
+    x->seq_off = (uint16_t)(g->t.pl + PL_OFF_SEQ);
+    x->csum_off = (uint16_t)(g->t.l4 + 6);
+    x->ipc_off = g->t.ip == 4 && !g->t.ip_fixed ? (uint16_t)(g->t.l3 + 10) : 0;
+    x->nvars = gs.spec[i].nvars;
+    for (unsigned v = 0; v < x->nvars; v++)
+        x->fe[v] = g->fe[v];
+}
+
+static inline __attribute__((always_inline)) void fast_store(const struct fast_stream *x,
+                                                             unsigned i)
+{
+    struct gen_stream *g = &gs.s[i];
+    uint64_t sent = x->seq - g->seq;
+    g->packets += sent;
+    g->bytes += sent * x->len;
+    g->seq = x->seq;
+    g->rng = x->rng;
+    for (unsigned v = 0; v < x->nvars; v++)
+        g->fe[v].cur = x->fe[v].cur;
+}
+
+/* The TX slots' geometry in locals, for the same reason. */
+struct fast_slots {
+    uint8_t *frame0;
+    uint16_t *tag;
+    uint32_t stride;
+    uint16_t mask;
+};
+
+/* stream_slot on a struct fast_slots. */
+static inline __attribute__((always_inline)) uint8_t *fast_slot(const struct fast_slots *q,
+                                                                uint16_t first, int i, unsigned s)
+{
+    uint16_t k = (uint16_t)(first + i) & q->mask;
+    uint8_t *f = q->frame0 + (size_t)k * q->stride;
+    if (q->tag[k] != s + 1) {
+        if (!q->tag[k])
+            memset(f, 0, gs.maxlen);
+        memcpy(f, gs.s[s].master, gs.copy);
+        q->tag[k] = (uint16_t)(s + 1);
+    }
+    return f;
+}
+
+#define FAST_ANY 0xff /* fast_one: vars of any kind, through stream_fe_apply */
+
+/* Stream s's frames into the slots i0, i0 + step, ... below n from first,
+ * nb a constant of each caller, so each gets a loop of its own: 0, no var;
+ * 2 or 4, one var that increments or decrements a field of so many bytes,
+ * its walk and its share of the sums in registers; FAST_ANY, the vars as
+ * they come. */
+static inline __attribute__((always_inline)) void
+fast_one(struct fast_stream *x, unsigned s, const struct fast_slots *q, uint16_t first, int i0,
+         int step, int n, uint64_t now, uint16_t *lens, unsigned nb)
+{
+    const struct stream_tmpl *t = &gs.s[s].t;
+    struct stream_fe fe = x->fe[0];
+    const uint16_t off = fe.off;
+    const uint32_t um = fe.sums & 1 ? ~0u : 0, im = fe.sums & 2 ? ~0u : 0;
+    uint64_t seq = x->seq;
+    for (int i = i0; i < n; i += step) {
+        uint8_t *f = fast_slot(q, first, i, s);
+        uint32_t udp = x->udp_base, ip = x->ip_base;
+        if (nb == 2 || nb == 4) {
+            uint64_t v = stream_fe_next(&fe, &x->rng);
+            uint32_t sv = (uint32_t)v;
+            if (nb == 2) {
+                wr16(f + off, (uint16_t)v);
+            } else {
+                wr32(f + off, sv);
+                sv = (sv >> 16) + (sv & 0xffff);
+            }
+            udp += sv & um;
+            ip += sv & im;
+        } else if (nb == FAST_ANY) {
+            for (unsigned k = 0; k < x->nvars; k++)
+                stream_fe_apply(&x->fe[k], f, t, &x->rng, &udp, &ip);
+        }
+        wrle64(f + x->seq_off, seq);
+        wrle64(f + x->seq_off + PL_OFF_TSC - PL_OFF_SEQ, now);
+        uint16_t c = pkt_csum_fold(pkt_sum_add_le64(udp, seq));
+        wr16(f + x->csum_off, c ? c : 0xffff); /* 0 means no checksum, RFC 768 */
+        if (x->ipc_off)
+            wr16(f + x->ipc_off, pkt_csum_fold(ip));
+        lens[i] = x->len;
+        seq++;
+    }
+    x->seq = seq;
+    if (nb == 2 || nb == 4)
+        x->fe[0].cur = fe.cur;
+}
+
+/* Stream s's frames at i0, i0 + step, ... below n (fast_one, its loop
+ * picked by its var); their bytes. */
+static uint64_t fast_run(unsigned s, const struct fast_slots *q, uint16_t first, int i0, int step,
+                         int n, uint64_t now, uint32_t tsc_sum, uint16_t *lens)
+{
+    struct fast_stream x;
+    fast_load(&x, s, tsc_sum);
+    const struct stream_fe *v = &x.fe[0];
+    bool whole = x.nvars == 1 && !v->generic && v->v.op != SOP_RANDOM;
+    if (x.nvars == 0)
+        fast_one(&x, s, q, first, i0, step, n, now, lens, 0);
+    else if (whole && v->nbytes == 2)
+        fast_one(&x, s, q, first, i0, step, n, now, lens, 2);
+    else if (whole && v->nbytes == 4)
+        fast_one(&x, s, q, first, i0, step, n, now, lens, 4);
+    else
+        fast_one(&x, s, q, first, i0, step, n, now, lens, FAST_ANY);
+    uint64_t sent = x.seq - gs.s[s].seq;
+    fast_store(&x, s);
+    return sent * x.len;
+}
+
+/* gen_streams_burst when every stream is unpaced, continuous and of one
+ * size (the shorthand's case, and a file of such streams): every frame is
+ * due and the streams take turns (the scheduler's free run), so the burst's
+ * slots are the streams' in turn and each stream writes its own, one loop
+ * per stream (fast_run) with its state in registers: no scheduler per
+ * frame, the timestamp's sum once per burst. */
+static int gen_streams_fast(struct vnet_txslots *sl, uint16_t first, int k, int max, uint64_t left,
+                            bool drop, uint64_t now, uint16_t *lens, uint64_t *bytes, int *dropped)
+{
+    const struct fast_slots q = {sl->frame0, sl->tag, sl->stride, (uint16_t)(sl->num - 1)};
+    const unsigned ns = gs.n, rr = gs.sc.rr;
+    const uint32_t tsc_sum = pkt_sum_add_le64(0, now);
+    int due = (uint64_t)max < left ? max : (int)left, n = k < due ? k : due;
+    uint64_t b = 0;
+    /* Slot i is stream (rr + i) mod ns's, as the free run takes them. */
+    for (unsigned j = 0; j < ns; j++)
+        b += fast_run((rr + j) % ns, &q, first, (int)j, (int)ns, n, now, tsc_sum, lens);
+    gs.sc.rr = (rr + (unsigned)n) % ns;
+    *bytes = b;
+    *dropped = drop ? due - n : 0;
+    for (int i = 0; i < *dropped; i++)
+        gen_streams_drop((unsigned)sched_pick(&gs.sc, now), now);
+    return n;
+}
+
 int gen_streams_burst(struct vnet_txslots *sl, uint16_t first, int k, int max, uint64_t left,
                       bool drop, uint64_t now, uint16_t *lens, uint64_t *bytes, int *dropped)
 {
+    if (gs.fast)
+        return gen_streams_fast(sl, first, k, max, left, drop, now, lens, bytes, dropped);
     uint32_t tsc_sum = pkt_sum_add_le64(0, now);
     int n = 0, nd = 0, i;
     uint64_t b = 0;
@@ -229,6 +409,14 @@ static void stream_rx_json(struct json *j, const struct gen_stream *g)
         json_double(j, name[k], (double)app_cycles_ns(hist_quantile(&g->lat, q[k])) / 1e3);
     json_double(j, "max_us", (double)app_cycles_ns(g->lat.count ? g->lat.max : 0) / 1e3);
     json_obj_end(j);
+}
+
+uint64_t gen_streams_size_packets(unsigned i, unsigned k)
+{
+    const struct gen_stream *g = &gs.s[i];
+    if (g->imix_seq)
+        return g->size_packets[k];
+    return k == 0 && !gs.spec[i].size_range ? g->packets : 0;
 }
 
 uint64_t gen_streams_next(void)

@@ -19,6 +19,10 @@
  * ends the run (config error, the parser's line). */
 bool gen_streams_load(void);
 
+/* The config line's shorthand (size=, imix=, rate=) as the one stream s
+ * (docs/streams.md): gen sends it through the same engine. */
+void gen_streams_one(const struct stream_spec *s);
+
 /* Builds every stream's template (defaults from d); the count of
  * streams. */
 unsigned gen_streams_setup(const struct stream_addrs *d);
@@ -50,6 +54,10 @@ void gen_streams_return(unsigned i, uint64_t seq, uint64_t ts, uint32_t len, uin
 /* When the next frame is due (UINT64_MAX: every stream is done). */
 uint64_t gen_streams_next(void);
 bool gen_streams_done(void);
+
+/* Stream i's frames sent of its k-th size (its spec's sizes; a range's
+ * are not told apart: 0). */
+uint64_t gen_streams_size_packets(unsigned i, unsigned k);
 
 /* "streams": per stream its counts and rate. */
 void gen_streams_json(struct json *j, uint64_t ns);

@@ -13,10 +13,7 @@
 #include "apps/stream_spec.h"
 #include "net/pkt.h"
 
-#define ETH_P_8021Q  0x8100 /* IEEE 802.1Q tag */
-#define ETH_P_8021AD 0x88a8 /* IEEE 802.1ad service tag (QinQ's outer) */
-#define ETH_P_IPV6   0x86dd
-#define IP6_HLEN     40
+#define IP6_HLEN 40
 
 /* The addresses a stream takes from the config line where its file gave
  * none (host order). */
@@ -100,7 +97,8 @@ struct stream_fe {
     uint16_t off;   /* the field's first byte in frames of the template */
     uint8_t nbytes; /* its bytes, big endian */
     uint8_t sums;   /* bit 0: in the UDP sum, bit 1: in the IPv4 header's */
-    bool generic;   /* not whole bytes: stream_field_set and stream_field_sums */
+    bool generic;   /* not whole bytes (the flow label, IPv6's traffic class: in no
+                     * checksum): stream_field_set */
 };
 
 /* The var's walk over its range, in frames of template t. */
@@ -108,7 +106,8 @@ void stream_fe_init(struct stream_fe *fe, const struct stream_var *v, const stru
 
 /* The value for this frame; inc and dec step and wrap at the range's
  * end to its other end, random draws from rng (xorshift64 state). */
-static inline uint64_t stream_fe_next(struct stream_fe *fe, uint64_t *rng)
+static inline __attribute__((always_inline)) uint64_t stream_fe_next(struct stream_fe *fe,
+                                                                     uint64_t *rng)
 {
     uint64_t v = fe->cur, span = fe->v.hi - fe->v.lo;
     if (fe->v.op == SOP_RANDOM) {
@@ -129,13 +128,15 @@ static inline uint64_t stream_fe_next(struct stream_fe *fe, uint64_t *rng)
 
 /* The field engine's next value for this frame written into f, its sums
  * added to udp and ip. */
-static inline void stream_fe_apply(struct stream_fe *fe, uint8_t *f, const struct stream_tmpl *t,
-                                   uint64_t *rng, uint32_t *udp, uint32_t *ip)
+static inline __attribute__((always_inline)) void stream_fe_apply(struct stream_fe *fe, uint8_t *f,
+                                                                  const struct stream_tmpl *t,
+                                                                  uint64_t *rng, uint32_t *udp,
+                                                                  uint32_t *ip)
 {
     uint64_t v = stream_fe_next(fe, rng);
     if (fe->generic) {
+        /* The flow label and IPv6's traffic class: in no checksum. */
         stream_field_set(f, t, (enum stream_field)fe->v.field, v);
-        stream_field_sums(t, (enum stream_field)fe->v.field, v, udp, ip);
         return;
     }
     uint8_t *p = f + fe->off;

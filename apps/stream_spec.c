@@ -393,3 +393,13 @@ int stream_spec_parse(const char *text, struct stream_spec *out, unsigned *n, ch
     }
     return 0;
 }
+
+void stream_spec_one(const struct imix *m, const struct rate *r, struct stream_spec *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->ip = 4;
+    s->ttl = 64;
+    s->sizes = *m;
+    s->rate = *r;
+    s->mode = SMODE_CONTINUOUS;
+}

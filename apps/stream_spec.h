@@ -67,6 +67,11 @@ struct stream_spec {
 int stream_spec_parse(const char *text, struct stream_spec *out, unsigned *n, char *why,
                       size_t whylen);
 
+/* The config line's one-stream shorthand (docs/streams.md) as a stream:
+ * IPv4 UDP with the config line's addresses and ports, TTL 64, the sizes
+ * of size= or imix= (m), the rate of rate= (r), continuous, no var. */
+void stream_spec_one(const struct imix *m, const struct rate *r, struct stream_spec *s);
+
 /* Bits of a field's value (48 for MACs, 12 for VLAN ids, ...). */
 unsigned stream_field_bits(enum stream_field f);
 

@@ -12,6 +12,13 @@ hits all alike):
   packed   this tree's image, the device with packed=on (the driver takes it)
   direct   this tree's image, split ring, indirect=off (--sides only)
   indirect the same with indirect=on: indirect/direct (issue 27)
+  stream   this tree's image, split ring, gen sending --streams FILE instead
+           of the point's --size (the file sets the sizes: give it the
+           point's); stream/before and stream/split: a stream file against
+           the config line's one stream (issue 29)
+  stream2  the same with --streams2 FILE: stream2/stream, e.g. four streams
+           against one (under --icount the instructions per frame, whose
+           inverse is the rate)
 
 Figures per run: the guest's Mpps, its TSC cycles per frame (run time
 over frames) and its own cycles per frame (the run less the time it waited
@@ -29,7 +36,8 @@ run cycles under -icount are virtual and not shown.
 
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_ring.py \\
         [--before build-old/vnperf.elf] [--points hub:64,vhost-user:64,...] \\
-        [--duration 3] [--repeat 3] [--machine pc] [--icount] [--json]
+        [--duration 3] [--repeat 3] [--machine pc] [--icount] [--json] \\
+        [--streams bench/streams/one-var.toml --streams2 bench/streams/four-var.toml]
 """
 
 import argparse
@@ -43,7 +51,9 @@ import benchlib  # noqa: E402
 
 DEFAULT_POINTS = "hub:64,hub:1514,vhost-user:64,vhost-user:1514,tap:64"
 RATIOS = (("split/before", "split", "before"), ("split'/split", "split'", "split"),
-          ("packed/split", "packed", "split"), ("indirect/direct", "indirect", "direct"))
+          ("packed/split", "packed", "split"), ("indirect/direct", "indirect", "direct"),
+          ("stream/before", "stream", "before"), ("stream/split", "stream", "split"),
+          ("stream2/stream", "stream2", "stream"))
 # The guest config words of the sides that differ by one.
 SIDE_WORDS = {"direct": ["indirect=off"], "indirect": ["indirect=on"]}
 ICOUNT_ARGS = ["--qemu-arg=-icount", "--qemu-arg=shift=0,sleep=off"]
@@ -90,9 +100,12 @@ class Side:
 
     def __call__(self, point):
         backend, size = point
+        frames = (["--streams", self.opts.streams] if self.name == "stream" else
+                  ["--streams", self.opts.streams2] if self.name == "stream2" else
+                  ["--size", str(size)])
         args = ["--accel", "tcg", "--machine", self.opts.machine, "--backend", backend,
-                "--app", "gen", "--size", str(size), "--duration", str(self.opts.duration),
-                "--image", self.image]
+                "--app", "gen", "--duration", str(self.opts.duration),
+                "--image", self.image] + frames
         if self.ring == "packed":
             args += packed_args(self.opts.machine)
         if self.opts.icount:
@@ -181,6 +194,10 @@ def main():
     ap.add_argument("--machine", default="pc", choices=("pc", "q35", "microvm"))
     ap.add_argument("--icount", action="store_true",
                     help="QEMU -icount shift=0,sleep=off: own instructions per frame only")
+    ap.add_argument("--streams", metavar="FILE",
+                    help="the stream side's stream file (docs/streams.md)")
+    ap.add_argument("--streams2", metavar="FILE",
+                    help="the stream2 side's stream file")
     ap.add_argument("--json", action="store_true")
     opts = ap.parse_args()
     try:
@@ -190,15 +207,21 @@ def main():
     wanted = (opts.sides or ("before,split,split',packed" if opts.before else
                              "split,split',packed")).split(",")
     rings = {"before": "split", "split": "split", "split'": "split", "packed": "packed",
-             "direct": "split", "indirect": "split"}
+             "direct": "split", "indirect": "split", "stream": "split", "stream2": "split"}
+    needs = {"before": opts.before, "stream": opts.streams, "stream2": opts.streams2}
     bad = [w for w in wanted if w not in rings]
-    if bad or ("before" in wanted and not opts.before):
-        ap.error("--sides: before (with --before), split, split', packed, direct, indirect; "
-                 "not %s" %
-                 (",".join(bad) or "before without --before"))
+    unmet = [w for w in wanted if w in needs and not needs[w]]
+    if bad or unmet:
+        ap.error("--sides: before (with --before), split, split', packed, direct, indirect, "
+                 "stream (with --streams), stream2 (with --streams2); not %s" %
+                 (",".join(bad) or "%s without --%s" % (unmet[0], {
+                     "before": "before", "stream": "streams", "stream2": "streams2"}[unmet[0]])))
     for img in [opts.image] + ([opts.before] if "before" in wanted else []):
         if not os.path.isfile(img):
             ap.error("no image %s" % img)
+    for side, path in (("stream", opts.streams), ("stream2", opts.streams2)):
+        if side in wanted and not os.path.isfile(path):
+            ap.error("no stream file %s" % path)
     sides = [Side(n, opts, opts.before if n == "before" else opts.image, rings[n])
              for n in wanted]
     keys = figure_keys(opts.icount)

@@ -45,6 +45,29 @@ def test_two_streams_at_two_rates_counted_per_stream_on_both_sides(image):
         == [(g["id"], n, g["packets"], g["packets"], 0) for g, n in zip(sent, ("fast", "slow"))]
 
 
+def test_the_config_lines_shorthand_is_one_stream_counted_on_both_sides(image):
+    """size=/imix= and rate= on the config line go through the stream
+    engine as stream 0: gen's streams, the host peer's and the report's
+    row agree exactly, per size too."""
+    r = run_vnperf(RUN + ["--backend", "dgram", "--duration", "2", "--rate", "3000", "--",
+                          "imix=64:3,132:1"], timeout=180)
+    rep = report(r)
+    res = rep["guests"][-1]["result"]
+    sent, host = res["streams"], rep["host"]["peer"]["streams"]
+    assert [s["id"] for s in sent] == [s["id"] for s in host] == [0], (sent, host)
+    g, h = sent[0], host[0]
+    assert g["packets"] == h["packets"] == h["unique"] == res["packets"] > 3000, (g, h)
+    assert h["lost"] == h["dup"] == h["reorder"] == 0, h
+    assert (g["mode"], g["rate_unit"], g["rate_target"]) == ("continuous", "pps", 3000)
+    sizes = {str(s["size"]): s["packets"] for s in res["sizes"]}
+    got = rep["host"]["peer"]["sizes"]
+    # 60 bytes: the guest's ARP request too
+    assert got["128"] == sizes["128"] and 0 <= got["60"] - sizes["60"] <= 2, (got, sizes)
+    assert sizes["60"] + sizes["128"] == g["packets"] and abs(sizes["60"] - 3 * sizes["128"]) <= 3
+    assert [(s["id"], s["packets"], s["received"], s["lost"]) for s in rep["streams"]] \
+        == [(0, g["packets"], g["packets"], 0)]
+
+
 def pcap_frames(path):
     """Every frame of a classic pcap file (QEMU's filter-dump writes one)."""
     with open(path, "rb") as f:
@@ -219,3 +242,46 @@ def test_two_streams_guest_to_guest_sink_counts_each(image):
         s = got[g["id"]]
         assert (s["packets"], s["lost"]) == (g["packets"], 0), (s, g)
 
+
+def check_udp4(f):
+    """An untagged IPv4 UDP frame's header and UDP checksums (RFC 1071)."""
+    assert ones_sum(f[14:34]) == 0xffff
+    ulen = struct.unpack_from(">H", f, 38)[0]
+    s = ones_sum(f[26:34] + struct.pack(">HH", 17, ulen) + f[34:34 + ulen])
+    assert s == 0xffff
+
+
+@pytest.mark.parametrize("frames", [
+    ["--size", "64"],
+    ["--streams", os.path.join(ROOT, "bench", "streams", "four-var.toml")],
+])
+def test_unpaced_streams_frames_exactly_as_counted(image, tmp_path, frames):
+    """Unpaced streams of one size (the shorthand's one, a file's four with
+    a port var each) go through the engine's per-stream loops: every frame
+    on the wire has its stream's next sequence number, its var's value for
+    it and both checksums right, and gen's counts are the wire's."""
+    dump = str(tmp_path / "tx.pcap")
+    r = run_vnperf(RUN + ["--backend", "dgram", "--count", "4001",
+                          "--qemu-arg=-object",
+                          "--qemu-arg=filter-dump,id=d0,netdev=n0,queue=rx,file=" + dump]
+                   + frames, timeout=180)
+    sent = report(r)["guests"][-1]["result"]["streams"]
+    udp = [f for f in pcap_frames(dump) if f[12:14] == b"\x08\x00" and f[23] == 17]
+    assert len(udp) == sum(s["packets"] for s in sent) == 4001, (len(udp), sent)
+    seqs = {}
+    for f in udp:
+        assert len(f) == 64
+        check_udp4(f)
+        sid = struct.unpack_from("<H", f, 58)[0]
+        seq = struct.unpack_from("<Q", f, 42)[0]
+        seqs.setdefault(sid, []).append(seq)
+        if len(sent) == 4:
+            # s0, s2: src_port, s1, s3: dst_port, each 1024..65535 in turn
+            port = struct.unpack_from(">H", f, 34 + 2 * (sid % 2))[0]
+            assert port == 1024 + seq % 64512, (sid, seq, port)
+    assert sorted(seqs) == [s["id"] for s in sent]
+    for s in sent:
+        assert seqs[s["id"]] == list(range(s["packets"])), s
+    if len(sent) == 4:
+        # in turn: the counts differ by at most one
+        assert max(s["packets"] for s in sent) - min(s["packets"] for s in sent) <= 1

@@ -88,3 +88,23 @@ def test_direct_and_indirect_sides_differ_by_one_word(monkeypatch):
     per, ratios = bench_ring.run([("hub", 64)], sides, 1, bench_ring.figure_keys(True))
     assert seen == [["--", "indirect=off"], ["--", "indirect=on"]]
     assert ratios[("hub", 64)]["indirect/direct"]["own_insn"].values == [137.0 / 135.0]
+
+
+def test_stream_sides_send_their_files_and_compare_with_the_shorthand(monkeypatch):
+    seen = []
+    own = {"--size": 140000, "one.toml": 147000, "four.toml": 150000}
+
+    def run(args, timeout):
+        frames = args[args.index("--streams") + 1] if "--streams" in args else "--size"
+        seen.append((frames, "--size" in args))
+        return fake_rep("x", 1000, own[frames], 0)
+    monkeypatch.setattr(benchlib, "vnperf_run", run)
+    opts = types.SimpleNamespace(machine="pc", duration=2, icount=True, streams="one.toml",
+                                 streams2="four.toml")
+    sides = [bench_ring.Side(n, opts, "new.elf", "split") for n in ("split", "stream", "stream2")]
+    per, ratios = bench_ring.run([("hub", 64)], sides, 1, bench_ring.figure_keys(True))
+    # The stream sides send their file instead of the point's size.
+    assert seen == [("--size", True), ("one.toml", False), ("four.toml", False)]
+    r = ratios[("hub", 64)]
+    assert r["stream/split"]["own_insn"].values == [147.0 / 140.0]
+    assert r["stream2/stream"]["own_insn"].values == [150.0 / 147.0]

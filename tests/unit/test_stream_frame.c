@@ -271,12 +271,48 @@ static void test_qinq_ipv6(void **st)
     run_vars(&s, 200, 4, v, 90);
 }
 
+/* The config line's shorthand as a stream (stream_spec_one) sends the
+ * frames gen's fixed-frame builder (pkt_tmpl_build, pkt_patch) sent, byte
+ * for byte: one size, and each size of a mix. */
+static void test_shorthand_frames(void **st)
+{
+    (void)st;
+    static const uint16_t sizes[] = {60, 64, 65, 66, 128, 1514};
+    const struct pkt_flow fl = {addrs.sip, addrs.dip, addrs.sport, addrs.dport, 0};
+    const struct rate r = {RATE_PPS, 1000};
+    static uint8_t f[1600], g[1600];
+    struct imix mix = {.n = 3, .size = {60, 590, 1514}, .weight = {7, 4, 1}, .cycle = 12};
+    struct stream_spec s;
+    struct stream_tmpl t;
+    struct pkt_tmpl pt;
+    for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        struct imix one = {.n = 1, .size = {sizes[i]}, .weight = {1}, .cycle = 1};
+        stream_spec_one(&one, &r, &s);
+        assert_int_equal(s.rate.unit, RATE_PPS);
+        assert_int_equal(s.rate.per_s, 1000);
+        assert_int_equal(stream_tmpl_build(f, sizes[i], &s, &addrs, 0, 0, &t), 0);
+        stream_frame_finish(f, &t, sizes[i], t.udp_base, t.ip_base, 7 + i, 0x123456789abull);
+        assert_int_equal(pkt_tmpl_build(g, sizes[i], addrs.dmac, addrs.smac, &fl, &pt), 0);
+        pkt_patch(g, &pt, 7 + i, 0x123456789abull);
+        assert_memory_equal(f, g, sizes[i]);
+    }
+    stream_spec_one(&mix, &r, &s);
+    assert_int_equal(s.sizes.n, 3);
+    assert_int_equal(stream_tmpl_build(f, 1514, &s, &addrs, 0, 0, &t), 0);
+    for (unsigned k = 0; k < mix.n; k++) {
+        uint16_t len = mix.size[k];
+        stream_frame_finish(f, &t, len, t.udp_base, t.ip_base, k, 99 + k);
+        assert_int_equal(pkt_tmpl_build(g, len, addrs.dmac, addrs.smac, &fl, &pt), 0);
+        pkt_patch(g, &pt, k, 99 + k);
+        assert_memory_equal(f, g, len);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fe_ops),
-        cmocka_unit_test(test_ipv4_vars),
-        cmocka_unit_test(test_vlan_ipv4),
+        cmocka_unit_test(test_fe_ops),    cmocka_unit_test(test_shorthand_frames),
+        cmocka_unit_test(test_ipv4_vars), cmocka_unit_test(test_vlan_ipv4),
         cmocka_unit_test(test_qinq_ipv6),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

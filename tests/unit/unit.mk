@@ -82,7 +82,8 @@ UNIT_TESTS += test_stream_spec
 test_stream_spec_SRCS := tests/unit/test_stream_spec.c apps/stream_spec.c kernel/config.c
 
 UNIT_TESTS += test_stream_frame
-test_stream_frame_SRCS := tests/unit/test_stream_frame.c apps/stream_frame.c net/pkt.c kernel/csum.c
+test_stream_frame_SRCS := tests/unit/test_stream_frame.c apps/stream_frame.c apps/stream_spec.c \
+    kernel/config.c net/pkt.c kernel/csum.c
 
 UNIT_TESTS += test_stream_sched
 test_stream_sched_SRCS := tests/unit/test_stream_sched.c apps/stream_sched.c
