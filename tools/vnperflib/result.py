@@ -366,7 +366,7 @@ class RunResult(Record):
     host: Mapping = None
     counts: Optional[Counts] = None
     queues: tuple = None            # (QueuePair, ...) with more than one pair, else absent
-    streams: tuple = None           # (StreamRow, ...) with --streams, else absent
+    streams: tuple = None           # (StreamRow, ...) when gen sent through its stream engine
     cpu: Optional[Cpu] = None
     qmp: Mapping = None
     topology: str = None

@@ -129,7 +129,8 @@ def queue_disagreement(q, received, outlives=False):
 
 
 def stream_rows(sent, host, receivers, names=()):
-    """A stream file's streams (a tuple of result.StreamRow), one per
+    """gen's streams (a stream file's, or the config line's shorthand as
+    stream 0; a tuple of result.StreamRow), one per
     stream gen sent, by id: what gen sent and what the receiver counted of
     it (the host peer's streams, else a receiving guest's per_stream);
     None when the sender has no streams list."""
