@@ -252,19 +252,20 @@ static inline __attribute__((always_inline)) uint8_t *fast_slot(const struct fas
 #define FAST_ANY 0xff /* fast_one: vars of any kind, through stream_fe_apply */
 
 /* Stream s's frames into the slots i0, i0 + step, ... below n from first,
- * nb a constant of each caller, so each gets a loop of its own: 0, no var;
- * 2 or 4, one var that increments or decrements a field of so many bytes,
- * its walk and its share of the sums in registers; FAST_ANY, the vars as
- * they come. */
+ * nb and op constants of each caller, so each gets a loop of its own: 0,
+ * no var; 2 or 4, one var that increments (op SOP_INC) or decrements
+ * (SOP_DEC) a field of so many bytes, its walk and its share of the sums
+ * in registers; FAST_ANY, the vars as they come (op unused). */
 static inline __attribute__((always_inline)) void
 fast_one(struct fast_stream *x, unsigned s, const struct fast_slots *q, uint16_t first, int i0,
-         int step, int n, uint64_t now, uint16_t *lens, unsigned nb)
+         int step, int n, uint64_t now, uint16_t *lens, unsigned nb, enum stream_op op)
 {
     const struct stream_tmpl *t = &gs.s[s].t;
     struct stream_fe fe = x->fe[0];
     const uint16_t off = fe.off;
     const uint32_t um = fe.sums & 1 ? ~0u : 0, im = fe.sums & 2 ? ~0u : 0;
     uint64_t seq = x->seq;
+    fe.v.op = (uint8_t)op; /* a constant of the loop: no branch on it per frame */
     for (int i = i0; i < n; i += step) {
         uint8_t *f = fast_slot(q, first, i, s);
         uint32_t udp = x->udp_base, ip = x->ip_base;
@@ -276,9 +277,9 @@ fast_one(struct fast_stream *x, unsigned s, const struct fast_slots *q, uint16_t
             } else {
                 wr32(f + off, sv);
                 sv = (sv >> 16) + (sv & 0xffff);
+                ip += sv & im; /* IPv4 addresses; no 2-byte field is in its sum */
             }
             udp += sv & um;
-            ip += sv & im;
         } else if (nb == FAST_ANY) {
             for (unsigned k = 0; k < x->nvars; k++)
                 stream_fe_apply(&x->fe[k], f, t, &x->rng, &udp, &ip);
@@ -287,7 +288,9 @@ fast_one(struct fast_stream *x, unsigned s, const struct fast_slots *q, uint16_t
         wrle64(f + x->seq_off + PL_OFF_TSC - PL_OFF_SEQ, now);
         uint16_t c = pkt_csum_fold(pkt_sum_add_le64(udp, seq));
         wr16(f + x->csum_off, c ? c : 0xffff); /* 0 means no checksum, RFC 768 */
-        if (x->ipc_off)
+        /* Without a var or with a 2-byte one the IPv4 checksum is the
+         * template's (stream_tmpl_build's ip_fixed). */
+        if ((nb == 4 || nb == FAST_ANY) && x->ipc_off)
             wr16(f + x->ipc_off, pkt_csum_fold(ip));
         lens[i] = x->len;
         seq++;
@@ -299,21 +302,26 @@ fast_one(struct fast_stream *x, unsigned s, const struct fast_slots *q, uint16_t
 
 /* Stream s's frames at i0, i0 + step, ... below n (fast_one, its loop
  * picked by its var); their bytes. */
-static uint64_t fast_run(unsigned s, const struct fast_slots *q, uint16_t first, int i0, int step,
-                         int n, uint64_t now, uint32_t tsc_sum, uint16_t *lens)
+static __attribute__((noinline)) uint64_t fast_run(unsigned s, const struct fast_slots *q,
+                                                   uint16_t first, int i0, int step, int n,
+                                                   uint64_t now, uint32_t tsc_sum, uint16_t *lens)
 {
     struct fast_stream x;
     fast_load(&x, s, tsc_sum);
     const struct stream_fe *v = &x.fe[0];
-    bool whole = x.nvars == 1 && !v->generic && v->v.op != SOP_RANDOM;
+    bool whole = x.nvars == 1 && !v->generic, inc = v->v.op == SOP_INC, dec = v->v.op == SOP_DEC;
     if (x.nvars == 0)
-        fast_one(&x, s, q, first, i0, step, n, now, lens, 0);
-    else if (whole && v->nbytes == 2)
-        fast_one(&x, s, q, first, i0, step, n, now, lens, 2);
-    else if (whole && v->nbytes == 4)
-        fast_one(&x, s, q, first, i0, step, n, now, lens, 4);
+        fast_one(&x, s, q, first, i0, step, n, now, lens, 0, SOP_INC);
+    else if (whole && v->nbytes == 2 && inc)
+        fast_one(&x, s, q, first, i0, step, n, now, lens, 2, SOP_INC);
+    else if (whole && v->nbytes == 2 && dec)
+        fast_one(&x, s, q, first, i0, step, n, now, lens, 2, SOP_DEC);
+    else if (whole && v->nbytes == 4 && inc)
+        fast_one(&x, s, q, first, i0, step, n, now, lens, 4, SOP_INC);
+    else if (whole && v->nbytes == 4 && dec)
+        fast_one(&x, s, q, first, i0, step, n, now, lens, 4, SOP_DEC);
     else
-        fast_one(&x, s, q, first, i0, step, n, now, lens, FAST_ANY);
+        fast_one(&x, s, q, first, i0, step, n, now, lens, FAST_ANY, SOP_INC);
     uint64_t sent = x.seq - gs.s[s].seq;
     fast_store(&x, s);
     return sent * x.len;
