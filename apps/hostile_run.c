@@ -187,10 +187,10 @@ static void hostile_violate(struct hostile_run *r, const struct hostile_case *c,
     s->used = packed ? hostile_pused(r, at) : (uint16_t)(virtq_raw_used_idx(e->vq) - e->used0);
 }
 
-void hostile_run_case(struct hostile_run *r, const struct hostile_case *c)
+/* What the case works on: its queue (NULL: the control queue of a device
+ * without one), the device as brought up, a clean buffer and ack. */
+static void hostile_env_set(struct hostile_run *r, const struct hostile_case *c)
 {
-    struct hostile_seen s = {0};
-    uint64_t t0 = time_ns();
     struct hostile_env *e = &r->env;
     e->vq = c->kind == HK_RX     ? vnet_raw_rxq(r->d)
             : c->kind == HK_CTRL ? vnet_raw_ctrlq(r->d)
@@ -205,6 +205,14 @@ void hostile_run_case(struct hostile_run *r, const struct hostile_case *c)
     memset(e->buf, 0, HOSTILE_HDR);
     e->buf[HOSTILE_CTRL_ACK] = HOSTILE_ACK_NONE;
     hostile_frame(r->cfg, e->buf + HOSTILE_HDR, vnet_mac(r->d), 0xffffu);
+}
+
+void hostile_run_case(struct hostile_run *r, const struct hostile_case *c)
+{
+    struct hostile_seen s = {0};
+    uint64_t t0 = time_ns();
+    struct hostile_env *e = &r->env;
+    hostile_env_set(r, c);
     hostile_needs(c->needs, s.needs, sizeof(s.needs));
     s.offered = hostile_offered(c, e->features) && e->vq;
     if (s.offered)
