@@ -47,12 +47,15 @@
 #define VIRTIO_NET_F_GUEST_ANNOUNCE 21
 #define VIRTIO_NET_F_MQ             22
 #define VIRTIO_NET_F_CTRL_MAC_ADDR  23
+#define VIRTIO_NET_F_VQ_NOTF_COAL   52 /* virtio 1.3 s5.1.3 */
+#define VIRTIO_NET_F_NOTF_COAL      53 /* virtio 1.3 s5.1.3 */
 #define VIRTIO_NET_F_GUEST_USO4     54
 #define VIRTIO_NET_F_GUEST_USO6     55
 #define VIRTIO_NET_F_HOST_USO       56
 #define VIRTIO_NET_F_HASH_REPORT    57
 #define VIRTIO_NET_F_RSS            60
 #define VIRTIO_NET_F_RSC_EXT        61
+#define VIRTIO_NET_F_SPEED_DUPLEX   63
 
 #define VIRTIO_BIT(b) (1ull << (b))
 

@@ -1,7 +1,9 @@
 /* The control virtqueue (virtio 1.2 s5.1.6.5): setup, and one command at
  * a time with its reply checked. A command is one chain: the class, the
  * command and its data device-readable, then the one-byte ack
- * device-writable (s5.1.6.5: struct virtio_net_ctrl). */
+ * device-writable (s5.1.6.5: struct virtio_net_ctrl), and for a command
+ * with a result that result device-writable after the ack (virtio 1.3
+ * s5.1.6.5: command-specific-result). */
 #include "drivers/virtio/vnet_ctrl.h"
 
 #include <errno.h>
@@ -46,8 +48,9 @@ int vnet_ctrl_init(struct vnet_dev *d)
     r = vnet_virtq_init(d, q, num, NULL, &c->vq); /* polled: nothing waits long */
     if (r)
         return r;
-    c->cmd = mem_alloc_dma(2 + VNET_CTRL_DATA_MAX + 1, 64);
+    c->cmd = mem_alloc_dma(2 + VNET_CTRL_DATA_MAX + 1 + VNET_CTRL_RESULT_MAX, 64);
     c->ack = c->cmd + 2 + VNET_CTRL_DATA_MAX;
+    c->result = c->ack + 1;
     d->ctrl = c;
     return 0;
 }
@@ -70,13 +73,16 @@ static int vnet_ctrl_wait(struct vnet_ctrl *c, uint32_t *len)
     }
 }
 
-/* What the device answered: s5.1.6.5, the ack is one byte, OK or ERR. */
-static int vnet_ctrl_reply(struct vnet_ctrl *c, uint32_t len)
+/* What the device answered: s5.1.6.5, the ack is one byte, OK or ERR;
+ * with OK the result's rlen bytes after it, with ERR the result may be
+ * left unwritten. */
+static int vnet_ctrl_reply(struct vnet_ctrl *c, uint32_t len, uint32_t rlen)
 {
     uint8_t ack = VN_READ_ONCE(*c->ack);
-    if (len != 1 || (ack != VIRTIO_NET_OK && ack != VIRTIO_NET_ERR)) {
+    bool len_ok = ack == VIRTIO_NET_OK ? len == 1 + rlen : len >= 1 && len <= 1 + rlen;
+    if (!len_ok || (ack != VIRTIO_NET_OK && ack != VIRTIO_NET_ERR)) {
         c->bad_reply++;
-        c->last_error = len != 1 ? "reply of the wrong length" : "ack neither OK nor ERR";
+        c->last_error = !len_ok ? "reply of the wrong length" : "ack neither OK nor ERR";
         return -EPROTO;
     }
     if (ack == VIRTIO_NET_ERR) {
@@ -90,10 +96,16 @@ static int vnet_ctrl_reply(struct vnet_ctrl *c, uint32_t len)
 
 int vnet_ctrl_cmd(struct vnet_dev *d, uint8_t cls, uint8_t cmd, const void *data, uint32_t len)
 {
+    return vnet_ctrl_cmd_result(d, cls, cmd, data, len, NULL, 0);
+}
+
+int vnet_ctrl_cmd_result(struct vnet_dev *d, uint8_t cls, uint8_t cmd, const void *data,
+                         uint32_t len, void *result, uint32_t rlen)
+{
     struct vnet_ctrl *c = d->ctrl;
     if (!c)
         return -EOPNOTSUPP;
-    if (len > VNET_CTRL_DATA_MAX)
+    if (len > VNET_CTRL_DATA_MAX || rlen > VNET_CTRL_RESULT_MAX)
         return -EINVAL;
     if (c->stuck || virtq_broken(c->vq))
         return -EIO;
@@ -102,8 +114,10 @@ int vnet_ctrl_cmd(struct vnet_dev *d, uint8_t cls, uint8_t cmd, const void *data
     if (len)
         memcpy(c->cmd + 2, data, len);
     *c->ack = VNET_ACK_NONE;
-    struct virtq_seg seg[2] = {{mem_virt_to_phys(c->cmd), 2 + len}, {mem_virt_to_phys(c->ack), 1}};
-    if (virtq_add_chain(c->vq, seg, 1, 1, 1) < 0)
+    struct virtq_seg seg[3] = {{mem_virt_to_phys(c->cmd), 2 + len},
+                               {mem_virt_to_phys(c->ack), 1},
+                               {mem_virt_to_phys(c->result), rlen}};
+    if (virtq_add_chain(c->vq, seg, 1, rlen ? 2 : 1, 1) < 0)
         return -EIO;
     virtq_kick(c->vq);
     c->sent++;
@@ -115,5 +129,10 @@ int vnet_ctrl_cmd(struct vnet_dev *d, uint8_t cls, uint8_t cmd, const void *data
         c->last_error = "no reply";
         return -ETIMEDOUT;
     }
-    return r < 0 ? r : vnet_ctrl_reply(c, used);
+    if (r < 0)
+        return r;
+    r = vnet_ctrl_reply(c, used, rlen);
+    if (!r && rlen)
+        memcpy(result, c->result, rlen);
+    return r;
 }

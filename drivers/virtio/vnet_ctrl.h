@@ -20,13 +20,17 @@
 /* Largest command-specific data we send: an RSS config with a 128-entry
  * table and a 40-byte key is 4 + 2 + 2 + 256 + 2 + 1 + 40. */
 #define VNET_CTRL_DATA_MAX 320
-#define VNET_CTRL_WAIT_MS  100 /* a device that does not answer by then never will */
-#define VNET_CTRL_QSIZE    64  /* at most: one command is ever out */
+/* Largest command-specific result taken: VQ_GET's struct
+ * virtio_net_ctrl_coal (virtio 1.3 s5.1.6.5.6). */
+#define VNET_CTRL_RESULT_MAX 8
+#define VNET_CTRL_WAIT_MS    100 /* a device that does not answer by then never will */
+#define VNET_CTRL_QSIZE      64  /* at most: one command is ever out */
 
 struct vnet_ctrl {
     struct virtq *vq;
-    uint8_t *cmd; /* class, command, data: device-readable */
-    uint8_t *ack; /* one byte the device writes */
+    uint8_t *cmd;    /* class, command, data: device-readable */
+    uint8_t *ack;    /* one byte the device writes */
+    uint8_t *result; /* after the ack: a command-specific result the device writes */
     uint64_t sent, ok, err, bad_reply, timeouts;
     const char *last_error; /* why the last command failed, for reports */
     bool stuck;             /* a command never came back: the queue is not reused */
@@ -45,5 +49,14 @@ int vnet_ctrl_init(struct vnet_dev *d);
  * queue is then not used again: -EIO after); -EOPNOTSUPP without the
  * control queue; -EINVAL for data longer than VNET_CTRL_DATA_MAX. */
 int vnet_ctrl_cmd(struct vnet_dev *d, uint8_t cls, uint8_t cmd, const void *data, uint32_t len);
+
+/* As vnet_ctrl_cmd, for a command with a command-specific result (virtio
+ * 1.3 s5.1.6.5: device-writable, after the ack). On VIRTIO_NET_OK the
+ * device wrote the ack and all rlen bytes (used length 1 + rlen, else
+ * -EPROTO), copied to result; on VIRTIO_NET_ERR nothing is taken from it
+ * (-EIO; the driver MUST ignore it). -EINVAL for rlen above
+ * VNET_CTRL_RESULT_MAX. */
+int vnet_ctrl_cmd_result(struct vnet_dev *d, uint8_t cls, uint8_t cmd, const void *data,
+                         uint32_t len, void *result, uint32_t rlen);
 
 #endif

@@ -20,11 +20,14 @@
      VIRTIO_BIT(VIRTIO_F_INDIRECT_DESC) | VIRTIO_BIT(VIRTIO_F_RING_RESET) |                        \
      VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA) | VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT) |               \
      VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_MAC_ADDR) |                   \
-     VIRTIO_BIT(VIRTIO_NET_F_GUEST_ANNOUNCE))
+     VIRTIO_BIT(VIRTIO_NET_F_GUEST_ANNOUNCE) | VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX) |             \
+     VIRTIO_BIT(VIRTIO_NET_F_NOTF_COAL) | VIRTIO_BIT(VIRTIO_NET_F_VQ_NOTF_COAL))
 
 /* virtio-net config space, virtio 1.2 s5.1.4 */
-#define VNET_CFG_MAC 0
-#define VNET_CFG_MTU 10
+#define VNET_CFG_MAC    0
+#define VNET_CFG_MTU    10
+#define VNET_CFG_SPEED  12 /* le32, with VIRTIO_NET_F_SPEED_DUPLEX */
+#define VNET_CFG_DUPLEX 16 /* u8, with VIRTIO_NET_F_SPEED_DUPLEX */
 
 static void vnet_fail(struct vnet_dev *d, const char *why)
 {
@@ -131,6 +134,37 @@ static uint64_t vnet_check_mtu_offer(struct vnet_dev *d, uint64_t want)
     return want & ~VIRTIO_BIT(VIRTIO_NET_F_MTU);
 }
 
+/* virtio 1.2 s5.1.4: speed in Mbit/s, 0..0x7fffffff or 0xffffffff
+ * (unknown); duplex 0x00 half, 0x01 full or 0xff unknown. A value
+ * outside these is the device's fault: counted, and taken as unknown
+ * (s5.1.4.2). 0 or -EIO. */
+static int vnet_read_link(struct vnet_dev *d)
+{
+    struct virtio_dev *v = d->vdev;
+    d->speed = VNET_SPEED_UNKNOWN;
+    d->duplex = VNET_DUPLEX_UNKNOWN;
+    if (!(d->features & VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX)))
+        return 0;
+    uint32_t speed;
+    uint8_t duplex;
+    if (v->ops->read_config(v, VNET_CFG_SPEED, &speed, sizeof(speed)) < 0 ||
+        v->ops->read_config(v, VNET_CFG_DUPLEX, &duplex, sizeof(duplex)) < 0)
+        return -EIO;
+    if (speed <= VNET_SPEED_MAX || speed == VNET_SPEED_UNKNOWN)
+        d->speed = speed;
+    else
+        d->config_bad++;
+    if (duplex == VNET_DUPLEX_HALF || duplex == VNET_DUPLEX_FULL || duplex == VNET_DUPLEX_UNKNOWN)
+        d->duplex = duplex;
+    else
+        d->config_bad++;
+    if (d->speed != speed || d->duplex != duplex)
+        printf("vnet: %s: device speed 0x%x duplex 0x%x outside virtio 1.2 s5.1.4's values, "
+               "taken as unknown\n",
+               v->name, (unsigned)speed, (unsigned)duplex);
+    return 0;
+}
+
 /* 0, or -EIO when the device's config cannot be read consistently. */
 static int vnet_read_config(struct vnet_dev *d)
 {
@@ -153,7 +187,7 @@ static int vnet_read_config(struct vnet_dev *d)
         memcpy(d->mac, base, sizeof(base));
         d->mac[5] = (uint8_t)++made_up;
     }
-    return 0;
+    return vnet_read_link(d);
 }
 
 /* Sizes shared by every RX queue: slot stride and the length posted. */
@@ -289,7 +323,7 @@ static int vnet_setup(struct vnet_dev *d)
     if (d->features & VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT))
         d->hdr_len = VNET_HDR_HASH;
     if (vnet_read_config(d) < 0) {
-        vnet_fail(d, "device config (MTU, MAC) unreadable: past its end, or its generation "
+        vnet_fail(d, "device config (MTU, MAC, speed) unreadable: past its end, or its generation "
                      "never settles");
         return -EIO;
     }
@@ -312,6 +346,20 @@ static int vnet_setup(struct vnet_dev *d)
     if (r)
         vnet_fail(d, "queue setup failed");
     return r;
+}
+
+/* The link the device reports (SPEED_DUPLEX), one line where negotiated. */
+static void vnet_print_link(const struct vnet_dev *d)
+{
+    if (!(d->features & VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX)))
+        return;
+    const char *duplex = d->duplex == VNET_DUPLEX_FULL   ? "full"
+                         : d->duplex == VNET_DUPLEX_HALF ? "half"
+                                                         : "unknown";
+    if (d->speed == VNET_SPEED_UNKNOWN)
+        printf("vnet: %s: link speed unknown, %s duplex\n", d->vdev->name, duplex);
+    else
+        printf("vnet: %s: link %u Mbit/s, %s duplex\n", d->vdev->name, (unsigned)d->speed, duplex);
 }
 
 int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_params *p)
@@ -350,6 +398,7 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
                (d->features & VIRTIO_BIT(VIRTIO_NET_F_RSS)) ? ", rss" : "");
     if (d->hash_types)
         printf("vnet: %s: hash reports checked (types 0x%x)\n", v->name, d->hash_types);
+    vnet_print_link(d);
     vnet_features_print("offered", d->offered);
     vnet_features_print("negotiated", d->features);
     return 0;

@@ -50,6 +50,8 @@ static const struct vnet_feature vnet_feature_table[] = {
     {37, "sr_iov", false},
     {VIRTIO_F_NOTIFICATION_DATA, "notification_data", true},
     {VIRTIO_F_RING_RESET, "ring_reset", true},
+    {VIRTIO_NET_F_VQ_NOTF_COAL, "vq_notf_coal", true},
+    {VIRTIO_NET_F_NOTF_COAL, "notf_coal", true},
     {VIRTIO_NET_F_GUEST_USO4, "guest_uso4", true},
     {VIRTIO_NET_F_GUEST_USO6, "guest_uso6", true},
     {VIRTIO_NET_F_HOST_USO, "host_uso", true},
@@ -57,7 +59,7 @@ static const struct vnet_feature vnet_feature_table[] = {
     {VIRTIO_NET_F_RSS, "rss", true},
     {VIRTIO_NET_F_RSC_EXT, "rsc_ext", false},
     {62, "standby", false},
-    {63, "speed_duplex", false},
+    {VIRTIO_NET_F_SPEED_DUPLEX, "speed_duplex", true},
 };
 
 #define VNET_NFEATURES (sizeof(vnet_feature_table) / sizeof(vnet_feature_table[0]))
@@ -164,7 +166,8 @@ uint64_t vnet_offload_deps(const char *dev, uint64_t f)
         f &= ~(F(HOST_TSO4) | F(HOST_TSO6) | F(HOST_USO));
     /* the control queue's commands need the queue */
     if (!(f & F(CTRL_VQ)))
-        f &= ~(F(CTRL_RX) | F(CTRL_VLAN) | F(CTRL_MAC_ADDR) | F(GUEST_ANNOUNCE));
+        f &= ~(F(CTRL_RX) | F(CTRL_VLAN) | F(CTRL_MAC_ADDR) | F(GUEST_ANNOUNCE) | F(NOTF_COAL) |
+               F(VQ_NOTF_COAL));
     if (!(f & F(GUEST_CSUM)))
         f &= ~guest_gso;
     /* Our choice: frames up to 64 KiB arrive over mergeable buffers, not

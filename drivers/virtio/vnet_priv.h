@@ -19,9 +19,14 @@
 #define VNET_RXQ(i) (2u * (i))
 #define VNET_TXQ(i) (2u * (i) + 1u)
 
-#define VNET_RING_DEFAULT_MAX 1024 /* ring=0: the device's size, at most this */
-#define VNET_MTU_MIN          68   /* virtio 1.2 s5.1.4.1 */
-#define VNET_MTU_MAX          9000 /* larger offers are not negotiated */
+#define VNET_RING_DEFAULT_MAX 1024        /* ring=0: the device's size, at most this */
+#define VNET_MTU_MIN          68          /* virtio 1.2 s5.1.4.1 */
+#define VNET_MTU_MAX          9000        /* larger offers are not negotiated */
+#define VNET_SPEED_MAX        0x7fffffffu /* virtio 1.2 s5.1.4: speed in Mbit/s */
+#define VNET_SPEED_UNKNOWN    0xffffffffu
+#define VNET_DUPLEX_HALF      0x00
+#define VNET_DUPLEX_FULL      0x01
+#define VNET_DUPLEX_UNKNOWN   0xff
 #define VNET_ETH_HLEN         14
 #define VNET_FRAME_EXTRA      18         /* Ethernet header + one VLAN tag */
 #define VNET_RX_IDLE_CHECK    (1u << 20) /* empty RX polls between status reads */
@@ -164,6 +169,8 @@ struct vnet_dev {
     uint8_t mac[6];
     uint64_t announces; /* GUEST_ANNOUNCE requests acknowledged (vnet_announce_poll) */
     uint32_t mtu;
+    uint32_t speed;         /* Mbit/s (SPEED_DUPLEX), validated; VNET_SPEED_UNKNOWN otherwise */
+    uint8_t duplex;         /* VNET_DUPLEX_*, validated */
     uint8_t dev_status;     /* last read, for reports */
     uint32_t config_bad;    /* config fields outside the spec's range (s5.1.4.1), not taken */
     const char *fail_queue; /* "rx", "tx", "ctrl" or "device" once broken */

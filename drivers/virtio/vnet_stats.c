@@ -148,6 +148,21 @@ static void vnet_json_queues(struct json *j, const struct vnet_dev *d)
     json_arr_end(j);
 }
 
+/* SPEED_DUPLEX (virtio 1.2 s5.1.4): "speed_mbps" and "duplex", null
+ * where unknown (not negotiated, the device does not know, or a value
+ * out of range: then counted in config_out_of_range). */
+static void vnet_json_link(struct json *j, const struct vnet_dev *d)
+{
+    if (d->speed == VNET_SPEED_UNKNOWN)
+        json_null(j, "speed_mbps");
+    else
+        json_u64(j, "speed_mbps", d->speed);
+    if (d->duplex == VNET_DUPLEX_UNKNOWN)
+        json_null(j, "duplex");
+    else
+        json_str(j, "duplex", d->duplex == VNET_DUPLEX_FULL ? "full" : "half");
+}
+
 void vnet_stats_json(const struct vnet_dev *d, struct json *j)
 {
     char mac[18];
@@ -157,6 +172,7 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_str(j, "transport", d->vdev->transport);
     json_str(j, "mac", mac);
     json_u64(j, "mtu", d->mtu);
+    vnet_json_link(j, d);
     json_u64(j, "hdr_len", d->hdr_len);
     vnet_json_features(j, "features_offered", d->offered);
     vnet_json_features(j, "features", d->features);

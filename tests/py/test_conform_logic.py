@@ -28,7 +28,8 @@ def report_json(status=0, tx=None, rx=None, dirs=None, malformed=0, why="ok", co
     """A boot's report as `vnperf run --json` writes it."""
     vnet = {"features_offered": ["in_order"], "features": [],
             "tx": tx or dict(queue(), len_mismatch=0), "rx": rx or dict(queue(), len_errors=0),
-            "config_out_of_range": config_bad}
+            "config_out_of_range": config_bad,
+            "ctrl": {"sent": 5, "ok": 5, "err": 0, "bad_reply": 0, "timeouts": 0}}
     d = dirs or {"guest->host": {"verdict": "agree", "why": "ok"}}
     return {"status": status, "why": why, "counts": {"directions": d},
             "guests": [{"result": {"vnet": vnet, "malformed": malformed}, "console_tail": []}]}
@@ -39,12 +40,34 @@ def report(**kw):
     return result.RunResult.from_dict(report_json(**kw))
 
 
+N_USO = 500
+
+
+def uso_report(sizes=None, gso_frames=N_USO, rcvbuf=0, csum=0):
+    """gen's uso=1400 boot of 500 datagrams of 8234 bytes: 5 x 1400 + 1192
+    each at the host's socket."""
+    r = report()
+    res = r["guests"][0]["result"]
+    res["packets"] = N_USO
+    res["uso"] = {"gso_size": 1400, "segments_per_datagram": 6, "last_segment": 1192,
+                  "segments": 6 * N_USO}
+    res["vnet"]["tx"]["gso_frames"] = gso_frames
+    r["counts"]["host"] = {"udp": {"sizes": sizes or {"1400": 5 * N_USO, "1192": N_USO},
+                                   "rcvbuf_errors": rcvbuf, "csum_errors": csum}}
+    return r
+
+
 def boot(rep, traffic="small"):
     return conform.Boot(traffic, "tools/vnperf run X", rep.status, rep.why, rep)
 
 
-def judge(*reps, row=None, offered=("in_order", "hash_report")):
-    return cc.judge(row or {"in_order": True}, set(offered), [boot(r) for r in reps])
+OFFERED = ("in_order", "hash_report", "host_uso", "ctrl_vq")
+
+
+def judge(*reps, row=None, offered=OFFERED, uso=None):
+    """The checks of boots reps and a uso boot (good unless given)."""
+    boots = [boot(r) for r in reps] + [boot(uso or uso_report(), "uso")]
+    return cc.judge(row or {"in_order": True}, set(offered), boots)
 
 
 def verdicts(cells):
@@ -70,6 +93,11 @@ def broken(check):
         v["rx"]["interrupts"], v["rx"]["halts"] = 40, 3
     elif check == "config":
         v["config_out_of_range"] = 1
+    elif check == "ctrl":
+        v["ctrl"].update(ok=4, err=1)
+        r["status"], r["why"] = 4, "device error"
+    elif check == "uso":
+        return uso_report(sizes={"1400": 5 * N_USO, "1192": N_USO - 1})
     elif check == "hash_report":
         v["hash_report"] = {"types": 63, "ok": 10, "bad_type": 0, "bad_value": 2}
     elif check == "traffic":
@@ -84,16 +112,19 @@ def broken(check):
 def test_each_check_fails_against_a_device_that_breaks_its_rule():
     sections = {"used_len": "s2.7.8.2", "unavailable": "s2.7.8.2", "in_order": "s2.7.9",
                 "suppression": "s2.7.7.2", "config": "s5.1.4.1", "traffic": "s5.1.6",
-                "hash_report": "s5.1.6.4.4",
+                "hash_report": "s5.1.6.4.4", "uso": "s5.1.6.2.2", "ctrl": "s5.1.6.5",
                 "reset": "s2.4.1"}
+    assert set(sections) == set(CHECKS)
     for check in CHECKS:
-        cells = judge(report(), broken(check))
+        cells = judge(report(), uso=broken(check)) if check == "uso" else \
+            judge(report(), broken(check))
         assert cells[check]["verdict"] == "violation", (check, cells[check])
         assert cells[check]["section"] == sections[check], (check, cells[check])
         assert cells[check]["command"] == "tools/vnperf run X"
         # packed ring sections where the combination has the packed ring
-        packed = cc.judge({"in_order": True, "ring_packed": True}, {"in_order", "ring_packed"},
-                          [boot(broken(check))])
+        packed = cc.judge({"in_order": True, "ring_packed": True},
+                          set(OFFERED) | {"ring_packed"},
+                          [boot(broken(check), "uso" if check == "uso" else "small")])
         assert packed[check]["section"] == cc.CHECKS[check][1]
 
 
@@ -126,10 +157,38 @@ def test_one_unconditional_notification_per_queue_on_a_shared_line_passes():
 
 
 def test_in_order_not_offered_and_not_negotiated():
-    assert judge(report(), offered=())["in_order"]["verdict"] == "not offered"
-    assert judge(report(), offered=())["hash_report"]["verdict"] == "not offered"
+    for check in ("in_order", "hash_report", "uso", "ctrl"):
+        assert judge(report(), offered=())[check]["verdict"] == "not offered", check
     assert judge(report(), row={"hash_report": False})["hash_report"]["verdict"] == "n/a"
     assert judge(report(), row={"in_order": False})["in_order"]["verdict"] == "n/a"
+    assert judge(report(), row={"host_uso": False})["uso"]["verdict"] == "n/a"
+    assert judge(report(), row={"ctrl_vq": False})["ctrl"]["verdict"] == "n/a"
+
+
+def test_uso_counts_exact_segments_and_checksums():
+    def uso(**kw):
+        return judge(report(), uso=uso_report(**kw))["uso"]
+    assert uso()["verdict"] == "pass"
+    # segments the host's full socket dropped are flow control, counted there
+    assert uso(sizes={"1400": 5 * N_USO - 3, "1192": N_USO}, rcvbuf=3)["verdict"] == "pass"
+    # one lost that no count locates, a wrong size, a datagram not sent as GSO, a bad checksum
+    for bad in (dict(sizes={"1400": 5 * N_USO - 1, "1192": N_USO}),
+                dict(sizes={"1400": 5 * N_USO, "1192": N_USO - 1, "1191": 1}),
+                dict(gso_frames=N_USO - 1), dict(csum=2)):
+        cell = uso(**bad)
+        assert cell["verdict"] == "violation" and cell["detail"].startswith("uso: "), (bad, cell)
+    # the uso check judges the uso boot only: the small boot has no USO counts
+    assert judge(report())["uso"]["verdict"] == "pass"
+    # host_uso on but no uso boot ran: vnperf's error, not a pass
+    cells = cc.judge({"host_uso": True}, set(OFFERED), [boot(report())])
+    assert cells["uso"]["verdict"] == "error"
+
+
+def test_ctrl_malformed_or_missing_reply_is_a_violation():
+    for kind in ("bad_reply", "timeouts"):
+        r = report()
+        r["guests"][0]["result"]["vnet"]["ctrl"][kind] = 1
+        assert judge(r)["ctrl"]["verdict"] == "violation", kind
 
 
 def test_a_vnperf_error_is_an_error_cell_and_the_exit_status():
@@ -154,12 +213,37 @@ def test_table_marks_cells_and_lists_commands():
     assert "VIOLATION s5.1.4.1" in text and "tools/vnperf run X" in text
     md = cc.table(res, markdown=True)
     assert "| all | - |" in md
+    # the config fields the probe read (s5.1.4), unknown where null
+    res["config"] = {"mtu": 1500, "speed_mbps": 10000, "duplex": None}
+    assert "config: mtu 1500, speed_mbps 10000, duplex unknown" in cc.table(res)
 
 
 def test_feature_words():
     assert conform.feature_words({"mtu": False, "event_idx": True, "indirect_desc": False}) == [
         "features=-mtu", "indirect=off"]
     assert conform.feature_words({"mtu": True}) == []
+    # the control features on send their commands (s5.1.6.5.1-3)
+    assert conform.feature_words({"ctrl_vq": True, "ctrl_rx": True, "ctrl_mac_addr": True,
+                                  "ctrl_vlan": True}) == [
+        "promisc=0", "allmulti=0", "mac_set=1", "vlan=%d" % conform.VLAN_ID]
+    # mac_set=1 sends MAC_TABLE_SET too: only with ctrl_rx
+    assert conform.feature_words({"ctrl_vq": True, "ctrl_rx": False, "ctrl_mac_addr": True,
+                                  "ctrl_vlan": False}) == ["features=-ctrl_rx,-ctrl_vlan"]
+
+
+def test_asked_features_are_factors_where_offered():
+    """host_uso and ctrl_vlan are negotiated only when asked: factors
+    wherever the device offers them; host_uso on adds the uso boot."""
+    offered = {"mtu", "host_uso", "ctrl_vlan", "ctrl_vq", "csum"}
+    assert conform.factors(offered, {"mtu", "ctrl_vq"}) == ["mtu", "ctrl_vq", "host_uso",
+                                                            "ctrl_vlan"]
+    assert conform.factors({"mtu"}, {"mtu"}) == ["mtu"]
+    base = conform.options.build(backend="tap", app="gen", machine="microvm")
+    names = [t[0] for t in conform.traffics(base, False, {"host_uso": True})]
+    assert names == ["small", "mtu", "uso"]
+    uso = conform.traffics(base, False, {"host_uso": True})[2]
+    assert uso[1]["size"] == 8234 and "uso=1400" in uso[2]
+    assert [t[0] for t in conform.traffics(base, False, {"host_uso": False})] == ["small", "mtu"]
 
 
 def test_switchable_features_are_the_guests():

@@ -73,6 +73,7 @@ def test_script_result_line_on_sigterm(tmp_path):
     assert p.returncode == 0
     assert r["mode"] == "udpcount" and r["datagrams"] == 3 and r["bytes"] == 3992
     assert r["sizes"] == {"1400": 2, "1192": 1} and r["rcvbuf_errors"] >= 0
+    assert r["csum_errors"] == 0
 
 
 def test_bad_bind_is_one_line(tmp_path):

@@ -436,10 +436,45 @@ void sim_set_mq(struct sim_dev *s, uint16_t max_pairs, uint8_t key, uint16_t tab
     memcpy(s->config + 20, &types, 4);
 }
 
+/* NOTF_COAL's sets (class 6; virtio 1.3 s5.1.6.5.6): TX_SET every
+ * transmit queue (odd), RX_SET every receive queue (even), VQ_SET the
+ * queue named (le16 vq_index, le16 reserved, then the parameters). */
+static void sim_ctrl_coal(struct sim_dev *s)
+{
+    const uint8_t *p = s->ctrl_last;
+    uint32_t v[2];
+    if (p[0] != 6 || (p[1] <= 1 && s->ctrl_last_len != 10) || (p[1] == 2 && s->ctrl_last_len != 14))
+        return;
+    if (p[1] <= 1) {
+        memcpy(v, p + 2, 8);
+        for (unsigned q = p[1] == 0 ? 1 : 0; q < SIM_QMAX; q += 2)
+            memcpy(s->coal[q], v, 8);
+    } else if (p[1] == 2) {
+        uint16_t q = (uint16_t)(p[2] | p[3] << 8);
+        memcpy(v, p + 6, 8);
+        if (q < SIM_QMAX)
+            memcpy(s->coal[q], v, 8);
+    }
+}
+
+/* A command's result (the writable element after the ack): VQ_GET's
+ * parameters of the queue named. The bytes written. */
+static uint32_t sim_ctrl_result(struct sim_dev *s, uint8_t *out, uint32_t room)
+{
+    const uint8_t *p = s->ctrl_last;
+    if (s->ctrl_last_len != 6 || p[0] != 6 || p[1] != 3 || room < 8)
+        return 0;
+    uint16_t q = (uint16_t)(p[2] | p[3] << 8);
+    memcpy(out, s->coal[q < SIM_QMAX ? q : 0], 8);
+    return 8;
+}
+
 /* What a device does with a command it accepted: VQ_PAIRS_SET's count
- * (class 4, command 0, le16; s5.1.6.5.5), ANNOUNCE_ACK's status. */
+ * (class 4, command 0, le16; s5.1.6.5.5), ANNOUNCE_ACK's status,
+ * NOTF_COAL's parameters. */
 static void sim_ctrl_apply(struct sim_dev *s)
 {
+    sim_ctrl_coal(s);
     if (s->ctrl_last_len == 4 && s->ctrl_last[0] == 4 && s->ctrl_last[1] == 0)
         s->pairs = (uint16_t)(s->ctrl_last[2] | s->ctrl_last[3] << 8);
     /* ANNOUNCE_ACK (class 3, command 0; s5.1.6.5.4) clears ANNOUNCE */
@@ -448,7 +483,8 @@ static void sim_ctrl_apply(struct sim_dev *s)
 }
 
 /* The control queue (s5.1.6.5): each buffer's readable elements are the
- * command, its one writable element the ack, answered as ctrl_mode says. */
+ * command, its first writable element the ack, a second one the
+ * command's result (virtio 1.3), answered as ctrl_mode says. */
 static void sim_ctrl_step(struct sim_dev *s)
 {
     struct sim_queue *sq = &s->q[sim_ctrl_index(s)];
@@ -456,7 +492,7 @@ static void sim_ctrl_step(struct sim_dev *s)
     for (uint32_t k = 0; k < sq->nheld; k++) {
         struct sim_chain c;
         s->ctrl_cmds++;
-        if (simq_chain(sq, &sq->held[k], &c) || c.n != c.nr + 1)
+        if (simq_chain(sq, &sq->held[k], &c) || (c.n != c.nr + 1 && c.n != c.nr + 2))
             continue;
         s->ctrl_last_len = 0;
         for (unsigned i = 0; i < c.nr; i++) {
@@ -475,8 +511,11 @@ static void sim_ctrl_step(struct sim_dev *s)
             *ack = s->ctrl_raw_ack;
             len = s->ctrl_raw_len;
         }
-        if (s->ctrl_mode == SIM_CTRL_OK)
+        if (s->ctrl_mode == SIM_CTRL_OK) {
             sim_ctrl_apply(s);
+            if (c.n == c.nr + 2)
+                len += sim_ctrl_result(s, (uint8_t *)(uintptr_t)c.addr[c.nr + 1], c.len[c.nr + 1]);
+        }
         simq_put_used(sq, sq->held[k].id, len, 1);
     }
     sq->nheld = 0;

@@ -154,17 +154,21 @@ struct sim_dev {
     uint16_t pairs; /* after VQ_PAIRS_SET answered OK */
     uint8_t ctrl_raw_ack;
     uint32_t ctrl_raw_len;
+    /* NOTF_COAL (virtio 1.3 s5.1.6.5.6): each queue's max_packets and
+     * max_usecs after TX_SET, RX_SET or VQ_SET answered OK */
+    uint32_t coal[SIM_QMAX][2];
 };
 
 /* How the simulated control queue answers (virtio 1.2 s5.1.6.5). */
 enum sim_ctrl_mode {
-    SIM_CTRL_OK = 0, /* VIRTIO_NET_OK, used length 1 */
-    SIM_CTRL_ERR,    /* VIRTIO_NET_ERR */
-    SIM_CTRL_SILENT, /* takes the buffer, never uses it */
-    SIM_CTRL_SHORT,  /* OK with used length 0: no ack written */
-    SIM_CTRL_LONG,   /* OK with used length 2: more than the ack's one byte */
-    SIM_CTRL_BADACK, /* an ack that is neither OK nor ERR */
-    SIM_CTRL_RAW,    /* ctrl_raw_ack with used length ctrl_raw_len (the fuzzer's) */
+    SIM_CTRL_OK = 0,   /* VIRTIO_NET_OK, used length 1 */
+    SIM_CTRL_ERR,      /* VIRTIO_NET_ERR */
+    SIM_CTRL_SILENT,   /* takes the buffer, never uses it */
+    SIM_CTRL_SHORT,    /* OK with used length 0: no ack written */
+    SIM_CTRL_LONG,     /* OK with used length 2: more than the ack's one byte */
+    SIM_CTRL_BADACK,   /* an ack that is neither OK nor ERR */
+    SIM_CTRL_RAW,      /* ctrl_raw_ack with used length ctrl_raw_len (the fuzzer's) */
+    SIM_CTRL_NORESULT, /* OK with used length 1 for a command whose result it did not write */
 };
 
 /* Sets max_virtqueue_pairs and the RSS limits in the config space. */

@@ -670,6 +670,54 @@ static void test_mtu_out_of_range_counted(void **state)
     }
 }
 
+/* virtio 1.2 s5.1.4: with SPEED_DUPLEX the config's speed (Mbit/s,
+ * 0..0x7fffffff or 0xffffffff unknown) and duplex (0 half, 1 full, 0xff
+ * unknown) are read and shown; other values are the device's fault:
+ * counted in config_out_of_range and taken as unknown (s5.1.4.2).
+ * Without the feature the fields are not read. */
+static void test_speed_duplex(void **state)
+{
+    (void)state;
+    static const struct {
+        bool offer;
+        uint32_t speed;
+        uint8_t duplex;
+        const char *want;
+    } cases[] = {
+        {true, 10000, 1, "\"speed_mbps\":10000,\"duplex\":\"full\""},
+        {true, 0, 0, "\"speed_mbps\":0,\"duplex\":\"half\""},
+        {true, 0x7fffffff, 0xff, "\"speed_mbps\":2147483647,\"duplex\":null"},
+        {true, 0xffffffff, 1, "\"speed_mbps\":null,\"duplex\":\"full\""},
+        {true, 0x80000000, 1, "\"speed_mbps\":null,\"duplex\":\"full\""},
+        {true, 100, 2, "\"speed_mbps\":100,\"duplex\":null"},
+        {true, 0xfffffffe, 0x80, "\"speed_mbps\":null,\"duplex\":null"},
+        {false, 0x80000000, 2, "\"speed_mbps\":null,\"duplex\":null"},
+    };
+    static const int bad[] = {0, 0, 0, 0, 1, 1, 2, 0};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        uint64_t f = ALL_FEATURES | (cases[c].offer ? VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX) : 0);
+        struct sim_dev *s = sim_new(f, 64, false);
+        memcpy(s->config + 12, &cases[c].speed, 4);
+        s->config[16] = cases[c].duplex;
+        struct vnet_params p = params(64, 0, 8, VNET_TXFULL_WAIT);
+        struct vnet_dev *d = up(s, &p);
+        assert_int_equal(!!(s->driver_features & VIRTIO_BIT(VIRTIO_NET_F_SPEED_DUPLEX)),
+                         cases[c].offer);
+        char buf[4096], want[64];
+        struct json j;
+        json_init(&j, buf, sizeof(buf));
+        json_obj_begin(&j, NULL);
+        vnet_stats_json(d, &j);
+        json_obj_end(&j);
+        const char *out = json_finish(&j);
+        assert_non_null(strstr(out, cases[c].want));
+        snprintf(want, sizeof(want), "\"config_out_of_range\":%d", bad[c]);
+        assert_non_null(strstr(out, want));
+        sim_free_all();
+        txbufs = mem_alloc_dma(sizeof(*txbufs) * 4096, 64);
+    }
+}
+
 static void test_bad_num_buffers(void **state)
 {
     (void)state;
@@ -979,6 +1027,7 @@ int main(void)
         T(test_rx_lost_kick_watchdog),
         T(test_stats_json),
         T(test_mtu_out_of_range_counted),
+        T(test_speed_duplex),
         T(test_indirect),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -115,7 +115,7 @@ VNET_SIM_SRCS := $(SIM_SRCS) $(VIRTQ_SRCS) drivers/virtio/vnet_dev.c drivers/vir
     drivers/virtio/vnet_stats.c drivers/virtio/vnet_features.c drivers/virtio/vnet_hdr.c \
     drivers/virtio/vnet_notify.c drivers/virtio/vnet_notify_cfg.c drivers/virtio/vnet_ctrl.c \
     drivers/virtio/vnet_mq.c drivers/virtio/vnet_rss.c drivers/virtio/vnet_toeplitz.c \
-    drivers/virtio/vnet_hash.c drivers/virtio/vnet_ctrl_cmds.c \
+    drivers/virtio/vnet_hash.c drivers/virtio/vnet_ctrl_cmds.c drivers/virtio/vnet_coal.c \
     drivers/virtio/vnet_qreset.c kernel/csum.c kernel/json.c
 
 test_vnet_SRCS := tests/unit/test_vnet.c $(VNET_SIM_SRCS)
@@ -134,6 +134,9 @@ test_vnet_ndata_SRCS := tests/unit/test_vnet_ndata.c $(VNET_SIM_SRCS)
 
 UNIT_TESTS += test_vnet_ctrl_cmds
 test_vnet_ctrl_cmds_SRCS := tests/unit/test_vnet_ctrl_cmds.c $(VNET_SIM_SRCS)
+
+UNIT_TESTS += test_vnet_coal
+test_vnet_coal_SRCS := tests/unit/test_vnet_coal.c $(VNET_SIM_SRCS)
 
 UNIT_TESTS += test_vnet_uso
 test_vnet_uso_SRCS := tests/unit/test_vnet_uso.c $(VNET_SIM_SRCS)

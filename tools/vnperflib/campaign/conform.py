@@ -25,15 +25,27 @@ SWITCHABLE = ("csum", "guest_csum", "host_tso4", "host_tso6", "guest_tso4", "gue
               "mac", "mrg_rxbuf", "status", "ctrl_vq", "mq", "rss", "event_idx", "ring_packed",
               "in_order", "ring_reset", "notification_data", "hash_report", "host_uso",
               "guest_uso4", "guest_uso6", "ctrl_rx", "ctrl_vlan", "ctrl_mac_addr",
-              "guest_announce")
+              "guest_announce", "speed_duplex", "notf_coal", "vq_notf_coal")
 # Switched by its own config word (indirect=on|off).
 WORD_FEATURES = {"indirect_desc": "indirect"}
+# Offered, but negotiated only when a config word asks (docs/driver.md,
+# "USO" and "Control commands"): a factor where offered; on, the
+# combination sends what needs it (USO datagrams, a VLAN_ADD).
+ASKED = ("host_uso", "ctrl_vlan")
 
 # Device properties off by default that make QEMU offer more (set only
 # where the QEMU binary has them: `-device DRIVER,help`).
-OFFER_PROPS = (("packed", "on"), ("in_order", "on"), ("host_mtu", "1500"))
+OFFER_PROPS = (("packed", "on"), ("in_order", "on"), ("host_mtu", "1500"), ("speed", "10000"),
+               ("duplex", "full"))
+# The config fields the probe's guest read and validated (virtio 1.2
+# s5.1.4), shown with the table.
+CONFIG_FIELDS = ("mtu", "speed_mbps", "duplex")
 
 SMALL, MTU_FRAME = 60, 1514
+# USO datagrams (virtio 1.2 s5.1.6.2): 8192 bytes of UDP payload that the
+# device cuts into 5 x 1400 + 1192 (as tests/integration/test_uso.py).
+USO_FRAME, USO_SEG, USO_COUNT = 8234, 1400, 500
+VLAN_ID = 5
 DEFAULT_COUNT = 2000
 DEFAULT_RATE = "2000"   # pps: paced, so the host's queues towards QEMU never overflow under TCG
 STREAM_S = 1
@@ -92,17 +104,22 @@ class Boot:
                 "why": self.why}
 
 
-def traffics(base, stream):
+def traffics(base, stream, row=None):
     """The traffic kinds of a combination: (name, option changes, words).
     Frames both ways through the host's reflector where the backend has a
     host end (reflect: the host peer sends, the guest sends each back);
-    guest->host only otherwise (gen); the TCP stream where iperf runs."""
+    guest->host only otherwise (gen); USO datagrams guest->host where the
+    combination has host_uso; the TCP stream where iperf runs."""
     both = support.why_not("reflect", base.backend, "host") is None
     app = "reflect" if both else "gen"
     out = []
     for name, size in (("small", SMALL), ("mtu", MTU_FRAME)):
         out.append((name, dict(app=app, size=size, count=base.count or DEFAULT_COUNT,
                                rate=base.rate or DEFAULT_RATE, duration=None), ("notify=hybrid",)))
+    if (row or {}).get("host_uso"):
+        out.append(("uso", dict(app="gen", size=USO_FRAME, count=USO_COUNT,
+                                rate=base.rate or DEFAULT_RATE, duration=None),
+                    ("notify=hybrid", "uso=%d" % USO_SEG)))
     if stream and support.why_not("iperf", base.backend, "host") is None:
         out.append(("stream", dict(app="iperf", size=None, count=None, rate=None,
                                    duration=STREAM_S), ("role=client", "notify=hybrid")))
@@ -110,12 +127,21 @@ def traffics(base, stream):
 
 
 def feature_words(row):
-    """Config words for one combination: features=-a,-b and indirect=."""
+    """Config words for one combination: features=-a,-b and indirect=;
+    the control commands of the control features on (virtio 1.2
+    s5.1.6.5.1-3: receive mode, MAC address and table, a VLAN added),
+    each reply checked by the guest."""
     off = [f for f in SWITCHABLE if f in row and not row[f]]
     words = ["features=" + ",".join("-" + f for f in off)] if off else []
     for feat, word in WORD_FEATURES.items():
         if feat in row:
             words.append("%s=%s" % (word, "on" if row[feat] else "off"))
+    if row.get("ctrl_rx"):
+        words += ["promisc=0", "allmulti=0"]
+        if row.get("ctrl_mac_addr"):
+            words.append("mac_set=1")
+    if row.get("ctrl_vlan"):
+        words.append("vlan=%d" % VLAN_ID)
     return words
 
 
@@ -156,11 +182,11 @@ def boot(cli, base, traffic, words):
 
 def probe(cli, base, stream):
     """Every offer on: the offered and negotiated features (the stream's
-    boot, where there is one, negotiates the offloads too)."""
-    offered, negotiated, boots = set(), set(), []
+    boot, where there is one, negotiates the offloads too) and the config
+    fields the guest read (CONFIG_FIELDS)."""
+    offered, negotiated, config = set(), set(), {}
     for t in traffics(base, stream)[1:]:
         b = boot(cli, base, t, ())
-        boots.append(b)
         vnet = conform_checks.vnet_of(b.report)
         if vnet is None:
             raise RunnerError(b.status if b.status >= 64 else exitcodes.RUNNER_BACKEND_FAILED,
@@ -168,14 +194,17 @@ def probe(cli, base, stream):
                               "repeat it with: %s" % (b.why, b.command))
         offered |= set(vnet["features_offered"])
         negotiated |= set(vnet["features"])
-    return offered, negotiated, boots
+        config = {k: vnet.get(k) for k in CONFIG_FIELDS}
+    return offered, negotiated, config
 
 
 def factors(offered, negotiated, only=None):
     """The features a combination switches: those negotiated with every
-    offer on that features= can switch off, indirect_desc where offered;
+    offer on that features= can switch off, those negotiated only when
+    asked (ASKED) and indirect_desc where offered;
     only: the user's subset (a name not among them: one line, 64)."""
-    feats = [f for f in SWITCHABLE if f in negotiated]
+    feats = [f for f in SWITCHABLE if f in negotiated
+             or f in ASKED and f in offered]
     feats += [f for f in WORD_FEATURES if f in offered]
     if only is None:
         return feats
@@ -188,20 +217,21 @@ def factors(offered, negotiated, only=None):
 
 def run(cli, base, stream, log, only=None):
     t0 = time.monotonic()
-    offered, negotiated, _ = probe(cli, base, stream)
+    offered, negotiated, config = probe(cli, base, stream)
     feats = factors(offered, negotiated, only)
     plan = conform_pairs.plan(feats)
     combos = []
     for i, (name, row) in enumerate(plan):
         words = feature_words(row)
         log("conform: %d/%d %s %s" % (i + 1, len(plan), name, " ".join(words) or "(all on)"))
-        boots = [boot(cli, base, t, words) for t in traffics(base, stream)]
+        boots = [boot(cli, base, t, words) for t in traffics(base, stream, row)]
         combos.append({"name": name, "row": row, "words": words,
                        "boots": [b.as_json() for b in boots],
                        "checks": conform_checks.judge(row, offered, boots)})
     return {"backend": base.backend, "qemu": cli["qemu"], "testpmd": cli["testpmd"],
             "machine": base.machine, "qemu_args": list(base.qemu_args),
             "features_offered": sorted(offered), "features_negotiated": sorted(negotiated),
+            "config": config,
             "factors": feats, "impossible_pairs": conform_pairs.impossible(feats),
             "renegotiation": "fresh boot per combination and traffic",
             "combinations": combos, "wall_s": round(time.monotonic() - t0, 1),

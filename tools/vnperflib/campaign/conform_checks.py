@@ -24,7 +24,17 @@ CHECKS = {
                "RSS limits); status never FAILED or NEEDS_RESET"),
     "hash_report": ("s5.1.6.4.4", "s5.1.6.4.4", "HASH_REPORT: each reported hash is the Toeplitz "
                     "hash of the frame, of a type configured and the frame's"),
+    "uso": ("s5.1.6.2.2", "s5.1.6.2.2", "HOST_USO: each datagram taken whole and cut into "
+            "exactly its gso_size segments, every one delivered, no UDP checksum error"),
+    "ctrl": ("s5.1.6.5", "s5.1.6.5", "every control command of a negotiated feature (receive "
+             "mode, MAC table and address, VLAN add, announce ack) answered VIRTIO_NET_OK, "
+             "with a one-byte ack, in time"),
 }
+# check -> the feature it needs (offered, and on in the combination)
+NEEDS = {"in_order": "in_order", "hash_report": "hash_report", "uso": "host_uso",
+         "ctrl": "ctrl_vq"}
+# check -> the traffic kind whose boots it judges (the rest: every boot)
+TRAFFIC_OF = {"uso": "uso"}
 
 # Guest statuses after which the result still judges the device: the
 # app's own failure (1), a device error (4), a timeout (8), the peer
@@ -143,18 +153,65 @@ def _hash_report(vnet):
         n, h.get("bad_type", 0), h.get("bad_value", 0), h.get("ok", 0) + n)
 
 
+def _ctrl(vnet):
+    c = vnet.get("ctrl") or {}
+    n = c.get("err", 0) + c.get("bad_reply", 0) + c.get("timeouts", 0)
+    return n, "%d of %d control commands not answered OK (%d VIRTIO_NET_ERR, %d malformed " \
+        "replies, %d never answered)" % (n, c.get("sent", 0), c.get("err", 0),
+                                          c.get("bad_reply", 0), c.get("timeouts", 0))
+
+
+def _uso_expected(uso, packets):
+    """{payload size: segments} the host's socket must get: every datagram
+    cut into segments_per_datagram, the last last_segment bytes."""
+    segs, gso, last = uso["segments_per_datagram"], uso["gso_size"], uso["last_segment"]
+    want = {str(gso): packets * (segs - 1)} if segs > 1 else {}
+    want[str(last)] = want.get(str(last), 0) + packets
+    return want
+
+
+def _uso(boot):
+    """The uso boot's datagrams: each left the guest as one GSO frame, the
+    host's socket got every segment of exactly the sizes gso_size cuts
+    (segments its full socket buffer dropped are flow control, counted by
+    the host: then only fewer of the right sizes), no checksum error."""
+    res = boot.report["guests"][-1].get("result") or {}
+    tx = (res.get("vnet") or {}).get("tx") or {}
+    uso, n = res.get("uso"), res.get("packets", 0)
+    udp = ((boot.report.get("counts") or {}).get("host") or {}).get("udp")
+    if not uso or udp is None:
+        return 1, "no USO datagrams counted (guest uso: %s, host udp: %s)" % (uso, udp)
+    bad = []
+    if tx.get("gso_frames") != n:
+        bad.append("%s of %d datagrams left as GSO frames" % (tx.get("gso_frames"), n))
+    want = _uso_expected(uso, n)
+    got = udp.get("sizes") or {}
+    dropped = udp.get("rcvbuf_errors", 0)
+    short = sum(want.values()) - sum(got.values())
+    if set(got) - set(want) or any(got[k] > want[k] for k in got) or short != dropped:
+        bad.append("the host's socket got segments %s, expected %s (%d dropped for its full "
+                   "buffer)" % (got, want, dropped))
+    if udp.get("csum_errors"):
+        bad.append("%d segments with a bad UDP checksum" % udp["csum_errors"])
+    return len(bad), "; ".join(bad)
+
+
 COUNTERS = {"used_len": _used_len, "unavailable": _unavailable, "in_order": _in_order,
-            "suppression": _suppression, "config": _config, "hash_report": _hash_report}
+            "suppression": _suppression, "config": _config, "hash_report": _hash_report,
+            "ctrl": _ctrl}
+# Checks judged from the whole boot (counts, the host's view), not vnet only.
+BOOT_CHECKS = {"traffic": _traffic, "uso": _uso}
 
 
 def _needs(check, row, offered):
     """'not offered' / 'n/a' when the check needs a feature this
     combination does not have, else None."""
-    if check not in ("in_order", "hash_report"):
+    feat = NEEDS.get(check)
+    if feat is None:
         return None
-    if check not in offered:
+    if feat not in offered:
         return "not offered"
-    return None if row.get(check, True) else "n/a"
+    return None if row.get(feat, True) else "n/a"
 
 
 def judge(row, offered, boots):
@@ -190,15 +247,20 @@ def judge(row, offered, boots):
 
 
 def _judge_one(check, packed, ran, cells):
+    judged = 0
     for b, vnet in ran:
-        if check == "reset":
+        if check == "reset" or TRAFFIC_OF.get(check, b.traffic) != b.traffic:
             continue
-        n, detail = _traffic(b) if check == "traffic" else COUNTERS[check](vnet)
+        judged += 1
+        n, detail = BOOT_CHECKS[check](b) if check in BOOT_CHECKS else COUNTERS[check](vnet)
         if n:
             return _cell("violation", check, packed, "%s: %s" % (b.traffic, detail), b)
     if "error" in cells:
         v, d, b, st = cells["error"]
         return _cell(v, check, packed, d, b, st)
+    if check in TRAFFIC_OF and not judged:
+        return _cell("error", check, packed, "no %s boot ran" % TRAFFIC_OF[check],
+                     status=exitcodes.RUNNER_INTERNAL)
     return _cell("pass", check, packed, "", ran[0][0] if ran else None)
 
 
@@ -219,6 +281,10 @@ def table(res, markdown=False):
     title = "conform %s (qemu %s%s): %d combinations of %d features, %.0f s" % (
         res["backend"], res["qemu"], ", testpmd " + res["testpmd"]
         if res["backend"] == "vhost-user" else "", len(rows), len(res["factors"]), res["wall_s"])
+    cfg = res.get("config") or {}
+    if cfg:
+        title += "\nconfig: " + ", ".join("%s %s" % (k, "unknown" if v is None else v)
+                                         for k, v in cfg.items())
     if markdown:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         lines += ["| " + " | ".join(r) + " |" for r in rows]

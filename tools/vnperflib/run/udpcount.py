@@ -6,7 +6,8 @@ datagram of its own. Run as a script inside the namespace (`ip netns exec
 NS python3 udpcount.py --bind IP:PORT --ready-file F`); on SIGTERM it
 drains its socket and prints one JSON line: datagrams, bytes, the payload
 sizes with their counts, and the namespace's UDP RcvbufErrors over the run
-(segments the socket had no room for). Standard library only."""
+(segments the socket had no room for) and InCsumErrors (segments whose UDP
+checksum the stack found wrong). Standard library only."""
 
 import argparse
 import json
@@ -77,7 +78,8 @@ def main(argv=None):
     now = snmp_udp()
     print(json.dumps({"mode": "udpcount", "datagrams": tally[0], "bytes": tally[1],
                       "sizes": sizes, "rcvbuf_errors": now.get("RcvbufErrors", 0)
-                      - base.get("RcvbufErrors", 0)}), flush=True)
+                      - base.get("RcvbufErrors", 0), "csum_errors": now.get("InCsumErrors", 0)
+                      - base.get("InCsumErrors", 0)}), flush=True)
     return 0
 
 
