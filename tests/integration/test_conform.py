@@ -2,7 +2,10 @@
 QEMU 7.2 and 10.0, a short run (two features as factors) ends in a table
 with no vnperf error (exit 0, every cell a verdict), and QEMU's own
 host_mtu=60 (a device MTU below the spec's 68, virtio 1.2 s5.1.4.1)
-shows as a config violation while the exit stays 0. The comparison of
+shows as a config violation while the exit stays 0. On QEMU 10.0 over tap
+USO datagrams and the control commands are factors: the uso boot's
+segments exact, every command answered OK, the config's speed and duplex
+read (speed=10000, duplex=full). The comparison of
 `sweep --qemu system,next` is test_next.py's."""
 
 import json
@@ -17,19 +20,19 @@ from vnperflib.run import nextroot
 NEXT = nextroot.stamp() is not None
 QEMUS = ["system"] + (["next"] if NEXT else [])
 TAP = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (tap in a namespace)")
-BASE = ["conform", "--accel", "tcg", "--quiet", "--json", "--no-stream", "--count", "300",
-        "--features", "event_idx,indirect_desc"]
+BASE = ["conform", "--accel", "tcg", "--quiet", "--json", "--no-stream", "--count", "300"]
 
 
-def conform(args, timeout=600):
-    r = run_vnperf(BASE + args, timeout=timeout)
+def conform(args, timeout=600, feats=("event_idx", "indirect_desc")):
+    r = run_vnperf(BASE + ["--features", ",".join(feats)] + args, timeout=timeout)
     assert r.stdout, "no result (status %d): %s" % (r.returncode, r.stderr[-3000:])
     res = json.loads(r.stdout)
     assert r.returncode == 0, (r.returncode, res["errors"], r.stderr[-3000:])
     assert res["errors"] == []
-    assert res["factors"] == ["event_idx", "indirect_desc"]
+    assert res["factors"] == list(feats)
     # two features: all, none, each off alone (the other's on alone is the same row)
-    assert [c["name"] for c in res["combinations"]] == ["all", "none", "-event_idx", "+event_idx"]
+    assert [c["name"] for c in res["combinations"]] == ["all", "none", "-" + feats[0],
+                                                        "+" + feats[0]]
     for c in res["combinations"]:
         for check, cell in c["checks"].items():
             assert cell["verdict"] in ("pass", "violation", "not offered", "n/a"), (c["name"],
@@ -75,3 +78,21 @@ def test_a_device_mtu_below_68_is_a_config_violation_not_an_error(image):
     assert cfg["verdict"] == "violation" and cfg["section"] == "s5.1.4.1", cfg
     assert "host_mtu=60" in cfg["command"]
     assert "1 config fields out of range" in cfg["detail"], cfg
+
+
+@TAP
+@pytest.mark.timeout_s(600)
+@pytest.mark.skipif(not NEXT, reason="build/next not installed: make next")
+def test_uso_and_the_control_commands_over_tap_on_qemu_10(image):
+    res = conform(["--backend", "tap", "--qemu", "next"], feats=("host_uso", "ctrl_vlan"))
+    assert res["config"] == {"mtu": 1500, "speed_mbps": 10000, "duplex": "full"}, res["config"]
+    assert "speed_duplex" in res["features_negotiated"]
+    uso = verdicts(res, "uso")
+    assert uso == {"all": "pass", "none": "n/a", "-host_uso": "n/a", "+host_uso": "pass"}, uso
+    assert set(verdicts(res, "ctrl").values()) == {"pass"}, verdicts(res, "ctrl")
+    for c in res["combinations"]:
+        kinds = [b["traffic"] for b in c["boots"]]
+        assert kinds == (["small", "mtu", "uso"] if c["row"]["host_uso"] else ["small", "mtu"])
+        assert ("vlan=5" in c["words"]) == c["row"]["ctrl_vlan"], c
+        for check in ("reset", "traffic", "used_len", "unavailable", "config"):
+            assert c["checks"][check]["verdict"] == "pass", (c["name"], check, c["checks"][check])

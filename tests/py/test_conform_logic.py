@@ -226,6 +226,12 @@ def test_feature_words():
     assert conform.feature_words({"ctrl_vq": True, "ctrl_rx": True, "ctrl_mac_addr": True,
                                   "ctrl_vlan": True}) == [
         "promisc=0", "allmulti=0", "mac_set=1", "vlan=%d" % conform.VLAN_ID]
+    # the driver's own address (no mac, no ctrl_mac_addr): the device's
+    # filter does not know it, so promiscuous mode stays on
+    assert conform.feature_words({"mac": False, "ctrl_rx": True, "ctrl_mac_addr": False}) == [
+        "features=-mac,-ctrl_mac_addr", "promisc=1", "allmulti=0"]
+    assert conform.feature_words({"mac": False, "ctrl_rx": True, "ctrl_mac_addr": True}) == [
+        "features=-mac", "promisc=0", "allmulti=0", "mac_set=1"]
     # mac_set=1 sends MAC_TABLE_SET too: only with ctrl_rx
     assert conform.feature_words({"ctrl_vq": True, "ctrl_rx": False, "ctrl_mac_addr": True,
                                   "ctrl_vlan": False}) == ["features=-ctrl_rx,-ctrl_vlan"]
