@@ -67,7 +67,7 @@ OFFERED = ("in_order", "hash_report", "host_uso", "ctrl_vq")
 def judge(*reps, row=None, offered=OFFERED, uso=None):
     """The checks of boots reps and a uso boot (good unless given)."""
     boots = [boot(r) for r in reps] + [boot(uso or uso_report(), "uso")]
-    return cc.judge(row or {"in_order": True}, set(offered), boots)
+    return cc.judge(row or {"in_order": True, "host_uso": True}, set(offered), boots)
 
 
 def verdicts(cells):
@@ -122,7 +122,7 @@ def test_each_check_fails_against_a_device_that_breaks_its_rule():
         assert cells[check]["section"] == sections[check], (check, cells[check])
         assert cells[check]["command"] == "tools/vnperf run X"
         # packed ring sections where the combination has the packed ring
-        packed = cc.judge({"in_order": True, "ring_packed": True},
+        packed = cc.judge({"in_order": True, "ring_packed": True, "host_uso": True},
                           set(OFFERED) | {"ring_packed"},
                           [boot(broken(check), "uso" if check == "uso" else "small")])
         assert packed[check]["section"] == cc.CHECKS[check][1]
@@ -179,6 +179,9 @@ def test_uso_counts_exact_segments_and_checksums():
         assert cell["verdict"] == "violation" and cell["detail"].startswith("uso: "), (bad, cell)
     # the uso check judges the uso boot only: the small boot has no USO counts
     assert judge(report())["uso"]["verdict"] == "pass"
+    # host_uso offered but not a factor (--features without it): not asked, no uso boot
+    cells = cc.judge({"event_idx": True}, set(OFFERED), [boot(report())])
+    assert cells["uso"]["verdict"] == "n/a"
     # host_uso on but no uso boot ran: vnperf's error, not a pass
     cells = cc.judge({"host_uso": True}, set(OFFERED), [boot(report())])
     assert cells["uso"]["verdict"] == "error"

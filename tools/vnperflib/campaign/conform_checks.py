@@ -211,6 +211,8 @@ def _needs(check, row, offered):
         return None
     if feat not in offered:
         return "not offered"
+    if check in TRAFFIC_OF and feat not in row:
+        return "n/a"   # its boot runs only where the combination asks for it
     return None if row.get(feat, True) else "n/a"
 
 
