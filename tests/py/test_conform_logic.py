@@ -46,7 +46,7 @@ N_USO = 500
 def uso_report(sizes=None, gso_frames=N_USO, rcvbuf=0, csum=0):
     """gen's uso=1400 boot of 500 datagrams of 8234 bytes: 5 x 1400 + 1192
     each at the host's socket."""
-    r = report()
+    r = report_json()
     res = r["guests"][0]["result"]
     res["packets"] = N_USO
     res["uso"] = {"gso_size": 1400, "segments_per_datagram": 6, "last_segment": 1192,
@@ -54,7 +54,7 @@ def uso_report(sizes=None, gso_frames=N_USO, rcvbuf=0, csum=0):
     res["vnet"]["tx"]["gso_frames"] = gso_frames
     r["counts"]["host"] = {"udp": {"sizes": sizes or {"1400": 5 * N_USO, "1192": N_USO},
                                    "rcvbuf_errors": rcvbuf, "csum_errors": csum}}
-    return r
+    return result.RunResult.from_dict(r)
 
 
 def boot(rep, traffic="small"):
@@ -189,9 +189,9 @@ def test_uso_counts_exact_segments_and_checksums():
 
 def test_ctrl_malformed_or_missing_reply_is_a_violation():
     for kind in ("bad_reply", "timeouts"):
-        r = report()
+        r = report_json()
         r["guests"][0]["result"]["vnet"]["ctrl"][kind] = 1
-        assert judge(r)["ctrl"]["verdict"] == "violation", kind
+        assert judge(result.RunResult.from_dict(r))["ctrl"]["verdict"] == "violation", kind
 
 
 def test_a_vnperf_error_is_an_error_cell_and_the_exit_status():

@@ -115,7 +115,7 @@ BUILDERS = ("run/runner.py", "analysis/outcome.py", "analysis/verdict.py", "anal
 READERS = tuple((m, None) for m in BUILDERS) + (
     ("campaign/hostile_verdict.py", ("outcome", "_host_frames")),
     ("campaign/conform.py", ("boot",)),
-    ("campaign/conform_checks.py", ("vnet_of", "_console", "_traffic")),
+    ("campaign/conform_checks.py", ("vnet_of", "_console", "_traffic", "_uso")),
     ("fleet/fleetreport.py", ("instance_report", "pair_counts", "_pair_loss", "summarize",
                               "_with_pair", "build", "status_of", "finish", "write_results",
                               "fleet_identity")),

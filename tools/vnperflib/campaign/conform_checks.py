@@ -175,10 +175,11 @@ def _uso(boot):
     host's socket got every segment of exactly the sizes gso_size cuts
     (segments its full socket buffer dropped are flow control, counted by
     the host: then only fewer of the right sizes), no checksum error."""
-    res = boot.report["guests"][-1].get("result") or {}
+    res = boot.report.sender_result
     tx = (res.get("vnet") or {}).get("tx") or {}
     uso, n = res.get("uso"), res.get("packets", 0)
-    udp = ((boot.report.get("counts") or {}).get("host") or {}).get("udp")
+    c = boot.report.counts
+    udp = ((c.host if c is not None else None) or {}).get("udp")
     if not uso or udp is None:
         return 1, "no USO datagrams counted (guest uso: %s, host udp: %s)" % (uso, udp)
     bad = []
