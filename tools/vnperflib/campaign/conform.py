@@ -130,19 +130,18 @@ def feature_words(row):
     """Config words for one combination: features=-a,-b and indirect=;
     the control commands of the control features on (virtio 1.2
     s5.1.6.5.1-3: receive mode, MAC address and table, a VLAN added),
-    each reply checked by the guest. Without mac and ctrl_mac_addr the
-    driver's address is its own invention, which the device's filter
-    does not know (s5.1.5): promiscuous mode stays on there."""
+    each reply checked by the guest. Without mac the driver's address is
+    its own invention (s5.1.5), which the host end does not send to (and
+    mac_set=1 makes it the filter's): promiscuous mode stays on there."""
     off = [f for f in SWITCHABLE if f in row and not row[f]]
     words = ["features=" + ",".join("-" + f for f in off)] if off else []
     for feat, word in WORD_FEATURES.items():
         if feat in row:
             words.append("%s=%s" % (word, "on" if row[feat] else "off"))
     if row.get("ctrl_rx"):
-        # Promiscuous mode off only where the device's filter knows the
-        # driver's address: its own (mac), or the one mac_set=1 sets.
-        known = row.get("mac", True) or row.get("ctrl_mac_addr")
-        words += ["promisc=%d" % (0 if known else 1), "allmulti=0"]
+        # Promiscuous mode off only where the driver's address is the
+        # device's (mac), the one the host end sends to.
+        words += ["promisc=%d" % (0 if row.get("mac", True) else 1), "allmulti=0"]
         if row.get("ctrl_mac_addr"):
             words.append("mac_set=1")
     if row.get("ctrl_vlan"):
