@@ -107,3 +107,31 @@ def test_a_qemu_without_the_packed_ring_reports_the_case_not_offered(image, tmp_
         ("not-offered", False, "ring_packed"), c
     assert "did not offer ring_packed" in c["why"] and "packed=on" not in c["command"]
     assert c["guest"]["completed"] == c["guest"]["sent"] == 32
+
+
+CTRL_AND_QUEUE = [n for n in hostile_cases.NAMES if n in hostile_cases.NEEDS
+                  and not n.startswith("packed_")]
+
+
+@pytest.mark.timeout_s(300)
+@pytest.mark.parametrize("backend,qemu", [("tap", "system")] + [("dgram", q) for q in QEMUS])
+def test_the_control_and_queue_cases_have_a_verdict_each(image, backend, qemu):
+    """Over microvm: the control queue cases run (CTRL_VQ is QEMU's default)
+    and record the ack; a malformed command it can parse is answered ERR.
+    NOTIFICATION_DATA has no property in these QEMUs: not offered."""
+    res = hostile(["--backend", backend, "--accel", "tcg", "--qemu", qemu, "--case",
+                   ",".join(CTRL_AND_QUEUE)], timeout=290)
+    assert [c["name"] for c in res["cases"]] == CTRL_AND_QUEUE
+    by = {c["name"]: c for c in res["cases"]}
+    for c in res["cases"]:
+        assert c["verdict"] in hostile_verdict.VERDICTS, c
+        assert c["guest"]["needs"] == ",".join(hostile_cases.NEEDS[c["name"]]), c
+        assert c["guest"]["completed"] == c["guest"]["sent"] == 32, c
+        if c["name"].startswith(("ctrl_", "rss_")):
+            assert c["guest"]["offered"] and c["guest"]["ack"] in ("ok", "err", "none"), c
+    for name in ("ctrl_class_unknown", "ctrl_cmd_unknown", "ctrl_short", "ctrl_mq_pairs0",
+                 "ctrl_mq_pairs_over", "rss_table_len"):
+        assert (by[name]["verdict"], by[name]["guest"]["ack"]) == ("handled", "err"), by[name]
+    for name in ("notif_data_ahead", "notif_data_behind"):
+        assert (by[name]["verdict"], by[name]["guest"]["offered"]) == ("not-offered", False)
+    assert "--qemu-arg=virtio-net-device.mq=on" in by["ctrl_mq_pairs0"]["command"]
