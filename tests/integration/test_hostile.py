@@ -3,7 +3,9 @@ over dgram ends with a verdict for every case and nothing left running
 (conftest's no_leftovers); a case that makes QEMU die is recorded as such
 and the next case still runs; the packed ring's cases run on a packed ring
 over QEMU 7.2 and 10.0 (`--qemu next`, where build/next exists), and a
-QEMU without the packed ring reports them not offered."""
+QEMU without the packed ring reports them not offered; over passt and its
+vhost-user mode, a few cases each to a verdict, the one that ends passt
+named for what it is."""
 
 import json
 import os
@@ -13,10 +15,12 @@ import pytest
 
 import vnharness
 from vnperflib.campaign import hostile_cases, hostile_verdict
-from vnperflib.run import nextroot
+from vnperflib.run import nextroot, passtbin
 
 QEMUS = ["system"] + (["next"] if nextroot.stamp() is not None else [])
 PACKED = [c[0] for c in hostile_cases.PACKED_CASES]
+
+needs_passt = pytest.mark.skipif(passtbin.path() is None, reason="no passt (Debian passt)")
 
 # A stand-in QEMU: the real one, except that a guest configured for
 # case=runt dies of SIGSEGV at once, as a QEMU that crashes on a case would.
@@ -135,3 +139,32 @@ def test_the_control_and_queue_cases_have_a_verdict_each(image, backend, qemu):
     for name in ("notif_data_ahead", "notif_data_behind"):
         assert (by[name]["verdict"], by[name]["guest"]["offered"]) == ("not-offered", False)
     assert "--qemu-arg=virtio-net-device.mq=on" in by["ctrl_mq_pairs0"]["command"]
+
+
+needs_vu_passt = pytest.mark.skipif(
+    passtbin.path() is None or not passtbin.has_vhost_user(passtbin.path()),
+    reason="no passt with --vhost-user (make passt)")
+
+
+@pytest.mark.timeout_s(240)
+@pytest.mark.parametrize("backend,ends_passt", [
+    # passt resets the guest's stream on a 10-byte frame and, started
+    # with -1, leaves: the runner then kills QEMU (SIGKILL), which is not
+    # QEMU's crash but the backend's end.
+    pytest.param("passt", "runt", marks=needs_passt),
+    # passt's own virtio code: a zero-length element takes passt down.
+    pytest.param("passt-vhost-user", "len_zero", marks=needs_vu_passt),
+])
+def test_hostile_over_passt_gives_each_case_a_verdict(image, backend, ends_passt):
+    names = ["len_zero", "runt", "head_twice"]
+    res = hostile(["--backend", backend, "--accel", "tcg", "--case", ",".join(names)],
+                  timeout=230)
+    assert [c["name"] for c in res["cases"]] == names
+    for c in res["cases"]:
+        assert c["verdict"] in hostile_verdict.VERDICTS, c
+    end = next(c for c in res["cases"] if c["name"] == ends_passt)
+    assert end["verdict"] == "crashed" and "the backend failed: passt" in end["why"], end
+    assert end["command"].startswith("tools/vnperf run --backend %s " % backend)
+    # The case after it ran in a fresh boot to its check frames.
+    after = res["cases"][names.index(ends_passt) + 1]
+    assert after["verdict"] != "crashed" and after["guest"]["completed"] == 32, after

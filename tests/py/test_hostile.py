@@ -38,9 +38,9 @@ def line(**kw):
     return "@vnperf " + json.dumps(g)
 
 
-def report(hline=None, qemu_status=1, roles=None, peer=None, stderr="", before=()):
+def report(hline=None, qemu_status=1, roles=None, peer=None, stderr="", before=(), **guest):
     """The run's report as hostile reads it from `vnperf run --json`."""
-    g = {"qemu_status": qemu_status, "stderr_tail": stderr,
+    g = {"qemu_status": qemu_status, "stderr_tail": stderr, **guest,
          "console_tail": list(before) + ["vnperf: booted",
                                          hline if hline else "@vnperf {\"type\":\"ready\"}"]}
     rep = {"vnperf_report": 1, "guests": [g],
@@ -63,6 +63,15 @@ def judge(rep, status=0, killed=False, uses=True):
      exitcodes.RUNNER_BACKEND_FAILED, False, True, "crashed",
      "testpmd died"),
     (None, -15, True, True, "stalled", "timeout"),
+    # The runner's own SIGKILL: at the timeout, or once the backend died
+    # (passt leaves on a runt frame): not QEMU's crash.
+    (report(qemu_status=-9, timed_out=True), exitcodes.RUNNER_TIMEOUT, False, True, "stalled",
+     "timeout"),
+    (report(qemu_status=-9, stopped=True).but(why="passt (pid 7) ended during the run"),
+     exitcodes.RUNNER_BACKEND_FAILED, False, True, "crashed", "backend failed: passt (pid 7)"),
+    # QEMU's own signal stays a crash when the backend then died too.
+    (report(qemu_status=-11, stopped=False), exitcodes.RUNNER_BACKEND_FAILED, False, True,
+     "crashed", "SIGSEGV"),
     (report(), exitcodes.RUNNER_TIMEOUT, False, True, "stalled", "timeout"),
     (report(), 4, False, True, "stalled", "before the case's line (status 4)"),
     (report(line(), roles={"main": {"pct": 99.5}}), 0, False, True, "host-cpu-spin", "QEMU"),

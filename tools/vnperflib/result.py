@@ -235,6 +235,7 @@ class GuestReport(Record):
     status: int = None
     status_name: str = None
     timed_out: bool = None
+    stopped: bool = None
     started: bool = None
     why_no_exit: Optional[str] = None
     stderr_tail: str = None

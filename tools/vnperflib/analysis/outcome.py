@@ -16,7 +16,7 @@ def guest_report(g):
     return result.GuestReport.given(
         label=g.label, argv=tuple(g.argv), qemu_status=g.qemu_status, guest_code=g.guest_code,
         status=g.status(), status_name=exitcodes.status_name(g.status()),
-        timed_out=g.timed_out, started=g.proc is not None,
+        timed_out=g.timed_out, stopped=g.stopped, started=g.proc is not None,
         why_no_exit=g.why_no_exit() if g.guest_code is None else None,
         stderr_tail=g.stderr_text()[-2000:], console_tail=tuple(l.text for l in c.lines[-40:]),
         wall_s=g.wall_s, ready_s=g.t_ready, boot=c.first("boot"), config=c.last("config"),

@@ -9,7 +9,7 @@ from ..run import qemucmd
 from . import tap, testpmd, vhostpeer
 from .base import Backend, NoBackend
 from .ownvhost import OwnVhostUser
-from .passt import Passt
+from .passt import Passt, PasstVhostUser
 from .qemuonly import Hub, OwnNic, User
 from .tap import Tap, VhostNet
 from .testpmd import VhostUser
@@ -26,6 +26,7 @@ REGISTRY = {
     "vhost-net": VhostNet,
     "vhost-user": VhostUser,
     "passt": Passt,
+    "passt-vhost-user": PasstVhostUser,
 }
 
 __all__ = ["Backend", "REGISTRY", "names", "make", "implied"]

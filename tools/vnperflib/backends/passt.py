@@ -8,7 +8,19 @@ app=iperf: the host's iperf 2 on 127.0.0.1, as over slirp (iperf.py): a
 guest client connects to the gateway address, which passt maps to the
 host's loopback; a guest server is reached through a TCP port passt
 forwards from 127.0.0.1. Only a passt newer than bookworm's carries the
-stream (support.py refuses it otherwise)."""
+stream (support.py refuses it otherwise).
+
+passt-vhost-user: the same passt in its vhost-user mode (`--vhost-user`,
+where the binary has one: passtbin.has_vhost_user). QEMU hands the guest's
+virtqueues to passt over a vhost-user socket, guest RAM shared through a
+memfd, and passt reads and writes the rings itself: the device under test
+is passt's own virtio code, not QEMU's. Addressing, forwards and the host
+peer are the socket mode's. What passt 0.0~git20250503 gives the guest
+this way carries VIRTIO_NET_HDR_F_DATA_VALID without
+VIRTIO_NET_F_GUEST_CSUM negotiated (virtio 1.2 s5.1.6.4.1: flags MUST be
+0); the driver drops every such frame (its rx bad_flags), ARP replies
+included, so the guest is given passt's MAC (dst_mac=) and only apps
+that send run (topologies/host.py)."""
 
 import os
 import subprocess
@@ -17,25 +29,31 @@ import time
 from ..analysis import counts
 from ..errors import failed, missing
 from ..run import iperf, passtbin, peer, ports, qemucmd, scratch
+from . import vhostpeer
 from .base import Backend, guest_mac, live_from_peer, nic_props
 
 GUEST_IP = "10.0.2.15"
 GW_IP = "10.0.2.2"
+# passt's own MAC in vhost-user mode (-M), the guest's dst_mac=.
+VU_MAC = "9a:55:9a:55:9a:55"
 PORT = 9000
 
 
-def argv(sock, tcp=None, udp=None):
+def argv(sock, tcp=None, udp=None, vhost_user=False):
     """passt's command line; tcp, udp: (host port, guest port) forwarded to
-    the guest, or None. The TCP port listens on the host's loopback only."""
+    the guest, or None. The TCP port listens on the host's loopback only.
+    vhost_user: passt's vhost-user mode on the same socket."""
     return [passtbin.path(), "-f", "-1", "-q", "-s", sock, "-a", GUEST_IP, "-n", "24", "-g", GW_IP,
             "-t", ("127.0.0.1/%d:%d" % tcp) if tcp else "none",
             "-u", ("%d:%d" % udp) if udp else "none",
-            "--no-dhcpv6", "--no-ndp", "--no-ra"]
+            "--no-dhcpv6", "--no-ndp", "--no-ra"] + \
+        (["--vhost-user", "-M", VU_MAC] if vhost_user else [])
 
 
 class Passt(iperf.IperfBackend, Backend):
     name = "passt"
     lossless = False
+    vhost_user = False
 
     def __init__(self, opts):
         super().__init__(opts)
@@ -58,7 +76,7 @@ class Passt(iperf.IperfBackend, Backend):
         self.session = session
         # passt drops root for nobody before binding: the socket lives in /tmp.
         self.sock = scratch.path(session, "passt", "%d.sock" % int(time.monotonic() * 1000))
-        self.proc = session.spawn(argv(self.sock, tcp, udp), name="passt",
+        self.proc = session.spawn(argv(self.sock, tcp, udp, self.vhost_user), name="passt",
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                   watch=session.DAEMON)
         deadline = time.monotonic() + 5
@@ -148,3 +166,30 @@ class Passt(iperf.IperfBackend, Backend):
         else:
             out.update(tx_packets=res["packets"], tx_bytes=res["bytes"])
         return out
+
+
+class PasstVhostUser(Passt):
+    name = "passt-vhost-user"
+    vhost_user = True
+    needs_shared_mem = True
+
+    def check(self):
+        super().check()
+        binary = passtbin.path()
+        if not passtbin.has_vhost_user(binary):
+            raise missing("passt-vhost-user: %s has no --vhost-user (passt 2024_11_27 and "
+                          "newer); %s" % (passtbin.describe(binary), passtbin.MAKE_PASST))
+
+    def nics(self, index):
+        return [vhostpeer.vhost_nic(self.opts, index)]
+
+    def guest_config(self, index):
+        return super().guest_config(index) + ["dst_mac=" + VU_MAC]
+
+    def qemu_extra(self, index):
+        # passt refuses a legacy device ("virtio legacy devices aren't
+        # supported by passt"): microvm's virtio-mmio is version 1 unless
+        # told otherwise (virtio 1.2 s4.2.4).
+        modern = ["-global", "virtio-mmio.force-legacy=false"] \
+            if self.opts.machine == "microvm" else []
+        return ["-chardev", "socket,id=vu%d,path=%s" % (index, self.sock)] + modern

@@ -158,8 +158,9 @@ def case_result(opts, name, rep, status, killed, wall_s):
             "guest": {k: g.get(k) for k in ("status", "needs_reset", "failed", "features_ok",
                                             "used", "bufs", "features", "restart", "sent",
                                             "completed", "build", "needs", "offered", "ack")},
-            "host": {k: o[k] for k in ("run_status", "qemu_status", "signal", "qemu_errors",
-                                       "qemu_pct", "vcpu_pct", "backend_pct", "host_frames")},
+            "host": {k: o[k] for k in ("run_status", "qemu_status", "signal", "killed_by_runner",
+                                       "qemu_errors", "qemu_pct", "vcpu_pct", "backend_pct",
+                                       "host_frames")},
             "wall_s": round(wall_s, 2), "command": repro(run_argv(opts, name))}
 
 

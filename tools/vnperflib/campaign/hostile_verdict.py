@@ -56,11 +56,15 @@ def outcome(rep, status, killed):
     g = rep.sender or result.GuestReport()
     roles = (rep.cpu.roles if rep.cpu is not None else None) or {}
     qs = g.qemu_status
+    # A signal the runner sent (timeout, or the backend died first) is
+    # not QEMU's crash.
+    by_runner = bool(g.timed_out or g.stopped)
     return {
         "run_status": status,
         "killed": killed,
         "qemu_status": qs,
         "signal": signal.Signals(-qs).name if isinstance(qs, int) and qs < 0 else None,
+        "killed_by_runner": by_runner,
         "qemu_errors": qemu_errors(g.stderr_tail),
         "guest": hostile_line(g.console_tail or []),
         "qemu_pct": max([roles[r].pct or 0.0 for r in QEMU_ROLES if r in roles] or [0.0]),
@@ -74,7 +78,7 @@ def outcome(rep, status, killed):
 
 def _host_end(o):
     """crashed, with why, when QEMU or the backend died; else None."""
-    if o["signal"]:
+    if o["signal"] and not o["killed_by_runner"]:
         return "QEMU killed by %s" % o["signal"]
     if o["run_status"] == exitcodes.RUNNER_NO_GUEST_EXIT:
         return "QEMU ended without a guest exit (status %s)" % o["qemu_status"]

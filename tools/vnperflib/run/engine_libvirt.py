@@ -39,6 +39,9 @@ WHY_NOT = {
     "hub": domxml.NO_INTERFACE["hubport"],
     "user": domxml.NO_INTERFACE["user"],
     "passt": domxml.NO_INTERFACE["stream"],
+    "passt-vhost-user": "the runner's passt in vhost-user mode runs with --engine qemu only "
+                        "(libvirt's own, <interface type='vhostuser'><backend type='passt'/>, "
+                        "needs libvirt 11.1)",
     "tap": domxml.NO_INTERFACE["tap"],
     "vhost-net": domxml.NO_INTERFACE["tap"],
 }

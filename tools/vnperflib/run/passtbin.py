@@ -2,7 +2,9 @@
 `make passt` builds Debian trixie's passt into build/passt/passt
 (tools/fetch-passt.sh); the runner prefers it to the machine's. Bookworm's
 passt 0.0~git20230309 stalls lwIP's TCP (docs/lwip.md), so the stream
-(app=iperf) needs a passt at least as new as STREAM_MIN."""
+(app=iperf) needs a passt at least as new as STREAM_MIN. passt's
+vhost-user mode (`--vhost-user`, passt 2024_11_27 on; the passt-vhost-user
+backend) is known from its --help."""
 
 import functools
 import os
@@ -57,6 +59,15 @@ def version(binary):
     if own is None and os.path.realpath(binary) == SYSTEM_PASST:
         return versions.package_version("passt")
     return own
+
+
+@functools.lru_cache(maxsize=None)
+def has_vhost_user(binary):
+    """Whether this passt has a vhost-user mode: its --help names
+    --vhost-user (bookworm's does not, trixie's does). Older passts end
+    --help with status 1: only the text counts."""
+    out = run_quiet(["stdbuf", "-oL", binary, "--help"], timeout=10)[1]
+    return re.search(r"^\s*--vhost-user\b", out, re.M) is not None
 
 
 def describe(binary=None):

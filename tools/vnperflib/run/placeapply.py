@@ -7,6 +7,7 @@ import os
 
 from .. import topologies
 from ..backends import testpmd, vhostpeer
+from ..topologies.host import PASST
 from . import placement
 
 # The guest config word the plan may choose (docs/config.md).
@@ -53,7 +54,7 @@ def _peers(opts):
         return ["peer", "peer1"] if app == "fwd" else ["peer"]
     if opts.backend in ("tap", "vhost-net"):
         return ["rrserver"] if app == "rr" else ["peer"] if app in ("sink", "reflect") else []
-    if opts.backend == "passt":
+    if opts.backend in PASST:
         return ["peer"]
     return []
 
@@ -77,7 +78,7 @@ def threads_for(opts):
     if b == "vhost-net":
         return placement.threads(n, ["vhost%d" % i for i in range(q)], backend_main=False,
                                  peers=_peers(opts))
-    if b == "passt":
+    if b in PASST:
         return placement.threads(n, ["passt"], backend_main=False, peers=_peers(opts))
     return placement.threads(n, peers=_peers(opts))
 

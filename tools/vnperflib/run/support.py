@@ -6,6 +6,7 @@ no backend, no KVM probe); docs/runner-run.md's table is `vnperf support
 
 from .. import backends, topologies
 from ..backends import testpmd, vhostpeer
+from ..topologies.host import PASST
 from ..errors import usage
 from . import identity, passtbin, qemucmd
 
@@ -104,7 +105,7 @@ def host_refusal(app, backend):
     """None when this host can run what the runner supports of app over
     backend; else one line why not: the stream over a passt too old to
     carry it (passtbin.py)."""
-    if app == "iperf" and backend == "passt":
+    if app == "iperf" and backend in PASST:
         return passtbin.stream_refusal(passtbin.path(), PASST_STREAM)
     return None
 
@@ -182,7 +183,7 @@ def ip6_refusal(opts, p, topo):
     if opts.tap or opts.bridge:
         return "--ip6: the runner puts no IPv6 address on your own tap or bridge (give " \
             "ip6= and dst_ip6= after -- without --ip6)"
-    if opts.backend == "passt":
+    if opts.backend in PASST:
         return "--ip6: passt's IPv6 copies this host's own global address and route, which " \
             "a run cannot count on (tap, vhost-net or user)"
     if opts.backend not in IP6_BACKENDS:
