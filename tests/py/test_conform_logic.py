@@ -290,4 +290,4 @@ def test_unknown_backend_refused_before_the_probe_boot():
     assert p.returncode == exitcodes.RUNNER_USAGE
     assert p.stderr.splitlines() == [
         "vnperf: unknown backend 'nosuch': one of none, dgram, socket, hub, user, tap, "
-        "vhost-net, vhost-user, passt"]
+        "vhost-net, vhost-user, passt, passt-vhost-user"]
