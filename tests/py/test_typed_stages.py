@@ -27,6 +27,7 @@ class Guest:
     argv = ["qemu-system-x86_64", "-machine", "microvm"]
     qemu_status = guest_code = 0
     timed_out = False
+    stopped = False
     proc = object()
     wall_s, t_ready = 2.5, 0.2
 
