@@ -160,8 +160,10 @@ int hostile_p_chain_loop(struct hostile_env *e)
 
 /* A packed table (s2.8.7: side by side, len/16 of them) of header and
  * frame behind the descriptor at the next index, len bytes, with flags
- * added to it (NEXT: a frame descriptor follows it in the ring); hflags:
- * the header entry's flags; nested: the frame entry a table of its own. */
+ * added to it (NEXT: a frame descriptor follows it in the ring, available
+ * too, so a device that ignores the NEXT takes it as a buffer of its own:
+ * two frames may reach the wire); hflags: the header entry's flags;
+ * nested: the frame entry a table of its own. */
 static int pindirect(struct hostile_env *e, uint32_t len, uint16_t flags, uint16_t hflags,
                      bool nested)
 {
@@ -180,7 +182,7 @@ static int pindirect(struct hostile_env *e, uint32_t len, uint16_t flags, uint16
         r = pwrite(e, at, (uintptr_t)e->ptab, len, id,
                    (uint16_t)(VIRTQ_RAW_F_INDIRECT | flags | on_lap(e, 0, at)));
     if (!r)
-        e->bufs++;
+        e->bufs += (flags & VIRTQ_RAW_F_NEXT) ? 2u : 1u;
     return r;
 }
 

@@ -184,6 +184,25 @@ static void test_packed_cases_break_exactly_their_rule(void **state)
     assert_true(ran >= 2 * 3 * 14);
 }
 
+/* bufs: the frames a packed case may put on the wire, for the host's
+ * count: none where nothing is available, two for two buffers, and two
+ * where a device that ignores a NEXT it must not meet sees two. */
+static void test_packed_cases_count_what_may_reach_the_wire(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        uint16_t bufs;
+    } want[] = {{"packed_wrap_wrong", 0}, {"packed_flags_used", 0}, {"packed_id_twice", 2},
+                {"packed_ind_next", 2},   {"packed_chain_wrap", 1}, {"packed_ind_len0", 1}};
+    for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        struct fix *f = pfix_new(16, 5);
+        assert_int_equal(named(want[i].name)->build(&f->e), 0);
+        if (f->e.bufs != want[i].bufs)
+            fail_msg("%s: bufs %u, not %u", want[i].name, f->e.bufs, want[i].bufs);
+    }
+}
+
 /* The raw writes refuse the other format and a position past the ring:
  * a packed case on a split queue writes nothing, a split one on a packed
  * queue neither. */
@@ -450,6 +469,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_ring_cases_break_exactly_their_rule, teardown),
         cmocka_unit_test_teardown(test_packed_cases_break_exactly_their_rule, teardown),
+        cmocka_unit_test_teardown(test_packed_cases_count_what_may_reach_the_wire, teardown),
         cmocka_unit_test_teardown(test_raw_writes_keep_to_their_format, teardown),
         cmocka_unit_test_teardown(test_every_violation_has_a_case, teardown),
         cmocka_unit_test_teardown(test_ctrl_cases_break_exactly_their_rule, teardown),
