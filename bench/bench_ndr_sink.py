@@ -14,7 +14,7 @@ The sender is the paced host peer: straight on dgram, socket, tap and
 passt; over vhost-user vnperf-peer-dpdk on the guest's own port (or with
 `--feeder testpmd` the socket peer through a tap port that testpmd forwards
 to the guest's port), the same path for both guests (the flat-out trial
-too: search_run.FLAT_OUT). `--queue-size` sets QEMU's rx/tx queue size
+too: ndr_trial.FLAT_OUT). `--queue-size` sets QEMU's rx/tx queue size
 for both guests (each driver takes the device's size); over dgram
 `--sock-rcvbuf` gives both guests' QEMU a UDP socket the runner made with
 that receive buffer (the header says which socket). `--notify poll,hybrid` runs one vnperf
@@ -41,7 +41,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import linuxguest  # noqa: E402
 from vnperflib import result
-from vnperflib.campaign import search, search_run
+from vnperflib.campaign import search, ndr_trial
 from vnperflib.analysis import stats  # noqa: E402
 from vnperflib.errors import RunnerError  # noqa: E402
 from vnperflib.report.tables import fmt_num, table  # noqa: E402
@@ -108,7 +108,7 @@ def linux_result_trial(res):
     peer = (res.get("host") or {}).get("peer") or {}
     return {"status": res["status"], "why": res.get("why"), "sent": whole(res.get("sent")),
             "received": whole(res.get("rx_packets")),
-            "achieved_pps": search_run.sender_pps(result.RunResult(host={"peer": peer})),
+            "achieved_pps": ndr_trial.sender_pps(result.RunResult(host={"peer": peer})),
             "where": "; ".join(["eth0 rx_dropped %s, missed %s" % (
                 res.get("rx_dropped"), res.get("rx_missed_errors"))] + host_drops(res)),
             "cpu_pct": res.get("cpu_total_pct"), "cpu_roles": res.get("cpu_pct")}
@@ -119,7 +119,7 @@ def linux_trial(o):
     def trial(target, kind):
         return linux_result_trial(linuxguest.make_run(
             "rx", o.backend, machine="microvm", duration=o.duration, size=o.size,
-            rate=search_run.FLAT_OUT if target is None else str(target),
+            rate=ndr_trial.FLAT_OUT if target is None else str(target),
             feeder=o.feeder, queue_size=o.queue_size, sock_rcvbuf=o.sock_rcvbuf).execute())
     return trial
 
@@ -210,7 +210,7 @@ def check(ap, o):
     if o.aa == "linux" and o.words:
         ap.error("--aa linux: guest words go to vnperf only")
     try:
-        res, relative = search_run.parse_resolution(o.resolution)
+        res, relative = ndr_trial.parse_resolution(o.resolution)
         o.spec = search.Spec(resolution=res, relative=relative)
     except (RunnerError, ValueError) as e:
         ap.error("--resolution %s: %s" % (o.resolution, getattr(e, "line", e)))
@@ -287,7 +287,7 @@ def render(o, found, out):
                      " ".join(str(len(x["trials"])) for x in rs)])
     base = list(found)[-1]
     lines = ["zero-loss RX, %s, %d-byte frames (%s with FCS), %d s trials, resolution %s, %s" % (
-        o.backend, o.size, search_run.rfc2544_label(o.size), o.duration, o.resolution,
+        o.backend, o.size, ndr_trial.rfc2544_label(o.size), o.duration, o.resolution,
         rcvbuf_text(o)),
         table(["guest", "ok", "NDR pps", "min-max", "offered", "forwarded", "trials"], rows)]
     for name, v in out["vs"].items():

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from vnpy import run_opts, run_vnperf
-from vnperflib.campaign import compare, search, search_run, sweep
+from vnperflib.campaign import compare, search, ndr_trial, sweep
 from vnperflib import exitcodes, result
 from vnperflib.report import resultsdir
 from vnperflib.errors import RunnerError
@@ -18,16 +18,16 @@ from vnperflib.errors import RunnerError
 @pytest.mark.parametrize("text,pct", [("ndr", 0.0), ("NDR", 0.0), ("pdr=0.5%", 0.5),
                                       ("pdr=2", 2.0)])
 def test_search_modes(text, pct):
-    assert search_run.parse_search(text) == pct
+    assert ndr_trial.parse_search(text) == pct
 
 
 @pytest.mark.parametrize("fn,text", [
-    (search_run.parse_search, "pdr=0"), (search_run.parse_search, "pdr=100%"),
-    (search_run.parse_search, "rfc"), (search_run.parse_resolution, "0%"),
-    (search_run.parse_resolution, "100%"), (search_run.parse_resolution, "0.5"),
-    (search_run.parse_resolution, "x"), (search_run.parse_latency_at, "0,50"),
-    (search_run.parse_latency_at, "101"), (search_run.parse_sizes, "64,0"),
-    (search_run.parse_sizes, "64,64"), (search_run.parse_sizes, "jumbo")])
+    (ndr_trial.parse_search, "pdr=0"), (ndr_trial.parse_search, "pdr=100%"),
+    (ndr_trial.parse_search, "rfc"), (ndr_trial.parse_resolution, "0%"),
+    (ndr_trial.parse_resolution, "100%"), (ndr_trial.parse_resolution, "0.5"),
+    (ndr_trial.parse_resolution, "x"), (ndr_trial.parse_latency_at, "0,50"),
+    (ndr_trial.parse_latency_at, "101"), (ndr_trial.parse_sizes, "64,0"),
+    (ndr_trial.parse_sizes, "64,64"), (ndr_trial.parse_sizes, "jumbo")])
 def test_bad_search_options(fn, text):
     with pytest.raises(RunnerError) as e:
         fn(text)
@@ -35,12 +35,12 @@ def test_bad_search_options(fn, text):
 
 
 def test_search_option_values():
-    assert search_run.parse_resolution("1%") == (0.01, True)
-    assert search_run.parse_resolution("5k") == (5000.0, False)
-    assert search_run.parse_latency_at("10,50,90,100") == [10, 50, 90, 100]
-    assert search_run.parse_latency_at("none") == []
-    assert search_run.parse_sizes(search_run.DEFAULT_SIZES)[0] == ("60", 60)
-    assert [search_run.rfc2544_label(s) for s in ("60", "1514", "imix")] == ["64", "1518",
+    assert ndr_trial.parse_resolution("1%") == (0.01, True)
+    assert ndr_trial.parse_resolution("5k") == (5000.0, False)
+    assert ndr_trial.parse_latency_at("10,50,90,100") == [10, 50, 90, 100]
+    assert ndr_trial.parse_latency_at("none") == []
+    assert ndr_trial.parse_sizes(ndr_trial.DEFAULT_SIZES)[0] == ("60", 60)
+    assert [ndr_trial.rfc2544_label(s) for s in ("60", "1514", "imix")] == ["64", "1518",
                                                                              "imix"]
 
 
@@ -56,7 +56,7 @@ def sink_report(sent, got, pps, status=0, why="ok"):
 
 
 def test_trial_from_a_sink_report():
-    t = search_run.trial_from_report(
+    t = ndr_trial.trial_from_report(
         result.RunResult.from_dict(sink_report(1000, 990, 2000.0)))
     assert (t["sent"], t["received"], t["counted"]) == (1000, 990, "host->guest")
     assert t["achieved_pps"] == 2000.0 and t["latency"] is None
@@ -72,7 +72,7 @@ def test_trial_from_a_pvp_report_with_a_gen_tester():
                                   "rx": {"packets": 997, "p50_us": 20.0, "p99_us": 80.0,
                                          "p999_us": 90.0, "max_us": 100.0}}}],
            "counts": {"directions": {"end to end": {"sent": 1003, "received": 997}}}}
-    t = search_run.trial_from_report(result.RunResult.from_dict(rep))
+    t = ndr_trial.trial_from_report(result.RunResult.from_dict(rep))
     # gen's own drops on a full TX ring were offered and never delivered:
     # the counts have them in sent already (counted once, not twice).
     assert (t["sent"], t["received"], t["achieved_pps"]) == (1003, 997, 4990.5)
@@ -92,7 +92,7 @@ class FakeRuns:
         if len(self.rates) == self.fail_at:
             return result.RunResult.from_dict({"status": 68, "why": "testpmd died (status 139)",
                                                "guests": [], "host": {}, "counts": {}})
-        pps = self.flat_out if opts.rate == search_run.FLAT_OUT else float(opts.rate)
+        pps = self.flat_out if opts.rate == ndr_trial.FLAT_OUT else float(opts.rate)
         sent = int(pps)
         got = sent if pps <= self.step else int(sent * self.step / pps)
         rep = sink_report(sent, got, pps)
@@ -110,11 +110,11 @@ def base_opts(**kw):
 def searched(tmp_path, monkeypatch, runs, name="a", latency_at=(10, 50, 100), base=None,
              log=None, **spec):
     monkeypatch.setattr(sweep, "run_point_once", runs)
-    axes = {"size": search_run.parse_sizes("60,1514")}
+    axes = {"size": ndr_trial.parse_sizes("60,1514")}
     base = base or base_opts()
-    out = search_run.Writer(str(tmp_path / name), {"size": ["60", "1514"]}, 1, {},
+    out = ndr_trial.Writer(str(tmp_path / name), {"size": ["60", "1514"]}, 1, {},
                             {"mode": "ndr", "latency_at": list(latency_at)})
-    status = search_run.run(base, axes, 1, out, None, search.Spec(**spec), list(latency_at),
+    status = ndr_trial.run(base, axes, 1, out, None, search.Spec(**spec), list(latency_at),
                             log=log or (lambda line: None))
     out.save()
     return status, out.results
@@ -149,9 +149,9 @@ def test_a_whole_search_records_every_trial(tmp_path, monkeypatch):
         head, row = f.read().strip().splitlines()[:2]
     assert head.split(",")[:5] == ["size", "runs_ok", "runs", "ndr_pps_median", "ndr_pps_min"]
     assert float(row.split(",")[3]) == s["rate_pps"]
-    table = search_run.render(res)
+    table = ndr_trial.render(res)
     assert table.splitlines()[0].split()[:4] == ["size", "rfc2544", "ok", "NDR"]
-    assert "trial" in search_run.render_trials(res).splitlines()[0]
+    assert "trial" in ndr_trial.render_trials(res).splitlines()[0]
 
 
 def test_a_dead_backend_stops_the_search_with_its_reason(tmp_path, monkeypatch):
@@ -160,7 +160,7 @@ def test_a_dead_backend_stops_the_search_with_its_reason(tmp_path, monkeypatch):
     s = res["points"][0]["searches"][0]
     assert s["status"] == search.STOPPED and "testpmd died (status 139)" in s["why"]
     assert res["points"][0]["ok"] == 0 and res["points"][0]["statuses"][0] == 68
-    assert "testpmd died" in search_run.render(res)
+    assert "testpmd died" in ndr_trial.render(res)
 
 
 def test_no_rate_has_its_own_status(tmp_path, monkeypatch):
@@ -204,7 +204,7 @@ def test_the_flat_out_trial_of_a_vhost_user_sink_is_the_fed_peer(monkeypatch):
         seen.append(testpmd.plan(opts))
         return result.RunResult.from_dict(sink_report(1000, 1000, 1000.0))
     monkeypatch.setattr(sweep, "run_point_once", run)
-    trials = search_run.Trials(base_opts(backend="vhost-user", size=60), None,
+    trials = ndr_trial.Trials(base_opts(backend="vhost-user", size=60), None,
                                lambda rep: "001.json", lambda line: None)
     trials(None, "max")
     trials(5000, "search")
@@ -225,7 +225,7 @@ def test_trials_print_no_sample_line_unless_asked(monkeypatch, config, want):
         return result.RunResult.from_dict(sink_report(1000, 1000, 1000.0))
     monkeypatch.setattr(sweep, "run_point_once", run)
     base = base_opts(config=list(config))
-    trials = search_run.Trials(base, None, lambda rep: "001.json", lambda line: None)
+    trials = ndr_trial.Trials(base, None, lambda rep: "001.json", lambda line: None)
     trials(None, "max")
     trials(5000, "search")
     assert seen == [want, want] and base.config == tuple(config)
@@ -248,10 +248,10 @@ def test_a_search_without_a_verified_rate_keeps_its_figures(tmp_path, monkeypatc
     assert (s["offered_pps"]["median"], s["trials"]["median"]) == (100000.0, 3)
     assert s["forwarded_pps"]["median"] == 31000.0
     assert s["unverified_pps"]["median"] == 31000.0
-    row = search_run.render(res).splitlines()[2].split()
+    row = ndr_trial.render(res).splitlines()[2].split()
     assert row[:8] == ["60", "64", "0/1", "-", "-", "100.000k", "31.000k", "3"], row
     assert "3 trials without a verified rate; highest passing trial 31.000k pps, not verified" in \
-        search_run.render(res)
+        ndr_trial.render(res)
     searched(tmp_path, monkeypatch, FakeRuns(step=31000), "b", resolution=500, relative=False)
     cmp = compare.compare(resultsdir.load(str(tmp_path / "b")),
                           resultsdir.load(str(tmp_path / "a")))
@@ -266,8 +266,8 @@ def test_the_unverified_rate_stays_below_a_failed_verification():
     result = {"loads": [t(None, "max", False), t(500, "search", True), t(750, "search", True),
                          t(750, "verify", False), t(600, "search", True),
                          t(700, "search", True, missed=True), t(650, "search", False)]}
-    assert search_run.best_unverified(result) == 600.0
-    assert search_run.best_unverified({"loads": [t(None, "max", False)]}) is None
+    assert ndr_trial.best_unverified(result) == 600.0
+    assert ndr_trial.best_unverified({"loads": [t(None, "max", False)]}) is None
 
 
 def test_latency_trials_over_a_sink_are_skipped_before_running(tmp_path, monkeypatch):
@@ -283,14 +283,14 @@ def test_latency_trials_over_a_sink_are_skipped_before_running(tmp_path, monkeyp
     # Only the search's own trials ran: flat out .. verification.
     assert len(runs.rates) == sum(len(p["searches"][0]["trials"]) for p in res["points"])
     assert all(p["searches"][0]["latency"] == [] for p in res["points"])
-    assert "latency: skipped, " + why in search_run.render(res)
+    assert "latency: skipped, " + why in ndr_trial.render(res)
 
 
 @pytest.mark.parametrize("kw,skipped", [
     (dict(topology="host", app="sink"), True), (dict(topology="guests", app="gen"), True),
     (dict(topology="pvp", app="fwd"), False), (dict(topology="pvvp", app="fwd"), False)])
 def test_which_searches_can_measure_latency(kw, skipped):
-    assert (search_run.latency_skip(base_opts(**kw)) is not None) == skipped
+    assert (ndr_trial.latency_skip(base_opts(**kw)) is not None) == skipped
 
 
 class StallingRuns(FakeRuns):
@@ -334,13 +334,13 @@ def test_a_search_of_loads_records_every_trial_and_each_load(tmp_path, monkeypat
     row = dict(zip(head, rows[2].split(",")))
     assert (row["passed"], row["load"], row["load_passed"]) == ("False", str(stalled["load"]),
                                                                "True")
-    table = search_run.render_trials(res).splitlines()
+    table = ndr_trial.render_trials(res).splitlines()
     assert table[0].split()[-1] == "load"
     assert table[2].split()[-3:] == ["fail", "1", "fail"]
     assert table[3].split()[-3:] == ["fail", "2", "pass"] and stalled["load"] == 2
     res["search"].update(trials_per_load=3, exceed_ratio=0.5)
     assert "each rate a load of up to 3 trials, failed when more than 1.5 of them lost " \
-        "frames" in search_run.render(res)
+        "frames" in ndr_trial.render(res)
     searched(tmp_path, monkeypatch, FakeRuns(step=62000), "b", resolution=500, relative=False,
              latency_at=())
     cmp = compare.compare(resultsdir.load(str(tmp_path / "k3")),
@@ -367,7 +367,7 @@ def pvp_flat_out(trial_runs, pps=1482000.0, sent=1489440, got=61407):
     pps, 61,407 of its 1,489,440 frames came back (95.9% lost)."""
     def runs(opts, resolver):
         trial_runs.append(opts.rate)
-        if opts.rate == search_run.FLAT_OUT:
+        if opts.rate == ndr_trial.FLAT_OUT:
             return result.RunResult.from_dict(sink_report(sent, got, pps))
         n = int(float(opts.rate))
         return result.RunResult.from_dict(sink_report(n, n if n <= 60000 else n // 2,
@@ -382,19 +382,19 @@ def test_flat_out_shows_the_offered_and_the_forwarded_rate(tmp_path, monkeypatch
     trial_runs = []
     status, res = searched(tmp_path, monkeypatch, pvp_flat_out(trial_runs), latency_at=(),
                            resolution=0.05, base=base_opts(topology="pvp", app="fwd"))
-    assert status == 0 and trial_runs[0] == search_run.FLAT_OUT
+    assert status == 0 and trial_runs[0] == ndr_trial.FLAT_OUT
     s = res["points"][0]["searches"][0]
     fwd = 1482000.0 * 61407 / 1489440
     assert s["offered_pps"] == 1482000.0 and s["forwarded_pps"] == pytest.approx(fwd)
     summ = res["points"][0]["summary"]
     assert summ["offered_pps"]["median"] == 1482000.0
     assert summ["forwarded_pps"]["median"] == pytest.approx(fwd)
-    lines = search_run.render(res).splitlines()
+    lines = ndr_trial.render(res).splitlines()
     head = lines[0].split()
     assert head[3:8] == ["NDR", "pps", "Gbit/s", "offered", "forwarded"], head
     row = lines[2].split()
     assert row[5:7] == ["1.482M", "61.100k"], row
-    assert "forwarded: what arrived of it" in search_run.render(res)
+    assert "forwarded: what arrived of it" in ndr_trial.render(res)
     with open(os.path.join(str(tmp_path / "a"), "results.csv")) as f:
         head, row = f.read().strip().splitlines()[:2]
     cols = dict(zip(head.split(","), row.split(",")))

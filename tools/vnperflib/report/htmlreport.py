@@ -385,7 +385,7 @@ def aa_section(results):
 
 
 def search_sections(results, runs):
-    from ..campaign import search_run
+    from ..campaign import ndr_trial
     spec = results.get("search") or {}
     mode = spec.get("mode") if spec.get("mode") in ("ndr", "pdr") else "ndr"
     names, keys = point_rows(results)
@@ -406,7 +406,7 @@ def search_sections(results, runs):
     tables = table(headers, rows, keys=len(names)) + para(
         "the rate found per point over its repeats (95%% CI: Student's t, none from one "
         "search); offered: the sender flat out; forwarded: what arrived of it; latency at "
-        "%d%% of the rate found" % search_run.LATENCY_MAIN)
+        "%d%% of the rate found" % ndr_trial.LATENCY_MAIN)
     if spec.get("latency_skipped"):
         tables += para("latency: skipped, %s" % spec["latency_skipped"])
     tables += heading("trials") + trials_table(results)
