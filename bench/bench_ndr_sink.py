@@ -41,7 +41,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 import linuxguest  # noqa: E402
 from vnperflib import result
-from vnperflib.campaign import search, ndr_trial
+from vnperflib.campaign import ndr_cli, ndr_trial, search
 from vnperflib.analysis import stats  # noqa: E402
 from vnperflib.errors import RunnerError  # noqa: E402
 from vnperflib.report.tables import fmt_num, table  # noqa: E402
@@ -210,7 +210,7 @@ def check(ap, o):
     if o.aa == "linux" and o.words:
         ap.error("--aa linux: guest words go to vnperf only")
     try:
-        res, relative = ndr_trial.parse_resolution(o.resolution)
+        res, relative = ndr_cli.parse_resolution(o.resolution)
         o.spec = search.Spec(resolution=res, relative=relative)
     except (RunnerError, ValueError) as e:
         ap.error("--resolution %s: %s" % (o.resolution, getattr(e, "line", e)))

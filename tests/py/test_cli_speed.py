@@ -28,7 +28,9 @@ REFUSALS = {"refusal": (REFUSAL, REFUSAL_LINE), "support": (SUPPORT, SUPPORT_LIN
 CASES = [["run", "--help"], REFUSAL, SUPPORT]
 IDS = ["help", "refusal", "support"]
 # Other commands' modules and the heavy libraries they bring.
-HEAVY_MODULES = ("campaign/sweep.py", "campaign/ndr_trial.py", "campaign/compare.py",
+HEAVY_MODULES = ("campaign/sweep.py", "campaign/ndr_cli.py", "campaign/ndr_loop.py",
+                 "campaign/ndr_trial.py", "campaign/ndr_write.py", "campaign/ndr_render.py",
+                 "campaign/compare.py",
                  "fleet/fleet.py", "run/doctor.py", "run/runner.py", "run/libvirtconn.py",
                  "report/plots.py", "report/htmlreport.py")
 HEAVY_LIBRARIES = ("matplotlib", "libvirt", "numpy")

@@ -9,7 +9,8 @@ import os
 import pytest
 
 from vnpy import run_opts, run_vnperf
-from vnperflib.campaign import compare, search, ndr_trial, sweep
+from vnperflib.campaign import (compare, ndr_cli, ndr_loop, ndr_render, ndr_trial, ndr_write,
+                                 search, sweep)
 from vnperflib import exitcodes, result
 from vnperflib.report import resultsdir
 from vnperflib.errors import RunnerError
@@ -18,16 +19,16 @@ from vnperflib.errors import RunnerError
 @pytest.mark.parametrize("text,pct", [("ndr", 0.0), ("NDR", 0.0), ("pdr=0.5%", 0.5),
                                       ("pdr=2", 2.0)])
 def test_search_modes(text, pct):
-    assert ndr_trial.parse_search(text) == pct
+    assert ndr_cli.parse_search(text) == pct
 
 
 @pytest.mark.parametrize("fn,text", [
-    (ndr_trial.parse_search, "pdr=0"), (ndr_trial.parse_search, "pdr=100%"),
-    (ndr_trial.parse_search, "rfc"), (ndr_trial.parse_resolution, "0%"),
-    (ndr_trial.parse_resolution, "100%"), (ndr_trial.parse_resolution, "0.5"),
-    (ndr_trial.parse_resolution, "x"), (ndr_trial.parse_latency_at, "0,50"),
-    (ndr_trial.parse_latency_at, "101"), (ndr_trial.parse_sizes, "64,0"),
-    (ndr_trial.parse_sizes, "64,64"), (ndr_trial.parse_sizes, "jumbo")])
+    (ndr_cli.parse_search, "pdr=0"), (ndr_cli.parse_search, "pdr=100%"),
+    (ndr_cli.parse_search, "rfc"), (ndr_cli.parse_resolution, "0%"),
+    (ndr_cli.parse_resolution, "100%"), (ndr_cli.parse_resolution, "0.5"),
+    (ndr_cli.parse_resolution, "x"), (ndr_cli.parse_latency_at, "0,50"),
+    (ndr_cli.parse_latency_at, "101"), (ndr_cli.parse_sizes, "64,0"),
+    (ndr_cli.parse_sizes, "64,64"), (ndr_cli.parse_sizes, "jumbo")])
 def test_bad_search_options(fn, text):
     with pytest.raises(RunnerError) as e:
         fn(text)
@@ -35,11 +36,11 @@ def test_bad_search_options(fn, text):
 
 
 def test_search_option_values():
-    assert ndr_trial.parse_resolution("1%") == (0.01, True)
-    assert ndr_trial.parse_resolution("5k") == (5000.0, False)
-    assert ndr_trial.parse_latency_at("10,50,90,100") == [10, 50, 90, 100]
-    assert ndr_trial.parse_latency_at("none") == []
-    assert ndr_trial.parse_sizes(ndr_trial.DEFAULT_SIZES)[0] == ("60", 60)
+    assert ndr_cli.parse_resolution("1%") == (0.01, True)
+    assert ndr_cli.parse_resolution("5k") == (5000.0, False)
+    assert ndr_cli.parse_latency_at("10,50,90,100") == [10, 50, 90, 100]
+    assert ndr_cli.parse_latency_at("none") == []
+    assert ndr_cli.parse_sizes(ndr_trial.DEFAULT_SIZES)[0] == ("60", 60)
     assert [ndr_trial.rfc2544_label(s) for s in ("60", "1514", "imix")] == ["64", "1518",
                                                                              "imix"]
 
@@ -110,11 +111,11 @@ def base_opts(**kw):
 def searched(tmp_path, monkeypatch, runs, name="a", latency_at=(10, 50, 100), base=None,
              log=None, **spec):
     monkeypatch.setattr(sweep, "run_point_once", runs)
-    axes = {"size": ndr_trial.parse_sizes("60,1514")}
+    axes = {"size": ndr_cli.parse_sizes("60,1514")}
     base = base or base_opts()
-    out = ndr_trial.Writer(str(tmp_path / name), {"size": ["60", "1514"]}, 1, {},
+    out = ndr_write.Writer(str(tmp_path / name), {"size": ["60", "1514"]}, 1, {},
                             {"mode": "ndr", "latency_at": list(latency_at)})
-    status = ndr_trial.run(base, axes, 1, out, None, search.Spec(**spec), list(latency_at),
+    status = ndr_loop.run(base, axes, 1, out, None, search.Spec(**spec), list(latency_at),
                             log=log or (lambda line: None))
     out.save()
     return status, out.results
@@ -149,9 +150,9 @@ def test_a_whole_search_records_every_trial(tmp_path, monkeypatch):
         head, row = f.read().strip().splitlines()[:2]
     assert head.split(",")[:5] == ["size", "runs_ok", "runs", "ndr_pps_median", "ndr_pps_min"]
     assert float(row.split(",")[3]) == s["rate_pps"]
-    table = ndr_trial.render(res)
+    table = ndr_render.render(res)
     assert table.splitlines()[0].split()[:4] == ["size", "rfc2544", "ok", "NDR"]
-    assert "trial" in ndr_trial.render_trials(res).splitlines()[0]
+    assert "trial" in ndr_render.render_trials(res).splitlines()[0]
 
 
 def test_a_dead_backend_stops_the_search_with_its_reason(tmp_path, monkeypatch):
@@ -160,7 +161,7 @@ def test_a_dead_backend_stops_the_search_with_its_reason(tmp_path, monkeypatch):
     s = res["points"][0]["searches"][0]
     assert s["status"] == search.STOPPED and "testpmd died (status 139)" in s["why"]
     assert res["points"][0]["ok"] == 0 and res["points"][0]["statuses"][0] == 68
-    assert "testpmd died" in ndr_trial.render(res)
+    assert "testpmd died" in ndr_render.render(res)
 
 
 def test_no_rate_has_its_own_status(tmp_path, monkeypatch):
@@ -248,10 +249,10 @@ def test_a_search_without_a_verified_rate_keeps_its_figures(tmp_path, monkeypatc
     assert (s["offered_pps"]["median"], s["trials"]["median"]) == (100000.0, 3)
     assert s["forwarded_pps"]["median"] == 31000.0
     assert s["unverified_pps"]["median"] == 31000.0
-    row = ndr_trial.render(res).splitlines()[2].split()
+    row = ndr_render.render(res).splitlines()[2].split()
     assert row[:8] == ["60", "64", "0/1", "-", "-", "100.000k", "31.000k", "3"], row
     assert "3 trials without a verified rate; highest passing trial 31.000k pps, not verified" in \
-        ndr_trial.render(res)
+        ndr_render.render(res)
     searched(tmp_path, monkeypatch, FakeRuns(step=31000), "b", resolution=500, relative=False)
     cmp = compare.compare(resultsdir.load(str(tmp_path / "b")),
                           resultsdir.load(str(tmp_path / "a")))
@@ -283,7 +284,7 @@ def test_latency_trials_over_a_sink_are_skipped_before_running(tmp_path, monkeyp
     # Only the search's own trials ran: flat out .. verification.
     assert len(runs.rates) == sum(len(p["searches"][0]["trials"]) for p in res["points"])
     assert all(p["searches"][0]["latency"] == [] for p in res["points"])
-    assert "latency: skipped, " + why in ndr_trial.render(res)
+    assert "latency: skipped, " + why in ndr_render.render(res)
 
 
 @pytest.mark.parametrize("kw,skipped", [
@@ -334,13 +335,13 @@ def test_a_search_of_loads_records_every_trial_and_each_load(tmp_path, monkeypat
     row = dict(zip(head, rows[2].split(",")))
     assert (row["passed"], row["load"], row["load_passed"]) == ("False", str(stalled["load"]),
                                                                "True")
-    table = ndr_trial.render_trials(res).splitlines()
+    table = ndr_render.render_trials(res).splitlines()
     assert table[0].split()[-1] == "load"
     assert table[2].split()[-3:] == ["fail", "1", "fail"]
     assert table[3].split()[-3:] == ["fail", "2", "pass"] and stalled["load"] == 2
     res["search"].update(trials_per_load=3, exceed_ratio=0.5)
     assert "each rate a load of up to 3 trials, failed when more than 1.5 of them lost " \
-        "frames" in ndr_trial.render(res)
+        "frames" in ndr_render.render(res)
     searched(tmp_path, monkeypatch, FakeRuns(step=62000), "b", resolution=500, relative=False,
              latency_at=())
     cmp = compare.compare(resultsdir.load(str(tmp_path / "k3")),
@@ -389,12 +390,12 @@ def test_flat_out_shows_the_offered_and_the_forwarded_rate(tmp_path, monkeypatch
     summ = res["points"][0]["summary"]
     assert summ["offered_pps"]["median"] == 1482000.0
     assert summ["forwarded_pps"]["median"] == pytest.approx(fwd)
-    lines = ndr_trial.render(res).splitlines()
+    lines = ndr_render.render(res).splitlines()
     head = lines[0].split()
     assert head[3:8] == ["NDR", "pps", "Gbit/s", "offered", "forwarded"], head
     row = lines[2].split()
     assert row[5:7] == ["1.482M", "61.100k"], row
-    assert "forwarded: what arrived of it" in ndr_trial.render(res)
+    assert "forwarded: what arrived of it" in ndr_render.render(res)
     with open(os.path.join(str(tmp_path / "a"), "results.csv")) as f:
         head, row = f.read().strip().splitlines()[:2]
     cols = dict(zip(head.split(","), row.split(",")))

@@ -29,7 +29,7 @@ FLEET = (result.FleetResult, result.FleetInstance, result.FleetFailure, result.G
 # typed classes of what they read)
 RENDERERS = (
     ("report/plots.py", None, SWEEP),
-    ("campaign/ndr_trial.py", ("render", "render_trials", "_median"), SWEEP),
+    ("campaign/ndr_render.py", ("render", "render_trials", "_median"), SWEEP),
     ("campaign/sweep.py", ("render", "columns", "guest_only_note"), SWEEP),
     ("report/htmlreport.py", ("sweep_figures",), SWEEP),
     ("fleet/fleetreport.py", ("render", "_summary_row"), FLEET),

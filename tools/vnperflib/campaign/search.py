@@ -1,7 +1,7 @@
 """RFC 2544 throughput search (s26.1): the highest rate at which the device
 under test loses no frame (NDR), or at most a stated share of them (PDR).
 
-Pure logic: the trials are run by a function the caller gives (search_run.py
+Pure logic: the trials are run by a function the caller gives (ndr_trial.py
 boots a guest per trial; the tests give a simulated device). One trial at
 the sender's flat-out rate measures the ceiling, and what came through
 it is tried first (with one resolution above it); then a binary search
