@@ -23,6 +23,9 @@ from vnperflib import result
 LIB = os.path.join(vnpy.ROOT, "tools", "vnperflib")
 
 SWEEP = (result.SweepResult, result.Point, result.Summary)
+# A comparison (compare.json): its rows' failed runs are keyed by side
+# ("a", "b"), which a Cell and the Comparison name as fields too.
+COMPARE = (result.Comparison, result.Row, result.Cell, result.Side)
 FLEET = (result.FleetResult, result.FleetInstance, result.FleetFailure, result.GroupSummary,
          result.Metrics)
 # (module, functions scanned (None: every function of the module), the
@@ -31,7 +34,14 @@ RENDERERS = (
     ("report/plots.py", None, SWEEP),
     ("campaign/ndr_render.py", ("render", "render_trials", "_median"), SWEEP),
     ("campaign/sweep.py", ("render", "columns", "guest_only_note"), SWEEP),
-    ("report/htmlreport.py", ("sweep_figures",), SWEEP),
+    ("report/htmlreport.py", ("sweep_figures", "point_rows", "point_at", "identity_section",
+                              "runs_counts", "runs_verdicts", "status_line", "sweep_sections",
+                              "median_cell", "aa_section", "search_sections", "sweep_median",
+                              "trials_table", "search_verdict", "mean_ci", "ci_cells",
+                              "read_runs"), SWEEP),
+    ("report/htmlreport.py", ("compare_table", "compare_sections", "change_figure",
+                              "failed_runs", "compare_counts", "named_cells",
+                              "compare_verdict"), COMPARE),
     ("fleet/fleetreport.py", ("render", "_summary_row"), FLEET),
 )
 
@@ -42,7 +52,8 @@ def field_names(typed=SWEEP):
     names = set()
     for cls in typed:
         names |= {f.name for f in dataclasses.fields(cls)}
-    return names - {"extra", "keys"} - ({"directory", "status"} if typed is SWEEP else set())
+    return names - {"extra", "keys"} - ({"directory", "status"} if typed is SWEEP else set()) \
+        - ({"a", "b"} if typed is COMPARE else set())
 
 
 def constant_key(node):
@@ -78,6 +89,8 @@ def dict_reads(path, functions, names):
 def test_the_renderers_read_typed_fields():
     assert {"points", "summary", "median", "params", "axes"} <= field_names(SWEEP)
     assert {"instances", "groups", "aggregate", "metrics", "pps", "why"} <= field_names(FLEET)
+    assert {"rows", "columns", "significant", "pct", "a_n", "tests", "sides", "label"} <= \
+        field_names(COMPARE)
     found = [x for path, fns, typed in RENDERERS
              for x in dict_reads(path, fns, field_names(typed))]
     assert not found, "reads of a typed result's field by key (use the attribute): " + \
@@ -116,6 +129,8 @@ READERS = tuple((m, None) for m in BUILDERS) + (
     ("campaign/hostile_verdict.py", ("outcome", "_host_frames")),
     ("campaign/conform.py", ("boot",)),
     ("campaign/conform_checks.py", ("vnet_of", "_console", "_traffic", "_uso")),
+    ("report/htmlreport.py", ("run_sections", "direction_rows", "bottleneck_text",
+                              "run_status", "cpu_figure", "runs_counts", "runs_verdicts")),
     ("fleet/fleetreport.py", ("instance_report", "pair_counts", "_pair_loss", "summarize",
                               "_with_pair", "build", "status_of", "finish", "write_results",
                               "fleet_identity")),

@@ -501,6 +501,8 @@ class SweepResult(Record):
     order: str = None
     seed: int = None
     search: Mapping = None          # an ndr search's spec (mode, trials per load, ...)
+    vnperf_search: int = None       # an ndr search's results.json (its format)
+    aa: Mapping = None              # a --aa sweep's A/A calibration
     # Not in results.json: where it was read, and (the API's) the status
     # the command returned.
     directory: str = field(default=None, compare=False, metadata={"json": False})
@@ -542,6 +544,12 @@ class Cell(Record):
     ci_pct: Optional[tuple] = None
     significant: Optional[bool] = None
     mde_pct: Optional[float] = None
+    a_mean: Optional[float] = None
+    b_mean: Optional[float] = None
+    a_n: Optional[int] = None
+    b_n: Optional[int] = None
+    se_pct: Optional[float] = None
+    df: Optional[float] = None
     extra: Mapping = _extra()
     keys: tuple = _keys()
 
@@ -559,10 +567,22 @@ class Row(Record):
 
 
 @dataclass(frozen=True)
+class Side(Record):
+    """One side of a saved comparison (compare.json's sides): its label
+    (the path and the points selected) and the parameters its points
+    share."""
+    label: str = None
+    identity: Mapping = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
 class Comparison(Record):
     """`vnperf compare --json` (vnperf_compare 3): rows, the average over
-    them, and what A and B differ in."""
-    NESTED = {"rows": ("list", Row), "average": ("map", Cell)}
+    them, and what A and B differ in; saved (--out), also both paths and
+    sides."""
+    NESTED = {"rows": ("list", Row), "average": ("map", Cell), "sides": ("map", Side)}
     TUPLES = ("key", "columns", "ab", "same", "only_a", "only_b")
     vnperf_compare: int = None
     key: tuple = ()
@@ -576,6 +596,12 @@ class Comparison(Record):
     only_b: tuple = ()
     test: str = None
     alpha: float = None
+    tests: int = None               # the cells tested (Holm's correction over them)
+    mde_alpha: float = None
+    mde_power: float = None
+    a: str = None                   # the results directories compared
+    b: str = None
+    sides: Mapping = None           # {"a" | "b": Side}
     extra: Mapping = _extra()
     keys: tuple = _keys()
 

@@ -166,10 +166,10 @@ def common_identity(idents, skip=()):
 
 
 def mean_ci(s):
-    """(mean, 95% CI low, high) of a summary's values (format 2 keeps
-    them, resultsdir.parse checked them); None for fewer than two or
-    none kept."""
-    vals = (s or {}).get("values") or ()
+    """(mean, 95% CI low, high) of a summary's values (a result.Summary or
+    its JSON object; format 2 keeps them, resultsdir.parse checked them);
+    None for fewer than two or none kept."""
+    vals = (result.Summary.from_dict(s).values if s else None) or ()
     if len(vals) < 2:
         return None
     m, n = stats.mean(vals), len(vals)
@@ -178,20 +178,21 @@ def mean_ci(s):
 
 
 def ci_cells(s, scale=1.0, fmt=None):
-    """median, mean, 95% CI and n of a summary as table cells."""
+    """median, mean, 95% CI and n of a summary (result.Summary) as table
+    cells."""
     show = (lambda v: fmt % (v * scale)) if fmt else (lambda v: fmt_num(v * scale))
     if not s:
         return ["-", "-", "-", "0"]
     ci = mean_ci(s)
-    return [show(s["median"]), show(s["mean"]),
-            "%s..%s" % (show(ci[1]), show(ci[2])) if ci else "-", str(s["n"])]
+    return [show(s.median), show(s.mean),
+            "%s..%s" % (show(ci[1]), show(ci[2])) if ci else "-", str(s.n)]
 
 
 def direction_rows(rep, prefix=()):
     """A run's (result.RunResult) count directions: [prefix + (direction,
     sent, received, lost, loss%, verdict, why)]."""
     dirs = (rep.counts.directions if rep.counts else None) or {}
-    return [list(prefix) + [name, d.sent, d.received, d.lost, _pct(d.extra.get("loss_pct")),
+    return [list(prefix) + [name, d.sent, d.received, d.lost, _pct(d.loss_pct),
                             d.verdict, d.why] for name, d in dirs.items()]
 
 
@@ -263,22 +264,27 @@ def cpu_figure(plt, rep):
     return [("host CPU per role, % of the run", fig)]
 
 
-# ---- a sweep and a search (results.json)
+# ---- a sweep and a search (results.json, a result.SweepResult)
 
 def point_rows(results):
     """Per point: its axis values."""
-    names = list(results["axes"])
-    return names, [[p["params"].get(n) for n in names] for p in results["points"]]
+    names = list(results.axes)
+    return names, [[p.params.get(n) for n in names] for p in results.points]
+
+
+def point_at(names, p):
+    """A point as its axes' values name it ("size=64 queues=2")."""
+    return " ".join("%s=%s" % (n, p.params.get(n)) for n in names)
 
 
 def identity_section(results, extra=()):
-    names = list(results["axes"])
-    idents = [p.get("identity") or {} for p in results["points"]]
-    info = [("command", " ".join(map(str, results.get("argv") or ()))),
-            ("time", results.get("time")), ("repeat", results.get("repeat")),
-            ("order", results.get("order"))] + list(extra)
-    info += [("axis " + n, ", ".join(map(str, results["axes"][n]))) for n in names]
-    info += [("fixed " + k, v) for k, v in sorted((results.get("fixed") or {}).items())]
+    names = list(results.axes)
+    idents = [p.identity or {} for p in results.points]
+    info = [("command", " ".join(map(str, results.argv or ()))),
+            ("time", results.time), ("repeat", results.repeat),
+            ("order", results.order)] + list(extra)
+    info += [("axis " + n, ", ".join(map(str, results.axes[n]))) for n in names]
+    info += [("fixed " + k, v) for k, v in sorted((results.fixed or {}).items())]
     common = common_identity([i for i in idents if i], skip=names)
     return kv([(k, v) for k, v in info if v is not None]) + heading(
         "identity every point shares") + (kv(common, IDENT_ACROSS) if common else para(
@@ -287,11 +293,11 @@ def identity_section(results, extra=()):
 
 def runs_counts(results, runs):
     """Every run's both-side counts: (point, run, status, direction...)."""
-    names = list(results["axes"])
+    names = list(results.axes)
     rows, classes = [], []
-    for p in results["points"]:
-        at = " ".join("%s=%s" % (n, p["params"].get(n)) for n in names)
-        for name in p.get("runs") or ():
+    for p in results.points:
+        at = point_at(names, p)
+        for name in p.runs or ():
             rep = runs.get(name)
             if not isinstance(rep, result.RunResult):
                 rows.append([at, name, "-", "-", "-", "-", "-", "-", "-", rep or "missing"])
@@ -308,11 +314,11 @@ def runs_counts(results, runs):
 
 
 def runs_verdicts(results, runs):
-    names = list(results["axes"])
+    names = list(results.axes)
     rows = []
-    for p in results["points"]:
-        at = " ".join("%s=%s" % (n, p["params"].get(n)) for n in names)
-        for name in p.get("runs") or ():
+    for p in results.points:
+        at = point_at(names, p)
+        for name in p.runs or ():
             rep = runs.get(name)
             if isinstance(rep, result.RunResult):
                 rows.append([at, name, run_status(rep), bottleneck_text(rep)])
@@ -320,25 +326,25 @@ def runs_verdicts(results, runs):
 
 
 def status_line(results):
-    st = [s for p in results["points"] for s in p.get("statuses") or ()]
+    st = [s for p in results.points for s in p.statuses or ()]
     bad = [s for s in st if s != 0]
-    return "%d of %d %s passed%s" % (len(st) - len(bad), len(st), "runs" if "vnperf_search"
-                                     not in results else "searches",
+    return "%d of %d %s passed%s" % (len(st) - len(bad), len(st), "runs" if
+                                     results.vnperf_search is None else "searches",
                                      "" if not bad else "; first failure status %d" % bad[0])
 
 
 def sweep_sections(results, runs):
     from ..campaign import sweep
-    kind = report.app_kind(resultsdir.app_of(results))
+    kind = report.app_kind(results.app)
     cols = sweep.columns(results, kind)
     names, keys = point_rows(results)
     head, lead, scale, fmt = cols[0] if cols else ("-", None, 1.0, None)
     headers = names + ["ok", head + " median", "mean", "95% CI of the mean", "n"] + [
         c[0] + " median" for c in cols[1:]]
     rows = []
-    for k, p in zip(keys, results["points"]):
-        s = p["summary"]
-        rows.append(k + ["%d/%d" % (p.get("ok", 0), len(p.get("statuses") or ()))]
+    for k, p in zip(keys, results.points):
+        s = p.summary or {}
+        rows.append(k + ["%d/%d" % (p.ok or 0, len(p.statuses or ()))]
                     + ci_cells(s.get(lead), scale, fmt)
                     + [median_cell(s.get(m), sc, f) for _, m, sc, f in cols[1:]])
     tables = table(headers, rows, keys=len(names)) + para(
@@ -348,7 +354,7 @@ def sweep_sections(results, runs):
     note = sweep.guest_only_note(results)
     if note:
         tables += para(note)
-    if "aa" in results["axes"]:
+    if sweep.AA_AXIS in results.axes:
         tables += aa_section(results)
     metrics = [(m, y, s) for m, y, s, _ in plots.PLOTTED
                if m not in report.MISLEADING.get(kind, ())]
@@ -359,9 +365,10 @@ def sweep_sections(results, runs):
 
 
 def median_cell(s, scale, fmt):
+    """A summary's (result.Summary) median as a table cell."""
     if not s:
         return "-"
-    v = s["median"] * scale
+    v = s.median * scale
     return fmt % v if fmt else fmt_num(v)
 
 
@@ -369,14 +376,13 @@ def aa_section(results):
     """The A/A arms of a --aa sweep compared (compare.compare) and the
     calibration the sweep stored."""
     from ..campaign import sweep
-    pts = [{"params": p.get("identity") or p["params"], "summary": p["summary"],
-            "statuses": p.get("statuses") or [], "why": p.get("why") or []}
-           for p in results["points"]]
-    a = [p for p in pts if p["params"].get(sweep.AA_AXIS) == "a"]
-    b = [p for p in pts if p["params"].get(sweep.AA_AXIS) == "b"]
+    pts = [p.but(params=p.identity or p.params) for p in results.points]
+    a = [p for p in pts if p.params.get(sweep.AA_AXIS) == "a"]
+    b = [p for p in pts if p.params.get(sweep.AA_AXIS) == "b"]
     out = heading("A/A: arm a against arm b")
-    out += compare_table(compare.compare(a, b, ab={sweep.AA_AXIS}))
-    cal = (results.get("aa") or {}).get("calibration")
+    out += compare_table(result.Comparison.from_dict(compare.compare(a, b,
+                                                                     ab={sweep.AA_AXIS})))
+    cal = (results.aa or {}).get("calibration")
     if isinstance(cal, dict) and stats.is_number(cal.get("table_rate")):
         out += para("calibration over %s random re-splits: whole tables significant in "
                     "%.1f%% (the test promises at most %g%%)"
@@ -386,21 +392,21 @@ def aa_section(results):
 
 def search_sections(results, runs):
     from ..campaign import ndr_trial
-    spec = results.get("search") or {}
+    spec = results.search or {}
     mode = spec.get("mode") if spec.get("mode") in ("ndr", "pdr") else "ndr"
     names, keys = point_rows(results)
     headers = names + ["ok", "%s pps median" % mode.upper(), "mean", "95% CI of the mean",
                        "n", "Gbit/s", "offered pps", "forwarded pps", "trials", "p50 us",
                        "p99 us", "p99.9 us", "max us"]
     rows = []
-    for k, p in zip(keys, results["points"]):
-        s = p["summary"]
+    for k, p in zip(keys, results.points):
+        s = p.summary or {}
         bps = s.get(mode + "_bps")
-        rows.append(k + ["%d/%d" % (p.get("ok", 0), len(p.get("statuses") or ()))]
+        rows.append(k + ["%d/%d" % (p.ok or 0, len(p.statuses or ()))]
                     + ci_cells(s.get(mode + "_pps"))
-                    + ["%.3f" % (bps["median"] / 1e9) if bps else "-"]
-                    + [sweep_median(s, m) for m in ("offered_pps", "forwarded_pps")]
-                    + ["%.0f" % s["trials"]["median"] if "trials" in s else "-"]
+                    + ["%.3f" % (bps.median / 1e9) if bps else "-"]
+                    + [sweep_median(s, m) for m in ("offered_pps", "forwarded_pps",
+                                                    "trials")]
                     + [sweep_median(s, m, 1e-3) for m in ("p50_ns", "p99_ns", "p999_ns",
                                                           "max_ns")])
     tables = table(headers, rows, keys=len(names)) + para(
@@ -421,17 +427,23 @@ def search_sections(results, runs):
 
 
 def sweep_median(s, metric, scale=1.0):
-    return fmt_num(s[metric]["median"] * scale) if metric in s else "-"
+    """The median of a point's metric (its summary {metric: result.Summary})
+    as a table cell: trials a whole number."""
+    if metric not in s:
+        return "-"
+    v = s[metric].median * scale
+    return "%.0f" % v if metric == "trials" else fmt_num(v)
 
 
 def trials_table(results):
-    names = list(results["axes"])
+    """Every search's trials (search.py's own objects, read as such)."""
+    names = list(results.axes)
     rows, classes = [], []
-    for p in results["points"]:
-        for r, srch in enumerate(p.get("searches") or ()):
+    for p in results.points:
+        for r, srch in enumerate(p.searches or ()):
             for t in srch.get("trials") or ():
                 passed = "-" if "passed" not in t else "pass" if t["passed"] else "fail"
-                rows.append([p["params"].get(n) for n in names] + [
+                rows.append([p.params.get(n) for n in names] + [
                     r + 1, t.get("kind"), "max" if t.get("target_pps") is None
                     else t["target_pps"], fmt_num(stats.number(t.get("achieved_pps"))),
                     t.get("sent"), t.get("received"), t.get("lost"), _pct(t.get("loss_pct")),
@@ -446,51 +458,53 @@ def trials_table(results):
 
 def search_verdict(results):
     rows = []
-    for p in results["points"]:
-        at = " ".join("%s=%s" % kv for kv in p["params"].items())
-        for st, why in zip(p.get("statuses") or (), p.get("why") or ()):
+    for p in results.points:
+        at = " ".join("%s=%s" % kv for kv in p.params.items())
+        for st, why in zip(p.statuses or (), p.why or ()):
             rows.append([at, st, why])
     return para(status_line(results), "verdict") + table(["point", "status", "why"], rows)
 
 
-# ---- a comparison (compare.json)
+# ---- a comparison (compare.json, a result.Comparison)
 
 def compare_table(cmp):
-    """compare's table (compare.table_cells) with the cells of significant
-    changes marked (their change, p and CI), FAILED rows too, and its
-    notes."""
-    headers, rows, unit = compare.table_cells(cmp)
-    nkey = len(cmp["key"] or ["point"])
-    lead = compare.lead_column(cmp["columns"])
+    """compare's table (compare.table_cells, which reads the JSON) with
+    the cells of significant changes marked (their change, p and CI),
+    FAILED rows too, and its notes."""
+    plain = cmp.to_dict()
+    headers, rows, unit = compare.table_cells(plain)
+    nkey = len(cmp.key or ["point"])
+    lead = compare.lead_column(cmp.columns)
     classes = []
-    for r, cells in zip(cmp["rows"] + [{"columns": cmp["average"]}], rows):
+    for cells_of, cells in zip([r.columns for r in cmp.rows] + [cmp.average or {}], rows):
         marks = [None] * len(cells)
-        main = r["columns"].get(lead) or {}
-        if main.get("significant"):
+        main = cells_of.get(lead)
+        if main and main.significant:
             marks[nkey + 2:nkey + 4] = ["sig", "sig"]
-        for i, col in enumerate(cmp["columns"], nkey + 5):
-            if (r["columns"].get(col) or {}).get("significant"):
+        for i, col in enumerate(cmp.columns, nkey + 5):
+            c = cells_of.get(col)
+            if c and c.significant:
                 marks[i] = "sig"
         if cells[nkey] == "FAILED":
             marks[nkey] = "fail"
         classes.append(marks)
     return table(headers, rows, keys=nkey, classes=classes) + "".join(
-        para(line) for line in compare.notes(cmp, unit))
+        para(line) for line in compare.notes(plain, unit))
 
 
-def compare_sections(data):
-    cmp = data
-    sides = data.get("sides") or {}
+def compare_sections(cmp):
+    sides = cmp.sides or {}
     info = []
-    for side in ("a", "b"):
-        s = sides.get(side) or {}
+    for side, path in (("a", cmp.a), ("b", cmp.b)):
+        s = sides.get(side)
         info.append(("%s (%s)" % (side.upper(), "baseline" if side == "a" else "patched"),
-                     s.get("label") or data.get(side)))
-    info.append(("A/B dimensions", ", ".join(map(str, cmp.get("ab") or ())) or "-"))
+                     (s.label if s else None) or path))
+    info.append(("A/B dimensions", ", ".join(map(str, cmp.ab or ())) or "-"))
     info += [("differs: " + str(n), "%s -> %s" % tuple(v)) for n, v in
-             (cmp.get("differences") or {}).items()]
+             (cmp.differences or {}).items()]
     ident = kv(info)
-    common = common_identity([(sides.get(s) or {}).get("identity") or {} for s in ("a", "b")])
+    common = common_identity([(sides[s].identity if s in sides else None) or {}
+                              for s in ("a", "b")])
     if common:
         ident += heading("identity both sides share") + kv(common, IDENT_ACROSS)
     return "vnperf compare", {
@@ -499,20 +513,25 @@ def compare_sections(data):
         "counts": compare_counts(cmp), "verdict": compare_verdict(cmp)}
 
 
+def row_name(cmp, r):
+    """A compared row (result.Row) as compare names it ("size=64")."""
+    return compare.row_name(cmp.to_dict(), r.to_dict())
+
+
 def change_figure(plt, cmp):
     """The lead change of every row with its 95% CI: filled where
     significant, hollow where not."""
-    col = compare.lead_column(cmp["columns"])
-    pts = [(compare.row_name(cmp, r), r["columns"][col]) for r in cmp["rows"]
-           if col in r["columns"] and r["columns"][col]["pct"] is not None]
+    col = compare.lead_column(cmp.columns)
+    pts = [(row_name(cmp, r), r.columns[col]) for r in cmp.rows
+           if col in r.columns and r.columns[col].pct is not None]
     if not pts:
         return []
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(pts) + 1.5))
     for y, (name, c) in enumerate(pts):
-        lo, hi = c["ci_pct"] or (c["pct"], c["pct"])
-        ax.errorbar([c["pct"]], [y], xerr=[[c["pct"] - lo], [hi - c["pct"]]], marker="o",
-                    capsize=3, color="C3" if c["significant"] else "C0",
-                    markerfacecolor="C3" if c["significant"] else "white")
+        lo, hi = c.ci_pct or (c.pct, c.pct)
+        ax.errorbar([c.pct], [y], xerr=[[c.pct - lo], [hi - c.pct]], marker="o",
+                    capsize=3, color="C3" if c.significant else "C0",
+                    markerfacecolor="C3" if c.significant else "white")
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_yticks(range(len(pts)))
     ax.set_yticklabels([n for n, _ in pts])
@@ -523,38 +542,51 @@ def change_figure(plt, cmp):
     return [("%s per row, B relative to A, with its 95%% confidence interval" % col, fig)]
 
 
+def failed_runs(r):
+    """A row's failed runs of A and of B (its failed: {side: [why]})."""
+    failed = r.failed or {}
+    return list(failed.get("a") or ()), list(failed.get("b") or ())
+
+
 def compare_counts(cmp):
     """The runs behind each row, both sides, and the failed ones."""
-    col = compare.lead_column(cmp["columns"])
+    col = compare.lead_column(cmp.columns)
     rows, classes = [], []
-    for r in cmp["rows"]:
-        c = r["columns"].get(col) or {}
-        fa, fb = r["failed"]["a"], r["failed"]["b"]
-        rows.append([compare.row_name(cmp, r), c.get("a_n"), c.get("b_n"), len(fa), len(fb),
-                     "; ".join(fa + fb) or "-"])
+    for r in cmp.rows:
+        c = r.columns.get(col)
+        fa, fb = failed_runs(r)
+        rows.append([row_name(cmp, r), c.a_n if c else None, c.b_n if c else None, len(fa),
+                     len(fb), "; ".join(fa + fb) or "-"])
         classes.append([None] * 3 + ["fail" if fa else None, "fail" if fb else None, None])
     out = table(["row", "runs A", "runs B", "failed A", "failed B", "why"], rows,
                 classes=classes)
-    for side, what in (("only_a", "only in A"), ("only_b", "only in B")):
-        if cmp.get(side):
-            out += para("rows %s (not compared): %s" % (what, "; ".join(cmp[side])))
+    for only, what in ((cmp.only_a, "only in A"), (cmp.only_b, "only in B")):
+        if only:
+            out += para("rows %s (not compared): %s" % (what, "; ".join(only)))
     return out + para("each run's counts of both sides are in A's and B's own results "
                       "(vnperf report on each)")
 
 
+def named_cells(cmp):
+    """(row, column, result.Cell) for every cell of the table, the average
+    row's included."""
+    cells = [(row_name(cmp, r), col, c) for r in cmp.rows for col, c in r.columns.items()]
+    return cells + [("average", col, c) for col, c in (cmp.average or {}).items()]
+
+
 def compare_verdict(cmp):
-    sig = [(row, col, c) for row, col, c in compare.named_cells(cmp) if c.get("significant")]
-    lines = list(cmp.get("same") or ())
+    sig = [(row, col, c) for row, col, c in named_cells(cmp) if c.significant]
+    lines = list(cmp.same or ())
     if sig:
         lines.append("%d of %d tested cells significant at alpha %g (Holm): %s" % (
-            len(sig), cmp["tests"], cmp["alpha"], "; ".join(
-                "%s %s %s" % (row, col, "%+.1f%%" % c["pct"] if c.get("pct") is not None
-                              else "%s->%s" % (fmt_num(c.get("a")), fmt_num(c.get("b"))))
+            len(sig), cmp.tests, cmp.alpha, "; ".join(
+                "%s %s %s" % (row, col, "%+.1f%%" % c.pct if c.pct is not None
+                              else "%s->%s" % (fmt_num(c.a), fmt_num(c.b)))
                 for row, col, c in sig)))
     else:
         lines.append("no significant change in %d tested cells at alpha %g (Holm)" % (
-            cmp["tests"], cmp["alpha"]))
-    failed = sum(1 for r in cmp["rows"] if r["failed"]["a"] or r["failed"]["b"])
+            cmp.tests, cmp.alpha))
+    failed = sum(1 for r in cmp.rows if any(failed_runs(r)))
     if failed:
         lines.append("%d compared row(s) have failed runs (marked FAILED)" % failed)
     return "".join(para(line, "verdict") for line in lines)
@@ -601,11 +633,9 @@ def parse(text, path):
             raise usage("report: %s is not a comparison this runner writes (vnperf_compare %s)"
                         % (path, ", ".join(map(str, COMPARE_FORMATS))))
         try:
-            cmp = result.Comparison.from_dict(data)
+            return "compare", result.Comparison.from_dict(data)
         except (TypeError, AttributeError, ValueError) as e:
             raise usage("report: %s: not a comparison this runner reads: %s" % (path, e))
-        # compare's renderers (table_cells, notes) read the JSON.
-        return "compare", cmp.to_dict()
     if isinstance(data, dict) and "vnperf_report" in data:
         resultsdir.parse(text, path)
         return "run", result.run_from_json(data, path)
@@ -614,16 +644,16 @@ def parse(text, path):
         sweep = result.SweepResult.from_dict(data)   # as result.load reads a directory
     except (TypeError, AttributeError, ValueError) as e:
         raise usage("report: %s: not a results directory this runner reads: %s" % (path, e))
-    # The page shares plots.py's and sweep.py's renderers, which read the JSON.
-    return ("ndr" if "vnperf_search" in data else "sweep"), sweep.to_dict()
+    return ("ndr" if sweep.vnperf_search is not None else "sweep"), sweep
 
 
 def read_runs(d, results):
     """The run reports a sweep's points name, each a result.RunResult or
-    why it is not one; a name outside DIR/runs/ is not opened."""
+    why it is not one (results: a result.SweepResult); a name outside
+    DIR/runs/ is not opened."""
     out = {}
-    for p in results.get("points") or ():
-        for name in (p.get("runs") if isinstance(p, dict) else None) or ():
+    for p in results.points:
+        for name in p.runs or ():
             if not isinstance(name, str) or not name.startswith("runs/") or \
                     os.path.basename(name) != name[5:]:
                 out[str(name)] = "not a file of runs/"
