@@ -31,8 +31,11 @@ def test_rr_client_against_host_over_tap(image, no_leftovers, proto, sessions, r
     if proto == "tcp":
         assert host["sessions"] == sessions, host
     # The client stops at its deadline with at most one transaction per
-    # session in flight (answered by the host, not yet counted by the guest).
-    assert 0 <= host["transactions"] - res["transactions"] <= sessions, (host, res)
+    # session in flight (answered by the host, not yet counted by the guest);
+    # over UDP each timeout may be a request the host answered whose reply was
+    # lost or late (analysis/counts.py's _server_view, the same rule).
+    extra = host["transactions"] - res["transactions"]
+    assert 0 <= extra <= sessions + res["timeouts"], (extra, host, res)
     # ... and the report's count line says so, with the server's count.
     d = rep["counts"]["directions"]["rr transactions"]
     assert d["server_answered"] == host["transactions"] and d["verdict"] == "agree", d
