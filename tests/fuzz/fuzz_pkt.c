@@ -6,7 +6,9 @@
 
 static void check_udp(uint8_t *f, uint32_t len, bool csum, const struct pkt_info *pi)
 {
-    FUZZ_CHECK(pi->ip_off == OFF_IP && pi->l4_off >= pi->ip_off + IP4_HLEN);
+    /* One 802.1Q tag or a QinQ pair (4 bytes each) may stand before IPv4. */
+    FUZZ_CHECK(pi->nvlan <= PKT_VLANS_MAX && pi->ip_off == OFF_IP + 4u * pi->nvlan);
+    FUZZ_CHECK(pi->l4_off >= pi->ip_off + IP4_HLEN);
     FUZZ_CHECK(pi->payload_off == pi->l4_off + UDP_HLEN);
     FUZZ_CHECK((uint64_t)pi->payload_off + pi->payload_len <= len);
     uint32_t stream;
