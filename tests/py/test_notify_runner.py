@@ -2,18 +2,39 @@
 schedstat, the host CPU-bound verdict, the rr verdict, interrupts per
 packet and the guest's idle share in metrics and the report."""
 
+import os
+import threading
+import time
+
 import vnpy  # noqa: F401 (the runner's library on sys.path)
 from vnperflib.analysis import hostbound, hostcpu, outcome, verdict
 from vnperflib.report import report
 from vnperflib import result
 
 
-def test_schedstat_wait_is_the_second_field():
-    assert hostcpu.parse_schedstat("5816555643 13326313588 4330\n") == 13326313588
+def test_schedstat_gives_run_and_wait_the_first_two_fields():
+    assert hostcpu.parse_schedstat("5816555643 13326313588 4330\n") == \
+        (5816555643, 13326313588)
 
 
-def test_thread_wait_of_a_missing_file_is_zero(tmp_path):
-    assert hostcpu.thread_wait_ns(str(tmp_path / "nope")) == 0
+def test_schedstat_of_a_missing_file_is_none(tmp_path):
+    assert hostcpu.thread_schedstat(str(tmp_path / "nope")) is None
+
+
+def test_thread_cpu_time_resolves_a_few_milliseconds():
+    """3 ms of this thread's CPU read back within 1 ms: clock ticks (10 ms)
+    would read 0 or 10, the quantisation that made a 14 ms window's A/A
+    read CPU% 102 -> 35 as significant. Each read follows a sleep: the
+    kernel adds a running thread's time to schedstat when it stops."""
+    tid = threading.get_native_id()
+    time.sleep(0.002)
+    before = hostcpu.thread_times(os.getpid())[tid][1]
+    t0 = time.thread_time_ns()
+    while time.thread_time_ns() - t0 < 3 * 10 ** 6:
+        pass
+    time.sleep(0.002)
+    spent = hostcpu.thread_times(os.getpid())[tid][1] - before
+    assert abs(spent - 3 * 10 ** 6) < 10 ** 6, spent
 
 
 def cpu(waits, pcts, cpus=2):

@@ -24,24 +24,29 @@ def parse_stat(text):
 
 
 def parse_schedstat(text):
-    """Nanoseconds spent runnable on a run queue, waiting for a CPU: the
-    second field of /proc/.../schedstat (run, wait, timeslices)."""
-    return int(text.split()[1])
+    """(run, wait) nanoseconds from a /proc/.../schedstat line (run,
+    wait, timeslices): time on a CPU, and runnable on a run queue waiting
+    for one."""
+    run, wait = text.split()[:2]
+    return int(run), int(wait)
 
 
-def thread_wait_ns(path):
-    """A thread's run-queue wait, 0 where schedstat is not there (a kernel
-    without CONFIG_SCHEDSTATS)."""
+def thread_schedstat(path):
+    """A thread's (run_ns, wait_ns), None where schedstat is not there
+    (a kernel without CONFIG_SCHED_INFO) or the thread is gone."""
     try:
         with open(path) as f:
             return parse_schedstat(f.read())
-    except (OSError, ValueError, IndexError):
-        return 0
+    except (OSError, ValueError):
+        return None
 
 
-def thread_ticks(pid):
-    """{tid: (comm, ticks, wait_ns)} for every thread of pid; {} once it is
-    gone."""
+def thread_times(pid):
+    """{tid: (comm, cpu_ns, wait_ns)} for every thread of pid; {} once it
+    is gone. CPU time comes from schedstat, in nanoseconds (a running
+    thread's share lands at its next scheduler tick or switch): utime and
+    stime count 10 ms clock ticks, which a short run's window cannot
+    resolve (2000 frames last 14 ms) and an A/A would read as a change."""
     out = {}
     base = "/proc/%d/task" % pid
     try:
@@ -54,7 +59,9 @@ def thread_ticks(pid):
                 comm, ticks = parse_stat(f.read())
         except (OSError, ValueError):
             continue
-        out[int(t)] = (comm, ticks, thread_wait_ns("%s/%s/schedstat" % (base, t)))
+        sched = thread_schedstat("%s/%s/schedstat" % (base, t))
+        cpu_ns, wait_ns = sched if sched else (ticks * 10 ** 9 // CLK_TCK, 0)
+        out[int(t)] = (comm, cpu_ns, wait_ns)
     return out
 
 
@@ -101,14 +108,14 @@ class CpuMeter:
     def _snap(self):
         snap = {}
         for label, pid, kind, vcpus in self.procs:
-            for tid, (comm, ticks, wait) in thread_ticks(pid).items():
+            for tid, (comm, cpu_ns, wait) in thread_times(pid).items():
                 if kind == "qemu":
                     role = qemu_role(tid, comm, pid, vcpus)
                     key = role if len([p for p in self.procs if p[2] == "qemu"]) == 1 \
                         else "%s:%s" % (label, role)
                 else:
                     key = label
-                snap[(pid, tid)] = (key, ticks, wait)
+                snap[(pid, tid)] = (key, cpu_ns, wait)
         return snap
 
     def start(self, t):
@@ -142,7 +149,7 @@ class CpuMeter:
         for k, (role, tb, wb) in self._b.items():
             _, ta, wa = self._a.get(k, (role, 0, 0))
             cpu_s, wait_s, threads = used.get(role, (0.0, 0.0, 0))
-            used[role] = (cpu_s + (tb - ta) / CLK_TCK, wait_s + max(0, wb - wa) / 1e9,
+            used[role] = (cpu_s + (tb - ta) / 1e9, wait_s + max(0, wb - wa) / 1e9,
                           threads + 1)
         roles = {role: result.CpuRole(cpu_s=c, wait_s=w, threads=n, pct=100.0 * c / window,
                                       wait_pct=100.0 * w / window)
