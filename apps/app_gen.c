@@ -738,8 +738,6 @@ static void gen_queues_json(struct json *j)
     for (unsigned k = 0; k < gen_state.ncpu; k++)
         for (unsigned i = 0; i < gen_state.cpu[k].npairs; i++) {
             const struct gen_pair *p = &gen_state.cpu[k].pairs[i];
-            uint64_t full, halts;
-            vnet_tx_full_counts(net_if_dev(gen_state.nif), p->q, &full, &halts);
             json_obj_begin(j, NULL);
             json_u64(j, "queue", p->q);
             json_u64(j, "cpu", k);
@@ -747,8 +745,7 @@ static void gen_queues_json(struct json *j)
             json_u64(j, "packets", p->packets);
             json_u64(j, "bytes", p->bytes);
             json_u64(j, "dropped", p->dropped);
-            json_u64(j, "ring_full", full);
-            json_u64(j, "halts", halts);
+            apps_tx_ring_json(j, net_if_dev(gen_state.nif), p->q);
             json_obj_end(j);
         }
     json_arr_end(j);

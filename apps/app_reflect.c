@@ -131,11 +131,8 @@ static void reflect_add_up(struct qstats_rx *t)
 /* A pair's TX: its ring-full count and halts. */
 static void reflect_queue_json(struct json *j, const struct qstats *q, void *ctx)
 {
-    uint64_t full, halts;
-    vnet_tx_full_counts(ctx, q->queue, &full, &halts);
     json_u64(j, "tx_dropped", q->tx_dropped);
-    json_u64(j, "ring_full", full);
-    json_u64(j, "halts", halts);
+    apps_tx_ring_json(j, ctx, q->queue);
 }
 
 static void reflect_result(const struct app_config *c, uint64_t ns, const struct qstats_rx *w)

@@ -18,6 +18,7 @@
 #include "apps/apps_net.h"
 #include "apps/hist.h"
 #include "apps/rr_mq.h"
+#include "apps/rr_result.h"
 #include "kernel/exit.h"
 #include "kernel/result.h"
 #include "kernel/time.h"
@@ -348,25 +349,19 @@ static void rr_result(const struct app_config *c, uint64_t ns)
     if (lat)
         app_hist_lines("latency", &rr_state.lat, 1.0);
     struct json *j = app_result_begin(c, rr_state.msgs, rr_state.bytes, ns);
-    json_str(j, "role", rr_state.server ? "server" : "client");
-    json_str(j, "proto", c->proto == CFG_PROTO_TCP ? "tcp" : "udp");
-    json_u64(j, "sessions", rr_state.server ? rr_state.accepted : rr_state.n);
-    json_u64(j, "req_size", rr_state.req);
-    json_u64(j, "resp_size", rr_state.resp);
-    json_u64(j, "transactions", rr_state.transactions);
-    json_double(j, "tps", tps);
-    json_u64(j, "timeouts", rr_state.timeouts);
-    json_u64(j, "late", rr_state.late);
-    json_u64(j, "unsent", rr_state.unsent);
-    json_double(j, "p50_us", lat ? (double)hist_quantile(&rr_state.lat, 0.5) / 1e3 : 0);
-    json_double(j, "p90_us", lat ? (double)hist_quantile(&rr_state.lat, 0.9) / 1e3 : 0);
-    json_double(j, "p99_us", lat ? (double)hist_quantile(&rr_state.lat, 0.99) / 1e3 : 0);
-    json_double(j, "p999_us", lat ? (double)hist_quantile(&rr_state.lat, 0.999) / 1e3 : 0);
-    json_double(j, "max_us", lat && rr_state.lat.count ? (double)rr_state.lat.max / 1e3 : 0);
-    json_double(j, "mean_us",
-                lat && rr_state.lat.count
-                    ? (double)rr_state.lat.sum / (double)rr_state.lat.count / 1e3
-                    : 0);
+    struct rr_result r = {
+        .server = rr_state.server,
+        .tcp = c->proto == CFG_PROTO_TCP,
+        .sessions = rr_state.server ? rr_state.accepted : rr_state.n,
+        .req_size = rr_state.req,
+        .resp_size = rr_state.resp,
+        .transactions = rr_state.transactions,
+        .timeouts = rr_state.timeouts,
+        .late = rr_state.late,
+        .unsent = rr_state.unsent,
+        .lat = lat ? &rr_state.lat : NULL,
+    };
+    rr_result_json(j, &r, tps);
     app_result_end(j);
 }
 

@@ -6,6 +6,7 @@
 
 #include "apps/apps_ctrl.h"
 #include "kernel/exit.h"
+#include "kernel/json.h"
 #include "kernel/kernel.h"
 #include "kernel/result.h"
 #include "net/net.h"
@@ -124,4 +125,12 @@ void apps_device_error(const struct vnet_dev *d)
     json_obj_end(j);
     result_end();
     vn_exit(VN_EXIT_DEVICE);
+}
+
+void apps_tx_ring_json(struct json *j, const struct vnet_dev *d, unsigned q)
+{
+    uint64_t full, halts;
+    vnet_tx_full_counts(d, q, &full, &halts);
+    json_u64(j, "ring_full", full);
+    json_u64(j, "halts", halts);
 }

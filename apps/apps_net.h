@@ -34,6 +34,12 @@ void apps_peer_mac(const struct app_config *c, uint8_t mac[6]);
 struct net_if;
 void apps_qreset(const struct app_config *c, struct net_if *nif, unsigned pair, bool tx);
 
+/* Pair q's TX ring in a result's "queues" entry: "ring_full" (found
+ * full) and "halts" (waits that halted), the members every app with
+ * per-pair rows writes. q < vnet_pairs(). */
+struct json;
+void apps_tx_ring_json(struct json *j, const struct vnet_dev *d, unsigned q);
+
 /* A device broke a rule: one line and an "error" result with the
  * driver's counters and the violation, then VN_EXIT_DEVICE. */
 void apps_device_error(const struct vnet_dev *d) __attribute__((noreturn));

@@ -23,6 +23,7 @@
 #include "apps/qstats.h"
 #include "apps/rr_mq.h"
 #include "apps/rr_req.h"
+#include "apps/rr_result.h"
 #include "kernel/exit.h"
 #include "kernel/io.h"
 #include "kernel/json.h"
@@ -204,8 +205,6 @@ static void rrc_queue_json(struct json *j, const struct qstats *q, void *ctx)
 {
     (void)ctx;
     const struct rr_mq_cq *cq = &rc.cq[q->queue];
-    uint64_t full, halts;
-    vnet_tx_full_counts(net_if_dev(rc.nif), q->queue, &full, &halts);
     json_u64(j, "transactions", q->packets);
     json_u64(j, "requests", cq->requests);
     json_u64(j, "answers", cq->answers);
@@ -213,8 +212,7 @@ static void rrc_queue_json(struct json *j, const struct qstats *q, void *ctx)
     json_u64(j, "late", cq->late);
     json_u64(j, "unsent", cq->unsent);
     json_u64(j, "wrong_queue", cq->wrong_queue);
-    json_u64(j, "ring_full", full);
-    json_u64(j, "halts", halts);
+    apps_tx_ring_json(j, net_if_dev(rc.nif), q->queue);
 }
 
 static void rrc_result(const struct app_config *c, uint64_t ns)
@@ -244,24 +242,19 @@ static void rrc_result(const struct app_config *c, uint64_t ns)
     app_hist_lines("latency", &lat, 1.0);
     /* packets and bytes: messages both ways, as the lwIP client counts */
     struct json *j = app_result_begin(c, t.requests + t.answers, t.req_bytes + t.resp_bytes, ns);
-    json_str(j, "role", "client");
-    json_str(j, "proto", "udp");
-    json_u64(j, "sessions", rc.n);
-    json_u64(j, "req_size", rc.req);
-    json_u64(j, "resp_size", rc.resp);
-    json_u64(j, "transactions", qt.packets);
-    json_double(j, "tps", tps);
-    json_u64(j, "timeouts", t.timeouts);
-    json_u64(j, "late", t.late);
-    json_u64(j, "unsent", t.unsent);
+    struct rr_result r = {
+        .sessions = rc.n,
+        .req_size = rc.req,
+        .resp_size = rc.resp,
+        .transactions = qt.packets,
+        .timeouts = t.timeouts,
+        .late = t.late,
+        .unsent = t.unsent,
+        .lat = &lat,
+    };
+    rr_result_json(j, &r, tps);
     json_u64(j, "wrong_queue", t.wrong_queue);
     json_u64(j, "not_ours", qt.not_ours);
-    json_double(j, "p50_us", (double)hist_quantile(&lat, 0.5) / 1e3);
-    json_double(j, "p90_us", (double)hist_quantile(&lat, 0.9) / 1e3);
-    json_double(j, "p99_us", (double)hist_quantile(&lat, 0.99) / 1e3);
-    json_double(j, "p999_us", (double)hist_quantile(&lat, 0.999) / 1e3);
-    json_double(j, "max_us", lat.count ? (double)lat.max / 1e3 : 0);
-    json_double(j, "mean_us", lat.count ? (double)lat.sum / (double)lat.count / 1e3 : 0);
     qstats_json(j, rc.q, rc.plan.npairs, rrc_queue_json, NULL);
     app_result_end(j);
 }

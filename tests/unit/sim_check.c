@@ -55,21 +55,38 @@ static void element(const struct simchk_env *env, struct gather *g, uint64_t a, 
     g->total += len;
 }
 
-/* s2.7.5.3: an indirect table of len bytes at a. */
-static void table(const struct sim_queue *sq, const struct simchk_env *env, struct gather *g,
-                  uint64_t a, uint32_t len)
+/* Marks k in a bitmap; true when it was marked already. */
+static bool seen_before(uint8_t *bits, uint32_t k)
+{
+    bool was = bits[k / 8] & (1u << (k % 8));
+    bits[k / 8] |= (uint8_t)(1u << (k % 8));
+    return was;
+}
+
+/* s2.7.5.3, s2.8.19: an indirect table of len bytes at a, either ring's
+ * entries 16 bytes: how many it holds, 0 when it cannot be read. */
+static uint32_t table_len(const struct sim_queue *sq, const struct simchk_env *env,
+                          struct gather *g, uint64_t a, uint32_t len)
 {
     if (!len || len % 16u) {
         g->bad |= BIT(len ? HV_IND_LEN16 : HV_IND_LEN0);
-        return;
+        return 0;
     }
     uint32_t n = len / 16u;
     if (n > sq->num)
         g->bad |= BIT(HV_CHAIN_LONG);
     if (!in_mem(env, a, len)) {
         g->bad |= BIT(HV_ADDR_RAM);
-        return;
+        return 0;
     }
+    return n;
+}
+
+/* s2.7.5.3: a split ring's indirect table, its entries linked by next. */
+static void table(const struct sim_queue *sq, const struct simchk_env *env, struct gather *g,
+                  uint64_t a, uint32_t len)
+{
+    uint32_t n = table_len(sq, env, g, a, len);
     const struct vring_desc *t = (const void *)(uintptr_t)a;
     for (uint32_t i = 0, k = 0; k < n; k++) {
         if (t[i].flags & VRING_DESC_F_INDIRECT) {
@@ -85,7 +102,8 @@ static void table(const struct sim_queue *sq, const struct simchk_env *env, stru
             return;
         }
     }
-    g->bad |= BIT(HV_CHAIN_LOOP); /* n links and still NEXT */
+    if (n)
+        g->bad |= BIT(HV_CHAIN_LOOP); /* n links and still NEXT */
 }
 
 /* The chain from head: its elements into g. */
@@ -94,11 +112,10 @@ static void chain(const struct sim_queue *sq, const struct simchk_env *env, stru
 {
     uint8_t seen[VIRTQ_MAX / 8] = {0};
     for (uint16_t i = head;;) {
-        if (seen[i / 8] & (1u << (i % 8))) {
+        if (seen_before(seen, i)) {
             g->bad |= BIT(HV_CHAIN_LOOP);
             return;
         }
-        seen[i / 8] |= (uint8_t)(1u << (i % 8));
         const struct vring_desc *e = &sq->desc[i];
         if (e->flags & VRING_DESC_F_INDIRECT) {
             if (e->flags & VRING_DESC_F_NEXT)
@@ -172,11 +189,10 @@ uint64_t simchk_split(const struct sim_queue *sq, const struct simchk_env *env)
             bad |= BIT(HV_HEAD_RANGE);
             continue;
         }
-        if (heads[h / 8] & (1u << (h % 8))) {
+        if (seen_before(heads, h)) {
             bad |= BIT(HV_HEAD_TWICE);
             continue;
         }
-        heads[h / 8] |= (uint8_t)(1u << (h % 8));
         struct gather g = {0};
         chain(sq, env, &g, h);
         bad |= g.bad;
@@ -306,17 +322,7 @@ static uint16_t pused(const struct sim_queue *sq, uint16_t i)
 static void ptable(const struct sim_queue *sq, const struct simchk_env *env, struct gather *g,
                    uint64_t a, uint32_t len)
 {
-    if (!len || len % 16u) {
-        g->bad |= BIT(len ? HV_IND_LEN16 : HV_IND_LEN0);
-        return;
-    }
-    uint32_t n = len / 16u;
-    if (n > sq->num)
-        g->bad |= BIT(HV_CHAIN_LONG);
-    if (!in_mem(env, a, len)) {
-        g->bad |= BIT(HV_ADDR_RAM);
-        return;
-    }
+    uint32_t n = table_len(sq, env, g, a, len);
     const struct vring_packed_desc *t = (const void *)(uintptr_t)a;
     for (uint32_t k = 0; k < n; k++) {
         if (t[k].flags & VRING_DESC_F_INDIRECT) {
@@ -392,9 +398,8 @@ uint64_t simchk_packed(const struct sim_queue *sq, const struct simchk_env *env)
         }
         struct gather g = {0};
         uint16_t id = 0, n = plist(sq, env, &g, i, &id);
-        if (ids[id / 8] & (1u << (id % 8)))
+        if (seen_before(ids, id))
             g.bad |= BIT(HV_P_ID_TWICE);
-        ids[id / 8] |= (uint8_t)(1u << (id % 8));
         bad |= g.bad;
         if (g.bad & BIT(HV_P_CHAIN_WRAP))
             return bad; /* the device cannot tell where the next buffer starts */

@@ -46,6 +46,13 @@ void sim_free_all(void)
     sim_current = NULL;
 }
 
+int sim_teardown(void **state)
+{
+    (void)state;
+    sim_free_all();
+    return 0;
+}
+
 void sim_relax(void)
 {
     if (sim_current && (sim_current->auto_tx || sim_current->relax_tx))

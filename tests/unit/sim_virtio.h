@@ -176,7 +176,8 @@ void sim_set_mq(struct sim_dev *s, uint16_t max_pairs, uint8_t key, uint16_t tab
 
 /* A fresh device offering these features, with queues of max entries. */
 struct sim_dev *sim_new(uint64_t offered, uint16_t max, bool legacy);
-void sim_free_all(void); /* every sim and every mem_alloc_dma buffer */
+void sim_free_all(void);        /* every sim and every mem_alloc_dma buffer */
+int sim_teardown(void **state); /* a cmocka teardown: sim_free_all */
 
 /* TX processing: take up to n available buffers (0: all) and use them,
  * logging each frame, used len 0. Returns how many. */

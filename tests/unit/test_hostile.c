@@ -112,13 +112,6 @@ static bool ring_kind(const struct hostile_case *c)
     return c->kind != HK_SETUP && c->kind != HK_CTRL && c->kind != HK_NOTIF && c->kind != HK_PACKED;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sim_free_all();
-    return 0;
-}
-
 /* Each ring case at the app's ring size and a small one: the checker
  * finds exactly the case's violation, the clean layout none. */
 static void test_ring_cases_break_exactly_their_rule(void **state)
@@ -467,17 +460,17 @@ static void test_case_lists(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_ring_cases_break_exactly_their_rule, teardown),
-        cmocka_unit_test_teardown(test_packed_cases_break_exactly_their_rule, teardown),
-        cmocka_unit_test_teardown(test_packed_cases_count_what_may_reach_the_wire, teardown),
-        cmocka_unit_test_teardown(test_raw_writes_keep_to_their_format, teardown),
-        cmocka_unit_test_teardown(test_every_violation_has_a_case, teardown),
-        cmocka_unit_test_teardown(test_ctrl_cases_break_exactly_their_rule, teardown),
-        cmocka_unit_test_teardown(test_notif_cases_lie_exactly, teardown),
-        cmocka_unit_test_teardown(test_cases_need_their_features, teardown),
-        cmocka_unit_test_teardown(test_setup_cases_do_what_they_say, teardown),
-        cmocka_unit_test_teardown(test_queue_reset_cases, teardown),
-        cmocka_unit_test_teardown(test_case_lists, teardown),
+        cmocka_unit_test_teardown(test_ring_cases_break_exactly_their_rule, sim_teardown),
+        cmocka_unit_test_teardown(test_packed_cases_break_exactly_their_rule, sim_teardown),
+        cmocka_unit_test_teardown(test_packed_cases_count_what_may_reach_the_wire, sim_teardown),
+        cmocka_unit_test_teardown(test_raw_writes_keep_to_their_format, sim_teardown),
+        cmocka_unit_test_teardown(test_every_violation_has_a_case, sim_teardown),
+        cmocka_unit_test_teardown(test_ctrl_cases_break_exactly_their_rule, sim_teardown),
+        cmocka_unit_test_teardown(test_notif_cases_lie_exactly, sim_teardown),
+        cmocka_unit_test_teardown(test_cases_need_their_features, sim_teardown),
+        cmocka_unit_test_teardown(test_setup_cases_do_what_they_say, sim_teardown),
+        cmocka_unit_test_teardown(test_queue_reset_cases, sim_teardown),
+        cmocka_unit_test_teardown(test_case_lists, sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,13 +72,6 @@ static void add_n(struct dev *d, unsigned n, uintptr_t token0, bool writes)
     assert_int_equal(virtq_add_bufs(d->vq, b, (int)n, writes), (int)n);
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sim_free_all();
-    return 0;
-}
-
 static void test_create(void **state)
 {
     (void)state;
@@ -1026,7 +1019,7 @@ static void test_indirect_device_rules(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_teardown(f, teardown)
+#define T(f) cmocka_unit_test_teardown(f, sim_teardown)
     const struct CMUnitTest tests[] = {
         T(test_create),
         T(test_index_wrap),

@@ -85,13 +85,6 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sim_free_all();
-    return 0;
-}
-
 static void test_bringup(void **state)
 {
     (void)state;
@@ -996,7 +989,7 @@ static void test_indirect(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, sim_teardown)
     const struct CMUnitTest tests[] = {
         T(test_bringup),
         T(test_ring_size_choice),

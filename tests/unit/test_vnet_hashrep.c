@@ -50,13 +50,6 @@ static struct sim_dev *hash_sim(uint64_t extra, uint16_t pairs, uint8_t key)
     return s;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sim_free_all();
-    return 0;
-}
-
 /* The device reports (value, type) for the vector's frame on pair q. */
 static void deliver(struct sim_dev *s, struct vnet_dev *d, unsigned q, uint32_t value,
                     uint16_t type)
@@ -205,7 +198,7 @@ static void test_hash_config_refused(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_teardown(f, teardown)
+#define T(f) cmocka_unit_test_teardown(f, sim_teardown)
     const struct CMUnitTest tests[] = {
         T(test_hash_config_one_pair), T(test_tx_header),           T(test_rss_pairs),
         T(test_not_negotiated),       T(test_hash_config_refused),

@@ -17,7 +17,7 @@
 #include "drivers/virtio/vnet_rss.h"
 #include "kernel/json.h"
 #include "kernel/mem.h"
-#include "sim_virtio.h"
+#include "sim_assert.h"
 
 #define F(b) VIRTIO_BIT(VIRTIO_NET_F_##b)
 #define BASE                                                                                       \
@@ -39,13 +39,6 @@ static struct sim_dev *mq_sim(uint64_t extra, uint16_t max_pairs)
     return s;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sim_free_all();
-    return 0;
-}
-
 static void test_ctrl_ok_and_err(void **state)
 {
     (void)state;
@@ -58,8 +51,7 @@ static void test_ctrl_ok_and_err(void **state)
     assert_int_equal(vnet_ctrl_cmd(d, 0x22, 0x33, data, sizeof(data)), 0);
     assert_int_equal(s->q[2].notifies, 1);
     static const uint8_t want[] = {0x22, 0x33, 9, 8, 7};
-    assert_int_equal(s->ctrl_last_len, sizeof(want));
-    assert_memory_equal(s->ctrl_last, want, sizeof(want));
+    sim_expect_ctrl(s, want, sizeof(want));
     s->ctrl_mode = SIM_CTRL_ERR;
     assert_int_equal(vnet_ctrl_cmd(d, 0x22, 0x33, data, sizeof(data)), -EIO);
     /* the queue is reused: ERR is an answer */
@@ -113,8 +105,7 @@ static void test_mq_pairs_set(void **state)
     assert_int_equal(d->npairs, 2);
     assert_int_equal(s->pairs, 2);
     static const uint8_t want[] = {VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, 2, 0};
-    assert_int_equal(s->ctrl_last_len, sizeof(want));
-    assert_memory_equal(s->ctrl_last, want, sizeof(want));
+    sim_expect_ctrl(s, want, sizeof(want));
     /* the controlq is 2 * max_virtqueue_pairs (s5.1.2) */
     assert_int_equal(s->q[8].notifies, 1);
     /* both pairs live, their RX rings full */
@@ -176,8 +167,7 @@ static void test_rss_config(void **state)
     want[266] = 2; /* max_tx_vq */
     want[268] = 40;
     memcpy(want + 269, vnet_rss_key_ms, 40);
-    assert_int_equal(s->ctrl_last_len, sizeof(want));
-    assert_memory_equal(s->ctrl_last, want, sizeof(want));
+    sim_expect_ctrl(s, want, sizeof(want));
     /* limits below the spec's: RSS not negotiated */
     s = mq_sim(F(RSS), 4);
     sim_set_mq(s, 4, 40, 64, 0x3f);
@@ -402,7 +392,7 @@ static void test_pair_calls_stay_on_their_pair(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_teardown(f, teardown)
+#define T(f) cmocka_unit_test_teardown(f, sim_teardown)
     const struct CMUnitTest tests[] = {
         T(test_ctrl_ok_and_err),
         T(test_ctrl_never_answers),

@@ -64,13 +64,6 @@ static void receive(struct sim_dev *s, struct vnet_dev *d, int n)
     }
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sim_free_all();
-    return 0;
-}
-
 static void test_every_notification_carries_next(void **state)
 {
     (void)state;
@@ -137,7 +130,7 @@ static void test_device_check_catches(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_teardown(f, teardown)
+#define T(f) cmocka_unit_test_teardown(f, sim_teardown)
     const struct CMUnitTest tests[] = {
         T(test_every_notification_carries_next),
         T(test_switched_off),

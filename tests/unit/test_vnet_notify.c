@@ -52,13 +52,6 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sim_free_all();
-    return 0;
-}
-
 static void deliver(void)
 {
     static const uint8_t frame[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -360,7 +353,7 @@ static void test_rx_coalesce(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, sim_teardown)
     const struct CMUnitTest tests[] = {
         T(test_notify_parse),
         T(test_bringup_modes),

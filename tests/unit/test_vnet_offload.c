@@ -58,13 +58,6 @@ static struct vnet_dev *up(struct sim_dev *s, uint8_t offloads, uint64_t off)
     return d;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sim_free_all();
-    return 0;
-}
-
 static void put16(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 8);
@@ -410,7 +403,7 @@ static void test_rx_malformed(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_teardown(f, teardown)
+#define T(f) cmocka_unit_test_teardown(f, sim_teardown)
     const struct CMUnitTest tests[] = {
         T(test_negotiation), T(test_tx_csum4),         T(test_tx_csum6),
         T(test_tx_gso4),     T(test_tx_gso6),          T(test_tx_refused),

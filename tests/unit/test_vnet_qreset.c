@@ -51,13 +51,6 @@ static int send_numbered(struct vnet_dev *d, const struct vnet_txslots *sl, int 
     return vnet_txslots_send(d, k, len, 0);
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sim_free_all();
-    return 0;
-}
-
 /* 20 frames, 12 of them still in flight at the reset, then 50 more (past
  * the ring's 32): the device logs all 70 once each, in order. */
 static void test_tx_reset_exact(void **state)
@@ -189,7 +182,7 @@ static void test_device_fails_reset(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_teardown(f, teardown)
+#define T(f) cmocka_unit_test_teardown(f, sim_teardown)
     const struct CMUnitTest tests[] = {
         T(test_tx_reset_exact),
         T(test_rx_reset),

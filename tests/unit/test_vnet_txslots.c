@@ -93,13 +93,6 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sim_free_all();
-    return 0;
-}
-
 /* Descriptor i points at slot i's header, avail entry i names it, the
  * header is zero, and the room is clamped to the device's frame. */
 static void test_bind_layout(void **state)
@@ -420,7 +413,7 @@ static void test_in_order(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, sim_teardown)
     const struct CMUnitTest tests[] = {
         T(test_bind_layout),       T(test_send_wrap),   T(test_kick_batch),
         T(test_out_of_order_head), T(test_full_drop),   T(test_full_wait),

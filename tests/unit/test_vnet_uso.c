@@ -49,13 +49,6 @@ static struct vnet_dev *up(struct sim_dev *s, uint8_t offloads, const char *feat
     return d;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sim_free_all();
-    return 0;
-}
-
 static void put16(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 8);
@@ -244,11 +237,11 @@ static void test_rx_uso_bad(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_negotiation, teardown),
-        cmocka_unit_test_teardown(test_slots_uso, teardown),
-        cmocka_unit_test_teardown(test_slots_uso_refused, teardown),
-        cmocka_unit_test_teardown(test_rx_uso, teardown),
-        cmocka_unit_test_teardown(test_rx_uso_bad, teardown),
+        cmocka_unit_test_teardown(test_negotiation, sim_teardown),
+        cmocka_unit_test_teardown(test_slots_uso, sim_teardown),
+        cmocka_unit_test_teardown(test_slots_uso_refused, sim_teardown),
+        cmocka_unit_test_teardown(test_rx_uso, sim_teardown),
+        cmocka_unit_test_teardown(test_rx_uso_bad, sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,6 +63,9 @@ UNIT_TESTS += test_qstats
 test_qstats_SRCS := tests/unit/test_qstats.c apps/qstats.c apps/seqtrack.c kernel/json.c net/pkt.c \
     kernel/csum.c
 
+UNIT_TESTS += test_rr_result
+test_rr_result_SRCS := tests/unit/test_rr_result.c apps/rr_result.c apps/hist.c kernel/json.c
+
 UNIT_TESTS += test_rr_req
 test_rr_req_SRCS := tests/unit/test_rr_req.c apps/rr_req.c net/pkt.c kernel/csum.c
 
