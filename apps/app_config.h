@@ -62,6 +62,8 @@ struct app_config {
     /* control queue commands at start (apps/apps_ctrl.c) */
     uint8_t promisc, allmulti, mac_set;
     uint16_t vlan; /* 0: none */
+    /* NOTF_COAL / VQ_NOTF_COAL at start where given (ethtool -C's names) */
+    uint32_t coal_tx_frames, coal_tx_usecs, coal_rx_frames, coal_rx_usecs;
     uint16_t vcpus;
     uint8_t vcpu_test; /* enum cfg_vcpu_test */
     /* addressing */

@@ -6,6 +6,7 @@
  * alone (tests/unit test_config, tests/fuzz fuzz_config). */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -126,6 +127,14 @@ static const struct cfg_key keys[] = {
       "table"),
     U("vlan", vlan, 0, 4095, "0",
       "VIRTIO_NET_CTRL_VLAN_ADD of this VLAN at start (CTRL_VLAN: other tags dropped); 0: none"),
+    U("coal_tx_frames", coal_tx_frames, 0, UINT32_MAX, "0",
+      "NOTF_COAL at start: frames before a TX used-buffer notification (given: sent)"),
+    U("coal_tx_usecs", coal_tx_usecs, 0, UINT32_MAX, "0",
+      "NOTF_COAL at start: microseconds before a TX used-buffer notification (given: sent)"),
+    U("coal_rx_frames", coal_rx_frames, 0, UINT32_MAX, "0",
+      "NOTF_COAL at start: frames before an RX used-buffer notification (given: sent)"),
+    U("coal_rx_usecs", coal_rx_usecs, 0, UINT32_MAX, "0",
+      "NOTF_COAL at start: microseconds before an RX used-buffer notification (given: sent)"),
     S("notify", notify, "poll", "used-buffer notifications: poll|irq|hybrid, or rx:MODE,tx:MODE",
       NULL),
     /* addressing */

@@ -1,5 +1,6 @@
 /* The control queue commands a config line asks for at start (promisc=,
- * allmulti=, mac_set=, vlan=; docs/config.md), each reply checked. */
+ * allmulti=, mac_set=, vlan=, coal_tx_frames= and the other coal_*=;
+ * docs/config.md), each reply checked. */
 #ifndef VN_APPS_CTRL_H
 #define VN_APPS_CTRL_H
 

@@ -83,3 +83,18 @@ int vnet_coal_vq_get(struct vnet_dev *d, unsigned vq, struct vnet_coal *out)
     memcpy(&out->max_usecs, res + 4, 4);
     return 0;
 }
+
+int vnet_coal_set(struct vnet_dev *d, bool tx, const struct vnet_coal *c)
+{
+    if (vnet_coal_has(d, VIRTIO_NET_F_NOTF_COAL))
+        return tx ? vnet_coal_tx_set(d, c) : vnet_coal_rx_set(d, c);
+    if (!vnet_coal_has(d, VIRTIO_NET_F_VQ_NOTF_COAL))
+        return -EOPNOTSUPP;
+    /* s5.1.2: pair p's receiveq is 2p, its transmitq 2p + 1 */
+    for (unsigned p = 0; p < d->npairs; p++) {
+        int r = vnet_coal_vq_set(d, 2u * p + tx, c);
+        if (r)
+            return r;
+    }
+    return 0;
+}

@@ -6,6 +6,7 @@
 #ifndef VN_VNET_COAL_H
 #define VN_VNET_COAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct vnet_dev;
@@ -37,5 +38,11 @@ int vnet_coal_rx_set(struct vnet_dev *d, const struct vnet_coal *c);
  * short one); on VIRTIO_NET_ERR *out is left as it was. */
 int vnet_coal_vq_set(struct vnet_dev *d, unsigned vq, const struct vnet_coal *c);
 int vnet_coal_vq_get(struct vnet_dev *d, unsigned vq, struct vnet_coal *out);
+
+/* Every transmit (tx) or receive virtqueue in use: TX_SET or RX_SET
+ * where NOTF_COAL is negotiated, else VQ_SET on each pair's queue where
+ * VQ_NOTF_COAL is (the same parameters either way). -EOPNOTSUPP with
+ * neither, nothing sent; else the first reply that is not OK. */
+int vnet_coal_set(struct vnet_dev *d, bool tx, const struct vnet_coal *c);
 
 #endif

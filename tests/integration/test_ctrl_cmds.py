@@ -53,3 +53,16 @@ def test_command_without_its_feature_is_one_config_error(image):
     assert r.returncode == 2, r.stderr
     fatal = [ln for ln in rep["guests"][-1]["console_tail"] if ln.startswith("FATAL")]
     assert len(fatal) == 1 and "does not offer VIRTIO_NET_F_CTRL_RX" in fatal[0], fatal
+
+
+@pytest.mark.parametrize("qemu", QEMUS)
+def test_coalescing_where_no_backend_offers_it_is_one_config_error(image, qemu):
+    """coal_rx_usecs= reaches the driver's NOTF_COAL commands; neither QEMU
+    offers NOTF_COAL or VQ_NOTF_COAL (docs/driver.md), so the run ends in
+    the command's one config-error line, nothing sent."""
+    r, rep = run_json(qemu, ["coal_rx_usecs=50"], timeout=120)
+    assert r.returncode == 2, r.stderr
+    g = rep["guests"][-1]
+    fatal = [ln for ln in g["console_tail"] if ln.startswith("FATAL")]
+    assert len(fatal) == 1 and "coal_rx_frames=0 coal_rx_usecs=50: the device does not offer " \
+        "VIRTIO_NET_F_NOTF_COAL or VIRTIO_NET_F_VQ_NOTF_COAL" in fatal[0], fatal

@@ -20,12 +20,9 @@
 #include "drivers/virtio/vnet_ctrl.h"
 #include "drivers/virtio/vnet_priv.h"
 #include "kernel/mem.h"
-#include "sim_virtio.h"
+#include "sim_assert.h"
 
 #define F(b) VIRTIO_BIT(VIRTIO_NET_F_##b)
-#define BASE                                                                                       \
-    (VIRTIO_BIT(VIRTIO_F_VERSION_1) | F(MAC) | F(STATUS) | F(MRG_RXBUF) |                          \
-     VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | F(CTRL_VQ))
 #define COAL (F(NOTF_COAL) | F(VQ_NOTF_COAL))
 
 static struct vnet_dev *dev_init(struct sim_dev *s, uint64_t off)
@@ -36,29 +33,16 @@ static struct vnet_dev *dev_init(struct sim_dev *s, uint64_t off)
     return d;
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    sim_free_all();
-    return 0;
-}
-
-static void expect_cmd(const struct sim_dev *s, const uint8_t *want, uint32_t len)
-{
-    assert_int_equal(s->ctrl_last_len, len);
-    assert_memory_equal(s->ctrl_last, want, len);
-}
-
 static void test_features(void **state)
 {
     (void)state;
-    struct sim_dev *s = sim_new(BASE | COAL, 64, false);
+    struct sim_dev *s = sim_new(SIM_CTRL_BASE | COAL, 64, false);
     dev_init(s, 0);
-    assert_int_equal(s->driver_features, BASE | COAL);
+    assert_int_equal(s->driver_features, SIM_CTRL_BASE | COAL);
     /* s5.1.3.1: both need the control queue */
-    s = sim_new((BASE | COAL) & ~F(CTRL_VQ), 64, false);
+    s = sim_new((SIM_CTRL_BASE | COAL) & ~F(CTRL_VQ), 64, false);
     dev_init(s, 0);
-    assert_int_equal(s->driver_features, BASE & ~F(CTRL_VQ));
+    assert_int_equal(s->driver_features, SIM_CTRL_BASE & ~F(CTRL_VQ));
     /* features= switches each off */
     uint64_t off;
     assert_int_equal(vnet_features_parse("-notf_coal,-vq_notf_coal", &off), 0);
@@ -68,13 +52,13 @@ static void test_features(void **state)
 static void test_tx_rx_set(void **state)
 {
     (void)state;
-    struct sim_dev *s = sim_new(BASE | COAL, 64, false);
+    struct sim_dev *s = sim_new(SIM_CTRL_BASE | COAL, 64, false);
     struct vnet_dev *d = dev_init(s, 0);
     struct vnet_coal tx = {32, 0x01020304}, rx = {0x11223344, 50};
     assert_int_equal(vnet_coal_tx_set(d, &tx), 0);
-    expect_cmd(s, (const uint8_t[]){6, 0, 32, 0, 0, 0, 4, 3, 2, 1}, 10);
+    sim_expect_ctrl(s, (const uint8_t[]){6, 0, 32, 0, 0, 0, 4, 3, 2, 1}, 10);
     assert_int_equal(vnet_coal_rx_set(d, &rx), 0);
-    expect_cmd(s, (const uint8_t[]){6, 1, 0x44, 0x33, 0x22, 0x11, 50, 0, 0, 0}, 10);
+    sim_expect_ctrl(s, (const uint8_t[]){6, 1, 0x44, 0x33, 0x22, 0x11, 50, 0, 0, 0}, 10);
     /* the device applied each to its queues: TX 1, RX 0 */
     assert_int_equal(s->coal[1][0], 32);
     assert_int_equal(s->coal[0][1], 50);
@@ -87,13 +71,13 @@ static void test_tx_rx_set(void **state)
 static void test_vq_set_get(void **state)
 {
     (void)state;
-    struct sim_dev *s = sim_new(BASE | COAL, 64, false);
+    struct sim_dev *s = sim_new(SIM_CTRL_BASE | COAL, 64, false);
     struct vnet_dev *d = dev_init(s, 0);
     struct vnet_coal c = {8, 0x200}, got = {0, 0};
     assert_int_equal(vnet_coal_vq_set(d, 1, &c), 0);
-    expect_cmd(s, (const uint8_t[]){6, 2, 1, 0, 0, 0, 8, 0, 0, 0, 0, 2, 0, 0}, 14);
+    sim_expect_ctrl(s, (const uint8_t[]){6, 2, 1, 0, 0, 0, 8, 0, 0, 0, 0, 2, 0, 0}, 14);
     assert_int_equal(vnet_coal_vq_get(d, 1, &got), 0);
-    expect_cmd(s, (const uint8_t[]){6, 3, 1, 0, 0, 0}, 6);
+    sim_expect_ctrl(s, (const uint8_t[]){6, 3, 1, 0, 0, 0}, 6);
     assert_int_equal(got.max_packets, 8);
     assert_int_equal(got.max_usecs, 0x200);
     /* the receive queue kept its own (none set) */
@@ -109,7 +93,7 @@ static void test_vq_set_get(void **state)
 static void test_vq_get_bad_replies(void **state)
 {
     (void)state;
-    struct sim_dev *s = sim_new(BASE | COAL, 64, false);
+    struct sim_dev *s = sim_new(SIM_CTRL_BASE | COAL, 64, false);
     struct vnet_dev *d = dev_init(s, 0);
     struct vnet_coal got = {77, 88};
     s->ctrl_mode = SIM_CTRL_NORESULT;
@@ -131,37 +115,63 @@ static void test_vq_get_bad_replies(void **state)
 static void test_not_sent(void **state)
 {
     (void)state;
-    struct sim_dev *s = sim_new(BASE | COAL, 64, false);
+    struct sim_dev *s = sim_new(SIM_CTRL_BASE | COAL, 64, false);
     struct vnet_dev *d = dev_init(s, 0);
     struct vnet_coal c = {1, 1};
     assert_int_equal(vnet_coal_vq_set(d, 2, &c), -EINVAL);
     assert_int_equal(vnet_coal_vq_get(d, 2, &c), -EINVAL);
     assert_int_equal(s->ctrl_cmds, 0);
-    s = sim_new(BASE | F(NOTF_COAL), 64, false);
+    s = sim_new(SIM_CTRL_BASE | F(NOTF_COAL), 64, false);
     d = dev_init(s, 0);
     assert_int_equal(vnet_coal_vq_set(d, 0, &c), -EOPNOTSUPP);
     assert_int_equal(vnet_coal_vq_get(d, 0, &c), -EOPNOTSUPP);
     assert_int_equal(vnet_coal_tx_set(d, &c), 0);
-    s = sim_new(BASE | F(VQ_NOTF_COAL), 64, false);
+    s = sim_new(SIM_CTRL_BASE | F(VQ_NOTF_COAL), 64, false);
     d = dev_init(s, 0);
     assert_int_equal(vnet_coal_tx_set(d, &c), -EOPNOTSUPP);
     assert_int_equal(vnet_coal_rx_set(d, &c), -EOPNOTSUPP);
     assert_int_equal(vnet_coal_vq_set(d, 1, &c), 0);
-    s = sim_new(BASE, 64, false);
+    s = sim_new(SIM_CTRL_BASE, 64, false);
     d = dev_init(s, 0);
     assert_int_equal(vnet_coal_tx_set(d, &c), -EOPNOTSUPP);
     assert_int_equal(vnet_coal_vq_get(d, 0, &c), -EOPNOTSUPP);
     assert_int_equal(s->ctrl_cmds, 0);
 }
 
+/* vnet_coal_set: one TX_SET / RX_SET with NOTF_COAL, else VQ_SET on the
+ * direction's queue of every pair in use, else nothing sent. */
+static void test_set_by_what_is_offered(void **state)
+{
+    (void)state;
+    struct vnet_coal c = {16, 100};
+    struct sim_dev *s = sim_new(SIM_CTRL_BASE | COAL, 64, false);
+    struct vnet_dev *d = dev_init(s, 0);
+    assert_int_equal(vnet_coal_set(d, true, &c), 0);
+    sim_expect_ctrl(s, (const uint8_t[]){6, 0, 16, 0, 0, 0, 100, 0, 0, 0}, 10);
+    assert_int_equal(s->ctrl_cmds, 1);
+    s = sim_new(SIM_CTRL_BASE | F(VQ_NOTF_COAL), 64, false);
+    d = dev_init(s, 0);
+    assert_int_equal(vnet_coal_set(d, false, &c), 0);
+    sim_expect_ctrl(s, (const uint8_t[]){6, 2, 0, 0, 0, 0, 16, 0, 0, 0, 100, 0, 0, 0}, 14);
+    assert_int_equal(s->coal[0][0], 16);
+    assert_int_equal(s->coal[1][0], 0);
+    s->ctrl_mode = SIM_CTRL_ERR;
+    assert_int_equal(vnet_coal_set(d, true, &c), -EIO);
+    s = sim_new(SIM_CTRL_BASE, 64, false);
+    d = dev_init(s, 0);
+    assert_int_equal(vnet_coal_set(d, true, &c), -EOPNOTSUPP);
+    assert_int_equal(s->ctrl_cmds, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_features, teardown),
-        cmocka_unit_test_teardown(test_tx_rx_set, teardown),
-        cmocka_unit_test_teardown(test_vq_set_get, teardown),
-        cmocka_unit_test_teardown(test_vq_get_bad_replies, teardown),
-        cmocka_unit_test_teardown(test_not_sent, teardown),
+        cmocka_unit_test_teardown(test_features, sim_teardown),
+        cmocka_unit_test_teardown(test_tx_rx_set, sim_teardown),
+        cmocka_unit_test_teardown(test_vq_set_get, sim_teardown),
+        cmocka_unit_test_teardown(test_vq_get_bad_replies, sim_teardown),
+        cmocka_unit_test_teardown(test_not_sent, sim_teardown),
+        cmocka_unit_test_teardown(test_set_by_what_is_offered, sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
