@@ -388,6 +388,21 @@ def test_both_sides_agree_per_queue_or_the_report_says_which_lost():
     assert report.queue_counts_line(outcome.queue_pairs(two_pairs(1, 1))) is None
 
 
+def test_a_pair_that_carried_nothing_is_named():
+    """16 consecutive source ports all hash to pair 0 of 2 (Toeplitz with
+    the Microsoft key): the report says pair 1 was idle."""
+    from test_report import line, rep_of
+    from vnperflib.analysis import outcome
+    from vnperflib.report import report
+    rep = rep_of("gen", GEN_2Q, {"rx_packets": 4001, "rx_frames": 4001})
+    idle = dataclasses.replace(rep, queues=outcome.queue_pairs(two_pairs(2000, 0)))
+    assert line(report.human(idle), "idle queues") == (
+        "1 of 2 carried nothing: every flow hashed to the other pairs; more flows or wider "
+        "flows= ranges spread them (docs/apps.md, gen)")
+    busy = dataclasses.replace(rep, queues=outcome.queue_pairs(two_pairs(1000, 1000)))
+    assert "idle queues" not in report.human(busy)
+
+
 def test_hash_report_line():
     from vnperflib.report import report
     assert report.hash_line({"types": 0}) is None

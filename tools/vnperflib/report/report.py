@@ -179,6 +179,9 @@ def human(res):
         line = queue_counts_line(res.queues)
         if line:
             rows.append(("counts per queue", line))
+        line = idle_queues_line(res.queues)
+        if line:
+            rows.append(("idle queues", line))
     if res.streams:
         rows += stream_lines(res.streams)
     c = res.counts
@@ -268,6 +271,19 @@ def queues_line(pairs):
                                                         fmt_count(q.tx_packets),
                                                         fmt_count(q.rx_packets), host, bad))
     return "; ".join(parts)
+
+
+def idle_queues_line(pairs):
+    """The pairs that carried nothing either way, None when every pair
+    did: the flows all hashed elsewhere (a Toeplitz hash is linear, so a
+    few consecutive ports can share one pair), which a per-queue sweep
+    would otherwise read as the backend's scaling."""
+    idle = [str(q.queue) for q in pairs if not (q.tx_packets or 0) + (q.rx_packets or 0)]
+    if not idle:
+        return None
+    return "%s of %d carried nothing: every flow hashed to the other pairs; more flows or " \
+        "wider flows= ranges spread them (docs/apps.md, gen)" % (
+            ", ".join(idle), len(pairs))
 
 
 def hash_line(h):
