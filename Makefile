@@ -84,7 +84,15 @@ LWIP_CFLAGS := $(KFLAGS_BASE) -w $(KINC)
 
 KERNEL_ELF := $(BUILD)/vnperf.elf
 
-all: deps $(KERNEL_ELF) host-tools
+all: deps $(KERNEL_ELF) $(BUILD)/floor.elf host-tools
+
+# QEMU's own boot floor for bench/boot_time.py: a PVH image of one page.
+$(BUILD)/floor.elf: bench/floor/floor.S
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -c $< -o $(BUILD)/obj/floor.o
+	$(Q)$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -Ttext=0x100000 \
+	    -e floor_entry32 -o $@ $(BUILD)/obj/floor.o
 
 $(BUILD)/obj/%.o: %.c | $(NEWLIB_STAMP) $(LWIP_STAMP)
 	@mkdir -p $(dir $@)

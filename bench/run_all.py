@@ -92,6 +92,10 @@ def boot(case):
     return lambda out: next(r["median_ms"] for r in out["rows"] if r["case"] == case)
 
 
+def over_floor(case):
+    return lambda out: next(r["over_floor_ms"] for r in out["rows"] if r["case"] == case)
+
+
 def tcp_ratio(backend, direction):
     """vnperf/Linux of one point of bench_tcp_stream.py --json."""
     return lambda out: next(p["ratio"]["gbps"]["median"] for p in out["points"]
@@ -111,7 +115,10 @@ MEASURES = [
     Measure(["bench/boot_time.py", "--boots", "1", "--json"], [
         ("QEMU start to the guest's `ready`: PVH, microvm", "ms", boot("pvh microvm")),
         ("QEMU start to the guest's `ready`: PVH, q35", "ms", boot("pvh q35")),
-        ("QEMU start to the guest's `ready`: UEFI (OVMF), q35", "ms", boot("uefi q35"))]),
+        ("QEMU start to the guest's `ready`: UEFI (OVMF), q35", "ms", boot("uefi q35")),
+        ("the same, PVH microvm, over QEMU's floor (an empty PVH image), 1 vCPU", "ms",
+         over_floor("pvh microvm")),
+        ("the same, 4 vCPUs (vcpus=4, -smp 4)", "ms", over_floor("pvh microvm x4"))]),
     Measure(vnperf(GEN_PC % 64), [
         ("64-byte gen TX into QEMU's own device (hub, null sink), `-M pc`",) + PPS,
         ("the same: share of the run the TX ring was full (waiting on QEMU)", "%", ring_full)]),

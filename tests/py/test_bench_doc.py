@@ -102,8 +102,9 @@ def fake_output(argv, parse):
     if argv[0] == "stat":
         return parse("313344\n"), None
     if argv[0] == "bench/boot_time.py":
-        return {"accel": "tcg", "rows": [{"case": c, "median_ms": 70.0} for c in (
-            "pvh microvm", "pvh q35", "uefi q35")]}, None
+        return {"accel": "tcg", "rows": [{"case": c, "median_ms": 70.0, "over_floor_ms": 4.0}
+                                         for c in ("pvh microvm", "pvh q35", "uefi q35",
+                                                   "pvh microvm x4")]}, None
     return {"accel": "tcg", "metrics": {"pps": 4.5e6, "bps": 1.5e9, "tps": 4000.0,
                                         "p50_ns": 100e3},
             "guests": [{"result": {"duration_ns": 2e9, "vnet": {"tx": {"full_wait_ns": 1e9}}}}]}, \
@@ -159,3 +160,16 @@ def test_the_readme_holds_no_typed_measurement():
     assert not typed, "README.md types measurements (move them to docs/bench.md's block, " \
         "written by make bench): %s" % typed
     assert "docs/bench.md" in readme[readme.index("## Measured here"):]
+
+
+def test_boot_time_reads_each_microvm_row_against_the_floor_with_its_vcpus():
+    import boot_time
+
+    def row(case, floor, pvh, vcpus, ms):
+        return {"case": case, "floor": floor, "pvh_microvm": pvh, "vcpus": vcpus,
+                "median_ms": ms}
+    rows = [row("pvh microvm", False, True, 1, 75.0), row("pvh q35", False, False, 1, 120.0),
+            row("floor microvm", True, True, 1, 60.0), row("pvh microvm x4", False, True, 4, 95.0),
+            row("floor microvm x4", True, True, 4, 70.0)]
+    boot_time.over_floor(rows)
+    assert [r.get("over_floor_ms") for r in rows] == [15.0, None, None, 25.0, None]
