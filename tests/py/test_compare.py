@@ -11,7 +11,7 @@ import pytest
 
 from vnpy import run_vnperf
 from vnperflib.campaign import compare
-from vnperflib import exitcodes
+from vnperflib import exitcodes, result
 from vnperflib.report import resultsdir
 from vnperflib.analysis import stats
 
@@ -154,16 +154,16 @@ def test_holm_over_the_table():
     pa = [{"params": {"size": s}, "summary": {"pps": summ(100, 101, 99)}} for s in "123"]
     pb = [{"params": {"size": s}, "summary": {"pps": summ(102.8, 103.8, 101.8)}} for s in "123"]
     cmp = compare.compare(pa, pb)
-    cells = [r["columns"]["pps%"] for r in cmp["rows"]]
-    assert all(c["p"] < 0.05 for c in cells) and not any(c["significant"] for c in cells)
-    assert all(c["p_adj"] == pytest.approx(min(1, 3 * c["p"])) for c in cells)
+    cells = [r.columns["pps%"] for r in cmp.rows]
+    assert all(c.p < 0.05 for c in cells) and not any(c.significant for c in cells)
+    assert all(c.p_adj == pytest.approx(min(1, 3 * c.p)) for c in cells)
 
 
 def test_one_run_a_side_is_not_tested():
     pa = [{"params": {}, "summary": {"pps": summ(100.0)}}]
     pb = [{"params": {}, "summary": {"pps": summ(150.0)}}]
-    c = compare.compare(pa, pb)["rows"][0]["columns"]["pps%"]
-    assert c["pct"] == 50.0 and c["p"] is None and c["significant"] is False
+    c = compare.compare(pa, pb).rows[0].columns["pps%"]
+    assert c.pct == 50.0 and c.p is None and c.significant is False
 
 
 def test_a_and_b_from_one_sweep_name_the_ab_dimension(tmp_path):
@@ -277,8 +277,8 @@ def test_rr_rows_are_scaled_by_transactions_and_sd_per_transaction():
     lines = compare.render(cmp).splitlines()
     header = [l for l in lines if l.startswith("point")][0].split()
     assert header[:5] == ["point", "tps", "A", "tps", "B"] and "TPS%" in header
-    assert cmp["columns"].count("SD%") == 1
-    assert cmp["rows"][0]["columns"]["SD%"]["metric"] == "sd_us_per_tx"
+    assert cmp.columns.count("SD%") == 1
+    assert cmp.rows[0].columns["SD%"].metric == "sd_us_per_tx"
     assert "SD = host CPU us per transaction" in "\n".join(lines)
 
 
@@ -376,17 +376,17 @@ def test_each_row_says_what_change_it_could_have_seen():
     warning. The mde% is Welch's at alpha over the table's tests."""
     a, b = rows_points([0.12, 0.12], 2)
     cmp = compare.compare(a, b)
-    cells = [r["columns"]["pps%"] for r in cmp["rows"]] + [cmp["average"]["pps%"]]
-    assert cmp["tests"] == 3 and cmp["mde_alpha"] == pytest.approx(stats.ALPHA / 3)
+    cells = [r.columns["pps%"] for r in cmp.rows] + [cmp.average["pps%"]]
+    assert cmp.tests == 3 and cmp.mde_alpha == pytest.approx(stats.ALPHA / 3)
     c = cells[0]
-    assert c["mde_pct"] == pytest.approx(stats.mde(c["se_pct"], c["df"], stats.ALPHA / 3))
-    assert all(x["mde_pct"] > 10 for x in cells)
+    assert c.mde_pct == pytest.approx(stats.mde(c.se_pct, c.df, stats.ALPHA / 3))
+    assert all(x.mde_pct > 10 for x in cells)
     text = compare.render(cmp)
     header = [l for l in text.splitlines() if l.startswith("size")][0].split()
     assert header[header.index("p") + 1] == "mde%"
-    assert rows_of(text)["64"][5] == "%.1f" % c["mde_pct"]
+    assert rows_of(text)["64"][5] == "%.1f" % c.mde_pct
     assert ("warning: 3 of 3 change cells could not have seen a change below 10%% (mde%% up to "
-            "%.1f: pps%% at " % max(x["mde_pct"] for x in cells)) in text
+            "%.1f: pps%% at " % max(x.mde_pct for x in cells)) in text
     assert "more --repeat or a quieter host" in text
     quiet = compare.render(compare.compare(*rows_points([0.01, 0.01], 5)))
     assert "warning" not in quiet and float(rows_of(quiet)["64"][5]) < 3
@@ -411,12 +411,12 @@ def test_average_row_carries_its_interval_and_significance():
     pa = [{"params": {"size": s}, "summary": {"pps": summ(100, 101, 99)}} for s in "123"]
     pb = [{"params": {"size": s}, "summary": {"pps": summ(102.8, 103.8, 101.8)}} for s in "123"]
     cmp = compare.compare(pa, pb)
-    avg = cmp["average"]["pps%"]
-    assert cmp["tests"] == 4 and avg["pct"] == pytest.approx(2.8)
-    assert avg["significant"] and avg["ci_pct"][0] > 0
-    assert not any(r["columns"]["pps%"]["significant"] for r in cmp["rows"])
+    avg = cmp.average["pps%"]
+    assert cmp.tests == 4 and avg.pct == pytest.approx(2.8)
+    assert avg.significant and avg.ci_pct[0] > 0
+    assert not any(r.columns["pps%"].significant for r in cmp.rows)
     # A single row has no average (it would repeat the row).
-    assert compare.compare(pa[:1], pb[:1])["average"] == {}
+    assert compare.compare(pa[:1], pb[:1]).average == {}
 
 
 def image_sweep(tmp_path, shas):
@@ -457,8 +457,8 @@ def test_an_ab_dimension_that_does_not_differ_is_said():
         for p in side:
             p["params"]["event_idx"] = "on"
     cmp = compare.compare(a, b, ab={"event_idx"})
-    assert cmp["same"] == ["A and B do not differ in event_idx (on): this table is an A/A"]
-    assert compare.render(cmp).splitlines()[0] == cmp["same"][0]
+    assert cmp.same == ("A and B do not differ in event_idx (on): this table is an A/A",)
+    assert compare.render(cmp).splitlines()[0] == cmp.same[0]
 
 
 def test_where_takes_the_option_spelling_and_suggests_the_name(tmp_path):
@@ -479,3 +479,18 @@ def test_where_takes_the_option_spelling_and_suggests_the_name(tmp_path):
     assert compare.param_name("memory", {"memory_mb"}) == "memory_mb"
     assert compare.param_name("event-idx", {"event_idx"}) == "event_idx"
     assert compare.param_name("nope", {"event_idx"}) is None
+
+
+def test_compare_returns_the_typed_comparison():
+    """compare() makes a result.Comparison of Rows and Cells (issue 30), which
+    every reader takes; its JSON read back renders the same table and
+    writes the same bytes (a saved comparison, compare --out)."""
+    a, b = rows_points([0.01, 0.01], 5, shift=1.2)
+    cmp = compare.compare(a, b)
+    assert isinstance(cmp, result.Comparison)
+    assert all(isinstance(r, result.Row) for r in cmp.rows)
+    assert all(isinstance(c, result.Cell) for _, _, c in compare.named_cells(cmp))
+    saved = result.Comparison.from_dict(json.loads(compare.to_json(cmp)))
+    assert compare.to_json(saved) == compare.to_json(cmp)
+    assert compare.render(saved) == compare.render(cmp)
+    assert compare.to_csv(saved) == compare.to_csv(cmp)

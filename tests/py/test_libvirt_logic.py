@@ -300,8 +300,8 @@ def test_fleet_results_directory_carries_identities_compare_pairs(tmp_path):
     assert [p["params"]["group"] for p in a] == ["gens", "fleet"]
     assert a[0]["params"]["app"] == "gen" and a[0]["params"]["accel"] == "tcg"
     cmp = compare.compare(a, b)
-    assert [r["params"]["group"] for r in cmp["rows"]] == ["fleet", "gens"]
-    assert all(r["columns"]["pps%"]["pct"] == pytest.approx(10.0) for r in cmp["rows"])
+    assert [r.params["group"] for r in cmp.rows] == ["fleet", "gens"]
+    assert all(r.columns["pps%"].pct == pytest.approx(10.0) for r in cmp.rows)
 
 
 # ---- staging what the domain's QEMU opens (libvirtstage.py, issue 31)

@@ -57,7 +57,7 @@ def test_seeds_load_and_compare():
     for i, data in inputs(NAME, n=0):
         pts = resultsdir.parse(data, "seed %d" % i)
         cmp = compare.compare(pts, pts)
-        assert cmp["rows"], i
+        assert cmp.rows, i
         check(data, base, 0)
         check(data, base, 1)
 

@@ -130,8 +130,8 @@ def test_compare_and_the_sweep_table_read_typed_points():
     sw = result.load(SWEEP)
     a, b = sw.points
     cmp = compare.compare([a], [b], ab={"size"})
-    cell = cmp["rows"][0]["columns"]["pps%"]
-    assert (cell["a"], cell["b"]) == (a.summary["pps"].median, b.summary["pps"].median)
+    cell = cmp.rows[0].columns["pps%"]
+    assert (cell.a, cell.b) == (a.summary["pps"].median, b.summary["pps"].median)
     assert cmp == compare.compare([a.to_dict()], [b.to_dict()], ab={"size"})
     text = sweep.render(sw)
     assert text == sweep.render(old_json(os.path.join(SWEEP, "results.json")))

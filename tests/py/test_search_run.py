@@ -176,9 +176,9 @@ def test_compare_two_searches(tmp_path, monkeypatch):
     a = resultsdir.load(str(tmp_path / "a"))
     b = resultsdir.load(str(tmp_path / "b"))
     cmp = compare.compare(a, b)
-    assert cmp["key"] == ["size"] and cmp["columns"][0] == "NDR%"
-    cell = cmp["rows"][0]["columns"]["NDR%"]
-    assert 95 < cell["pct"] < 105
+    assert cmp.key == ("size",) and cmp.columns[0] == "NDR%"
+    cell = cmp.rows[0].columns["NDR%"]
+    assert 95 < cell.pct < 105
     assert "NDR pps A" in compare.render(cmp)
 
 
@@ -256,8 +256,8 @@ def test_a_search_without_a_verified_rate_keeps_its_figures(tmp_path, monkeypatc
     searched(tmp_path, monkeypatch, FakeRuns(step=31000), "b", resolution=500, relative=False)
     cmp = compare.compare(resultsdir.load(str(tmp_path / "b")),
                           resultsdir.load(str(tmp_path / "a")))
-    assert "NDR%" not in cmp["columns"]
-    assert all(r["failed"]["b"] for r in cmp["rows"])
+    assert "NDR%" not in cmp.columns
+    assert all(r.failed["b"] for r in cmp.rows)
     assert "FAILED" in compare.render(cmp)
 
 
@@ -346,7 +346,7 @@ def test_a_search_of_loads_records_every_trial_and_each_load(tmp_path, monkeypat
              latency_at=())
     cmp = compare.compare(resultsdir.load(str(tmp_path / "k3")),
                           resultsdir.load(str(tmp_path / "b")))
-    assert 95 < cmp["rows"][0]["columns"]["NDR%"]["pct"] < 105   # +100%: 62k over 31k
+    assert 95 < cmp.rows[0].columns["NDR%"].pct < 105   # +100%: 62k over 31k
 
 
 @pytest.mark.parametrize("args,line", [

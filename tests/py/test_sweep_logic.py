@@ -342,14 +342,14 @@ def aa_results(shift=1.0, noise=0.02, seed=2):
 
 def test_aa_report_and_calibration():
     text, cmp, cal = sweep.aa_report(aa_results())
-    assert not any(c["significant"] for r in cmp["rows"] for c in r["columns"].values())
+    assert not any(c.significant for r in cmp.rows for c in r.columns.values())
     assert "A/A: 0 of 3 tested cells significant" in text
     assert cal["cells"] == 2 and cal["rounds"] == sweep.AA_ROUNDS
     # Random re-splits of identical runs: near what the test promises.
     assert cal["cell_rate"] <= 0.12 and cal["table_rate"] <= 0.12
     # The same report on a real 10% difference calls it.
     _, cmp, _ = sweep.aa_report(aa_results(shift=1.1))
-    assert all(r["columns"]["pps%"]["significant"] for r in cmp["rows"])
+    assert all(r.columns["pps%"].significant for r in cmp.rows)
 
 
 # The interleaved A/A of docs/runner-compare.md ("Statistics": iperf over tap,
@@ -384,7 +384,7 @@ def test_aa_calibration_of_a_measured_table_keeps_its_promise():
     that Holm promises. Runs re-split whole keep the promise."""
     text, cmp, cal = sweep.aa_report(aa_tap_results())
     # 8 cells and the average row's 4.
-    assert cmp["tests"] == 12 and cal["cells"] == 8 and cal["rounds"] == 5000
+    assert cmp.tests == 12 and cal["cells"] == 8 and cal["rounds"] == 5000
     assert cal["table_ci"][0] <= stats.ALPHA, cal
     assert cal["cell_ci"][0] <= stats.ALPHA <= cal["cell_ci"][1] + 0.01, cal
     assert "whole tables in %.1f%% (95%% CI %.1f..%.1f" % (
@@ -399,7 +399,7 @@ def test_aa_says_what_it_could_have_seen():
         "show one); the smallest changes they could have seen (mde%): 8.6..33.9%." in text
     assert "warning: 11 of 12 change cells could not have seen a change below 10% (mde% up " \
         "to 33.9: SD% at sessions=1): more --repeat or a quieter host" in text
-    assert [round(r["columns"]["BW%"]["mde_pct"], 1) for r in cmp["rows"]] == [31.3, 20.3]
+    assert [round(r.columns["BW%"].mde_pct, 1) for r in cmp.rows] == [31.3, 20.3]
 
 
 def test_aa_resplit_keeps_the_metrics_of_a_run_together():

@@ -28,6 +28,13 @@ SWEEP = (result.SweepResult, result.Point, result.Summary)
 COMPARE = (result.Comparison, result.Row, result.Cell, result.Side)
 FLEET = (result.FleetResult, result.FleetInstance, result.FleetFailure, result.GroupSummary,
          result.Metrics)
+# compare.py's readers of its result.Comparison (its builders read
+# stats.test's own {"p", "df", ...}: test_compare_builds_a_typed_comparison).
+COMPARE_READERS = ("_mark", "_value_cell", "_test_cells", "_pct_cell", "row_name",
+                   "table_cells", "_row_cells", "render", "notes", "named_cells",
+                   "_mde_warnings", "to_csv", "to_json", "main")
+COMPARE_BUILDERS = ("compare", "_cell", "_row_cell", "_average", "_row", "_cells",
+                    "_with_cells", "_adjust", "_detectable")
 # (module, functions scanned (None: every function of the module), the
 # typed classes of what they read)
 RENDERERS = (
@@ -40,8 +47,9 @@ RENDERERS = (
                               "trials_table", "search_verdict", "mean_ci", "ci_cells",
                               "read_runs"), SWEEP),
     ("report/htmlreport.py", ("compare_table", "compare_sections", "change_figure",
-                              "failed_runs", "compare_counts", "named_cells",
-                              "compare_verdict"), COMPARE),
+                              "failed_runs", "compare_counts", "compare_verdict"), COMPARE),
+    ("campaign/compare.py", COMPARE_READERS, COMPARE),
+    ("campaign/sweep.py", ("resplit_pools", "calibration", "main"), COMPARE),
     ("fleet/fleetreport.py", ("render", "_summary_row"), FLEET),
 )
 
@@ -195,3 +203,17 @@ def test_the_report_scan_finds_a_dict_and_a_read(tmp_path):
     assert sorted(built) == ["label", "side", "verdict", "waits"]
     assert [constant_key(n) for n in ast.walk(tree)
             if constant_key(n) in report_keys()] == ["guests"]
+
+
+def test_compare_builds_a_typed_comparison():
+    """compare() makes its result.Comparison, Rows and Cells typed from
+    the start (issue 30): no dict with their members' keys in its
+    builders, none set by key; a row's failed runs stay keyed by side."""
+    names = field_names(COMPARE)
+    with open(os.path.join(LIB, "campaign/compare.py")) as f:
+        tree = ast.parse(f.read())
+    fns = {fn.name: fn for fn in ast.walk(tree) if isinstance(fn, ast.FunctionDef)}
+    assert set(COMPARE_BUILDERS) <= set(fns), "update COMPARE_BUILDERS"
+    found = ["%s:%d builds [%r]" % (name, node.lineno, k) for name in COMPARE_BUILDERS
+             for node in ast.walk(fns[name]) for k in built_keys(node) if k in names]
+    assert not found, "compare.py builds its comparison as a dict: " + "; ".join(found)

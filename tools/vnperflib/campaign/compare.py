@@ -186,22 +186,33 @@ def _keytext(names, k):
 
 def _cell(metric, sa, sb, method):
     """One metric of one row (sa, sb: result.Summary): both sides'
-    figures, the change, the test."""
-    c = {"metric": metric, "a": sa.median, "b": sb.median,
-         "a_mean": sa.mean, "b_mean": sb.mean, "a_n": sa.n, "b_n": sb.n,
-         "pct": stats.pct_change(sa.mean, sb.mean), "p": None, "ci_pct": None,
-         "se_pct": None, "df": None}
+    figures, the change, the test (a result.Cell, every member written)."""
     va, vb = list(sa.values or ()), list(sb.values or ())
     res = stats.test(va, vb, method)
+    p = ci = se = df = None
     if res is not None:
-        c["p"] = res["p"]
+        p = res["p"]
         if res["ci"] is not None and sa.mean:
-            c["ci_pct"] = [100.0 * x / abs(sa.mean) for x in res["ci"]]
+            ci = tuple(100.0 * x / abs(sa.mean) for x in res["ci"])
         # The detectable change is Welch's whatever the test (a rank test
         # has no standard error; its own limit is warned apart).
         w = res if method == "welch" else stats.test(va, vb, level=None)
         if sa.mean:
-            c["se_pct"], c["df"] = 100.0 * w["se"] / abs(sa.mean), w["df"]
+            se, df = 100.0 * w["se"] / abs(sa.mean), w["df"]
+    return result.Cell.given(metric=metric, a=sa.median, b=sb.median, a_mean=sa.mean,
+                             b_mean=sb.mean, a_n=sa.n, b_n=sb.n,
+                             pct=stats.pct_change(sa.mean, sb.mean), p=p, ci_pct=ci,
+                             se_pct=se, df=df)
+
+
+def _row_cell(col, metric, tested, sa, sb, method):
+    """_cell as column col shows it: an untested column has no p nor
+    interval, a value column (A->B) no change to detect."""
+    c = _cell(metric, sa, sb, method)
+    if not tested:
+        c = c.but(p=None, ci_pct=None)
+    if (col, metric) not in RATIOS:
+        c = c.but(se_pct=None)
     return c
 
 
@@ -211,15 +222,13 @@ def _average(rows, cols, sides):
     a row has fewer than two runs a side)."""
     out = {}
     for col, metric in cols:
-        vals = [r["columns"][col]["pct"] for r in rows
-                if col in r["columns"] and r["columns"][col]["pct"] is not None]
-        c = {"metric": metric, "pct": stats.mean(vals) if vals else None, "p": None,
-             "ci_pct": None, "se_pct": None, "df": None}
+        vals = [r.columns[col].pct for r in rows
+                if col in r.columns and r.columns[col].pct is not None]
         res = stats.mean_change([(list(sa[metric].values or ()), list(sb[metric].values or ()))
-                                 for sa, sb in sides if metric in sa and metric in sb])
-        if res is not None:
-            c.update(p=res["p"], ci_pct=list(res["ci"]), se_pct=res["se"], df=res["df"])
-        out[col] = c
+                                 for sa, sb in sides if metric in sa and metric in sb]) or {}
+        out[col] = result.Cell.given(
+            metric=metric, pct=stats.mean(vals) if vals else None, p=res.get("p"),
+            ci_pct=tuple(res["ci"]) if res else None, se_pct=res.get("se"), df=res.get("df"))
     return out
 
 
@@ -238,8 +247,8 @@ def _failures(p):
 
 
 def compare(a, b, by=None, ab=(), method="welch", alpha=stats.ALPHA):
-    """The comparison as a dict (what --json prints; result.Comparison
-    types it) of points a and b (result.Point or their JSON objects)."""
+    """The result.Comparison (what --json prints) of points a and b
+    (result.Point or their JSON objects)."""
     a, b = typed(a), typed(b)
     names = key_names(a, b, by)
     diffs = differences(a, b, names)
@@ -252,33 +261,44 @@ def compare(a, b, by=None, ab=(), method="welch", alpha=stats.ALPHA):
             "; ".join(_keytext(names, k) for k in list(ib)[:4]) or "-"))
     cols = _columns([(ia[k].summary, ib[k].summary) for k in keys])
     _refuse_zero_rates(cols, ia, ib, names, keys)
-    rows = []
-    for k in keys:
-        pa, pb = ia[k], ib[k]
-        cells = {c: _cell(m, pa.summary[m], pb.summary[m], method)
-                 for c, m, _, _ in cols if m in pa.summary and m in pb.summary}
-        for c, m, _, tested in cols:
-            if c in cells and not tested:
-                cells[c]["p"] = cells[c]["ci_pct"] = None
-            if c in cells and (c, m) not in RATIOS:
-                # A value column shows no change to detect.
-                cells[c]["se_pct"] = None
-        rows.append({"params": dict(zip(names, k)), "columns": cells,
-                     "failed": {"a": _failures(pa), "b": _failures(pb)}})
+    rows = [_row(names, k, ia[k], ib[k], cols, method) for k in keys]
     # One row: the average would repeat it.
     average = _average(rows, [(c, m) for c, m, _, _ in cols if (c, m) in RATIOS],
                        [(ia[k].summary, ib[k].summary) for k in keys]) \
         if len(rows) > 1 else {}
-    ntests = _adjust(rows, list(average.values()), alpha)
-    mde_alpha = _detectable(rows, list(average.values()), alpha, ntests)
-    return {"vnperf_compare": 3, "key": names, "columns": [c for c, _, _, _ in cols],
-            "rows": rows, "average": average,
-            "differences": {n: list(v) for n, v in diffs.items()}, "ab": sorted(ab),
-            "same": same_ab(a, b, ab, diffs),
-            "only_a": [_keytext(names, k) for k in ia if k not in ib],
-            "only_b": [_keytext(names, k) for k in ib if k not in ia],
-            "test": method, "alpha": alpha, "tests": ntests,
-            "mde_alpha": mde_alpha, "mde_power": stats.POWER}
+    cells, ntests = _adjust(_cells(rows, average), alpha)
+    mde_alpha = alpha / max(ntests, 1)
+    rows, average = _with_cells(rows, average, _detectable(cells, mde_alpha))
+    return result.Comparison.given(
+        vnperf_compare=3, key=tuple(names), columns=tuple(c for c, _, _, _ in cols),
+        rows=tuple(rows), average=average,
+        differences={n: tuple(v) for n, v in diffs.items()}, ab=tuple(sorted(ab)),
+        same=tuple(same_ab(a, b, ab, diffs)),
+        only_a=tuple(_keytext(names, k) for k in ia if k not in ib),
+        only_b=tuple(_keytext(names, k) for k in ib if k not in ia),
+        test=method, alpha=alpha, tests=ntests, mde_alpha=mde_alpha, mde_power=stats.POWER)
+
+
+def _row(names, k, pa, pb, cols, method):
+    """The result.Row of key k: a cell per column both points have, the
+    failed runs of each."""
+    cells = {c: _row_cell(c, m, tested, pa.summary[m], pb.summary[m], method)
+             for c, m, _, tested in cols if m in pa.summary and m in pb.summary}
+    return result.Row.given(params=dict(zip(names, k)), columns=cells,
+                            failed={"a": _failures(pa), "b": _failures(pb)})
+
+
+def _cells(rows, average):
+    """Every cell of the table in order: the rows', then the average's."""
+    return [c for r in rows for c in r.columns.values()] + list(average.values())
+
+
+def _with_cells(rows, average, cells):
+    """rows and average with their cells replaced by cells (in _cells'
+    order)."""
+    it = iter(cells)
+    rows = [r.but(columns={col: next(it) for col in r.columns}) for r in rows]
+    return rows, {col: next(it) for col in average}
 
 
 def same_ab(a, b, ab, diffs):
@@ -318,27 +338,24 @@ def _refuse_zero_rates(cols, ia, ib, names, keys):
                     label, " " + at if at else "", lead, s.n))
 
 
-def _adjust(rows, average, alpha):
-    """Holm over every test of the table, the average row's included;
-    marks each cell significant or not. Returns the number of tests."""
-    every = [c for r in rows for c in r["columns"].values()] + average
-    cells = [c for c in every if c["p"] is not None]
-    for c, adj in zip(cells, stats.holm([c["p"] for c in cells])):
-        c["p_adj"] = adj
-    for c in every:
-        c.setdefault("p_adj", None)
-        c["significant"] = c["p_adj"] is not None and c["p_adj"] < alpha
-    return len(cells)
+def _adjust(cells, alpha):
+    """Holm over every test of the table, the average row's included: the
+    cells with their adjusted p and whether significant, and the number
+    of tests."""
+    adj = iter(stats.holm([c.p for c in cells if c.p is not None]))
+    out = []
+    for c in cells:
+        p_adj = next(adj) if c.p is not None else None
+        out.append(c.but(p_adj=p_adj, significant=p_adj is not None and p_adj < alpha))
+    return out, sum(c.p is not None for c in cells)
 
 
-def _detectable(rows, average, alpha, ntests):
+def _detectable(cells, level):
     """Each change cell's minimum detectable effect in % (stats.mde) at
-    the level Holm's first rejection needs: alpha over the table's tests,
-    so no cell can be called with less. Returns that level."""
-    level = alpha / max(ntests, 1)
-    for c in [c for r in rows for c in r["columns"].values()] + average:
-        c["mde_pct"] = None if c["se_pct"] is None else stats.mde(c["se_pct"], c["df"], level)
-    return level
+    level, the one Holm's first rejection needs (alpha over the table's
+    tests), so no cell can be called with less."""
+    return [c.but(mde_pct=None if c.se_pct is None else stats.mde(c.se_pct, c.df, level))
+            for c in cells]
 
 
 def _sortkey(k):
@@ -354,30 +371,30 @@ def _isnum(x):
 
 
 def _mark(c, text):
-    return text if c["significant"] else NOT_SIGNIFICANT + text
+    return text if c.significant else NOT_SIGNIFICANT + text
 
 
 def _value_cell(c, fmt):
     if c is None:
         return "-"
     show = (lambda v: fmt % v) if fmt else (lambda v: "0" if v == 0 else fmt_num(v))
-    return _mark(c, "%s->%s" % (show(c["a"]), show(c["b"]))) if c["p"] is not None \
-        else "%s->%s" % (show(c["a"]), show(c["b"]))
+    return _mark(c, "%s->%s" % (show(c.a), show(c.b))) if c.p is not None \
+        else "%s->%s" % (show(c.a), show(c.b))
 
 
 def _test_cells(c):
     """The lead change's 95% CI, adjusted p and minimum detectable effect."""
     if c is None:
         return ["-", "-", "-"]
-    return ["%+.1f..%+.1f" % tuple(c["ci_pct"]) if c["ci_pct"] else "-",
-            "%.2g" % c["p_adj"] if c["p_adj"] is not None else "-",
-            "%.1f" % c["mde_pct"] if c["mde_pct"] is not None else "-"]
+    return ["%+.1f..%+.1f" % tuple(c.ci_pct) if c.ci_pct else "-",
+            "%.2g" % c.p_adj if c.p_adj is not None else "-",
+            "%.1f" % c.mde_pct if c.mde_pct is not None else "-"]
 
 
 def _pct_cell(c):
-    if c is None or c["pct"] is None:
+    if c is None or c.pct is None:
         return "-"
-    return _mark(c, "%+.1f" % c["pct"])
+    return _mark(c, "%+.1f" % c.pct)
 
 
 def lead_column(cols):
@@ -389,49 +406,55 @@ def lead_column(cols):
 
 
 def row_name(cmp, r):
-    """A row as its key's values name it ("size=64"), "all" without one."""
-    return _keytext(cmp["key"], [r["params"][n] for n in cmp["key"]]) or "all"
+    """A row (result.Row) of cmp (result.Comparison) as its key's values
+    name it ("size=64"), "all" without one."""
+    return _keytext(cmp.key, [r.params[n] for n in cmp.key]) or "all"
 
 
 def table_cells(cmp):
     """(headers, rows of cells, unit) of the table render() prints."""
-    names = cmp["key"] or ["point"]
-    cols = cmp["columns"]
+    names = list(cmp.key) or ["point"]
+    cols = cmp.columns
     lead = lead_column(cols)
     unit, scale = {"BW%": ("Gbit/s", 1e-9), "TPS%": ("tps", 1.0), "pps%": ("pps", 1.0),
                    "NDR%": ("NDR pps", 1.0), "PDR%": ("PDR pps", 1.0)}[lead]
-    fmts = {c: f for c, _, f, _ in VALUES}
-    headers = list(names) + ["%s A" % unit, "%s B" % unit, lead + " 95% CI", "p", "mde%"] + \
-        [c for c in cols]
-    out = []
-    for r in cmp["rows"]:
-        cells = [r["params"][n] for n in cmp["key"]] or ["all"]
-        main = r["columns"].get(lead)
-        for side in ("a_mean", "b_mean"):
-            v = main[side] * scale if main else None
-            cells.append("%.3f" % v if main and lead == "BW%" else fmt_num(v))
-        cells += _test_cells(main)
-        for c in cols:
-            cell = r["columns"].get(c)
-            cells.append(_value_cell(cell, fmts[c]) if c in fmts else _pct_cell(cell))
-        if r["failed"]["a"] or r["failed"]["b"]:
-            cells[len(names)] = "FAILED"
-        out.append(cells)
-    if cmp["average"]:
+    headers = names + ["%s A" % unit, "%s B" % unit, lead + " 95% CI", "p", "mde%"] + \
+        list(cols)
+    out = [_row_cells(cmp, r, lead, scale) for r in cmp.rows]
+    average = cmp.average or {}
+    if average:
         avg = ["average"] + [""] * (len(names) - 1) + ["", ""] + \
-            _test_cells(cmp["average"].get(lead))
-        avg += [_pct_cell(cmp["average"][c]) if c in cmp["average"] else "" for c in cols]
+            _test_cells(average.get(lead))
+        avg += [_pct_cell(average[c]) if c in average else "" for c in cols]
         out.append(avg)
     return headers, out, unit
 
 
+def _row_cells(cmp, r, lead, scale):
+    """One row of table_cells: its key, both sides' lead rate, the lead
+    change's test, a cell per column; FAILED in place of A's rate."""
+    fmts = {c: f for c, _, f, _ in VALUES}
+    cells = [r.params[n] for n in cmp.key] or ["all"]
+    main = r.columns.get(lead)
+    for mean in (main.a_mean, main.b_mean) if main else (None, None):
+        v = mean * scale if main else None
+        cells.append("%.3f" % v if main and lead == "BW%" else fmt_num(v))
+    cells += _test_cells(main)
+    for c in cmp.columns:
+        cell = r.columns.get(c)
+        cells.append(_value_cell(cell, fmts[c]) if c in fmts else _pct_cell(cell))
+    if r.failed["a"] or r.failed["b"]:
+        cells[len(cmp.key or ["point"])] = "FAILED"
+    return cells
+
+
 def render(cmp, label_a="A", label_b="B"):
     headers, out, unit = table_cells(cmp)
-    nkey = len(cmp["key"] or ["point"])
-    lines = list(cmp["same"]) + ["baseline A: %s" % label_a, "patched  B: %s" % label_b]
-    for n, (va, vb) in cmp["differences"].items():
+    nkey = len(cmp.key or ["point"])
+    lines = list(cmp.same) + ["baseline A: %s" % label_a, "patched  B: %s" % label_b]
+    for n, (va, vb) in (cmp.differences or {}).items():
         lines.append("  %s: %s -> %s" % (n, va, vb))
-    if not cmp["differences"]:
+    if not cmp.differences:
         lines.append("  (A and B record the same parameters: the A/B is outside what the "
                      "runs record, or A is B)")
     lines.append(table(headers, out, align=["<"] * nkey + [">"] * (len(headers) - nkey)))
@@ -442,7 +465,7 @@ def render(cmp, label_a="A", label_b="B"):
 def notes(cmp, unit):
     """The lines under the table: what its cells mean, warnings, rows
     left out, failed runs."""
-    test = {"welch": "Welch's t-test", "mwu": "Mann-Whitney U"}[cmp["test"]]
+    test = {"welch": "Welch's t-test", "mwu": "Mann-Whitney U"}[cmp.test]
     lines = ["%s A, %s B: the means of the repeats (the sweep's table shows medians); %% = "
              "(B - A) / A of those means; 95%% CI: that change's confidence "
              "interval (Welch); p: %s, Holm-adjusted over the table's %d tests. %s = not "
@@ -451,52 +474,52 @@ def notes(cmp, unit):
              "calls with %g%% power at p < %.2g (alpha over the tests: Holm's first step), "
              "with that row's repeats and spread. average: the mean of the rows' %%, its CI "
              "and p from the rows' runs, tested with the rest." % (
-                 unit, unit, test, cmp["tests"], NOT_SIGNIFICANT, cmp["alpha"],
-                 100 * cmp["mde_power"], cmp["mde_alpha"])]
+                 unit, unit, test, cmp.tests, NOT_SIGNIFICANT, cmp.alpha,
+                 100 * cmp.mde_power, cmp.mde_alpha)]
     lines += _mde_warnings(cmp)
-    if "SD%" in cmp["columns"]:
+    if "SD%" in cmp.columns:
         lines.append("SD = host CPU us per %s (lower is better)." % (
-            "transaction" if "TPS%" in cmp["columns"] else "KB"))
-    for side, what in (("only_a", "only in A"), ("only_b", "only in B")):
-        if cmp[side]:
-            lines.append("rows %s (not compared): %s" % (what, "; ".join(cmp[side])))
-    for r in cmp["rows"]:
+            "transaction" if "TPS%" in cmp.columns else "KB"))
+    for only, what in ((cmp.only_a, "only in A"), (cmp.only_b, "only in B")):
+        if only:
+            lines.append("rows %s (not compared): %s" % (what, "; ".join(only)))
+    for r in cmp.rows:
         for side in ("a", "b"):
-            if r["failed"][side]:
+            if r.failed[side]:
                 lines.append("FAILED %s %s: %d run(s): %s" % (
-                    side.upper(), row_name(cmp, r), len(r["failed"][side]),
-                    r["failed"][side][0]))
+                    side.upper(), row_name(cmp, r), len(r.failed[side]), r.failed[side][0]))
     return lines
 
 
 def named_cells(cmp):
-    """(row, column, cell) for every cell of the table, the average row's
-    included."""
-    cells = [(row_name(cmp, r), col, c) for r in cmp["rows"] for col, c in r["columns"].items()]
-    return cells + [("average", col, c) for col, c in cmp["average"].items()]
+    """(row, column, result.Cell) for every cell of the table, the average
+    row's included."""
+    cells = [(row_name(cmp, r), col, c) for r in cmp.rows for col, c in r.columns.items()]
+    return cells + [("average", col, c) for col, c in (cmp.average or {}).items()]
 
 
 def _mde_warnings(cmp):
     """A warning when a change cell could not have seen a change of
     MDE_WARN_PCT, and when Mann-Whitney cannot reach the level at all."""
     cells = named_cells(cmp)
-    known = [x for x in cells if x[2]["mde_pct"] is not None]
-    blind = [x for x in known if x[2]["mde_pct"] > MDE_WARN_PCT]
+    known = [x for x in cells if x[2].mde_pct is not None]
+    blind = [x for x in known if x[2].mde_pct > MDE_WARN_PCT]
     lines = []
     if blind:
-        at, col, worst = max(blind, key=lambda x: x[2]["mde_pct"])
+        at, col, worst = max(blind, key=lambda x: x[2].mde_pct)
         lines.append("warning: %d of %d change cells could not have seen a change below %g%% "
                      "(mde%% up to %.1f: %s at %s): more --repeat or a quieter host" % (
-                         len(blind), len(known), MDE_WARN_PCT, worst["mde_pct"], col, at))
-    if cmp["test"] == "mwu":
-        floors = [stats.mwu_floor(c["a_n"], c["b_n"]) for _, _, c in cells
-                  if c["p"] is not None and "a_n" in c]
-        stuck = [f for f in floors if f >= cmp["mde_alpha"]]
+                         len(blind), len(known), MDE_WARN_PCT, worst.mde_pct, col, at))
+    if cmp.test == "mwu":
+        # The average row's cells have no run counts: no floor of their own.
+        floors = [stats.mwu_floor(c.a_n, c.b_n) for _, _, c in cells
+                  if c.p is not None and c.a_n is not None]
+        stuck = [f for f in floors if f >= cmp.mde_alpha]
         if stuck:
             lines.append("warning: %d of %d Mann-Whitney tests cannot give p below %.2g with "
                          "their runs, above the %.2g a first rejection needs: no change could "
                          "be significant there: more --repeat or --test welch" % (
-                             len(stuck), len(floors), min(stuck), cmp["mde_alpha"]))
+                             len(stuck), len(floors), min(stuck), cmp.mde_alpha))
     return lines
 
 
@@ -505,24 +528,26 @@ CSV_FIELDS = ("a", "b", "pct", "p", "p_adj", "significant", "mde_pct")
 
 def to_csv(cmp):
     metrics = []
-    for r in cmp["rows"]:
-        for c in r["columns"].values():
-            if c["metric"] not in metrics:
-                metrics.append(c["metric"])
-    fields = list(cmp["key"]) + ["%s_%s" % (m, f) for m in metrics for f in CSV_FIELDS]
+    for r in cmp.rows:
+        for c in r.columns.values():
+            if c.metric not in metrics:
+                metrics.append(c.metric)
+    fields = list(cmp.key) + ["%s_%s" % (m, f) for m in metrics for f in CSV_FIELDS]
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=fields)
     w.writeheader()
-    for r in cmp["rows"]:
-        row = dict(r["params"])
-        for c in r["columns"].values():
-            row.update({"%s_%s" % (c["metric"], f): c[f] for f in CSV_FIELDS})
+    for r in cmp.rows:
+        row = dict(r.params)
+        for c in r.columns.values():
+            row.update({"%s_%s" % (c.metric, f): getattr(c, f) for f in CSV_FIELDS})
         w.writerow(row)
     return buf.getvalue()
 
 
 def to_json(cmp):
-    return json.dumps(cmp, indent=1, sort_keys=True)
+    """cmp (result.Comparison) as --json prints it and compare.json holds
+    it."""
+    return json.dumps(cmp.to_dict(), indent=1, sort_keys=True)
 
 
 def add_arguments(p):
@@ -569,17 +594,16 @@ def main(opts):
     ab |= set(wa) | set(wb)
     cmp = compare(a, b, by, ab, opts.test, opts.alpha)
     if opts.out:
-        save(opts.out, dict(cmp, a=opts.a, b=opts.b, sides={
-            "a": {"label": _label(opts.a, wa), "identity": shared_params(a)},
-            "b": {"label": _label(opts.b, wb), "identity": shared_params(b)}}))
+        save(opts.out, cmp.but(a=opts.a, b=opts.b, sides={
+            "a": result.Side.given(label=_label(opts.a, wa), identity=shared_params(a)),
+            "b": result.Side.given(label=_label(opts.b, wb), identity=shared_params(b))}))
     if opts.json:
-        cmp.update({"a": opts.a, "b": opts.b})
-        print(to_json(cmp))
+        print(to_json(cmp.but(a=opts.a, b=opts.b)))
     elif opts.csv:
         print(to_csv(cmp), end="")
     else:
         print(render(cmp, _label(opts.a, wa), _label(opts.b, wb)))
-    failed = [r for r in cmp["rows"] if r["failed"]["a"] or r["failed"]["b"]]
+    failed = [r for r in cmp.rows if r.failed["a"] or r.failed["b"]]
     if failed:
         raise usage("compare: %d compared point(s) have failed runs (marked FAILED)"
                     % len(failed))
@@ -597,14 +621,14 @@ def shared_params(points):
             if all(str(p.params.get(k)) == str(v) for p in points)}
 
 
-def save(outdir, data):
-    """DIR/compare.json: the comparison (what --json prints), both paths,
-    labels and identities."""
+def save(outdir, cmp):
+    """DIR/compare.json: the comparison (a result.Comparison: what --json
+    prints, both paths, labels and identities)."""
     path = os.path.join(outdir, OUT_FILE)
     try:
         os.makedirs(outdir, exist_ok=True)
         with open(path + ".tmp", "w") as f:
-            f.write(to_json(data) + "\n")
+            f.write(to_json(cmp) + "\n")
         os.replace(path + ".tmp", path)
     except OSError as e:
         raise usage("compare: cannot write %s: %s" % (path, e.strerror))

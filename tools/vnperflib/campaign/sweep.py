@@ -476,7 +476,7 @@ AA_ROUNDS = 5000
 
 def aa_report(results, method="welch", alpha=stats.ALPHA, rounds=AA_ROUNDS, seed=1):
     """The A/A comparison of a --aa sweep (arm a against arm b) and its
-    calibration: (text, comparison dict, calibration dict)."""
+    calibration: (text, result.Comparison, calibration dict)."""
     pts = compare.typed({"params": p["identity"], "summary": p["summary"],
                          "statuses": p["statuses"], "why": p["why"]}
                         for p in results["points"])
@@ -485,12 +485,12 @@ def aa_report(results, method="welch", alpha=stats.ALPHA, rounds=AA_ROUNDS, seed
     cmp = compare.compare(a, b, ab={AA_AXIS}, method=method, alpha=alpha)
     cal = calibration(cmp, a, b, method, alpha, rounds, seed)
     cells = [c for _, _, c in compare.named_cells(cmp)]
-    sig = sum(c["significant"] for c in cells)
-    mde = [c["mde_pct"] for c in cells if c["mde_pct"] is not None]
+    sig = sum(c.significant for c in cells)
+    mde = [c.mde_pct for c in cells if c.mde_pct is not None]
     lines = [compare.render(cmp, "arm a", "arm b"),
              "A/A: %d of %d tested cells significant (expected: none; at most %g%% of A/A "
              "tables show one)%s." % (
-                 sig, cmp["tests"], 100 * alpha,
+                 sig, cmp.tests, 100 * alpha,
                  "; the smallest changes they could have seen (mde%%): %.1f..%.1f%%" % (
                      min(mde), max(mde)) if mde else ""),
              "Calibration, %d random re-splits of these runs into two arms: single tests "
@@ -506,15 +506,15 @@ def resplit_pools(cmp, a, b):
     """Per row of the comparison, its tested cells' (column, arm a values,
     arm b values); a, b: the arms' result.Points. A row's metrics come from
     the same runs: calibration re-splits runs, not values."""
-    key = cmp["key"]
+    key = cmp.key
     ia = {tuple(p.params.get(n) for n in key): p for p in a}
     ib = {tuple(p.params.get(n) for n in key): p for p in b}
     rows = []
-    for r in cmp["rows"]:
-        k = tuple(r["params"][n] for n in key)
-        rows.append([(col, list(ia[k].summary[c["metric"]].values),
-                      list(ib[k].summary[c["metric"]].values))
-                     for col, c in r["columns"].items() if c["p"] is not None])
+    for r in cmp.rows:
+        k = tuple(r.params[n] for n in key)
+        rows.append([(col, list(ia[k].summary[c.metric].values),
+                      list(ib[k].summary[c.metric].values))
+                     for col, c in r.columns.items() if c.p is not None])
     return rows
 
 
@@ -550,7 +550,7 @@ def calibration(cmp, a, b, method, alpha, rounds, seed):
     kept), with their 95% intervals."""
     rng = random.Random(seed)
     rows = resplit_pools(cmp, a, b)
-    averaged = [col for col, c in cmp["average"].items() if c["p"] is not None]
+    averaged = [col for col, c in cmp.average.items() if c.p is not None]
     cells = cell_hits = table_hits = 0
     for _ in range(rounds):
         ps = resplit(rows, rng, method, averaged)
@@ -653,8 +653,8 @@ def main(opts):
         cells = compare.named_cells(cmp)
         out.results["aa"] = {"calibration": cal,
                              "significant": ["%s %s" % (row, col) for row, col, c in cells
-                                             if c["significant"]],
-                             "mde_pct": {"%s %s" % (row, col): c["mde_pct"]
+                                             if c.significant],
+                             "mde_pct": {"%s %s" % (row, col): c.mde_pct
                                          for row, col, c in cells}}
         out.save()
         print(text)

@@ -380,8 +380,7 @@ def aa_section(results):
     a = [p for p in pts if p.params.get(sweep.AA_AXIS) == "a"]
     b = [p for p in pts if p.params.get(sweep.AA_AXIS) == "b"]
     out = heading("A/A: arm a against arm b")
-    out += compare_table(result.Comparison.from_dict(compare.compare(a, b,
-                                                                     ab={sweep.AA_AXIS})))
+    out += compare_table(compare.compare(a, b, ab={sweep.AA_AXIS}))
     cal = (results.aa or {}).get("calibration")
     if isinstance(cal, dict) and stats.is_number(cal.get("table_rate")):
         out += para("calibration over %s random re-splits: whole tables significant in "
@@ -468,11 +467,10 @@ def search_verdict(results):
 # ---- a comparison (compare.json, a result.Comparison)
 
 def compare_table(cmp):
-    """compare's table (compare.table_cells, which reads the JSON) with
-    the cells of significant changes marked (their change, p and CI),
-    FAILED rows too, and its notes."""
-    plain = cmp.to_dict()
-    headers, rows, unit = compare.table_cells(plain)
+    """compare's table (compare.table_cells) with the cells of
+    significant changes marked (their change, p and CI), FAILED rows too,
+    and its notes."""
+    headers, rows, unit = compare.table_cells(cmp)
     nkey = len(cmp.key or ["point"])
     lead = compare.lead_column(cmp.columns)
     classes = []
@@ -489,7 +487,7 @@ def compare_table(cmp):
             marks[nkey] = "fail"
         classes.append(marks)
     return table(headers, rows, keys=nkey, classes=classes) + "".join(
-        para(line) for line in compare.notes(plain, unit))
+        para(line) for line in compare.notes(cmp, unit))
 
 
 def compare_sections(cmp):
@@ -513,16 +511,11 @@ def compare_sections(cmp):
         "counts": compare_counts(cmp), "verdict": compare_verdict(cmp)}
 
 
-def row_name(cmp, r):
-    """A compared row (result.Row) as compare names it ("size=64")."""
-    return compare.row_name(cmp.to_dict(), r.to_dict())
-
-
 def change_figure(plt, cmp):
     """The lead change of every row with its 95% CI: filled where
     significant, hollow where not."""
     col = compare.lead_column(cmp.columns)
-    pts = [(row_name(cmp, r), r.columns[col]) for r in cmp.rows
+    pts = [(compare.row_name(cmp, r), r.columns[col]) for r in cmp.rows
            if col in r.columns and r.columns[col].pct is not None]
     if not pts:
         return []
@@ -555,8 +548,8 @@ def compare_counts(cmp):
     for r in cmp.rows:
         c = r.columns.get(col)
         fa, fb = failed_runs(r)
-        rows.append([row_name(cmp, r), c.a_n if c else None, c.b_n if c else None, len(fa),
-                     len(fb), "; ".join(fa + fb) or "-"])
+        rows.append([compare.row_name(cmp, r), c.a_n if c else None, c.b_n if c else None,
+                     len(fa), len(fb), "; ".join(fa + fb) or "-"])
         classes.append([None] * 3 + ["fail" if fa else None, "fail" if fb else None, None])
     out = table(["row", "runs A", "runs B", "failed A", "failed B", "why"], rows,
                 classes=classes)
@@ -567,15 +560,8 @@ def compare_counts(cmp):
                       "(vnperf report on each)")
 
 
-def named_cells(cmp):
-    """(row, column, result.Cell) for every cell of the table, the average
-    row's included."""
-    cells = [(row_name(cmp, r), col, c) for r in cmp.rows for col, c in r.columns.items()]
-    return cells + [("average", col, c) for col, c in (cmp.average or {}).items()]
-
-
 def compare_verdict(cmp):
-    sig = [(row, col, c) for row, col, c in named_cells(cmp) if c.significant]
+    sig = [(row, col, c) for row, col, c in compare.named_cells(cmp) if c.significant]
     lines = list(cmp.same or ())
     if sig:
         lines.append("%d of %d tested cells significant at alpha %g (Holm): %s" % (
