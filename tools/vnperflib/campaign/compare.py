@@ -10,7 +10,9 @@ chosen test (Welch's t-test by default, stats.py) says so after Holm's
 correction over every test of the table; `~` marks the rest.
 
 It reads typed points (result.Point, a result.Summary per metric):
-resultsdir.load's, or points given as their JSON objects (typed())."""
+resultsdir.load's, or points given as their JSON objects (typed()); it
+makes a typed result.Comparison (Rows of Cells), which the table, CSV,
+JSON (its to_dict()) and the HTML page read."""
 
 import csv
 import difflib
