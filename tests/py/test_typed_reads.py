@@ -128,10 +128,10 @@ SHARED = {"app", "backend", "boot", "config", "status", "lost", "sent", "packets
 OWN = {"run/runner.py": {"placement", "error"}, "topologies/pvp.py": {"tester"},
        "analysis/outcome.py": {"cpu"}}
 # Where the report is made: no dict of it, no member set by key.
-BUILDERS = ("run/runner.py", "analysis/outcome.py", "analysis/verdict.py", "analysis/stalls.py",
-            "analysis/hostbound.py", "analysis/hostcpu.py", "topologies/__init__.py",
-            "topologies/base.py", "topologies/host.py", "topologies/guests.py",
-            "topologies/pvp.py")
+BUILDERS = ("run/runner.py", "analysis/outcome.py", "analysis/counts.py", "analysis/verdict.py",
+            "analysis/stalls.py", "analysis/hostbound.py", "analysis/hostcpu.py",
+            "topologies/__init__.py", "topologies/base.py", "topologies/host.py",
+            "topologies/guests.py", "topologies/pvp.py")
 # Where it is read: (module, functions (None: all)).
 READERS = tuple((m, None) for m in BUILDERS) + (
     ("campaign/hostile_verdict.py", ("outcome", "_host_frames")),

@@ -164,7 +164,7 @@ def test_a_sink_qemu_stopped_feeding_is_the_backends():
     c = counts.merge("sink", {"packets": 0, "vnet": {"rx": {"polls": 10 ** 6, "packets": 0}}},
                      {"tx_packets": 25000, "tx_drops": drops}, lossless=True)
     rep = result.RunResult.from_dict({"guests": [{"result": {"packets": 0}}], "app": "sink",
-                                      "backend": "dgram", "counts": c, "host": {},
+                                      "backend": "dgram", "counts": c.to_dict(), "host": {},
                                       "config": []})
     v = verdict.bottleneck(rep)
     assert v.side == "backend" and "QEMU stopped reading its UDP socket" in v.why

@@ -152,7 +152,10 @@ class Direction(Record):
     places its frames were lost ({"at", "what", "frames"}: counts.drop),
     located how many of them those account for; stalled when QEMU stopped
     reading its socket, host_stall when a chain's hop lost them to a vCPU
-    the host took away (topologies/pvp.py)."""
+    the host took away (topologies/pvp.py); the receiver's own view
+    ({"seq_gaps", "after_last"}: counts.receiver_view), the rr server's
+    answers, the bytes a guest iperf client held unacknowledged at its
+    stop, where counted."""
     TUPLES = ("where",)
     verdict: str = None
     why: str = None
@@ -164,6 +167,9 @@ class Direction(Record):
     located: Optional[float] = None
     stalled: Optional[bool] = None
     host_stall: Optional[bool] = None
+    receiver: Mapping = None
+    server_answered: Optional[float] = None
+    unacked: Optional[float] = None
     extra: Mapping = _extra()
     keys: tuple = _keys()
 
@@ -174,7 +180,8 @@ class Counts(Record):
     whether every direction with both agrees (None: none has both); a
     chain's (topologies/pvp.py) also its tester, its hops in order and,
     with several pairs through testpmd, each pair's hops (they count in
-    agree)."""
+    agree); two guests' (counts.merge_guests) the receiving guest's count
+    in peer_guest."""
     NESTED = {"directions": ("map", Direction), "pairs": ("map", Direction)}
     TUPLES = ("hops",)
     guest: Mapping = None
@@ -184,6 +191,7 @@ class Counts(Record):
     tester: Optional[str] = None
     hops: tuple = None
     pairs: Mapping = None           # {name: Direction}: a multiqueue chain's, per pair and hop
+    peer_guest: Mapping = None
     extra: Mapping = _extra()
     keys: tuple = _keys()
 

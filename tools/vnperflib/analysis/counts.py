@@ -2,7 +2,11 @@
 direction what was sent, what arrived, what was lost and where (the guest
 driver's drops, a ring, QEMU's socket, the backend, the peer), and what
 the receiver's sequence numbers say. A direction with loss is never
-"agree"."""
+"agree". Built typed: a result.Direction per direction, a result.Counts
+of them; a drop (where a direction's frames were lost) stays the JSON
+object the backends make (drop())."""
+
+import types
 
 TX_APPS = ("gen", "replay")
 RX_APPS = ("sink",)
@@ -45,13 +49,13 @@ def _first(d, *keys):
     return None
 
 
-def guest_counts(app, result):
+def guest_counts(app, res):
     """(tx_packets, tx_bytes, rx_packets, rx_bytes) of the app's own test
     traffic ("packets"/"bytes", docs/apps.md) in the app's direction; None
     for what it does not say."""
-    if not result:
+    if not res:
         return None, None, None, None
-    p, b = _first(result, "packets"), _first(result, "bytes")
+    p, b = _first(res, "packets"), _first(res, "bytes")
     if app in TX_APPS:
         return p, b, None, None
     if app in RX_APPS:
@@ -61,75 +65,100 @@ def guest_counts(app, result):
     return None, None, None, None
 
 
-def vnet_count(result, queue):
+def vnet_count(res, queue):
     """Every frame that crossed the wire on a queue ("tx"/"rx"): the app's
     tx_packets/rx_packets (its frames plus lwIP's), else the driver's
     counter; None if neither is there."""
-    wire = _first(result or {}, queue + "_packets")
+    wire = _first(res or {}, queue + "_packets")
     if wire is not None:
         return wire
-    return _first(vnet_queue(result, queue), "packets")
+    return _first(vnet_queue(res, queue), "packets")
 
 
-def vnet_queue(result, queue):
+def vnet_queue(res, queue):
     """The driver's counters of one queue ({} when not reported)."""
-    vnet = (result or {}).get("vnet")
+    vnet = (res or {}).get("vnet")
     q = vnet.get(queue) if isinstance(vnet, dict) else None
     return q if isinstance(q, dict) else {}
 
 
-def generated(app, result):
+def generated(app, res):
     """Frames the sending app made, including those the guest itself
     dropped (they took their sequence numbers: the receiver sees them as
     gaps), and the guest-side drops: (frames, [drop])."""
-    txp = guest_counts(app, result)[0]
+    txp = guest_counts(app, res)[0]
     if txp is None:
         return None, []
     drops = [drop("driver", "dropped by the guest driver on a full TX ring (txfull=drop)",
-                  _first(result, "tx_dropped") or 0),
+                  _first(res, "tx_dropped") or 0),
              drop("guest", "not sent: lwIP out of memory (path=stack)",
-                  _first(result, "tx_nomem") or 0)]
+                  _first(res, "tx_nomem") or 0)]
     return txp + sum(d["frames"] for d in drops), drops
 
 
+def _dir(**members):
+    """A result.Direction of the members given, each written. result.py
+    loads here, not with this module: the backends import drop() for
+    `vnperf run --help` and its refusals (tests/py/test_cli_speed.py)."""
+    from .. import result
+    return result.Direction.given(**members)
+
+
+def _counts(dirs, agree, **members):
+    """The result.Counts of directions dirs ({name: result.Direction}),
+    agree and the members given (result.py loads here: _dir)."""
+    from .. import result
+    return result.Counts.given(**members, directions=types.MappingProxyType(dirs), agree=agree)
+
+
+def _agree(dirs):
+    """Every direction agrees; None when no direction has counts on both
+    sides (e.g. hub, user)."""
+    verdicts = [d.verdict for d in dirs.values()]
+    return all(v == "agree" for v in verdicts) if verdicts else None
+
+
 def _direction(what, sent, got, where=(), lossless=False, seen=None):
-    """One direction: sent, received, lost and where; the receiver's own
-    view (seen: sequence gaps and what lies outside the numbers it saw)
-    when it has one."""
-    d = {"sent": sent, "received": got, "where": [w for w in where if w["frames"]]}
-    if seen is not None:
-        d["receiver"] = seen
+    """One direction (a result.Direction): sent, received, lost and
+    where; the receiver's own view (seen: sequence gaps and what lies
+    outside the numbers it saw) when it has one."""
+    d = _counted(what, sent, got, tuple(w for w in where if w["frames"]), lossless, seen)
+    return d if seen is None else d.but(receiver=seen)
+
+
+def _counted(what, sent, got, where, lossless, seen):
+    """_direction's Direction, but the receiver's view (a member it adds);
+    seen only for the why."""
     if sent is None or got is None:
-        d.update(verdict="unknown", why="%s: one side reports no count" % what)
-        return d
+        return _dir(sent=sent, received=got, where=where, verdict="unknown",
+                    why="%s: one side reports no count" % what)
     lost = sent - got
-    d["lost"] = lost
-    d["loss_pct"] = 100.0 * lost / sent if sent else 0.0
-    if lost < 0:
-        d.update(verdict="disagree", why="%s: receiver counted %d more than were sent "
-                 "(frames from elsewhere, or a counting bug)" % (what, -lost))
-        return d
-    if lost == 0:
-        d.update(verdict="agree", why="%s: %d sent, %d received, none lost" % (what, sent, got))
-        return d
-    known = sum(w["frames"] for w in d["where"])
+    pct = 100.0 * lost / sent if sent else 0.0
+    if lost <= 0:
+        why = "%s: %d sent, %d received, none lost" % (what, sent, got) if lost == 0 else \
+            "%s: receiver counted %d more than were sent (frames from elsewhere, or a " \
+            "counting bug)" % (what, -lost)
+        return _dir(sent=sent, received=got, where=where, lost=lost, loss_pct=pct,
+                    verdict="agree" if lost == 0 else "disagree", why=why)
+    known = sum(w["frames"] for w in where)
     if known > lost:
         # Places that can only hold up to a bound (a ring) were given that
         # bound: the loss itself is what was counted.
-        d["where"] = _clip(d["where"], lost)
-        known = lost
+        where, known = _clip(where, lost), lost
     rest = lost - known
     if rest:
-        d["where"].append(drop("unexplained", "unexplained on a lossless path" if lossless
-                               else "in between (backend or QEMU queues, not counted)", rest))
-    d["located"] = known
+        where += (drop("unexplained", "unexplained on a lossless path" if lossless
+                       else "in between (backend or QEMU queues, not counted)", rest),)
     # Loss the counters account for is loss, not disagreement.
-    d["verdict"] = "disagree" if lossless and rest else "lossy"
-    d["why"] = "%s: %d sent, %d received, %d lost (%.3f%%): %s%s" % (
-        what, sent, got, lost, d["loss_pct"],
-        "; ".join("%d %s" % (w["frames"], w["what"]) for w in d["where"]),
-        _seen_text(seen))
-    return d
+    return _dir(
+        sent=sent, received=got, where=where, lost=lost, loss_pct=pct, located=known,
+        verdict="disagree" if lossless and rest else "lossy",
+        why="%s: %d sent, %d received, %d lost (%.3f%%): %s%s" % (
+            what, sent, got, lost, pct, _where_text(where), _seen_text(seen)))
+
+
+def _where_text(where):
+    return "; ".join("%d %s" % (w["frames"], w["what"]) for w in where)
 
 
 def _clip(where, lost):
@@ -139,7 +168,7 @@ def _clip(where, lost):
         if n:
             out.append(dict(w, frames=n))
         left -= n
-    return out
+    return tuple(out)
 
 
 def _seen_text(seen):
@@ -164,45 +193,45 @@ def receiver_view(sent, streams, gaps):
     return {"seq_gaps": gaps, "after_last": after}
 
 
-def merge(app, result, host, lossless=False):
+def merge(app, res, host, lossless=False):
     """Both directions that have counts on either side, app level and
-    frame level, and an overall "agree": True only if every direction
-    with both counts agrees (None when none has both)."""
+    frame level (a result.Counts), and an overall "agree": True only if
+    every direction with both counts agrees (None when none has both)."""
     host = host or {}
-    txp, txb, rxp, rxb = guest_counts(app, result)
-    out = {"guest": {"tx_packets": txp, "tx_bytes": txb, "rx_packets": rxp, "rx_bytes": rxb},
-           "host": dict(host), "directions": {}}
-    dirs = out["directions"]
+    txp, txb, rxp, rxb = guest_counts(app, res)
+    dirs = {}
     # Frames still on the guest's TX ring when it exited were counted as
     # sent but never reached the device.
-    ring = left_at_exit("the guest", _first(vnet_queue(result, "tx"), "in_flight") or 0,
+    ring = left_at_exit("the guest", _first(vnet_queue(res, "tx"), "in_flight") or 0,
                         " (never sent)")
     rx_where = [ring] + list(host.get("rx_drops") or ())
-    sent, guest_drops = generated(app, result)
+    sent, guest_drops = generated(app, res)
     if sent is not None and host.get("rx_packets") is not None and (sent or host["rx_packets"]):
         seen = receiver_view(sent, (host.get("peer") or {}).get("streams"),
                              host.get("rx_seq_lost"))
         dirs["guest->host"] = _direction("guest->host", sent, host["rx_packets"],
                                          guest_drops + rx_where, lossless, seen)
     if rxp is not None and host.get("tx_packets") is not None and (rxp or host["tx_packets"]):
-        seen = receiver_view(host["tx_packets"], None, _first(result, "lost"))
-        where = _rx_where(app, result, host, host["tx_packets"], rxp)
+        seen = receiver_view(host["tx_packets"], None, _first(res, "lost"))
+        where = _rx_where(app, res, host, host["tx_packets"], rxp)
         dirs["host->guest"] = socket_stall(_direction("host->guest", host["tx_packets"], rxp,
                                                       where, lossless, seen), where)
     # Frame level: every frame the driver sent against every frame the host
     # end saw (ARP included), when both sides report it.
-    vtx = vnet_count(result, "tx")
+    vtx = vnet_count(res, "tx")
     if vtx is not None and host.get("rx_frames") is not None and (vtx or host["rx_frames"]):
         dirs["guest->host frames"] = _direction("guest->host frames", vtx, host["rx_frames"],
                                                 rx_where, lossless)
-    vrx = vnet_count(result, "rx")
+    vrx = vnet_count(res, "rx")
     if vrx is not None and host.get("tx_frames") is not None and (vrx or host["tx_frames"]):
-        where = _rx_where(app, result, host, host["tx_frames"], vrx)
+        where = _rx_where(app, res, host, host["tx_frames"], vrx)
         dirs["host->guest frames"] = socket_stall(
             _direction("host->guest frames", host["tx_frames"], vrx, where, lossless), where)
     if app == "rr":
-        _rr_direction(result, dirs, _first(host.get("rr") or {}, "transactions"))
-    return _verdict(out)
+        dirs.update(_rr_direction(res, _first(host.get("rr") or {}, "transactions")))
+    return _counts(dirs, _agree(dirs), guest={"tx_packets": txp, "tx_bytes": txb,
+                                              "rx_packets": rxp, "rx_bytes": rxb},
+                   host=dict(host))
 
 
 # QEMU 7.2's dgram netdev takes a zero-length datagram for the end of a
@@ -216,23 +245,22 @@ STALL_WHY = ("QEMU stopped reading its UDP socket (QEMU 7.2's dgram netdev stops
 
 
 def socket_stall(d, where):
-    """Direction d into a guest, marked stalled when the host fed QEMU's
-    UDP socket (a qemu_socket place in where) and the guest got almost
-    nothing: the frames neither received nor dropped by the full socket
-    were left unread in it, so the whole loss lies at QEMU's socket."""
-    sent, got = d["sent"], d["received"]
+    """Direction d (a result.Direction) into a guest, marked stalled when
+    the host fed QEMU's UDP socket (a qemu_socket place in where) and the
+    guest got almost nothing: the frames neither received nor dropped by
+    the full socket were left unread in it, so the whole loss lies at
+    QEMU's socket."""
+    sent, got = d.sent, d.received
     if not any(w["at"] == "qemu_socket" for w in where) or not sent or got is None \
             or got >= STALL_SHARE * sent:
         return d
-    located = [w for w in d["where"] if w["at"] != "unexplained"]
-    unread = d["lost"] - sum(w["frames"] for w in located)
-    d["where"] = located + ([drop("qemu_socket", "left unread in QEMU's UDP socket", unread)]
-                            if unread else [])
-    d.update(located=d["lost"], verdict="lossy", stalled=True,
-             why="%s: %s: the guest received %d of %d frames; %s" % (
-                 d["why"].split(":", 1)[0], STALL_WHY, got, sent,
-                 "; ".join("%d %s" % (w["frames"], w["what"]) for w in d["where"])))
-    return d
+    located = tuple(w for w in d.where if w["at"] != "unexplained")
+    unread = d.lost - sum(w["frames"] for w in located)
+    where = located + ((drop("qemu_socket", "left unread in QEMU's UDP socket", unread),)
+                       if unread else ())
+    return d.but(where=where, located=d.lost, verdict="lossy", stalled=True,
+                 why="%s: %s: the guest received %d of %d frames; %s" % (
+                     d.why.split(":", 1)[0], STALL_WHY, got, sent, _where_text(where)))
 
 
 def stalled(c):
@@ -249,12 +277,12 @@ def _directions(c):
     return (c.directions if c is not None else None) or {}
 
 
-def _rx_where(app, result, host, sent, got):
+def _rx_where(app, res, host, sent, got):
     """Where host->guest frames were lost: the host end's drops, frames
     left in the guest's RX ring when the sender outlived the app, rr
     replies in flight when the client stopped."""
     where = list(host.get("tx_drops") or ())
-    ring = _first(vnet_queue(result, "rx"), "size")
+    ring = _first(vnet_queue(res, "rx"), "size")
     if host.get("sender_outlives_guest") and ring:
         # The host kept sending after the app stopped reading: up to a
         # ring's worth is left in the guest's RX ring.
@@ -263,24 +291,26 @@ def _rx_where(app, result, host, sent, got):
         # The client stops at its deadline with up to one reply per
         # session still on its way.
         where.append(drop("in_flight", "replies in flight when the client stopped",
-                          _first(result, "sessions") or 1))
+                          _first(res, "sessions") or 1))
     return where
 
 
-def _rr_direction(result, dirs, served=None):
+def _rr_direction(res, served=None):
     """rr: every UDP timeout is a request or a reply that never came (it
     is sent again); TCP retransmits by itself. served: the server's own
-    count of answers (host rr server, or the server guest), when known."""
-    tr, to = _first(result or {}, "transactions"), _first(result or {}, "timeouts")
+    count of answers (host rr server, or the server guest), when known.
+    Returns {"rr transactions": its result.Direction}, {} when the client
+    sent nothing."""
+    tr, to = _first(res or {}, "transactions"), _first(res or {}, "timeouts")
     if tr is None or to is None or tr + to == 0:
         # Nothing sent is no agreement (a client that never got going).
-        return
+        return {}
     d = _direction(
         "rr transactions", tr + to, tr,
         [drop("in_flight", "timed out after 200 ms (request or reply lost, sent again)", to)])
     if served is not None:
-        _server_view(d, served, tr, to, _first(result, "sessions") or 1)
-    dirs["rr transactions"] = d
+        d = _server_view(d, served, tr, to, _first(res, "sessions") or 1)
+    return {"rr transactions": d}
 
 
 def _server_view(d, served, done, timeouts, sessions):
@@ -288,17 +318,16 @@ def _server_view(d, served, done, timeouts, sessions):
     transaction the client completed, and may have answered one more per
     session (in flight at the client's stop) and each timed-out request
     whose reply was lost. Outside that, the two sides disagree."""
-    d["server_answered"] = served
     extra = served - done
     if 0 <= extra <= sessions + timeouts:
-        d["why"] += "; the server answered %d (%d more: in flight at the client's stop%s)" % (
-            served, extra, ", or replies lost" if timeouts else "")
-        return
-    d["verdict"] = "disagree"
-    d["why"] = "rr transactions: the client completed %d, the server answered %d (%s)" % (
-        done, served, "fewer than completed" if extra < 0 else
-        "more than one in flight per session (%d sessions) and the %d timeouts" % (
-            sessions, timeouts))
+        return d.but(server_answered=served, why=d.why + (
+            "; the server answered %d (%d more: in flight at the client's stop%s)" % (
+                served, extra, ", or replies lost" if timeouts else "")))
+    return d.but(server_answered=served, verdict="disagree", why=(
+        "rr transactions: the client completed %d, the server answered %d (%s)" % (
+            done, served, "fewer than completed" if extra < 0 else
+            "more than one in flight per session (%d sessions) and the %d timeouts" % (
+                sessions, timeouts))))
 
 
 # The metrics of a run that are the guest's own count when result.Counts.host_counted
@@ -306,59 +335,52 @@ def _server_view(d, served, done, timeouts, sessions):
 GUEST_RATES = ("pps", "bps", "tps")
 
 
-def _verdict(out):
-    verdicts = [d["verdict"] for d in out["directions"].values()]
-    # None: no direction has counts on both sides (e.g. hub, user).
-    out["agree"] = all(v == "agree" for v in verdicts) if verdicts else None
-    return out
-
-
 def merge_guests(app, tx_result, rx_result, lossless=True, drops=()):
     """Two-guest topology: the sender guest's counts against the receiver
     guest's, at app level and (driver counters) at frame level."""
     sent, guest_drops = generated(app, tx_result)
     _, _, rxp, _ = guest_counts("sink", rx_result) if app == "gen" else (None,) * 4
-    out = {"guest": {"tx_packets": guest_counts(app, tx_result)[0]},
-           "peer_guest": {"rx_packets": rxp}, "directions": {}}
+    dirs = {}
     ring = left_at_exit("the sender", _first(vnet_queue(tx_result, "tx"), "in_flight") or 0,
                         " (never sent)")
     if sent is not None and rxp is not None:
         where = guest_drops + [ring] + list(drops)
-        out["directions"]["tx guest->rx guest"] = socket_stall(_direction(
+        dirs["tx guest->rx guest"] = socket_stall(_direction(
             "tx guest->rx guest", sent, rxp, where, lossless,
             receiver_view(sent, None, _first(rx_result or {}, "lost"))), where)
     vtx, vrx = vnet_count(tx_result, "tx"), vnet_count(rx_result, "rx")
     if vtx is not None and vrx is not None:
         where = [ring] + list(drops)
-        out["directions"]["tx guest->rx guest frames"] = socket_stall(_direction(
+        dirs["tx guest->rx guest frames"] = socket_stall(_direction(
             "tx guest->rx guest frames", vtx, vrx, where, lossless), where)
     if app == "rr":
-        _rr_direction(tx_result, out["directions"], _first(rx_result or {}, "transactions"))
-    return _verdict(out)
+        dirs.update(_rr_direction(tx_result, _first(rx_result or {}, "transactions")))
+    return _counts(dirs, _agree(dirs), guest={"tx_packets": guest_counts(app, tx_result)[0]},
+                   peer_guest={"rx_packets": rxp})
 
 
-def merge_fwd(result, host, lossless=True):
+def merge_fwd(res, host, lossless=True):
     """app=fwd: host sender -> guest NIC a -> forwarded -> NIC b -> host
     counter; the guest's a_to_b in between."""
     host = host or {}
-    a2b = (result or {}).get("a_to_b") if isinstance((result or {}).get("a_to_b"), dict) else {}
+    a2b = (res or {}).get("a_to_b") if isinstance((res or {}).get("a_to_b"), dict) else {}
     fwd = _first(a2b, "packets")
     guest_drops = [drop("driver", "dropped by the forwarder on NIC b's full TX ring",
                         _first(a2b, "tx_dropped") or 0),
                    drop("guest", "runts the forwarder dropped", _first(a2b, "runts") or 0)]
-    out = {"guest": {"a_to_b": fwd}, "host": dict(host), "directions": {}}
+    dirs = {}
     sent, got = host.get("tx_packets"), host.get("rx_packets")
     if sent is not None and fwd is not None:
         # Frames the forwarder received but could not pass on were received.
-        out["directions"]["host->guest a"] = _direction(
+        dirs["host->guest a"] = _direction(
             "host->guest a", sent, fwd + sum(d["frames"] for d in guest_drops),
             host.get("tx_drops") or (), lossless)
     if fwd is not None and got is not None:
-        out["directions"]["guest b->host"] = _direction("guest b->host", fwd, got, (), lossless)
+        dirs["guest b->host"] = _direction("guest b->host", fwd, got, (), lossless)
     if sent is not None and got is not None:
         where = list(host.get("tx_drops") or ()) + guest_drops
-        out["directions"]["end to end"] = _direction("end to end", sent, got, where, lossless)
-    return _verdict(out)
+        dirs["end to end"] = _direction("end to end", sent, got, where, lossless)
+    return _counts(dirs, _agree(dirs), guest={"a_to_b": fwd}, host=dict(host))
 
 
 # iperf 2's flags word, the first 4 bytes of a client's stream: the host's
@@ -366,24 +388,25 @@ def merge_fwd(result, host, lossless=True):
 IPERF_FLAGS_BYTES = 4
 
 
-def _iperf_to_host(name, result, host):
+def _iperf_to_host(name, res, host):
     """A guest client's streams: the guest counts what the host
     acknowledged, the host's iperf what it read. What the guest still held
     unacknowledged at its stop may have arrived too (its ACKs lost on the
-    way back): the host's count lies between the two, or the ends disagree."""
-    acked, got = _first(result, "bytes"), host["iperf"]["bytes"]
-    unacked = _first(result, "unacked") or 0
-    sessions = result.get("sessions")
+    way back): the host's count lies between the two, or the ends disagree.
+    A result.Direction."""
+    acked, got = _first(res, "bytes"), host["iperf"]["bytes"]
+    unacked = _first(res, "unacked") or 0
+    sessions = res.get("sessions")
     streams = len(sessions) if isinstance(sessions, list) else len(host["iperf"].get("streams", ()))
     lo, hi = acked - IPERF_FLAGS_BYTES * streams, acked + unacked
-    d = {"sent": acked, "received": got, "unacked": unacked, "verdict": "tcp", "where": []}
+    verdict = "tcp"
     why = "%s: the guest saw %d bytes acknowledged, the host's iperf read %d (%+d)" % (
         name, acked, got, got - acked)
     if got < lo:
-        d["verdict"] = "disagree"
+        verdict = "disagree"
         why += ": less than was acknowledged: the backend acknowledged bytes it never delivered"
     elif got > hi:
-        d["verdict"] = "disagree"
+        verdict = "disagree"
         why += ": more than the guest sent (%d acknowledged, %d unacknowledged)" % (acked, unacked)
     elif unacked:
         lost = ["%d frames %s" % (x["frames"], x["what"]) for x in host.get("tx_drops") or ()
@@ -393,32 +416,31 @@ def _iperf_to_host(name, result, host):
                    unacked, max(0, got - lo), ": " + "; ".join(lost) if lost else "")
     else:
         why += ": each stream's %d-byte flags word is not counted by the host" % IPERF_FLAGS_BYTES
-    d["why"] = why
-    return d
+    return _dir(sent=acked, received=got, unacked=unacked, verdict=verdict,
+                                  where=(), why=why)
 
 
-def merge_iperf(result, host):
+def merge_iperf(res, host):
     """app=iperf: the TCP byte counts of both ends, side by side. TCP
     retransmits, so there is no loss to find: a guest client's counts are
     checked against each other (_iperf_to_host); a guest server counts
-    until each stream's FIN."""
+    until each stream's FIN. Agree is never True (no loss to count): False
+    when a client's counts disagree, else None."""
     ip = (host or {}).get("iperf") or {}
-    gbytes = _first(result or {}, "bytes")
-    out = {"guest": {"bytes": gbytes}, "host": {"iperf": ip}, "directions": {}, "agree": None}
+    gbytes = _first(res or {}, "bytes")
+    members = dict(guest={"bytes": gbytes}, host={"iperf": ip})
     if gbytes is None or ip.get("bytes") is None:
-        return out
+        return _counts({}, None, **members)
     if ip.get("host_role") == "server":
         name = "guest->host bytes"
-        out["directions"][name] = d = _iperf_to_host(name, result, host)
-        if d["verdict"] == "disagree":
-            out["agree"] = False
-        return out
-    name, sent, got = "host->guest bytes", ip["bytes"], gbytes
-    out["directions"][name] = {
-        "sent": sent, "received": got, "verdict": "tcp", "where": [],
-        "why": "%s: sender counted %d bytes, receiver %d (%+d; TCP retransmits what is lost, "
-               "so loss is not visible here)" % (name, sent, got, got - sent)}
-    return out
+        d = _iperf_to_host(name, res, host)
+    else:
+        name, sent, got = "host->guest bytes", ip["bytes"], gbytes
+        d = _dir(
+            sent=sent, received=got, verdict="tcp", where=(),
+            why="%s: sender counted %d bytes, receiver %d (%+d; TCP retransmits what is lost, "
+                "so loss is not visible here)" % (name, sent, got, got - sent))
+    return _counts({name: d}, False if d.verdict == "disagree" else None, **members)
 
 
 # The directions whose loss is the run's: the app's own frames first, the

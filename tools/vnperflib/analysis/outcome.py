@@ -36,12 +36,11 @@ def receiver_socket_drops(frames):
 def merged_counts(backend, app, guests, host, lossless):
     """Both sides' counts (counts.py) for the topology and app, of the
     guests' result.GuestReports: a result.Counts, None without a NIC."""
-    merged = _merged(backend, app, [g.result for g in guests], host, lossless)
-    return None if merged is None else result.Counts.from_dict(merged)
+    return _merged(backend, app, [g.result for g in guests], host, lossless)
 
 
 def _merged(backend, app, results, host, lossless):
-    """counts.py's JSON object of the guests' results (receivers first)."""
+    """counts.py's result.Counts of the guests' results (receivers first)."""
     sent = results[-1]
     if len(results) == 2:
         drops = receiver_socket_drops(host.get("qemu_socket_drops", {}).get(0, 0))

@@ -81,8 +81,8 @@ def pair_counts(sender, receiver, socket_drops=None):
     if rs is None or rr is None:
         return None
     # Two QEMUs' UDP sockets (or a switch) between them: loss is possible.
-    return result.Counts.from_dict(counts.merge_guests(
-        sender.app, rs, rr, lossless=False, drops=outcome.receiver_socket_drops(socket_drops)))
+    return counts.merge_guests(sender.app, rs, rr, lossless=False,
+                               drops=outcome.receiver_socket_drops(socket_drops))
 
 
 def _pair_loss(c):

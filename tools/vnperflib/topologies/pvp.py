@@ -366,8 +366,7 @@ def _stall_note(res, inlet):
 def _hop(res, name, sent, got, drops, into):
     """One hop's result.Direction; its loss at a forwarder's full RX ring
     said to be the host's when that forwarder's vCPU stalled too long."""
-    from .. import result  # typing, not loaded for --help (tests/py/test_cli_speed.py)
-    d = result.Direction.from_dict(counts._direction(name, sent, got, drops, lossless=True))
+    d = counts._direction(name, sent, got, drops, lossless=True)
     side, note = _stall_note(res, into[0] if into else None)
     if note and d.verdict != "agree":
         d = dataclasses.replace(d, why=d.why + "; " + note, host_stall=side == "host")
@@ -395,14 +394,13 @@ def chain_counts(res):
         if isinstance(s, int) and isinstance(g, int):
             dirs[name] = _hop(res, name, s, g, drops, into)
     if isinstance(sent, int) and isinstance(got, int):
-        dirs["end to end"] = result.Direction.from_dict(
-            counts._direction("end to end", sent, got, located, lossless=True))
+        dirs["end to end"] = counts._direction("end to end", sent, got, located, lossless=True)
     verdicts = [d.verdict for d in dirs.values()]
     pairs = {}
     if chain.get("backend") == "vhost-user":
         for name, s, g, drops in _testpmd_pair_hops(results, host, n):
-            pairs[name] = result.Direction.from_dict(counts._direction(
-                name, s, g, [d for d in drops if d["frames"]], lossless=True))
+            pairs[name] = counts._direction(name, s, g, [d for d in drops if d["frames"]],
+                                            lossless=True)
         verdicts += [d.verdict for d in pairs.values()]
     return result.Counts.given(host=dict(host), directions=types.MappingProxyType(dirs),
                                agree=all(v == "agree" for v in verdicts) if verdicts else None,
