@@ -3,6 +3,7 @@ guest's, the verdict logic on synthetic outcomes (exit statuses, signals,
 CPU spin, counts), the refusals and the table."""
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -142,8 +143,25 @@ def test_outcome_keeps_qemus_own_lines_and_ignores_forged_ones():
     rep = report(line(), stderr="vnperf: x\nqemu-system-x86_64: Looped descriptor\n",
                  before=['@vnperf {"type":"hostile"'])  # cut short
     o = hostile_verdict.outcome(rep, 0, False)
-    assert o["qemu_errors"] == ["qemu-system-x86_64: Looped descriptor"]
-    assert o["guest"]["case"] == "x" and o["signal"] is None
+    assert o.qemu_errors == ("qemu-system-x86_64: Looped descriptor",)
+    assert o.guest["case"] == "x" and o.signal is None
+
+
+def test_the_outcome_is_a_frozen_record_and_its_host_part_is_written():
+    """The per-case outcome is a frozen dataclass read by attribute (issue
+    30); the case's "host" in hostile's JSON is its HOST members, lists and
+    objects as before."""
+    rep = report(line(), qemu_status=-6, stderr="qemu-system-x86_64: boom\n", peer=33,
+                 roles={"main": {"pct": 3.0}, "vcpu": {"pct": 98.0}, "passt": {"pct": 5.0}})
+    o = hostile_verdict.outcome(rep, exitcodes.RUNNER_NO_GUEST_EXIT, False)
+    assert dataclasses.is_dataclass(o) and o.signal == "SIGABRT"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        o.signal = None
+    c = hostile.case_result(opts(), "runt", rep, exitcodes.RUNNER_NO_GUEST_EXIT, False, 1.0)
+    assert json.loads(json.dumps(c["host"])) == c["host"] == {
+        "run_status": exitcodes.RUNNER_NO_GUEST_EXIT, "qemu_status": -6, "signal": "SIGABRT",
+        "killed_by_runner": False, "qemu_errors": ["qemu-system-x86_64: boom"],
+        "qemu_pct": 3.0, "vcpu_pct": 98.0, "backend_pct": {"passt": 5.0}, "host_frames": 33}
 
 
 def test_what_is_no_report_is_none():

@@ -152,15 +152,13 @@ def report_of(out):
 def case_result(opts, name, rep, status, killed, wall_s):
     o = hostile_verdict.outcome(rep, status, killed)
     v, why = hostile_verdict.verdict(o, hostile_cases.USES_BUFFER[name])
-    g = o["guest"] or {}
+    g = o.guest or {}
     return {"name": name, "spec": g.get("spec", hostile_cases.SPEC[name]),
             "allows": g.get("allows"), "verdict": v, "why": why,
             "guest": {k: g.get(k) for k in ("status", "needs_reset", "failed", "features_ok",
                                             "used", "bufs", "features", "restart", "sent",
                                             "completed", "build", "needs", "offered", "ack")},
-            "host": {k: o[k] for k in ("run_status", "qemu_status", "signal", "killed_by_runner",
-                                       "qemu_errors", "qemu_pct", "vcpu_pct", "backend_pct",
-                                       "host_frames")},
+            "host": o.host(),
             "wall_s": round(wall_s, 2), "command": repro(run_argv(opts, name))}
 
 

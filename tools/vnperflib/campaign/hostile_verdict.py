@@ -2,8 +2,10 @@
 it, and its verdict. Pure: the report is a result.RunResult, the rest
 numbers; the unit tests feed synthetic outcomes (tests/py/test_hostile.py)."""
 
+import dataclasses
 import json
 import signal
+from typing import Mapping, Optional
 
 from .. import exitcodes, result
 from .hostile_cases import NEVER
@@ -48,49 +50,77 @@ def _host_frames(rep):
     return peer.get("packets") if isinstance(peer, dict) else None
 
 
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What one case did to the host: the run's status and whether the
+    hostile runner's timeout ended it, QEMU's end (its status, the signal
+    that killed it, whether the runner sent that), QEMU's own lines, the
+    guest's hostile line, the CPU of QEMU's threads, the vCPUs and each
+    backend role (% of a CPU), the frames the host end got, the run's why.
+    Its HOST members are the case's "host" in hostile's JSON."""
+    run_status: Optional[int] = None
+    killed: bool = False
+    qemu_status: Optional[int] = None
+    signal: Optional[str] = None
+    # A signal the runner sent (timeout, or the backend died first) is not
+    # QEMU's crash.
+    killed_by_runner: bool = False
+    qemu_errors: tuple = ()
+    guest: Optional[Mapping] = None
+    qemu_pct: float = 0.0
+    vcpu_pct: Optional[float] = None
+    backend_pct: Mapping = dataclasses.field(default_factory=dict)
+    host_frames: Optional[int] = None
+    why: Optional[str] = None
+
+    HOST = ("run_status", "qemu_status", "signal", "killed_by_runner", "qemu_errors",
+            "qemu_pct", "vcpu_pct", "backend_pct", "host_frames")
+
+    def host(self):
+        """{member: value} of HOST, as hostile's JSON writes it."""
+        return {k: _json(getattr(self, k)) for k in self.HOST}
+
+
+def _json(v):
+    """A member as JSON: lists and objects, not tuples and proxies."""
+    return list(v) if isinstance(v, tuple) else dict(v) if isinstance(v, Mapping) else v
+
+
 def outcome(rep, status, killed):
-    """One case's outcome: rep is vnperf run's report (a result.RunResult,
+    """One case's Outcome: rep is vnperf run's report (a result.RunResult,
     None when it printed none), status its exit status, killed whether the
     hostile runner's own timeout ended it."""
     rep = rep or result.RunResult()
     g = rep.sender or result.GuestReport()
     roles = (rep.cpu.roles if rep.cpu is not None else None) or {}
     qs = g.qemu_status
-    # A signal the runner sent (timeout, or the backend died first) is
-    # not QEMU's crash.
-    by_runner = bool(g.timed_out or g.stopped)
-    return {
-        "run_status": status,
-        "killed": killed,
-        "qemu_status": qs,
-        "signal": signal.Signals(-qs).name if isinstance(qs, int) and qs < 0 else None,
-        "killed_by_runner": by_runner,
-        "qemu_errors": qemu_errors(g.stderr_tail),
-        "guest": hostile_line(g.console_tail or []),
-        "qemu_pct": max([roles[r].pct or 0.0 for r in QEMU_ROLES if r in roles] or [0.0]),
-        "vcpu_pct": roles["vcpu"].pct if "vcpu" in roles else None,
-        "backend_pct": {r: v.pct for r, v in roles.items()
-                        if r not in QEMU_ROLES and r != "vcpu"},
-        "host_frames": _host_frames(rep),
-        "why": rep.why,
-    }
+    return Outcome(
+        run_status=status, killed=killed, qemu_status=qs,
+        signal=signal.Signals(-qs).name if isinstance(qs, int) and qs < 0 else None,
+        killed_by_runner=bool(g.timed_out or g.stopped),
+        qemu_errors=tuple(qemu_errors(g.stderr_tail)),
+        guest=hostile_line(g.console_tail or []),
+        qemu_pct=max([roles[r].pct or 0.0 for r in QEMU_ROLES if r in roles] or [0.0]),
+        vcpu_pct=roles["vcpu"].pct if "vcpu" in roles else None,
+        backend_pct={r: v.pct for r, v in roles.items() if r not in QEMU_ROLES and r != "vcpu"},
+        host_frames=_host_frames(rep), why=rep.why)
 
 
 def _host_end(o):
     """crashed, with why, when QEMU or the backend died; else None."""
-    if o["signal"] and not o["killed_by_runner"]:
-        return "QEMU killed by %s" % o["signal"]
-    if o["run_status"] == exitcodes.RUNNER_NO_GUEST_EXIT:
-        return "QEMU ended without a guest exit (status %s)" % o["qemu_status"]
-    if o["run_status"] == exitcodes.RUNNER_BACKEND_FAILED:
-        return "the backend failed: %s" % (o["why"] or "?")
+    if o.signal and not o.killed_by_runner:
+        return "QEMU killed by %s" % o.signal
+    if o.run_status == exitcodes.RUNNER_NO_GUEST_EXIT:
+        return "QEMU ended without a guest exit (status %s)" % o.qemu_status
+    if o.run_status == exitcodes.RUNNER_BACKEND_FAILED:
+        return "the backend failed: %s" % (o.why or "?")
     return None
 
 
 def _spin(o):
-    if o["qemu_pct"] >= SPIN_PCT:
-        return "a QEMU thread outside the vCPUs at %.0f%% of a CPU" % o["qemu_pct"]
-    for role, pct in sorted(o["backend_pct"].items()):
+    if o.qemu_pct >= SPIN_PCT:
+        return "a QEMU thread outside the vCPUs at %.0f%% of a CPU" % o.qemu_pct
+    for role, pct in sorted(o.backend_pct.items()):
         if role not in POLLING and (pct or 0.0) >= SPIN_PCT:
             return "the backend (%s) at %.0f%% of a CPU" % (role, pct)
     return None
@@ -114,25 +144,25 @@ def _traffic(g, host):
 
 
 def verdict(o, uses_buffer):
-    """(verdict, why) for outcome o; uses_buffer: True when the case leaves
+    """(verdict, why) for Outcome o; uses_buffer: True when the case leaves
     a buffer the device is meant to use (or refuse with DEVICE_NEEDS_RESET),
     "rx" when the device meets it only with a frame for the guest, "never"
     when it must not use what the case wrote."""
     dead = _host_end(o)
     if dead:
         return "crashed", dead
-    if o["killed"] or o["run_status"] == exitcodes.RUNNER_TIMEOUT:
+    if o.killed or o.run_status == exitcodes.RUNNER_TIMEOUT:
         return "stalled", "the case did not end within its timeout"
-    g = o["guest"]
+    g = o.guest
     if g is None:
-        return "stalled", "the guest ended before the case's line (status %s)" % o["run_status"]
+        return "stalled", "the guest ended before the case's line (status %s)" % o.run_status
     if g.get("offered") is False:
         return "not-offered", "the device did not offer %s: the case did nothing" % (
             g.get("needs") or "what it needs")
     spin = _spin(o)
     if spin:
         return "host-cpu-spin", spin
-    bad = _traffic(g, o["host_frames"])
+    bad = _traffic(g, o.host_frames)
     if bad:
         return bad
     v, why = _guest_verdict(g, uses_buffer)
