@@ -283,6 +283,27 @@ def test_queues_is_a_sweep_axis_with_the_vcpus_following():
         sweep.parse_axis("queues", "1,9")
 
 
+def test_run_and_a_sweep_take_the_vcpus_from_one_rule(monkeypatch):
+    """`run --queues N` and a sweep's queues axis give the guest its vCPUs
+    by one rule (options.with_vcpus; issue 30: sweep.point_opts repeated
+    it): changed there, both follow."""
+    import argparse
+    from vnperflib.campaign import sweep
+    seen = []
+
+    def rule(o):
+        seen.append(o.queues)
+        return dataclasses.replace(o, vcpus=7) if o.vcpus is None and o.queues else o
+    monkeypatch.setattr(options, "with_vcpus", rule)
+    assert built(backend="tap", machine="q35", app="gen", queues=2).vcpus == 7
+    ns = argparse.Namespace(aa=False, **{n: None for n in sweep.AXES})
+    ns.queues = "4"
+    (pt,) = sweep.points(sweep.axes_from(ns))
+    base = built(backend="tap", machine="q35", app="gen")
+    assert base.vcpus is None and sweep.point_opts(base, pt).vcpus == 7
+    assert seen[0] == 2 and seen[-1] == 4
+
+
 def test_a_sweep_over_a_one_queue_backend_is_refused_before_its_first_run(tmp_path):
     from vnpy import run_vnperf
     r = run_vnperf(["sweep", "--accel", "tcg", "--backend", "tap,dgram", "--queues", "1,2",

@@ -125,8 +125,7 @@ def build(**fields):
     o = dataclasses.replace(o, **config_stands(o))
     if o.streams is not None:
         o = with_streams(o)
-    if o.vcpus is None and o.queues is not None:
-        o = dataclasses.replace(o, vcpus=o.queues)
+    o = with_vcpus(o)
     if o.pcap is not None or o.loops is not None or o.speed is not None or o.pps is not None \
             or o.topspeed:
         from .run import pcap
@@ -145,6 +144,14 @@ def build(**fields):
     if o.timeout is None:
         o = dataclasses.replace(o, timeout=(o.duration + 30.0) if o.duration else 60.0)
     return nextroot.binaries(o)
+
+
+def with_vcpus(o):
+    """o with a vCPU per queue pair unless --vcpus is given: the one rule
+    of `run --queues N` and of a sweep's queues axis (sweep.point_opts)."""
+    if o.vcpus is None and o.queues is not None:
+        return dataclasses.replace(o, vcpus=o.queues)
+    return o
 
 
 # What a stream file sets per stream: refused beside --streams.

@@ -196,10 +196,8 @@ def point_opts(base, point):
                 config = with_feature_off(config, "event_idx")
         else:
             opt[name] = value
-    if "queues" in opt and base.vcpus is None:
-        # as `run --queues N`: a vCPU per pair unless --vcpus says otherwise
-        opt["vcpus"] = opt["queues"]
-    o = dataclasses.replace(base, config=tuple(config), **opt)
+    # as `run --queues N`: a vCPU per pair unless --vcpus says otherwise
+    o = options.with_vcpus(dataclasses.replace(base, config=tuple(config), **opt))
     # as `run --streams FILE`: the file checked and encoded for the guest
     return options.with_streams(o) if "streams" in opt else o
 
