@@ -75,6 +75,28 @@ def test_every_refusal_is_one_line_status_64_fast_and_starts_nothing(monkeypatch
     assert started == []
 
 
+def test_a_run_asks_what_works_once(monkeypatch):
+    """`vnperf run` (and api.run) asks support.check before the run's own
+    modules load (run_report); the run's checks do not ask again (issue
+    30: it ran twice per run). Stopped at the run's last check."""
+    from vnperflib.run import artifacts, engine, runner
+    cli = load_cli()
+    asked = []
+    real = support.check
+    monkeypatch.setattr(support, "check", lambda o: asked.append(o) or real(o))
+    monkeypatch.setattr(engine.QemuEngine, "check", lambda self, o: None)
+
+    class Checked(Exception):
+        pass
+
+    def last_check(*a, **kw):
+        raise Checked()
+    monkeypatch.setattr(artifacts, "check", last_check)
+    with pytest.raises(Checked):
+        cli.run_report(run_opts(backend="dgram", app="gen", duration=1))
+    assert len(asked) == 1
+
+
 def test_refusal_through_the_command_line(tmp_path):
     t0 = time.monotonic()
     r = run_vnperf(["run", "--backend", "hub", "--app", "fwd", "--qemu",

@@ -177,6 +177,7 @@ def boot(cli, base, traffic, words):
     cmd = command(cli, opts, ws)
     eng = engine.make(opts)
     try:
+        support.check(opts)   # the traffic's app over this backend (run_one asks not)
         with Session() as s:
             res = runner.run_one(s, opts, eng.resolver(opts), eng=eng)
     except RunnerError as e:

@@ -12,7 +12,7 @@ from ..analysis import hostcpu, outcome, verdict
 from ..backends import testpmd
 from ..errors import RunnerError, failed, usage
 from . import (artifacts, engine, guest, identity, orchestrate, pcap, pinning, placeapply,
-               priority, qemucmd, scratch, streamfile, support)
+               priority, qemucmd, scratch, streamfile)
 from .echo import Echo
 from .qmp import QmpError
 
@@ -83,9 +83,11 @@ class Run:
         return self.guests[-1]
 
     def check(self):
-        """Everything that can be refused before anything starts."""
+        """Everything that can be refused before anything starts but what
+        works (support.check), which run_one's callers ask before the
+        run's modules load (tools/vnperf's run_report) or before their
+        first run (sweep, ndr, conform)."""
         opts = self.opts
-        support.check(opts)
         self.engine.check(opts)
         # A remote engine's guests live on its host.
         too_big = self.engine.local_files and qemucmd.check_memory(opts.memory)
@@ -343,8 +345,9 @@ def run_identity(opts, accel):
 
 
 def run_one(session, opts, resolver, eng=None):
-    """Runs one test; eng: the engine (engine.py; default QEMU). Returns its
-    result.RunResult; raises RunnerError."""
+    """Runs one test of options support.check has passed; eng: the engine
+    (engine.py; default QEMU). Returns its result.RunResult; raises
+    RunnerError."""
     run = Run(session, opts, resolver, eng)
     run.check()
     run.start_backend()
