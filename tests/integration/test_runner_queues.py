@@ -3,7 +3,8 @@ vectors=6, a multi_queue tap in its namespace with queues=2 and the guest's
 queues=2 vcpus=2 itself; gen sends from each CPU on its pair. The report's
 per-queue list is exact: each CPU's count on its pair, the flows on each
 pair those the test's own Toeplitz hash names, the driver's frames per pair
-adding up to what the tap's own counter received."""
+adding up to what the tap's own counter received, and the host peer's count
+of gen's frames on the tap, by flow, meeting gen's own on each pair."""
 
 import json
 import os
@@ -47,6 +48,18 @@ def test_gen_over_a_two_queue_tap_counts_each_pair_exactly(image):
     assert 0 <= lwip <= 3, qs
     # the tap's own counter: every frame of both pairs, none more
     assert rep["host"]["rx_frames"] == qs[0]["tx_packets"] + qs[1]["tx_packets"] == N + lwip
+    # the host peer on the tap saw those frames too, gen's by flow: each
+    # flow's on the pair gen sent it on, so per pair both sides agree
+    peer = rep["host"]["peer"]
+    assert peer["packets"] == rep["host"]["rx_frames"] and peer["vnperf"] == N, peer
+    assert sorted((f["sport"], f["dport"]) for f in peer["flows"]) == \
+        [(sp, dp) for sp in SPORTS for dp in DPORTS] and peer["flows_overflow"] == 0, peer
+    assert [(h["queue"], h["rx_packets"]) for h in rep["host"]["queues"]] == \
+        [(0, N // 2), (1, N // 2)], rep["host"]["queues"]
+    for q in qs:
+        assert q["host_rx_packets"] == q["packets"] == N // 2, q
+        assert q["agree"] is True and q["why"] is None, q
+    assert rep["counts"]["directions"]["guest->host"]["verdict"] == "agree", rep["counts"]
     assert rep["counts"]["agree"] is True, rep["counts"]
 
 

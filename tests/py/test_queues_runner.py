@@ -7,6 +7,7 @@ before anything starts) of what has one queue pair."""
 import dataclasses
 import json
 import os
+import re
 import socket
 import subprocess
 import time
@@ -122,12 +123,22 @@ def test_the_namespace_tap_is_multi_queue(monkeypatch):
     monkeypatch.setattr(netns, "ip", lambda *a: calls.append(a))
     monkeypatch.setattr(netns, "face_guest", lambda *a: None)
     monkeypatch.setattr(netns, "link", lambda ns, dev: ("02:00:00:00:00:01", {}))
+    started = []
+    monkeypatch.setattr(tap.peer.Peer, "start", lambda self: started.append(self.argv))
     for q, want in ((2, True), (None, False)):
         calls.clear()
+        started.clear()
         be = tap.Tap(built(backend="tap", machine="q35", app="gen", queues=q))
-        be.start(FakeSession())
+        session = FakeSession()
+        be.start(session)
         add = [c for c in calls if "tuntap" in c]
         assert len(add) == 1 and ("multi_queue" in add[0]) == want, add
+        # with two pairs gen's frames are counted on the tap, by flow
+        assert [a[:7] for a in started] == ([["ip", "netns", "exec", "vnns-test",
+                                              tap.peer.peer_binary(), "count", "--ready-file"]]
+                                            if want else []), started
+        assert started == [] or started[0][-2:] == ["--rx-if", tap.Tap.TAP]
+        session.close()
 
 
 def test_vhost_user_queues_reach_qemu_and_testpmd(monkeypatch):
@@ -576,3 +587,111 @@ def test_tap_counts_the_rr_servers_answers_on_the_pair_of_their_flow():
         want[rss.flow_queue(netns.HOST_IP, netns.GUEST_IP, 9000, port, 2)] += n
     assert min(want) > 0 and sum(want) == sum(n for _, n in ports)
     assert got == [{"queue": q, "tx_packets": want[q], "app_level": True} for q in (0, 1)]
+
+
+# gen's flows= of the integration test (flows=sport:5000-5003,dport:9000-9003):
+# a flow from the guest's port to the host's, as the host peer lists it.
+GEN_FLOWS = [{"src": netns.GUEST_IP, "sport": sp, "dst": netns.HOST_IP, "dport": dp,
+              "packets": 100 + sp - 5000, "bytes": 60 * (100 + sp - 5000)}
+             for sp in range(5000, 5004) for dp in range(9000, 9004)]
+
+
+def test_gen_sends_a_flow_on_the_pair_of_its_replies():
+    """rss.sent_pair is the swapped flow's pair (apps/app_gen.c's
+    vnet_flow_pair(daddr, saddr, dport, sport)), the pair the integration
+    test's rss_pair(HOST_IP, GUEST_IP, dport, sport) names."""
+    from vnperflib.analysis import rss
+    pairs = [rss.sent_pair(netns.GUEST_IP, netns.HOST_IP, sp, dp, 2)
+             for sp in range(5000, 5004) for dp in range(9000, 9004)]
+    assert pairs == [rss.flow_queue(netns.HOST_IP, netns.GUEST_IP, dp, sp, 2)
+                     for sp in range(5000, 5004) for dp in range(9000, 9004)]
+    assert 0 < sum(pairs) < len(pairs)  # both pairs carry some
+    assert rss.sent_pair(netns.GUEST_IP, netns.HOST_IP, 5000, 9000, 1) == 0
+
+
+def test_tap_counts_gens_flows_on_the_pairs_they_were_sent_on():
+    """--queues 2, gen over the namespace's tap: the host peer's flows add
+    up per pair where gen sent them; each pair's app count meets them
+    (pair 0's driver count has lwIP's ARP more: not a vnperf flow), and a
+    frame lost on pair 1 is named there."""
+    from test_report import line, rep_of
+    from vnperflib.analysis import outcome, rss
+    from vnperflib.report import report
+    be = tap.Tap(built(backend="tap", machine="q35", app="gen", queues=2, count=1000))
+    want = [0, 0]
+    for f in GEN_FLOWS:
+        want[rss.flow_queue(f["dst"], f["src"], f["dport"], f["sport"], 2)] += f["packets"]
+    res = {"type": "peer", "mode": "count", "packets": sum(want) + 2, "vnperf": sum(want),
+           "flows": GEN_FLOWS, "flows_overflow": 0, "errors": {"sock_drops": 0}}
+    host = be.counted(res, [])
+    assert host["rx_packets"] == sum(want)
+    assert host["queues"] == [{"queue": q, "rx_packets": want[q], "app_level": True}
+                              for q in (0, 1)]
+    gen = {"app": "gen", "queues": [{"queue": q, "cpu": q, "packets": want[q]} for q in (0, 1)],
+           "vnet": {"queues": [{"queue": q, "packets": want[q] + 2 * (q == 0),
+                                "tx_packets": want[q] + 2 * (q == 0), "rx_packets": 0}
+                               for q in (0, 1)]}}
+    pairs = outcome.queue_pairs(gen, host)
+    assert [(p.agree, p.host_rx_packets, p.tx_packets) for p in pairs] == [
+        (True, want[0], want[0] + 2), (True, want[1], want[1])]
+    # one of gen's frames on pair 1 never reached the host
+    host["queues"][1]["rx_packets"] -= 1
+    lost = outcome.queue_pairs(gen, host)
+    assert [p.agree for p in lost] == [True, False]
+    assert lost[1].why == "queue 1 guest->host: %d sent, %d received (lost 1)" % (
+        want[1], want[1] - 1)
+    rep = dataclasses.replace(rep_of("gen", GEN_2Q, {"rx_packets": 4001, "rx_frames": 4001}),
+                              queues=lost)
+    assert line(report.human(rep), "counts per queue") == "disagree: " + lost[1].why
+
+
+def test_tap_flows_beyond_the_peers_table_are_not_judged_per_pair():
+    from test_report import line, rep_of
+    from vnperflib.analysis import outcome
+    from vnperflib.report import report
+    be = tap.Tap(built(backend="tap", machine="q35", app="gen", queues=2, count=1000))
+    res = {"type": "peer", "mode": "count", "packets": 10, "vnperf": 10, "flows": GEN_FLOWS[:1],
+           "flows_overflow": 3, "errors": {}}
+    host = be.counted(res, [])
+    gen = {"app": "gen", "queues": [{"queue": q, "cpu": q, "packets": 5} for q in (0, 1)],
+           "vnet": {"queues": [{"queue": q, "packets": 5, "tx_packets": 5, "rx_packets": 0}
+                               for q in (0, 1)]}}
+    pairs = outcome.queue_pairs(gen, host)
+    assert [(p.agree, p.host_rx_packets) for p in pairs] == [(None, None), (None, None)]
+    rep = dataclasses.replace(rep_of("gen", GEN_2Q, {"rx_packets": 4001, "rx_frames": 4001}),
+                              queues=pairs)
+    assert line(report.human(rep), "counts per queue") == (
+        "not judged: the host peer counted 3 frames of flows beyond its table (flows_overflow, "
+        "docs/peer.md): not by flow")
+
+
+def test_the_host_peer_counts_gen_by_flow_only_over_a_multiqueue_namespace_tap():
+    from vnperflib.run import placeapply
+    gen2 = built(backend="tap", machine="q35", app="gen", queues=2)
+    assert tap.counts_flows(gen2)
+    assert ("host peer", tap.peer.peer_binary()) in tap.Tap(gen2).programs()
+    assert "peer" in [t.name for t in placeapply.threads_for(gen2)]
+    assert tap.counts_flows(built(backend="vhost-net", machine="q35", app="gen", queues=2))
+    for o in (built(backend="tap", machine="q35", app="gen"),
+              built(backend="tap", machine="q35", app="sink", queues=2),
+              built(backend="tap", machine="q35", app="gen", queues=2, config=["uso=1"])):
+        assert not tap.counts_flows(o), o
+    assert tap.Tap(built(backend="tap", machine="q35", app="gen")).programs() == []
+
+
+def test_a_peer_results_flows_are_checked():
+    from vnperflib.errors import RunnerError
+    from vnperflib.run import peer
+    peer.check_flows(GEN_FLOWS)
+    for bad, why in (({"src": "10.0.0.2", "sport": 1, "dst": "x", "dport": 2, "packets": 1,
+                       "bytes": 60}, "flows[0].dst 'x' is not an IPv4 address"),
+                     ({"src": "10.0.0.2", "sport": 70000, "dst": "10.0.0.1", "dport": 2,
+                       "packets": 1, "bytes": 60}, "flows[0].sport 70000 is not a port"),
+                     ({"src": "10.0.0.2", "sport": 1, "dst": "10.0.0.1", "dport": 2,
+                       "packets": 1.5, "bytes": 60}, "flows[0].packets 1.5 is not a count"),
+                     (7, "flows[0] is not an object")):
+        with pytest.raises(RunnerError, match=re.escape(why)):
+            peer.check_flows([bad])
+    with pytest.raises(RunnerError, match="flows 'x' is not a list"):
+        peer.check_result({"type": "peer", "mode": "count", "packets": 1, "bytes": 60,
+                           "flows": "x"})

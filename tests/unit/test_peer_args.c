@@ -144,6 +144,29 @@ static void test_vhost_ports(void **state)
     assert_int_equal(o.max_lag_ns, 500000ull);
 }
 
+/* count --rx-if: every frame of an interface (a tap's host end), no
+ * socket address; the name is checked, it goes into the result line. */
+static void test_rx_if(void **state)
+{
+    struct peer_opts o;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(PARSE(&o, err, "count", "--local", "127.0.0.1:1"), 0);
+    assert_null(o.rx_if);
+    assert_int_equal(PARSE(&o, err, "count", "--rx-if", "vntap0", "--idle", "1"), 0);
+    assert_string_equal(o.rx_if, "vntap0");
+    expect_error(PARSE(&o, err, "count", "--rx-if", "vntap0", "--local", "127.0.0.1:1"), err,
+                 "no --local/--remote");
+    expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--rx-if", "vntap0"), err,
+                 "--rx-if does not apply to send");
+    expect_error(PARSE(&o, err, "count", "--rx-if", "a\"b"), err, "expected an interface name");
+    expect_error(PARSE(&o, err, "count", "--rx-if", "sixteen-chars-xx"), err,
+                 "expected an interface name");
+    expect_error(PARSE(&o, err, "count", "--rx-if", "t0", "--rx-vhost", "/tmp/b"), err,
+                 "--rx-if is the kernel peer's");
+}
+
 static void test_vhost_errors(void **state)
 {
     struct peer_opts o;
@@ -278,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_latency_counts_only),
         cmocka_unit_test(test_vhost_ports),
+        cmocka_unit_test(test_rx_if),
         cmocka_unit_test(test_vhost_errors),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_errors),

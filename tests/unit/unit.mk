@@ -193,13 +193,18 @@ test_peer_frame_SRCS := tests/unit/test_peer_frame.c tools/peer/peer_frame.c \
 UNIT_TESTS += test_peer_streams
 test_peer_streams_SRCS := tests/unit/test_peer_streams.c tools/peer/peer_streams.c apps/seqtrack.c
 
+UNIT_TESTS += test_peer_flows
+test_peer_flows_SRCS := tests/unit/test_peer_flows.c tools/peer/peer_flows.c tools/peer/peer_stats.c \
+    tools/peer/peer_frame.c tools/peer/peer_streams.c tools/peer/peer_lat.c apps/seqtrack.c \
+    apps/hist.c net/pkt.c kernel/csum.c
+
 UNIT_TESTS += test_peer_lat
 test_peer_lat_SRCS := tests/unit/test_peer_lat.c tools/peer/peer_lat.c apps/hist.c
 
 UNIT_TESTS += test_peer_tx
 test_peer_tx_SRCS := tests/unit/test_peer_tx.c tools/peer/peer_tx.c tools/peer/peer_stats.c \
     tools/peer/peer_frame.c tools/peer/peer_malform.c tools/peer/peer_streams.c \
-    tools/peer/peer_lat.c apps/seqtrack.c apps/hist.c net/pkt.c kernel/csum.c
+    tools/peer/peer_flows.c tools/peer/peer_lat.c apps/seqtrack.c apps/hist.c net/pkt.c kernel/csum.c
 
 UNIT_TESTS += test_virtio_pci
 test_virtio_pci_SRCS := tests/unit/test_virtio_pci.c drivers/virtio/virtio_pci_modern.c \

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <net/if.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ enum opt_id {
     O_START_ON_USR1,
     O_WARMUP,
     O_MAX_LAG,
+    O_RX_IF,
 };
 
 static const struct option long_opts[] = {
@@ -84,6 +86,7 @@ static const struct option long_opts[] = {
     {"start-on-usr1", no_argument, NULL, O_START_ON_USR1},
     {"warmup", required_argument, NULL, O_WARMUP},
     {"max-lag", required_argument, NULL, O_MAX_LAG},
+    {"rx-if", required_argument, NULL, O_RX_IF},
     {NULL, 0, NULL, 0},
 };
 
@@ -118,6 +121,7 @@ static const unsigned opt_modes[] = {
     [O_START_ON_USR1 - O_LOCAL] = M_SEND,
     [O_WARMUP - O_LOCAL] = M_SEND,
     [O_MAX_LAG - O_LOCAL] = M_SEND,
+    [O_RX_IF - O_LOCAL] = M_COUNT,
 };
 
 static const char *const mode_names[] = {
@@ -160,6 +164,9 @@ void peer_args_usage(FILE *f)
           "count:\n"
           "  --latency            one-way latency of frames stamped by a vnperf-peer send\n"
           "                       on this host (its TSC), e.g. forwarded back by a VM\n"
+          "  --rx-if IF           every frame interface IF receives (AF_PACKET, root),\n"
+          "                       whatever its addresses and ports, instead of --local's\n"
+          "                       socket: a tap's host end\n"
           "send:\n"
           "  --size BYTES         Ethernet frame length without FCS, 60..9014 (default 60)\n"
           "  --src-mac MAC        default 02:00:00:00:00:01\n"
@@ -447,6 +454,13 @@ static int apply(struct peer_opts *o, int id, const char *name, const char *v, c
         if (parse_seconds(v, &o->warmup_ns))
             return fail(err, errlen, "--%s '%s': expected seconds > 0 (e.g. 0.1)", name, v);
         return 0;
+    case O_RX_IF:
+        /* the name goes into the result JSON unescaped */
+        if (*v == '\0' || strlen(v) >= IFNAMSIZ || strpbrk(v, "\"\\/: \t"))
+            return fail(err, errlen, "--%s '%s': expected an interface name (1..%d characters)",
+                        name, v, IFNAMSIZ - 1);
+        o->rx_if = v;
+        return 0;
     case O_SOCKBUF:
         if (parse_u64(v, 4096, INT32_MAX / 2, &o->sockbuf))
             return fail(err, errlen, "--%s '%s': expected 4096..%d bytes", name, v, INT32_MAX / 2);
@@ -469,6 +483,8 @@ static int check_vhost(const struct peer_opts *o, bool have_local, char *err, si
                     o->tx_vhost);
     if (o->payload_only)
         return fail(err, errlen, "--payload-only is for a kernel UDP socket, not a vhost port");
+    if (o->rx_if)
+        return fail(err, errlen, "--rx-if is the kernel peer's; vhost ports take none");
     if (o->warmup_ns && !o->rx_vhost)
         return fail(err, errlen, "--warmup needs --rx-vhost: the frames must come back");
     return 0;
@@ -494,7 +510,9 @@ static int check(const struct peer_opts *o, bool have_local, char *err, size_t e
         return fail(err, errlen, "--max-lag needs --rate: flat out has no schedule");
     if (!vhost && o->warmup_ns)
         return fail(err, errlen, "--warmup needs --tx-vhost and --rx-vhost");
-    if (!vhost && o->mode != PEER_MODE_SEND && !have_local)
+    if (o->rx_if && (have_local || o->have_remote))
+        return fail(err, errlen, "--rx-if takes every frame of its interface: no --local/--remote");
+    if (!vhost && !o->rx_if && o->mode != PEER_MODE_SEND && !have_local)
         return fail(err, errlen, "%s needs --local IP:PORT (the address QEMU sends to)", mode);
     if (!vhost && o->mode != PEER_MODE_COUNT && !o->have_remote)
         return fail(err, errlen, "%s needs --remote IP:PORT (QEMU's local address)", mode);

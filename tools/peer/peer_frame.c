@@ -24,6 +24,7 @@ int peer_frame_classify(const uint8_t *f, size_t len, bool verify_udp_csum, stru
     }
     v->seq = rdle64(pl + PL_OFF_SEQ);
     v->tsc = rdle64(pl + PL_OFF_TSC);
+    v->flow = (struct peer_flow_key){pi.saddr, pi.daddr, pi.sport, pi.dport};
     return PKT_UDP;
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "net/pkt.h"
+#include "tools/peer/peer_flows.h"
 
 /* pkt_parse's kinds plus two for UDP that is not vnperf. A PKT_UDP result
  * is a vnperf frame: a full header with the magic, or, in a 60..65-byte
@@ -20,9 +21,11 @@
 struct peer_vnpf {
     uint64_t seq, tsc;
     uint32_t stream;
+    struct peer_flow_key flow;
 };
 
-/* Classifies a received frame; for PKT_UDP fills v from the payload. */
+/* Classifies a received frame; for PKT_UDP fills v from the payload and
+ * the flow from the headers. */
 int peer_frame_classify(const uint8_t *f, size_t len, bool verify_udp_csum, struct peer_vnpf *v);
 
 const char *peer_kind_name(int kind);

@@ -45,7 +45,9 @@ static int run(const struct peer_opts *o, struct peer_stats *st)
         return EXIT_USAGE;
     }
     rc = peer_sock_open(o, &sock, err, sizeof(err));
-    if (rc == 0)
+    if (rc == 0 && o->rx_if)
+        snprintf(local, sizeof(local), "%s", o->rx_if);
+    else if (rc == 0)
         peer_addr_str(&sock.local, local);
     if (rc == 0 && o->ready_file)
         rc = peer_ready_file(o->ready_file, local, err, sizeof(err));

@@ -42,6 +42,9 @@ struct peer_opts {
     bool latency;      /* count: one-way latency from this host's TSC stamps */
     bool payload_only; /* send: the UDP payload only, for a kernel UDP socket */
     uint64_t sockbuf;
+    /* count: every frame this interface receives (AF_PACKET), whatever its
+     * addresses and ports, instead of a UDP socket's (a tap's host end) */
+    const char *rx_if;
     /* vnperf-peer-dpdk: net_vhost server sockets (QEMU connects to them) */
     const char *tx_vhost; /* send: frames go into this guest's RX ring */
     const char *rx_vhost; /* count, or send too (PVP): frames from this guest */

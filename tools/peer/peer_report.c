@@ -111,6 +111,7 @@ static void json_rx(FILE *f, const struct peer_stats *st)
             (unsigned long long)t.lost, (unsigned long long)t.dup, (unsigned long long)t.reorder,
             (unsigned long long)t.stale);
     json_streams(f, st);
+    peer_flows_json(f, &st->flows);
 }
 
 static void json_sizes(FILE *f, const struct peer_stats *st)

@@ -1,12 +1,16 @@
 /* Socket setup: big buffers so bursts from QEMU are not dropped in the
- * kernel, bind, connect so the kernel filters other senders. */
+ * kernel, bind, connect so the kernel filters other senders; or, with
+ * --rx-if, a packet socket bound to one interface. */
 #define _GNU_SOURCE
 #include "tools/peer/peer_sock.h"
 #include "tools/peer/peer_run.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <linux/sock_diag.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -34,6 +38,48 @@ static int set_buf(int fd, int force_opt, int opt, int bytes, int *granted)
     return 0;
 }
 
+/* packet(7): protocol 0 at socket() takes nothing until bind names the
+ * interface and ETH_P_ALL; PACKET_IGNORE_OUTGOING (Linux 4.20) leaves out
+ * what the host's own stack sends there (its ICMP errors to the guest),
+ * so what is read is what the interface received. */
+static int packet_open(const struct peer_opts *o, struct peer_sock *s, char *err, size_t errlen)
+{
+    struct sockaddr_ll ll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL)};
+    const char *step = "socket(AF_PACKET)";
+    int one = 1, rc = 0;
+
+    s->sndbuf = 0; /* it sends nothing */
+    s->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+    if (s->fd < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "--rx-if %s: %s: %s", o->rx_if, step, strerror(-rc));
+        return rc;
+    }
+    ll.sll_ifindex = (int)if_nametoindex(o->rx_if);
+    if (ll.sll_ifindex == 0) {
+        step = "no such interface";
+        rc = -errno;
+    }
+    if (rc == 0) {
+        step = "SO_RCVBUF";
+        rc = set_buf(s->fd, SO_RCVBUFFORCE, SO_RCVBUF, (int)o->sockbuf, &s->rcvbuf);
+    }
+    if (rc == 0 && setsockopt(s->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) != 0) {
+        step = "PACKET_IGNORE_OUTGOING";
+        rc = -errno;
+    }
+    if (rc == 0 && bind(s->fd, (const struct sockaddr *)&ll, sizeof(ll)) != 0) {
+        step = "bind";
+        rc = -errno;
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "--rx-if %s: %s: %s", o->rx_if, step, strerror(-rc));
+        close(s->fd);
+        s->fd = -1;
+    }
+    return rc;
+}
+
 int peer_sock_open(const struct peer_opts *o, struct peer_sock *s, char *err, size_t errlen)
 {
     socklen_t len = sizeof(s->local);
@@ -41,6 +87,8 @@ int peer_sock_open(const struct peer_opts *o, struct peer_sock *s, char *err, si
     const char *step;
     int rc;
 
+    if (o->rx_if)
+        return packet_open(o, s, err, errlen);
     s->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     if (s->fd < 0) {
         rc = -errno;

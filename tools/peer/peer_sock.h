@@ -15,7 +15,8 @@ struct peer_sock {
     int rcvbuf, sndbuf;       /* what the kernel granted */
 };
 
-/* Opens, sizes, binds and (with a remote) connects the socket. -errno with
+/* Opens, sizes, binds and (with a remote) connects the socket; with
+ * --rx-if, a packet socket on that interface (local unset). -errno with
  * one line saying which step failed in err. */
 int peer_sock_open(const struct peer_opts *o, struct peer_sock *s, char *err, size_t errlen);
 

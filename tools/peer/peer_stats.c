@@ -1,4 +1,4 @@
-/* Per-frame accounting: kind, size histogram, streams. */
+/* Per-frame accounting: kind, size histogram, streams, flows. */
 #include "tools/peer/peer_stats.h"
 
 #include <errno.h>
@@ -8,7 +8,10 @@ struct peer_stats *peer_stats_new(void)
 {
     struct peer_stats *st = calloc(1, sizeof(*st));
 
-    if (st && peer_streams_init(&st->streams) != 0) {
+    if (!st)
+        return NULL;
+    if (peer_streams_init(&st->streams) != 0 || peer_flows_init(&st->flows) != 0) {
+        peer_streams_free(&st->streams);
         free(st);
         return NULL;
     }
@@ -29,6 +32,7 @@ void peer_stats_free(struct peer_stats *st)
     if (!st)
         return;
     peer_streams_free(&st->streams);
+    peer_flows_free(&st->flows);
     free(st->lat);
     free(st);
 }
@@ -46,6 +50,7 @@ void peer_stats_rx(struct peer_stats *st, const uint8_t *f, size_t len, bool ver
     if (kind != PKT_UDP)
         return;
     peer_streams_add(&st->streams, v.stream, v.seq, len);
+    peer_flows_add(&st->flows, &v.flow, len);
     if (st->lat)
         peer_lat_add(st->lat, v.tsc, st->rx_tsc);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tools/peer/peer_flows.h"
 #include "tools/peer/peer_frame.h"
 #include "tools/peer/peer_lat.h"
 #include "tools/peer/peer_streams.h"
@@ -33,6 +34,7 @@ struct peer_stats {
     struct peer_lat *lat;   /* count --latency, else NULL */
     uint64_t rx_tsc;        /* TSC when the current batch was read */
     struct peer_streams streams;
+    struct peer_flows flows; /* vnperf frames by flow */
 };
 
 /* Zeroed stats on the heap (the tables are large); NULL on ENOMEM. */

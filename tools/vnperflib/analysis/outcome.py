@@ -100,22 +100,28 @@ def _queue_pair(d, a, h, outlives):
     q = q.but(host_rx_packets=h.get("rx_packets"), host_tx_packets=h.get("tx_packets"))
     # a sender that goes on after the app stopped counting (txonly) sends
     # more than the guest took: that way is not judged; an app-level host
-    # count (the peer's) meets the app's own per pair
-    got = a.get("packets") if h.get("app_level") else d.get("rx_packets")
-    if None not in (q.tx_packets, q.host_rx_packets) or (
+    # count (the peer's) meets the app's own per pair, each way: the
+    # driver's also carry lwIP's and the host kernel's frames
+    app_level = h.get("app_level")
+    sent = a.get("packets") if app_level else q.tx_packets
+    got = a.get("packets") if app_level else d.get("rx_packets")
+    if None not in (sent, q.host_rx_packets) or (
             None not in (q.host_tx_packets, got) and not outlives):
-        why = queue_disagreement(q, got, outlives)
+        why = queue_disagreement(q, sent, got, outlives)
         q = q.but(why=why, agree=why is None)
+    elif h.get("why"):
+        # the backend says why it has no count to judge by
+        q = q.but(why=h["why"])
     return q
 
 
-def queue_disagreement(q, received, outlives=False):
+def queue_disagreement(q, sent, received, outlives=False):
     """None when pair q's (a result.QueuePair) two sides agree each way
-    (host->guest, the guest's count received, not judged when the host's
-    sender outlives the guest), else one line that says which queue lost
-    (or gained) how many frames."""
+    (guest->host, the guest's count sent; host->guest, its count
+    received, not judged when the host's sender outlives the guest), else
+    one line that says which queue lost (or gained) how many frames."""
     bad = []
-    ways = [("guest->host", q.tx_packets, q.host_rx_packets)]
+    ways = [("guest->host", sent, q.host_rx_packets)]
     if not outlives:
         ways.append(("host->guest", q.host_tx_packets, received))
     for what, sent, got in ways:

@@ -30,3 +30,20 @@ def flow_queue(src, dst, sport, dport, pairs):
     data = (ipaddress.IPv4Address(src).packed + ipaddress.IPv4Address(dst).packed
             + sport.to_bytes(2, "big") + dport.to_bytes(2, "big"))
     return toeplitz(MS_KEY, data) % TABLE_LEN % pairs
+
+
+def sent_pair(src, dst, sport, dport, pairs):
+    """The pair gen sends its flow from src:sport to dst:dport on: the one
+    the replies (dst:dport to src:sport) land on (apps/app_gen.c:
+    vnet_flow_pair of the swapped flow)."""
+    return flow_queue(dst, src, dport, sport, pairs)
+
+
+def flows_by_pair(flows, pairs):
+    """The frames a host peer counted of gen's flows (its result's flows,
+    docs/peer.md: src, sport, dst, dport, packets), added up on the pair
+    gen sent each flow on."""
+    out = [0] * pairs
+    for f in flows:
+        out[sent_pair(f["src"], f["dst"], f["sport"], f["dport"], pairs)] += f["packets"]
+    return out

@@ -29,6 +29,14 @@ BRIDGE_TAP = re.compile(r"^vnb(\d+)-\d+$")
 _seq = itertools.count(1)
 
 
+def counts_flows(opts):
+    """Whether the host peer counts what the namespace's tap receives by
+    flow: gen over several queue pairs (IPv4; uso= has its own UDP count),
+    so each pair is judged both sides (docs/runner-run.md, --queues)."""
+    return (opts.app == "gen" and (opts.queues or 1) > 1 and not opts.ip6
+            and not udphost.wanted(opts) and not opts.tap and not opts.bridge)
+
+
 class Tap(iperf.IperfBackend, Backend):
     """A tap inside a network namespace the runner creates (no route out);
     QEMU runs inside the namespace. Host-side counts are the tap's own
@@ -50,6 +58,7 @@ class Tap(iperf.IperfBackend, Backend):
         self.sender = None
         self.rr = None
         self.udp = None
+        self.counter = None
 
     def check(self):
         if os.geteuid() != 0:
@@ -67,7 +76,7 @@ class Tap(iperf.IperfBackend, Backend):
     def programs(self):
         if self.opts.app == "rr":
             return [("rr host server", rrhost.rrserver_binary())]
-        if self.opts.app in ("sink", "reflect"):
+        if self.opts.app in ("sink", "reflect") or counts_flows(self.opts):
             return [("host peer", peer.peer_binary())]
         return []
 
@@ -97,6 +106,11 @@ class Tap(iperf.IperfBackend, Backend):
         elif udphost.wanted(self.opts):
             self.udp = udphost.UdpCount(session, ns, self.dst_ip, udphost.dst_port(self.opts))
             self.udp.start()
+        elif counts_flows(self.opts):
+            # gen's flows go to any port: every frame the tap receives
+            self.counter = peer.Peer(session, peer.peer_binary(), "count", None, None,
+                                     ["--rx-if", self.dev], netns=ns)
+            self.counter.start()
 
     def on_guest_ready(self, index):
         if self.sender is not None and self.sender.proc is None:
@@ -110,6 +124,8 @@ class Tap(iperf.IperfBackend, Backend):
             return self.rr.dead()
         if self.udp is not None:
             return self.udp.dead()
+        if self.counter is not None:
+            return self.counter.dead()
         return self.sender.dead() if self.sender else None
 
     def finish(self):
@@ -121,16 +137,19 @@ class Tap(iperf.IperfBackend, Backend):
             self.rr.finish()
         if self.udp is not None:
             self.udp.finish()
+        if self.counter is not None:
+            self.counter.finish()
 
     def processes(self):
         if self.iperf is not None:
             return self.iperf_processes()
         if self.rr is not None and self.rr.proc is not None:
             return [("rrserver", self.rr.proc.pid)]
-        return [("peer", self.sender.proc.pid)] if self.sender and self.sender.proc else []
+        pr = self.sender or self.counter
+        return [("peer", pr.proc.pid)] if pr and pr.proc else []
 
     def live(self):
-        return live_from_peer(self.sender)
+        return live_from_peer(self.sender or self.counter)
 
     def _stats(self):
         got = netns.link(self.netns, self.dev)
@@ -193,7 +212,35 @@ class Tap(iperf.IperfBackend, Backend):
                 out["queues"] = self.rr_queues(self.rr.result)
         if self.udp is not None and self.udp.result is not None:
             out["udp"] = self.udp.result
+        if self.counter is not None and self.counter.result is not None:
+            out.update(self.counted(self.counter.result, out["rx_drops"]))
         return out
+
+    def counted(self, res, drops):
+        """The host peer's count on the tap (counts_flows): gen's frames
+        (app level) beside the tap's own counter (drops: the tap's), and
+        per queue pair."""
+        full = (res.get("errors") or {}).get("sock_drops", 0)
+        return {"peer": res, "rx_packets": res.get("vnperf", res["packets"]),
+                "rx_drops": drops + [counts.drop(
+                    "peer", "in the host peer's packet socket buffer", full)],
+                "queues": self.flow_rx_queues(res)}
+
+    def flow_rx_queues(self, res):
+        """gen's frames per queue pair as the host peer counted them: each
+        flow on the pair gen sent it on (analysis/rss.py), app level (lwIP's
+        own frames, ARP on pair 0, are no vnperf flow: the app's count per
+        pair meets this one, as gen's total meets the peer's). Not judged,
+        and why, when more flows came than the peer's table holds."""
+        n = self.opts.queues
+        over = res.get("flows_overflow", 0)
+        if over:
+            why = ("the host peer counted %d frames of flows beyond its table (flows_overflow, "
+                   "docs/peer.md): not by flow" % over)
+            return [{"queue": i, "rx_packets": None, "app_level": True, "why": why}
+                    for i in range(n)]
+        per = rss.flows_by_pair(res.get("flows") or [], n)
+        return [{"queue": i, "rx_packets": per[i], "app_level": True} for i in range(n)]
 
 
     def flow_queues(self, sent):

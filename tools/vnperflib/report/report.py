@@ -300,10 +300,12 @@ def hash_line(h):
 
 
 def queue_counts_line(pairs):
-    """Whether both sides agree per queue pair: None without host counts."""
+    """Whether both sides agree per queue pair: None without host counts;
+    why not, where the backend says."""
     judged = [q for q in pairs if q.agree is not None]
     if not judged:
-        return None
+        why = next((q.why for q in pairs if q.why), None)
+        return "not judged: " + why if why else None
     bad = [q.why for q in judged if not q.agree]
     return "disagree: " + "; ".join(bad) if bad else "agree on each of %d queue pairs" % len(
         judged)

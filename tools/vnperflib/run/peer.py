@@ -3,6 +3,7 @@ datagram is one Ethernet frame, as QEMU's -netdev dgram and socket,udp= send
 them. Modes: count (guest sends), send (guest receives), reflect (guest
 runs request/response)."""
 
+import ipaddress
 import math
 import os
 import re
@@ -44,7 +45,7 @@ COUNTS = ("packets", "bytes")
 # The other counters it prints, by mode (a count where there).
 MORE_COUNTS = ("duration_ns", "elapsed_ns", "start_unix_ns", "first_ns", "last_ns", "batch",
                "rcvbuf", "sndbuf", "vnperf", "non_vnperf", "lost", "dup", "reorder", "stale",
-               "streams_overflow", "tx_packets", "tx_bytes", "size", "rate", "behind_max",
+               "streams_overflow", "flows_overflow", "tx_packets", "tx_bytes", "size", "rate", "behind_max",
                "skipped", "streams_sent")
 ERROR_COUNTS = ("rx", "tx", "refused", "reflect_runts", "sock_drops", "ring_full")
 RATES = ("pps", "bps")
@@ -118,6 +119,33 @@ def check_result(res, label="peer"):
         raise failed("%s: result errors %s is not an object" % (label, _short(errs)))
     check_counts(errs, label, (), ERROR_COUNTS, where="errors.")
     check_counts(res, label, COUNTS, MORE_COUNTS, RATES)
+    if "flows" in res:
+        check_flows(res["flows"], label)
+
+
+FLOW_COUNTS = ("sport", "dport", "packets", "bytes")
+
+
+def check_flows(flows, label="peer"):
+    """A receiving result's flows (docs/peer.md): each an object with
+    IPv4 src and dst, ports 0..65535 and whole counts. Raises failed()
+    with one line."""
+    if not isinstance(flows, list):
+        raise failed("%s: result flows %s is not a list" % (label, _short(flows)))
+    for i, f in enumerate(flows):
+        where = "flows[%d]." % i
+        if not isinstance(f, dict):
+            raise failed("%s: result %s is not an object" % (label, where.rstrip(".")))
+        check_counts(f, label, FLOW_COUNTS, where=where)
+        for k in ("src", "dst"):
+            try:
+                ipaddress.IPv4Address(f.get(k) if isinstance(f.get(k), str) else "")
+            except ValueError:
+                raise failed("%s: result %s%s %s is not an IPv4 address"
+                             % (label, where, k, _short(f.get(k))))
+        for k in ("sport", "dport"):
+            if f[k] > 65535:
+                raise failed("%s: result %s%s %s is not a port" % (label, where, k, f[k]))
 
 
 def progress(lines):

@@ -6,7 +6,7 @@ main loop, of the host peers; testpmd's lcores through its --lcores)."""
 import os
 
 from .. import topologies
-from ..backends import testpmd, vhostpeer
+from ..backends import tap, testpmd, vhostpeer
 from ..topologies.host import PASST
 from . import placement
 
@@ -53,7 +53,9 @@ def _peers(opts):
     if opts.backend in ("dgram", "socket"):
         return ["peer", "peer1"] if app == "fwd" else ["peer"]
     if opts.backend in ("tap", "vhost-net"):
-        return ["rrserver"] if app == "rr" else ["peer"] if app in ("sink", "reflect") else []
+        if app == "rr":
+            return ["rrserver"]
+        return ["peer"] if app in ("sink", "reflect") or tap.counts_flows(opts) else []
     if opts.backend in PASST:
         return ["peer"]
     return []
