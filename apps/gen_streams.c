@@ -8,6 +8,7 @@
 #include "apps/apps_common.h"
 #include "apps/hist.h"
 #include "apps/seqtrack.h"
+#include "apps/stream_fast.h"
 #include "apps/stream_sched.h"
 #include "kernel/exit.h"
 #include "kernel/fwcfg.h"
@@ -19,7 +20,8 @@ struct gen_stream {
     struct stream_tmpl t;
     uint8_t *master;
     struct stream_fe fe[STREAM_VARS_MAX];
-    uint8_t *imix_seq; /* a mix's sizes in turn, NULL for one size or a range */
+    struct stream_fast fast; /* the above as the fast path's loops take them */
+    uint8_t *imix_seq;       /* a mix's sizes in turn, NULL for one size or a range */
     unsigned size_pos;
     uint8_t cls;  /* a mix's size index of the last frame */
     uint16_t len; /* one size; a range's next */
@@ -107,6 +109,15 @@ unsigned gen_streams_setup(const struct stream_addrs *d)
                      len);
         for (unsigned k = 0; k < p->nvars; k++)
             stream_fe_init(&g->fe[k], &p->var[k], &g->t);
+        g->fast = (struct stream_fast){.t = &g->t,
+                                       .master = g->master,
+                                       .tag = (uint16_t)(i + 1),
+                                       .len = len,
+                                       .nvars = p->nvars,
+                                       .fe = g->fe,
+                                       .seq = &g->seq,
+                                       .rng = &g->rng};
+        stream_fast_init(&g->fast);
         gs.maxlen = len > gs.maxlen ? len : gs.maxlen;
         stream_sizes(g, p);
         hist_init(&g->lat);
@@ -165,185 +176,43 @@ static inline uint16_t stream_write(unsigned i, uint8_t *f, uint64_t now, uint32
     return len;
 }
 
-/* The i-th reserved slot from first holding stream s's template: a slot
- * that held another stream's differs only in the first gs.copy bytes (the
+/* The driver's slots as the stream loops take them: a slot that held
+ * another stream's template differs only in the first gs.copy bytes (the
  * rest is zero in every template); one the driver copied a frame of its
- * own into (tag 0) is cleared. */
-static inline uint8_t *stream_slot(struct vnet_txslots *sl, uint16_t first, int i, unsigned s)
+ * own into (tag 0) is cleared over the longest frame. */
+static inline struct stream_slots slots_of(const struct vnet_txslots *sl)
 {
-    uint16_t k = (uint16_t)(first + i) & (uint16_t)(sl->num - 1);
-    uint8_t *f = sl->frame0 + (size_t)k * sl->stride;
-    if (sl->tag[k] != s + 1) {
-        if (!sl->tag[k])
-            memset(f, 0, gs.maxlen);
-        memcpy(f, gs.s[s].master, gs.copy);
-        sl->tag[k] = (uint16_t)(s + 1);
-    }
-    return f;
-}
-
-/* A fixed-size stream's per-frame state, copied out of it once per burst
- * (gen_streams_fast): locals the frames' byte stores cannot alias, so the
- * compiler keeps them in registers instead of reloading them after every
- * store; the template's offsets precomputed. */
-struct fast_stream {
-    uint64_t seq, rng;
-    uint32_t udp_base, ip_base;               /* udp_base with the burst's timestamp */
-    uint16_t len, seq_off, csum_off, ipc_off; /* ipc_off 0: the template's IPv4 checksum */
-    unsigned nvars;
-    struct stream_fe fe[STREAM_VARS_MAX];
-};
-
-/* Inlined with their callers: a struct fast_stream whose address reaches
- * no call stays out of the frames' aliasing. */
-static inline __attribute__((always_inline)) void fast_load(struct fast_stream *x, unsigned i,
-                                                            uint32_t tsc_sum)
-{
-    const struct gen_stream *g = &gs.s[i];
-    x->seq = g->seq;
-    x->rng = g->rng;
-    x->udp_base = g->t.udp_base + tsc_sum;
-    x->ip_base = g->t.ip_base;
-    x->len = g->len;
-    x->seq_off = (uint16_t)(g->t.pl + PL_OFF_SEQ);
-    x->csum_off = (uint16_t)(g->t.l4 + 6);
-    x->ipc_off = g->t.ip == 4 && !g->t.ip_fixed ? (uint16_t)(g->t.l3 + 10) : 0;
-    x->nvars = gs.spec[i].nvars;
-    for (unsigned v = 0; v < x->nvars; v++)
-        x->fe[v] = g->fe[v];
-}
-
-static inline __attribute__((always_inline)) void fast_store(const struct fast_stream *x,
-                                                             unsigned i)
-{
-    struct gen_stream *g = &gs.s[i];
-    uint64_t sent = x->seq - g->seq;
-    g->packets += sent;
-    g->bytes += sent * x->len;
-    g->seq = x->seq;
-    g->rng = x->rng;
-    for (unsigned v = 0; v < x->nvars; v++)
-        g->fe[v].cur = x->fe[v].cur;
-}
-
-/* The TX slots' geometry in locals, for the same reason. */
-struct fast_slots {
-    uint8_t *frame0;
-    uint16_t *tag;
-    uint32_t stride;
-    uint16_t mask;
-};
-
-/* stream_slot on a struct fast_slots. */
-static inline __attribute__((always_inline)) uint8_t *fast_slot(const struct fast_slots *q,
-                                                                uint16_t first, int i, unsigned s)
-{
-    uint16_t k = (uint16_t)(first + i) & q->mask;
-    uint8_t *f = q->frame0 + (size_t)k * q->stride;
-    if (q->tag[k] != s + 1) {
-        if (!q->tag[k])
-            memset(f, 0, gs.maxlen);
-        memcpy(f, gs.s[s].master, gs.copy);
-        q->tag[k] = (uint16_t)(s + 1);
-    }
-    return f;
-}
-
-#define FAST_ANY 0xff /* fast_one: vars of any kind, through stream_fe_apply */
-
-/* Stream s's frames into the slots i0, i0 + step, ... below n from first,
- * nb and op constants of each caller, so each gets a loop of its own: 0,
- * no var; 2 or 4, one var that increments (op SOP_INC) or decrements
- * (SOP_DEC) a field of so many bytes, its walk and its share of the sums
- * in registers; FAST_ANY, the vars as they come (op unused). */
-static inline __attribute__((always_inline)) void
-fast_one(struct fast_stream *x, unsigned s, const struct fast_slots *q, uint16_t first, int i0,
-         int step, int n, uint64_t now, uint16_t *lens, unsigned nb, enum stream_op op)
-{
-    const struct stream_tmpl *t = &gs.s[s].t;
-    struct stream_fe fe = x->fe[0];
-    const uint16_t off = fe.off;
-    const uint32_t um = fe.sums & 1 ? ~0u : 0, im = fe.sums & 2 ? ~0u : 0;
-    uint64_t seq = x->seq;
-    fe.v.op = (uint8_t)op; /* a constant of the loop: no branch on it per frame */
-    for (int i = i0; i < n; i += step) {
-        uint8_t *f = fast_slot(q, first, i, s);
-        uint32_t udp = x->udp_base, ip = x->ip_base;
-        if (nb == 2 || nb == 4) {
-            uint64_t v = stream_fe_next(&fe, &x->rng);
-            uint32_t sv = (uint32_t)v;
-            if (nb == 2) {
-                wr16(f + off, (uint16_t)v);
-            } else {
-                wr32(f + off, sv);
-                sv = (sv >> 16) + (sv & 0xffff);
-                ip += sv & im; /* IPv4 addresses; no 2-byte field is in its sum */
-            }
-            udp += sv & um;
-        } else if (nb == FAST_ANY) {
-            for (unsigned k = 0; k < x->nvars; k++)
-                stream_fe_apply(&x->fe[k], f, t, &x->rng, &udp, &ip);
-        }
-        wrle64(f + x->seq_off, seq);
-        wrle64(f + x->seq_off + PL_OFF_TSC - PL_OFF_SEQ, now);
-        uint16_t c = pkt_csum_fold(pkt_sum_add_le64(udp, seq));
-        wr16(f + x->csum_off, c ? c : 0xffff); /* 0 means no checksum, RFC 768 */
-        /* Without a var or with a 2-byte one the IPv4 checksum is the
-         * template's (stream_tmpl_build's ip_fixed). */
-        if ((nb == 4 || nb == FAST_ANY) && x->ipc_off)
-            wr16(f + x->ipc_off, pkt_csum_fold(ip));
-        lens[i] = x->len;
-        seq++;
-    }
-    x->seq = seq;
-    if (nb == 2 || nb == 4)
-        x->fe[0].cur = fe.cur;
-}
-
-/* Stream s's frames at i0, i0 + step, ... below n (fast_one, its loop
- * picked by its var); their bytes. */
-static __attribute__((noinline)) uint64_t fast_run(unsigned s, const struct fast_slots *q,
-                                                   uint16_t first, int i0, int step, int n,
-                                                   uint64_t now, uint32_t tsc_sum, uint16_t *lens)
-{
-    struct fast_stream x;
-    fast_load(&x, s, tsc_sum);
-    const struct stream_fe *v = &x.fe[0];
-    bool whole = x.nvars == 1 && !v->generic, inc = v->v.op == SOP_INC, dec = v->v.op == SOP_DEC;
-    if (x.nvars == 0)
-        fast_one(&x, s, q, first, i0, step, n, now, lens, 0, SOP_INC);
-    else if (whole && v->nbytes == 2 && inc)
-        fast_one(&x, s, q, first, i0, step, n, now, lens, 2, SOP_INC);
-    else if (whole && v->nbytes == 2 && dec)
-        fast_one(&x, s, q, first, i0, step, n, now, lens, 2, SOP_DEC);
-    else if (whole && v->nbytes == 4 && inc)
-        fast_one(&x, s, q, first, i0, step, n, now, lens, 4, SOP_INC);
-    else if (whole && v->nbytes == 4 && dec)
-        fast_one(&x, s, q, first, i0, step, n, now, lens, 4, SOP_DEC);
-    else
-        fast_one(&x, s, q, first, i0, step, n, now, lens, FAST_ANY, SOP_INC);
-    uint64_t sent = x.seq - gs.s[s].seq;
-    fast_store(&x, s);
-    return sent * x.len;
+    return (struct stream_slots){.frame0 = sl->frame0,
+                                 .tag = sl->tag,
+                                 .stride = sl->stride,
+                                 .mask = (uint16_t)(sl->num - 1),
+                                 .clear = gs.maxlen,
+                                 .copy = gs.copy};
 }
 
 /* gen_streams_burst when every stream is unpaced, continuous and of one
  * size (the shorthand's case, and a file of such streams): every frame is
  * due and the streams take turns (the scheduler's free run), so the burst's
- * slots are the streams' in turn and each stream writes its own, one loop
- * per stream (fast_run) with its state in registers: no scheduler per
- * frame, the timestamp's sum once per burst. */
+ * slots are the streams' in turn and each stream writes its own in a loop
+ * of its own (stream_fast_frames): no scheduler per frame, the checksums
+ * carried from frame to frame. */
 static int gen_streams_fast(struct vnet_txslots *sl, uint16_t first, int k, int max, uint64_t left,
                             bool drop, uint64_t now, uint16_t *lens, uint64_t *bytes, int *dropped)
 {
-    const struct fast_slots q = {sl->frame0, sl->tag, sl->stride, (uint16_t)(sl->num - 1)};
+    const struct stream_slots q = slots_of(sl);
     const unsigned ns = gs.n, rr = gs.sc.rr;
-    const uint32_t tsc_sum = pkt_sum_add_le64(0, now);
     int due = (uint64_t)max < left ? max : (int)left, n = k < due ? k : due;
+    struct stream_burst sb;
     uint64_t b = 0;
+    stream_burst_init(&sb, &q, first, (unsigned)n, ns, now, lens);
     /* Slot i is stream (rr + i) mod ns's, as the free run takes them. */
-    for (unsigned j = 0; j < ns; j++)
-        b += fast_run((rr + j) % ns, &q, first, (int)j, (int)ns, n, now, tsc_sum, lens);
+    for (unsigned j = 0, i = rr; j < ns; j++, i = i + 1 == ns ? 0 : i + 1) {
+        struct gen_stream *g = &gs.s[i];
+        uint64_t sent = stream_fast_frames(&g->fast, &q, &sb, j);
+        g->packets += sent;
+        g->bytes += sent * g->len;
+        b += sent * g->len;
+    }
     gs.sc.rr = (rr + (unsigned)n) % ns;
     *bytes = b;
     *dropped = drop ? due - n : 0;
@@ -357,6 +226,7 @@ int gen_streams_burst(struct vnet_txslots *sl, uint16_t first, int k, int max, u
 {
     if (gs.fast)
         return gen_streams_fast(sl, first, k, max, left, drop, now, lens, bytes, dropped);
+    const struct stream_slots q = slots_of(sl);
     uint32_t tsc_sum = pkt_sum_add_le64(0, now);
     int n = 0, nd = 0, i;
     uint64_t b = 0;
@@ -368,8 +238,8 @@ int gen_streams_burst(struct vnet_txslots *sl, uint16_t first, int k, int max, u
             nd++;
             continue;
         }
-        uint16_t len =
-            stream_write((unsigned)i, stream_slot(sl, first, n, (unsigned)i), now, tsc_sum);
+        uint8_t *f = stream_slot(&q, (first + (unsigned)n) & q.mask, &gs.s[i].fast);
+        uint16_t len = stream_write((unsigned)i, f, now, tsc_sum);
         lens[n++] = len;
         b += len;
     }

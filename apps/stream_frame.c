@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "apps/stream_sum.h"
 #include "net/pkt.h"
 
 /* The stamp's magic (little endian, as wrle32 stores it) in a sum. */
@@ -196,11 +197,27 @@ static void fe_place(struct stream_fe *fe, unsigned off, uint8_t nbytes, uint8_t
     fe->sums = sums;
 }
 
+/* The walk's end and what its steps add to a sum (stream_fast): a field
+ * of whole bytes adds its value modulo 0xffff, whatever its width. */
+static void fe_deltas(struct stream_fe *fe, const struct stream_var *v)
+{
+    fe->last = fe->dstep = fe->dwrap = 0;
+    if (v->op == SOP_RANDOM || !v->step)
+        return; /* a draw: no walk (the parser takes steps of 1 and more) */
+    uint64_t span = (v->hi - v->lo) / v->step * v->step;
+    bool dec = v->op == SOP_DEC;
+    uint64_t start = dec ? v->hi : v->lo;
+    fe->last = dec ? v->hi - span : v->lo + span;
+    fe->dstep = sum_swap(dec ? sum_neg(sum_mod(v->step)) : sum_mod(v->step));
+    fe->dwrap = sum_swap(sum_add(sum_mod(start), sum_neg(sum_mod(fe->last))));
+}
+
 void stream_fe_init(struct stream_fe *fe, const struct stream_var *v, const struct stream_tmpl *t)
 {
     bool v6 = t->ip == 6;
     fe->v = *v;
     fe->cur = v->op == SOP_DEC ? v->hi : v->lo;
+    fe_deltas(fe, v);
     /* The flow label's 20 bits and IPv6's traffic class are not whole
      * bytes: stream_field_set writes them. */
     fe->generic = v->field == SF_FLOW_LABEL || (v6 && v->field == SF_TOS);

@@ -99,6 +99,10 @@ struct stream_fe {
     uint8_t sums;   /* bit 0: in the UDP sum, bit 1: in the IPv4 header's */
     bool generic;   /* not whole bytes (the flow label, IPv6's traffic class: in no
                      * checksum): stream_field_set */
+    /* inc and dec: the value the walk wraps after, and what a step and
+     * the wrap add to a swapped sum the field is in (apps/stream_sum.h) */
+    uint64_t last;
+    uint32_t dstep, dwrap;
 };
 
 /* The var's walk over its range, in frames of template t. */

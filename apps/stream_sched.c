@@ -81,10 +81,9 @@ int sched_pick_clock(struct sched *sc, uint64_t now)
     }
     if (best >= 0)
         return best;
-    for (unsigned k = 0; k < sc->n; k++) {
-        unsigned i = (sc->rr + k) % sc->n;
+    for (unsigned k = 0, i = sc->rr; k < sc->n; k++, i = i + 1 == sc->n ? 0 : i + 1) {
         if (sc->s[i].unit == RATE_UNLIMITED && due(sc, &sc->s[i], t)) {
-            sc->rr = (i + 1) % sc->n;
+            sc->rr = i + 1 == sc->n ? 0 : i + 1;
             return (int)i;
         }
     }
@@ -114,6 +113,9 @@ void sched_sent_clock(struct sched *sc, unsigned i, uint32_t len, uint64_t now)
 
 uint64_t sched_next(const struct sched *sc)
 {
+    /* In the free run no deadline moves from the start, none is done. */
+    if (sc->free_run)
+        return (uint64_t)(sc->s[0].next >> SCHED_FRAC);
     sched_fp best = ~(sched_fp)0;
     for (unsigned i = 0; i < sc->n; i++)
         if (!sc->s[i].done && sc->s[i].next < best)
@@ -123,6 +125,8 @@ uint64_t sched_next(const struct sched *sc)
 
 bool sched_done(const struct sched *sc)
 {
+    if (sc->free_run)
+        return false; /* continuous streams only */
     for (unsigned i = 0; i < sc->n; i++)
         if (!sc->s[i].done)
             return false;

@@ -88,6 +88,10 @@ UNIT_TESTS += test_stream_frame
 test_stream_frame_SRCS := tests/unit/test_stream_frame.c apps/stream_frame.c apps/stream_spec.c \
     kernel/config.c net/pkt.c kernel/csum.c
 
+UNIT_TESTS += test_stream_fast
+test_stream_fast_SRCS := tests/unit/test_stream_fast.c apps/stream_fast.c apps/stream_frame.c \
+    net/pkt.c kernel/csum.c
+
 UNIT_TESTS += test_stream_sched
 test_stream_sched_SRCS := tests/unit/test_stream_sched.c apps/stream_sched.c
 
