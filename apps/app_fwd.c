@@ -243,8 +243,8 @@ static void fwd_setup(void)
                  vnet_name(net_if_dev(a)), pa, vnet_name(net_if_dev(b)), pb);
     fwd_state.nif[0] = a;
     fwd_state.nif[1] = b;
-    percpu_plan("fwd", net_if_dev(a), true, &fwd_state.plan);
-    percpu_plan("fwd", net_if_dev(b), true, &fwd_state.plan);
+    percpu_plan("fwd", net_if_dev(a), &fwd_state.plan);
+    percpu_plan("fwd", net_if_dev(b), &fwd_state.plan);
     for (unsigned p = 0; p < fwd_state.plan.npairs; p++) {
         struct fwd_pair *fp = &fwd_state.pair[p];
         fp->queue = p;

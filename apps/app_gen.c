@@ -40,10 +40,12 @@
 #include "apps/gen_uso.h"
 #include "apps/hist.h"
 #include "apps/imix.h"
+#include "apps/percpu.h"
 #include "apps/rate.h"
 #include "apps/seqtrack.h"
 #include "apps/stall.h"
 #include "kernel/exit.h"
+#include "kernel/irq.h"
 #include "kernel/result.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -112,6 +114,7 @@ static struct gen {
     uint16_t uso;    /* uso=: the device cuts each frame, finishing its checksum */
     int burst;
     uint64_t end; /* TSC deadline of the sending */
+    bool halt;    /* notify=irq|hybrid: a paced CPU halts until its next departure */
     /* added up at the end */
     uint64_t packets, bytes, dropped, nomem, build_cycles;
     uint64_t cls_packets[IMIX_MAX_SIZES];
@@ -295,8 +298,8 @@ static void gen_setup_flows(const struct app_config *c, bool stack)
 }
 
 /* Pair k (of those with flows) to CPU k mod the CPUs sending, which are
- * as many as there are CPUs up and pairs to send on. A CPU other than 0
- * spins with interrupts off: its pairs must be polled. */
+ * as many as there are CPUs up and pairs to send on; its TX interrupts
+ * (txfull=wait's halt) go to that CPU. RX stays CPU 0's. */
 static void gen_share_pairs(const struct gen_pair *all, unsigned npairs)
 {
     unsigned up = smp_cpus_up();
@@ -304,15 +307,12 @@ static void gen_share_pairs(const struct gen_pair *all, unsigned npairs)
     if (!gen_state.ncpu)
         gen_state.ncpu = 1;
     for (unsigned k = 0; k < npairs; k++) {
-        struct gen_cpu *w = &gen_state.cpu[k % gen_state.ncpu];
-        if (k % gen_state.ncpu &&
-            vnet_tx_notify_mode(net_if_dev(gen_state.nif), all[k].q) != VNET_NOTIFY_POLL)
-            vn_fatal(VN_EXIT_CONFIG,
-                     "gen: vcpus=%u: TX pair %u is sent from CPU %u, which interrupts do not "
-                     "reach: notify=tx:poll",
-                     up, all[k].q, k % gen_state.ncpu);
+        unsigned cpu = k % gen_state.ncpu;
+        struct gen_cpu *w = &gen_state.cpu[cpu];
+        percpu_route("gen", net_if_dev(gen_state.nif), all[k].q, true, cpu);
         w->pairs[w->npairs++] = all[k];
     }
+    gen_state.halt = vnet_can_idle(net_if_dev(gen_state.nif));
     for (unsigned k = 0; k < gen_state.ncpu; k++) {
         struct gen_cpu *w = &gen_state.cpu[k];
         w->cur = &w->pairs[0];
@@ -656,7 +656,9 @@ static int gen_send_round(struct gen_cpu *w, uint64_t now, bool plain)
 }
 
 /* An AP's whole run: its pairs until its share is sent or the deadline;
- * CPU 0 does the receiving, lwIP and the samples. */
+ * CPU 0 does the receiving, lwIP and the samples. Paced and early with
+ * notify=irq|hybrid, it halts on its own timer until the next departure
+ * (a TX interrupt of its pairs ends it too). */
 static int gen_ap(unsigned cpu, void *arg)
 {
     struct gen_cpu *w = &gen_state.cpu[cpu];
@@ -665,8 +667,13 @@ static int gen_ap(unsigned cpu, void *arg)
         uint64_t now = time_cycles();
         if (now >= gen_state.end)
             break;
-        if (gen_send_round(w, now, plain) == 0)
-            gen_reclaim(w);
+        if (gen_send_round(w, now, plain) != 0)
+            continue;
+        gen_reclaim(w);
+        if (gen_state.halt && !gen_due(w, now)) {
+            irq_idle_enter();
+            irq_idle(gen_wake(gen_next_due(w), gen_state.end, gen_state.end));
+        }
     }
     __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
     return 0;

@@ -157,7 +157,7 @@ static void reflect_setup(const struct app_config *c)
 {
     reflect_state.nif = net_if_get(0);
     reflect_state.dhcp = c->dhcp;
-    percpu_plan("reflect", net_if_dev(reflect_state.nif), true, &reflect_state.plan);
+    percpu_plan("reflect", net_if_dev(reflect_state.nif), &reflect_state.plan);
     for (unsigned p = 0; p < reflect_state.plan.npairs; p++)
         if (qstats_init(&reflect_state.q[p], p, reflect_state.plan.cpu_of[p], REFLECT_STREAMS) < 0)
             vn_fatal(VN_EXIT_OOM, "reflect: no memory for %d streams", REFLECT_STREAMS);

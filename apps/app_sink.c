@@ -8,7 +8,9 @@
  * One instance per vCPU (apps/qstats.h's plan): CPU k polls the pairs it
  * owns with its own counts, each pair its own streams, so loss and
  * reordering are per pair; CPU 0 also runs lwIP, the samples and count=,
- * and adds the pairs up at the end. Frames for lwIP that the device put
+ * and adds the pairs up at the end. With notify=irq|hybrid each CPU halts
+ * on an empty round until its own pairs' interrupts (percpu_plan sends
+ * them to it). Frames for lwIP that the device put
  * on an AP's pair are counted (not_ours) and dropped: lwIP is CPU 0's. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +45,9 @@ static struct sink {
     struct qstats q[VNET_MAX_PAIRS];
     struct sink_cpu cpu[SMP_MAX_CPUS];
     uint64_t end;     /* TSC deadline */
+    uint64_t count;   /* count=, 0: none */
     uint32_t stop;    /* CPU 0 tells the APs (release) */
+    bool halt;        /* notify=irq|hybrid: a CPU with empty pairs halts */
     bool dhcp;        /* dhcp=: frames to the DHCP client port are lwIP's */
     bool qreset_done; /* qreset_at= */
 } sink_state;
@@ -109,15 +113,34 @@ static int sink_poll(unsigned k, uint64_t now)
     return taken;
 }
 
-/* An AP's run: its pairs until CPU 0 says stop or the deadline. */
+/* count= reached on an AP's frames: CPU 0, which may be halted on its
+ * own pairs, is woken to end the run (once). */
+static void sink_count_check(bool *woke)
+{
+    uint64_t bytes;
+    if (*woke || !sink_state.count ||
+        qstats_packets_now(sink_state.q, sink_state.plan.npairs, &bytes) < sink_state.count)
+        return;
+    smp_wake(0);
+    *woke = true;
+}
+
+/* An AP's run: its pairs until CPU 0 says stop or the deadline; with
+ * notify=irq|hybrid it halts on its own pairs' interrupts when they are
+ * empty. */
 static int sink_ap(unsigned cpu, void *arg)
 {
     (void)arg;
+    struct vnet_dev *d = net_if_dev(sink_state.nif);
+    bool woke = false;
     while (!__atomic_load_n(&sink_state.stop, __ATOMIC_ACQUIRE)) {
         uint64_t now = time_cycles();
         if (now >= sink_state.end)
             break;
-        sink_poll(cpu, now);
+        if (sink_poll(cpu, now))
+            sink_count_check(&woke);
+        else if (sink_state.halt)
+            percpu_idle(d, cpu, sink_state.end, &sink_state.stop);
     }
     return 0;
 }
@@ -194,7 +217,9 @@ static void sink_setup(const struct app_config *c)
 {
     sink_state.dhcp = c->dhcp;
     sink_state.nif = net_if_get(0);
-    percpu_plan("sink", net_if_dev(sink_state.nif), false, &sink_state.plan);
+    percpu_plan("sink", net_if_dev(sink_state.nif), &sink_state.plan);
+    sink_state.count = c->count;
+    sink_state.halt = vnet_can_idle(net_if_dev(sink_state.nif));
     for (unsigned p = 0; p < sink_state.plan.npairs; p++)
         if (qstats_init(&sink_state.q[p], p, sink_state.plan.cpu_of[p], SINK_STREAMS) < 0)
             vn_fatal(VN_EXIT_OOM, "sink: no memory for %d streams", SINK_STREAMS);
@@ -252,14 +277,14 @@ int app_sink_main(const struct app_config *c)
             net_service();
             next_service = now + service_every;
         }
-        /* An empty ring: halt (notify=irq|hybrid) until a frame, the next
-         * sample or the end. */
-        if (n == 0 && sink_state.plan.ncpu == 1)
+        /* Empty rings: halt (notify=irq|hybrid) until a frame on CPU 0's
+         * pairs, an AP's wake at count=, the next sample or the end. */
+        if (n == 0)
             stall_skip(&st, net_idle(m.next < end ? m.next : end));
         if (meter_due(&m, now))
             sink_sample(&m, now, &st);
     }
-    __atomic_store_n(&sink_state.stop, 1, __ATOMIC_RELEASE);
+    percpu_stop(&sink_state.plan, &sink_state.stop);
     percpu_wait(&sink_state.plan);
     struct qstats_rx w;
     sink_add_up(&w);

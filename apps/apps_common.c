@@ -89,6 +89,23 @@ void app_mem_json(struct json *j)
     json_obj_end(j);
 }
 
+/* Each CPU's own halts ("cpus"): which vCPUs gave time back. */
+static void app_idle_cpus_json(struct json *j)
+{
+    json_arr_begin(j, "cpus");
+    for (unsigned k = 0; k < smp_cpus_up(); k++) {
+        struct irq_idle_stats st;
+        irq_idle_stats_cpu(k, &st);
+        json_obj_begin(j, NULL);
+        json_u64(j, "cpu", k);
+        json_u64(j, "halts", st.halts);
+        json_u64(j, "halted_ns", time_cycles_to_ns(st.halt_cycles));
+        json_u64(j, "timer_late_ns", time_cycles_to_ns(st.timer_late_cycles));
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
 /* The guest's halts: how much of the app's run its vCPU gave back to the
  * host. Over the whole run (every halt counts, also those before the first
  * frame or after the last), not the app's measured window. */
@@ -104,6 +121,7 @@ static void app_idle_json(struct json *j)
     json_u64(j, "window_ns", window);
     json_double(j, "share", window ? (double)ns / (double)window : 0.0);
     json_u64(j, "timer_late_ns", time_cycles_to_ns(st.timer_late_cycles));
+    app_idle_cpus_json(j);
     json_obj_end(j);
 }
 

@@ -176,7 +176,7 @@ static void rr_mq_setup(const struct app_config *c)
     if (PKT_HDRS_LEN + rr_mq.resp > rr_mq.max_frame)
         vn_fatal(VN_EXIT_CONFIG, "rr: resp_size=%u does not fit one frame (MTU %u)", rr_mq.resp,
                  (unsigned)vnet_mtu(net_if_dev(rr_mq.nif)));
-    percpu_plan("rr", net_if_dev(rr_mq.nif), true, &rr_mq.plan);
+    percpu_plan("rr", net_if_dev(rr_mq.nif), &rr_mq.plan);
     for (unsigned p = 0; p < rr_mq.plan.npairs; p++)
         if (qstats_init(&rr_mq.q[p], p, rr_mq.plan.cpu_of[p], 0) < 0)
             vn_fatal(VN_EXIT_OOM, "rr: no memory");

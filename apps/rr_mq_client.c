@@ -302,7 +302,7 @@ static void rrc_setup(const struct app_config *c)
     if (rc.req + PKT_HDRS_LEN > vnet_mtu(d) + ETH_HLEN)
         vn_fatal(VN_EXIT_CONFIG, "rr: req_size=%u does not fit one frame (MTU %u)", rc.req,
                  (unsigned)vnet_mtu(d));
-    percpu_plan("rr", d, true, &rc.plan);
+    percpu_plan("rr", d, &rc.plan);
     if (!(rc.s = calloc(rc.n, sizeof(*rc.s))))
         vn_fatal(VN_EXIT_OOM, "rr: no memory for %u sessions", rc.n);
     for (unsigned k = 0; k < rc.plan.ncpu; k++)

@@ -181,6 +181,20 @@ int apic_timer_init(uint8_t vector, unsigned cal_ms)
     return 0;
 }
 
+/* The same mode on an AP: its own LVT timer entry and divider (SDM
+ * 11.5.4: every local APIC has its own); the one-shot rate measured on
+ * the boot CPU holds, every APIC counting the same bus clock. */
+void apic_timer_init_ap(void)
+{
+    if (timer_tscdl) {
+        apic_write(APIC_REG_LVT_TMR, APIC_LVT_TSC_DL | timer_vec);
+        barrier_mfence(); /* SDM 11.5.4.1 */
+        return;
+    }
+    apic_write(APIC_REG_TMR_DIV, APIC_TMR_DIV_1);
+    apic_write(APIC_REG_LVT_TMR, timer_vec);
+}
+
 const char *apic_timer_mode(void)
 {
     return timer_tscdl ? "tsc_deadline" : "oneshot";

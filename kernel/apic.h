@@ -1,4 +1,4 @@
-/* Local APIC of the boot CPU: xAPIC (registers in MMIO) or x2APIC
+/* Local APIC of each CPU: xAPIC (registers in MMIO) or x2APIC
  * (registers as MSRs), whichever CPUID offers, x2APIC first; its timer
  * (TSC-deadline when CPUID has it, else one-shot calibrated against the
  * TSC); the MSI message that reaches it. Intel SDM vol 3 ch. 11. */
@@ -53,6 +53,9 @@ static inline void apic_eoi(void)
  * calibrated against the TSC for cal_ms. Returns 0 or -EIO when the
  * one-shot counter does not count. */
 int apic_timer_init(uint8_t vector, unsigned cal_ms);
+/* This AP's timer in the boot CPU's mode and calibration, after
+ * apic_timer_init succeeded there. */
+void apic_timer_init_ap(void);
 const char *apic_timer_mode(void); /* "tsc_deadline" or "oneshot" */
 uint64_t apic_timer_hz(void);      /* one-shot ticks per second (0 for TSC-deadline) */
 

@@ -10,52 +10,68 @@
 #include "kernel/apic.h"
 #include "kernel/io.h"
 #include "kernel/ioapic.h"
+#include "kernel/irq_cpu.h"
 #include "kernel/irq_vec.h"
 #include "kernel/madt.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 
 #ifdef __SSE__
 #error "kernel/irq.c must be built with -mgeneral-regs-only (see the Makefile)"
 #endif
 
+_Static_assert(IRQ_CPU_MAX == SMP_MAX_CPUS, "one struct irq_cpu per CPU the kernel starts");
+
 struct irq_vec {
-    uint64_t count;
-    uint32_t pending; /* set by the handler, taken by irq_take */
+    struct irq_vec_state s;
     uintptr_t ack_status, ack_write;
 };
 
 static struct irq_vec vecs[256];
 static struct irq_vec_map vec_map;
-static uint64_t n_unexpected, n_spurious;
-static uint64_t idle_halts, idle_cycles;
-static uint64_t timer_late; /* apic_late_avg of the timer's lateness */
+static struct irq_cpu cpu_state[IRQ_CPU_MAX];
 static uint32_t my_apic_id;
+static int timer_result = -EIO; /* the boot CPU's irq_timer_init */
+
+static struct irq_cpu *irq_this_cpu(void)
+{
+    return &cpu_state[smp_cpu_index() % IRQ_CPU_MAX];
+}
 
 void irq_dispatch(uint64_t vector);
 
+/* The vectors that are no device's: the spurious one, the wake IPI,
+ * the timer (every CPU's own), and strays. 1 when vector was one. */
+static int irq_dispatch_cpu(uint64_t vector)
+{
+    struct irq_cpu *c = irq_this_cpu();
+    if (vector == IRQ_VEC_SPURIOUS) {
+        c->spurious++; /* SDM 11.9: no EOI for the spurious vector */
+        return 1;
+    }
+    bool device = vector != IRQ_VEC_TIMER && vector != IRQ_VEC_WAKE;
+    if (device && irq_vec_used(&vec_map, (unsigned)vector))
+        return 0;
+    if (vector == IRQ_VEC_TIMER)
+        c->timer_pending = 1;
+    else if (device)
+        c->unexpected++; /* something firmware left armed */
+    /* The wake IPI only ends a hlt: the woken CPU looks for work itself. */
+    apic_eoi();
+    return 1;
+}
+
 void irq_dispatch(uint64_t vector)
 {
-    if (vector == IRQ_VEC_SPURIOUS) {
-        n_spurious++; /* SDM 11.9: no EOI for the spurious vector */
+    if (irq_dispatch_cpu(vector))
         return;
-    }
-    if (vector == IRQ_VEC_WAKE) {
-        apic_eoi(); /* the woken AP looks for its work itself */
-        return;
-    }
     struct irq_vec *v = &vecs[vector & 0xff];
-    if (!irq_vec_used(&vec_map, (unsigned)vector)) {
-        n_unexpected++; /* something firmware left armed */
-        apic_eoi();
-        return;
-    }
-    v->count++;
     uint32_t what = 1;
     if (v->ack_status) {
         what = mmio_read32(v->ack_status);
         mmio_write32(v->ack_write, what);
     }
-    v->pending |= what;
+    irq_vec_note(&v->s, smp_cpu_index(), what);
     apic_eoi();
 }
 
@@ -123,30 +139,44 @@ int irq_route_gsi(uint32_t gsi, int vec, bool level, bool active_low)
     return ioapic_route(gsi, (uint8_t)vec, (uint8_t)my_apic_id, level, active_low);
 }
 
-int irq_msi_msg(int vec, uint64_t *addr, uint32_t *data)
+int irq_msi_msg(int vec, uint32_t dest, uint64_t *addr, uint32_t *data)
 {
-    return apic_msi_msg(my_apic_id, (uint8_t)vec, addr, data);
+    return apic_msi_msg(dest, (uint8_t)vec, addr, data);
+}
+
+uint32_t irq_boot_apic_id(void)
+{
+    return my_apic_id;
 }
 
 uint64_t irq_count(int vec)
 {
-    return VN_READ_ONCE(vecs[vec & 0xff].count);
+    return VN_READ_ONCE(vecs[vec & 0xff].s.count);
+}
+
+uint32_t irq_cpus(int vec)
+{
+    return VN_READ_ONCE(vecs[vec & 0xff].s.cpus);
 }
 
 uint32_t irq_take(int vec)
 {
     /* xchg: the handler cannot slip in between the read and the clear. */
-    return __atomic_exchange_n(&vecs[vec & 0xff].pending, 0, __ATOMIC_SEQ_CST);
+    return __atomic_exchange_n(&vecs[vec & 0xff].s.pending, 0, __ATOMIC_SEQ_CST);
 }
 
 uint64_t irq_unexpected(void)
 {
-    return VN_READ_ONCE(n_unexpected);
+    struct irq_cpu t;
+    irq_cpu_sum(cpu_state, IRQ_CPU_MAX, &t);
+    return t.unexpected;
 }
 
 uint64_t irq_spurious(void)
 {
-    return VN_READ_ONCE(n_spurious);
+    struct irq_cpu t;
+    irq_cpu_sum(cpu_state, IRQ_CPU_MAX, &t);
+    return t.spurious;
 }
 
 int irq_timer_init(void)
@@ -160,7 +190,19 @@ int irq_timer_init(void)
         printf("irq: the local APIC timer does not count: waits spin\n");
     else
         printf("irq: timer %s %llu Hz\n", apic_timer_mode(), (unsigned long long)apic_timer_hz());
+    timer_result = result;
+    cpu_state[0].timer_ready = !result;
     return result;
+}
+
+/* An AP's first timed halt: its own LVT timer entry, with the boot CPU's
+ * calibration (the same bus clock on every CPU). */
+static void irq_timer_local(struct irq_cpu *c)
+{
+    if (timer_result)
+        return;
+    apic_timer_init_ap();
+    c->timer_ready = 1;
 }
 
 void irq_idle_enter(void)
@@ -175,17 +217,20 @@ void irq_idle_leave(void)
 
 /* Woken by the timer: learn how late it was, then spin to the deadline
  * it was armed early for. */
-static void irq_idle_timer_woke(uint64_t armed, uint64_t deadline)
+static void irq_idle_timer_woke(struct irq_cpu *c, uint64_t armed, uint64_t deadline)
 {
     uint64_t now = rdtsc();
-    timer_late = apic_late_avg(timer_late, now > armed ? now - armed : 0, time_tsc_hz);
+    c->timer_late = apic_late_avg(c->timer_late, now > armed ? now - armed : 0, time_tsc_hz);
     while ((int64_t)(rdtsc() - deadline) < 0)
         barrier_compiler();
 }
 
 uint64_t irq_idle(uint64_t deadline)
 {
-    uint64_t armed = deadline - timer_late;
+    struct irq_cpu *c = irq_this_cpu();
+    if (deadline && !c->timer_ready)
+        irq_timer_local(c);
+    uint64_t armed = deadline - c->timer_late;
     if (deadline && (int64_t)(armed - rdtsc()) <= 0) {
         /* Closer than the timer can wake: spin, interrupts on. */
         cpu_sti();
@@ -193,7 +238,7 @@ uint64_t irq_idle(uint64_t deadline)
             barrier_compiler();
         return 0;
     }
-    irq_take(IRQ_VEC_TIMER);
+    __atomic_exchange_n(&c->timer_pending, 0, __ATOMIC_SEQ_CST);
     if (deadline)
         apic_timer_arm(armed);
     uint64_t t0 = rdtsc();
@@ -201,17 +246,28 @@ uint64_t irq_idle(uint64_t deadline)
     uint64_t t = rdtsc() - t0;
     if (deadline) {
         apic_timer_stop();
-        if (irq_take(IRQ_VEC_TIMER))
-            irq_idle_timer_woke(armed, deadline);
+        if (__atomic_exchange_n(&c->timer_pending, 0, __ATOMIC_SEQ_CST))
+            irq_idle_timer_woke(c, armed, deadline);
     }
-    idle_halts++;
-    idle_cycles += t;
+    irq_cpu_halted(c, t);
     return t;
+}
+
+static void irq_stats_of(const struct irq_cpu *c, struct irq_idle_stats *s)
+{
+    s->halts = c->halts;
+    s->halt_cycles = c->halt_cycles;
+    s->timer_late_cycles = c->timer_late;
 }
 
 void irq_idle_stats(struct irq_idle_stats *s)
 {
-    s->halts = idle_halts;
-    s->halt_cycles = idle_cycles;
-    s->timer_late_cycles = timer_late;
+    struct irq_cpu t;
+    irq_cpu_sum(cpu_state, IRQ_CPU_MAX, &t);
+    irq_stats_of(&t, s);
+}
+
+void irq_idle_stats_cpu(unsigned cpu, struct irq_idle_stats *s)
+{
+    irq_stats_of(&cpu_state[cpu % IRQ_CPU_MAX], s);
 }

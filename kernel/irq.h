@@ -39,11 +39,18 @@ void irq_vector_level_ack(int vec, uintptr_t status, uintptr_t ack);
 /* Routes a GSI (an I/O APIC pin) to vec on this CPU. 0 or -ENOENT. */
 int irq_route_gsi(uint32_t gsi, int vec, bool level, bool active_low);
 
-/* The MSI message for vec on this CPU (kernel/apic.h). */
-int irq_msi_msg(int vec, uint64_t *addr, uint32_t *data);
+/* The MSI message for vec on the CPU whose local APIC ID is dest
+ * (kernel/apic.h: physical destination mode, IDs 0..255). */
+int irq_msi_msg(int vec, uint32_t dest, uint64_t *addr, uint32_t *data);
 
-/* Interrupts taken on vec so far. */
+/* The local APIC ID of the CPU that ran irq_init (the boot CPU): where
+ * a message goes until its queue's owner is known. */
+uint32_t irq_boot_apic_id(void);
+
+/* Interrupts taken on vec so far, and which CPUs took them (bit k: CPU
+ * k; kernel/irq_cpu.h's irq_cpus_one names the one). */
 uint64_t irq_count(int vec);
+uint32_t irq_cpus(int vec);
 
 /* What arrived on vec since the last take: 1 for an edge source, the
  * acknowledged status bits for a level one, 0 for nothing; clears it. */
@@ -53,8 +60,9 @@ uint32_t irq_take(int vec);
 uint64_t irq_unexpected(void);
 uint64_t irq_spurious(void);
 
-/* The local APIC timer on IRQ_VEC_TIMER (kernel/apic.h), once; 0 or
- * -EIO. Prints one line. */
+/* The local APIC timer on IRQ_VEC_TIMER (kernel/apic.h), once, on the
+ * boot CPU; 0 or -EIO. Prints one line. An AP's own timer is set up at
+ * its first timed halt, with the boot CPU's calibration. */
 int irq_timer_init(void);
 
 /* The race-free halt: irq_idle_enter (interrupts off), the last look
@@ -68,10 +76,12 @@ void irq_idle_leave(void);
 uint64_t irq_idle(uint64_t deadline);
 
 /* Every halt so far, the cycles they took (all waiters together), and
- * how late the timer's interrupt comes, on average. */
+ * how late the timer's interrupt comes, on average (every CPU keeps its
+ * own; the sum has the latest CPU's). _cpu: CPU cpu's alone. */
 struct irq_idle_stats {
     uint64_t halts, halt_cycles, timer_late_cycles;
 };
 void irq_idle_stats(struct irq_idle_stats *s);
+void irq_idle_stats_cpu(unsigned cpu, struct irq_idle_stats *s);
 
 #endif

@@ -184,6 +184,13 @@ int smp_run(unsigned cpu, smp_fn fn, void *arg)
     cpus[cpu].arg = arg;
     cpus[cpu].rc = 0;
     __atomic_store_n(&cpus[cpu].fn, fn, __ATOMIC_RELEASE);
+    return smp_wake(cpu);
+}
+
+int smp_wake(unsigned cpu)
+{
+    if (cpu >= n_up)
+        return -EINVAL;
     return apic_send_ipi(cpus[cpu].apic_id, APIC_ICR_FIXED | APIC_ICR_ASSERT | IRQ_VEC_WAKE);
 }
 

@@ -75,4 +75,10 @@ uint64_t smp_tramp_addr(void); /* the trampoline page, 0 before smp_start */
 int smp_run(unsigned cpu, smp_fn fn, void *arg);
 int smp_wait(unsigned cpu);
 
+/* Ends a halt of CPU cpu (any CPU up, the boot CPU too): the wake IPI,
+ * which the handler only acknowledges; one sent while the CPU has
+ * interrupts off ends its next halt at once. 0, -EINVAL, or
+ * apic_send_ipi's error. */
+int smp_wake(unsigned cpu);
+
 #endif

@@ -102,6 +102,11 @@ struct virtio_ops {
      * *why: the queue is then polled. */
     int (*irq_setup)(struct virtio_dev *d, const char **why);
     int (*queue_irq)(struct virtio_dev *d, unsigned q, int *vector, const char **why);
+    /* Queue q's notifications (on vector, from queue_irq) sent to the CPU
+     * whose local APIC ID is dest instead of the boot CPU; any time after
+     * queue_irq. 0 or -errno. NULL where the transport cannot choose (an
+     * I/O APIC line shared by the device's queues: virtio-mmio). */
+    int (*queue_irq_to)(struct virtio_dev *d, unsigned q, int vector, uint32_t dest);
 };
 
 struct virtio_dev {

@@ -97,7 +97,7 @@ int virtio_pci_msix_entry(struct virtio_pci *vp, unsigned q, int *vector, const 
         return -ENODEV;
     }
     int v = irq_vector_alloc();
-    if (v < 0 || irq_msi_msg(v, &addr, &data)) {
+    if (v < 0 || irq_msi_msg(v, irq_boot_apic_id(), &addr, &data)) {
         irq_vector_free(v);
         *why = "no interrupt vector left";
         return -ENODEV;
@@ -115,4 +115,21 @@ int virtio_pci_msix_refused(struct virtio_pci *vp, unsigned q, int vector, const
     irq_vector_free(vector);
     *why = "the device refused the MSI-X vector (reads back NO_VECTOR)";
     return -ENODEV;
+}
+
+/* PCI 3.0 s6.8.3.5: an entry's address and data change only while it is
+ * masked; pci_msix_set_entry masks it first and unmasks it last. An
+ * interrupt the device raises meanwhile waits in its pending bit. */
+int virtio_pci_queue_irq_to(struct virtio_dev *d, unsigned q, int vector, uint32_t dest)
+{
+    struct virtio_pci *vp = virtio_pci_of(d);
+    uint64_t addr;
+    uint32_t data;
+    if (q >= 32 || !(vp->msix_queues & (1u << q)))
+        return -ENODEV;
+    int r = irq_msi_msg(vector, dest, &addr, &data);
+    if (r)
+        return r;
+    pci_msix_set_entry(vp->msix_table, q, addr, data, false);
+    return 0;
 }

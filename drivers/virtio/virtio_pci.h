@@ -39,6 +39,12 @@ int virtio_pci_msix_setup(struct virtio_pci *vp, const char **why);
  * it. 0, or -ENODEV with why. */
 int virtio_pci_msix_entry(struct virtio_pci *vp, unsigned q, int *vector, const char **why);
 
+/* virtio_ops.queue_irq_to: queue q's entry (set by virtio_pci_msix_entry)
+ * rewritten, masked, to send vector to the local APIC with ID dest. 0,
+ * -ENODEV for a queue without one, -ERANGE for an ID the message cannot
+ * carry. */
+int virtio_pci_queue_irq_to(struct virtio_dev *d, unsigned q, int vector, uint32_t dest);
+
 /* Gives entry q back (masked, vector freed) after the device refused it:
  * virtio 1.2 s4.1.4.3 and s4.1.4.8, VIRTIO_MSI_NO_VECTOR read back.
  * Returns -ENODEV with why. */

@@ -135,6 +135,7 @@ static const struct virtio_ops legacy_ops = {
     .queue_notifier = legacy_queue_notifier,
     .irq_setup = legacy_irq_setup,
     .queue_irq = legacy_queue_irq,
+    .queue_irq_to = virtio_pci_queue_irq_to,
 };
 
 int virtio_pci_legacy_setup(struct virtio_pci *vp)

@@ -218,6 +218,7 @@ static const struct virtio_ops modern_ops = {
     .queue_notifier = modern_queue_notifier,
     .irq_setup = modern_irq_setup,
     .queue_irq = modern_queue_irq,
+    .queue_irq_to = virtio_pci_queue_irq_to,
 };
 
 /* Maps the window one capability describes; 0 if it is not usable. */

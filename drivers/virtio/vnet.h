@@ -294,21 +294,36 @@ uint8_t vnet_rx_notify_mode(const struct vnet_dev *d, unsigned q);
  * the ring is refilled rx_refill buffers at a time. */
 void vnet_rx_release(struct vnet_dev *d, uint32_t buf);
 
+/* --- which CPU a queue's interrupts reach ---
+ * Pair q's RX (tx false) or TX notifications (notify=irq|hybrid) sent to
+ * the CPU whose local APIC ID is apic_id, cpu being its index: the CPU
+ * that polls the queue halts on them (vnet_idle_arm_cpu, vnet_tx_halt).
+ * Any time after bring-up (MSI-X: the entry rewritten masked, PCI 3.0
+ * s6.8.3.5). 0, -EINVAL for a pair not in use, -EOPNOTSUPP when the
+ * transport's interrupt reaches the boot CPU only (virtio-mmio's I/O
+ * APIC line) and cpu is not 0, -ERANGE for an APIC ID an MSI cannot
+ * name. */
+int vnet_queue_cpu(struct vnet_dev *d, unsigned q, bool tx, unsigned cpu, uint32_t apic_id);
+
 /* --- waiting for frames (notify=irq|hybrid) ---
  * The race-free halt, for the layer that owns the main loop:
  *   irq_idle_enter(); arm every device; if all returned 0, irq_idle();
  *   else irq_idle_leave(); then vnet_idle_done on each.
- * vnet_idle_arm turns RX notifications on and looks at the ring once
- * more: 1 when frames are there (do not halt), 0 when armed, -EAGAIN
- * when RX is polled (nothing would end the halt). With rx_coalesce=N the
+ * vnet_idle_arm turns RX notifications on for every pair whose RX CPU 0
+ * owns (vnet_queue_cpu; all of them until it is called) and looks at each ring
+ * once more: 1 when frames are there (do not halt), 0 when armed, -EAGAIN
+ * when one of them is polled or there is none (nothing would end the
+ * halt). _cpu: the same for the RX queues CPU cpu owns, on that CPU. With rx_coalesce=N the
  * interrupt is asked for N frames on (EVENT_IDX; at most half the
  * buffers out), so a halt must also end vnet_idle_max_ns() later for
  * the fewer frames that came (0: no limit). vnet_idle_done counts the
  * halt (cycles long, 0 for none) and puts a hybrid queue back to
  * polling. */
 int vnet_idle_arm(struct vnet_dev *d);
+int vnet_idle_arm_cpu(struct vnet_dev *d, unsigned cpu);
 uint64_t vnet_idle_max_ns(const struct vnet_dev *d);
 void vnet_idle_done(struct vnet_dev *d, uint64_t cycles);
+void vnet_idle_done_cpu(struct vnet_dev *d, unsigned cpu, uint64_t cycles);
 
 /* Whether a halt can end on this device's RX (its queue is not polled). */
 bool vnet_can_idle(const struct vnet_dev *d);

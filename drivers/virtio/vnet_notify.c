@@ -1,10 +1,13 @@
 /* Used-buffer notifications (virtio 1.2 s2.7.7): per queue poll, irq or
  * hybrid; the vectors the transport gives; the waits that halt; their
  * counters. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 
 #include "drivers/virtio/vnet_priv.h"
 #include "kernel/irq.h"
+#include "kernel/irq_cpu.h"
 #include "kernel/json.h"
 
 static void vnet_notify_poll(struct vnet_dev *d, const char *which, const char *why)
@@ -88,18 +91,31 @@ static void vnet_note_done(struct virtq *vq, struct vnet_qnote *n, uint64_t cycl
         virtq_disable_cb(vq);
 }
 
-/* The halt of the single-queue main loop waits on queue pair 0. */
+/* Whether the main loop's halt can end on an interrupt: pair 0's RX. */
 bool vnet_can_idle(const struct vnet_dev *d)
 {
     return d->rxq[0].note.mode != VNET_NOTIFY_POLL;
 }
 
+int vnet_idle_arm_cpu(struct vnet_dev *d, unsigned cpu)
+{
+    int r = -EAGAIN;
+    for (unsigned i = 0; i < d->npairs; i++) {
+        struct vnet_rxq *rq = &d->rxq[i];
+        if (rq->note.cpu != cpu)
+            continue;
+        if (rq->note.mode == VNET_NOTIFY_POLL)
+            return -EAGAIN; /* a pair nothing would wake us for */
+        if (vnet_note_arm(rq->vq, &rq->note, false, (uint16_t)(d->rx_coalesce - 1)))
+            return 1;
+        r = 0;
+    }
+    return r;
+}
+
 int vnet_idle_arm(struct vnet_dev *d)
 {
-    struct vnet_rxq *rq = &d->rxq[0];
-    if (rq->note.mode == VNET_NOTIFY_POLL)
-        return -EAGAIN;
-    return vnet_note_arm(rq->vq, &rq->note, false, (uint16_t)(d->rx_coalesce - 1));
+    return vnet_idle_arm_cpu(d, 0);
 }
 
 uint64_t vnet_idle_max_ns(const struct vnet_dev *d)
@@ -112,11 +128,40 @@ uint64_t vnet_idle_max_ns(const struct vnet_dev *d)
     return (uint64_t)d->params.rx_coalesce_us * 1000u;
 }
 
+void vnet_idle_done_cpu(struct vnet_dev *d, unsigned cpu, uint64_t cycles)
+{
+    for (unsigned i = 0; i < d->npairs; i++) {
+        struct vnet_rxq *rq = &d->rxq[i];
+        if (rq->note.cpu == cpu && rq->note.mode != VNET_NOTIFY_POLL)
+            vnet_note_done(rq->vq, &rq->note, cycles);
+    }
+}
+
 void vnet_idle_done(struct vnet_dev *d, uint64_t cycles)
 {
-    struct vnet_rxq *rq = &d->rxq[0];
-    if (rq->note.mode != VNET_NOTIFY_POLL)
-        vnet_note_done(rq->vq, &rq->note, cycles);
+    vnet_idle_done_cpu(d, 0, cycles);
+}
+
+/* One queue's notifications to dest; nothing to do for a polled one. */
+static int vnet_note_to(struct vnet_dev *d, unsigned q, struct vnet_qnote *n, unsigned cpu,
+                        uint32_t dest)
+{
+    n->cpu = (uint8_t)cpu;
+    if (n->mode == VNET_NOTIFY_POLL)
+        return 0;
+    struct virtio_dev *v = d->vdev;
+    if (!v->ops->queue_irq_to)
+        return cpu ? -EOPNOTSUPP : 0; /* its line reaches the boot CPU */
+    return v->ops->queue_irq_to(v, q, n->vector, dest);
+}
+
+int vnet_queue_cpu(struct vnet_dev *d, unsigned q, bool tx, unsigned cpu, uint32_t apic_id)
+{
+    if (q >= d->npairs || cpu > UINT8_MAX)
+        return -EINVAL;
+    if (tx)
+        return vnet_note_to(d, 2 * q + 1, &d->txq[q].note, cpu, apic_id);
+    return vnet_note_to(d, 2 * q, &d->rxq[q].note, cpu, apic_id);
 }
 
 bool vnet_tx_halt(struct vnet_txq *tq, uint64_t until)
@@ -134,6 +179,11 @@ bool vnet_tx_halt(struct vnet_txq *tq, uint64_t until)
     return true;
 }
 
+int vnet_note_irq_cpu(const struct vnet_qnote *n)
+{
+    return n->vector >= 0 ? irq_cpus_one(irq_cpus(n->vector)) : -1;
+}
+
 void vnet_notify_json(struct json *j, const struct vnet_dev *d, const struct vnet_qnote *n,
                       uint64_t packets)
 {
@@ -145,6 +195,7 @@ void vnet_notify_json(struct json *j, const struct vnet_dev *d, const struct vne
     /* One line for both queues (virtio-mmio): both count all of it. */
     json_bool(j, "irq_shared", n->vector >= 0 && d->rxq[0].note.vector == d->txq[0].note.vector);
     json_u64(j, "interrupts", irqs);
+    json_i64(j, "irq_cpu", vnet_note_irq_cpu(n));
     json_double(j, "interrupts_per_1000", packets ? (double)irqs * 1000.0 / (double)packets : 0.0);
     json_u64(j, "halts", n->halts);
     json_u64(j, "halt_cycles", n->halt_cycles);

@@ -66,6 +66,7 @@ struct vnet_txq_stats {
 struct vnet_qnote {
     uint8_t want;   /* enum vnet_notify, as asked */
     uint8_t mode;   /* what runs: poll when the device gave no interrupt path */
+    uint8_t cpu;    /* the CPU that polls the queue (vnet_queue_cpu), 0 until then */
     int vector;     /* -1: none */
     uint64_t halts; /* halts this queue was armed for */
     uint64_t halt_cycles;
@@ -285,6 +286,10 @@ static inline void vnet_notify_used(const struct virtq *vq, struct vnet_qnote *n
 /* txfull=wait: halts until the TX queue's interrupt or the TSC passes
  * until. false when the queue is polled (the caller spins instead). */
 bool vnet_tx_halt(struct vnet_txq *tq, uint64_t until);
+
+/* The CPU that took every interrupt of the queue's vector (-1: none
+ * came or it has none, -2: several CPUs did). */
+int vnet_note_irq_cpu(const struct vnet_qnote *n);
 
 /* The counters as members of the queue's open JSON object. */
 struct json;

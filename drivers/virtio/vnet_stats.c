@@ -4,6 +4,7 @@
 
 #include "drivers/virtio/vnet_ctrl.h"
 #include "drivers/virtio/vnet_priv.h"
+#include "kernel/irq.h"
 #include "kernel/json.h"
 
 static void vnet_json_features(struct json *j, const char *key, uint64_t f)
@@ -120,6 +121,18 @@ static void vnet_json_hash(struct json *j, const struct vnet_dev *d)
     json_obj_end(j);
 }
 
+/* The CPU that polls a pair's RX (vnet_queue_cpu), and each way's
+ * interrupts and the CPU that took them. */
+static void vnet_json_pair_irqs(struct json *j, const struct vnet_qnote *rx,
+                                const struct vnet_qnote *tx)
+{
+    json_u64(j, "cpu", rx->cpu);
+    json_u64(j, "rx_interrupts", rx->vector >= 0 ? irq_count(rx->vector) : 0);
+    json_i64(j, "rx_irq_cpu", vnet_note_irq_cpu(rx));
+    json_u64(j, "tx_interrupts", tx->vector >= 0 ? irq_count(tx->vector) : 0);
+    json_i64(j, "tx_irq_cpu", vnet_note_irq_cpu(tx));
+}
+
 static void vnet_json_queues(struct json *j, const struct vnet_dev *d)
 {
     vnet_json_hash(j, d);
@@ -141,6 +154,7 @@ static void vnet_json_queues(struct json *j, const struct vnet_dev *d)
         json_u64(j, "rx_packets", r->packets);
         json_u64(j, "rx_bytes", r->bytes);
         json_u64(j, "rx_halts", d->rxq[i].note.halts);
+        vnet_json_pair_irqs(j, &d->rxq[i].note, &d->txq[i].note);
         json_u64(j, "hash_bad_type", r->hash[VNET_HASH_BAD_TYPE]);
         json_u64(j, "hash_bad_value", r->hash[VNET_HASH_BAD_VALUE]);
         json_obj_end(j);

@@ -193,3 +193,12 @@ int virtio_pci_msix_refused(struct virtio_pci *vp, unsigned q, int vector, const
     *why = "sim_pci: no MSI-X";
     return -ENODEV;
 }
+
+int virtio_pci_queue_irq_to(struct virtio_dev *d, unsigned q, int vector, uint32_t dest)
+{
+    (void)d;
+    (void)q;
+    (void)vector;
+    (void)dest;
+    return -ENODEV;
+}

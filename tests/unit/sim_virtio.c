@@ -242,6 +242,15 @@ static int sim_queue_irq(struct virtio_dev *d, unsigned q, int *vector, const ch
     return 0;
 }
 
+static int sim_queue_irq_to(struct virtio_dev *d, unsigned q, int vector, uint32_t dest)
+{
+    struct sim_dev *s = sim_of(d);
+    if (q >= SIM_QMAX || s->q[q].vector != vector)
+        return -ENODEV;
+    s->q[q].irq_dest = dest;
+    return 0;
+}
+
 static const struct virtio_ops sim_ops = {
     .reset = sim_reset,
     .get_status = sim_get_status,
@@ -255,6 +264,7 @@ static const struct virtio_ops sim_ops = {
     .queue_notifier = sim_queue_notifier,
     .irq_setup = sim_irq_setup,
     .queue_irq = sim_queue_irq,
+    .queue_irq_to = sim_queue_irq_to,
 };
 
 struct sim_dev *sim_new(uint64_t offered, uint16_t max, bool legacy)

@@ -72,6 +72,7 @@ struct sim_queue {
     uint64_t notify_bad;       /* rings whose value or width broke s2.9 */
     uint64_t interrupts;       /* used buffer notifications the device would send */
     int vector;                /* raised with each (sim_irq.h) once the driver set it up; 0: none */
+    uint32_t irq_dest;         /* the APIC ID queue_irq_to sent it to (0: the boot CPU's) */
     struct sim_held *held;     /* num entries */
     uint32_t nheld;
 };

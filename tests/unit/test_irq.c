@@ -12,6 +12,7 @@
 
 #include "kernel/apic.h"
 #include "kernel/ioapic.h"
+#include "kernel/irq_cpu.h"
 #include "kernel/irq_vec.h"
 #include "kernel/madt.h"
 #include "kernel/pci.h"
@@ -281,6 +282,57 @@ static void test_msi_message(void **state)
     assert_int_equal(apic_msi_msg(0, 31, &addr, &data), -EINVAL);
 }
 
+/* Intel SDM vol 3 11.11.1: address 0xFEE in bits 31:20, the destination
+ * APIC ID in 19:12, RH (bit 3) and DM (bit 2) 0: physical, no
+ * redirection; data: the vector, fixed delivery (10:8 = 0), edge
+ * (bit 15 = 0). Every ID 0..255 lands in its field and nowhere else. */
+static void test_msi_destination(void **state)
+{
+    (void)state;
+    for (uint32_t dest = 0; dest < 256; dest++) {
+        uint64_t addr;
+        uint32_t data;
+        assert_int_equal(apic_msi_msg(dest, 0x41, &addr, &data), 0);
+        assert_int_equal(addr >> 20, 0xfee);
+        assert_int_equal((addr >> 12) & 0xff, dest);
+        assert_int_equal(addr & 0xfff, 0); /* RH, DM 0 */
+        assert_int_equal(data, 0x41);
+    }
+}
+
+/* Per-CPU interrupt state (kernel/irq_cpu.h): a vector records the CPU
+ * that took it, two CPUs' halts stay apart until added up. */
+static void test_irq_cpu_state(void **state)
+{
+    (void)state;
+    struct irq_vec_state v = {0};
+    assert_int_equal(irq_cpus_one(v.cpus), -1);
+    irq_vec_note(&v, 1, 1);
+    irq_vec_note(&v, 1, 1);
+    assert_int_equal(v.count, 2);
+    assert_int_equal(v.pending, 1);
+    assert_int_equal(irq_cpus_one(v.cpus), 1);
+    irq_vec_note(&v, 0, 4);
+    assert_int_equal(v.pending, 5);
+    assert_int_equal(irq_cpus_one(v.cpus), -2); /* two CPUs took it */
+
+    struct irq_cpu c[IRQ_CPU_MAX] = {0}, t;
+    irq_cpu_halted(&c[0], 100);
+    irq_cpu_halted(&c[1], 30);
+    irq_cpu_halted(&c[1], 20);
+    c[0].timer_late = 7;
+    c[1].timer_late = 9;
+    assert_int_equal(c[0].halts, 1);
+    assert_int_equal(c[1].halts, 2);
+    assert_int_equal(c[1].halt_cycles, 50);
+    irq_cpu_sum(c, 2, &t);
+    assert_int_equal(t.halts, 3);
+    assert_int_equal(t.halt_cycles, 150);
+    assert_int_equal(t.timer_late, 9);
+    irq_cpu_sum(c, 1, &t);
+    assert_int_equal(t.halts, 1);
+}
+
 /* ---- I/O APIC ---- */
 
 static void test_ioapic_rte(void **state)
@@ -338,6 +390,8 @@ int main(void)
         cmocka_unit_test(test_timer_calibration),
         cmocka_unit_test(test_timer_lateness),
         cmocka_unit_test(test_msi_message),
+        cmocka_unit_test(test_msi_destination),
+        cmocka_unit_test(test_irq_cpu_state),
         cmocka_unit_test(test_ioapic_rte),
         cmocka_unit_test(test_msix_decode),
         cmocka_unit_test(test_msix_fits),

@@ -4,6 +4,7 @@
  * losing a wakeup when the device completes between the driver's last
  * look and its halt, with and without EVENT_IDX; used_event across the
  * 16-bit index wrap; the counters. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -351,6 +352,48 @@ static void test_rx_coalesce(void **state)
     assert_non_null(strstr(stats_text(), "\"rx_coalesce\":8,\"rx_coalesce_us\":700"));
 }
 
+/* Two pairs, RX of pair 1 on CPU 1 (APIC ID 5): its queue's vector goes
+ * there and only its own halt arms it; CPU 0's arms pair 0 alone. */
+static void test_queue_cpu_routes_and_arms_own_pairs(void **state)
+{
+    (void)state;
+    sim = sim_new(FEATURES | VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_MQ), 64,
+                  false);
+    sim_set_mq(sim, 2, 40, 128, 0x3f);
+    dev = mem_alloc_dma(sizeof(*dev), 64);
+    struct vnet_params p = {.ring_size = 64,
+                            .rx_refill = 1,
+                            .txfull = VNET_TXFULL_WAIT,
+                            .notify_rx = VNET_NOTIFY_HYBRID,
+                            .notify_tx = VNET_NOTIFY_HYBRID,
+                            .queues = 2};
+    assert_int_equal(vnet_dev_init(dev, &sim->vdev, &p), 0);
+    assert_int_equal(vnet_queue_cpu(dev, 1, false, 1, 5), 0);
+    assert_int_equal(vnet_queue_cpu(dev, 1, true, 1, 5), 0);
+    assert_int_equal(vnet_queue_cpu(dev, 2, false, 1, 5), -EINVAL);
+    assert_int_equal(sim->q[2].irq_dest, 5); /* receiveq(1) */
+    assert_int_equal(sim->q[3].irq_dest, 5); /* transmitq(1) */
+    assert_int_equal(sim->q[0].irq_dest, 0);
+    assert_int_equal(sim->q[1].irq_dest, 0);
+
+    irq_idle_enter();
+    assert_int_equal(vnet_idle_arm_cpu(dev, 1), 0);
+    assert_true(virtq_cb_enabled(dev->rxq[1].vq));
+    assert_false(virtq_cb_enabled(dev->rxq[0].vq));
+    irq_idle_leave();
+    vnet_idle_done_cpu(dev, 1, 0);
+    assert_false(virtq_cb_enabled(dev->rxq[1].vq)); /* hybrid: off again */
+
+    irq_idle_enter();
+    assert_int_equal(vnet_idle_arm(dev), 0);
+    assert_true(virtq_cb_enabled(dev->rxq[0].vq));
+    assert_false(virtq_cb_enabled(dev->rxq[1].vq));
+    irq_idle_leave();
+    vnet_idle_done(dev, 0);
+    assert_int_equal(vnet_idle_arm_cpu(dev, 2), -EAGAIN); /* owns nothing: nothing wakes it */
+    assert_non_null(strstr(stats_text(), "\"cpu\":1,\"rx_interrupts\""));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, sim_teardown)
@@ -365,6 +408,7 @@ int main(void)
         T(test_tx_wait_halts),
         T(test_used_event_across_wrap),
         T(test_rx_coalesce),
+        T(test_queue_cpu_routes_and_arms_own_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

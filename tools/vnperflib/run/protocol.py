@@ -35,7 +35,7 @@ _LATENCY = tuple("%s_%s" % (q, u) for q in ("p50", "p90", "p99", "p999", "max", 
 # queue; mem: the allocators'): every number in them a u64 but these
 # (json_i64: -1 is "no vector"; json_double: a ratio, vnet_notify.c).
 COUNTER_GROUPS = ("vnet", "mem")
-SIGNED_COUNTERS = ("irq_vector",)
+SIGNED_COUNTERS = ("irq_vector", "irq_cpu", "rx_irq_cpu", "tx_irq_cpu")  # -1: none, -2: several
 RATE_COUNTERS = ("interrupts_per_1000",)
 FIELDS = {
     "boot": dict(boot_path="str", tsc_hz="u64", tsc_method="str", acpi="bool",
