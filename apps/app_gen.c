@@ -676,6 +676,7 @@ static int gen_ap(unsigned cpu, void *arg)
         }
     }
     __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+    smp_wake(0); /* CPU 0 may be halted, waiting for this */
     return 0;
 }
 
@@ -928,10 +929,12 @@ int app_gen_main(const struct app_config *c)
             net_service();
             next_service = now + service_every;
         }
-        /* Paced and early: halt (notify=irq|hybrid) until the next
-         * departure, a frame, the next sample or the end. */
-        if (n == 0 && gen_state.ncpu == 1 && !gen_due(w, now))
-            stall_skip(&st, net_idle(gen_wake(gen_next_due(w), m.next, end)));
+        /* Paced and early, or CPU 0's share out while the APs send: halt
+         * (notify=irq|hybrid) until the next departure, a frame, an AP's
+         * wake when it is done, the next sample or the end. */
+        bool own_left = w->sent < w->count;
+        if (n == 0 && (!own_left || !gen_due(w, now)))
+            stall_skip(&st, net_idle(gen_wake(own_left ? gen_next_due(w) : end, m.next, end)));
         if (meter_due(&m, now)) {
             uint64_t sp, sb, sd;
             gen_sent_now(&sp, &sb, &sd);

@@ -129,7 +129,7 @@ uint32_t vnet_mtu(const struct vnet_dev *d);     /* payload MTU, 1500 unless neg
 uint16_t vnet_rx_size(const struct vnet_dev *d); /* RX ring entries */
 unsigned vnet_pairs(const struct vnet_dev *d);   /* queue pairs in use (queues=) */
 /* Pair q's TX: how its waits end (enum vnet_notify: poll spins, the others
- * halt for an interrupt that reaches CPU 0 only), and how often it was
+ * halt for an interrupt on the CPU vnet_queue_cpu named), and how often it was
  * found full and halted. q < vnet_pairs(). */
 uint8_t vnet_tx_notify_mode(const struct vnet_dev *d, unsigned q);
 void vnet_tx_full_counts(const struct vnet_dev *d, unsigned q, uint64_t *ring_full,

@@ -235,6 +235,29 @@ def test_gen_one_instance_per_vcpu_on_its_pair(image, mqtap):
 
 
 @needs_root
+def test_gen_paced_hybrid_halts_each_cpu_on_its_own_timer(image, mqtap):
+    """-smp 2, vcpus=2, queues=2, notify=hybrid, rate=2000: each CPU halts
+    between departures on its own local APIC timer (an AP's, set up from
+    the boot CPU's calibration: without it the AP's halt never ends) and
+    each pair still sends exactly its half in about the paced time."""
+    n = 400
+    b = boot_mq(mqtap, ["app=gen", "size=64", "count=%d" % n, "queues=2", "vcpus=2",
+                        "rate=2000", "notify=hybrid",
+                        "flows=sport:5000-5003,dport:9000-9003"] + ADDR, {"rss": "on"}, smp=2)
+    assert b.code == 0, b.console
+    res = b.one("result")
+    assert res["vcpus"] == 2 and res["packets"] == n, res
+    assert [(q["queue"], q["cpu"], q["packets"]) for q in res["queues"]] == \
+        [(0, 0, n // 2), (1, 1, n // 2)], res["queues"]
+    cpus = res["idle"]["cpus"]
+    assert [c["cpu"] for c in cpus] == [0, 1], cpus
+    # ~200 departures each, most of them after a halt on the CPU's timer
+    assert all(c["halts"] > 50 and c["timer_late_ns"] > 0 for c in cpus), cpus
+    assert res["vnet"]["tx"]["notify"] == "hybrid", res["vnet"]["tx"]
+    assert 0.15e9 < res["duration_ns"] < 0.5e9, res["duration_ns"]
+
+
+@needs_root
 def test_rss_steers_host_flows_to_their_pairs(image, mqtap):
     """The host sends 16 flows (dport 6000..6015) into the tap; QEMU's RSS
     (rss=on) puts each on the pair the test's Toeplitz hash names, and

@@ -94,7 +94,7 @@ def test_experiment_1_as_the_readme_writes_it(image, tmp_path):
     head = lines[at].split()
     assert {"BW%", "SD%", "CPU%", "queues"} <= set(head), r.stdout
     # the rows between the rule under the head and "average" (a one-queue
-    # guest halts, a two-vCPU one polls: notify is a column too)
+    # guest and a two-vCPU one both halt where a vCPU shares its CPU)
     rows = [l.split() for l in lines[at + 2:] if l.strip()]
     rows = rows[:next(i for i, row in enumerate(rows) if row[0] == "average")]
     assert [row[head.index("queues")] for row in rows] == ["1", "2"], r.stdout

@@ -88,16 +88,18 @@ def test_auto_halts_exactly_when_a_vcpu_shares_and_notify_was_not_given(ncpu, q,
     p = placement.plan("auto", range(ncpu), ts)
     sharing = [t.name for t, c in p.places if t.kind == "vcpu" and load(p)[c] > 1]
     assert p.spinning_vcpus == sharing
-    # the guest's other CPUs take no interrupts: only a one-vCPU guest halts
-    assert p.notify == ("hybrid" if sharing and q == 1 else None)
+    # MSI-X (q35, pc) reaches every vCPU: a guest of any size halts
+    assert p.notify == ("hybrid" if sharing else None)
     given = placement.plan("auto", range(ncpu), ts, notify_given="poll")
     assert given.notify is None and given.places == p.places
     if sharing:
         assert "notify=poll as given" in given.lines()[-1]
-    if sharing and q == 1:
         assert p.lines()[-1].startswith("placement: guest notify=hybrid (halting waits)")
-    elif sharing:
-        assert "a guest of several vCPUs polls" in p.lines()[-1]
+    # microvm's one interrupt line reaches vCPU 0 only: only a one-vCPU guest halts
+    mmio = placement.plan("auto", range(ncpu), ts, irq_every_vcpu=False)
+    assert mmio.notify == ("hybrid" if sharing and q == 1 else None)
+    if sharing and q > 1:
+        assert "a guest of several vCPUs polls" in mmio.lines()[-1]
     assert placement.plan("spread", range(ncpu), ts).notify is None
 
 
@@ -131,14 +133,18 @@ def test_one_cpu_host_shares_everything_and_halts():
     p = placement.plan("auto", [5], vhost_user_threads(1))
     assert set(c for _, c in p.places) == {5} and p.notify == "hybrid"
     p = placement.plan("auto", [5], vhost_user_threads(2))
-    assert set(c for _, c in p.places) == {5} and p.notify is None
+    assert set(c for _, c in p.places) == {5} and p.notify == "hybrid"  # MSI-X: both vCPUs
     assert "CPU 5 shared (6 more threads than CPUs)" in p.lines()[0]
+    p = placement.plan("auto", [5], vhost_user_threads(2), irq_every_vcpu=False)
+    assert p.notify is None  # microvm: vCPU 1 takes no interrupts, so both poll
 
 
 def test_sixteen_cpus_eight_queues_every_thread_its_own():
     ts = vhost_user_threads(7)   # 7 + 7 + main + peer + lcore0 = 17 > 16
     p = placement.plan("auto", range(16), ts)
-    assert p.spinning_vcpus and p.notify is None   # seven vCPUs: they poll
+    assert p.spinning_vcpus and p.notify == "hybrid"   # seven vCPUs, each on its MSI-X vectors
+    p = placement.plan("auto", range(16), ts, irq_every_vcpu=False)
+    assert p.spinning_vcpus and p.notify is None   # microvm: seven vCPUs poll
     ts = vhost_user_threads(6)   # 15 threads
     p = placement.plan("auto", range(16), ts)
     assert p.notify is None and len(set(c for _, c in p.places)) == 15

@@ -90,7 +90,8 @@ def plan_for(opts):
     not (None when it does)."""
     why = why_unplanned(opts)
     mode = "none" if why else opts.placement
-    return placement.plan(mode, host_cpus(), threads_for(opts), notify_given(opts)), why
+    return placement.plan(mode, host_cpus(), threads_for(opts), notify_given(opts),
+                          irq_every_vcpu=opts.machine != "microvm"), why
 
 
 def guest_words(plan):

@@ -42,6 +42,7 @@ class Plan:
     places: tuple      # ((Thread, cpu), ...) in the threads' order
     notify: str = None          # the notify= the plan gives the guest, or None
     notify_given: str = None    # notify= the user gave (kept)
+    irq_every_vcpu: bool = True  # MSI-X reaches each vCPU (PCI); microvm's line only vCPU 0
 
     def cpu_of(self, name):
         for t, c in self.places:
@@ -61,9 +62,11 @@ class Plan:
 
     @property
     def can_halt(self):
-        """Halting waits need interrupts, which reach only the guest's
-        first CPU: a guest of more vCPUs polls on every one of them."""
-        return sum(t.kind == "vcpu" for t, _ in self.places) == 1
+        """Halting waits need interrupts on every vCPU that waits: PCI's
+        MSI-X sends each queue's to the vCPU that owns it; virtio-mmio's one
+        I/O APIC line (microvm) reaches only the first, so a guest of more
+        vCPUs polls there."""
+        return self.irq_every_vcpu or sum(t.kind == "vcpu" for t, _ in self.places) == 1
 
     @property
     def spinning_vcpus(self):
@@ -102,8 +105,9 @@ class Plan:
             return "placement: guest notify=%s as given (the plan would choose %s: %s)" % (
                 self.notify_given, HALTING, _shares(spin))
         if spin and self.mode == "auto":
-            return ("placement: guest notify= unchanged (%s; interrupts reach only the "
-                    "guest's first CPU, so a guest of several vCPUs polls)" % _shares(spin))
+            return ("placement: guest notify= unchanged (%s; virtio-mmio's interrupt reaches "
+                    "only the guest's first CPU, so a guest of several vCPUs polls)"
+                    % _shares(spin))
         if spin:
             return "placement: guest notify= unchanged (%s; --placement %s keeps it)" % (
                 _shares(spin), self.mode)
@@ -191,16 +195,18 @@ def _partner(t, ts):
 _RANK = {"backend": 0, "vcpu": 1, "qemu": 2, "peer": 3, "aux": 4}
 
 
-def plan(mode, cpus, ts, notify_given=None):
+def plan(mode, cpus, ts, notify_given=None, irq_every_vcpu=True):
     """The Plan of threads ts on host CPUs cpus (a non-empty list) in mode.
-    notify_given: the guest's notify= as the user gave it (None: not)."""
+    notify_given: the guest's notify= as the user gave it (None: not);
+    irq_every_vcpu: whether each vCPU can take its queues' interrupts
+    (False on microvm)."""
     if mode not in MODES:
         raise ValueError("placement %r: one of %s" % (mode, ", ".join(MODES)))
     cpus = tuple(sorted(set(cpus)))
     if not cpus:
         raise ValueError("placement: no host CPU to place on")
     if mode == "none":
-        return Plan(mode, cpus, (), None, notify_given)
+        return Plan(mode, cpus, (), None, notify_given, irq_every_vcpu)
     load = {c: [] for c in cpus}
     where = {}
     order = sorted(ts, key=lambda t: (_RANK[t.kind], ts.index(t)))
@@ -216,9 +222,9 @@ def plan(mode, cpus, ts, notify_given=None):
         load[c].append(t)
         where[t.name] = c
     places = tuple((t, where[t.name]) for t in ts)
-    p = Plan(mode, cpus, places, None, notify_given)
+    p = Plan(mode, cpus, places, None, notify_given, irq_every_vcpu)
     if mode == "auto" and notify_given is None and p.spinning_vcpus and p.can_halt:
-        p = Plan(mode, cpus, places, HALTING, None)
+        p = Plan(mode, cpus, places, HALTING, None, irq_every_vcpu)
     return p
 
 
