@@ -106,9 +106,11 @@ static void app_idle_cpus_json(struct json *j)
     json_arr_end(j);
 }
 
-/* The guest's halts: how much of the app's run its vCPU gave back to the
+/* The guest's halts: how much of the app's run its vCPUs gave back to the
  * host. Over the whole run (every halt counts, also those before the first
- * frame or after the last), not the app's measured window. */
+ * frame or after the last), not the app's measured window; share is per
+ * vCPU (the halted time of all over the window times the CPUs up), so it
+ * stays within 0..1. */
 static void app_idle_json(struct json *j)
 {
     struct irq_idle_stats st;
@@ -119,7 +121,8 @@ static void app_idle_json(struct json *j)
     json_u64(j, "halts", st.halts);
     json_u64(j, "halted_ns", ns);
     json_u64(j, "window_ns", window);
-    json_double(j, "share", window ? (double)ns / (double)window : 0.0);
+    double cpu_window = (double)window * (double)smp_cpus_up();
+    json_double(j, "share", window ? (double)ns / cpu_window : 0.0);
     json_u64(j, "timer_late_ns", time_cycles_to_ns(st.timer_late_cycles));
     app_idle_cpus_json(j);
     json_obj_end(j);
