@@ -149,6 +149,25 @@ def test_vhost_user_pmd_burst_reaches_testpmd_and_shows(image):
 
 
 @needs_passt
+@pytest.mark.parametrize("size", [60, 1514])
+def test_passt_sink_gets_size_byte_frames_with_the_vnperf_header(image, peer, size):
+    """passt ends the host's UDP on its socket and writes the frame itself:
+    the peer sends payloads only, so the guest's frames are --size bytes
+    (an MTU frame fits) and start their payload with vnperf's header.
+    Whole frames as payloads made each 42 bytes longer: the MTU size was
+    refused by the driver (rx.len_errors) and no frame had a header."""
+    r, rep = run_json(["--backend", "passt", "--app", "sink", "--size", str(size), "--count",
+                       "300", "--rate", "2k", "--duration", "30"])
+    assert r.returncode == 0, r.stderr
+    d = direction(rep, "host->guest")
+    assert d["sent"] == d["received"] == 300, d
+    res = rep["guests"][-1]["result"]
+    assert res["vnet"]["rx"]["len_errors"] == 0
+    (q,) = res["queues"]
+    assert (q["no_header"], q["streams"], q["unique"], q["bytes"]) == (0, 1, 300, 300 * size), q
+
+
+@needs_passt
 def test_passt_udp_counts(image, peer):
     r, rep = run_json(["--backend", "passt", "--count", "2000", "--rate", "5k",
                        "--duration", "30"])

@@ -98,7 +98,9 @@ class Passt(iperf.IperfBackend, Backend):
         sink = self.opts.app in ("sink", "reflect")
         self.spawn(session, udp=(self.port, PORT) if sink else None)
         if sink:
-            args = ["--dst-port", str(self.port)]
+            # passt writes the frame's headers itself: payloads only, so
+            # the guest gets --size-byte frames with the vnperf header
+            args = ["--payload-only", "--dst-port", str(self.port)]
             if self.opts.size:
                 args += ["--size", str(self.opts.size)]
             args += ["--count", str(self.opts.count)] if self.opts.count \
