@@ -56,8 +56,8 @@ enum hostile_viol {
 _Static_assert(HV_COUNT <= 64, "a checker reports a set as a 64-bit mask");
 
 /* What a control command (HK_CTRL, virtio 1.2 s5.1.6.5) or a notification
- * (HK_NOTIF, s2.9) breaks, as the simulated device's checkers name it:
- * the viol of those kinds. */
+ * (HK_NOTIF, s2.9; HK_DISQ, s4.1.4.3) breaks, as the simulated device's
+ * checkers name it: the viol of those kinds. */
 enum hostile_cviol {
     HC_NONE = 0,
     HC_CLASS,        /* a class the device does not have */
@@ -70,6 +70,7 @@ enum hostile_cviol {
     HC_RSS_LEN,      /* an indirection table length not a power of two */
     HC_NOTIF_AHEAD,  /* notification data past avail->idx */
     HC_NOTIF_BEHIND, /* notification data before avail->idx */
+    HC_NOTIF_OFF,    /* a notification for a queue the driver did not enable */
     HC_COUNT
 };
 _Static_assert(HC_COUNT <= 32, "a checker reports a set as a 32-bit mask");
@@ -106,6 +107,9 @@ struct hostile_env {
     uint16_t pmarked;   /* out, packed: descriptors the case itself wrote as used */
     uint16_t max_pairs; /* max_virtqueue_pairs under MQ, else 1 (s5.1.4) */
     uint32_t rss_types; /* the hash types the device supports, under RSS (s5.1.4) */
+    uint16_t pairs;     /* queue pairs the driver enabled: queues 0 .. 2 * pairs - 1 */
+    bool ctrl;          /* and the control queue, 2 * max_pairs (s5.1.2) */
+    int disq;           /* HK_DISQ: the queue it notifies, or -ENOENT (hostile_disabled_queue) */
 };
 
 /* HK_CTRL: the command (class, command, data) at buf + HOSTILE_CTRL_CMD,
@@ -124,6 +128,8 @@ enum hostile_kind {
     HK_CTRL,   /* a command on the control queue, one kick; its ack read after the watch */
     HK_NOTIF,  /* a valid buffer, kicked by the builder with notification data that lies */
     HK_PACKED, /* a layout on a packed transmitq, one kick (its needs: RING_PACKED) */
+    HK_DISQ,   /* a notification for a queue the device has and the driver left disabled,
+                * then a valid buffer, one kick (run only where there is such a queue) */
 };
 #define HOSTILE_STORM     1000000u
 #define HOSTILE_BADQ      0x7fffu
@@ -160,6 +166,12 @@ int hostile_desc(struct hostile_env *e, uint16_t i, uint64_t addr, uint32_t len,
 int hostile_publish(struct hostile_env *e, const uint16_t *heads, uint16_t n);
 int hostile_tx_pair(struct hostile_env *e, uint16_t at, uint32_t frame_len);
 int hostile_valid(struct hostile_env *e);
+
+/* hostile_queue.c: the first queue from 2 * pairs on that the device has
+ * (a size when selected) and the driver did not enable, or -ENOENT;
+ * virtio-net numbers its queues without gaps (s5.1.2), so the first index
+ * without a size ends the search. */
+int hostile_disabled_queue(const struct hostile_env *e);
 
 /* The packed ring's (hostile_packed.c): the index the next buffer goes
  * at, and a clean TX buffer of header and frame there, id its position. */

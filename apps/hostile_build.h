@@ -46,6 +46,7 @@ int hostile_rss_queue(struct hostile_env *e);
 int hostile_rss_len(struct hostile_env *e);
 int hostile_notif_ahead(struct hostile_env *e);
 int hostile_notif_behind(struct hostile_env *e);
+int hostile_notify_disabled(struct hostile_env *e);
 int hostile_qreset_active(struct hostile_env *e);
 int hostile_qreset_size(struct hostile_env *e);
 

@@ -71,11 +71,13 @@ const struct hostile_case hostile_cases[] = {
      HV_FRAME_MTU, hostile_over_mtu, 0},
     {"gso_64k", "s5.1.6.2 (a GSO frame past 64 KiB)", "drop the frame", HK_RING, HV_FRAME_GSO_BIG,
      hostile_gso_64k, 0},
-    /* notifications (s2.7.13.4, s4.2.3.3) */
+    /* notifications (s2.7.13.4, s4.2.3.3, s4.1.4.3) */
     {"notify_storm", "s2.7.13.4 (10^6 notifications in a second: allowed, a load)", ANY, HK_STORM,
      HV_NONE, hostile_valid, 0},
     {"notify_bad_queue", "s4.2.2 (QueueNotify: a queue the device has)", "ignore it", HK_BADQ,
      HV_NONE, hostile_valid, 0},
+    {"notify_disabled_queue", "s4.1.4.3, s4.2.2 (notify only a queue the driver enabled)",
+     "ignore it", HK_DISQ, HC_NOTIF_OFF, hostile_notify_disabled, 0},
     /* device setup (s3.1.1, s2.2, s2.4) */
     {"features_unoffered", "s2.2.1 (only offered features are accepted)",
      "clear FEATURES_OK (s3.1.1 step 6)", HK_SETUP, HV_NONE, hostile_features_unoffered, 0},

@@ -1,6 +1,7 @@
 /* app=hostile: notification data that lies (VIRTIO_F_NOTIFICATION_DATA,
- * virtio 1.2 s2.9) and queue resets (VIRTIO_F_RING_RESET, s2.6.1) on the
- * transmitq. Each needs its feature negotiated (the case's needs). */
+ * virtio 1.2 s2.9), a notification for a queue the driver left disabled
+ * (s4.1.4.3, s4.2.2) and queue resets (VIRTIO_F_RING_RESET, s2.6.1) on
+ * the transmitq. Each needs its feature negotiated (the case's needs). */
 #include <errno.h>
 
 #include "apps/hostile.h"
@@ -20,6 +21,31 @@ int hostile_notif_behind(struct hostile_env *e)
     uint16_t before = virtq_raw_avail_idx(e->vq);
     int r = hostile_valid(e);
     return r ? r : virtq_raw_notify_next(e->vq, before);
+}
+
+int hostile_disabled_queue(const struct hostile_env *e)
+{
+    struct virtio_dev *v = e->vdev;
+    uint32_t ctrl = e->ctrl ? 2u * e->max_pairs : UINT32_MAX;
+    for (uint32_t q = 2u * e->pairs; q <= UINT16_MAX; q++) {
+        if (!v->ops->queue_max(v, q))
+            return -ENOENT;
+        if (q != ctrl)
+            return (int)q;
+    }
+    return -ENOENT; /* queue_select has 16 bits (s4.1.4.3, s4.2.2) */
+}
+
+/* s4.1.4.3, s4.2.2: a notification for a queue the driver never enabled
+ * (queue_enable, QueueReady or the PFN still 0), then a valid buffer on
+ * the transmitq, which the case's own kick sends: the device ignores the
+ * first and goes on. */
+int hostile_notify_disabled(struct hostile_env *e)
+{
+    if (e->disq < 0 || e->disq > UINT16_MAX)
+        return -ENOENT;
+    virtq_raw_notify_queue(e->vq, e->vdev, (uint16_t)e->disq);
+    return hostile_valid(e);
 }
 
 /* s4.1.4.3.2, s4.2.2.2: queue_reset (QueueReset) on the transmitq. */

@@ -2,6 +2,7 @@
 #include "apps/hostile_run.h"
 
 #include "apps/app_config.h"
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,9 +22,10 @@ struct hostile_seen {
     uint16_t used;  /* used entries the device added during it */
     int restart;    /* vnet_raw_restart's return */
     uint32_t sent, completed;
-    bool offered;   /* the device offered what the case needs: it ran */
-    char needs[64]; /* the features it needs, by name */
-    int ack;        /* HK_CTRL: the ack byte after the watch */
+    bool offered;     /* the device offered what the case needs: it ran */
+    char needs[64];   /* the features it needs, by name */
+    int ack;          /* HK_CTRL: the ack byte after the watch */
+    const char *skip; /* why a case that needs no feature did not run; NULL when it ran */
 };
 
 static void hostile_done(void *ctx, void *cookie)
@@ -87,7 +89,8 @@ static uint16_t hostile_pused(const struct hostile_run *r, uint16_t at)
 static void hostile_kick(struct hostile_run *r, const struct hostile_case *c)
 {
     struct virtq *vq = r->env.vq;
-    if (c->kind == HK_RING || c->kind == HK_RX || c->kind == HK_CTRL || c->kind == HK_PACKED) {
+    if (c->kind == HK_RING || c->kind == HK_RX || c->kind == HK_CTRL || c->kind == HK_PACKED ||
+        c->kind == HK_DISQ) {
         virtq_notify(vq);
     } else if (c->kind == HK_BADQ) {
         virtq_raw_notify_as(vq, HOSTILE_BADQ);
@@ -154,8 +157,12 @@ static void hostile_line(const struct hostile_run *r, const struct hostile_case 
     json_str(j, "allows", c->allows);
     json_str(j, "needs", s->needs);
     json_bool(j, "offered", s->offered);
+    if (s->skip)
+        json_str(j, "skip", s->skip);
     if (c->kind == HK_CTRL)
         json_str(j, "ack", hostile_ack_name(s->ack));
+    if (c->kind == HK_DISQ)
+        json_i64(j, "queue", r->env.disq);
     json_i64(j, "build", s->build);
     json_u64(j, "status", s->status);
     json_bool(j, "needs_reset", s->status & VIRTIO_STATUS_DEVICE_NEEDS_RESET);
@@ -199,6 +206,9 @@ static void hostile_env_set(struct hostile_run *r, const struct hostile_case *c)
     e->features = vnet_raw_features(r->d);
     e->max_pairs = vnet_raw_max_pairs(r->d);
     e->rss_types = vnet_raw_rss_types(r->d);
+    e->pairs = vnet_raw_pairs(r->d);
+    e->ctrl = vnet_raw_ctrlq(r->d) != NULL;
+    e->disq = c->kind == HK_DISQ ? hostile_disabled_queue(e) : -ENOENT;
     e->txq = 1; /* transmitq(0), virtio 1.2 s5.1.2 */
     e->bufs = 0;
     e->pmarked = 0;
@@ -207,14 +217,27 @@ static void hostile_env_set(struct hostile_run *r, const struct hostile_case *c)
     hostile_frame(r->cfg, e->buf + HOSTILE_HDR, vnet_mac(r->d), 0xffffu);
 }
 
+/* Whether the case runs: the features it needs negotiated, its queue
+ * there, and for HK_DISQ a queue to notify (else skip says why). */
+static void hostile_runs(const struct hostile_run *r, const struct hostile_case *c,
+                         struct hostile_seen *s)
+{
+    const struct hostile_env *e = &r->env;
+    hostile_needs(c->needs, s->needs, sizeof(s->needs));
+    s->offered = hostile_offered(c, e->features) && e->vq;
+    if (s->offered && c->kind == HK_DISQ && e->disq < 0) {
+        s->offered = false;
+        s->skip = "no queue past the driver's that the device has and the driver left disabled";
+    }
+}
+
 void hostile_run_case(struct hostile_run *r, const struct hostile_case *c)
 {
     struct hostile_seen s = {0};
     uint64_t t0 = time_ns();
     struct hostile_env *e = &r->env;
     hostile_env_set(r, c);
-    hostile_needs(c->needs, s.needs, sizeof(s.needs));
-    s.offered = hostile_offered(c, e->features) && e->vq;
+    hostile_runs(r, c, &s);
     if (s.offered)
         hostile_violate(r, c, &s);
     s.status = vnet_raw_status(r->d);

@@ -81,6 +81,16 @@ void virtq_raw_notify_as(struct virtq *vq, uint16_t index)
     vq->stats.kicks++;
 }
 
+void virtq_raw_notify_queue(struct virtq *vq, struct virtio_dev *v, uint16_t q)
+{
+    struct virtq_doorbell own = vq->db;
+    v->ops->queue_notifier(v, q, vq);
+    struct virtq_doorbell db = vq->db;
+    vq->db = own;
+    db.ring(&db, q);
+    vq->stats.kicks++;
+}
+
 int virtq_raw_notify_next(struct virtq *vq, uint16_t next)
 {
     if (vq->packed || !vq->notif_data)

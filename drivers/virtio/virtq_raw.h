@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "drivers/virtio/virtio.h"
 #include "drivers/virtio/virtq.h"
 
 /* Descriptor flags as the split ring spells them (virtio 1.2 s2.7.5). */
@@ -51,6 +52,12 @@ uint16_t virtq_raw_used_idx(const struct virtq *vq);
  * queue that does not exist; on PCI modern without NOTIFICATION_DATA the
  * value is ignored and the kick is the queue's own). */
 void virtq_raw_notify_as(struct virtq *vq, uint16_t index);
+
+/* Rings queue q's own doorbell, as the transport v gives it for q (on PCI
+ * modern its notify address, s4.1.4.4), with q's index written: a
+ * notification for a queue the driver need not have set up. vq lends its
+ * doorbell slot for the call and keeps its own. */
+void virtq_raw_notify_queue(struct virtq *vq, struct virtio_dev *v, uint16_t q);
 
 /* Rings the queue's doorbell with notification data (virtio 1.2 s2.9,
  * split: the queue's index, then the next avail index) saying next,

@@ -29,6 +29,11 @@ uint16_t vnet_raw_max_pairs(const struct vnet_dev *d)
     return d->max_pairs;
 }
 
+uint16_t vnet_raw_pairs(const struct vnet_dev *d)
+{
+    return d->npairs;
+}
+
 uint32_t vnet_raw_rss_types(const struct vnet_dev *d)
 {
     return d->rss_types;

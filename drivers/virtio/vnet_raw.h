@@ -15,6 +15,7 @@ struct virtq *vnet_raw_rxq(struct vnet_dev *d);   /* pair 0's receiveq */
 struct virtq *vnet_raw_ctrlq(struct vnet_dev *d); /* the control queue; NULL without CTRL_VQ */
 struct virtio_dev *vnet_raw_vdev(struct vnet_dev *d);
 uint16_t vnet_raw_max_pairs(const struct vnet_dev *d); /* max_virtqueue_pairs; 1 without MQ */
+uint16_t vnet_raw_pairs(const struct vnet_dev *d);     /* queue pairs enabled (in use) */
 uint32_t vnet_raw_rss_types(const struct vnet_dev *d); /* supported_hash_types; 0 without */
 const char *vnet_raw_feature_name(unsigned bit);       /* NULL for a bit not known */
 uint64_t vnet_raw_offered(const struct vnet_dev *d);

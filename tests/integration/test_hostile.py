@@ -141,6 +141,33 @@ def test_the_control_and_queue_cases_have_a_verdict_each(image, backend, qemu):
     assert "--qemu-arg=virtio-net-device.mq=on" in by["ctrl_mq_pairs0"]["command"]
 
 
+@pytest.mark.timeout_s(300)
+@pytest.mark.parametrize("machine,qemu", [("microvm", q) for q in QEMUS] + [("q35", "system")])
+def test_a_notification_for_a_disabled_queue_leaves_the_device_working(image, machine, qemu):
+    """QEMU's control queue, there whether or not CTRL_VQ was negotiated: the
+    runner boots the case without it, the guest finds that queue (2) and
+    kicks it (virtio-mmio's QueueNotify, or on q35 queue 2's own notify
+    address), then its valid buffer on the transmitq goes out at once."""
+    res = hostile(["--backend", "dgram", "--accel", "tcg", "--qemu", qemu, "--machine", machine,
+                   "--case", "notify_disabled_queue"], timeout=290)
+    (c,) = res["cases"]
+    g = c["guest"]
+    assert (g["offered"], g["queue"], g["build"], g["bufs"], g["used"]) == (True, 2, 0, 1, 1), c
+    assert (g["sent"], g["completed"], c["host"]["host_frames"]) == (32, 32, 33), c
+    assert c["verdict"] == "handled" and c["command"].endswith("features=-ctrl_vq"), c
+
+
+@pytest.mark.timeout_s(120)
+def test_without_a_disabled_queue_the_case_says_why(image):
+    """CTRL_VQ negotiated on a one-pair device: queues 0-2 all enabled, no
+    queue 3; nothing to kick, and the line says so."""
+    b = vnharness.boot("app=hostile case=notify_disabled_queue",
+                       netdevs=[vnharness.dgram_netdev(*vnharness.free_udp_ports(2))], timeout=90)
+    h = b.one("hostile")
+    assert (h["offered"], h["queue"], h["build"], h["bufs"]) == (False, -2, 0, 0), h
+    assert "left disabled" in h["skip"] and h["completed"] == h["sent"] == 32, h
+
+
 needs_vu_passt = pytest.mark.skipif(
     passtbin.path() is None or not passtbin.has_vhost_user(passtbin.path()),
     reason="no passt with --vhost-user (make passt)")

@@ -105,6 +105,9 @@ def judge(rep, status=0, killed=False, uses=True):
     (report(line(offered=True, ack="ok", status=0x47, needs_reset=True)), 0, False, True,
      "needs-reset", "ack OK; DEVICE_NEEDS_RESET"),
     (report(line(build=-5)), 0, False, True, "handled", "step refused (-5); traffic exact"),
+    # a case with no feature to need that found nothing to break: the guest says why
+    (report(line(offered=False, needs="", skip="no disabled queue", used=0, bufs=0)), 0, False,
+     True, "not-offered", "not applicable: no disabled queue"),
 ])
 def test_verdicts(rep, status, killed, uses, want, needle):
     v, why = judge(rep, status, killed, uses)
@@ -204,6 +207,17 @@ def test_the_run_of_a_case_and_its_reproducer():
     assert hostile.repro(argv).startswith("tools/vnperf run --backend dgram --app hostile")
 
 
+def test_notify_disabled_queue_boots_with_the_control_queue_left_off():
+    """QEMU's virtio-net has its control queue whatever the driver does:
+    with CTRL_VQ negotiated away the driver leaves it disabled, and the
+    reproducer says so too."""
+    argv = hostile.run_argv(opts(case="notify_disabled_queue"), "notify_disabled_queue")
+    assert argv[-3:] == ["--", "case=notify_disabled_queue", "features=-ctrl_vq"]
+    assert hostile.run_argv(opts(), "notify_bad_queue")[-2:] == ["--", "case=notify_bad_queue"]
+    assert hostile_cases.USES_BUFFER["notify_disabled_queue"] is True
+    assert set(hostile_cases.GUEST_WORDS) <= set(hostile_cases.NAMES)
+
+
 def test_cases_that_need_a_feature_are_the_runners_and_known():
     assert set(hostile_cases.NEEDS) <= set(hostile_cases.NAMES)
     assert {f for n in hostile_cases.NEEDS.values() for f in n} <= set(hostile.FEATURE_PROPS)
@@ -259,10 +273,10 @@ def test_table_prints_the_reproducer_of_a_crash():
     crash = hostile.case_result(o, "runt", report(qemu_status=-11), 66, False, 1.0)
     fine = hostile.case_result(o, "len_zero", report(line(), peer=33), 0, False, 1.0)
     text = hostile.table({"backend": "dgram", "cases": [crash, fine], "wall_s": 2.0})
-    assert "runt                crashed" in text and "QEMU killed by SIGSEGV" in text
+    assert "%-21s crashed" % "runt" in text and "QEMU killed by SIGSEGV" in text
     assert "    reproduce: tools/vnperf run --backend dgram --app hostile --timeout 60 -- " \
         "case=runt" in text
-    assert "len_zero            handled" in text
+    assert "%-21s handled" % "len_zero" in text
 
 
 def test_command_refuses_in_one_line():

@@ -301,6 +301,14 @@ uint32_t simchk_notify(const struct sim_queue *sq, uint32_t val)
     return BIT(d < 0x8000u ? HC_NOTIF_AHEAD : HC_NOTIF_BEHIND);
 }
 
+uint32_t simchk_notify_off(const struct sim_dev *s)
+{
+    for (unsigned q = 0; q < SIM_QMAX; q++)
+        if (s->q[q].notify_off)
+            return BIT(HC_NOTIF_OFF);
+    return 0;
+}
+
 /* The packed ring (s2.8) */
 
 #define PF_BOTH (VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED)

@@ -40,4 +40,8 @@ uint32_t simchk_ctrl(const struct sim_queue *sq, uint16_t max_pairs);
  * hostile_cviol. */
 uint32_t simchk_notify(const struct sim_queue *sq, uint32_t val);
 
+/* Every queue of the device: a notification for one the driver had not
+ * enabled (s4.1.4.3, s4.2.2), as a mask of 1u << enum hostile_cviol. */
+uint32_t simchk_notify_off(const struct sim_dev *s);
+
 #endif

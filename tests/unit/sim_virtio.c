@@ -179,12 +179,13 @@ static void sim_ctrl_step(struct sim_dev *s);
  * (packed) the offset and wrap counter of the first descriptor not made
  * available: the one before it was made available in its lap (its AVAIL
  * bit is that lap's counter, s2.8.1), and it is not available in this one. */
-static bool sim_notify_ok(const struct sim_dev *s, const struct virtq_doorbell *db, uint32_t val)
+static bool sim_notify_ok(const struct sim_dev *s, unsigned q, const struct virtq_doorbell *db,
+                          uint32_t val)
 {
-    const struct sim_queue *sq = &s->q[db->index];
+    const struct sim_queue *sq = &s->q[q];
     if (!(s->driver_features & VIRTIO_BIT(VIRTIO_F_NOTIFICATION_DATA)))
-        return !db->data && val == db->index;
-    if (!sq->ready || !db->data || (val & 0xffffu) != db->index)
+        return !db->data && val == q;
+    if (!sq->ready || !db->data || (val & 0xffffu) != q)
         return false;
     uint16_t next = (uint16_t)(val >> 16);
     if (!sq->packed)
@@ -199,19 +200,27 @@ static bool sim_notify_ok(const struct sim_dev *s, const struct virtq_doorbell *
     return prev_avail == pwrap && (sq->pdesc[off].flags & both) != want_n;
 }
 
+/* The queue rung is the one whose notify address was written: each has
+ * its own, as on PCI modern (s4.1.4.4; queue_notifier puts q in addr),
+ * and the value must name it too (sim_notify_ok). */
 void sim_notify_ring(const struct virtq_doorbell *db, uint32_t val)
 {
     struct sim_dev *s = db->ctx;
-    struct sim_queue *sq = &s->q[db->index];
+    unsigned q = (unsigned)db->addr;
+    if (q >= SIM_QMAX)
+        abort(); /* no queue has that address: the test's doorbell is wrong */
+    struct sim_queue *sq = &s->q[q];
     sq->notifies++;
     sq->notify_data = val;
-    if (!sim_notify_ok(s, db, val))
+    if (!sim_notify_ok(s, q, db, val))
         sq->notify_bad++;
+    if (!sq->ready)
+        sq->notify_off++;
     sq->notify_data_seen++;
-    if (db->index == sim_ctrl_index(s) && (s->driver_features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)))
+    if (q == sim_ctrl_index(s) && (s->driver_features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)))
         sim_ctrl_step(s);
-    else if (db->index % 2 == 1 && s->auto_tx)
-        sim_tx_step_q(s, db->index / 2, 0);
+    else if (q % 2 == 1 && s->auto_tx)
+        sim_tx_step_q(s, q / 2, 0);
 }
 
 static void sim_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq)

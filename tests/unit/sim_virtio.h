@@ -70,6 +70,7 @@ struct sim_queue {
     uint32_t notify_data;      /* the last one's value (virtio 1.2 s2.9) */
     uint64_t notify_data_seen; /* rings since the queue was set up */
     uint64_t notify_bad;       /* rings whose value or width broke s2.9 */
+    uint64_t notify_off;       /* rings while the driver had not enabled it (s4.1.4.3) */
     uint64_t interrupts;       /* used buffer notifications the device would send */
     int vector;                /* raised with each (sim_irq.h) once the driver set it up; 0: none */
     uint32_t irq_dest;         /* the APIC ID queue_irq_to sent it to (0: the boot CPU's) */

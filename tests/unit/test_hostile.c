@@ -109,7 +109,8 @@ static const struct hostile_case *named(const char *name)
 /* The kinds whose layout is a TX or RX ring's (simchk_split). */
 static bool ring_kind(const struct hostile_case *c)
 {
-    return c->kind != HK_SETUP && c->kind != HK_CTRL && c->kind != HK_NOTIF && c->kind != HK_PACKED;
+    return c->kind != HK_SETUP && c->kind != HK_CTRL && c->kind != HK_NOTIF &&
+           c->kind != HK_PACKED && c->kind != HK_DISQ;
 }
 
 /* Each ring case at the app's ring size and a small one: the checker
@@ -328,7 +329,7 @@ static void test_every_violation_has_a_case(void **state)
     uint32_t cnamed = 0;
     for (unsigned i = 0; i < hostile_ncases; i++) {
         const struct hostile_case *c = &hostile_cases[i];
-        if (c->kind == HK_CTRL || c->kind == HK_NOTIF)
+        if (c->kind == HK_CTRL || c->kind == HK_NOTIF || c->kind == HK_DISQ)
             cnamed |= 1u << c->viol;
         else
             named |= 1ull << c->viol;
@@ -443,6 +444,91 @@ static void test_queue_reset_cases(void **state)
     assert_int_equal(f->e.bufs, 0);
 }
 
+/* A device of `queues` queues (QEMU's virtio-net of one pair: receiveq,
+ * transmitq and the control queue, which it has whether or not the driver
+ * negotiated CTRL_VQ) with both of pair 0 enabled on it, the transmitq
+ * the case's, ringing the device's doorbell; the driver's view: pairs in
+ * use, the control queue enabled or not, max_virtqueue_pairs. */
+static struct fix *disq_fix(struct sim_dev **sd, unsigned queues, bool ctrl, uint16_t max_pairs)
+{
+    struct fix *f = qreset_fix(sd);
+    struct virtio_dev *v = &(*sd)->vdev;
+    struct virtq *rx;
+    assert_int_equal(virtq_create(&rx, 0, 256, VIRTQ_F_EVENT_IDX), 0);
+    assert_int_equal(v->ops->queue_setup(v, 0, 256, virtq_desc_addr(rx), virtq_driver_addr(rx),
+                                         virtq_device_addr(rx)),
+                     0);
+    for (unsigned q = queues; q < SIM_QMAX; q++)
+        (*sd)->q[q].max = 0;
+    (*sd)->auto_tx = true;
+    v->ops->queue_notifier(v, 1, f->vq);
+    f->e.pairs = 1;
+    f->e.ctrl = ctrl;
+    f->e.max_pairs = max_pairs;
+    return f;
+}
+
+static uint64_t sim_rings(const struct sim_dev *sd)
+{
+    uint64_t n = 0;
+    for (unsigned q = 0; q < SIM_QMAX; q++)
+        n += sd->q[q].notifies;
+    return n;
+}
+
+/* The queue it finds: the first past the pairs in use that the device
+ * has, skipping the control queue where the driver enabled it; none on a
+ * one-pair device whose control queue is in use. */
+static void test_disabled_queue_is_found_not_assumed(void **state)
+{
+    (void)state;
+    static const struct {
+        unsigned queues;
+        bool ctrl;
+        uint16_t max_pairs;
+        int want;
+    } t[] = {{3, false, 1, 2}, {3, true, 1, -ENOENT}, {4, true, 1, 3},
+             {9, true, 4, 2},  {9, false, 4, 2},      {2, false, 1, -ENOENT}};
+    for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        struct sim_dev *sd;
+        struct fix *f = disq_fix(&sd, t[i].queues, t[i].ctrl, t[i].max_pairs);
+        if (hostile_disabled_queue(&f->e) != t[i].want)
+            fail_msg("row %u: queue %d, not %d", i, hostile_disabled_queue(&f->e), t[i].want);
+        f->e.disq = t[i].want;
+        assert_int_equal(named("notify_disabled_queue")->build(&f->e), t[i].want < 0 ? -ENOENT : 0);
+        assert_int_equal(sim_rings(sd), t[i].want < 0 ? 0 : 1);
+        sim_free_all();
+    }
+}
+
+/* notify_disabled_queue: one notification, on the control queue the
+ * driver left disabled, is the case's only violation (the buffer is
+ * valid); the transmitq keeps its own doorbell, and its kick sends the
+ * frame. Ringing an enabled queue the same way breaks nothing. */
+static void test_notify_disabled_queue_breaks_exactly_its_rule(void **state)
+{
+    (void)state;
+    struct sim_dev *sd;
+    struct fix *f = disq_fix(&sd, 3, false, 1);
+    const struct hostile_case *c = named("notify_disabled_queue");
+    assert_int_equal(c->kind, HK_DISQ);
+    f->e.disq = hostile_disabled_queue(&f->e);
+    assert_int_equal(c->build(&f->e), 0);
+    assert_int_equal(simchk_notify_off(sd), 1u << c->viol);
+    assert_true(sd->q[2].notifies == 1 && !sd->q[2].ready && !sd->q[2].notify_bad);
+    assert_int_equal(simchk_split(&f->q, &f->env), 0);
+    assert_int_equal(f->e.bufs, 1);
+    virtq_notify(f->vq);
+    assert_int_equal(sd->q[1].notifies, 1);
+    assert_int_equal(sd->q[2].notifies, 1);
+    assert_true(sd->ntx == 1 && sd->tx_log[0].len == HOSTILE_FRAME);
+
+    f = disq_fix(&sd, 3, false, 1);
+    virtq_raw_notify_queue(f->vq, f->e.vdev, 1);
+    assert_int_equal(sd->q[1].notifies, 1);
+    assert_int_equal(simchk_notify_off(sd), 0);
+}
+
 static void test_case_lists(void **state)
 {
     (void)state;
@@ -470,6 +556,8 @@ int main(void)
         cmocka_unit_test_teardown(test_cases_need_their_features, sim_teardown),
         cmocka_unit_test_teardown(test_setup_cases_do_what_they_say, sim_teardown),
         cmocka_unit_test_teardown(test_queue_reset_cases, sim_teardown),
+        cmocka_unit_test_teardown(test_disabled_queue_is_found_not_assumed, sim_teardown),
+        cmocka_unit_test_teardown(test_notify_disabled_queue_breaks_exactly_its_rule, sim_teardown),
         cmocka_unit_test_teardown(test_case_lists, sim_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -113,7 +113,7 @@ static void test_device_check_catches(void **state)
         s->auto_tx = true;
         struct vnet_dev *d = up(s, 0);
         send(d, 5);
-        struct virtq_doorbell db = {NULL, 0, s, 1, true};
+        struct virtq_doorbell db = {NULL, 1, s, 1, true}; /* queue 1's notify address */
         uint32_t good = s->q[1].notify_data;
         sim_notify_ring(&db, good);
         assert_int_equal(s->q[1].notify_bad, 0);

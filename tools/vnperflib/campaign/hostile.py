@@ -102,7 +102,7 @@ def run_argv(opts, name):
         if value is not None:
             argv += [flag, value]
     argv += ["--qemu-arg=" + a for a in case_offer(opts, name)]
-    return argv + ["--", "case=" + name]
+    return argv + ["--", "case=" + name] + list(hostile_cases.GUEST_WORDS.get(name, ()))
 
 
 def repro(argv):
@@ -157,7 +157,8 @@ def case_result(opts, name, rep, status, killed, wall_s):
             "allows": g.get("allows"), "verdict": v, "why": why,
             "guest": {k: g.get(k) for k in ("status", "needs_reset", "failed", "features_ok",
                                             "used", "bufs", "features", "restart", "sent",
-                                            "completed", "build", "needs", "offered", "ack")},
+                                            "completed", "build", "needs", "offered", "ack",
+                                            "skip", "queue")},
             "host": o.host(),
             "wall_s": round(wall_s, 2), "command": repro(run_argv(opts, name))}
 
@@ -171,14 +172,14 @@ def _refused(status, err):
 
 
 def table(res):
-    rows = ["%-19s %-13s %-6s %-4s %-6s %5s  %s" % ("case", "verdict", "status", "used", "check",
+    rows = ["%-21s %-13s %-6s %-4s %-6s %5s  %s" % ("case", "verdict", "status", "used", "check",
                                                   "qemu%", "host")]
     for c in res["cases"]:
         g, h = c["guest"], c["host"]
         st = "-" if g["status"] is None else "0x%02x" % g["status"]
         chk = "-" if g["sent"] is None else "%d/%d" % (g["completed"], g["sent"])
         note = "; ".join(h["qemu_errors"][-1:] + [c["why"]])
-        rows.append("%-19s %-13s %-6s %-4s %-6s %5.0f  %s" % (
+        rows.append("%-21s %-13s %-6s %-4s %-6s %5.0f  %s" % (
             c["name"], c["verdict"], st, "-" if g["used"] is None else g["used"], chk,
             h["qemu_pct"], note))
         if c["verdict"] == "crashed":
@@ -189,7 +190,7 @@ def table(res):
 
 def main(opts):
     if opts.list:
-        print("\n".join("%-19s %s" % c[:2] for c in hostile_cases.CASES))
+        print("\n".join("%-21s %s" % c[:2] for c in hostile_cases.CASES))
         return 0
     names = check(opts)
     t0 = time.monotonic()

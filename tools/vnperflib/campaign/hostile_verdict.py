@@ -157,6 +157,8 @@ def verdict(o, uses_buffer):
     if g is None:
         return "stalled", "the guest ended before the case's line (status %s)" % o.run_status
     if g.get("offered") is False:
+        if g.get("skip"):
+            return "not-offered", "not applicable: %s; the case did nothing" % g["skip"]
         return "not-offered", "the device did not offer %s: the case did nothing" % (
             g.get("needs") or "what it needs")
     spin = _spin(o)
