@@ -90,7 +90,7 @@ all: deps $(KERNEL_ELF) $(BUILD)/floor.elf host-tools
 $(BUILD)/floor.elf: bench/floor/floor.S
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -c $< -o $(BUILD)/obj/floor.o
+	$(Q)$(CC) $(KASFLAGS) -c $< -o $(BUILD)/obj/floor.o
 	$(Q)$(LD) -nostdlib -static -z max-page-size=4096 -z noexecstack -Ttext=0x100000 \
 	    -e floor_entry32 -o $@ $(BUILD)/obj/floor.o
 

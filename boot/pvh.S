@@ -3,17 +3,9 @@
  * 4 GiB with 2 MiB pages, switch to long mode and hand over to C, which
  * turns start_info into a boot_info and calls kernel_entry64. */
 
-#define XEN_ELFNOTE_PHYS32_ENTRY 18
+#include "boot/pvh_note.h"
 
-    .section .note.Xen, "a"
-    .p2align 2
-    .long 2f - 1f          /* namesz */
-    .long 4f - 3f          /* descsz */
-    .long XEN_ELFNOTE_PHYS32_ENTRY
-1:  .asciz "Xen"
-2:  .p2align 2
-3:  .long pvh_entry32
-4:  .p2align 2
+    PVH_NOTE(pvh_entry32)
 
     .section .text.boot32, "ax"
     .code32

@@ -4,20 +4,13 @@
  * that times vnperf's boot times QEMU's start, the PVH load and nothing
  * of ours. The APs of -smp N stay in reset, as QEMU leaves them. */
 
-#define XEN_ELFNOTE_PHYS32_ENTRY 18
+#include "boot/pvh_note.h"
+
 #define COM1_THR 0x3f8
 #define COM1_LSR 0x3fd /* bit 5: transmit holding register empty */
 #define ISA_DEBUG_EXIT 0xf4
 
-    .section .note.Xen, "a"
-    .p2align 2
-    .long 2f - 1f          /* namesz */
-    .long 4f - 3f          /* descsz */
-    .long XEN_ELFNOTE_PHYS32_ENTRY
-1:  .asciz "Xen"
-2:  .p2align 2
-3:  .long floor_entry32
-4:  .p2align 2
+    PVH_NOTE(floor_entry32)
 
     .text
     .code32

@@ -22,21 +22,13 @@ import subprocess
 import sys
 import time
 
+from synflood import csum  # the Internet checksum, RFC 1071
+
 ETH_P_8021Q = 0x8100
 ETH_P_IP = 0x0800
 PL_MAGIC = 0x564E5046  # "VNPF"
 SRC_PORT, DST_PORT = 40000, 9000
 STREAM_BASE = 100
-
-
-def csum(data):
-    """The Internet checksum (RFC 1071) of data."""
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 def frame(dst_mac, src_mac, src, dst, vid, stream, seq):
