@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "net/pkt.h"
+#include "ref_csum.h"
 
 static const uint8_t dmac[6] = {0x52, 0x54, 0, 0, 0, 2};
 static const uint8_t smac[6] = {0x52, 0x54, 0, 0, 0, 1};
@@ -19,12 +20,7 @@ static const uint8_t smac[6] = {0x52, 0x54, 0, 0, 0, 1};
  * of the code under test (32-bit accumulation, carries folded at the end). */
 static uint16_t ref_csum(const uint8_t *p, size_t n)
 {
-    uint32_t s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += (i & 1) ? p[i] : (uint32_t)p[i] << 8;
-    while (s >> 16)
-        s = (s & 0xffff) + (s >> 16);
-    return (uint16_t)~s;
+    return (uint16_t)~ref_fold(ref_sum(p, n, 0));
 }
 
 static uint16_t ref_udp_csum(const uint8_t *f)

@@ -22,6 +22,7 @@
 #include "apps/stream_fast.h"
 #include "apps/stream_sum.h"
 #include "net/pkt.h"
+#include "ref_csum.h"
 
 #define SLOTS  16
 #define STRIDE 256
@@ -37,33 +38,11 @@ static uint64_t rnd(void)
     return rnd_state;
 }
 
-/* The 16-bit words' sum of x with the end-around carry, folded. */
-static uint32_t ref_fold(uint64_t s)
-{
-    while (s >> 16)
-        s = (s & 0xffff) + (s >> 16);
-    return (uint32_t)s;
-}
-
 /* x modulo 0xffff by its words: RFC 1071's fold, 0xffff read as 0. */
 static uint32_t ref_mod(uint64_t x)
 {
     uint32_t f = ref_fold(x);
     return f == 0xffff ? 0 : f;
-}
-
-static uint32_t be16(const uint8_t *p)
-{
-    return (uint32_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t ref_sum(const uint8_t *p, size_t len, uint32_t s)
-{
-    for (size_t i = 0; i + 1 < len; i += 2)
-        s += be16(p + i);
-    if (len & 1)
-        s += (uint32_t)p[len - 1] << 8;
-    return s;
 }
 
 /* sum_mod, sum_add, sum_neg, sum_swap and sum_add16 against the words'
@@ -148,10 +127,10 @@ static void ref_frame(struct tstream *s, uint8_t *f, uint64_t now)
 /* The frame's checksums over its words, computed here. */
 static void check_sums(const uint8_t *f, const struct stream_tmpl *t, uint16_t len)
 {
-    uint32_t s = t->ip == 6 ? ref_sum(f + t->l3 + 8, 32, 0) : ref_sum(f + t->l3 + 12, 8, 0);
+    uint64_t s = t->ip == 6 ? ref_sum(f + t->l3 + 8, 32, 0) : ref_sum(f + t->l3 + 12, 8, 0);
     s += 17 + (uint32_t)(len - t->l4);
     assert_int_equal(ref_fold(ref_sum(f + t->l4, len - t->l4, s)), 0xffff);
-    assert_int_not_equal(be16(f + t->l4 + 6), 0);
+    assert_int_not_equal(ref_be16(f + t->l4 + 6), 0);
     if (t->ip == 4)
         assert_int_equal(ref_fold(ref_sum(f + t->l3, IP4_HLEN, 0)), 0xffff);
 }
@@ -271,14 +250,14 @@ static void test_zero_sums_at_start(void **st)
     struct tstream s;
     spec_udp(&s.spec, 4, 64);
     tstream_init(&s, 0, 0);
-    while (ref_frame(&s, f, now), be16(f + s.t.l4 + 6) != 0xffff)
+    while (ref_frame(&s, f, now), ref_be16(f + s.t.l4 + 6) != 0xffff)
         assert_true(s.ref_seq < 0x10000);
     tstream_init(&s, 0, s.ref_seq - 1);
     run_streams(&s, 1, 1, now);
     spec_udp(&s.spec, 4, 64);
     one_var(&s.spec, SF_SRC_IP, SOP_INC, 0x0a000000, 0x0a00ffff, 1);
     tstream_init(&s, 0, 0);
-    while (ref_frame(&s, f, now), be16(f + s.t.l3 + 10) != 0)
+    while (ref_frame(&s, f, now), ref_be16(f + s.t.l3 + 10) != 0)
         assert_true(s.ref_seq < 0x10000);
     s.spec.var[0].lo += s.ref_seq - 1;
     tstream_init(&s, 0, 0);

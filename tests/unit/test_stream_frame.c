@@ -11,46 +11,25 @@
 
 #include "apps/stream_frame.h"
 #include "net/pkt.h"
-
-static uint32_t be16(const uint8_t *p)
-{
-    return (uint32_t)(p[0] << 8 | p[1]);
-}
-
-/* One's complement sum of len bytes (an odd one padded with zero). */
-static uint32_t ref_sum(const uint8_t *p, size_t len, uint32_t s)
-{
-    for (size_t i = 0; i + 1 < len; i += 2)
-        s += be16(p + i);
-    if (len & 1)
-        s += (uint32_t)p[len - 1] << 8;
-    return s;
-}
-
-static uint16_t ref_fold(uint32_t s)
-{
-    while (s >> 16)
-        s = (s & 0xffff) + (s >> 16);
-    return (uint16_t)s;
-}
+#include "ref_csum.h"
 
 /* The frame's UDP datagram checks out (a sum of 0xffff over the pseudo
  * header and the datagram with its checksum). */
 static void check_udp(const uint8_t *f, uint16_t l3, bool v6, uint16_t len)
 {
     uint16_t l4 = (uint16_t)(l3 + (v6 ? 40 : 20));
-    uint32_t ulen = be16(f + l4 + 4);
+    uint32_t ulen = ref_be16(f + l4 + 4);
     assert_int_equal(ulen, len - l4);
-    uint32_t s = v6 ? ref_sum(f + l3 + 8, 32, 0) : ref_sum(f + l3 + 12, 8, 0);
+    uint64_t s = v6 ? ref_sum(f + l3 + 8, 32, 0) : ref_sum(f + l3 + 12, 8, 0);
     s += 17 + ulen;
     s = ref_sum(f + l4, ulen, s);
     assert_int_equal(ref_fold(s), 0xffff);
-    assert_int_not_equal(be16(f + l4 + 6), 0);
+    assert_int_not_equal(ref_be16(f + l4 + 6), 0);
     if (!v6) {
         assert_int_equal(ref_fold(ref_sum(f + l3, 20, 0)), 0xffff);
-        assert_int_equal(be16(f + l3 + 2), len - l3);
+        assert_int_equal(ref_be16(f + l3 + 2), len - l3);
     } else {
-        assert_int_equal(be16(f + l3 + 4), ulen);
+        assert_int_equal(ref_be16(f + l3 + 4), ulen);
     }
 }
 
@@ -58,28 +37,30 @@ static void check_udp(const uint8_t *f, uint16_t l3, bool v6, uint16_t len)
 static uint64_t ref_field(const uint8_t *f, unsigned nvlan, bool v6, enum stream_field fld)
 {
     unsigned l3 = 14 + 4 * nvlan, l4 = l3 + (v6 ? 40 : 20);
-    uint32_t w0 = (uint32_t)be16(f + l3) << 16 | be16(f + l3 + 2);
+    uint32_t w0 = (uint32_t)ref_be16(f + l3) << 16 | ref_be16(f + l3 + 2);
     switch (fld) {
     case SF_DST_MAC:
-        return (uint64_t)be16(f) << 32 | (uint64_t)be16(f + 2) << 16 | be16(f + 4);
+        return (uint64_t)ref_be16(f) << 32 | (uint64_t)ref_be16(f + 2) << 16 | ref_be16(f + 4);
     case SF_SRC_MAC:
-        return (uint64_t)be16(f + 6) << 32 | (uint64_t)be16(f + 8) << 16 | be16(f + 10);
+        return (uint64_t)ref_be16(f + 6) << 32 | (uint64_t)ref_be16(f + 8) << 16 | ref_be16(f + 10);
     case SF_VLAN:
-        return be16(f + 14 + 4 * (nvlan - 1)) & 0xfff;
+        return ref_be16(f + 14 + 4 * (nvlan - 1)) & 0xfff;
     case SF_OUTER_VLAN:
-        return be16(f + 14) & 0xfff;
+        return ref_be16(f + 14) & 0xfff;
     case SF_SRC_IP:
-        return (uint64_t)be16(f + l3 + (v6 ? 20 : 12)) << 16 | be16(f + l3 + (v6 ? 22 : 14));
+        return (uint64_t)ref_be16(f + l3 + (v6 ? 20 : 12)) << 16 |
+               ref_be16(f + l3 + (v6 ? 22 : 14));
     case SF_DST_IP:
-        return (uint64_t)be16(f + l3 + (v6 ? 36 : 16)) << 16 | be16(f + l3 + (v6 ? 38 : 18));
+        return (uint64_t)ref_be16(f + l3 + (v6 ? 36 : 16)) << 16 |
+               ref_be16(f + l3 + (v6 ? 38 : 18));
     case SF_FLOW_LABEL:
         return w0 & 0xfffff;
     case SF_TOS:
         return v6 ? (w0 >> 20) & 0xff : f[l3 + 1];
     case SF_SRC_PORT:
-        return be16(f + l4);
+        return ref_be16(f + l4);
     default:
-        return be16(f + l4 + 2);
+        return ref_be16(f + l4 + 2);
     }
 }
 
@@ -218,10 +199,10 @@ static void test_vlan_ipv4(void **st)
     struct stream_tmpl t;
     assert_int_equal(stream_tmpl_build(f, 68, &s, &addrs, 0, 1u << SF_VLAN, &t), 0);
     assert_int_equal(t.l3, 18);
-    assert_int_equal(be16(f + 12), 0x8100);
-    assert_int_equal(be16(f + 16), 0x0800);
+    assert_int_equal(ref_be16(f + 12), 0x8100);
+    assert_int_equal(ref_be16(f + 16), 0x0800);
     stream_field_set(f, &t, SF_VLAN, 4094);
-    assert_int_equal(be16(f + 14), 4094);
+    assert_int_equal(ref_be16(f + 14), 4094);
     static const struct stream_var v[] = {{SF_VLAN, SOP_INC, 1, 4094, 1},
                                           {SF_DST_IP, SOP_INC, 1, 9, 4}};
     run_vars(&s, 68, 2, v, 68);
@@ -251,15 +232,15 @@ static void test_qinq_ipv6(void **st)
     static uint8_t f[256];
     struct stream_tmpl t;
     assert_int_equal(stream_tmpl_build(f, 200, &s, &addrs, 1, 0, &t), 0);
-    assert_int_equal(be16(f + 12), 0x88a8);
-    assert_int_equal(be16(f + 14), 200);
-    assert_int_equal(be16(f + 16), 0x8100);
-    assert_int_equal(be16(f + 18), 100);
-    assert_int_equal(be16(f + 20), 0x86dd);
+    assert_int_equal(ref_be16(f + 12), 0x88a8);
+    assert_int_equal(ref_be16(f + 14), 200);
+    assert_int_equal(ref_be16(f + 16), 0x8100);
+    assert_int_equal(ref_be16(f + 18), 100);
+    assert_int_equal(ref_be16(f + 20), 0x86dd);
     assert_int_equal(t.l3, 22);
     assert_int_equal(f[22] >> 4, 6);
     assert_int_equal(((f[22] & 0xf) << 4) | f[23] >> 4, 0xb8);
-    assert_int_equal((f[23] & 0xf) << 16 | be16(f + 24), 0x12345);
+    assert_int_equal((f[23] & 0xf) << 16 | ref_be16(f + 24), 0x12345);
     assert_int_equal(f[28], 17);
     assert_int_equal(f[29], 64);
     assert_memory_equal(f + 30, s.sip6, 16);

@@ -16,22 +16,13 @@
 
 #include "drivers/virtio/virtio.h"
 #include "drivers/virtio/vnet_hdr.h"
+#include "ref_csum.h"
 
 #define F(b)   VIRTIO_BIT(VIRTIO_NET_F_##b)
 #define ALL_TX (F(CSUM) | F(HOST_TSO4) | F(HOST_TSO6))
 #define ALL_RX (F(GUEST_CSUM) | F(GUEST_TSO4) | F(GUEST_TSO6))
 #define USO_TX (F(CSUM) | F(HOST_USO))
 #define BIG    (70 * 1024)
-
-/* Reference: one's complement sum of big-endian words, folded. */
-static uint32_t ref_sum(const uint8_t *p, size_t n, uint32_t s)
-{
-    for (size_t i = 0; i < n; i++)
-        s += (i & 1) ? p[i] : (uint32_t)p[i] << 8;
-    while (s >> 16)
-        s = (s & 0xffff) + (s >> 16);
-    return s;
-}
 
 static void put16(uint8_t *p, uint32_t v)
 {
@@ -87,18 +78,15 @@ static uint32_t build(uint8_t *f, bool v6, uint8_t proto, uint32_t pay, uint32_t
 static uint16_t ref_verify(const uint8_t *f, bool v6, uint32_t l4, uint32_t len)
 {
     uint8_t proto = v6 ? f[20] : f[23];
-    uint32_t s = v6 ? ref_sum(f + 22, 32, 0) : ref_sum(f + 26, 8, 0);
-    s = ref_sum(f + l4, len - l4, s + proto + (len - l4));
-    while (s >> 16)
-        s = (s & 0xffff) + (s >> 16);
-    return (uint16_t)~s;
+    uint64_t s = v6 ? ref_sum(f + 22, 32, 0) : ref_sum(f + 26, 8, 0);
+    return (uint16_t)~ref_fold(ref_sum(f + l4, len - l4, s + proto + (len - l4)));
 }
 
 /* What the device does with NEEDS_CSUM: sum from csum_start to the end
  * (the field holds the seed) and store the complement at csum_offset. */
 static void dev_finish(uint8_t *f, uint32_t len, const struct virtio_net_hdr *h)
 {
-    uint32_t s = ref_sum(f + h->csum_start, len - h->csum_start, 0);
+    uint32_t s = ref_fold(ref_sum(f + h->csum_start, len - h->csum_start, 0));
     put16(f + h->csum_start + h->csum_offset, (uint16_t)~s);
 }
 
@@ -160,11 +148,9 @@ static void dev_segment(const uint8_t *f, uint32_t len, const struct virtio_net_
         put16(seg + l4 + 4, (seq + off) >> 16);
         put16(seg + l4 + 6, (seq + off) & 0xffff);
         /* seed - old L4 length + new L4 length, one's complement */
-        uint32_t s = get16(seg + l4 + 16) + (uint16_t) ~(len - l4) + (hl - l4 + m);
-        while (s >> 16)
-            s = (s & 0xffff) + (s >> 16);
-        put16(seg + l4 + 16, s);
-        s = ref_sum(seg + l4, hl - l4 + m, 0);
+        put16(seg + l4 + 16,
+              ref_fold(get16(seg + l4 + 16) + (uint16_t) ~(len - l4) + (hl - l4 + m)));
+        uint32_t s = ref_fold(ref_sum(seg + l4, hl - l4 + m, 0));
         put16(seg + l4 + 16, (uint16_t)~s);
         assert_int_equal(ref_verify(seg, v6, l4, hl + m), 0);
         off += m;
@@ -222,11 +208,8 @@ static uint32_t dev_segment_udp(const uint8_t *f, uint32_t len, const struct vir
         memcpy(seg + hl, f + hl + off, m);
         put16(v6 ? seg + 18 : seg + 16, v6 ? 8 + m : 28 + m);
         put16(seg + l4 + 4, 8 + m);
-        uint32_t s = get16(seg + l4 + 6) + (uint16_t) ~(len - l4) + (8 + m);
-        while (s >> 16)
-            s = (s & 0xffff) + (s >> 16);
-        put16(seg + l4 + 6, s);
-        s = ref_sum(seg + l4, 8 + m, 0);
+        put16(seg + l4 + 6, ref_fold(get16(seg + l4 + 6) + (uint16_t) ~(len - l4) + (8 + m)));
+        uint32_t s = ref_fold(ref_sum(seg + l4, 8 + m, 0));
         put16(seg + l4 + 6, (uint16_t)~s);
         assert_int_equal(ref_verify(seg, v6, l4, hl + m), 0);
         *last = m;
