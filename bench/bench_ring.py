@@ -11,6 +11,7 @@ hits all alike):
   split'   the same again: the A/A pair, split'/split reads the noise
   packed   this tree's image, the device with packed=on (the driver takes it)
   direct   this tree's image, split ring, indirect=off (--sides only)
+  direct'  direct again: direct'/direct, the A/A beside indirect/direct
   indirect the same with indirect=on: indirect/direct (issue 27)
   stream   this tree's image, split ring, gen sending --streams FILE instead
            of the point's --size (the file sets the sizes: give it the
@@ -52,10 +53,12 @@ import benchlib  # noqa: E402
 DEFAULT_POINTS = "hub:64,hub:1514,vhost-user:64,vhost-user:1514,tap:64"
 RATIOS = (("split/before", "split", "before"), ("split'/split", "split'", "split"),
           ("packed/split", "packed", "split"), ("indirect/direct", "indirect", "direct"),
+          ("direct'/direct", "direct'", "direct"),
           ("stream/before", "stream", "before"), ("stream/split", "stream", "split"),
           ("stream2/stream", "stream2", "stream"))
 # The guest config words of the sides that differ by one.
-SIDE_WORDS = {"direct": ["indirect=off"], "indirect": ["indirect=on"]}
+SIDE_WORDS = {"direct": ["indirect=off"], "direct'": ["indirect=off"],
+              "indirect": ["indirect=on"]}
 ICOUNT_ARGS = ["--qemu-arg=-icount", "--qemu-arg=shift=0,sleep=off"]
 
 
@@ -187,8 +190,8 @@ def main():
     ap.add_argument("--points", default=DEFAULT_POINTS, help="backend:size,... (default %s)" %
                     DEFAULT_POINTS)
     ap.add_argument("--sides", default=None,
-                    help="which of before,split,split',packed,direct,indirect to run (default: "
-                    "before (with --before), split, split', packed)")
+                    help="which of before,split,split',packed,direct,direct',indirect to run "
+                    "(default: before (with --before), split, split', packed)")
     ap.add_argument("--duration", type=int, default=3, help="whole seconds per run")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--machine", default="pc", choices=("pc", "q35", "microvm"))
@@ -207,13 +210,14 @@ def main():
     wanted = (opts.sides or ("before,split,split',packed" if opts.before else
                              "split,split',packed")).split(",")
     rings = {"before": "split", "split": "split", "split'": "split", "packed": "packed",
-             "direct": "split", "indirect": "split", "stream": "split", "stream2": "split"}
+             "direct": "split", "direct'": "split", "indirect": "split", "stream": "split",
+             "stream2": "split"}
     needs = {"before": opts.before, "stream": opts.streams, "stream2": opts.streams2}
     bad = [w for w in wanted if w not in rings]
     unmet = [w for w in wanted if w in needs and not needs[w]]
     if bad or unmet:
-        ap.error("--sides: before (with --before), split, split', packed, direct, indirect, "
-                 "stream (with --streams), stream2 (with --streams2); not %s" %
+        ap.error("--sides: before (with --before), split, split', packed, direct, direct', "
+                 "indirect, stream (with --streams), stream2 (with --streams2); not %s" %
                  (",".join(bad) or "%s without --%s" % (unmet[0], {
                      "before": "before", "stream": "streams", "stream2": "streams2"}[unmet[0]])))
     for img in [opts.image] + ([opts.before] if "before" in wanted else []):

@@ -84,10 +84,13 @@ def test_direct_and_indirect_sides_differ_by_one_word(monkeypatch):
     monkeypatch.setattr(benchlib, "vnperf_run", run)
     opts = types.SimpleNamespace(machine="pc", duration=2, icount=True)
     sides = [bench_ring.Side("direct", opts, "new.elf", "split"),
+             bench_ring.Side("direct'", opts, "new.elf", "split"),
              bench_ring.Side("indirect", opts, "new.elf", "split")]
     per, ratios = bench_ring.run([("hub", 64)], sides, 1, bench_ring.figure_keys(True))
-    assert seen == [["--", "indirect=off"], ["--", "indirect=on"]]
+    assert seen == [["--", "indirect=off"], ["--", "indirect=off"], ["--", "indirect=on"]]
     assert ratios[("hub", 64)]["indirect/direct"]["own_insn"].values == [137.0 / 135.0]
+    # The A/A beside it: direct again, its ratio to direct.
+    assert ratios[("hub", 64)]["direct'/direct"]["own_insn"].values == [1.0]
 
 
 def test_stream_sides_send_their_files_and_compare_with_the_shorthand(monkeypatch):
