@@ -160,7 +160,7 @@ static void gen_account_return(const uint8_t *pl, uint32_t plen, uint32_t frame_
     uint32_t stream = plen >= PL_LEN ? rdle32(pl + PL_OFF_STREAM) : rdle16(pl + PL_OFF_STREAM);
     gen_state.rx_packets++;
     gen_state.rx_bytes += frame_len;
-    if (stream >= (gen_state.nstreams ? gen_state.nstreams : gen_state.nflows)) {
+    if (stream >= (gen_state.nstreams ? gen_streams_ids() : gen_state.nflows)) {
         gen_state.rx_bad++;
         return;
     }
@@ -204,7 +204,7 @@ static void gen_rx_dev(struct net_if *nif, uint64_t now)
              * shorthand's and the flows' ports are the config line's. */
             bool ours =
                 pi.payload_len >= PL_LEN && rdle32(f + pi.payload_off + PL_OFF_MAGIC) == PL_MAGIC;
-            if (gen_state.file ? s < gen_state.nstreams || ours
+            if (gen_state.file ? s < gen_streams_ids() || ours
                                : s < gen_state.nflows && gen_own_ports(s, &pi)) {
                 gen_account_return(f + pi.payload_off, pi.payload_len, rx[i].len, now);
                 vnet_rx_release(net_if_dev(nif), rx[i].buf);

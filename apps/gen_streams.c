@@ -10,34 +10,44 @@
 #include "apps/seqtrack.h"
 #include "apps/stream_fast.h"
 #include "apps/stream_sched.h"
+#include "apps/stream_size.h"
 #include "kernel/exit.h"
 #include "kernel/fwcfg.h"
 #include "net/pkt.h"
 
 #define GEN_STREAMS_FILE "opt/vnperf/streams"
 
+/* A stream gen sends (the file's tx streams). */
 struct gen_stream {
     struct stream_tmpl t;
     uint8_t *master;
     struct stream_fe fe[STREAM_VARS_MAX];
     struct stream_fast fast; /* the above as the fast path's loops take them */
-    uint8_t *imix_seq;       /* a mix's sizes in turn, NULL for one size or a range */
-    unsigned size_pos;
-    uint8_t cls;  /* a mix's size index of the last frame */
-    uint16_t len; /* one size; a range's next */
+    struct stream_size sz;
     uint64_t seq, rng;
     uint64_t packets, bytes, dropped;
     uint64_t size_packets[IMIX_MAX_SIZES]; /* a mix's, per size */
-    /* its frames that came back */
-    struct seq_stream rx;
-    struct hist lat; /* TSC cycles */
-    uint64_t rx_packets, rx_bytes, rx_future;
+};
+
+/* A stream's frames that reached gen, by the stream's id (its index in
+ * the file): a tx stream's a reflector sent back, an rx stream's the host
+ * peer sent. */
+struct gen_rx {
+    struct seq_stream seq;
+    struct hist lat; /* TSC cycles; tx streams only: an rx stream's stamps are the host's TSC */
+    uint64_t packets, bytes, future;
 };
 
 static struct {
+    /* the tx streams in the file's order: spec[k] is stream id[k]'s */
     struct stream_spec spec[STREAMS_MAX];
     struct gen_stream s[STREAMS_MAX];
+    uint8_t id[STREAMS_MAX];
     unsigned n;
+    /* every stream of the file, by id */
+    struct stream_spec all[STREAMS_MAX];
+    struct gen_rx rx[STREAMS_MAX];
+    unsigned nids;
     uint16_t copy;
     struct sched sc;
     bool fast;       /* every stream unpaced, continuous, one size: gen_streams_fast */
@@ -53,35 +63,31 @@ bool gen_streams_load(void)
         return false;
     if (rc < 0)
         vn_fatal(VN_EXIT_CONFIG, "gen: %s: above %d bytes", GEN_STREAMS_FILE, STREAM_TEXT_MAX - 1);
-    if (stream_spec_parse(text, gs.spec, &gs.n, why, sizeof(why)) < 0)
+    if (stream_spec_parse(text, gs.all, &gs.nids, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "gen: %s", why);
+    gs.n = 0;
+    for (unsigned i = 0; i < gs.nids; i++) {
+        if (gs.all[i].dir != SDIR_TX)
+            continue;
+        gs.id[gs.n] = (uint8_t)i;
+        gs.spec[gs.n++] = gs.all[i];
+    }
+    if (!gs.n)
+        vn_fatal(VN_EXIT_CONFIG, "gen: %s: no tx stream: gen sends the file's tx streams",
+                 GEN_STREAMS_FILE);
     return true;
 }
 
 void gen_streams_one(const struct stream_spec *s)
 {
-    gs.spec[0] = *s;
-    gs.n = 1;
+    gs.spec[0] = gs.all[0] = *s;
+    gs.id[0] = 0;
+    gs.n = gs.nids = 1;
 }
 
-static void stream_sizes(struct gen_stream *g, const struct stream_spec *p)
+unsigned gen_streams_ids(void)
 {
-    const struct imix *m = &p->sizes;
-    g->len = m->size[0];
-    if (p->size_range || m->n == 1)
-        return;
-    g->imix_seq = malloc(m->cycle);
-    if (!g->imix_seq)
-        vn_fatal(VN_EXIT_OOM, "gen: no memory for a stream's sizes");
-    imix_sequence(m, g->imix_seq);
-}
-
-static uint16_t spec_maxlen(const struct stream_spec *p)
-{
-    uint16_t l = 0;
-    for (unsigned k = 0; k < p->sizes.n; k++)
-        l = p->sizes.size[k] > l ? p->sizes.size[k] : l;
-    return l;
+    return gs.nids;
 }
 
 unsigned gen_streams_setup(const struct stream_addrs *d)
@@ -97,14 +103,14 @@ unsigned gen_streams_setup(const struct stream_addrs *d)
     for (unsigned i = 0; i < gs.n; i++) {
         const struct stream_spec *p = &gs.spec[i];
         struct gen_stream *g = &gs.s[i];
-        uint16_t len = spec_maxlen(p);
+        uint16_t len = stream_size_max(p);
         uint32_t varies = 0;
         g->master = calloc(1, len > gs.copy ? len : gs.copy);
         if (!g->master)
             vn_fatal(VN_EXIT_OOM, "gen: no memory for stream %u's template", i);
         for (unsigned k = 0; k < p->nvars; k++)
             varies |= 1u << p->var[k].field;
-        if (stream_tmpl_build(g->master, len, p, d, i, varies, &g->t) < 0)
+        if (stream_tmpl_build(g->master, len, p, d, gs.id[i], varies, &g->t) < 0)
             vn_fatal(VN_EXIT_CONFIG, "gen: stream %u: no frame of %u bytes holds its headers", i,
                      len);
         for (unsigned k = 0; k < p->nvars; k++)
@@ -119,9 +125,11 @@ unsigned gen_streams_setup(const struct stream_addrs *d)
                                        .rng = &g->rng};
         stream_fast_init(&g->fast);
         gs.maxlen = len > gs.maxlen ? len : gs.maxlen;
-        stream_sizes(g, p);
-        hist_init(&g->lat);
+        if (stream_size_init(&g->sz, p) < 0)
+            vn_fatal(VN_EXIT_OOM, "gen: no memory for stream %u's sizes", i);
     }
+    for (unsigned i = 0; i < gs.nids; i++)
+        hist_init(&gs.rx[i].lat);
     return gs.n;
 }
 
@@ -141,22 +149,6 @@ uint16_t gen_streams_maxlen(void)
     return gs.maxlen;
 }
 
-/* This frame's length: one size, a mix's next, or a range's walk. */
-static inline uint16_t next_len(struct gen_stream *g, const struct stream_spec *p)
-{
-    if (!g->t.size_varies)
-        return g->len;
-    if (g->imix_seq) {
-        g->cls = g->imix_seq[g->size_pos];
-        uint16_t l = p->sizes.size[g->cls];
-        g->size_pos = g->size_pos + 1 == p->sizes.cycle ? 0 : g->size_pos + 1;
-        return l;
-    }
-    uint16_t l = g->len;
-    g->len = l == p->sizes.size[1] ? p->sizes.size[0] : (uint16_t)(l + 1);
-    return l;
-}
-
 /* Stream i's frame in f (its template there), tsc_sum the timestamp's
  * share of the UDP sum; its length. */
 static inline uint16_t stream_write(unsigned i, uint8_t *f, uint64_t now, uint32_t tsc_sum)
@@ -166,9 +158,9 @@ static inline uint16_t stream_write(unsigned i, uint8_t *f, uint64_t now, uint32
     uint32_t udp = g->t.udp_base + tsc_sum, ip = g->t.ip_base;
     for (unsigned k = 0; k < p->nvars; k++)
         stream_fe_apply(&g->fe[k], f, &g->t, &g->rng, &udp, &ip);
-    uint16_t len = next_len(g, p);
-    if (g->imix_seq)
-        g->size_packets[g->cls]++;
+    uint16_t len = stream_size_next(&g->sz, p, g->t.size_varies);
+    if (g->sz.seq)
+        g->size_packets[g->sz.cls]++;
     stream_frame_finish_sum(f, &g->t, len, udp, ip, g->seq++, now);
     sched_sent(&gs.sc, i, len, now);
     g->packets++;
@@ -210,8 +202,8 @@ static int gen_streams_fast(struct vnet_txslots *sl, uint16_t first, int k, int 
         struct gen_stream *g = &gs.s[i];
         uint64_t sent = stream_fast_frames(&g->fast, &q, &sb, j);
         g->packets += sent;
-        g->bytes += sent * g->len;
-        b += sent * g->len;
+        g->bytes += sent * g->sz.len;
+        b += sent * g->sz.len;
     }
     gs.sc.rr = (rr + (unsigned)n) % ns;
     *bytes = b;
@@ -251,7 +243,7 @@ int gen_streams_burst(struct vnet_txslots *sl, uint16_t first, int k, int max, u
 void gen_streams_drop(unsigned i, uint64_t now)
 {
     struct gen_stream *g = &gs.s[i];
-    uint16_t len = next_len(g, &gs.spec[i]);
+    uint16_t len = stream_size_next(&g->sz, &gs.spec[i], g->t.size_varies);
     for (unsigned k = 0; k < gs.spec[i].nvars; k++)
         stream_fe_next(&g->fe[k], &g->rng);
     g->seq++;
@@ -259,40 +251,46 @@ void gen_streams_drop(unsigned i, uint64_t now)
     sched_sent(&gs.sc, i, len, now);
 }
 
-void gen_streams_return(unsigned i, uint64_t seq, uint64_t ts, uint32_t len, uint64_t now)
+void gen_streams_return(unsigned id, uint64_t seq, uint64_t ts, uint32_t len, uint64_t now)
 {
-    struct gen_stream *g = &gs.s[i];
-    g->rx_packets++;
-    g->rx_bytes += len;
-    seq_record(&g->rx, seq);
+    struct gen_rx *g = &gs.rx[id];
+    g->packets++;
+    g->bytes += len;
+    seq_record(&g->seq, seq);
+    if (gs.all[id].dir != SDIR_TX)
+        return; /* the host's TSC: no latency on the guest's clock */
     if (ts <= now)
         hist_add(&g->lat, now - ts);
     else
-        g->rx_future++;
+        g->future++;
 }
 
-/* "rx": the stream's frames that came back, their latency. */
-static void stream_rx_json(struct json *j, const struct gen_stream *g)
+/* "rx": the stream's frames that reached gen; the latency of a tx
+ * stream's (they came back). */
+static void stream_rx_json(struct json *j, unsigned id)
 {
     static const double q[] = {0.5, 0.9, 0.99, 0.999};
     static const char *const name[] = {"p50_us", "p90_us", "p99_us", "p999_us"};
+    const struct gen_rx *g = &gs.rx[id];
     json_obj_begin(j, "rx");
-    json_u64(j, "packets", g->rx_packets);
-    json_u64(j, "bytes", g->rx_bytes);
-    json_u64(j, "lost", seq_lost(&g->rx));
-    json_u64(j, "dup", g->rx.dup);
-    json_u64(j, "reorder", g->rx.reorder);
-    json_u64(j, "future_ts", g->rx_future);
-    for (unsigned k = 0; k < sizeof(q) / sizeof(q[0]); k++)
-        json_double(j, name[k], (double)app_cycles_ns(hist_quantile(&g->lat, q[k])) / 1e3);
-    json_double(j, "max_us", (double)app_cycles_ns(g->lat.count ? g->lat.max : 0) / 1e3);
+    json_u64(j, "packets", g->packets);
+    json_u64(j, "bytes", g->bytes);
+    json_u64(j, "lost", seq_lost(&g->seq));
+    json_u64(j, "dup", g->seq.dup);
+    json_u64(j, "reorder", g->seq.reorder);
+    if (gs.all[id].dir == SDIR_TX) {
+        json_u64(j, "future_ts", g->future);
+        for (unsigned k = 0; k < sizeof(q) / sizeof(q[0]); k++)
+            json_double(j, name[k], (double)app_cycles_ns(hist_quantile(&g->lat, q[k])) / 1e3);
+        json_double(j, "max_us", (double)app_cycles_ns(g->lat.count ? g->lat.max : 0) / 1e3);
+    }
     json_obj_end(j);
 }
 
 uint64_t gen_streams_size_packets(unsigned i, unsigned k)
 {
     const struct gen_stream *g = &gs.s[i];
-    if (g->imix_seq)
+    if (g->sz.seq)
         return g->size_packets[k];
     return k == 0 && !gs.spec[i].size_range ? g->packets : 0;
 }
@@ -307,28 +305,38 @@ bool gen_streams_done(void)
     return sched_done(&gs.sc);
 }
 
+/* What gen sent of its k-th stream. */
+static void stream_tx_json(struct json *j, unsigned k, uint64_t ns)
+{
+    const struct gen_stream *g = &gs.s[k];
+    json_u64(j, "packets", g->packets);
+    json_u64(j, "bytes", g->bytes);
+    json_u64(j, "dropped", g->dropped);
+    json_u64(j, "next_seq", g->seq);
+    json_double(j, "pps", app_per_s(g->packets + g->dropped, ns));
+    json_double(j, "bps", app_per_s(g->bytes * 8, ns));
+}
+
 void gen_streams_json(struct json *j, uint64_t ns)
 {
     static const char *const modes[SMODE_MODES] = {"continuous", "burst", "multi_burst", "poisson"};
     json_arr_begin(j, "streams");
-    for (unsigned i = 0; i < gs.n; i++) {
-        const struct gen_stream *g = &gs.s[i];
-        const struct rate *r = &gs.spec[i].rate;
+    for (unsigned i = 0, k = 0; i < gs.nids; i++) {
+        const struct stream_spec *p = &gs.all[i];
+        bool tx = p->dir == SDIR_TX;
         json_obj_begin(j, NULL);
         json_u64(j, "id", i);
-        json_str(j, "mode", modes[gs.spec[i].mode]);
-        json_u64(j, "packets", g->packets);
-        json_u64(j, "bytes", g->bytes);
-        json_u64(j, "dropped", g->dropped);
-        json_u64(j, "next_seq", g->seq);
-        json_double(j, "pps", app_per_s(g->packets + g->dropped, ns));
-        json_double(j, "bps", app_per_s(g->bytes * 8, ns));
-        if (r->unit != RATE_UNLIMITED) {
-            json_str(j, "rate_unit", r->unit == RATE_PPS ? "pps" : "bps");
-            json_u64(j, "rate_target", r->per_s);
+        json_str(j, "direction", tx ? "tx" : "rx");
+        json_str(j, "mode", modes[p->mode]);
+        if (tx)
+            stream_tx_json(j, k++, ns);
+        if (p->rate.unit != RATE_UNLIMITED) {
+            json_str(j, "rate_unit", p->rate.unit == RATE_PPS ? "pps" : "bps");
+            json_u64(j, "rate_target", p->rate.per_s);
         }
-        if (g->rx_packets)
-            stream_rx_json(j, g);
+        /* An rx stream's counts always: none is its whole loss. */
+        if (gs.rx[i].packets || !tx)
+            stream_rx_json(j, i);
         json_obj_end(j);
     }
     json_arr_end(j);

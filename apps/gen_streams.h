@@ -15,15 +15,19 @@
 #include "drivers/virtio/vnet.h"
 #include "kernel/json.h"
 
-/* Reads and parses the stream file: false when there is none; a bad one
- * ends the run (config error, the parser's line). */
+/* Reads and parses the stream file: false when there is none; a bad one,
+ * or one without a tx stream, ends the run (config error, the parser's
+ * line). gen sends the tx streams and counts every stream's frames. */
 bool gen_streams_load(void);
 
 /* The config line's shorthand (size=, imix=, rate=) as the one stream s
  * (docs/streams.md): gen sends it through the same engine. */
 void gen_streams_one(const struct stream_spec *s);
 
-/* Builds every stream's template (defaults from d); the count of
+/* The file's stream ids, tx and rx: frames of higher ids are not ours. */
+unsigned gen_streams_ids(void);
+
+/* Builds every tx stream's template (defaults from d); the count of
  * streams. */
 unsigned gen_streams_setup(const struct stream_addrs *d);
 
@@ -46,10 +50,11 @@ int gen_streams_burst(struct vnet_txslots *sl, uint16_t first, int k, int max, u
 
 /* A frame of stream i the ring had no room for (txfull=drop). */
 void gen_streams_drop(unsigned i, uint64_t now);
-/* A frame of stream i came back (a reflector's answer, len bytes): its
- * sequence number into the stream's loss, duplicates and reordering, its
- * stamp ts into the stream's latency. */
-void gen_streams_return(unsigned i, uint64_t seq, uint64_t ts, uint32_t len, uint64_t now);
+/* A frame of stream id reached gen (len bytes): a tx stream's came back
+ * (a reflector's answer), an rx stream's the host peer sent. Its sequence
+ * number into the stream's loss, duplicates and reordering; a tx stream's
+ * stamp ts into its latency (an rx stream's is the host's TSC). */
+void gen_streams_return(unsigned id, uint64_t seq, uint64_t ts, uint32_t len, uint64_t now);
 
 /* When the next frame is due (UINT64_MAX: every stream is done). */
 uint64_t gen_streams_next(void);

@@ -16,6 +16,7 @@ static const uint8_t field_bits[SF_FIELDS] = {48, 48, 12, 12, 32, 32, 20, 8, 16,
 static const char *const op_names[SOP_OPS] = {"inc", "dec", "random"};
 static const char *const mode_names[SMODE_MODES] = {"continuous", "burst", "multi_burst",
                                                     "poisson"};
+static const char *const dir_names[SDIR_DIRS] = {"tx", "rx"};
 
 unsigned stream_field_bits(enum stream_field f)
 {
@@ -154,11 +155,12 @@ enum {
     K_FRAMES,
     K_GAP,
     K_BURSTS,
+    K_DIR,
     K_KEYS
 };
-static const char *const s_keys[K_KEYS] = {"id",   "ip",    "vlan",  "smac",   "dmac",   "sip",
-                                           "dip",  "sport", "dport", "tos",    "ttl",    "fl",
-                                           "size", "rate",  "mode",  "frames", "gap_ns", "bursts"};
+static const char *const s_keys[K_KEYS] = {
+    "id",  "ip", "vlan", "smac", "dmac", "sip",    "dip",    "sport",  "dport", "tos",
+    "ttl", "fl", "size", "rate", "mode", "frames", "gap_ns", "bursts", "dir"};
 _Static_assert(K_KEYS <= 32, "a bit per key");
 
 static int addr(const char *v, struct stream_spec *s, bool src)
@@ -226,8 +228,12 @@ static int s_value(int k, const char *v, struct stream_spec *s, unsigned id)
         return num(v, 0, STREAM_FRAMES_MAX, &s->frames);
     case K_GAP:
         return num(v, 0, STREAM_GAP_NS_MAX, &s->gap_ns);
-    default:
+    case K_BURSTS:
         return num(v, 0, STREAM_FRAMES_MAX, &s->bursts);
+    default:
+        rc = name_index(v, dir_names, SDIR_DIRS);
+        s->dir = (uint8_t)rc;
+        return rc < 0 ? -EINVAL : 0;
     }
 }
 

@@ -35,6 +35,9 @@ enum stream_field {
 };
 enum stream_op { SOP_INC, SOP_DEC, SOP_RANDOM, SOP_OPS };
 enum stream_mode { SMODE_CONTINUOUS, SMODE_BURST, SMODE_MULTI_BURST, SMODE_POISSON, SMODE_MODES };
+/* Who sends a stream: the guest's gen (tx), or the host peer toward the
+ * guest (rx: gen counts it, docs/streams.md "Both ways"). */
+enum stream_dir { SDIR_TX, SDIR_RX, SDIR_DIRS };
 
 struct stream_var {
     uint8_t field;         /* enum stream_field */
@@ -58,6 +61,7 @@ struct stream_spec {
     struct rate rate;
     uint8_t mode; /* enum stream_mode */
     uint64_t frames, gap_ns, bursts;
+    uint8_t dir; /* enum stream_dir */
     uint8_t nvars;
     struct stream_var var[STREAM_VARS_MAX];
 };

@@ -167,6 +167,39 @@ static void test_rx_if(void **state)
                  "--rx-if is the kernel peer's");
 }
 
+/* send --stream-file: the file's streams, counted on --local too; the
+ * options that set one kind of frame or its rate refused beside it. */
+static void test_stream_file(void **state)
+{
+    struct peer_opts o;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(PARSE(&o, err, "send", "--stream-file", "/tmp/s", "--local", "127.0.0.1:7",
+                           "--remote", "127.0.0.1:8", "--dst-mac", "52:54:00:12:34:57",
+                           "--duration", "2", "--start-on-usr1"),
+                     0);
+    assert_string_equal(o.stream_file, "/tmp/s");
+    assert_true(o.start_on_usr1);
+    expect_error(PARSE(&o, err, "send", "--stream-file", "/tmp/s", "--remote", "127.0.0.1:8"), err,
+                 "--stream-file needs --local");
+    expect_error(PARSE(&o, err, "send", "--stream-file", "/tmp/s", "--local", "127.0.0.1:7",
+                       "--remote", "127.0.0.1:8", "--size", "60"),
+                 err, "no --size");
+    expect_error(PARSE(&o, err, "send", "--stream-file", "/tmp/s", "--local", "127.0.0.1:7",
+                       "--remote", "127.0.0.1:8", "--rate", "10"),
+                 err, "no --size, --rate");
+    expect_error(PARSE(&o, err, "send", "--stream-file", "/tmp/s", "--local", "127.0.0.1:7",
+                       "--remote", "127.0.0.1:8", "--malformed", "runt"),
+                 err, "--malformed");
+    expect_error(PARSE(&o, err, "send", "--stream-file", "/tmp/s", "--tx-vhost", "/tmp/a"), err,
+                 "--stream-file is vnperf-peer's");
+    expect_error(PARSE(&o, err, "count", "--stream-file", "/tmp/s", "--local", "127.0.0.1:7"), err,
+                 "--stream-file does not apply to count");
+    expect_error(PARSE(&o, err, "send", "--stream-file", "", "--local", "127.0.0.1:7"), err,
+                 "expected a path");
+}
+
 static void test_vhost_errors(void **state)
 {
     struct peer_opts o;
@@ -192,7 +225,9 @@ static void test_vhost_errors(void **state)
     expect_error(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--link-wait", "0"), err,
                  "--link-wait '0'");
     expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--start-on-usr1"), err,
-                 "need --tx-vhost or --rx-vhost");
+                 "--start-on-usr1 needs --tx-vhost, --rx-vhost or --stream-file");
+    expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--link-wait", "1"), err,
+                 "--link-wait needs --tx-vhost or --rx-vhost");
     /* the warm-up's frames must come back to be waited for */
     expect_error(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--warmup", "0.1"), err,
                  "--warmup needs --rx-vhost");
@@ -303,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_vhost_ports),
         cmocka_unit_test(test_rx_if),
         cmocka_unit_test(test_vhost_errors),
+        cmocka_unit_test(test_stream_file),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_errors),
     };

@@ -16,15 +16,15 @@
 #define HDR "vnperf-streams 1\n"
 #define S0                                                                                         \
     "s id=0 ip=4 vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "              \
-    "size=60:7/590:4/1514:1 rate=pps:900000 mode=continuous frames=0 gap_ns=0 bursts=0\n"
+    "size=60:7/590:4/1514:1 rate=pps:900000 mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx\n"
 #define S1                                                                                         \
     "s id=1 ip=4 vlan=100/200 smac=020000000001 dmac=0 sip=167772162 dip=0 sport=1 dport=2 "       \
     "tos=4 ttl=9 fl=0 size=128:1 rate=bps:1000000 mode=multi_burst frames=10 gap_ns=100000 "       \
-    "bursts=5\n"
+    "bursts=5 dir=rx\n"
 #define S2                                                                                         \
     "s id=2 ip=6 vlan=0 smac=0 dmac=0 sip=fd000000000000000000000000000002 "                       \
     "dip=fd000000000000000000000000000001 sport=0 dport=0 tos=0 ttl=64 fl=5 size=100-200 "         \
-    "rate=max mode=continuous frames=0 gap_ns=0 bursts=0\n"
+    "rate=max mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx\n"
 #define V0 "v f=src_ip op=inc lo=167772170 hi=167772180 step=1\n"
 
 static struct stream_spec specs[STREAMS_MAX];
@@ -52,6 +52,8 @@ static void test_parse(void **st)
     assert_int_equal(specs[1].mode, SMODE_MULTI_BURST);
     assert_int_equal(specs[1].gap_ns, 100000);
     assert_int_equal(specs[1].rate.unit, RATE_BPS);
+    assert_int_equal(specs[0].dir, SDIR_TX);
+    assert_int_equal(specs[1].dir, SDIR_RX);
     assert_int_equal(specs[2].ip, 6);
     assert_int_equal(specs[2].sip6[0], 0xfd);
     assert_int_equal(specs[2].sip6[15], 2);
@@ -139,6 +141,8 @@ static void test_refused_values(void **st)
         {"bursts", "1"},
         {"id", "1"},
         {"sport", "x"},
+        {"dir", "up"},
+        {"dir", "RX"},
     };
     for (size_t i = 0; i < sizeof(kv) / sizeof(kv[0]); i++)
         refused_value(kv[i][0], kv[i][1]);
@@ -146,10 +150,10 @@ static void test_refused_values(void **st)
     refused(HDR "s id=0\n");
     refused(HDR "s id=0 id=0 ip=4\n");
     refused(HDR "s ip=4 id=0 vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "
-                "size=64:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0 x=1\n");
+                "size=64:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx x=1\n");
     /* sip= before ip= (its width depends on it). */
     refused(HDR "s id=0 sip=0 ip=4 vlan=0 smac=0 dmac=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "
-                "size=64:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0\n");
+                "size=64:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx\n");
 }
 
 static void test_modes(void **st)
@@ -160,7 +164,7 @@ static void test_modes(void **st)
     assert_int_equal(
         stream_spec_parse(HDR "s id=0 ip=4 vlan=7 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 "
                               "ttl=64 fl=0 size=64:1 rate=pps:10 mode=burst frames=5 gap_ns=0 "
-                              "bursts=0\nv f=vlan op=random lo=1 hi=9 step=1\n",
+                              "bursts=0 dir=tx\nv f=vlan op=random lo=1 hi=9 step=1\n",
                           specs, &n, why, sizeof(why)),
         0);
     assert_int_equal(specs[0].mode, SMODE_BURST);
@@ -168,11 +172,11 @@ static void test_modes(void **st)
     assert_int_equal(specs[0].var[0].op, SOP_RANDOM);
     /* Poisson without a rate has no mean. */
     refused(HDR "s id=0 ip=4 vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "
-                "size=64:1 rate=max mode=poisson frames=0 gap_ns=0 bursts=0\n");
+                "size=64:1 rate=max mode=poisson frames=0 gap_ns=0 bursts=0 dir=tx\n");
     /* A tagged 64-byte frame cannot hold its headers and the stamp. */
     refused(HDR "s id=0 ip=6 vlan=7 smac=0 dmac=0 sip=fd000000000000000000000000000002 "
                 "dip=fd000000000000000000000000000001 sport=0 dport=0 tos=0 ttl=64 fl=0 "
-                "size=64:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0\n");
+                "size=64:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx\n");
 }
 
 int main(void)

@@ -202,6 +202,11 @@ test_peer_flows_SRCS := tests/unit/test_peer_flows.c tools/peer/peer_flows.c too
     tools/peer/peer_frame.c tools/peer/peer_streams.c tools/peer/peer_lat.c apps/seqtrack.c \
     apps/hist.c net/pkt.c kernel/csum.c
 
+UNIT_TESTS += test_peer_gen
+test_peer_gen_SRCS := tests/unit/test_peer_gen.c tools/peer/peer_gen.c apps/stream_spec.c \
+    apps/stream_frame.c apps/stream_sched.c apps/stream_size.c apps/imix.c apps/rate.c \
+    kernel/config.c net/pkt.c kernel/csum.c
+
 UNIT_TESTS += test_peer_lat
 test_peer_lat_SRCS := tests/unit/test_peer_lat.c tools/peer/peer_lat.c apps/hist.c
 

@@ -53,6 +53,7 @@ enum opt_id {
     O_WARMUP,
     O_MAX_LAG,
     O_RX_IF,
+    O_STREAM_FILE,
 };
 
 static const struct option long_opts[] = {
@@ -87,6 +88,7 @@ static const struct option long_opts[] = {
     {"warmup", required_argument, NULL, O_WARMUP},
     {"max-lag", required_argument, NULL, O_MAX_LAG},
     {"rx-if", required_argument, NULL, O_RX_IF},
+    {"stream-file", required_argument, NULL, O_STREAM_FILE},
     {NULL, 0, NULL, 0},
 };
 
@@ -122,6 +124,7 @@ static const unsigned opt_modes[] = {
     [O_WARMUP - O_LOCAL] = M_SEND,
     [O_MAX_LAG - O_LOCAL] = M_SEND,
     [O_RX_IF - O_LOCAL] = M_COUNT,
+    [O_STREAM_FILE - O_LOCAL] = M_SEND,
 };
 
 static const char *const mode_names[] = {
@@ -186,12 +189,18 @@ void peer_args_usage(FILE *f)
           "                       runt\n"
           "  --payload-only       send each frame's UDP payload only (from a kernel UDP\n"
           "                       socket, whose headers make the frame --size bytes)\n"
+          "  --stream-file FILE   send the rx streams of a stream file as the guest reads\n"
+          "                       it (\"vnperf-streams 1\"), each at its own rate, and count\n"
+          "                       what arrives on --local too (a second result line, mode\n"
+          "                       count); not with --size, --rate, --stream(s), --max-lag,\n"
+          "                       --malformed, --payload-only\n"
           "vnperf-peer-dpdk (DPDK net_vhost ports instead of the UDP socket):\n"
           "  --tx-vhost SOCK      send: vhost-user socket whose guest receives the frames\n"
           "  --rx-vhost SOCK      count, or send too (PVP): socket whose guest's frames\n"
           "                       are counted\n"
           "  --link-wait S        how long to wait for the guests' drivers (default 60)\n"
-          "  --start-on-usr1      send: start the clock at SIGUSR1, not at link up\n"
+          "  --start-on-usr1      send: start the clock at SIGUSR1, not at link up (also\n"
+          "                       vnperf-peer's send --stream-file: not at once)\n"
           "  --warmup S           send with --rx-vhost: S seconds of the same frames at the\n"
           "                       same rate first, counted apart (\"warmup\" in the result),\n"
           "                       then the clock starts once they are back\n"
@@ -461,6 +470,11 @@ static int apply(struct peer_opts *o, int id, const char *name, const char *v, c
                         name, v, IFNAMSIZ - 1);
         o->rx_if = v;
         return 0;
+    case O_STREAM_FILE:
+        if (*v == '\0')
+            return fail(err, errlen, "--%s: expected a path", name);
+        o->stream_file = v;
+        return 0;
     case O_SOCKBUF:
         if (parse_u64(v, 4096, INT32_MAX / 2, &o->sockbuf))
             return fail(err, errlen, "--%s '%s': expected 4096..%d bytes", name, v, INT32_MAX / 2);
@@ -490,11 +504,33 @@ static int check_vhost(const struct peer_opts *o, bool have_local, char *err, si
     return 0;
 }
 
-static int check(const struct peer_opts *o, bool have_local, char *err, size_t errlen)
+/* send --stream-file: the file's streams have their own frames and
+ * rates; the socket it counts on is QEMU's remote address. */
+static int check_stream_file(const struct peer_opts *o, bool have_local, bool have_size, char *err,
+                             size_t errlen)
+{
+    if (have_size || o->rate || o->streams != 1 || o->flow.stream || o->max_lag_ns ||
+        o->malformed || o->payload_only)
+        return fail(err, errlen,
+                    "--stream-file sets each stream's frames and rate: no --size, --rate, "
+                    "--stream(s), --max-lag, --malformed or --payload-only");
+    if (o->tx_vhost || o->rx_vhost)
+        return fail(err, errlen, "--stream-file is vnperf-peer's, on its UDP socket");
+    if (!have_local)
+        return fail(err, errlen,
+                    "--stream-file needs --local IP:PORT (QEMU's remote: it counts there too)");
+    return 0;
+}
+
+static int check(const struct peer_opts *o, bool have_local, bool have_size, char *err,
+                 size_t errlen)
 {
     const char *mode = peer_mode_name(o->mode);
 
     bool vhost = o->tx_vhost || o->rx_vhost;
+
+    if (o->stream_file && check_stream_file(o, have_local, have_size, err, errlen))
+        return -EINVAL;
 
     /* send counts what comes back only on vnperf-peer-dpdk's --rx-vhost */
     if (o->mode == PEER_MODE_SEND && !o->rx_vhost && (o->idle_ns || o->verify_csum || o->latency))
@@ -504,8 +540,10 @@ static int check(const struct peer_opts *o, bool have_local, char *err, size_t e
                                  : "verify-csum");
     if (vhost && check_vhost(o, have_local, err, errlen))
         return -EINVAL;
-    if (!vhost && (o->link_wait_ns != PEER_LINK_WAIT_DEFAULT || o->start_on_usr1))
-        return fail(err, errlen, "--link-wait and --start-on-usr1 need --tx-vhost or --rx-vhost");
+    if (!vhost && o->link_wait_ns != PEER_LINK_WAIT_DEFAULT)
+        return fail(err, errlen, "--link-wait needs --tx-vhost or --rx-vhost");
+    if (!vhost && o->start_on_usr1 && !o->stream_file)
+        return fail(err, errlen, "--start-on-usr1 needs --tx-vhost, --rx-vhost or --stream-file");
     if (o->max_lag_ns && !o->rate)
         return fail(err, errlen, "--max-lag needs --rate: flat out has no schedule");
     if (!vhost && o->warmup_ns)
@@ -528,7 +566,7 @@ static int check(const struct peer_opts *o, bool have_local, char *err, size_t e
 
 int peer_args_parse(int argc, char **argv, struct peer_opts *o, char *err, size_t errlen)
 {
-    bool have_local = false;
+    bool have_local = false, have_size = false;
     int mode = -1, c, idx;
 
     set_defaults(o);
@@ -560,10 +598,10 @@ int peer_args_parse(int argc, char **argv, struct peer_opts *o, char *err, size_
                         peer_mode_name(o->mode));
         if (apply(o, c, long_opts[idx].name, optarg, err, errlen))
             return -EINVAL;
-        if (c == O_LOCAL)
-            have_local = true;
+        have_local = have_local || c == O_LOCAL;
+        have_size = have_size || c == O_SIZE;
     }
     if (optind < argc - 1)
         return fail(err, errlen, "unexpected argument '%s' (see --help)", argv[optind + 1]);
-    return check(o, have_local, err, errlen);
+    return check(o, have_local, have_size, err, errlen);
 }

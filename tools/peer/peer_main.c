@@ -1,5 +1,6 @@
 /* vnperf-peer: host-side peer for QEMU's dgram/socket netdevs. See
  * docs/peer.md and --help. */
+#include "tools/peer/peer_gen_run.h"
 #include "tools/peer/peer_run.h"
 
 #include <errno.h>
@@ -12,10 +13,12 @@
 
 volatile sig_atomic_t peer_stop;
 
-static void on_stop(int sig)
+static void on_signal(int sig)
 {
-    (void)sig;
-    peer_stop = 1;
+    if (sig == SIGUSR1)
+        peer_gen_go = 1;
+    else
+        peer_stop = 1;
 }
 
 /* No SA_RESTART: a blocked poll/sendmmsg returns EINTR and the loop ends. */
@@ -24,14 +27,42 @@ static int install_signals(void)
     struct sigaction sa;
 
     memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_stop;
+    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0)
+    if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0 ||
+        sigaction(SIGUSR1, &sa, NULL) != 0)
         return -errno;
     return 0;
 }
 
-static int run(const struct peer_opts *o, struct peer_stats *st)
+/* send --stream-file: its streams out, what arrives counted, two result
+ * lines (send, then count). */
+static int run_gen(struct peer_run *r, struct peer_gen *g, struct peer_stats *rst)
+{
+    struct peer_opts ro = *r->o;
+    struct peer_run rx = *r;
+    int rc, rx_rc, out;
+
+    ro.mode = PEER_MODE_COUNT;
+    ro.count = ro.duration_ns = ro.idle_ns = 0;
+    ro.progress = false;
+    rx.o = &ro;
+    rx.st = rst;
+    rc = peer_gen_run(r, &rx, g, &rx_rc);
+    if (peer_sock_drops(r->sock->fd, &rst->sock_drops) != 0)
+        fprintf(stderr, "vnperf-peer: socket drop counter unavailable: %s\n", strerror(errno));
+    out = peer_report_stdout("vnperf-peer", r);
+    out = out ? out : peer_report_stdout("vnperf-peer", &rx);
+    rc = rc < 0 ? rc : rx_rc;
+    if (rc < 0) {
+        fprintf(stderr, "vnperf-peer: send stopped: %s\n", strerror(-rc));
+        return EXIT_RUNTIME;
+    }
+    return out;
+}
+
+static int run(const struct peer_opts *o, struct peer_stats *st, struct peer_gen *g,
+               struct peer_stats *rst)
 {
     struct peer_sock sock;
     char local[PEER_ADDR_STRLEN];
@@ -61,6 +92,11 @@ static int run(const struct peer_opts *o, struct peer_stats *st)
     io.sndbuf = sock.sndbuf;
     r.start_unix_ns = peer_now_ns(CLOCK_REALTIME);
     r.start_ns = peer_now_ns(CLOCK_MONOTONIC);
+    if (g) {
+        out = run_gen(&r, g, rst);
+        close(sock.fd);
+        return out;
+    }
     rc = o->mode == PEER_MODE_SEND ? peer_run_tx(&r) : peer_run_rx(&r);
     if (o->mode != PEER_MODE_SEND && peer_sock_drops(sock.fd, &st->sock_drops) != 0)
         fprintf(stderr, "vnperf-peer: socket drop counter unavailable: %s\n", strerror(errno));
@@ -76,7 +112,8 @@ static int run(const struct peer_opts *o, struct peer_stats *st)
 int main(int argc, char **argv)
 {
     struct peer_opts o;
-    struct peer_stats *st;
+    struct peer_stats *st, *rst = NULL;
+    static struct peer_gen g;
     char err[256];
     int rc = peer_args_parse(argc, argv, &o, err, sizeof(err));
 
@@ -85,6 +122,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (rc < 0) {
+        fprintf(stderr, "vnperf-peer: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (o.stream_file && peer_gen_open(&o, &g, err, sizeof(err)) < 0) {
         fprintf(stderr, "vnperf-peer: %s\n", err);
         return EXIT_USAGE;
     }
@@ -97,11 +138,19 @@ int main(int argc, char **argv)
         peer_stats_free(st);
         st = NULL;
     }
+    if (st && o.stream_file && !(rst = peer_stats_new())) {
+        peer_stats_free(st);
+        st = NULL;
+    }
     if (!st) {
         fprintf(stderr, "vnperf-peer: out of memory\n");
         return EXIT_RUNTIME;
     }
-    rc = run(&o, st);
+    rc = run(&o, st, o.stream_file ? &g : NULL, rst);
     peer_stats_free(st);
+    if (rst)
+        peer_stats_free(rst);
+    if (o.stream_file)
+        peer_gen_free(&g);
     return rc;
 }

@@ -51,6 +51,9 @@ struct peer_opts {
     uint64_t link_wait_ns;
     bool start_on_usr1; /* send: the clock starts at SIGUSR1 (the guest app is ready) */
     uint64_t warmup_ns; /* send with --rx-vhost: frames this long before the clock, apart */
+    /* send: the stream file's rx streams instead of --size's frames, and
+     * what arrives on the socket counted too (tools/peer/peer_gen.h) */
+    const char *stream_file;
 };
 
 const char *peer_mode_name(enum peer_mode m);

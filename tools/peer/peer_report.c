@@ -1,5 +1,6 @@
 /* What a run prints: the result JSON line on stdout and, with --progress,
  * one line a second on stderr. */
+#include "tools/peer/peer_gen.h"
 #include "tools/peer/peer_run.h"
 
 #include <errno.h>
@@ -159,7 +160,9 @@ int peer_report_json(FILE *f, const struct peer_run *r)
                 "\"streams_sent\":%u,\"malformed\":\"%s\"",
                 o->size, (unsigned long long)o->rate, (unsigned long long)st->behind_max,
                 (unsigned long long)st->skipped, o->streams, peer_malformed_name(o->malformed));
-    else
+    if (r->gen)
+        peer_gen_json(f, r->gen);
+    if (o->mode != PEER_MODE_SEND)
         json_rx(f, st);
     if (st->lat)
         peer_lat_json(f, st->lat, __rdtsc(), peer_now_ns(CLOCK_MONOTONIC_RAW));

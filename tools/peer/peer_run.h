@@ -13,6 +13,7 @@
 #define NS_PER_SEC 1000000000ull
 
 struct peer_run;
+struct peer_gen;
 
 /* Set by the SIGINT/SIGTERM handler; the loops stop at the next batch. */
 extern volatile sig_atomic_t peer_stop;
@@ -48,6 +49,7 @@ struct peer_run {
     const char *stop;          /* why the loop ended: count, duration, idle, signal, error */
     uint64_t next_progress_ns;
     const struct peer_warmup *warmup; /* send after a --warmup, else NULL */
+    const struct peer_gen *gen;       /* send --stream-file, else NULL */
 };
 
 static inline uint64_t peer_now_ns(clockid_t clk)
@@ -75,6 +77,16 @@ const char *peer_rx_done(const struct peer_run *r, uint64_t now);
 
 /* send; same contract. */
 int peer_run_tx(struct peer_run *r);
+
+struct iovec;
+
+/* Sends n frames (iov: each msgs[i]'s one buffer). ECONNREFUSED (nobody
+ * at the remote yet) consumes the pending error without sending, so the
+ * frame is retried. 0, or -errno. */
+int peer_tx_send(struct peer_run *r, struct mmsghdr *msgs, const struct iovec *iov, uint32_t n);
+
+/* Why a sending run ends now (signal, count, duration), or NULL. */
+const char *peer_tx_done(const struct peer_run *r, uint64_t now);
 
 /* Once a second (with --progress), one human line on stderr. */
 void peer_progress(struct peer_run *r, uint64_t now_ns);

@@ -148,15 +148,13 @@ static void fill_batch(const struct peer_run *r, struct tx_ring *q, uint32_t n, 
     }
 }
 
-/* Sends n frames. ECONNREFUSED (nobody at the remote yet) consumes the
- * pending error without sending, so the frame is retried. */
-static int send_batch(struct peer_run *r, struct tx_ring *q, uint32_t n)
+int peer_tx_send(struct peer_run *r, struct mmsghdr *msgs, const struct iovec *iov, uint32_t n)
 {
     struct peer_stats *st = r->st;
     uint32_t off = 0;
 
     while (off < n) {
-        int rc = r->io->send(r, q->msgs + off, n - off);
+        int rc = r->io->send(r, msgs + off, n - off);
         uint64_t now;
 
         if (rc < 0) {
@@ -176,7 +174,7 @@ static int send_batch(struct peer_run *r, struct tx_ring *q, uint32_t n)
         st->last_ns = now;
         for (int i = 0; i < rc; i++) {
             /* Frames as they are on the wire, with the kernel's headers. */
-            size_t len = q->iov[off + i].iov_len + tx_skip(r->o);
+            size_t len = iov[off + i].iov_len + tx_skip(r->o);
 
             st->bytes += len;
             peer_stats_size(st, len, 1);
@@ -187,7 +185,7 @@ static int send_batch(struct peer_run *r, struct tx_ring *q, uint32_t n)
     return 0;
 }
 
-static const char *tx_done(const struct peer_run *r, uint64_t now)
+const char *peer_tx_done(const struct peer_run *r, uint64_t now)
 {
     const struct peer_opts *o = r->o;
 
@@ -215,7 +213,7 @@ int peer_run_tx(struct peer_run *r)
         uint64_t now = peer_now_ns(CLOCK_MONOTONIC);
         uint32_t want = o->batch;
 
-        r->stop = tx_done(r, now);
+        r->stop = peer_tx_done(r, now);
         if (r->stop)
             break;
         peer_progress(r, now);
@@ -232,7 +230,7 @@ int peer_run_tx(struct peer_run *r)
                 want = (uint32_t)behind;
         }
         fill_batch(r, &q, want, &rng);
-        rc = send_batch(r, &q, want);
+        rc = peer_tx_send(r, q.msgs, q.iov, want);
         if (rc < 0) {
             r->stop = "error";
             break;
