@@ -1,6 +1,7 @@
 """Stream files (docs/streams.md, issue 29) through a booted guest: two
 streams at different rates counted per stream exactly by gen and by the
-host peer; a source-IP range whose every address leaves once per cycle (the
+host peer; a tx and an rx stream, each counted exactly by the other side;
+a source-IP range whose every address leaves once per cycle (the
 frames as QEMU's filter-dump wrote them); 802.1Q and QinQ frames over the
 test's own tap arriving tagged at the VLAN interfaces of its namespace."""
 
@@ -43,6 +44,34 @@ def test_two_streams_at_two_rates_counted_per_stream_on_both_sides(image):
     # the report pairs them, by the file's names
     assert [(s["id"], s["name"], s["packets"], s["received"], s["lost"]) for s in rep["streams"]] \
         == [(g["id"], n, g["packets"], g["packets"], 0) for g, n in zip(sent, ("fast", "slow"))]
+
+
+def test_a_tx_and_an_rx_stream_counted_exactly_on_both_sides(image):
+    """Both ways over dgram (examples/streams/bidir.toml): gen sends "up"
+    at 1000 pps to the host peer, the host peer sends "down" at 400 pps
+    with a source-port var to gen; each side counts the other's stream,
+    every frame, none lost, duplicated or reordered."""
+    r = run_vnperf(RUN + ["--backend", "dgram", "--duration", "3", "--streams",
+                          os.path.join(EXAMPLES, "bidir.toml")], timeout=180)
+    rep = report(r)
+    up, down = rep["guests"][-1]["result"]["streams"]
+    assert (up["id"], up["direction"], down["id"], down["direction"]) == (0, "tx", 1, "rx")
+    counted = rep["host"]["peer"]["streams"]
+    sent = rep["host"]["peer_tx"]["streams"]
+    assert [s["id"] for s in counted] == [0] and [s["id"] for s in sent] == [1], (counted, sent)
+    assert up["packets"] == counted[0]["packets"] == counted[0]["unique"] >= 2500, (up, counted)
+    assert counted[0]["lost"] == counted[0]["dup"] == counted[0]["reorder"] == 0
+    got = down["rx"]
+    assert got["packets"] == sent[0]["packets"] >= 800, (got, sent)
+    assert got["lost"] == got["dup"] == got["reorder"] == 0, got
+    assert "p50_us" not in got  # the host's TSC: no latency on the guest's clock
+    # 1000 and 400 pps, the host's for 0.5 s less than the guest's 3 s
+    assert abs(up["pps"] - 1000) < 10 and 990 <= sent[0]["packets"] <= 1000, (up, sent)
+    assert rep["host"]["peer_tx"]["sizes"] == {"128": sent[0]["packets"]}
+    assert [(s["id"], s["name"], s["direction"], s["packets"], s["received"], s["lost"])
+            for s in rep["streams"]] == [(0, "up", "tx", up["packets"], up["packets"], 0),
+                                         (1, "down", "rx", sent[0]["packets"],
+                                          sent[0]["packets"], 0)]
 
 
 def test_the_config_lines_shorthand_is_one_stream_counted_on_both_sides(image):

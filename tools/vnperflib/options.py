@@ -64,6 +64,7 @@ class RunOptions:
     streams: str = None           # --streams FILE (docs/streams.md)
     stream_text: str = None       # build: the file checked and encoded for the guest
     stream_names: tuple = ()      # build: its streams' names, by id
+    stream_dirs: tuple = ()       # build: its streams' directions (tx, rx), by id
     # your own backend
     vhost_user_socket: str = None
     vhost_user_server: bool = False
@@ -173,8 +174,14 @@ def with_streams(o):
     if (o.queues or 1) > 1 or (o.vcpus or 1) > 1:
         raise usage("--streams: one queue pair and one vCPU (the stream scheduler is one CPU's)")
     streams = streamfile.load(o.streams)
+    dirs = tuple(streamfile.directions(streams))
+    if "rx" in dirs:
+        from . import topologies
+        why = streamfile.bidir_refusal(o.backend, topologies.topology_for(o).joins_guests)
+        if why:
+            raise usage(why)
     return dataclasses.replace(o, app="gen", stream_text=streamfile.encode(streams),
-                               stream_names=tuple(streamfile.names(streams)))
+                               stream_names=tuple(streamfile.names(streams)), stream_dirs=dirs)
 
 
 # Options that identity.app_words turns into guest config words.

@@ -340,6 +340,7 @@ class StreamRow(Record):
     back (a reflector), when they did."""
     id: int = None
     name: Optional[str] = None
+    direction: str = "tx"                 # tx: guest to host; rx: host peer to guest
     packets: int = None
     bytes: int = None
     received: Optional[int] = None

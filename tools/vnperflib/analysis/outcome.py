@@ -135,10 +135,12 @@ def queue_disagreement(q, sent, received, outlives=False):
 
 def stream_rows(sent, host, receivers, names=()):
     """gen's streams (a stream file's, or the config line's shorthand as
-    stream 0; a tuple of result.StreamRow), one per
-    stream gen sent, by id: what gen sent and what the receiver counted of
-    it (the host peer's streams, else a receiving guest's per_stream);
-    None when the sender has no streams list."""
+    stream 0; a tuple of result.StreamRow), one per stream and direction,
+    by id: a tx stream's what gen sent and what the receiver counted of it
+    (the host peer's streams, else a receiving guest's per_stream); an rx
+    stream's what the host peer sent (its send line, host's peer_tx) and
+    what gen counted of it (the stream's rx). None when the sender has no
+    streams list."""
     out_streams = (sent or {}).get("streams")
     if not isinstance(out_streams, list):
         return None
@@ -149,7 +151,14 @@ def stream_rows(sent, host, receivers, names=()):
     for r in receivers:
         for s in (r or {}).get("per_stream") or []:
             got.setdefault(s.get("stream"), s)
-    return tuple(_stream_row(s, got.get(s.get("id")), names) for s in out_streams)
+    peer_sent = {s.get("id"): s for s in ((host or {}).get("peer_tx") or {}).get("streams") or []}
+    return tuple(_rx_stream_row(s, peer_sent.get(s.get("id")), names)
+                 if s.get("direction") == "rx" else
+                 _stream_row(s, got.get(s.get("id")), names) for s in out_streams)
+
+
+def _name(i, names):
+    return names[i] if isinstance(i, int) and i < len(names) else None
 
 
 def _stream_row(s, r, names):
@@ -158,11 +167,24 @@ def _stream_row(s, r, names):
     rx = s.get("rx") or {}
     mine = r or {}
     return result.StreamRow.given(
-        id=i, name=names[i] if isinstance(i, int) and i < len(names) else None,
+        id=i, name=_name(i, names), direction=s.get("direction", "tx"),
         packets=s.get("packets"), bytes=s.get("bytes"),
         received=mine.get("packets") if r else None, lost=mine.get("lost") if r else None,
         dup=mine.get("dup") if r else None, reorder=mine.get("reorder") if r else None,
         p50_us=rx.get("p50_us"), p99_us=rx.get("p99_us"), max_us=rx.get("max_us"))
+
+
+def _rx_stream_row(s, p, names):
+    """rx stream s as gen counted it (its rx), p as the host peer sent it
+    (None: no send line). No latency: its stamps are the host's TSC, not
+    the guest's clock."""
+    i = s.get("id")
+    rx = s.get("rx") or {}
+    return result.StreamRow.given(
+        id=i, name=_name(i, names), direction="rx",
+        packets=p.get("packets") if p else None, bytes=p.get("bytes") if p else None,
+        received=rx.get("packets"), lost=rx.get("lost"), dup=rx.get("dup"),
+        reorder=rx.get("reorder"))
 
 
 def metrics(res):

@@ -3,12 +3,13 @@ socket netdevs (one datagram is one frame), or a second guest on the same
 wire (--topology guests)."""
 
 
+import os
 import socket
 
 from .. import topologies
 from ..analysis import counts, udpdrops
 from ..errors import failed, missing, usage
-from ..run import peer, ports, qemucmd, udpsock
+from ..run import peer, ports, qemucmd, scratch, udpsock
 from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
 
 FWD_DST_IP = "10.0.2.99"
@@ -29,6 +30,22 @@ def send_args(opts):
     if opts.size:
         args += ["--size", str(opts.size)]
     return args + peer.feed_args(opts, opts.size or 60)
+
+
+def stream_args(opts, path):
+    """`vnperf-peer send --stream-file`'s options: the file's rx streams
+    from the peer's addresses to the guest's, from the guest app's ready
+    (SIGUSR1) for 0.5 s less than the run, so the guest is still counting
+    when they stop (docs/streams.md, "Both ways")."""
+    return ["--stream-file", path, "--start-on-usr1", "--dst-mac", guest_mac(0),
+            "--src-mac", peer.PEER_MAC, "--dst-ip", guest_ip(0), "--src-ip", peer.PEER_IP,
+            "--duration", "%.1f" % max(0.5, (opts.duration or 5) - 0.5)]
+
+
+def bidir(opts):
+    """A stream file with rx streams: the host peer sends them and counts
+    the guest's on the same socket."""
+    return "rx" in opts.stream_dirs
 
 
 class Wire(Backend):
@@ -67,6 +84,9 @@ class Wire(Backend):
             return
         q, p = ports.free_udp_ports(2)
         self.ports = [(q, p)]
+        if bidir(self.opts):
+            self._start_bidir(session, p, q)
+            return
         mode = peer.mode_for_app(self.opts.app)
         pr = peer.Peer(session, peer.peer_binary(), mode, p, q, self._peer_args(mode))
         self.peers.append(pr)
@@ -87,6 +107,17 @@ class Wire(Backend):
         self.peers += [counter, peer.Peer(session, peer.peer_binary(), "send", pa, qa, args,
                                           label="peer-tx")]
 
+    def _start_bidir(self, session, p, q):
+        """Both ways: one peer counts from before the boot (the guest's
+        streams) and sends the rx streams from the guest app's ready."""
+        path = os.path.join(scratch.mkdtemp(session, "streams"), "streams")
+        with open(path, "w") as f:
+            f.write(self.opts.stream_text)
+        pr = peer.Peer(session, peer.peer_binary(), "send", p, q,
+                       stream_args(self.opts, path))
+        self.peers.append(pr)
+        pr.start()
+
     def _peer_args(self, mode):
         return send_args(self.opts) if mode == "send" else []
 
@@ -94,6 +125,8 @@ class Wire(Backend):
         for pr in self.peers:
             if pr.proc is None:
                 pr.start()
+            elif bidir(self.opts):
+                pr.go()
 
     def tick(self):
         # QEMU's receiving sockets vanish with QEMU: keep the last count
@@ -148,7 +181,11 @@ class Wire(Backend):
                                             self.qemu_drops.get(0, 0))]}
             return out
         for pr in self.peers:
-            out.update(peer.host_counts(pr.result))
+            # Both ways: the send line (the rx streams), then the count.
+            for res in pr.results or [pr.result]:
+                out.update(peer.host_counts(res))
+            if len(pr.results) == 2:
+                out["peer_tx"] = pr.results[0]
         if self.peers:
             out["tx_drops"] = [counts.drop("qemu_socket", "in QEMU's UDP socket buffer (QEMU did not read it in time)",
                                            self.qemu_drops.get(0, 0))]

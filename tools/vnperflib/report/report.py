@@ -233,7 +233,10 @@ def human(res):
 
 def stream_lines(streams):
     """A row per stream of a stream file and one for them all: sent,
-    received, lost, dup, reordered; latency where frames came back."""
+    received, lost, dup, reordered; latency where frames came back. With
+    rx streams (host peer to guest) each row names its direction (tx: gen
+    sent, the host counted; rx: the host sent, gen counted) and each
+    direction has its total."""
     def one(packets, received, lost, dup, reorder, lat=None):
         text = "%s sent, %s received" % (fmt_count(packets), fmt_count(received))
         text += ", %s lost, %s dup, %s reordered" % (fmt_count(lost), fmt_count(dup),
@@ -242,15 +245,23 @@ def stream_lines(streams):
             text += ", latency p50 %.1f us, p99 %.1f us, max %.1f us" % lat
         return text
 
-    def total(k):
-        vals = [getattr(s, k) for s in streams]
+    def total(rows, k):
+        vals = [getattr(s, k) for s in rows]
         return None if any(v is None for v in vals) else sum(vals)
 
-    rows = [("stream %s (%s)" % (s.id, s.name) if s.name else "stream %s" % s.id,
-             one(s.packets, s.received, s.lost, s.dup, s.reorder,
-                 (s.p50_us, s.p99_us, s.max_us))) for s in streams]
-    rows.append(("streams total", one(*(total(k) for k in
-                                         ("packets", "received", "lost", "dup", "reorder")))))
+    both = any(s.direction == "rx" for s in streams)
+
+    def label(s):
+        text = "stream %s (%s)" % (s.id, s.name) if s.name else "stream %s" % s.id
+        return text + " " + s.direction if both else text
+
+    rows = [(label(s), one(s.packets, s.received, s.lost, s.dup, s.reorder,
+                           (s.p50_us, s.p99_us, s.max_us))) for s in streams]
+    for d in ("tx", "rx") if both else (None,):
+        part = [s for s in streams if d is None or s.direction == d]
+        rows.append(("streams total" + (" " + d if d else ""),
+                     one(*(total(part, k) for k in
+                           ("packets", "received", "lost", "dup", "reorder")))))
     return rows
 
 

@@ -27,6 +27,11 @@ BURST_MAX = 10**12
 IMIX_FCS = 4
 
 MODES = ("continuous", "burst", "multi_burst", "poisson")
+# Who sends a stream: the guest's gen (tx) or the host peer toward the
+# guest (rx); each side counts the other's (docs/streams.md, "Both ways").
+DIRECTIONS = ("tx", "rx")
+# The backends whose host end sends rx streams: the C peer's socket.
+BIDIR_BACKENDS = ("dgram", "socket")
 OPS = ("inc", "dec", "random")
 # field: (bits, which frames have it)
 FIELDS = {
@@ -38,7 +43,7 @@ FIELDS = {
 }
 STREAM_KEYS = {"name", "ip", "src_mac", "dst_mac", "vlan", "src_ip", "dst_ip", "src_port",
                "dst_port", "tos", "ttl", "flow_label", "size", "rate", "share", "mode", "frames",
-               "gap_us", "bursts", "var"}
+               "gap_us", "bursts", "var", "direction"}
 VAR_KEYS = {"field", "op", "min", "max", "step"}
 TOP_KEYS = {"rate", "stream"}
 _RATE = re.compile(r"^(\d+)(?:\.(\d+))?([kmgt]?)(pps|bps|bit|bit/s)?$", re.I)
@@ -91,6 +96,7 @@ class _Stream:
         self.sizes, self.size_max = ((64, 1),), 64
         self.rate, self.share = None, None
         self.mode, self.frames, self.gap_ns, self.bursts = "continuous", 0, 0, 0
+        self.direction = "tx"
         self.vars = []
 
 
@@ -267,6 +273,11 @@ def _stream(ck, idx, d, names):
     names.setdefault(name, idx)
     for k in sorted(set(d) - STREAM_KEYS):
         ck.err(where, k, "unknown key (known: %s)" % ", ".join(sorted(STREAM_KEYS)))
+    st.direction = d.get("direction", "tx")
+    if st.direction not in DIRECTIONS:
+        ck.err(where, "direction", "%r: tx (guest to host) or rx (host peer to guest)"
+               % (st.direction,))
+        st.direction = "tx"
     st.ip = d.get("ip", 4)
     if st.ip not in (4, 6):
         ck.err(where, "ip", "%r: 4 or 6" % (st.ip,))
@@ -376,6 +387,8 @@ def check(doc, path="streams"):
     names = {}
     streams = [_stream(ck, i, d, names) for i, d in enumerate(raw)]
     _shares(ck, total, streams)
+    if streams and all(s.direction == "rx" for s in streams):
+        ck.err("file", "direction", "every stream is rx: gen sends the tx streams, give one")
     text = encode(streams)
     if len(text) > TEXT_MAX:
         ck.err("file", "stream", "encodes to %d bytes, the guest takes %d" % (len(text), TEXT_MAX))
@@ -403,7 +416,7 @@ def encode(streams):
             "dip=%s" % st.dst, "sport=%d" % st.ports[0], "dport=%d" % st.ports[1],
             "tos=%d" % st.tos, "ttl=%d" % st.ttl, "fl=%d" % st.flow_label, _size_word(st),
             "rate=%s" % rate, "mode=%s" % st.mode, "frames=%d" % st.frames,
-            "gap_ns=%d" % st.gap_ns, "bursts=%d" % st.bursts)))
+            "gap_ns=%d" % st.gap_ns, "bursts=%d" % st.bursts, "dir=%s" % st.direction)))
         for field, op, lo, hi, step in st.vars:
             lines.append("v f=%s op=%s lo=%d hi=%d step=%d" % (field, op, lo, hi, step))
     return "\n".join(lines) + "\n"
@@ -411,3 +424,18 @@ def encode(streams):
 
 def names(streams):
     return [s.name for s in streams]
+
+
+def directions(streams):
+    return [s.direction for s in streams]
+
+
+def bidir_refusal(backend, joins_guests):
+    """One line when a file with rx streams cannot run on this backend
+    (or topology), else None: the host peer on its UDP socket sends them."""
+    if backend not in BIDIR_BACKENDS:
+        return ("--streams: rx streams (host peer to guest) need --backend %s: the host peer "
+                "sends them on its socket (backend %s)" % (" or ".join(BIDIR_BACKENDS), backend))
+    if joins_guests:
+        return "--streams: rx streams need the host peer: not with a topology of two guests"
+    return None
