@@ -195,6 +195,8 @@ static void vm_queue_notifier(struct virtio_dev *d, unsigned q, struct virtq *vq
 static int vm_irq_setup(struct virtio_dev *d, const char **why)
 {
     struct virtio_mmio *vm = vm_of(d);
+    if (vm->vector > 0)
+        return 0; /* routed before this reset: the line is the same */
     if (!vm->irq.known) {
         *why = "no interrupt number (virtio_mmio.device= or DSDT)";
         return -ENODEV;

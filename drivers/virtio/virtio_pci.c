@@ -70,6 +70,8 @@ int virtio_pci_probe(struct virtio_dev **out, int max, uint16_t type, bool prefe
 
 int virtio_pci_msix_setup(struct virtio_pci *vp, const char **why)
 {
+    if (vp->msix_table)
+        return 0; /* set up before this reset: enabled still */
     int r = pci_msix_find(&vp->pci, &vp->msix);
     if (r) {
         *why = r == -ENOENT ? "no MSI-X capability (vectors=0?)" : "MSI-X table BIR names no BAR";
@@ -96,14 +98,16 @@ int virtio_pci_msix_entry(struct virtio_pci *vp, unsigned q, int *vector, const 
         *why = "fewer MSI-X vectors than queues";
         return -ENODEV;
     }
-    int v = irq_vector_alloc();
+    int v = (vp->msix_queues & (1u << q)) ? vp->msix_vec[q] : irq_vector_alloc();
     if (v < 0 || irq_msi_msg(v, irq_boot_apic_id(), &addr, &data)) {
         irq_vector_free(v);
+        vp->msix_queues &= ~(1u << q);
         *why = "no interrupt vector left";
         return -ENODEV;
     }
     pci_msix_set_entry(vp->msix_table, q, addr, data, false);
     vp->msix_queues |= 1u << q;
+    vp->msix_vec[q] = v;
     *vector = v;
     return 0;
 }

@@ -29,6 +29,7 @@ struct virtio_pci {
     struct pci_msix msix;
     uintptr_t msix_table;
     uint32_t msix_queues; /* bit q: queue q has its entry */
+    int msix_vec[32];     /* and this vector, kept when the device is set up again */
 };
 
 /* MSI-X on for vp: 0, or -ENODEV with why (no capability, as with
@@ -36,6 +37,7 @@ struct virtio_pci {
 int virtio_pci_msix_setup(struct virtio_pci *vp, const char **why);
 
 /* A fresh vector in table entry q (queue q's), unmasked; *vector gets
+ * it; a queue that has one (its device reset and set up again) keeps
  * it. 0, or -ENODEV with why. */
 int virtio_pci_msix_entry(struct virtio_pci *vp, unsigned q, int *vector, const char **why);
 

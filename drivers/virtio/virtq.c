@@ -2,8 +2,8 @@
  * format. The formats themselves are virtq_split.c and virtq_packed.c. */
 #include <string.h>
 
+#include "drivers/virtio/dma_pool.h"
 #include "drivers/virtio/virtq_priv.h"
-#include "kernel/mem.h"
 
 /* The free list: descriptors (split) or buffer ids (packed), 0 first. */
 static void virtq_free_all(struct virtq *vq)
@@ -14,11 +14,12 @@ static void virtq_free_all(struct virtq *vq)
     vq->nfree = vq->num;
 }
 
-int virtq_create(struct virtq **out, uint16_t index, uint16_t num, unsigned flags)
+int virtq_create_in(struct dma_pool *pool, struct virtq **out, uint16_t index, uint16_t num,
+                    unsigned flags)
 {
     if (num == 0 || num > VIRTQ_MAX || (num & (num - 1)))
         return -EINVAL;
-    struct virtq *vq = mem_alloc_dma(sizeof(*vq), 64);
+    struct virtq *vq = dma_pool_alloc(pool, sizeof(*vq), 64);
     vq->num = num;
     vq->mask = num - 1;
     vq->packed = flags & VIRTQ_F_PACKED;
@@ -27,20 +28,25 @@ int virtq_create(struct virtq **out, uint16_t index, uint16_t num, unsigned flag
     vq->indirect = flags & VIRTQ_F_INDIRECT;
     vq->notif_data = flags & VIRTQ_F_NOTIF_DATA;
     if (vq->indirect)
-        vq->ind = mem_alloc_dma((size_t)num * VIRTQ_INDIRECT_MAX * 16u, 64);
+        vq->ind = dma_pool_alloc(pool, (size_t)num * VIRTQ_INDIRECT_MAX * 16u, 64);
     vq->db.index = index;
-    vq->st = mem_alloc_dma(sizeof(*vq->st) * num, 64);
-    vq->next = mem_alloc_dma(sizeof(*vq->next) * num, 64);
+    vq->st = dma_pool_alloc(pool, sizeof(*vq->st) * num, 64);
+    vq->next = dma_pool_alloc(pool, sizeof(*vq->next) * num, 64);
     virtq_free_all(vq);
     if (vq->packed) {
-        vq->ring = mem_alloc_dma(virtq_packed_bytes(num), VIRTQ_ALIGN);
+        vq->ring = dma_pool_alloc(pool, virtq_packed_bytes(num), VIRTQ_ALIGN);
         virtq_packed_init(vq);
     } else {
-        vq->ring = mem_alloc_dma(virtq_split_bytes(num), VIRTQ_ALIGN);
+        vq->ring = dma_pool_alloc(pool, virtq_split_bytes(num), VIRTQ_ALIGN);
         virtq_split_init(vq);
     }
     *out = vq;
     return 0;
+}
+
+int virtq_create(struct virtq **out, uint16_t index, uint16_t num, unsigned flags)
+{
+    return virtq_create_in(NULL, out, index, num, flags);
 }
 
 int virtq_reset(struct virtq *vq)

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct dma_pool;
+
 #define VIRTQ_ALIGN 4096u /* split ring: used ring alignment of the legacy layout, s2.7.2 */
 #define VIRTQ_MAX   32768u
 
@@ -109,6 +111,10 @@ struct virtq_doorbell {
  * legacy contiguous layout (s2.7.2). flags: VIRTQ_F_*. Used-buffer
  * notifications start disabled (polling). 0 or -EINVAL. */
 int virtq_create(struct virtq **out, uint16_t index, uint16_t num, unsigned flags);
+/* The same with its memory from pool (dma_pool.h): a device that is reset
+ * and brought up again reuses it. */
+int virtq_create_in(struct dma_pool *pool, struct virtq **out, uint16_t index, uint16_t num,
+                    unsigned flags);
 
 /* The three areas the transport tells the device about (s2.6): the
  * descriptor table or ring, the driver area (avail ring, or the driver

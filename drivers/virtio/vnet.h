@@ -124,6 +124,16 @@ struct vnet_dev;
  * how many were found (0 is not an error) or -errno. */
 int vnet_probe(struct vnet_dev **devs, int max, const struct vnet_params *p, const char *cmdline);
 
+/* The device reset (virtio 1.2 s2.4: 0 written to device_status, then a
+ * bounded wait until it reads 0) and brought up again with p's features
+ * (s3.1.1), its queues created anew in the memory the last bring-up used
+ * (dma_pool.h: nothing taken twice). Whatever the caller holds of the old
+ * queues (bound TX slots, RX frames not released, tx_done) is gone. 0;
+ * -ETIMEDOUT when the status never reads 0 (FAILED set, one line said
+ * why; the old queues' memory is still the device's, so it stays
+ * unused); or vnet_dev_init's errors. */
+int vnet_dev_renegotiate(struct vnet_dev *d, const struct vnet_params *p);
+
 const uint8_t *vnet_mac(const struct vnet_dev *d);
 uint32_t vnet_mtu(const struct vnet_dev *d);     /* payload MTU, 1500 unless negotiated */
 uint16_t vnet_rx_size(const struct vnet_dev *d); /* RX ring entries */

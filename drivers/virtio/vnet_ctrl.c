@@ -43,12 +43,12 @@ int vnet_ctrl_init(struct vnet_dev *d)
     int r = vnet_ctrl_size(d, q, &num);
     if (r)
         return r;
-    struct vnet_ctrl *c = mem_alloc_dma(sizeof(*c), 64);
+    struct vnet_ctrl *c = dma_pool_alloc(&d->pool, sizeof(*c), 64);
     memset(c, 0, sizeof(*c));
     r = vnet_virtq_init(d, q, num, NULL, &c->vq); /* polled: nothing waits long */
     if (r)
         return r;
-    c->cmd = mem_alloc_dma(2 + VNET_CTRL_DATA_MAX + 1 + VNET_CTRL_RESULT_MAX, 64);
+    c->cmd = dma_pool_alloc(&d->pool, 2 + VNET_CTRL_DATA_MAX + 1 + VNET_CTRL_RESULT_MAX, 64);
     c->ack = c->cmd + 2 + VNET_CTRL_DATA_MAX;
     c->result = c->ack + 1;
     d->ctrl = c;

@@ -5,7 +5,6 @@
 
 #include "drivers/virtio/vnet_ctrl.h"
 #include "drivers/virtio/vnet_priv.h"
-#include "kernel/mem.h"
 #include "kernel/time.h"
 
 /* What we can use. ANY_LAYOUT only matters to legacy devices (header and
@@ -85,7 +84,7 @@ int vnet_virtq_init(struct vnet_dev *d, unsigned q, uint16_t num, struct vnet_qn
 {
     struct virtio_dev *v = d->vdev;
     struct virtq *vq;
-    int r = virtq_create(&vq, (uint16_t)q, num, vnet_virtq_flags(d));
+    int r = virtq_create_in(&d->pool, &vq, (uint16_t)q, num, vnet_virtq_flags(d));
     if (r)
         return r;
     if (note)
@@ -218,10 +217,10 @@ static void vnet_rx_setup(struct vnet_dev *d, struct vnet_rxq *rq)
 {
     uint16_t num = rq->size;
     rq->stride = d->rxq[0].stride;
-    rq->mem = mem_alloc_dma((size_t)rq->stride * num, 64);
-    rq->owner = mem_alloc_dma(num, 64);
-    rq->pending = mem_alloc_dma(sizeof(*rq->pending) * num, 64);
-    rq->used = mem_alloc_dma(sizeof(*rq->used) * num, 64);
+    rq->mem = dma_pool_alloc(&d->pool, (size_t)rq->stride * num, 64);
+    rq->owner = dma_pool_alloc(&d->pool, num, 64);
+    rq->pending = dma_pool_alloc(&d->pool, sizeof(*rq->pending) * num, 64);
+    rq->used = dma_pool_alloc(&d->pool, sizeof(*rq->used) * num, 64);
     /* The whole ring is posted at start. */
     for (uint32_t s = 0; s < num; s++) {
         rq->owner[s] = VNET_RX_PENDING;
@@ -231,13 +230,13 @@ static void vnet_rx_setup(struct vnet_dev *d, struct vnet_rxq *rq)
     vnet_rx_post(d, rq);
 }
 
-static void vnet_tx_setup(struct vnet_txq *tq)
+static void vnet_tx_setup(struct vnet_dev *d, struct vnet_txq *tq)
 {
     tq->size = virtq_size(tq->vq);
-    tq->used = mem_alloc_dma(sizeof(*tq->used) * tq->size, 64);
-    tq->bufs = mem_alloc_dma(sizeof(*tq->bufs) * tq->size, 64);
-    tq->lens = mem_alloc_dma(sizeof(*tq->lens) * tq->size, 64);
-    tq->chains = mem_alloc_dma(sizeof(*tq->chains) * VNET_TX_CHAINS, 64);
+    tq->used = dma_pool_alloc(&d->pool, sizeof(*tq->used) * tq->size, 64);
+    tq->bufs = dma_pool_alloc(&d->pool, sizeof(*tq->bufs) * tq->size, 64);
+    tq->lens = dma_pool_alloc(&d->pool, sizeof(*tq->lens) * tq->size, 64);
+    tq->chains = dma_pool_alloc(&d->pool, sizeof(*tq->chains) * VNET_TX_CHAINS, 64);
 }
 
 /* Every queue pair in use: receiveq(i) and transmitq(i), their buffers
@@ -253,7 +252,7 @@ static int vnet_pairs_init(struct vnet_dev *d)
         if (r)
             return r;
         rq->size = virtq_size(rq->vq);
-        vnet_tx_setup(tq);
+        vnet_tx_setup(d, tq);
     }
     vnet_rx_layout(d);
     for (unsigned i = 0; i < d->npairs; i++) {
@@ -362,10 +361,10 @@ static void vnet_print_link(const struct vnet_dev *d)
         printf("vnet: %s: link %u Mbit/s, %s duplex\n", d->vdev->name, (unsigned)d->speed, duplex);
 }
 
-int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_params *p)
+/* Steps 1-8 on d, whose vdev and pool are set and the rest zero. */
+static int vnet_dev_up(struct vnet_dev *d, const struct vnet_params *p)
 {
-    memset(d, 0, sizeof(*d));
-    d->vdev = v;
+    struct virtio_dev *v = d->vdev;
     d->params = *p;
     d->kick_batch = p->kick_batch;
     d->txfull = p->txfull;
@@ -402,6 +401,33 @@ int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_pa
     vnet_features_print("offered", d->offered);
     vnet_features_print("negotiated", d->features);
     return 0;
+}
+
+int vnet_dev_init(struct vnet_dev *d, struct virtio_dev *v, const struct vnet_params *p)
+{
+    memset(d, 0, sizeof(*d));
+    d->vdev = v;
+    return vnet_dev_up(d, p);
+}
+
+int vnet_dev_renegotiate(struct vnet_dev *d, const struct vnet_params *p)
+{
+    struct virtio_dev *v = d->vdev;
+    /* virtio 1.2 s2.4, s4.1.4.3.2, s4.2.2.2: write 0, then the device is
+     * reset once status reads 0 (the transports wait a bounded time). Only
+     * then is the queues' memory no longer the device's to use. */
+    if (v->ops->reset(v) < 0) {
+        vnet_fail(d, "device did not finish its reset (status stays non-zero)");
+        return -ETIMEDOUT;
+    }
+    dma_pool_release(&d->pool);
+    struct dma_pool pool = d->pool;
+    unsigned generation = d->generation + 1;
+    memset(d, 0, sizeof(*d));
+    d->vdev = v;
+    d->pool = pool;
+    d->generation = generation;
+    return vnet_dev_up(d, p);
 }
 
 int vnet_check_status(struct vnet_dev *d)

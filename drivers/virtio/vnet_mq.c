@@ -94,7 +94,7 @@ int vnet_mq_set_pairs(struct vnet_dev *d, uint16_t n)
 /* RSS_CONFIG with the default table over every pair in use. */
 static int vnet_rss_set(struct vnet_dev *d)
 {
-    struct vnet_rss *r = mem_alloc_dma(sizeof(*r), 64);
+    struct vnet_rss *r = dma_pool_alloc(&d->pool, sizeof(*r), 64);
     vnet_rss_default(r, d->npairs, VNET_RSS_TABLE_MAX, d->rss_types);
     uint8_t buf[VNET_CTRL_DATA_MAX];
     int len = vnet_rss_encode(r, buf, sizeof(buf));

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "drivers/virtio/dma_pool.h"
 #include "drivers/virtio/virtio.h"
 #include "drivers/virtio/virtq.h"
 #include "drivers/virtio/vnet.h"
@@ -175,6 +176,8 @@ struct vnet_dev {
     uint8_t dev_status;     /* last read, for reports */
     uint32_t config_bad;    /* config fields outside the spec's range (s5.1.4.1), not taken */
     const char *fail_queue; /* "rx", "tx", "ctrl" or "device" once broken */
+    unsigned generation;    /* bring-ups since vnet_dev_init: vnet_dev_renegotiate's */
+    struct dma_pool pool;   /* every queue's memory, reused by the next bring-up */
 };
 
 /* Queue pair q's halves; q < d->npairs (queue 0 is the single-queue

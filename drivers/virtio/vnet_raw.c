@@ -64,7 +64,7 @@ int vnet_raw_restart(struct vnet_dev *d)
     struct vnet_params p = d->params;
     vnet_tx_done_fn fn = d->tx_done;
     void *ctx = d->tx_ctx;
-    int r = vnet_dev_init(d, d->vdev, &p);
+    int r = vnet_dev_renegotiate(d, &p); /* the queues' memory reused: cases restart many times */
     d->tx_done = fn;
     d->tx_ctx = ctx;
     return r;

@@ -25,8 +25,9 @@ uint64_t vnet_raw_features(const struct vnet_dev *d); /* negotiated */
 uint8_t vnet_raw_status(struct vnet_dev *d);
 
 /* Reset and the whole bring-up again with the parameters of the first
- * one (virtio 1.2 s3.1.1): new rings, RX full. 0 or -errno (said why).
- * The TX done callback is kept. */
+ * one (vnet_dev_renegotiate: virtio 1.2 s2.4, s3.1.1): new rings in the
+ * old ones' memory, RX full. 0 or -errno (said why). The TX done
+ * callback is kept. */
 int vnet_raw_restart(struct vnet_dev *d);
 
 #endif

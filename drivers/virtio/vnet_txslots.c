@@ -39,8 +39,8 @@ int vnet_txslots_bind_q(struct vnet_dev *d, unsigned q, uint32_t room, struct vn
         uint32_t stride = (VNET_HDR_ROOM + room + 63u) & ~63u;
         /* Zeroed, so every header is all zero for good: no offloads,
          * virtio 1.2 s5.1.6.2. */
-        uint8_t *mem = mem_alloc_dma((size_t)stride * tq->size, 64);
-        uint16_t *tag = mem_alloc_dma(sizeof(*tag) * tq->size, 64);
+        uint8_t *mem = dma_pool_alloc(&d->pool, (size_t)stride * tq->size, 64);
+        uint16_t *tag = dma_pool_alloc(&d->pool, sizeof(*tag) * tq->size, 64);
         tq->slots = (struct vnet_txslots){mem + VNET_HDR_ROOM, stride, room, tq->size, tag};
         /* The header is the last hdr_len bytes of the room before the frame. */
         tq->hdr0 = mem + VNET_HDR_ROOM - d->hdr_len;

@@ -34,8 +34,8 @@ void simq_attach(struct sim_queue *sq, uint16_t num, uint64_t desc, uint64_t dri
         sq->avail = (struct vring_avail *)(uintptr_t)driver;
         sq->used = (struct vring_used *)(uintptr_t)device;
     }
-    sq->ndesc_of = mem_alloc_dma(sizeof(*sq->ndesc_of) * num, 64);
-    sq->held = mem_alloc_dma(sizeof(*sq->held) * num, 64);
+    sq->ndesc_of = sim_zalloc(sizeof(*sq->ndesc_of) * num, 64);
+    sq->held = sim_zalloc(sizeof(*sq->held) * num, 64);
     sq->ready = true;
 }
 

@@ -18,8 +18,9 @@ struct sim_alloc {
     struct sim_alloc *next;
 };
 static struct sim_alloc *sim_allocs;
+uint64_t sim_dma_bytes;
 
-void *mem_alloc_dma(size_t bytes, size_t align)
+void *sim_zalloc(size_t bytes, size_t align)
 {
     size_t sz = (bytes + align - 1) & ~(align - 1);
     void *p = aligned_alloc(align, sz ? sz : align);
@@ -33,6 +34,12 @@ void *mem_alloc_dma(size_t bytes, size_t align)
     a->next = sim_allocs;
     sim_allocs = a;
     return p;
+}
+
+void *mem_alloc_dma(size_t bytes, size_t align)
+{
+    sim_dma_bytes += (bytes + align - 1) & ~(align - 1);
+    return sim_zalloc(bytes, align);
 }
 
 void sim_free_all(void)
@@ -278,7 +285,7 @@ static const struct virtio_ops sim_ops = {
 
 struct sim_dev *sim_new(uint64_t offered, uint16_t max, bool legacy)
 {
-    struct sim_dev *s = mem_alloc_dma(sizeof(*s), 64);
+    struct sim_dev *s = sim_zalloc(sizeof(*s), 64);
     s->vdev.ops = &sim_ops;
     s->vdev.transport = legacy ? "legacy" : "modern";
     s->vdev.legacy = legacy;
@@ -342,7 +349,7 @@ static void sim_log_tx(struct sim_dev *s, const struct sim_chain *c)
         return;
     /* At the first frame: 16 MiB a fuzz input that only receives skips. */
     if (!s->tx_log)
-        s->tx_log = mem_alloc_dma(sizeof(*s->tx_log) * SIM_LOG_MAX, 64);
+        s->tx_log = sim_zalloc(sizeof(*s->tx_log) * SIM_LOG_MAX, 64);
     struct sim_frame *f = &s->tx_log[s->ntx];
     f->segs = (uint16_t)c->nr;
     for (unsigned i = 0; i < c->nr; i++) {

@@ -178,6 +178,9 @@ void sim_set_mq(struct sim_dev *s, uint16_t max_pairs, uint8_t key, uint16_t tab
 
 /* A fresh device offering these features, with queues of max entries. */
 struct sim_dev *sim_new(uint64_t offered, uint16_t max, bool legacy);
+/* The device side's own memory (zeroed, freed by sim_free_all), not
+ * counted in sim_dma_bytes: that is the driver's. */
+void *sim_zalloc(size_t bytes, size_t align);
 void sim_free_all(void);        /* every sim and every mem_alloc_dma buffer */
 int sim_teardown(void **state); /* a cmocka teardown: sim_free_all */
 
@@ -203,5 +206,6 @@ uint32_t sim_avail_pending(const struct sim_dev *s, unsigned q);
 void sim_notify_ring(const struct virtq_doorbell *db, uint32_t val);
 
 extern struct sim_dev *sim_current; /* what sim_relax steps */
+extern uint64_t sim_dma_bytes;      /* what mem_alloc_dma handed the driver, all told */
 
 #endif

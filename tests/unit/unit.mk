@@ -104,7 +104,7 @@ test_efi_memmap_SRCS := tests/unit/test_efi_memmap.c boot/efi/efi_memmap.c
 UNIT_TESTS += test_efi_cmdline
 test_efi_cmdline_SRCS := tests/unit/test_efi_cmdline.c boot/efi/efi_cmdline.c
 
-VIRTQ_SRCS := drivers/virtio/virtq.c drivers/virtio/virtq_split.c drivers/virtio/virtq_packed.c
+VIRTQ_SRCS := drivers/virtio/dma_pool.c drivers/virtio/virtq.c drivers/virtio/virtq_split.c drivers/virtio/virtq_packed.c
 SIM_SRCS   := tests/unit/sim_virtio.c tests/unit/sim_queue.c tests/unit/sim_irq.c
 
 UNIT_TESTS += test_virtq
@@ -135,6 +135,9 @@ test_vnet_hashrep_SRCS := tests/unit/test_vnet_hashrep.c $(VNET_SIM_SRCS)
 
 UNIT_TESTS += test_vnet_qreset
 test_vnet_qreset_SRCS := tests/unit/test_vnet_qreset.c $(VNET_SIM_SRCS)
+
+UNIT_TESTS += test_vnet_reneg
+test_vnet_reneg_SRCS := tests/unit/test_vnet_reneg.c $(VNET_SIM_SRCS)
 
 UNIT_TESTS += test_vnet_ndata
 test_vnet_ndata_SRCS := tests/unit/test_vnet_ndata.c $(VNET_SIM_SRCS)
