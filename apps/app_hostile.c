@@ -23,7 +23,7 @@ static int hostile_bring_up(const struct app_config *c, struct vnet_dev **d)
     if (apps_vnet_params(c, &p, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "config: %s", why);
     if (!app_config_given(c, "ring"))
-        p.ring_size = HOSTILE_RING; /* each restart allocates its rings anew */
+        p.ring_size = HOSTILE_RING;
     p.offloads = VNET_OFF_TX_CSUM | VNET_OFF_TX_TSO;
     int n = vnet_probe(d, 1, &p, kboot.cmdline);
     if (n < 0)

@@ -8,7 +8,7 @@
 #include "apps/hostile.h"
 #include "drivers/virtio/vnet.h"
 
-#define HOSTILE_RING     256u /* ring= unless given: every restart allocates rings */
+#define HOSTILE_RING     256u /* ring= unless given */
 #define HOSTILE_WATCH_MS 300u /* after the violation, before the reset */
 #define HOSTILE_CHECK    32u  /* frames after the reset; all must come back */
 #define HOSTILE_CHECK_MS 1000u
