@@ -309,10 +309,13 @@ void vnet_rx_release(struct vnet_dev *d, uint32_t buf);
  * the CPU whose local APIC ID is apic_id, cpu being its index: the CPU
  * that polls the queue halts on them (vnet_idle_arm_cpu, vnet_tx_halt).
  * Any time after bring-up (MSI-X: the entry rewritten masked, PCI 3.0
- * s6.8.3.5). 0, -EINVAL for a pair not in use, -EOPNOTSUPP when the
- * transport's interrupt reaches the boot CPU only (virtio-mmio's I/O
- * APIC line) and cpu is not 0, -ERANGE for an APIC ID an MSI cannot
- * name. */
+ * s6.8.3.5). 0; VNET_QUEUE_POLLED when an MSI cannot name apic_id (above
+ * 255: Intel SDM vol 3 11.11.1's 8-bit destination field; x2APIC IDs
+ * beyond it need interrupt remapping, which vnperf does not set up): the
+ * queue is polled from then on (its CPU does not halt on it); -EINVAL for
+ * a pair not in use, -EOPNOTSUPP when the transport's interrupt reaches
+ * the boot CPU only (virtio-mmio's I/O APIC line) and cpu is not 0. */
+#define VNET_QUEUE_POLLED 1
 int vnet_queue_cpu(struct vnet_dev *d, unsigned q, bool tx, unsigned cpu, uint32_t apic_id);
 
 /* --- waiting for frames (notify=irq|hybrid) ---

@@ -142,9 +142,11 @@ void vnet_idle_done(struct vnet_dev *d, uint64_t cycles)
     vnet_idle_done_cpu(d, 0, cycles);
 }
 
-/* One queue's notifications to dest; nothing to do for a polled one. */
-static int vnet_note_to(struct vnet_dev *d, unsigned q, struct vnet_qnote *n, unsigned cpu,
-                        uint32_t dest)
+/* One queue's notifications to dest; nothing to do for a polled one. A
+ * destination the message cannot carry: the queue is polled, its
+ * notifications off, so its vector (still the boot CPU's) stays quiet. */
+static int vnet_note_to(struct vnet_dev *d, unsigned q, struct virtq *vq, struct vnet_qnote *n,
+                        unsigned cpu, uint32_t dest)
 {
     n->cpu = (uint8_t)cpu;
     if (n->mode == VNET_NOTIFY_POLL)
@@ -152,7 +154,12 @@ static int vnet_note_to(struct vnet_dev *d, unsigned q, struct vnet_qnote *n, un
     struct virtio_dev *v = d->vdev;
     if (!v->ops->queue_irq_to)
         return cpu ? -EOPNOTSUPP : 0; /* its line reaches the boot CPU */
-    return v->ops->queue_irq_to(v, q, n->vector, dest);
+    int r = v->ops->queue_irq_to(v, q, n->vector, dest);
+    if (r != -ERANGE)
+        return r;
+    n->mode = VNET_NOTIFY_POLL;
+    virtq_disable_cb(vq);
+    return VNET_QUEUE_POLLED;
 }
 
 int vnet_queue_cpu(struct vnet_dev *d, unsigned q, bool tx, unsigned cpu, uint32_t apic_id)
@@ -160,8 +167,8 @@ int vnet_queue_cpu(struct vnet_dev *d, unsigned q, bool tx, unsigned cpu, uint32
     if (q >= d->npairs || cpu > UINT8_MAX)
         return -EINVAL;
     if (tx)
-        return vnet_note_to(d, 2 * q + 1, &d->txq[q].note, cpu, apic_id);
-    return vnet_note_to(d, 2 * q, &d->rxq[q].note, cpu, apic_id);
+        return vnet_note_to(d, 2 * q + 1, d->txq[q].vq, &d->txq[q].note, cpu, apic_id);
+    return vnet_note_to(d, 2 * q, d->rxq[q].vq, &d->rxq[q].note, cpu, apic_id);
 }
 
 bool vnet_tx_halt(struct vnet_txq *tq, uint64_t until)

@@ -121,12 +121,15 @@ static void vnet_json_hash(struct json *j, const struct vnet_dev *d)
     json_obj_end(j);
 }
 
-/* The CPU that polls a pair's RX (vnet_queue_cpu), and each way's
+/* The CPU that polls a pair's RX (vnet_queue_cpu), each way's mode (poll
+ * where its CPU could not be named: VNET_QUEUE_POLLED), and each way's
  * interrupts and the CPU that took them. */
 static void vnet_json_pair_irqs(struct json *j, const struct vnet_qnote *rx,
                                 const struct vnet_qnote *tx)
 {
     json_u64(j, "cpu", rx->cpu);
+    json_str(j, "rx_notify", vnet_notify_name(rx->mode));
+    json_str(j, "tx_notify", vnet_notify_name(tx->mode));
     json_u64(j, "rx_interrupts", rx->vector >= 0 ? irq_count(rx->vector) : 0);
     json_i64(j, "rx_irq_cpu", vnet_note_irq_cpu(rx));
     json_u64(j, "tx_interrupts", tx->vector >= 0 ? irq_count(tx->vector) : 0);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/apic.h"
 #include "kernel/mem.h"
 
 uint64_t time_tsc_hz = 1000000000ull;
@@ -258,12 +259,20 @@ static int sim_queue_irq(struct virtio_dev *d, unsigned q, int *vector, const ch
     return 0;
 }
 
+/* As virtio-pci's: the MSI message kernel/apic.h encodes (-ERANGE for a
+ * destination it cannot carry), its destination field what the device
+ * would send to. */
 static int sim_queue_irq_to(struct virtio_dev *d, unsigned q, int vector, uint32_t dest)
 {
     struct sim_dev *s = sim_of(d);
+    uint64_t addr;
+    uint32_t data;
     if (q >= SIM_QMAX || s->q[q].vector != vector)
         return -ENODEV;
-    s->q[q].irq_dest = dest;
+    int r = apic_msi_msg(dest, (uint8_t)vector, &addr, &data);
+    if (r)
+        return r;
+    s->q[q].irq_dest = (uint32_t)(addr >> 12) & 0xff;
     return 0;
 }
 
