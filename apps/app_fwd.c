@@ -63,8 +63,7 @@ static struct fwd {
     struct net_if *nif[2];
     struct qstats_plan plan;
     struct fwd_pair pair[VNET_MAX_PAIRS];
-    uint64_t end;
-    uint32_t stop; /* CPU 0 tells the APs (release) */
+    struct percpu_job job; /* the APs' loop: end, count=, stop, halts */
 } fwd_state;
 
 static enum relay_verdict fwd_judge(void *ctx, const struct vnet_rx *rx)
@@ -107,31 +106,32 @@ static bool fwd_step(struct net_if *in, struct net_if *out, unsigned p, struct f
     return b.received > 0;
 }
 
-/* One round of CPU k: both directions of each of its pairs. */
-static void fwd_round(unsigned k, uint64_t now)
+/* One round of CPU k: both directions of each of its pairs; whether
+ * frames came in. */
+static int fwd_round(unsigned k, uint64_t now)
 {
     struct net_if *a = fwd_state.nif[0], *b = fwd_state.nif[1];
+    int in = 0;
     for (unsigned p = 0; p < fwd_state.plan.npairs; p++) {
         if (fwd_state.plan.cpu_of[p] != k)
             continue;
         struct fwd_pair *fp = &fwd_state.pair[p];
-        if (fwd_step(a, b, p, &fp->dir[0]))
+        if (fwd_step(a, b, p, &fp->dir[0])) {
             VN_WRITE_ONCE(fp->last_in, now);
-        fwd_step(b, a, p, &fp->dir[1]);
+            in = 1;
+        }
+        in |= fwd_step(b, a, p, &fp->dir[1]);
     }
+    return in;
 }
 
-/* An AP's run: its pairs until CPU 0 says stop or the deadline, then
- * its output rings drained. */
+/* An AP's run: its pairs until CPU 0 says stop or the deadline, halting
+ * on both devices' RX interrupts of its pairs when they are empty
+ * (notify=irq|hybrid), then its output rings drained. */
 static int fwd_ap(unsigned cpu, void *arg)
 {
     (void)arg;
-    while (!__atomic_load_n(&fwd_state.stop, __ATOMIC_ACQUIRE)) {
-        uint64_t now = time_cycles();
-        if (now >= fwd_state.end)
-            break;
-        fwd_round(cpu, now);
-    }
+    percpu_loop(&fwd_state.job, cpu);
     uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
     while (time_cycles() < drain_end)
         for (unsigned p = 0; p < fwd_state.plan.npairs; p++)
@@ -155,6 +155,13 @@ static uint64_t fwd_now(uint64_t dirs[2], uint64_t *last_in)
         *last_in = l > *last_in ? l : *last_in;
     }
     return dirs[0] + dirs[1];
+}
+
+/* Frames forwarded so far both ways (count=). */
+static uint64_t fwd_done(void)
+{
+    uint64_t dirs[2], last_in;
+    return fwd_now(dirs, &last_in);
 }
 
 /* d's counts added into t: sums, and the most in flight. */
@@ -234,7 +241,7 @@ static void fwd_result(const struct app_config *c, uint64_t ns, struct stall *st
 
 /* Both devices' pairs over the CPUs: the same pairs on each, so pair p
  * of a and of b is one CPU's. */
-static void fwd_setup(void)
+static void fwd_setup(uint64_t count)
 {
     struct net_if *a = net_if_get(0), *b = net_if_get(1);
     unsigned pa = vnet_pairs(net_if_dev(a)), pb = vnet_pairs(net_if_dev(b));
@@ -245,6 +252,14 @@ static void fwd_setup(void)
     fwd_state.nif[1] = b;
     percpu_plan("fwd", net_if_dev(a), &fwd_state.plan);
     percpu_plan("fwd", net_if_dev(b), &fwd_state.plan);
+    fwd_state.job = (struct percpu_job){.plan = &fwd_state.plan,
+                                        .dev = {net_if_dev(a), net_if_dev(b)},
+                                        .ndev = 2,
+                                        .round = fwd_round,
+                                        .done = fwd_done,
+                                        .count = count,
+                                        .tx_holds_rx = true};
+    percpu_job_ready(&fwd_state.job);
     for (unsigned p = 0; p < fwd_state.plan.npairs; p++) {
         struct fwd_pair *fp = &fwd_state.pair[p];
         fp->queue = p;
@@ -257,10 +272,20 @@ static void fwd_setup(void)
     }
 }
 
+/* CPU 0's halt ends at the next sample, the end, or when idle_ms= would
+ * pass since the last frame in. */
+static uint64_t fwd_wake(const struct meter *m, uint64_t end, uint64_t last_in, uint64_t idle)
+{
+    uint64_t wake = m->next < end ? m->next : end;
+    if (idle && last_in && last_in + idle < wake)
+        wake = last_in + idle;
+    return wake;
+}
+
 int app_fwd_main(const struct app_config *c)
 {
     apps_net_init(c, 2, 0);
-    fwd_setup();
+    fwd_setup(c->count);
     struct meter m;
     meter_start(&m, c);
     uint64_t start = m.t0, now = start, last_in = 0, dirs[2] = {0};
@@ -272,7 +297,7 @@ int app_fwd_main(const struct app_config *c)
            vnet_name(net_if_dev(fwd_state.nif[1])), fwd_state.plan.ncpu,
            fwd_state.plan.ncpu > 1 ? "s" : "", fwd_state.plan.npairs,
            fwd_state.plan.npairs > 1 ? "s" : "");
-    fwd_state.end = end;
+    fwd_state.job.end = end;
     percpu_start("fwd", &fwd_state.plan, fwd_ap, NULL);
 
     /* Stalls from here: the console line above was the app's own time. */
@@ -283,12 +308,17 @@ int app_fwd_main(const struct app_config *c)
         stall_round(&st, now);
         if (now >= end || (idle && last_in && now > last_in && now - last_in >= idle))
             break;
-        fwd_round(0, now);
+        int in = fwd_round(0, now);
         done = fwd_now(dirs, &last_in);
         if (now >= next_service) {
             net_service();
             next_service = now + service_every;
         }
+        /* Empty rings: halt (notify=irq|hybrid) until a frame on CPU 0's
+         * pairs, an AP's wake at count=, idle_ms=, the next sample or the
+         * end. */
+        if (!in && percpu_may_halt(&fwd_state.job, 0))
+            stall_skip(&st, net_idle(fwd_wake(&m, end, last_in, idle)));
         if (meter_due(&m, now)) {
             uint64_t bytes = 0;
             for (unsigned p = 0; p < fwd_state.plan.npairs; p++)
@@ -300,7 +330,7 @@ int app_fwd_main(const struct app_config *c)
             meter_end(&m, &st);
         }
     }
-    __atomic_store_n(&fwd_state.stop, 1, __ATOMIC_RELEASE);
+    percpu_stop(&fwd_state.plan, &fwd_state.job.stop);
     uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
     while (time_cycles() < drain_end)
         net_service();

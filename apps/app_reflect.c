@@ -42,9 +42,8 @@ static struct reflect {
     struct qstats_plan plan;
     struct qstats q[VNET_MAX_PAIRS];
     struct reflect_cpu cpu[SMP_MAX_CPUS];
-    uint64_t end, count;
-    uint32_t stop; /* CPU 0 tells the APs (release) */
-    bool dhcp;     /* dhcp=: frames to the DHCP client port are lwIP's */
+    struct percpu_job job; /* the APs' loop: end, count=, stop, halts */
+    bool dhcp;             /* dhcp=: frames to the DHCP client port are lwIP's */
 } reflect_state;
 
 /* UDP frames are swapped in place and sent back; malformed ones dropped;
@@ -101,16 +100,19 @@ static int reflect_round(unsigned k, uint64_t now)
     return taken;
 }
 
-/* An AP's run: its pairs until CPU 0 says stop or the deadline. */
+/* Frames reflected so far on every pair (count=). */
+static uint64_t reflect_done(void)
+{
+    uint64_t bytes;
+    return qstats_packets_now(reflect_state.q, reflect_state.plan.npairs, &bytes);
+}
+
+/* An AP's run: its pairs until CPU 0 says stop or the deadline, halting
+ * on their RX interrupts when they are empty (notify=irq|hybrid). */
 static int reflect_ap(unsigned cpu, void *arg)
 {
     (void)arg;
-    while (!__atomic_load_n(&reflect_state.stop, __ATOMIC_ACQUIRE)) {
-        uint64_t now = time_cycles();
-        if (now >= reflect_state.end)
-            break;
-        reflect_round(cpu, now);
-    }
+    percpu_loop(&reflect_state.job, cpu);
     /* Let the last reflected frames leave before CPU 0 reports. */
     uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
     while (time_cycles() < drain_end)
@@ -158,6 +160,14 @@ static void reflect_setup(const struct app_config *c)
     reflect_state.nif = net_if_get(0);
     reflect_state.dhcp = c->dhcp;
     percpu_plan("reflect", net_if_dev(reflect_state.nif), &reflect_state.plan);
+    reflect_state.job = (struct percpu_job){.plan = &reflect_state.plan,
+                                            .dev = {net_if_dev(reflect_state.nif)},
+                                            .ndev = 1,
+                                            .round = reflect_round,
+                                            .done = reflect_done,
+                                            .count = c->count,
+                                            .tx_holds_rx = true};
+    percpu_job_ready(&reflect_state.job);
     for (unsigned p = 0; p < reflect_state.plan.npairs; p++)
         if (qstats_init(&reflect_state.q[p], p, reflect_state.plan.cpu_of[p], REFLECT_STREAMS) < 0)
             vn_fatal(VN_EXIT_OOM, "reflect: no memory for %d streams", REFLECT_STREAMS);
@@ -176,7 +186,7 @@ int app_reflect_main(const struct app_config *c)
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
     printf("reflect: swapping MAC, IP and UDP ports of every UDP frame, %u CPU%s\n",
            reflect_state.plan.ncpu, reflect_state.plan.ncpu > 1 ? "s" : "");
-    reflect_state.end = end;
+    reflect_state.job.end = end;
     percpu_start("reflect", &reflect_state.plan, reflect_ap, NULL);
 
     while (packets < count) {
@@ -189,6 +199,10 @@ int app_reflect_main(const struct app_config *c)
             net_service();
             next_service = now + service_every;
         }
+        /* Empty rings: halt (notify=irq|hybrid) until a frame on CPU 0's
+         * pairs, an AP's wake at count=, the next sample or the end. */
+        if (n == 0 && percpu_may_halt(&reflect_state.job, 0))
+            net_idle(m.next < end ? m.next : end);
         if (meter_due(&m, now)) {
             struct json *j = meter_sample(&m, now, packets, bytes);
             if (reflect_state.plan.ncpu == 1) {
@@ -200,7 +214,7 @@ int app_reflect_main(const struct app_config *c)
             result_end();
         }
     }
-    __atomic_store_n(&reflect_state.stop, 1, __ATOMIC_RELEASE);
+    percpu_stop(&reflect_state.plan, &reflect_state.job.stop);
     /* Let the last reflected frames leave before the result. */
     uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
     while (time_cycles() < drain_end)

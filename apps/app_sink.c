@@ -44,12 +44,9 @@ static struct sink {
     struct qstats_plan plan;
     struct qstats q[VNET_MAX_PAIRS];
     struct sink_cpu cpu[SMP_MAX_CPUS];
-    uint64_t end;     /* TSC deadline */
-    uint64_t count;   /* count=, 0: none */
-    uint32_t stop;    /* CPU 0 tells the APs (release) */
-    bool halt;        /* notify=irq|hybrid: a CPU with empty pairs halts */
-    bool dhcp;        /* dhcp=: frames to the DHCP client port are lwIP's */
-    bool qreset_done; /* qreset_at= */
+    struct percpu_job job; /* the APs' loop: end, count=, stop, halts */
+    bool dhcp;             /* dhcp=: frames to the DHCP client port are lwIP's */
+    bool qreset_done;      /* qreset_at= */
 } sink_state;
 
 static inline void sink_frame(struct sink_cpu *w, struct qstats *q, const struct vnet_rx *rx,
@@ -113,35 +110,20 @@ static int sink_poll(unsigned k, uint64_t now)
     return taken;
 }
 
-/* count= reached on an AP's frames: CPU 0, which may be halted on its
- * own pairs, is woken to end the run (once). */
-static void sink_count_check(bool *woke)
+/* Frames counted so far on every pair (count=). */
+static uint64_t sink_done(void)
 {
     uint64_t bytes;
-    if (*woke || !sink_state.count ||
-        qstats_packets_now(sink_state.q, sink_state.plan.npairs, &bytes) < sink_state.count)
-        return;
-    smp_wake(0);
-    *woke = true;
+    return qstats_packets_now(sink_state.q, sink_state.plan.npairs, &bytes);
 }
 
 /* An AP's run: its pairs until CPU 0 says stop or the deadline; with
  * notify=irq|hybrid it halts on its own pairs' interrupts when they are
- * empty. */
+ * empty (percpu_loop). */
 static int sink_ap(unsigned cpu, void *arg)
 {
     (void)arg;
-    struct vnet_dev *d = net_if_dev(sink_state.nif);
-    bool woke = false;
-    while (!__atomic_load_n(&sink_state.stop, __ATOMIC_ACQUIRE)) {
-        uint64_t now = time_cycles();
-        if (now >= sink_state.end)
-            break;
-        if (sink_poll(cpu, now))
-            sink_count_check(&woke);
-        else if (sink_state.halt)
-            percpu_idle(d, cpu, sink_state.end, &sink_state.stop);
-    }
+    percpu_loop(&sink_state.job, cpu);
     return 0;
 }
 
@@ -218,8 +200,13 @@ static void sink_setup(const struct app_config *c)
     sink_state.dhcp = c->dhcp;
     sink_state.nif = net_if_get(0);
     percpu_plan("sink", net_if_dev(sink_state.nif), &sink_state.plan);
-    sink_state.count = c->count;
-    sink_state.halt = vnet_can_idle(net_if_dev(sink_state.nif));
+    sink_state.job = (struct percpu_job){.plan = &sink_state.plan,
+                                         .dev = {net_if_dev(sink_state.nif)},
+                                         .ndev = 1,
+                                         .round = sink_poll,
+                                         .done = sink_done,
+                                         .count = c->count};
+    percpu_job_ready(&sink_state.job);
     for (unsigned p = 0; p < sink_state.plan.npairs; p++)
         if (qstats_init(&sink_state.q[p], p, sink_state.plan.cpu_of[p], SINK_STREAMS) < 0)
             vn_fatal(VN_EXIT_OOM, "sink: no memory for %d streams", SINK_STREAMS);
@@ -256,7 +243,7 @@ int app_sink_main(const struct app_config *c)
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
     printf("sink: waiting for frames%s, %u CPU%s receiving\n", c->count ? " (count=)" : "",
            sink_state.plan.ncpu, sink_state.plan.ncpu > 1 ? "s" : "");
-    sink_state.end = end;
+    sink_state.job.end = end;
     percpu_start("sink", &sink_state.plan, sink_ap, NULL);
 
     /* Stalls from here: the console line above was the app's own time. */
@@ -284,7 +271,7 @@ int app_sink_main(const struct app_config *c)
         if (meter_due(&m, now))
             sink_sample(&m, now, &st);
     }
-    percpu_stop(&sink_state.plan, &sink_state.stop);
+    percpu_stop(&sink_state.plan, &sink_state.job.stop);
     percpu_wait(&sink_state.plan);
     struct qstats_rx w;
     sink_add_up(&w);

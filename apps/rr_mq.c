@@ -40,8 +40,7 @@ static struct rr_mq {
     struct rr_mq_cpu cpu[SMP_MAX_CPUS];
     uint16_t port;
     uint32_t resp, id_len, max_frame;
-    uint64_t end;
-    uint32_t stop;
+    struct percpu_job job; /* the APs' loop: end, count=, stop, halts */
 } rr_mq;
 
 bool rr_mq_wanted(const struct app_config *c)
@@ -72,8 +71,8 @@ static uint32_t rr_mq_answer(uint8_t *f, const struct pkt_info *pi)
 }
 
 /* One burst from pair p: requests answered on p, the rest to lwIP (CPU
- * 0) or dropped. */
-static void rr_mq_burst(unsigned k, unsigned p, uint64_t now)
+ * 0) or dropped; the frames taken. */
+static int rr_mq_burst(unsigned k, unsigned p, uint64_t now)
 {
     struct vnet_dev *d = net_if_dev(rr_mq.nif);
     struct qstats *q = &rr_mq.q[p];
@@ -109,24 +108,24 @@ static void rr_mq_burst(unsigned k, unsigned p, uint64_t now)
     }
     q->tx_dropped += (uint64_t)(nt - (sent < 0 ? 0 : sent));
     net_check(rr_mq.nif, vnet_tx_reclaim_q(d, p));
+    return n > 0 ? n : 0;
 }
 
-static void rr_mq_round(unsigned k, uint64_t now)
+static int rr_mq_round(unsigned k, uint64_t now)
 {
+    int taken = 0;
     for (unsigned p = 0; p < rr_mq.plan.npairs; p++)
         if (rr_mq.plan.cpu_of[p] == k)
-            rr_mq_burst(k, p, now);
+            taken += rr_mq_burst(k, p, now);
+    return taken;
 }
 
+/* An AP's run: its pairs until CPU 0 says stop or the deadline, halting
+ * on their RX interrupts when they are empty (notify=irq|hybrid). */
 static int rr_mq_ap(unsigned cpu, void *arg)
 {
     (void)arg;
-    while (!__atomic_load_n(&rr_mq.stop, __ATOMIC_ACQUIRE)) {
-        uint64_t now = time_cycles();
-        if (now >= rr_mq.end)
-            break;
-        rr_mq_round(cpu, now);
-    }
+    percpu_loop(&rr_mq.job, cpu);
     return 0;
 }
 
@@ -142,6 +141,13 @@ static uint64_t rr_mq_now(uint64_t *last)
         *last = l > *last ? l : *last;
     }
     return n;
+}
+
+/* Answers so far on every pair (count=). */
+static uint64_t rr_mq_done(void)
+{
+    uint64_t last;
+    return rr_mq_now(&last);
 }
 
 static void rr_mq_result(const struct app_config *c, uint64_t ns)
@@ -177,6 +183,14 @@ static void rr_mq_setup(const struct app_config *c)
         vn_fatal(VN_EXIT_CONFIG, "rr: resp_size=%u does not fit one frame (MTU %u)", rr_mq.resp,
                  (unsigned)vnet_mtu(net_if_dev(rr_mq.nif)));
     percpu_plan("rr", net_if_dev(rr_mq.nif), &rr_mq.plan);
+    rr_mq.job = (struct percpu_job){.plan = &rr_mq.plan,
+                                    .dev = {net_if_dev(rr_mq.nif)},
+                                    .ndev = 1,
+                                    .round = rr_mq_round,
+                                    .done = rr_mq_done,
+                                    .count = c->count,
+                                    .tx_holds_rx = true};
+    percpu_job_ready(&rr_mq.job);
     for (unsigned p = 0; p < rr_mq.plan.npairs; p++)
         if (qstats_init(&rr_mq.q[p], p, rr_mq.plan.cpu_of[p], 0) < 0)
             vn_fatal(VN_EXIT_OOM, "rr: no memory");
@@ -194,20 +208,24 @@ int rr_mq_server(const struct app_config *c)
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
     printf("rr: udp server on port %u, raw path, %u CPUs on %u pairs\n", (unsigned)rr_mq.port,
            rr_mq.plan.ncpu, rr_mq.plan.npairs);
-    rr_mq.end = end;
+    rr_mq.job.end = end;
     percpu_start("rr", &rr_mq.plan, rr_mq_ap, NULL);
     while (done < count) {
         now = time_cycles();
         if (now >= end || (last && now > last && now - last > idle))
             break;
-        rr_mq_round(0, now);
+        int n = rr_mq_round(0, now);
         done = rr_mq_now(&last);
         if (now >= next_service) {
             net_service();
             next_service = now + service_every;
         }
+        /* Empty rings: halt (notify=irq|hybrid) until a request on CPU
+         * 0's pairs, an AP's wake at count=, the idle end or the end. */
+        if (n == 0 && percpu_may_halt(&rr_mq.job, 0))
+            net_idle(last && last + idle < end ? last + idle + 1 : end);
     }
-    __atomic_store_n(&rr_mq.stop, 1, __ATOMIC_RELEASE);
+    percpu_stop(&rr_mq.plan, &rr_mq.job.stop);
     percpu_wait(&rr_mq.plan);
     uint64_t first = 0;
     for (unsigned k = 0; k < rr_mq.plan.ncpu; k++)

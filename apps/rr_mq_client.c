@@ -67,8 +67,8 @@ static struct rr_mq_client {
     unsigned n;
     uint16_t port, base;
     uint32_t server, req, resp, id_len, frame_len;
-    uint64_t end, timeout;
-    uint32_t stop;
+    uint64_t timeout;
+    struct percpu_job job; /* the APs' loop: end, count=, stop, halts */
 } rc;
 
 /* Sends the next request of sessions idx[0..n) (all on pair p). */
@@ -130,8 +130,8 @@ static void rrc_answer(unsigned k, unsigned p, const struct rr_req_answer *a, ui
 }
 
 /* One burst from pair p: answers taken, the sessions' next requests
- * sent; the rest to lwIP (CPU 0) or dropped. */
-static void rrc_burst(unsigned k, unsigned p)
+ * sent; the rest to lwIP (CPU 0) or dropped. The frames taken. */
+static int rrc_burst(unsigned k, unsigned p)
 {
     struct vnet_dev *d = net_if_dev(rc.nif);
     struct vnet_rx rx[NET_RX_BATCH];
@@ -158,6 +158,7 @@ static void rrc_burst(unsigned k, unsigned p)
     if (nn)
         rrc_send(p, next, nn);
     net_check(rc.nif, vnet_tx_reclaim_q(d, p));
+    return n > 0 ? n : 0;
 }
 
 /* CPU k's sessions whose request or answer was lost: sent again. */
@@ -183,20 +184,46 @@ static void rrc_start(unsigned k)
             rrc_send(rc.s[w->order[i]].pair, &w->order[i], 1);
 }
 
-static void rrc_round(unsigned k)
+/* When CPU k's first request in flight times out (0: none is). */
+static uint64_t rrc_due(unsigned k)
 {
-    for (unsigned p = 0; p < rc.plan.npairs; p++)
-        if (rc.plan.cpu_of[p] == k)
-            rrc_burst(k, p);
-    rrc_timeouts(k, time_cycles());
+    const struct rr_mq_ccpu *w = &rc.cpu[k];
+    uint64_t due = 0;
+    for (unsigned i = 0; i < w->nsess; i++) {
+        const struct rr_mq_sess *s = &rc.s[w->order[i]];
+        uint64_t t = s->t_send + rc.timeout + 1;
+        if (s->busy && (!due || t < due))
+            due = t;
+    }
+    return due;
 }
 
+static int rrc_round(unsigned k, uint64_t now)
+{
+    (void)now;
+    int taken = 0;
+    for (unsigned p = 0; p < rc.plan.npairs; p++)
+        if (rc.plan.cpu_of[p] == k)
+            taken += rrc_burst(k, p);
+    rrc_timeouts(k, time_cycles());
+    return taken;
+}
+
+/* Transactions so far on every pair (count=). */
+static uint64_t rrc_done(void)
+{
+    uint64_t bytes;
+    return qstats_packets_now(rc.q, rc.plan.npairs, &bytes);
+}
+
+/* An AP's run: its sessions' first requests, then its pairs until CPU 0
+ * says stop or the deadline, halting on their RX interrupts until an
+ * answer or the first timeout (notify=irq|hybrid). */
 static int rrc_ap(unsigned cpu, void *arg)
 {
     (void)arg;
     rrc_start(cpu);
-    while (!__atomic_load_n(&rc.stop, __ATOMIC_ACQUIRE) && time_cycles() < rc.end)
-        rrc_round(cpu);
+    percpu_loop(&rc.job, cpu);
     return 0;
 }
 
@@ -303,6 +330,14 @@ static void rrc_setup(const struct app_config *c)
         vn_fatal(VN_EXIT_CONFIG, "rr: req_size=%u does not fit one frame (MTU %u)", rc.req,
                  (unsigned)vnet_mtu(d));
     percpu_plan("rr", d, &rc.plan);
+    rc.job = (struct percpu_job){.plan = &rc.plan,
+                                 .dev = {d},
+                                 .ndev = 1,
+                                 .round = rrc_round,
+                                 .due = rrc_due,
+                                 .done = rrc_done,
+                                 .count = c->count};
+    percpu_job_ready(&rc.job);
     if (!(rc.s = calloc(rc.n, sizeof(*rc.s))))
         vn_fatal(VN_EXIT_OOM, "rr: no memory for %u sessions", rc.n);
     for (unsigned k = 0; k < rc.plan.ncpu; k++)
@@ -319,6 +354,13 @@ static void rrc_setup(const struct app_config *c)
     rrc_sessions(c, &fl);
 }
 
+/* CPU 0's halt ends at its first timeout, the next sample or the end. */
+static uint64_t rrc_wake(const struct meter *m, uint64_t end)
+{
+    uint64_t wake = m->next < end ? m->next : end, due = rrc_due(0);
+    return due && due < wake ? due : wake;
+}
+
 int rr_mq_client(const struct app_config *c)
 {
     /* no offloads: every frame is one buffer with its checksums done */
@@ -332,19 +374,24 @@ int rr_mq_client(const struct app_config *c)
     uint64_t service_every = time_ns_to_cycles(500000u), next_service = start;
     printf("rr: udp client to port %u, raw path, %u sessions, %u CPUs on %u pairs\n",
            (unsigned)rc.port, rc.n, rc.plan.ncpu, rc.plan.npairs);
-    rc.end = end;
+    rc.job.end = end;
     percpu_start("rr", &rc.plan, rrc_ap, NULL);
     rrc_start(0);
     while (done < count) {
         now = time_cycles();
         if (now >= end)
             break;
-        rrc_round(0);
+        int n = rrc_round(0, now);
         done = qstats_packets_now(rc.q, rc.plan.npairs, &bytes);
         if (now >= next_service) {
             net_service();
             next_service = now + service_every;
         }
+        /* Nothing came: halt (notify=irq|hybrid) until an answer on CPU
+         * 0's pairs, a timeout, an AP's wake at count=, the next sample
+         * or the end. */
+        if (n == 0 && percpu_may_halt(&rc.job, 0))
+            net_idle(rrc_wake(&m, end));
         if (meter_due(&m, now)) {
             struct json *j = meter_sample(&m, now, done, bytes);
             json_u64(j, "transactions", done);
@@ -353,7 +400,7 @@ int rr_mq_client(const struct app_config *c)
             result_end();
         }
     }
-    __atomic_store_n(&rc.stop, 1, __ATOMIC_RELEASE);
+    percpu_stop(&rc.plan, &rc.job.stop);
     percpu_wait(&rc.plan);
     rrc_result(c, time_cycles_to_ns(now - start));
     if (!qstats_packets_now(rc.q, rc.plan.npairs, &bytes)) {

@@ -11,6 +11,7 @@ from that pair's flows are equal, and the total is exact."""
 import ipaddress
 import socket
 import struct
+import subprocess
 import time
 
 import pytest
@@ -27,14 +28,15 @@ PL_MAGIC = 0x564E5046
 PACKET_OUTGOING = 4  # Linux's sll_pkttype of a frame this host sent
 
 
-def frame(stream, seq, dport, sport=SPORT, payload=None):
-    """A UDP frame from the peer to the guest with vnperf's 24-byte payload
-    header (seq, a TSC of 0, the stream id and the magic) or payload."""
+def frame(stream, seq, dport, sport=SPORT, payload=None, dst=vnpeer.GUEST_IP):
+    """A UDP frame from the peer to dst (the guest) with vnperf's 24-byte
+    payload header (seq, a TSC of 0, the stream id and the magic) or
+    payload."""
     if payload is None:
         payload = struct.pack("<QQII", seq, 0, stream, PL_MAGIC)
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + 8 + len(payload), 0, 0, 64, 17, 0,
                      ipaddress.IPv4Address(vnpeer.PEER_IP).packed,
-                     ipaddress.IPv4Address(vnpeer.GUEST_IP).packed)
+                     ipaddress.IPv4Address(dst).packed)
     csum = sum(struct.unpack("!10H", ip))
     csum = (csum & 0xffff) + (csum >> 16)
     csum = (csum & 0xffff) + (csum >> 16)
@@ -60,31 +62,39 @@ def traffic():
     return frames, want, flows, gap_pair
 
 
-def run(tap, machine, app, frames, ready, words=(), delay=0.0):
-    """Boots app on two CPUs and two pairs; sends frames into the tap once
-    the console says both CPUs run (delay seconds later); returns the boot and the guest's UDP
-    frames the host got back by (source, destination) port, the others
-(lwIP's ARP) under None."""
+def packet_socket(tap):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+    s.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)  # SO_RCVBUFFORCE
+    s.bind((tap, 0))
+    return s
+
+
+def run(tap, machine, app, frames, ready, words=(), delay=0.0, out_tap=None):
+    """Boots app on two CPUs and two pairs (a second NIC on out_tap when
+    given: fwd's b); sends frames into the tap once the console says both
+    CPUs run (delay seconds later); returns the boot and the guest's UDP
+    frames the host got back (on out_tap when given) by (source,
+    destination) port, the others (lwIP's ARP) under None."""
     props = dict(qemucmd.mq_props(2, machine), rss="on")
     # RSS is a feature above bit 31: modern virtio-mmio (version 2) only
     extra = ["-smp", "2"] + (["-global", "virtio-mmio.force-legacy=false"]
                              if machine == "microvm" else [])
-    nic = qemucmd.Nic("tap,ifname=%s,script=no,downscript=no,queues=2,vhost=off" % tap,
-                      "52:54:00:00:00:01", props)
+    nics = [qemucmd.Nic("tap,ifname=%s,script=no,downscript=no,queues=2,vhost=off" % t,
+                        "52:54:00:00:00:0%d" % (i + 1), props)
+            for i, t in enumerate([tap] + ([out_tap] if out_tap else []))]
     spec = qemucmd.GuestSpec(vnharness.IMAGE, machine=machine, memory_mb=128, accel="tcg",
                              config=["app=" + app, "count=%d" % len(frames), "duration=40",
                                      "queues=2", "vcpus=2"] + ADDR + list(words),
-                             nics=[nic], name="vnperf-test", extra=extra)
-    out = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
-    out.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)  # SO_RCVBUFFORCE
-    out.bind((tap, 0))
+                             nics=nics, name="vnperf-test", extra=extra)
+    into = packet_socket(tap)
+    out = packet_socket(out_tap) if out_tap else into
     sent = []
 
     def on_line(g, line):
         if not sent and ready in line.text:
             time.sleep(delay)
             for f in frames:
-                out.send(f)
+                into.send(f)
             sent.append(len(frames))
 
     g = guest.Guest(spec)
@@ -108,6 +118,7 @@ def run(tap, machine, app, frames, ready, words=(), delay=0.0):
                 back.setdefault("payloads", []).append((key, f[42:]))
     finally:
         out.close()
+        into.close()
     b = vnharness.Boot(g)
     assert b.code == 0 and sent, b.console
     assert b.one("smp")["up"] == 2, b.console
@@ -229,3 +240,103 @@ def test_microvm_hybrid_on_two_cpus_is_one_config_line(image, mqtap):
     assert b.code == 2, b.console
     assert ("sink: vcpus=2: pair 1 runs on CPU 1, which the device's one interrupt line "
             "(virtio-mmio) does not reach: notify=poll") in b.console, b.console
+
+
+@pytest.fixture
+def mqtap2(mqtap):
+    """A second multiqueue tap beside mqtap (fwd's b)."""
+    name = mqtap[:-1] + "b"
+    subprocess.run(["ip", "tuntap", "add", "dev", name, "mode", "tap", "multi_queue",
+                    "vnet_hdr"], check=True)
+    try:
+        subprocess.run(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % name], check=True)
+        subprocess.run(["ip", "link", "set", name, "up"], check=True)
+        yield name
+    finally:
+        subprocess.run(["ip", "link", "del", name])
+
+
+def assert_halts_per_cpu(res, drv, woken=True):
+    """Each CPU halted; pair p's RX (armed by CPU p's halts) was woken only
+    on CPU p, when woken."""
+    for p, q in enumerate(drv):
+        assert q["cpu"] == p and q["rx_notify"] == "hybrid", q
+        assert q["rx_halts"] > 0, q
+        if woken:
+            assert q["rx_interrupts"] > 0 and q["rx_irq_cpu"] == p, q
+    cpus = res["idle"]["cpus"]
+    assert [c["cpu"] for c in cpus] == [0, 1] and all(c["halts"] > 0 for c in cpus), cpus
+
+
+@needs_root
+def test_reflect_hybrid_each_cpu_halts_on_its_own_pairs_interrupts(image, mqtap):
+    """reflect with notify=hybrid on q35, -smp 2, two pairs: CPU i halts on
+    pair i's empty RX ring and is woken there by that pair's interrupts
+    alone; every frame still goes back on the pair it came on, exactly."""
+    frames, want, flows, _ = traffic()
+    b, back = run(mqtap, "q35", "reflect", frames, "every UDP frame, 2 CPUs",
+                  ["notify=hybrid"], delay=0.3)
+    res = b.one("result")
+    assert res["packets"] == len(frames) and res["tx_dropped"] == 0 and res["lost"] == 1, res
+    assert [(q["queue"], q["cpu"], q["packets"]) for q in res["queues"]] == \
+        [(0, 0, want[0]), (1, 1, want[1])], res["queues"]
+    drv = res["vnet"]["queues"]
+    for p in (0, 1):
+        got = sum(n for k, n in back.items()
+                  if k and k != "payloads" and k[0] in DPORTS and k[1] == SPORT
+                  and rss_pair(vnpeer.PEER_IP, vnpeer.GUEST_IP, SPORT, k[0]) == p)
+        assert got == want[p] == drv[p]["rx_packets"], (p, back, drv)
+        assert drv[p]["tx_packets"] == want[p] + (back.get(None, 0) if p == 0 else 0), drv
+    assert_halts_per_cpu(res, drv)
+
+
+@needs_root
+def test_fwd_hybrid_each_cpu_halts_on_its_own_pairs_interrupts(image, mqtap, mqtap2):
+    """fwd with notify=hybrid on q35, -smp 2, two two-pair NICs: the host's
+    16 flows (to an address not the guest's, so none is lwIP's) land on a's
+    pair the hash names and leave on b's same pair; CPU i halts on pair i of
+    both NICs and a's pair i wakes it there. Per pair and in total the
+    frames in on a, forwarded and out on b (the host's count) are equal."""
+    far = "10.99.0.9"
+    frames, want = [], [0, 0]
+    for seq in range(PER):
+        for st, dp in enumerate(DPORTS):
+            frames.append(frame(st, seq, dp, dst=far))
+            want[rss_pair(vnpeer.PEER_IP, far, SPORT, dp)] += 1
+    assert min(want) > 0, want
+    b, back = run(mqtap, "q35", "fwd", frames, "2 CPUs on 2 pairs", ["notify=hybrid"],
+                  delay=0.3, out_tap=mqtap2)
+    res = b.one("result")
+    assert res["packets"] == len(frames) and res["tx_dropped"] == 0, res
+    assert res["a_to_b"]["packets"] == len(frames) and res["a_to_b"]["to_lwip"] == 0, res
+    assert sum(n for k, n in back.items() if k and k != "payloads") == len(frames), back
+    a, bq = res["vnet"]["queues"], res["vnet1"]["queues"]
+    for q in res["queues"]:
+        p = q["queue"]
+        assert q["cpu"] == p and q["a_to_b"]["packets"] == want[p], (q, want)
+        assert a[p]["rx_packets"] == bq[p]["tx_packets"] == want[p], (a, bq, want)
+    assert_halts_per_cpu(res, a)
+    assert_halts_per_cpu(res, bq, woken=False)  # nothing comes in on b
+
+
+@needs_root
+def test_udp_rr_server_hybrid_each_cpu_halts_on_its_own_pairs_interrupts(image, mqtap):
+    """The UDP rr server with notify=hybrid on q35, -smp 2: CPU i halts on
+    pair i and its requests wake it there; every request is answered on
+    its pair."""
+    sports = range(7000, 7016)
+    frames, want = [], [0, 0]
+    for n in range(PER):
+        for sp in sports:
+            frames.append(frame(0, 0, 9000, sp, struct.pack("<Q", sp * 1000 + n)))
+            want[rss_pair(vnpeer.PEER_IP, vnpeer.GUEST_IP, sp, 9000)] += 1
+    b, back = run(mqtap, "q35", "rr", frames, "raw path, 2 CPUs",
+                  ["role=server", "proto=udp", "req_size=8", "resp_size=32", "notify=hybrid"],
+                  delay=0.3)
+    res = b.one("result")
+    assert res["transactions"] == len(frames) and res["tx_dropped"] == 0, res
+    assert [(q["queue"], q["cpu"], q["packets"]) for q in res["queues"]] == \
+        [(0, 0, want[0]), (1, 1, want[1])], res["queues"]
+    got = sum(n for k, n in back.items() if k and k != "payloads" and k[0] == 9000)
+    assert got == len(frames), back
+    assert_halts_per_cpu(res, res["vnet"]["queues"])
