@@ -34,14 +34,20 @@ IMAGE = os.path.join(ROOT, "build", "vnperf.elf")
 TAP = "vnmqbench"
 TICK = os.sysconf("SC_CLK_TCK")
 
+# argv: tap, seconds, frames a second (0: flat out)
 SENDER = r"""
 import socket, sys, time, pickle
 frames = pickle.load(sys.stdin.buffer)
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind((sys.argv[1], 0))
-end, n = time.monotonic() + float(sys.argv[2]), 0
+t0 = time.monotonic()
+end, rate, n = t0 + float(sys.argv[2]), float(sys.argv[3]), 0
 while time.monotonic() < end:
     for f in frames:
+        if rate:
+            ahead = t0 + n / rate - time.monotonic()
+            if ahead > 0:
+                time.sleep(ahead)
         try:
             s.send(f)
             n += 1
@@ -77,9 +83,11 @@ def roles(before, after, secs):
     return pct
 
 
-def one(n, duration, machine):
-    """One boot: N pairs on N CPUs; the result, per-queue packets, sent,
-    CPU % by role."""
+def one(n, duration, machine, app="sink", words=(), rate=0):
+    """One boot of app (sink, or reflect: its console line names the CPUs
+    too) with config words: N pairs on N CPUs, the sender at rate frames a
+    second (0: flat out); the result, per-queue packets, sent, CPU % by
+    role."""
     frames, _, _, _ = test_mq_apps.traffic()
     props = dict(qemucmd.mq_props(2, machine), rss="on")
     extra = ["-smp", str(n)] + (["-global", "virtio-mmio.force-legacy=false"]
@@ -87,18 +95,19 @@ def one(n, duration, machine):
     nic = qemucmd.Nic("tap,ifname=%s,script=no,downscript=no,queues=2,vhost=off" % TAP,
                       "52:54:00:00:00:01", props)
     spec = qemucmd.GuestSpec(IMAGE, machine=machine, memory_mb=128, accel="tcg",
-                             config=["app=sink", "duration=%d" % (duration + 3),
+                             config=["app=" + app, "duration=%d" % (duration + 3),
                                      "queues=%d" % n, "vcpus=%d" % n,
-                                     "ip=" + vnpeer.GUEST_IP], nics=[nic],
+                                     "ip=" + vnpeer.GUEST_IP] + list(words), nics=[nic],
                              name="vnperf-bench", extra=extra)
     g = guest.Guest(spec)
     st = {}
 
     def on_line(gg, line):
-        if "sender" not in st and "CPU" in line.text and "receiving" in line.text:
+        if "sender" not in st and "CPU" in line.text and app + ":" in line.text:
             import pickle
             st["sender"] = subprocess.Popen(
-                [sys.executable, "-c", SENDER, TAP, str(duration)], stdin=subprocess.PIPE,
+                [sys.executable, "-c", SENDER, TAP, str(duration), str(rate)],
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE)
             st["sender"].stdin.write(pickle.dumps(frames))
             st["sender"].stdin.close()
@@ -126,7 +135,8 @@ def one(n, duration, machine):
     cpu["sender"] = roles(st["s0"], st["s1"], secs).get("other", 0)
     r = res[0]
     return {"pps": r["pps"], "packets": r["packets"], "sent": sent,
-            "queues": [q["packets"] for q in r.get("queues", [])], "cpu": cpu}
+            "queues": [q["packets"] for q in r.get("queues", [])], "cpu": cpu,
+            "idle": r.get("idle", {}), "vnet": r.get("vnet", {})}
 
 
 def main():
