@@ -1,11 +1,12 @@
-/* TSC frequency: asked of the CPU when it says (CPUID 0x15/0x16, the
- * hypervisor timing leaf), otherwise measured against a timer of known
- * frequency (ACPI PM timer, else PIT channel 2). */
+/* TSC frequency: taken from the platform where it states it
+ * (kernel/tsc_freq.c), otherwise measured against a timer of known
+ * frequency (ACPI PM timer, else PIT channel 0). */
 #include <stddef.h>
 
 #include "kernel/exit.h"
 #include "kernel/io.h"
 #include "kernel/time.h"
+#include "kernel/tsc_freq.h"
 
 uint64_t time_tsc_hz;
 uint64_t time_tsc_start;
@@ -15,39 +16,17 @@ uint64_t time_app_start;
 #define PIT_HZ      1193182u
 #define CAL_MS      20u
 
-static uint64_t cpuid_tsc_hz(const char **method)
-{
-    uint32_t r[4];
+/* The real CPU behind tsc_freq's callbacks: io.h's helpers, the only
+ * place that executes cpuid and wrmsr. */
+static const struct tsc_hw cpu_hw = {
+    .cpuid = cpuid,
+    .msr_write = msr_write,
+    .relax = cpu_relax,
+};
 
-    cpuid(0, 0, r);
-    uint32_t max = r[0];
-    if (max >= 0x15) {
-        cpuid(0x15, 0, r); /* TSC = crystal * ebx / eax */
-        if (r[0] && r[1] && r[2]) {
-            *method = "cpuid_15";
-            return (uint64_t)r[2] * r[1] / r[0];
-        }
-    }
-    if (max >= 0x16) {
-        cpuid(0x16, 0, r); /* base frequency in MHz */
-        if (r[0]) {
-            *method = "cpuid_16";
-            return (uint64_t)r[0] * 1000000u;
-        }
-    }
-    cpuid(1, 0, r);
-    if (r[2] & (1u << 31)) { /* running under a hypervisor */
-        cpuid(0x40000000, 0, r);
-        if (r[0] >= 0x40000010) {
-            cpuid(0x40000010, 0, r); /* TSC kHz (VMware/QEMU timing leaf) */
-            if (r[0]) {
-                *method = "cpuid_hv";
-                return (uint64_t)r[0] * 1000u;
-            }
-        }
-    }
-    return 0;
-}
+/* kvmclock's time area: the boot CPU's, for this boot (in .bss, so in
+ * guest RAM and identity mapped). */
+static struct pvclock_time pvclock_page;
 
 /* The PM timer counts at 3.579545 MHz; only 24 bits are guaranteed. */
 static uint64_t pm_calibrate(uint16_t port)
@@ -108,23 +87,35 @@ static uint64_t pit_calibrate(void)
     return (c1 - c0) * PIT_HZ / elapsed;
 }
 
+/* A calibration that reads an insane rate is no rate: the next one runs. */
+static struct tsc_freq calibrate(uint16_t acpi_pm_port)
+{
+    struct tsc_freq f = {0, NULL};
+
+    if (acpi_pm_port) {
+        f.hz = pm_calibrate(acpi_pm_port);
+        f.source = "acpi_pm_timer";
+    }
+    if (!tsc_freq_valid(f.hz)) {
+        f.hz = pit_calibrate();
+        f.source = "pit";
+    }
+    return f;
+}
+
 const char *time_init(uint64_t acpi_pm_port)
 {
-    const char *method = NULL;
+    struct tsc_freq f = tsc_freq_platform(&cpu_hw, &pvclock_page);
 
-    time_tsc_hz = cpuid_tsc_hz(&method);
-    if (!time_tsc_hz && acpi_pm_port) {
-        time_tsc_hz = pm_calibrate((uint16_t)acpi_pm_port);
-        method = "acpi_pm_timer";
-    }
-    if (!time_tsc_hz) {
-        time_tsc_hz = pit_calibrate();
-        method = "pit";
-    }
+    if (!f.hz)
+        f = calibrate((uint16_t)acpi_pm_port);
     /* Every rate and latency rests on this: never run on a guess. */
-    if (!time_tsc_hz)
-        vn_fatal(VN_EXIT_INTERNAL, "time: no TSC frequency (no CPUID leaf, ACPI PM timer or PIT)");
-    return method;
+    if (!tsc_freq_valid(f.hz))
+        vn_fatal(VN_EXIT_INTERNAL,
+                 "time: no TSC frequency (no CPUID leaf or kvmclock; ACPI PM timer and PIT "
+                 "gave none in 100 MHz..10 GHz)");
+    time_tsc_hz = f.hz;
+    return f.source;
 }
 
 void time_delay_us(uint64_t us)

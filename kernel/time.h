@@ -8,8 +8,9 @@ extern uint64_t time_tsc_hz;    /* TSC ticks per second, set by time_init() */
 extern uint64_t time_tsc_start; /* TSC when the kernel started */
 extern uint64_t time_app_start; /* TSC when the app started (apps/apps_main.c) */
 
-/* Finds the TSC frequency (CPUID 0x15/0x16, hypervisor leaf, else a
- * calibration against the ACPI PM timer or the PIT); returns the method. */
+/* Finds the TSC frequency (hypervisor leaf 0x40000010, kvmclock, CPUID
+ * 0x15/0x16, else a calibration against the ACPI PM timer or the PIT);
+ * returns the source's name (the boot line's tsc_method). */
 const char *time_init(uint64_t acpi_pm_port);
 
 static inline uint64_t time_cycles(void)

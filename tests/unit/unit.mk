@@ -189,6 +189,9 @@ test_irq_SRCS := tests/unit/test_irq.c kernel/madt.c kernel/pci_msix.c
 UNIT_TESTS += test_smp
 test_smp_SRCS := tests/unit/test_smp.c kernel/smp_plan.c
 
+UNIT_TESTS += test_tsc_freq
+test_tsc_freq_SRCS := tests/unit/test_tsc_freq.c kernel/tsc_freq.c kernel/pvclock.c
+
 UNIT_TESTS += test_peer_args
 test_peer_args_SRCS := tests/unit/test_peer_args.c tools/peer/peer_args.c tools/peer/peer_malform.c \
     net/pkt.c kernel/csum.c
