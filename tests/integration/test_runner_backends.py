@@ -556,3 +556,18 @@ def test_reflect_over_vhost_user_completes_an_exact_count(image):
     assert direction(rep, "host->guest")["received"] == 5000
     # Every reflected frame went back out through testpmd.
     assert direction(rep, "guest->host frames")["received"] >= 5000
+
+
+@needs_root
+def test_reflect_over_tap_every_host_frame_reaches_the_guest(image):
+    """The namespace's sender holds its socket open until the runner stops
+    it: the reflector's last frames used to find it closed, and the
+    kernel's ICMP port unreachables towards the (exited) guest read as 6
+    frames lost host->guest on a lossless path."""
+    r, rep = run_json(["--backend", "tap", "--app", "reflect", "--count", "5000",
+                       "--rate", "10k", "--duration", "30"], timeout=180)
+    assert r.returncode == 0, r.stderr
+    assert direction(rep, "host->guest")["received"] == 5000
+    frames = direction(rep, "host->guest frames")
+    assert frames["sent"] == frames["received"] == 5000, frames
+    assert direction(rep, "guest->host frames")["received"] >= 5000

@@ -257,6 +257,25 @@ static void test_help(void **state)
     assert_int_equal(PARSE(&o, err, "count", "--local", "127.0.0.1:1", "-h"), PEER_ARGS_HELP);
 }
 
+/* send --hold: seconds; the socket sender's only. */
+static void test_hold(void **state)
+{
+    struct peer_opts o;
+    char err[256];
+
+    (void)state;
+    assert_int_equal(PARSE(&o, err, "send", "--remote", "127.0.0.1:1"), 0);
+    assert_int_equal(o.hold_ns, 0);
+    assert_int_equal(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--hold", "30"), 0);
+    assert_int_equal(o.hold_ns, 30000000000ull);
+    expect_error(PARSE(&o, err, "send", "--remote", "127.0.0.1:1", "--hold", "0"), err,
+                 "seconds > 0");
+    expect_error(PARSE(&o, err, "count", "--local", "127.0.0.1:1", "--hold", "1"), err,
+                 "--hold does not apply to count");
+    expect_error(PARSE(&o, err, "send", "--tx-vhost", "/tmp/a", "--hold", "1"), err,
+                 "--hold is the socket sender's");
+}
+
 static void test_errors(void **state)
 {
     struct peer_opts o;
@@ -340,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_vhost_errors),
         cmocka_unit_test(test_stream_file),
         cmocka_unit_test(test_help),
+        cmocka_unit_test(test_hold),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,6 +54,7 @@ enum opt_id {
     O_MAX_LAG,
     O_RX_IF,
     O_STREAM_FILE,
+    O_HOLD,
 };
 
 static const struct option long_opts[] = {
@@ -89,6 +90,7 @@ static const struct option long_opts[] = {
     {"max-lag", required_argument, NULL, O_MAX_LAG},
     {"rx-if", required_argument, NULL, O_RX_IF},
     {"stream-file", required_argument, NULL, O_STREAM_FILE},
+    {"hold", required_argument, NULL, O_HOLD},
     {NULL, 0, NULL, 0},
 };
 
@@ -125,6 +127,7 @@ static const unsigned opt_modes[] = {
     [O_MAX_LAG - O_LOCAL] = M_SEND,
     [O_RX_IF - O_LOCAL] = M_COUNT,
     [O_STREAM_FILE - O_LOCAL] = M_SEND,
+    [O_HOLD - O_LOCAL] = M_SEND,
 };
 
 static const char *const mode_names[] = {
@@ -194,6 +197,9 @@ void peer_args_usage(FILE *f)
           "                       what arrives on --local too (a second result line, mode\n"
           "                       count); not with --size, --rate, --stream(s), --max-lag,\n"
           "                       --malformed, --payload-only\n"
+          "  --hold S             after the last frame keep the socket open S seconds or\n"
+          "                       until stopped (SIGTERM), so what the guest sends back\n"
+          "                       to it is not answered with ICMP port unreachables\n"
           "vnperf-peer-dpdk (DPDK net_vhost ports instead of the UDP socket):\n"
           "  --tx-vhost SOCK      send: vhost-user socket whose guest receives the frames\n"
           "  --rx-vhost SOCK      count, or send too (PVP): socket whose guest's frames\n"
@@ -370,7 +376,10 @@ static int apply(struct peer_opts *o, int id, const char *name, const char *v, c
         return 0;
     case O_DURATION:
     case O_IDLE:
-        if (parse_seconds(v, id == O_IDLE ? &o->idle_ns : &o->duration_ns))
+    case O_HOLD:
+        if (parse_seconds(v, id == O_IDLE   ? &o->idle_ns
+                             : id == O_HOLD ? &o->hold_ns
+                                            : &o->duration_ns))
             return fail(err, errlen, "--%s '%s': expected seconds > 0 (e.g. 2.5)", name, v);
         return 0;
     case O_SIZE:
@@ -538,6 +547,9 @@ static int check(const struct peer_opts *o, bool have_local, bool have_size, cha
                     o->idle_ns   ? "idle"
                     : o->latency ? "latency"
                                  : "verify-csum");
+    if (o->hold_ns && (vhost || o->stream_file))
+        return fail(err, errlen, "--hold is the socket sender's: not with %s",
+                    vhost ? "--tx-vhost/--rx-vhost" : "--stream-file (it counts its socket)");
     if (vhost && check_vhost(o, have_local, err, errlen))
         return -EINVAL;
     if (!vhost && o->link_wait_ns != PEER_LINK_WAIT_DEFAULT)

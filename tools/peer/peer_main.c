@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -61,6 +62,21 @@ static int run_gen(struct peer_run *r, struct peer_gen *g, struct peer_stats *rs
     return out;
 }
 
+/* send --hold: the socket open until the hold ends or a stop signal
+ * (nanosleep returns early on it: no SA_RESTART). */
+static void hold_open(uint64_t hold_ns)
+{
+    uint64_t now = peer_now_ns(CLOCK_MONOTONIC), end = now + hold_ns;
+
+    while (!peer_stop && now < end) {
+        uint64_t left = end - now < 100000000u ? end - now : 100000000u;
+        struct timespec ts = {0, (long)left};
+
+        nanosleep(&ts, NULL);
+        now = peer_now_ns(CLOCK_MONOTONIC);
+    }
+}
+
 static int run(const struct peer_opts *o, struct peer_stats *st, struct peer_gen *g,
                struct peer_stats *rst)
 {
@@ -98,6 +114,8 @@ static int run(const struct peer_opts *o, struct peer_stats *st, struct peer_gen
         return out;
     }
     rc = o->mode == PEER_MODE_SEND ? peer_run_tx(&r) : peer_run_rx(&r);
+    if (rc == 0 && o->hold_ns)
+        hold_open(o->hold_ns);
     if (o->mode != PEER_MODE_SEND && peer_sock_drops(sock.fd, &st->sock_drops) != 0)
         fprintf(stderr, "vnperf-peer: socket drop counter unavailable: %s\n", strerror(errno));
     out = peer_report_stdout("vnperf-peer", &r);

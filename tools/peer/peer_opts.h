@@ -54,6 +54,10 @@ struct peer_opts {
     /* send: the stream file's rx streams instead of --size's frames, and
      * what arrives on the socket counted too (tools/peer/peer_gen.h) */
     const char *stream_file;
+    /* send: after the last frame the socket stays open this long, or
+     * until a stop signal, so frames the guest sends back to it queue
+     * there instead of drawing ICMP port unreachables towards the guest */
+    uint64_t hold_ns;
 };
 
 const char *peer_mode_name(enum peer_mode m);

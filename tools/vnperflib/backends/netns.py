@@ -101,14 +101,23 @@ def link(ns, dev):
     return dev.get("address"), dev.get("stats64", {})
 
 
+# The most a sender waits for the runner's stop after its last frame.
+HOLD_S = 60
+
+
 def sender(session, opts, ns, host=HOST_IP, guest=GUEST_IP, local_port=0):
     """The peer sending the run's frames from host to the guest's address
     through a UDP socket in the namespace (None: the runner's own): the
     kernel writes the Ethernet, IPv4 and UDP headers
     (--payload-only), so the guest gets --size-byte frames that start their
-    payload with the vnperf header; count and rate by peer.feed_args."""
+    payload with the vnperf header; count and rate by peer.feed_args. Its
+    socket stays open until the runner stops it (--hold): a reflector's
+    last frames would otherwise find it closed and draw ICMP port
+    unreachables from the namespace's kernel towards the guest, frames the
+    host counts as sent and the guest, gone by then, never receives."""
     size = opts.size or 60
-    args = ["--payload-only", "--size", str(size), "--dst-port", str(GUEST_PORT)]
+    args = ["--payload-only", "--size", str(size), "--dst-port", str(GUEST_PORT),
+            "--hold", str(HOLD_S)]
     args += peer.feed_args(opts, size)
     return peer.Peer(session, peer.peer_binary(), "send", local_port, GUEST_PORT, args,
                      host=host, remote_host=guest, netns=ns)
