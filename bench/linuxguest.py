@@ -45,11 +45,19 @@ from vnperflib.errors import RunnerError, failed  # noqa: E402
 from vnperflib.run.qmp import QmpError  # noqa: E402
 from vnperflib.run.proc import Interrupted, Session, run_quiet  # noqa: E402
 
+import testpmdlog  # noqa: E402
+
 DIR = os.path.join(ROOT, "build", "linux-guest")
 KERNEL = os.path.join(DIR, "vmlinuz")
 INITRD = os.path.join(DIR, "initrd.img")
+# The same initramfs with Debian's dpdk-testpmd and uio_pci_generic after it.
+INITRD_DPDK = os.path.join(DIR, "initrd-dpdk.img")
 FETCH = os.path.join(ROOT, "tools", "fetch-linux-guest.sh")
+FETCH_DPDK = os.path.join(ROOT, "tools", "fetch-dpdk-guest.sh")
 MEMORY_MB = 256
+# testpmd's guest: its hugepages (lnx.hugepages, 2 MiB each) besides Linux.
+DPDK_MEMORY_MB = 512
+DPDK_HUGEPAGES = 96
 PREFIX = "@lnx "
 IPERF_PORT = 5001
 # The kernel's own console noise stays off the serial line (it costs TCG
@@ -98,21 +106,24 @@ def feature_names(bits):
     return [FEATURES.get(i, "bit%d" % i) for i, c in enumerate(bits or "") if c == "1"]
 
 
-def missing():
+def missing(initrd=INITRD):
     """None when the kernel and initramfs are built, else one line."""
-    for p in (KERNEL, INITRD):
+    for p in (KERNEL, initrd):
         if not os.path.isfile(p):
             return "Linux guest not built: %s missing (make linux-guest)" % p
     return None
 
 
-def build():
-    """Builds (or checks) build/linux-guest; None or one line why not."""
-    rc, out = run_quiet([FETCH, DIR], timeout=900)
-    if rc == 0:
-        return None
-    lines = [line for line in out.strip().splitlines() if line.strip()]
-    return "make linux-guest failed: " + (lines[-1] if lines else "status %d" % rc)
+def build(dpdk=False):
+    """Builds (or checks) build/linux-guest, with DPDK's initramfs when
+    dpdk; None or one line why not."""
+    for script in [FETCH] + ([FETCH_DPDK] if dpdk else []):
+        rc, out = run_quiet([script, DIR], timeout=900)
+        if rc != 0:
+            lines = [line for line in out.strip().splitlines() if line.strip()]
+            return "%s failed: %s" % (os.path.basename(script),
+                                      lines[-1] if lines else "status %d" % rc)
+    return None
 
 
 def kernel_release():
@@ -203,11 +214,11 @@ def make_backend(name, opts):
 
 
 def backend_opts(app, machine, duration, size=None, rate=None, count=None, feeder=None,
-                 queue_size=None, sock_rcvbuf=None):
-    """The runner options the backends read."""
+                 queue_size=None, sock_rcvbuf=None, queues=1):
+    """The runner options the backends read (queues: pairs, as --queues)."""
     return options.build(app=app, machine=machine, duration=duration, size=size, rate=rate,
                          count=count, queue_size=queue_size, feeder=feeder,
-                         sock_rcvbuf=sock_rcvbuf)
+                         sock_rcvbuf=sock_rcvbuf, queues=queues if queues > 1 else None)
 
 
 def lnx_words(config):
@@ -298,10 +309,17 @@ class Job:
 
     mode = "ready"
     app = "none"        # what the backend's host end prepares for
+    initrd = INITRD
+    memory_mb = MEMORY_MB
+    cpu_model = []      # QEMU's default CPU model
 
     def __init__(self, backend, machine="microvm", duration=5.0, timeout=None, pins=None,
-                 nice=None):
+                 nice=None, queues=1, smp=1):
+        if queues < 1 or smp < 1:
+            raise ValueError("queues %d, smp %d: at least 1" % (queues, smp))
         self.backend_name = backend
+        self.queues = queues        # queue pairs (mq=on, vhost-user queues=N)
+        self.smp = smp              # vCPUs (-smp)
         self.pins = pins or {}      # pinning.parse(): vcpu, main, qemu, backend
         self.nice = nice or {}      # priority.parse(): guest, backend
         self.placed = {}
@@ -320,7 +338,7 @@ class Job:
 
     # Hooks for the jobs.
     def opts(self):
-        return backend_opts(self.app, self.machine, self.duration)
+        return backend_opts(self.app, self.machine, self.duration, queues=self.queues)
 
     def words(self):
         return []
@@ -387,15 +405,17 @@ class Job:
         words = [CMDLINE] + (["tsc_early_khz=%d" % khz] if khz else [])
         words += ["lnx.mode=" + self.mode] + lnx_words(cfg) + self.words()
         qmp = os.path.join(scratch.mkdtemp(self.session, "lnx"), "qmp.sock")
-        return qemucmd.GuestSpec(KERNEL, machine=self.machine, memory_mb=MEMORY_MB, accel="tcg",
-                                 nics=self.be.nics(0), shared_mem=self.be.needs_shared_mem,
-                                 name="vnperf-linux", cmdline=" ".join(words), qmp_path=qmp,
-                                 extra=self.be.qemu_extra(0) + ["-initrd", INITRD])
+        return qemucmd.GuestSpec(KERNEL, machine=self.machine, memory_mb=self.memory_mb,
+                                 accel="tcg", nics=self.be.nics(0),
+                                 shared_mem=self.be.needs_shared_mem, name="vnperf-linux",
+                                 cmdline=" ".join(words), qmp_path=qmp, smp=self.smp,
+                                 extra=self.be.qemu_extra(0) + ["-initrd", self.initrd]
+                                 + self.cpu_model)
 
     def execute(self):
         """Runs the job; returns the result dict (status 0 and figures, or a
         non-zero status and a one-line why)."""
-        why = missing()
+        why = missing(self.initrd)
         if why:
             return {"system": "linux", "status": exitcodes.RUNNER_BACKEND_MISSING, "why": why}
         try:
@@ -424,6 +444,7 @@ class Job:
         cpu = self.meter.result()
         res = {"system": "linux", "kernel": kernel_release(), "backend": self.backend_name,
                "machine": self.machine, "mode": self.mode, "lines": self.lines,
+               "queues": self.queues, "smp": self.smp,
                "features": feature_names(self.lines.get("net", {}).get("features")),
                "host": self.be.collect(), "cpu": cpu.to_dict() if cpu else None, "wall_s": g.wall_s,
                "placed": self.placed}
@@ -585,18 +606,17 @@ class Pktgen(Job):
         self.burst = burst
 
     def opts(self):
-        return backend_opts(self.app, self.machine, self.duration, size=self.size)
+        return backend_opts(self.app, self.machine, self.duration, size=self.size,
+                            queues=self.queues)
 
     def words(self):
         return ["lnx.size=%d" % self.size, "lnx.burst=%d" % self.burst,
-                "lnx.t=%d" % self.duration, "lnx.count=0"]
+                "lnx.t=%d" % self.duration, "lnx.count=0", "lnx.queues=%d" % self.queues]
 
     def after(self):
-        pg = self.lines.get("pktgen", {})
-        usec = num(pg.get("usec"))
-        return {"size": self.size, "burst": self.burst, "guest_packets": num(pg.get("sofar")),
-                "guest_pps": num(pg.get("pps")), "guest_seconds": usec / 1e6 if usec else None,
-                "tx_errors": num(pg.get("errors"))}
+        per = [parse_line(line.text) for line in self.g.console.lines
+               if line.text.startswith(PREFIX + "type=pktgenq ")]
+        return pktgen_figures(per, self.size, self.burst)
 
     def result(self, figures):
         res = super().result(figures)
@@ -611,6 +631,26 @@ class Pktgen(Job):
             res["bytes"] = res["guest_packets"] * self.size
         add_cpu_figures(res)
         return res
+
+
+def pktgen_figures(per_queue, size, burst):
+    """The run's figures from /init's pktgenq lines (one per TX queue, its
+    thread's sofar, usec, pps, errors): packets and pps added up, the
+    longest thread's seconds."""
+    usecs = [num(q.get("usec")) for q in per_queue]
+    secs = max(usecs) / 1e6 if usecs and None not in usecs else None
+    return {"size": size, "burst": burst,
+            "guest_packets": sum_or_none(num(q.get("sofar")) for q in per_queue),
+            "guest_pps": sum_or_none(num(q.get("pps")) for q in per_queue),
+            "guest_seconds": secs,
+            "tx_errors": sum_or_none(num(q.get("errors")) for q in per_queue),
+            "guest_queues": [{"queue": int(q["q"]), "packets": num(q.get("sofar")),
+                              "pps": num(q.get("pps"))} for q in per_queue]}
+
+
+def sum_or_none(values):
+    values = list(values)
+    return None if not values or None in values else sum(values)
 
 
 class Rx(Job):
@@ -669,18 +709,52 @@ class Rx(Job):
         return res
 
 
-JOBS = {"ready": Ready, "iperf": Iperf, "pktgen": Pktgen, "rx": Rx}
+class Testpmd(Pktgen):
+    """DPDK's testpmd inside the Linux guest (Debian's dpdk-testpmd, the
+    NIC on uio_pci_generic: a PCI machine) sending size-byte frames with
+    txonly, a forwarding lcore per queue, for the duration from its first
+    forwarding; its own count and what the host end received, as Pktgen."""
+
+    mode = "testpmd"
+    initrd = INITRD_DPDK
+    memory_mb = DPDK_MEMORY_MB
+    # Debian's DPDK needs SSE4.2 (qemu64's CPU model has none: SIGILL).
+    cpu_model = ["-cpu", "max"]
+
+    def __init__(self, backend, **kw):
+        super().__init__(backend, **kw)
+        if self.machine == "microvm":
+            raise ValueError("testpmd in the guest drives a PCI NIC: --machine q35 or pc")
+
+    def words(self):
+        return ["lnx.size=%d" % self.size, "lnx.burst=%d" % self.burst,
+                "lnx.t=%d" % self.duration, "lnx.queues=%d" % self.queues,
+                "lnx.hugepages=%d" % DPDK_HUGEPAGES]
+
+    def after(self):
+        text = testpmdlog.log_text(line.text for line in self.g.console.lines)
+        f = testpmdlog.figures(text or "", self.queues)
+        cs = num(self.lines.get("window", {}).get("window_cs"))
+        secs = cs / 100 if cs else None
+        sent = f["tx_packets"]
+        return {"size": self.size, "burst": self.burst, "guest_packets": sent,
+                "guest_seconds": secs, "guest_pps": sent / secs if sent and secs else None,
+                "tx_dropped": f["tx_dropped"], "guest_pps_periodic": f["tx_pps"],
+                "guest_queues": f["queues"]}
+
+
+JOBS = {"ready": Ready, "iperf": Iperf, "pktgen": Pktgen, "rx": Rx, "testpmd": Testpmd}
 
 
 def make_run(job, backend, **kw):
     return JOBS[job](backend, **kw)
 
 
-def ensure_built():
+def ensure_built(dpdk=False):
     """None when the guest is there (built or brought up to date now, or
     built before when the archive cannot be reached), else one line."""
-    why = build()
-    if why and missing() is None:
+    why = build(dpdk)
+    if why and missing(INITRD_DPDK if dpdk else INITRD) is None:
         print("linuxguest: %s; using the guest built before" % why, file=sys.stderr)
         return None
     return why
@@ -697,10 +771,10 @@ def summary(res):
                 res["backend"], res["direction"], res["sessions"], res["msg_size"], res["gbps"],
                 "%.3f" % res["guest_gbps"] if res.get("guest_gbps") else "-",
                 res.get("sd_us_per_kb") or 0, fmt(res.get("host_bytes_per_frame")), cpu)
-    if res["mode"] == "pktgen":
-        return "linux %s pktgen %d B: pktgen %s pps, host got %s pps (%s frames), CPU %s" % (
-            res["backend"], res["size"], fmt(res.get("guest_pps")), fmt(res.get("host_pps")),
-            fmt(res.get("host_packets")), cpu)
+    if res["mode"] in ("pktgen", "testpmd"):
+        return "linux %s %s %d B, %d queue(s): %s pps, host got %s pps (%s frames), CPU %s" % (
+            res["backend"], res["mode"], res["size"], res["queues"], fmt(res.get("guest_pps")),
+            fmt(res.get("host_pps")), fmt(res.get("host_packets")), cpu)
     if res["mode"] == "rx":
         return "linux %s rx %d B: %s pps, got %s of %s sent (loss %s%%), CPU %s" % (
             res["backend"], res["size"], fmt(res.get("guest_pps")), fmt(res.get("rx_packets")),
@@ -739,6 +813,9 @@ def main(argv=None):
     ap.add_argument("--burst", type=int, default=32)
     ap.add_argument("--rate", default=None, help="rx: the host sender's rate (100k, 1m)")
     ap.add_argument("--count", type=int, default=None)
+    ap.add_argument("--queues", type=int, default=1,
+                    help="pktgen, testpmd: queue pairs (mq=on), a TX thread or lcore each")
+    ap.add_argument("--smp", type=int, default=1, help="the guest's vCPUs (-smp)")
     ap.add_argument("--feeder", choices=("peer-dpdk", "testpmd"), default=None,
                     help="rx over vhost-user: the host sender (default peer-dpdk)")
     ap.add_argument("--sock-rcvbuf", type=rcvbuf_size, default=None, metavar="BYTES",
@@ -755,20 +832,25 @@ def main(argv=None):
         nice = priority.parse(o.nice) if o.nice else {}
     except ValueError as e:
         ap.error(str(e))
-    why = ensure_built()
+    if o.queues < 1 or o.smp < 1:
+        ap.error("--queues and --smp: at least 1")
+    why = ensure_built(o.job == "testpmd")
     if why:
         print("linuxguest: " + why, file=sys.stderr)
         return 3
-    kw = {"machine": o.machine, "duration": o.duration, "pins": pins, "nice": nice}
+    kw = {"machine": o.machine, "duration": o.duration, "pins": pins, "nice": nice,
+          "queues": o.queues, "smp": o.smp}
     if o.job == "iperf":
         kw.update(direction=o.direction, sessions=o.sessions, msg_size=o.msg_size)
-    elif o.job == "pktgen":
+    elif o.job in ("pktgen", "testpmd"):
         kw.update(size=o.size, burst=o.burst)
     elif o.job == "rx":
         kw.update(size=o.size, rate=o.rate, count=o.count, feeder=o.feeder,
                   sock_rcvbuf=o.sock_rcvbuf)
     try:
         res = make_run(o.job, o.backend, **kw).execute()
+    except ValueError as e:
+        ap.error(str(e))
     except Interrupted as e:
         return e.status
     print(json.dumps(res, indent=1) if o.json else summary(res))
