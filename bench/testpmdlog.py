@@ -46,4 +46,4 @@ def figures(text, queues):
         per = [{"queue": 0, "tx_packets": port["TX-packets"]}]
     return {"tx_packets": port.get("TX-packets"), "tx_dropped": port.get("TX-dropped"),
             "queues": per,
-            "tx_pps": [testpmd._count(v, "Tx-pps") for v in TX_PPS_RE.findall(text)]}
+            "tx_pps": [testpmd.counter(v, "Tx-pps") for v in TX_PPS_RE.findall(text)]}

@@ -39,7 +39,7 @@ BURST_RE = re.compile(r"(RX|TX)-bursts\s*:\s*(\d+)\s*\[(.*)\]", re.ASCII)
 U64_MAX = 2 ** 64 - 1
 
 
-def _count(digits, what):
+def counter(digits, what):
     """A counter printed by testpmd, checked: raises failed() with one line."""
     if len(digits) > 20 or int(digits) > U64_MAX:
         raise failed("testpmd printed %s %s: more than a u64 counter holds" % (
@@ -91,7 +91,7 @@ def parse_stream_stats(text):
     for line in text.splitlines():
         m = STREAM_RE.search(line)
         if m:
-            rp, rq, tp, tq = (_count(g, "a port or queue") for g in m.groups())
+            rp, rq, tp, tq = (counter(g, "a port or queue") for g in m.groups())
             key = (rp, rq)
             if key in cur:
                 groups.append(cur)
@@ -104,7 +104,7 @@ def parse_stream_stats(text):
         if not found and line.strip():
             key = None
         for k, v in found:
-            cur[key][k] = _count(v, k)
+            cur[key][k] = counter(v, k)
     if cur:
         groups.append(cur)
     return groups
@@ -136,7 +136,7 @@ def _blocks(text, header):
     for line in text.splitlines():
         m = re.search(header, line, re.ASCII)
         if m:
-            port = _count(m.group(1), "port")
+            port = counter(m.group(1), "port")
             if port in cur:
                 groups.append(cur)
                 cur = {}
@@ -148,13 +148,13 @@ def _blocks(text, header):
             port = None
             continue
         for k, v in STAT_RE.findall(line):
-            cur[port][k] = _count(v, k)
+            cur[port][k] = counter(v, k)
         b = BURST_RE.search(line)
         if b:
             # "N% of other": the sizes beyond the two it names (None).
-            spread = [(_share(p), _count(n, "a burst size") if n else None) for p, n in
+            spread = [(_share(p), counter(n, "a burst size") if n else None) for p, n in
                       re.findall(r"([\d.]+)% of (?:(\d+) pkts|other)", b.group(3), re.ASCII)]
-            cur[port][b.group(1) + "-bursts"] = (_count(b.group(2), b.group(1) + "-bursts"),
+            cur[port][b.group(1) + "-bursts"] = (counter(b.group(2), b.group(1) + "-bursts"),
                                                  spread)
         if line.strip().startswith(("####", "----", "++++")) and cur[port]:
             port = None
