@@ -118,7 +118,8 @@ $(BUILD)/obj/%.o: %.S
 # not make every lwIP object out of date.
 $(addprefix $(LWIP_SRC)/src/,$(LWIP_CORE)): | $(LWIP_STAMP) ;
 
-$(BUILD)/lwip-obj/%.o: $(LWIP_SRC)/src/%.c net/include/lwipopts.h | $(NEWLIB_STAMP)
+$(BUILD)/lwip-obj/%.o: $(LWIP_SRC)/src/%.c net/include/lwipopts.h net/include/lwiphooks.h \
+    | $(NEWLIB_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      lwip/$*.c")
 	$(Q)$(CC) $(LWIP_CFLAGS) -c $< -o $@

@@ -45,6 +45,26 @@ static int ip6_pair_check(const struct app_config *c, char *err, size_t errlen)
     return 0;
 }
 
+/* netif_vlan= tags lwIP's frames: the apps whose traffic goes through
+ * lwIP only (the others build their own frames; streams tag those). */
+static int netif_vlan_check(const struct app_config *c, char *err, size_t errlen)
+{
+    if (!c->netif_vlan && !app_config_given(c, "netif_pcp"))
+        return 0;
+    if (!c->netif_vlan) {
+        snprintf(err, errlen, "config: netif_pcp= needs netif_vlan= (1..4094)");
+        return -EINVAL;
+    }
+    if (strcmp(c->app, "iperf") != 0 && strcmp(c->app, "rr") != 0) {
+        snprintf(err, errlen,
+                 "config: netif_vlan= tags lwIP's frames: app=iperf or app=rr (app=%s builds its "
+                 "own frames: a stream's vlan tags them, docs/streams.md)",
+                 c->app);
+        return -EINVAL;
+    }
+    return 0;
+}
+
 int app_config_check(const struct app_config *c, char *err, size_t errlen)
 {
     const struct {
@@ -67,5 +87,7 @@ int app_config_check(const struct app_config *c, char *err, size_t errlen)
             return -EINVAL;
         }
     }
+    if (netif_vlan_check(c, err, errlen) < 0)
+        return -EINVAL;
     return ip6_pair_check(c, err, errlen);
 }

@@ -61,7 +61,9 @@ struct app_config {
     uint16_t uso;       /* gen: payload bytes per segment the device cuts (HOST_USO); 0: off */
     /* control queue commands at start (apps/apps_ctrl.c) */
     uint8_t promisc, allmulti, mac_set;
-    uint16_t vlan; /* 0: none */
+    uint16_t vlan;       /* 0: none */
+    uint16_t netif_vlan; /* lwIP's 802.1Q tag (net/net_vlan.h); 0: untagged */
+    uint8_t netif_pcp;
     /* NOTF_COAL / VQ_NOTF_COAL at start where given (ethtool -C's names) */
     uint32_t coal_tx_frames, coal_tx_usecs, coal_rx_frames, coal_rx_usecs;
     uint16_t vcpus;

@@ -127,6 +127,10 @@ static const struct cfg_key keys[] = {
       "table"),
     U("vlan", vlan, 0, 4095, "0",
       "VIRTIO_NET_CTRL_VLAN_ADD of this VLAN at start (CTRL_VLAN: other tags dropped); 0: none"),
+    U("netif_vlan", netif_vlan, 0, 4094, "0",
+      "lwIP's frames 802.1Q-tagged with this VLAN id (1..4094), only frames of it taken; 0: "
+      "untagged"),
+    U("netif_pcp", netif_pcp, 0, 7, "0", "with netif_vlan=: the tag's priority (PCP)"),
     U("coal_tx_frames", coal_tx_frames, 0, UINT32_MAX, "0",
       "NOTF_COAL at start: frames before a TX used-buffer notification (given: sent)"),
     U("coal_tx_usecs", coal_tx_usecs, 0, UINT32_MAX, "0",

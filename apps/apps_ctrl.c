@@ -1,4 +1,4 @@
-/* promisc=, allmulti=, mac_set=, vlan=, coal_*= (see apps_ctrl.h). */
+/* promisc=, allmulti=, mac_set=, vlan=, netif_vlan=, coal_*= (see apps_ctrl.h). */
 #include "apps/apps_ctrl.h"
 
 #include <errno.h>
@@ -86,6 +86,13 @@ void apps_ctrl_apply(const struct app_config *c, struct net_if *nif)
     if (c->vlan) {
         snprintf(what, sizeof(what), "vlan=%u", (unsigned)c->vlan);
         apps_ctrl_check(nif, what, "VIRTIO_NET_F_CTRL_VLAN", vnet_ctrl_vlan(dev, c->vlan, true));
+    }
+    /* The device's filter, where it has one, passes lwIP's VLAN; without
+     * CTRL_VLAN every tag passes (lwIP's hook then filters). */
+    int r = c->netif_vlan ? vnet_ctrl_vlan(dev, c->netif_vlan, true) : -EOPNOTSUPP;
+    if (r != -EOPNOTSUPP) {
+        snprintf(what, sizeof(what), "netif_vlan=%u", (unsigned)c->netif_vlan);
+        apps_ctrl_check(nif, what, "VIRTIO_NET_F_CTRL_VLAN", r);
     }
     apps_coal(c, nif, true);
     apps_coal(c, nif, false);

@@ -24,7 +24,7 @@ int apps_vnet_params(const struct app_config *c, struct vnet_params *p, char *wh
     p->rx_coalesce_us = c->rx_coalesce_us;
     p->queues = c->queues;
     p->txfull = c->txfull == CFG_TXFULL_DROP ? VNET_TXFULL_DROP : VNET_TXFULL_WAIT;
-    p->vlan_filter = c->vlan != 0;
+    p->vlan_filter = c->vlan != 0 || c->netif_vlan != 0;
     p->indirect = c->indirect == CFG_INDIRECT_ON    ? VNET_INDIRECT_ON
                   : c->indirect == CFG_INDIRECT_OFF ? VNET_INDIRECT_OFF
                                                     : VNET_INDIRECT_AUTO;
@@ -56,6 +56,8 @@ void apps_net_init(const struct app_config *c, unsigned min_devs, unsigned offlo
                           .gw = c->gw,
                           .ip6 = app_config_given(c, "ip6") ? c->ip6 : NULL,
                           .mac = app_config_given(c, "mac") ? c->mac : NULL,
+                          .vlan_vid = c->netif_vlan,
+                          .vlan_pcp = c->netif_pcp,
                           .device_error = apps_device_error};
     char why[320];
     if (apps_vnet_params(c, &s.vnet, why, sizeof(why)) < 0)

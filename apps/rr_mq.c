@@ -46,7 +46,8 @@ static struct rr_mq {
 bool rr_mq_wanted(const struct app_config *c)
 {
     bool ip4 = c->role == CFG_ROLE_SERVER || !app_config_given(c, "dst_ip6");
-    return c->proto == CFG_PROTO_UDP && ip4 && smp_cpus_up() > 1 && c->queues > 1;
+    /* netif_vlan= tags lwIP's frames only: its UDP rr stays in lwIP */
+    return c->proto == CFG_PROTO_UDP && ip4 && !c->netif_vlan && smp_cpus_up() > 1 && c->queues > 1;
 }
 
 /* A request turned into its answer in place; the answer's length, or 0

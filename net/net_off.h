@@ -28,16 +28,16 @@ void net_off_tso(uint16_t mtu, uint16_t tcp_mss, bool v6, struct net_tso *t);
 
 /* What lwIP's frame f (head contiguous bytes, tot_len in all) asks of the
  * device: nothing, or the TCP checksum (offloads has VNET_OFF_TX_CSUM;
- * IPv4 or IPv6 without extension headers), and segmentation with the
- * family's mss when longer than mtu plus the Ethernet header. */
+ * IPv4 or IPv6 without extension headers, after at most one 802.1Q tag),
+ * and segmentation with the family's mss when longer than mtu plus the
+ * Ethernet header and tag. */
 struct vnet_tx_off net_off_tx(const uint8_t *f, uint32_t head, uint32_t tot_len, unsigned offloads,
                               uint16_t mtu, const struct net_tso *tso4, const struct net_tso *tso6);
 
 /* A received IPv4 (not a fragment) or IPv6 (TCP right after the fixed
- * header) TCP segment, len bytes of which the first head are contiguous
- * at f: 0, where its TCP header starts (within head), the TCP length the
- * IP header gives and the family; -1 for anything else or a TCP length
- * past len. */
+ * header) TCP segment, after at most one 802.1Q tag, len bytes of which the first head are
+ * contiguous at f: 0, where its TCP header starts (within head), the TCP length the IP header gives
+ * and the family; -1 for anything else or a TCP length past len. */
 int net_off_rx_tcp(const uint8_t *f, uint32_t head, uint32_t len, uint32_t *l4off, uint32_t *l4len,
                    bool *v6);
 

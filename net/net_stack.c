@@ -152,6 +152,10 @@ void net_init(const struct net_setup *s)
         can_idle = can_idle && vnet_can_idle(devs[i]);
     /* lwIP (ARP, ICMP, DHCP, the apps' sockets) lives on the first device. */
     struct net_if *nif = &ifs[0];
+    net_vlan_set(&nif->vlan, s->vlan_vid, s->vlan_pcp);
+    if (s->vlan_vid)
+        printf("net: lwIP's frames tagged VLAN %u PCP %u (802.1Q)\n", (unsigned)s->vlan_vid,
+               (unsigned)s->vlan_pcp);
     if (s->dhcp) {
         net_netif_add(nif, NULL, NULL, NULL);
         net_dhcp(nif);
@@ -350,6 +354,7 @@ void net_lwip_sent(uint64_t *packets, uint64_t *bytes)
 void net_stats_json(struct json *j)
 {
     uint64_t rx = 0, rxc = 0, rxd = 0, tx = 0, txc = 0, txd = 0, bad = 0, done = 0, big = 0;
+    uint64_t vlan = 0;
     for (unsigned i = 0; i < nifs; i++) {
         rx += ifs[i].lwip_rx;
         rxc += ifs[i].lwip_rx_copied;
@@ -357,6 +362,7 @@ void net_stats_json(struct json *j)
         bad += ifs[i].lwip_rx_csum_bad;
         done += ifs[i].lwip_rx_csum_done;
         big += ifs[i].lwip_rx_big;
+        vlan += ifs[i].vlan.dropped;
         tx += ifs[i].lwip_tx;
         txc += ifs[i].lwip_tx_copied;
         txd += ifs[i].lwip_tx_dropped;
@@ -368,6 +374,8 @@ void net_stats_json(struct json *j)
     json_u64(j, "rx_csum_bad", bad);
     json_u64(j, "rx_csum_finished", done);
     json_u64(j, "rx_over_64k", big);
+    json_u64(j, "vlan", net_vlan_vid(&ifs[0].vlan));
+    json_u64(j, "rx_vlan_dropped", vlan);
     json_u64(j, "tx", tx);
     json_u64(j, "tx_copied", txc);
     json_u64(j, "tx_dropped", txd);

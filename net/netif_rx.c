@@ -7,7 +7,8 @@
  *  - a frame of any other protocol with a partial checksum (NEEDS_CSUM)
  *    is finished here, so lwIP's own check passes.
  * A frame over 64 KiB with its Ethernet header (pbuf lengths are 16-bit)
- * goes to ip_input without that header. */
+ * goes to ip_input without that header. With netif_vlan= only frames of
+ * its VID go on (net_vlan.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,23 +161,33 @@ static bool net_rx_csum(struct net_if *nif, struct pbuf *p, const struct vnet_rx
     return net_rx_finish_csum(p, off);
 }
 
-/* Over 64 KiB with its Ethernet header: an IPv4 or IPv6 frame (GSO),
- * which ip4_input or ip6_input takes without that header. */
-static uint32_t net_rx_skip(const struct vnet_rx *rx)
+/* Over 64 KiB with its Ethernet header (and tag): an IPv4 or IPv6 frame
+ * (GSO), which ip4_input or ip6_input takes without that header; a
+ * tagged one only on a netif of its VID (lwIP's ethernet_input, which
+ * asks the VLAN hook, is not on this way in). */
+static uint32_t net_rx_skip(struct net_if *nif, const struct vnet_rx *rx)
 {
     if (rx->frame_len <= 0xffff)
         return 0;
     const uint8_t *f = rx->frame;
-    if (rx->len < ETH_HLEN || rx->frame_len - ETH_HLEN > 0xffff)
+    uint32_t l2 = ETH_HLEN;
+    if (rx->len >= ETH_HLEN + NET_VLAN_HLEN && rd16(f + OFF_ETH_TYPE) == ETH_P_8021Q) {
+        if (!net_vlan_rx_tci(&nif->vlan, rd16(f + ETH_HLEN)))
+            return UINT32_MAX;
+        l2 += NET_VLAN_HLEN;
+    } else if (!net_vlan_rx_frame(&nif->vlan, f, rx->len)) {
         return UINT32_MAX;
-    uint16_t type = rd16(f + OFF_ETH_TYPE);
-    return type == ETH_P_IP || type == NET_OFF_ETH_P_IPV6 ? ETH_HLEN : UINT32_MAX;
+    }
+    if (rx->len < l2 || rx->frame_len - l2 > 0xffff)
+        return UINT32_MAX;
+    uint16_t type = rd16(f + l2 - 2);
+    return type == ETH_P_IP || type == NET_OFF_ETH_P_IPV6 ? l2 : UINT32_MAX;
 }
 
 void net_input(struct net_if *nif, const struct vnet_rx *rx)
 {
     unsigned nb = rx->nbufs ? rx->nbufs : 1;
-    uint32_t skip = net_rx_skip(rx);
+    uint32_t skip = net_rx_skip(nif, rx);
     if (!nif->has_netif || skip == UINT32_MAX) {
         net_rx_release_all(nif, rx, nb);
         nif->lwip_rx_dropped++;
@@ -187,6 +198,11 @@ void net_input(struct net_if *nif, const struct vnet_rx *rx)
                                          : net_rx_copy(nif, rx, nb, skip, total);
     if (!p) {
         nif->lwip_rx_dropped++;
+        return;
+    }
+    /* netif_vlan=: lwIP takes an untagged frame without asking the hook */
+    if (!skip && !net_vlan_rx_frame(&nif->vlan, p->payload, p->len)) {
+        pbuf_free(p);
         return;
     }
     if ((nif->offloads & VNET_OFF_RX_CSUM) && !skip && !net_rx_csum(nif, p, &rx->off)) {

@@ -102,6 +102,16 @@ extern void *net_lwip_heap;
 #define LWIP_HAVE_LOOPIF              0
 #define LWIP_NETIF_LOOPBACK           0
 
+/* ---- VLAN: netif_vlan= puts one 802.1Q tag on every frame lwIP sends
+ * and takes only frames of that VID (docs/lwip.md, "VLAN"). lwIP adds the
+ * tag in ethernet_output from the set hook's TCI (PBUF_LINK_HLEN is 18
+ * with the hook defined here: opt.h) and asks the check hook about every
+ * tagged frame in ethernet_input (net/netif_vlan.c). */
+#define ETHARP_SUPPORT_VLAN                          1
+#define LWIP_HOOK_FILENAME                           "lwiphooks.h"
+#define LWIP_HOOK_VLAN_SET(netif, p, src, dst, type) netif_vlan_set_hook(netif, p, src, dst, type)
+#define LWIP_HOOK_VLAN_CHECK(netif, eth, vlan)       netif_vlan_check_hook(netif, eth, vlan)
+
 /* ---- TCP: windows for 10 Gbit/s-class streams over a virtio ring
  * (docs/lwip.md): 4 MiB each way covers a few ms of round trip under
  * TCG. TCP_MSS is what we advertise; with TSO the netif raises a

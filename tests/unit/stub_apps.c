@@ -12,8 +12,10 @@ static int app_none(const struct app_config *c)
 const struct app app_table[] = {
     {"selftest", "", app_none},
     {"gen", "", app_none},
+    {"iperf", "", app_none},
+    {"rr", "", app_none},
 };
-const unsigned app_count = 2;
+const unsigned app_count = 4;
 
 const struct app *app_find(const char *name)
 {

@@ -53,6 +53,29 @@ static void ip6_pair(void **state)
     }
 }
 
+/* netif_vlan=: a VID 1..4094 on lwIP's apps; netif_pcp= with it. */
+static void netif_vlan(void **state)
+{
+    (void)state;
+    assert_int_equal(parse_and_check("app=iperf netif_vlan=100"), 0);
+    assert_int_equal(c.netif_vlan, 100);
+    assert_int_equal(parse_and_check("app=rr netif_vlan=4094 netif_pcp=7"), 0);
+    assert_int_equal(c.netif_pcp, 7);
+    static const struct {
+        const char *line, *why;
+    } bad[] = {
+        {"app=iperf netif_vlan=4095", "netif_vlan=4095"},
+        {"app=iperf netif_vlan=100 netif_pcp=8", "netif_pcp=8"},
+        {"app=iperf netif_pcp=3", "netif_pcp= needs netif_vlan="},
+        {"app=gen netif_vlan=100", "app=gen builds its own frames"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        if (parse_and_check(bad[i].line) != -EINVAL || !strstr(err, bad[i].why))
+            fail_msg("'%s': error '%s' lacks '%s'", bad[i].line, err, bad[i].why);
+    }
+}
+
 static void every_feature_off_fits(void **state)
 {
     (void)state;
@@ -101,6 +124,7 @@ int main(void)
         cmocka_unit_test(errors),
         cmocka_unit_test(every_feature_off_fits),
         cmocka_unit_test(ip6_pair),
+        cmocka_unit_test(netif_vlan),
     };
     return cmocka_run_group_tests_name("app_config", tests, NULL, NULL);
 }

@@ -131,6 +131,46 @@ static void tx_header_tcpv6(void **state)
     assert_int_equal(h.flags, VIRTIO_NET_HDR_F_NEEDS_CSUM);
 }
 
+/* frame4's frame with an 802.1Q tag (VID 100) after the MACs, as lwIP
+ * sends it with netif_vlan=; its length. */
+static uint32_t frame4_tagged(uint32_t payload)
+{
+    uint32_t len = frame4(6, payload);
+    memmove(f + 16, f + 12, 128);
+    f[12] = 0x81, f[13] = 0x00, f[14] = 0, f[15] = 100;
+    return len + 4;
+}
+
+/* netif_vlan=: the offsets past the tag, the GSO threshold with it. */
+static void tx_tagged(void **state)
+{
+    (void)state;
+    struct net_tso t4, t6;
+    net_off_tso(1500, TCP_MSS_, false, &t4);
+    net_off_tso(1500, TCP_MSS_, true, &t6);
+    /* a full 1500-byte IP packet with its tag: 1518 bytes, no GSO */
+    uint32_t len = frame4_tagged(1460);
+    struct vnet_tx_off o = net_off_tx(f, len, len, ALL_TX, 1500, &t4, &t6);
+    assert_int_equal(o.flags, VNET_TX_CSUM);
+    len = frame4_tagged(t4.send_mss);
+    assert_true(len <= 0xffff);
+    o = net_off_tx(f, 58, len, ALL_TX, 1500, &t4, &t6);
+    assert_int_equal(o.flags, VNET_TX_CSUM | VNET_TX_GSO);
+    struct virtio_net_hdr h;
+    uint64_t feat = VIRTIO_BIT(VIRTIO_NET_F_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4);
+    assert_int_equal(vnet_hdr_tx_build(&h, f, 58, len, &o, feat), 0);
+    assert_int_equal(h.gso_type, VIRTIO_NET_HDR_GSO_TCPV4);
+    assert_int_equal(h.csum_start, 38);
+    assert_int_equal(h.hdr_len, 58);
+    uint32_t l4off, l4len;
+    bool v6;
+    len = frame4_tagged(1000);
+    assert_int_equal(net_off_rx_tcp(f, len, len, &l4off, &l4len, &v6), 0);
+    assert_int_equal(l4off, 38);
+    assert_int_equal(l4len, 1020);
+    assert_int_equal(net_off_rx_tcp(f, 17, len, &l4off, &l4len, &v6), -1); /* tag cut off */
+}
+
 static void rx_tcp(void **state)
 {
     (void)state;
@@ -164,10 +204,9 @@ static void rx_tcp(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(tso_sizes),
-        cmocka_unit_test(tx_decision),
-        cmocka_unit_test(tx_header_tcpv6),
-        cmocka_unit_test(rx_tcp),
+        cmocka_unit_test(tso_sizes),       cmocka_unit_test(tx_decision),
+        cmocka_unit_test(tx_header_tcpv6), cmocka_unit_test(rx_tcp),
+        cmocka_unit_test(tx_tagged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

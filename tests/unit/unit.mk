@@ -75,6 +75,16 @@ test_stall_SRCS := tests/unit/test_stall.c apps/stall.c kernel/json.c
 UNIT_TESTS += test_iperf_sess
 test_iperf_sess_SRCS := tests/unit/test_iperf_sess.c apps/iperf_sess.c
 
+# lwIP's own ethernet.c around the VLAN hooks, with our lwipopts.h (its
+# warnings are not ours).
+UNIT_TESTS += test_netif_vlan
+test_netif_vlan_SRCS := tests/unit/test_netif_vlan.c net/netif_vlan.c net/net_vlan.c \
+    $(LWIP_SRC)/src/netif/ethernet.c
+UNIT_LWIP_OBJS := $(patsubst %.c,$(BUILD)/tests/unit-obj/%.o,$(test_netif_vlan_SRCS))
+$(UNIT_LWIP_OBJS): UNIT_CFLAGS += -isystem net/include -isystem $(LWIP_SRC)/src/include
+$(UNIT_LWIP_OBJS): net/include/lwipopts.h net/include/lwiphooks.h
+$(BUILD)/tests/unit-obj/$(LWIP_SRC)/src/netif/ethernet.o: UNIT_CFLAGS += -w
+
 UNIT_TESTS += test_net_rwnd
 test_net_rwnd_SRCS := tests/unit/test_net_rwnd.c
 

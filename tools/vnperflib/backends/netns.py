@@ -74,6 +74,16 @@ def face_guest(ns, dev, mac):
     ip("-n", ns, "neigh", "replace", GUEST_IP, "lladdr", mac, "dev", dev, "nud", "permanent")
 
 
+def vlan_link(ns, tap, vlan_id):
+    """netif_vlan= (run/vlan.py): a VLAN interface TAP.ID on tap in
+    namespace ns, tap brought up (untagged frames reach tap alone); its
+    name, for the caller to address as it would the tap."""
+    dev = "%s.%d" % (tap, vlan_id)
+    ip("-n", ns, "link", "add", "link", tap, "name", dev, "type", "vlan", "id", str(vlan_id))
+    ip("-n", ns, "link", "set", tap, "up")
+    return dev
+
+
 def face_guest6(ns, dev, mac):
     """--ip6: IPv6 on dev only (the namespace keeps it off elsewhere), no
     duplicate address detection (nodad: the address is usable at once,

@@ -10,7 +10,7 @@ import re
 
 from ..analysis import counts, rss
 from ..errors import failed, missing, usage
-from ..run import iperf, peer, qemucmd, rrhost
+from ..run import iperf, peer, qemucmd, rrhost, vlan
 from ..run.iperf import config_value
 from ..run.proc import run_quiet
 from . import netns, udphost
@@ -59,12 +59,18 @@ class Tap(iperf.IperfBackend, Backend):
         self.rr = None
         self.udp = None
         self.counter = None
+        self.vlan = None        # netif_vlan=: the VLAN interface on the tap, and its base
+        self.vlan_base = None
 
     def check(self):
         if os.geteuid() != 0:
             raise missing("%s: needs root (CAP_NET_ADMIN) to create a namespace and a tap"
                           % self.name)
         self.check_devices()
+        if vlan.vid(self.opts):
+            why = vlan.kernel_refusal()
+            if why:
+                raise missing("%s: %s" % (self.name, why))
 
     def check_devices(self):
         if not os.path.exists("/dev/net/tun"):
@@ -85,11 +91,16 @@ class Tap(iperf.IperfBackend, Backend):
         # QEMU's queues=N opens N queues of one tap: it must be multi_queue.
         mq = ["multi_queue"] if (self.opts.queues or 1) > 1 else []
         netns.ip("-n", ns, "tuntap", "add", "dev", self.TAP, "mode", "tap", "vnet_hdr", *mq)
+        vid = vlan.vid(self.opts)
+        # netif_vlan=: the host end's addresses on TAP.ID, so it speaks tagged
+        end = netns.vlan_link(ns, self.TAP, vid) if vid else self.TAP
         if self.opts.ip6:
-            netns.face_guest6(ns, self.TAP, guest_mac(0))
+            netns.face_guest6(ns, end, guest_mac(0))
             self.dst_ip = netns.HOST_IP6
-        netns.face_guest(ns, self.TAP, guest_mac(0))
+        netns.face_guest(ns, end, guest_mac(0))
         self.dst_mac, self.base = self._stats()
+        if vid:
+            self.vlan, self.vlan_base = end, self._stats(end)[1]
         self.start_host_end(session, netns.GUEST_IP6 if self.opts.ip6 else netns.GUEST_IP)
 
     def start_host_end(self, session, guest_ip, bind=None):
@@ -151,10 +162,11 @@ class Tap(iperf.IperfBackend, Backend):
     def live(self):
         return live_from_peer(self.sender or self.counter)
 
-    def _stats(self):
-        got = netns.link(self.netns, self.dev)
+    def _stats(self, dev=None):
+        dev = dev or self.dev
+        got = netns.link(self.netns, dev)
         if got is None:
-            raise failed("%s: %s is gone%s" % (self.name, self.dev,
+            raise failed("%s: %s is gone%s" % (self.name, dev,
                                                " from " + self.netns if self.netns else ""))
         return got
 
@@ -214,7 +226,22 @@ class Tap(iperf.IperfBackend, Backend):
             out["udp"] = self.udp.result
         if self.counter is not None and self.counter.result is not None:
             out.update(self.counted(self.counter.result, out["rx_drops"]))
+        if self.vlan is not None:
+            out["vlan"] = self.vlan_counts()
         return out
+
+    def vlan_counts(self):
+        """netif_vlan=: the VLAN interface's own counts over the run (the
+        kernel hands it only frames tagged with its id: rx_frames are the
+        guest's tagged frames; the tap's counts hold every frame)."""
+        now = self._stats(self.vlan)[1]
+        rx, tx = now.get("rx", {}), now.get("tx", {})
+        brx, btx = self.vlan_base.get("rx", {}), self.vlan_base.get("tx", {})
+        return {"dev": self.vlan, "id": vlan.vid(self.opts),
+                "rx_frames": rx.get("packets", 0) - brx.get("packets", 0),
+                "rx_bytes": rx.get("bytes", 0) - brx.get("bytes", 0),
+                "tx_frames": tx.get("packets", 0) - btx.get("packets", 0),
+                "tx_bytes": tx.get("bytes", 0) - btx.get("bytes", 0)}
 
     def counted(self, res, drops):
         """The host peer's count on the tap (counts_flows): gen's frames

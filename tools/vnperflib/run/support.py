@@ -8,7 +8,7 @@ from .. import backends, topologies
 from ..backends import testpmd, vhostpeer
 from ..topologies.host import PASST
 from ..errors import usage
-from . import identity, passtbin, qemucmd
+from . import identity, passtbin, qemucmd, vlan
 
 NET_APPS = ("gen", "sink", "reflect", "fwd", "rr", "iperf", "replay")
 TOPOLOGIES = topologies.NAMES
@@ -124,6 +124,8 @@ def check(opts):
         line = topo.app_refusal(opts.backend, p)
     if line is None:
         line = ip6_refusal(opts, p, topo)
+    if line is None:
+        line = vlan.refusal(opts, p["app"], topo)
     if line is None:
         line = host_refusal(p["app"], opts.backend)
     if line is None:

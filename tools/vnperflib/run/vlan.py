@@ -1,0 +1,79 @@
+"""netif_vlan=: the guest's lwIP sends every frame 802.1Q-tagged with that
+VLAN id and takes only frames of it (docs/lwip.md, "VLAN"); the runner
+matches it on the host end: a VLAN interface on the namespace's tap
+(tap, vhost-net) carries the peer's address, and the app's host end
+(iperf, vnperf-rrserver) sits behind it. With --topology guests both
+guests get the word. Where the host end cannot be tagged, the run is
+refused in one line (status 64) before boot; a host kernel without
+802.1Q interfaces is said in one line too (kernel_refusal)."""
+
+import os
+import platform
+
+from . import identity
+from .iperf import config_value
+
+KEY = "netif_vlan"
+VID_MAX = 4094          # 4095 is reserved (IEEE 802.1Q-2018 Table 9-2)
+APPS = ("iperf", "rr")  # the apps whose traffic goes through lwIP
+BACKENDS = ("tap", "vhost-net")
+# Why the other host ends cannot match the tag.
+UNTAGGED = {
+    "user": "QEMU's slirp takes untagged frames only",
+    "passt": "passt takes untagged frames only",
+    "passt-vhost-user": "passt takes untagged frames only",
+    "dgram": "the host peer answers untagged frames only",
+    "socket": "the host peer answers untagged frames only",
+}
+
+
+def given(opts):
+    """The netif_vlan= word's value as given after -- (once: options.py),
+    or None."""
+    return config_value(identity.main_words(opts), KEY, None)
+
+
+def vid(opts):
+    """The VLAN id of a checked run (refusal() passed), or None."""
+    v = given(opts)
+    return None if v is None else int(v)
+
+
+def refusal(opts, app, topo):
+    """None when netif_vlan= (if given) can run, else one line why not."""
+    v = given(opts)
+    if v is None:
+        return None
+    if not v.isdigit() or not 1 <= int(v) <= VID_MAX:
+        return "%s=%s: a VLAN id is 1..%d (0, untagged, is the default)" % (KEY, v, VID_MAX)
+    if app not in APPS:
+        return "%s= tags lwIP's frames: app iperf or rr only (app %s builds its own frames; " \
+            "a stream's vlan tags them, docs/streams.md)" % (KEY, app)
+    if topo.name == "guests":
+        return None  # both guests get the word: each one's lwIP matches the other's
+    if topo.name != "host":
+        return "%s=: --topology host or guests only" % KEY
+    if opts.tap or opts.bridge:
+        return "%s=: the runner puts no VLAN interface on your own tap or bridge" % KEY
+    if opts.backend not in BACKENDS:
+        return "%s=%s: the host end of %s cannot match the tag: %s (tap, vhost-net)" % (
+            KEY, v, opts.backend, UNTAGGED.get(opts.backend, "it has no tagged host end"))
+    return None
+
+
+def kernel_refusal(proc_vlan="/proc/net/vlan", modules="/lib/modules"):
+    """None when this host's kernel makes VLAN interfaces: 8021q loaded
+    (/proc/net/vlan), or a module `ip link add ... type vlan` loads (in
+    modules.dep); else one line why not."""
+    if os.path.isdir(proc_vlan):
+        return None
+    dep = os.path.join(modules, platform.release(), "modules.dep")
+    try:
+        with open(dep) as f:
+            if any(line.split(":", 1)[0].endswith(("/8021q.ko", "/8021q.ko.xz", "/8021q.ko.zst",
+                                                   "/8021q.ko.gz")) for line in f):
+                return None
+    except OSError:
+        pass
+    return "%s=: this host's kernel has no 802.1Q VLAN interfaces (CONFIG_VLAN_8021Q; " \
+        "modprobe 8021q) to match the guest's tag" % KEY
