@@ -3,8 +3,10 @@ end matched. The runner's wiring over tap and vhost-net (a VLAN interface
 TAP.ID on the namespace tap carries the host's addresses, tap itself left
 unaddressed; the word reaches the guest; the interface's own counts in the
 host result) and the one-line refusals (status 64, before anything
-starts) of what cannot be matched."""
+starts) of what cannot be matched; a host kernel without 802.1Q
+interfaces said in one line."""
 
+import platform
 import subprocess
 import time
 
@@ -12,7 +14,7 @@ import pytest
 
 from test_queues_runner import runner_argv
 from test_support import load_cli
-from vnperflib import exitcodes, options
+from vnperflib import errors, exitcodes, options
 from vnperflib.backends import netns, tap
 from vnperflib.run import vlan
 
@@ -58,6 +60,14 @@ def test_the_host_end_speaks_tagged_on_a_vlan_interface(backend, ip_calls):
     got = be.collect()["vlan"]
     assert got == {"dev": "vntap0.100", "id": 100, "rx_frames": 10, "rx_bytes": 1000,
                    "tx_frames": 7, "tx_bytes": 700}, got
+    # without the word: the tap as before, no VLAN interface, no counts
+    del ip_calls[:]
+    plain = (tap.Tap if backend == "tap" else tap.VhostNet)(
+        built(backend=backend, machine="q35", app="iperf"))
+    plain.start(session=None)
+    assert not any("type vlan" in c for c in ip_calls), ip_calls
+    assert "ip -n ns1 addr add 10.0.0.1/24 dev vntap0" in ip_calls, ip_calls
+    assert "vlan" not in plain.collect()
 
 
 def test_ipv6_goes_on_the_vlan_interface_too(ip_calls):
@@ -67,13 +77,15 @@ def test_ipv6_goes_on_the_vlan_interface_too(ip_calls):
     assert "ip -n ns1 addr add fd00:766e::1/64 dev vntap0.7 nodad" in ip_calls, ip_calls
 
 
-def test_without_the_word_nothing_changes(ip_calls):
-    o = built(backend="tap", machine="q35", app="iperf")
-    be = tap.Tap(o)
-    be.start(session=None)
-    assert not any("type vlan" in c for c in ip_calls)
-    assert "ip -n ns1 addr add 10.0.0.1/24 dev vntap0" in ip_calls
-    assert "vlan" not in be.collect()
+def test_a_kernel_without_8021q_is_told_apart(tmp_path):
+    assert vlan.kernel_refusal(proc_vlan=str(tmp_path)) is None  # 8021q loaded
+    none = str(tmp_path / "none")
+    why = vlan.kernel_refusal(proc_vlan=none, modules=none)
+    assert "no 802.1Q VLAN interfaces (CONFIG_VLAN_8021Q" in why, why
+    dep = tmp_path / "mods" / platform.release() / "modules.dep"
+    dep.parent.mkdir(parents=True)
+    dep.write_text("kernel/net/8021q/8021q.ko.xz: kernel/net/802/garp.ko.xz\n")
+    assert vlan.kernel_refusal(proc_vlan=none, modules=str(tmp_path / "mods")) is None
 
 
 def test_the_word_is_read_from_the_config_line():
@@ -96,8 +108,6 @@ def test_the_word_is_read_from_the_config_line():
      "the host peer answers untagged frames only"),
     (["--tap", "vnnosuch0", "--app", "iperf", "--", "netif_vlan=100"],
      "no VLAN interface on your own tap"),
-    (["--topology", "guests", "--backend", "dgram", "--app", "rr", "--", "proto=tcp",
-      "netif_vlan=100"], "--topology host only"),
 ])
 def test_what_cannot_be_matched_is_refused_before_anything_starts(argv, why, monkeypatch,
                                                                   capsys, tmp_path):
@@ -115,3 +125,14 @@ def test_what_cannot_be_matched_is_refused_before_anything_starts(argv, why, mon
     assert status == exitcodes.RUNNER_USAGE, (argv, err)
     assert len(err) == 1 and why in err[0], (argv, err)
     assert time.monotonic() - t0 < 1.0 and started == []
+
+
+def test_tap_says_a_kernel_without_8021q_before_boot(monkeypatch):
+    monkeypatch.setattr(tap.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(tap.os.path, "exists", lambda p: True)
+    monkeypatch.setattr(vlan, "kernel_refusal", lambda: "netif_vlan=: no 802.1Q here")
+    tap.Tap(built(backend="tap", app="iperf")).check()  # without the word: as before
+    with pytest.raises(errors.RunnerError) as e:
+        tap.Tap(built(backend="tap", app="iperf", config=["netif_vlan=100"])).check()
+    assert e.value.status == exitcodes.RUNNER_BACKEND_MISSING
+    assert str(e.value) == "tap: netif_vlan=: no 802.1Q here"
