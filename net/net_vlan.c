@@ -27,8 +27,8 @@ bool net_vlan_rx_tci(struct net_vlan *v, uint16_t tci)
 
 bool net_vlan_rx_frame(struct net_vlan *v, const uint8_t *f, uint32_t head)
 {
-    if (!net_vlan_vid(v) || (head >= ETH_HLEN + NET_VLAN_HLEN && rd16(f + OFF_ETH_TYPE) ==
-                                                                        ETH_P_8021Q))
+    if (!net_vlan_vid(v) ||
+        (head >= ETH_HLEN + NET_VLAN_HLEN && rd16(f + OFF_ETH_TYPE) == ETH_P_8021Q))
         return true;
     v->dropped++;
     return false;

@@ -3,7 +3,8 @@
  * what tag to write on every frame it sends (LWIP_HOOK_VLAN_SET) and
  * whether a tagged frame it received is its (LWIP_HOOK_VLAN_CHECK);
  * net_input drops what lwIP would take without asking (untagged frames,
- * 802.1ad outer tags). IEEE 802.1Q-2018 s9.5, s9.6. Pure: host unit tested (tests/unit/test_net_vlan.c). */
+ * 802.1ad outer tags). IEEE 802.1Q-2018 s9.5, s9.6. Pure: host unit tested
+ * (tests/unit/test_netif_vlan.c). */
 #ifndef VN_NET_VLAN_H
 #define VN_NET_VLAN_H
 

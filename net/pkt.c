@@ -74,7 +74,7 @@ enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, str
     if (pkt_sum_fold(pkt_sum(ip, ihl, 0)) != 0xffff)
         return PKT_BAD_CSUM;
     if (ip[9] != IP_PROTO_UDP)
-        return pi->nvlan ? PKT_OTHER : PKT_IP_OTHER; /* lwIP's netif has no tags */
+        return pi->nvlan ? PKT_OTHER : PKT_IP_OTHER; /* raw apps' lwIP is untagged */
     /* Fragments: the first one has a UDP header but not the whole datagram. */
     if (rd16(ip + 6) & 0x3fff)
         return PKT_BAD_HDR;

@@ -95,7 +95,7 @@ struct vnet_params {
     uint8_t notify_tx;       /* enum vnet_notify */
     uint16_t queues;         /* queue pairs asked for (queues=); 0, 1: one */
     uint8_t indirect;        /* enum vnet_indirect (indirect=) */
-    bool vlan_filter;        /* negotiate CTRL_VLAN (vlan=): tags not added are dropped */
+    bool vlan_filter;        /* negotiate CTRL_VLAN (vlan=, netif_vlan=): others dropped */
 };
 
 /* indirect=: VIRTIO_F_INDIRECT_DESC where offered (auto), required (on:

@@ -123,8 +123,8 @@ static struct pbuf *frame(const uint16_t *tags, unsigned n, uint16_t type)
         f[off] = (uint8_t)(tags[i] >> 8), f[off + 1] = (uint8_t)tags[i];
     f[off] = (uint8_t)(type >> 8), f[off + 1] = (uint8_t)type;
     f[off + 2] = 0x45;
-    pb = (struct pbuf){.payload = f, .len = (u16_t)(off + 48), .tot_len = (u16_t)(off + 48),
-                       .ref = 1};
+    pb = (struct pbuf){
+        .payload = f, .len = (u16_t)(off + 48), .tot_len = (u16_t)(off + 48), .ref = 1};
     return &pb;
 }
 

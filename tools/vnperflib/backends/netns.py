@@ -90,10 +90,12 @@ def face_guest6(ns, dev, mac):
     and the guest does none either), no router solicitations or
     advertisements taken, and a static neighbour entry for the guest;
     call before dev is up."""
+    # sysctl's separator is '.': a VLAN interface's dot (vntap0.100) is '/'
+    conf = dev.replace(".", "/")
     for key, val in (("disable_ipv6", 0), ("accept_dad", 0), ("dad_transmits", 0),
                      ("router_solicitations", 0), ("accept_ra", 0)):
         rc, out = run_quiet(["ip", "netns", "exec", ns, "sysctl", "-qw",
-                             "net.ipv6.conf.%s.%s=%d" % (dev, key, val)])
+                             "net.ipv6.conf.%s.%s=%d" % (conf, key, val)])
         if rc != 0:
             raise failed("--ip6: sysctl net.ipv6.conf.%s.%s=%d: %s" % (dev, key, val,
                                                                         out.strip()))

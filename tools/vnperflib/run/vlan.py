@@ -49,10 +49,10 @@ def refusal(opts, app, topo):
     if app not in APPS:
         return "%s= tags lwIP's frames: app iperf or rr only (app %s builds its own frames; " \
             "a stream's vlan tags them, docs/streams.md)" % (KEY, app)
-    if topo.name == "guests":
-        return None  # both guests get the word: each one's lwIP matches the other's
-    if topo.name != "host":
-        return "%s=: --topology host or guests only" % KEY
+    if topo.vlan_refusal is not None:
+        return "%s=: %s" % (KEY, topo.vlan_refusal)
+    if topo.vlan_all_guests:
+        return None  # each guest's lwIP matches the other's
     if opts.tap or opts.bridge:
         return "%s=: the runner puts no VLAN interface on your own tap or bridge" % KEY
     if opts.backend not in BACKENDS:

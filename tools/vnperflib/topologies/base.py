@@ -31,6 +31,12 @@ class Topology:
     # The runner addresses the guest's host end in IPv6 (--ip6): one guest
     # facing the host end only. Several queue pairs and vCPUs: queues_refusal.
     ip6 = False
+    # netif_vlan= (run/vlan.py): why this topology cannot match the
+    # guest's tag, None where it can (host, guests).
+    vlan_refusal = "--topology host or guests only"
+    # Every guest gets the words after --: a tagged guest's partner is
+    # tagged too, no host end to match (guests).
+    vlan_all_guests = False
 
     def default_app(self):
         """The main guest's app when --app is not given (with a backend)."""

@@ -15,6 +15,8 @@ NO_WIRE = "two guests need a wire between them: dgram, socket or vhost-user"
 class Guests(Topology):
     name = "guests"
     joins_guests = True
+    vlan_refusal = None
+    vlan_all_guests = True
     flag = " (--topology guests)"
     rows = {app: dict({b: None for b in WIRED}, **{"*": NO_WIRE}) for app in PARTNER}
 

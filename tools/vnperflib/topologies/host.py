@@ -38,6 +38,7 @@ class Host(Topology):
     name = "host"
     no_row = NO_HOST_END
     ip6 = True
+    vlan_refusal = None
     rows = {
         "gen": {"*": None},
         "replay": {"tap": None, "vhost-net": None, "hub": None, "*": REPLAY_ENDS},
