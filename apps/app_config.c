@@ -9,6 +9,7 @@
 #include "apps/imix.h"
 #include "apps/pcap_sched.h"
 #include "apps/rate.h"
+#include "apps/reneg_sets.h"
 #include "drivers/virtio/vnet.h"
 
 static int app_check(const char *val, char *why, size_t whylen)
@@ -78,6 +79,7 @@ int app_config_check(const struct app_config *c, char *err, size_t errlen)
         {"flows", c->flows, flows_check},
         {"notify", c->notify, vnet_notify_check},
         {"speed", c->speed, pcap_speed_check},
+        {"sets", c->sets, reneg_sets_check},
     };
     char why[256]; /* the features= list of names fits */
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {

@@ -56,9 +56,10 @@ struct app_config {
     char features[CFG_LONG_MAX]; /* every switchable name off: vnperf conform's none */
     char notify[CFG_STR_MAX];
     uint16_t queues;
-    uint8_t indirect;   /* enum cfg_indirect */
-    uint64_t qreset_at; /* gen: TX, sink: RX queue reset after this many frames; 0: none */
-    uint16_t uso;       /* gen: payload bytes per segment the device cuts (HOST_USO); 0: off */
+    uint8_t indirect;        /* enum cfg_indirect */
+    uint64_t qreset_at;      /* gen: TX, sink: RX queue reset after this many frames; 0: none */
+    char sets[CFG_LONG_MAX]; /* app=reneg: feature sets (apps/reneg_sets.h) */
+    uint16_t uso;            /* gen: payload bytes per segment the device cuts (HOST_USO); 0: off */
     /* control queue commands at start (apps/apps_ctrl.c) */
     uint8_t promisc, allmulti, mac_set;
     uint16_t vlan;       /* 0: none */

@@ -106,6 +106,8 @@ static const struct cfg_key keys[] = {
     E("txfull", txfull, CFG_TXFULL_CHOICES, "wait",
       "on a full TX ring: wait (reclaim, retry) or drop"),
     S("features", features, "", "feature bits to switch off, e.g. -event_idx,-mrg_rxbuf", NULL),
+    S("sets", sets, "",
+      "app=reneg: feature sets separated by /, e.g. all/-event_idx,-ring_packed/-mrg_rxbuf", NULL),
     U("queues", queues, 1, CFG_QUEUES_MAX, "1",
       "queue pairs (VIRTIO_NET_F_MQ; QEMU: mq=on,vectors=2N+2 and a netdev with queues=N)"),
     U("vcpus", vcpus, 0, CFG_VCPUS_MAX, "0",

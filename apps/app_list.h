@@ -15,5 +15,6 @@ int app_rr_main(const struct app_config *c);
 int app_iperf_main(const struct app_config *c);
 int app_hostile_main(const struct app_config *c);
 int app_replay_main(const struct app_config *c);
+int app_reneg_main(const struct app_config *c);
 
 #endif

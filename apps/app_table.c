@@ -19,6 +19,8 @@ const struct app app_table[] = {
      "sends a capture's frames (fw_cfg opt/vnperf/pcap): speed=, rate=, loops=", app_replay_main},
     {"hostile", "breaks a virtio rule per case (case=), reports what the device did",
      app_hostile_main},
+    {"reneg", "one boot, several feature sets (sets=): reset, negotiate, count= frames each",
+     app_reneg_main},
 };
 
 const unsigned app_count = sizeof(app_table) / sizeof(app_table[0]);

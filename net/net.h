@@ -123,6 +123,13 @@ static inline const struct net_tso *net_if_tso(const struct net_if *nif, bool v6
     return v6 ? &nif->tso6 : &nif->tso4;
 }
 
+/* nif's device reset and negotiated again with p (vnet_dev_renegotiate,
+ * virtio 1.2 s2.4), then this layer's pieces redone: the TX callback,
+ * the MTU and offloads lwIP uses. The caller holds nothing of the old
+ * queues (bound slots, RX frames) and binds again. 0 or the driver's
+ * -errno (-ETIMEDOUT: the reset never finished). */
+int net_if_renegotiate(struct net_if *nif, const struct vnet_params *p);
+
 /* Our IPv4 address (host byte order), after DHCP if dhcp=1. */
 uint32_t net_ip(void);
 

@@ -174,6 +174,25 @@ void net_init(const struct net_setup *s)
            ip_str(lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(&nif->netif))), c));
 }
 
+int net_if_renegotiate(struct net_if *nif, const struct vnet_params *p)
+{
+    net_flush(nif);
+    int r = vnet_dev_renegotiate(nif->dev, p);
+    if (r < 0)
+        return r;
+    vnet_set_tx_done(nif->dev, net_tx_done, nif); /* the reset dropped it with the queues */
+    can_idle = true;
+    for (unsigned i = 0; i < nifs; i++)
+        can_idle = can_idle && vnet_can_idle(ifs[i].dev);
+    if (nif->has_netif) {
+        nif->mtu = (u16_t)vnet_mtu(nif->dev);
+        nif->netif.mtu = nif->mtu;
+        nif->netif.output = etharp_output;
+        net_netif_offloads(nif);
+    }
+    return 0;
+}
+
 uint32_t net_ip(void)
 {
     return lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(&ifs[0].netif)));

@@ -363,6 +363,10 @@ struct json;
 /* Counters, parameters and negotiated features as JSON members of the
  * currently open object; on a broken device also the violation. */
 void vnet_stats_json(const struct vnet_dev *d, struct json *j);
+/* The features negotiated, and a feature set as an array of names under
+ * key (virtio's names, bitN for bits without one). */
+uint64_t vnet_features(const struct vnet_dev *d);
+void vnet_features_json(struct json *j, const char *key, uint64_t f);
 
 /* What broke (see vnet_broken): the queue ("rx", "tx", or "device" for a
  * device status), the rule, and the values the device used. 0, or

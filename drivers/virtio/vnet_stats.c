@@ -7,7 +7,7 @@
 #include "kernel/irq.h"
 #include "kernel/json.h"
 
-static void vnet_json_features(struct json *j, const char *key, uint64_t f)
+void vnet_features_json(struct json *j, const char *key, uint64_t f)
 {
     json_arr_begin(j, key);
     char other[8];
@@ -22,6 +22,11 @@ static void vnet_json_features(struct json *j, const char *key, uint64_t f)
         json_str(j, NULL, n);
     }
     json_arr_end(j);
+}
+
+uint64_t vnet_features(const struct vnet_dev *d)
+{
+    return d->features;
 }
 
 /* The broken queue (RX first), its name and what it recorded. */
@@ -191,8 +196,8 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "mtu", d->mtu);
     vnet_json_link(j, d);
     json_u64(j, "hdr_len", d->hdr_len);
-    vnet_json_features(j, "features_offered", d->offered);
-    vnet_json_features(j, "features", d->features);
+    vnet_features_json(j, "features_offered", d->offered);
+    vnet_features_json(j, "features", d->features);
     json_str(j, "ring_format", vnet_ring_format(d));
     json_u64(j, "ring", d->params.ring_size);
     json_u64(j, "kick_batch", d->kick_batch);

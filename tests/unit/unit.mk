@@ -16,7 +16,7 @@ UNIT_TESTS += test_app_config
 test_app_config_SRCS := tests/unit/test_app_config.c apps/app_config.c kernel/config.c \
     apps/pcap_sched.c \
     apps/app_config_keys.c tests/unit/stub_apps.c apps/rate.c apps/imix.c apps/flows.c \
-    drivers/virtio/vnet_features.c drivers/virtio/vnet_notify_cfg.c
+    apps/reneg_sets.c drivers/virtio/vnet_features.c drivers/virtio/vnet_notify_cfg.c
 
 UNIT_TESTS += test_esc
 test_esc_SRCS := tests/unit/test_esc.c kernel/esc.c
@@ -90,6 +90,10 @@ test_net_rwnd_SRCS := tests/unit/test_net_rwnd.c
 
 UNIT_TESTS += test_imix
 test_imix_SRCS := tests/unit/test_imix.c apps/imix.c apps/flows.c
+
+UNIT_TESTS += test_reneg_sets
+test_reneg_sets_SRCS := tests/unit/test_reneg_sets.c apps/reneg_sets.c \
+    drivers/virtio/vnet_features.c
 
 UNIT_TESTS += test_stream_spec
 test_stream_spec_SRCS := tests/unit/test_stream_spec.c apps/stream_spec.c kernel/config.c
