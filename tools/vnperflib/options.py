@@ -54,6 +54,7 @@ class RunOptions:
     size: int = None
     rate: str = None
     event_idx: bool = None        # build: "on"/"off" -> True/False
+    sets: str = None              # --sets: app reneg's feature sets (docs/apps.md)
     # replay (pcap.py)
     pcap: str = None              # --pcap FILE: app replay sends its frames
     loops: int = None
@@ -124,6 +125,7 @@ def build(**fields):
     if isinstance(o.event_idx, str):
         o = dataclasses.replace(o, event_idx=o.event_idx == "on")
     o = dataclasses.replace(o, **config_stands(o))
+    sets_refusal(o)
     if o.streams is not None:
         o = with_streams(o)
     o = with_vcpus(o)
@@ -185,9 +187,17 @@ def with_streams(o):
 
 
 # Options that identity.app_words turns into guest config words.
-CONFIG_OPTIONS = ("app", "duration", "size", "rate", "count", "queues", "vcpus")
+CONFIG_OPTIONS = ("app", "duration", "size", "rate", "count", "queues", "vcpus", "sets")
 # Those whose config word is a whole number.
 WHOLE_OPTIONS = ("duration", "size", "count", "queues", "vcpus")
+
+
+def sets_refusal(o):
+    """--sets belongs to app reneg: else one line, 64. The guest checks
+    the sets themselves (apps/reneg_sets.h: every error one line, status
+    2); support.check that app reneg has them and --count."""
+    if o.sets is not None and o.app != "reneg":
+        raise usage("--sets: app reneg runs feature sets, not app %s" % o.app)
 
 
 def config_stands(o):

@@ -8,7 +8,7 @@ object the backends make (drop())."""
 
 import types
 
-TX_APPS = ("gen", "replay")
+TX_APPS = ("gen", "replay", "reneg")
 RX_APPS = ("sink",)
 # rr's "packets" counts both directions: only explicit tx_/rx_ members.
 BOTH_APPS = ("reflect", "fwd")

@@ -20,6 +20,7 @@ GUEST_DEFAULTS = {
     "size": "64", "rate": "max", "burst": "32", "flows": "", "imix": "", "path": "raw",
     "sessions": "1", "window": "262144", "role": "client", "proto": "udp", "req_size": "1",
     "resp_size": "1", "alloc_mb": "16", "fault": "pf", "case": "all", "notify": "poll",
+    "sets": "",
 }
 # queues= and vcpus= are left out: a run without --queues has neither in
 # its identity, as every result recorded before them, so the two pair in
@@ -77,6 +78,8 @@ def app_words(opts):
         v = getattr(opts, name)
         if v is not None:
             words.append(("%s=" + fmt) % (name, v))
+    if opts.sets is not None:
+        words.append("sets=%s" % opts.sets)
     if opts.pcap is not None:
         from . import pcap
         words += pcap.words(opts)

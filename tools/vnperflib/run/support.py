@@ -10,7 +10,7 @@ from ..topologies.host import PASST
 from ..errors import usage
 from . import identity, passtbin, qemucmd, vlan
 
-NET_APPS = ("gen", "sink", "reflect", "fwd", "rr", "iperf", "replay")
+NET_APPS = ("gen", "sink", "reflect", "fwd", "rr", "iperf", "replay", "reneg")
 TOPOLOGIES = topologies.NAMES
 
 # Seen in passt's own capture (-p) with the host's iperf wired as over
@@ -131,9 +131,16 @@ def check(opts):
     if line is None:
         line = topo.option_refusal(opts) or _pmd_knobs(opts, p, topo) or _feeder(opts, p)
     if line is None:
-        line = queues_refusal(opts, topo)
+        line = queues_refusal(opts, topo) or reneg_refusal(opts)
     if line is not None:
         raise usage("%s over %s%s: %s" % (p["app"], opts.backend, topo.flag, line))
+
+
+def reneg_refusal(opts):
+    """App reneg without its sets or frames per set: one line; else None."""
+    if opts.app == "reneg" and (opts.sets is None or opts.count is None):
+        return "needs --sets (e.g. all/-event_idx,-ring_packed) and --count (frames per set)"
+    return None
 
 
 def queues_refusal(opts, topo):
