@@ -195,7 +195,8 @@ static void gen_rx_dev(struct net_if *nif, uint64_t now)
             gen_state.wire_rx_bytes += rx[i].len;
         }
         enum pkt_kind k = pkt_parse(f, rx[i].len, true, &pi);
-        if (k == PKT_UDP && pi.payload_len >= PL_MIN) {
+        /* A file's TCP and ICMP streams come back stamped (rx streams, a reflector). */
+        if ((k == PKT_UDP || (k == PKT_STAMPED && gen_state.file)) && pi.payload_len >= PL_MIN) {
             uint32_t s = pi.payload_len >= PL_LEN ? rdle32(f + pi.payload_off + PL_OFF_STREAM)
                                                   : rdle16(f + pi.payload_off + PL_OFF_STREAM);
             /* A file's stream's ports may be the field engine's: its id is

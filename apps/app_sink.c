@@ -61,7 +61,8 @@ static inline void sink_frame(struct sink_cpu *w, struct qstats *q, const struct
     w->rx.wire_rx_bytes += rx->len;
     switch (k) {
     case PKT_UDP:
-        if (sink_state.dhcp && pi.dport == DHCP_CLIENT_PORT)
+    case PKT_STAMPED: /* a TCP or ICMP stream's frame */
+        if (k == PKT_UDP && sink_state.dhcp && pi.dport == DHCP_CLIENT_PORT)
             break;
         uint32_t id = 0;
         uint64_t seq = 0;

@@ -96,8 +96,7 @@ unsigned gen_streams_setup(const struct stream_addrs *d)
      * that held another stream's frame is overwritten in full. */
     gs.copy = 0;
     for (unsigned i = 0; i < gs.n; i++) {
-        uint16_t c =
-            (uint16_t)(14 + 4 * gs.spec[i].nvlan + (gs.spec[i].ip == 6 ? 40 : 20) + 8 + PL_LEN);
+        uint16_t c = (uint16_t)(stream_spec_hdr_len(&gs.spec[i]) + PL_LEN);
         gs.copy = c > gs.copy ? c : gs.copy;
     }
     for (unsigned i = 0; i < gs.n; i++) {

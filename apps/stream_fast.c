@@ -129,17 +129,57 @@ static __attribute__((noinline)) void any_loop(const struct stream_fast *s,
         s->fe[j].cur = fe[j].cur;
 }
 
-enum fast_loop { FL_NONE, FL_INC2, FL_DEC2, FL_INC4, FL_DEC4, FL_INC4_IP, FL_DEC4_IP, FL_ANY };
+/* A TCP or ICMP stream's frames, each written as the per-frame path
+ * writes it (stream_frame_finish_l4): their sequence fields do not carry
+ * as the stamp's does (ICMP's wraps at 2^16, 0 modulo 0xffff, and TCP's
+ * at 2^32), so no sum is carried and the UDP loops keep their stores. */
+static __attribute__((noinline)) void l4_loop(const struct stream_fast *s,
+                                              const struct stream_slots *q,
+                                              const struct stream_burst *b, unsigned k, unsigned i,
+                                              unsigned frames)
+{
+    const struct stream_tmpl *t = s->t;
+    const unsigned nv = s->nvars;
+    const uint32_t sum0 = t->udp_base + pkt_sum_add_le64(0, b->now);
+    struct stream_fe fe[STREAM_VARS_MAX];
+    uint64_t rng = *s->rng, seq = *s->seq;
+    memcpy(fe, s->fe, nv * sizeof(fe[0]));
+    for (unsigned f = 0; f < frames; f++, k += b->step, i += b->step) {
+        uint8_t *p = stream_slot(q, k, s);
+        uint32_t sum = sum0, ip = t->ip_base;
+        for (unsigned j = 0; j < nv; j++)
+            stream_fe_apply(&fe[j], p, t, &rng, &sum, &ip);
+        stream_frame_finish_l4(p, t, s->len, sum, ip, seq++, b->now);
+        b->lens[i] = s->len;
+    }
+    *s->seq = seq;
+    *s->rng = rng;
+    for (unsigned j = 0; j < nv; j++)
+        s->fe[j].cur = fe[j].cur;
+}
+
+enum fast_loop {
+    FL_NONE,
+    FL_INC2,
+    FL_DEC2,
+    FL_INC4,
+    FL_DEC4,
+    FL_INC4_IP,
+    FL_DEC4_IP,
+    FL_ANY,
+    FL_L4
+};
 
 void stream_fast_init(struct stream_fast *s)
 {
     const struct stream_fe *v = s->fe;
     bool walk = s->nvars == 1 && !v->generic && v->v.op != SOP_RANDOM;
     bool dec = walk && v->v.op == SOP_DEC, udp = walk && (v->sums & 1), ip4 = walk && (v->sums & 2);
-    s->loop = s->nvars == 0            ? FL_NONE
-              : walk && v->nbytes == 2 ? (dec ? FL_DEC2 : FL_INC2)
-              : walk && v->nbytes == 4 ? (dec ? FL_DEC4 : FL_INC4) + (ip4 ? 2 : 0)
-                                       : FL_ANY;
+    s->loop = s->t->proto != SPROTO_UDP ? FL_L4
+              : s->nvars == 0           ? FL_NONE
+              : walk && v->nbytes == 2  ? (dec ? FL_DEC2 : FL_INC2)
+              : walk && v->nbytes == 4  ? (dec ? FL_DEC4 : FL_INC4) + (ip4 ? 2 : 0)
+                                        : FL_ANY;
     s->l4 = s->t->l4;
     s->voff = (int16_t)(walk ? v->off - s->t->l4 : 0);
     s->var_udp = udp;
@@ -206,8 +246,11 @@ unsigned stream_fast_run(struct stream_fast *s, const struct stream_slots *q,
     case FL_DEC4_IP:
         carry_loop(s, q, b, k, i, frames, 4, SOP_DEC, true);
         break;
-    default:
+    case FL_ANY:
         any_loop(s, q, b, k, i, frames);
+        break;
+    default:
+        l4_loop(s, q, b, k, i, frames);
         break;
     }
     return frames;

@@ -1,5 +1,6 @@
 /* A stream's frame: the template built once (Ethernet, 802.1Q / QinQ
- * tags, IPv4 or IPv6, UDP, the payload stamp of net/pkt.h), the field
+ * tags, IPv4 or IPv6, UDP, TCP or an ICMP echo request, the payload stamp
+ * of net/pkt.h), the field
  * engine's values written per frame, and both checksums fixed per frame
  * from sums taken once with every varying field at zero (RFC 1071: a
  * field's words add to the sum on their own). Pure functions on byte
@@ -25,14 +26,18 @@ struct stream_addrs {
 
 struct stream_tmpl {
     uint16_t len;        /* the template's length: the stream's largest frame */
-    uint16_t l3, l4, pl; /* IP header, UDP header, payload */
+    uint16_t l3, l4, pl; /* IP header, L4 header (UDP, TCP, ICMP), payload */
     uint16_t copy;       /* bytes that are not zero: the headers and the stamp */
     uint8_t ip;          /* 4 or 6 */
+    uint8_t proto;       /* enum stream_proto */
     uint8_t nvlan;
     bool size_varies;   /* lengths written per frame */
+    bool finish_more;   /* the lengths vary or the frame is not UDP: more than UDP's
+                         * stamp and checksum per frame */
+    bool pseudo;        /* the L4 sum has the pseudo header's addresses (all but ICMPv4) */
     bool ip_fixed;      /* IPv4 header and its checksum as the template has them */
     uint32_t varies;    /* a bit per enum stream_field the field engine writes */
-    uint32_t udp_base;  /* UDP sum (pseudo header too), varying parts at zero */
+    uint32_t udp_base;  /* the L4 sum (pseudo header too), varying parts at zero */
     uint32_t ip_base;   /* IPv4 header sum, likewise */
     uint32_t magic_sum; /* the stamp's magic, added when the sizes vary */
 };
@@ -47,10 +52,17 @@ int stream_tmpl_build(uint8_t *f, uint16_t len, const struct stream_spec *s,
 /* Writes field fld's value v into a frame built from t. */
 void stream_field_set(uint8_t *f, const struct stream_tmpl *t, enum stream_field fld, uint64_t v);
 
-/* What v in field fld adds to the UDP sum (*udp) and to the IPv4 header
+/* What v in field fld adds to the L4 sum (*udp) and to the IPv4 header
  * sum (*ip). */
 void stream_field_sums(const struct stream_tmpl *t, enum stream_field fld, uint64_t v,
                        uint32_t *udp, uint32_t *ip);
+
+/* stream_frame_finish_sum for a TCP or ICMP frame: its sequence field
+ * (TCP's sequence number, ICMP's echo sequence: the stamp's, one per
+ * frame, truncated) besides, its checksum over its own pseudo header
+ * (RFC 9293 s3.1, RFC 4443 s2.3) or none (ICMPv4, RFC 792). */
+void stream_frame_finish_l4(uint8_t *f, const struct stream_tmpl *t, uint16_t len, uint32_t sum,
+                            uint32_t ip, uint64_t seq, uint64_t tsc);
 
 /* The per-frame part once the vars are written (their sums in udp and
  * ip, and in udp the timestamp's: the same for a burst): lengths for len
@@ -60,7 +72,12 @@ static inline void stream_frame_finish_sum(uint8_t *f, const struct stream_tmpl 
                                            uint32_t udp, uint32_t ip, uint64_t seq, uint64_t tsc)
 {
     uint8_t *l3 = f + t->l3;
-    if (t->size_varies) {
+    /* One test for UDP of one size, as before TCP and ICMP. */
+    if (t->finish_more) {
+        if (t->proto != SPROTO_UDP) {
+            stream_frame_finish_l4(f, t, len, udp, ip, seq, tsc);
+            return;
+        }
         uint16_t ulen = (uint16_t)(len - t->l4);
         wr16(f + t->l4 + 4, ulen);
         udp += 2u * ulen; /* the pseudo header's length and the UDP header's */
@@ -96,7 +113,7 @@ struct stream_fe {
     uint64_t cur;
     uint16_t off;   /* the field's first byte in frames of the template */
     uint8_t nbytes; /* its bytes, big endian */
-    uint8_t sums;   /* bit 0: in the UDP sum, bit 1: in the IPv4 header's */
+    uint8_t sums;   /* bit 0: in the L4 sum, bit 1: in the IPv4 header's */
     bool generic;   /* not whole bytes (the flow label, IPv6's traffic class: in no
                      * checksum): stream_field_set */
     /* inc and dec: the value the walk wraps after, and what a step and

@@ -6,7 +6,7 @@
 
 #include "kernel/config.h"
 
-#define SPEC_MAGIC    "vnperf-streams 1"
+#define SPEC_MAGIC    "vnperf-streams 2" /* 2: proto= */
 #define SPEC_WORD_MAX 64
 
 static const char *const field_names[SF_FIELDS] = {
@@ -14,6 +14,7 @@ static const char *const field_names[SF_FIELDS] = {
     "dst_ip",  "flow_label", "tos",  "src_port",   "dst_port"};
 static const uint8_t field_bits[SF_FIELDS] = {48, 48, 12, 12, 32, 32, 20, 8, 16, 16};
 static const char *const op_names[SOP_OPS] = {"inc", "dec", "random"};
+static const char *const proto_names[SPROTO_PROTOS] = {"udp", "tcp", "icmp"};
 static const char *const mode_names[SMODE_MODES] = {"continuous", "burst", "multi_burst",
                                                     "poisson"};
 static const char *const dir_names[SDIR_DIRS] = {"tx", "rx"};
@@ -139,6 +140,7 @@ static int rate_word(const char *v, struct rate *r)
 enum {
     K_ID,
     K_IP,
+    K_PROTO,
     K_VLAN,
     K_SMAC,
     K_DMAC,
@@ -159,8 +161,8 @@ enum {
     K_KEYS
 };
 static const char *const s_keys[K_KEYS] = {
-    "id",  "ip", "vlan", "smac", "dmac", "sip",    "dip",    "sport",  "dport", "tos",
-    "ttl", "fl", "size", "rate", "mode", "frames", "gap_ns", "bursts", "dir"};
+    "id",  "ip",  "proto", "vlan", "smac", "dmac", "sip",    "dip",    "sport",  "dport",
+    "tos", "ttl", "fl",    "size", "rate", "mode", "frames", "gap_ns", "bursts", "dir"};
 _Static_assert(K_KEYS <= 32, "a bit per key");
 
 static int addr(const char *v, struct stream_spec *s, bool src)
@@ -186,6 +188,10 @@ static int s_value(int k, const char *v, struct stream_spec *s, unsigned id)
         rc = num(v, 4, 6, &x);
         s->ip = (uint8_t)x;
         return rc || x == 5 ? -EINVAL : 0;
+    case K_PROTO:
+        rc = name_index(v, proto_names, SPROTO_PROTOS);
+        s->proto = (uint8_t)rc;
+        return rc < 0 ? -EINVAL : 0;
     case K_VLAN:
         return vlans(v, s);
     case K_SMAC:
@@ -237,10 +243,9 @@ static int s_value(int k, const char *v, struct stream_spec *s, unsigned id)
     }
 }
 
-/* Headers before the payload stamp (Ethernet, tags, IP, UDP). */
-static unsigned spec_hdr_len(const struct stream_spec *s)
+unsigned stream_spec_hdr_len(const struct stream_spec *s)
 {
-    return 14u + 4u * s->nvlan + (s->ip == 6 ? 40u : 20u) + 8u;
+    return 14u + 4u * s->nvlan + (s->ip == 6 ? 40u : 20u) + (s->proto == SPROTO_TCP ? 20u : 8u);
 }
 
 /* What one "s" line's values must agree on. NULL or the reason. */
@@ -250,8 +255,10 @@ static const char *s_whole(const struct stream_spec *s)
     unsigned smallest = s->sizes.size[0];
     for (unsigned i = 1; i < s->sizes.n; i++)
         smallest = s->sizes.size[i] < smallest ? s->sizes.size[i] : smallest;
-    if (smallest < spec_hdr_len(s) + 18u)
-        return "size: below the headers and the 18-byte stamp";
+    if (smallest < stream_spec_hdr_len(s) + stream_spec_stamp_min(s))
+        return "size: below the headers and the stamp";
+    if (s->proto == SPROTO_ICMP && (s->sport || s->dport))
+        return "sport/dport: an ICMP stream has no ports";
     if (s->ip == 6 && (!memcmp(s->sip6, zero, 16) || !memcmp(s->dip6, zero, 16)))
         return "sip/dip: an IPv6 stream has both addresses";
     if (s->ip == 4 && s->flow_label)
@@ -270,7 +277,8 @@ static const char *s_whole(const struct stream_spec *s)
 static const char *v_whole(const struct stream_spec *s, const struct stream_var *v)
 {
     if ((v->field == SF_VLAN && s->nvlan < 1) || (v->field == SF_OUTER_VLAN && s->nvlan < 2) ||
-        (v->field == SF_FLOW_LABEL && s->ip != 6))
+        (v->field == SF_FLOW_LABEL && s->ip != 6) ||
+        (s->proto == SPROTO_ICMP && (v->field == SF_SRC_PORT || v->field == SF_DST_PORT)))
         return "f: the stream's frames have no such field";
     uint64_t top = (1ull << field_bits[v->field]) - 1;
     if (v->lo > v->hi || v->hi > top || v->hi - v->lo > UINT32_MAX)
@@ -404,6 +412,7 @@ void stream_spec_one(const struct imix *m, const struct rate *r, struct stream_s
 {
     memset(s, 0, sizeof(*s));
     s->ip = 4;
+    s->proto = SPROTO_UDP;
     s->ttl = 64;
     s->sizes = *m;
     s->rate = *r;

@@ -33,6 +33,9 @@ enum stream_field {
     SF_DST_PORT,
     SF_FIELDS
 };
+/* The L4 header of a stream's frames (docs/streams.md): ICMP is an echo
+ * request, ICMPv6's for an IPv6 stream. */
+enum stream_proto { SPROTO_UDP, SPROTO_TCP, SPROTO_ICMP, SPROTO_PROTOS };
 enum stream_op { SOP_INC, SOP_DEC, SOP_RANDOM, SOP_OPS };
 enum stream_mode { SMODE_CONTINUOUS, SMODE_BURST, SMODE_MULTI_BURST, SMODE_POISSON, SMODE_MODES };
 /* Who sends a stream: the guest's gen (tx), or the host peer toward the
@@ -46,14 +49,15 @@ struct stream_var {
 };
 
 struct stream_spec {
-    uint8_t ip; /* 4 or 6 */
+    uint8_t ip;    /* 4 or 6 */
+    uint8_t proto; /* enum stream_proto */
     uint8_t nvlan;
     uint16_t vlan[STREAM_VLANS_MAX]; /* outer first */
     bool has_smac, has_dmac;         /* else the NIC's / the peer's */
     uint8_t smac[6], dmac[6];
     uint32_t sip4, dip4; /* host order; 0: ip= / dst_ip= */
     uint8_t sip6[16], dip6[16];
-    uint16_t sport, dport; /* 0: src_port= / dst_port= */
+    uint16_t sport, dport; /* 0: src_port= / dst_port= (ICMP: none) */
     uint8_t tos, ttl;
     uint32_t flow_label;
     bool size_range;   /* sizes lo..hi in turn (size[0], size[1]) */
@@ -78,5 +82,17 @@ void stream_spec_one(const struct imix *m, const struct rate *r, struct stream_s
 
 /* Bits of a field's value (48 for MACs, 12 for VLAN ids, ...). */
 unsigned stream_field_bits(enum stream_field f);
+
+/* The bytes of a stream's headers before its payload stamp: Ethernet, the
+ * tags, IPv4 or IPv6, UDP, TCP or ICMP. */
+unsigned stream_spec_hdr_len(const struct stream_spec *s);
+
+/* The stamp a stream's smallest frame must hold: UDP's 18 bytes, or the
+ * whole 24 with the magic, without which the receivers cannot tell a TCP
+ * or ICMP stream's frame from the stack's (net/pkt.h, PKT_STAMPED). */
+static inline unsigned stream_spec_stamp_min(const struct stream_spec *s)
+{
+    return s->proto == SPROTO_UDP ? 18u : 24u;
+}
 
 #endif

@@ -49,6 +49,49 @@ static uint32_t pkt_tags(const uint8_t *f, uint32_t len, struct pkt_info *pi, ui
     return off + 2;
 }
 
+static void pkt_info_l4(struct pkt_info *pi, const uint8_t *ip, uint32_t l3, uint32_t ihl,
+                        uint32_t hl, uint32_t l4len)
+{
+    pi->ip_off = l3;
+    pi->l4_off = l3 + ihl;
+    pi->payload_off = pi->l4_off + hl;
+    pi->payload_len = l4len - hl;
+    pi->saddr = rd32(ip + 12);
+    pi->daddr = rd32(ip + 16);
+}
+
+/* An IPv4 datagram other than UDP (at l3 in f, its lengths checked): a
+ * TCP segment (RFC 9293 s3.1) or an ICMP echo request (RFC 792) whose
+ * payload opens with vnperf's stamp and its magic is a stream's
+ * (PKT_STAMPED); anything else is the stack's (raw apps' lwIP is
+ * untagged: a tagged one is PKT_OTHER). */
+static enum pkt_kind pkt_stamped(const uint8_t *f, uint32_t l3, uint32_t ihl, uint32_t tot,
+                                 bool check, struct pkt_info *pi)
+{
+    enum pkt_kind other = pi->nvlan ? PKT_OTHER : PKT_IP_OTHER;
+    const uint8_t *ip = f + l3, *l4 = ip + ihl;
+    uint32_t l4len = tot - ihl, hl;
+    bool tcp = ip[9] == IP_PROTO_TCP;
+    if (rd16(ip + 6) & 0x3fff)
+        return other; /* a fragment */
+    if (tcp && l4len >= TCP_HLEN && (l4[12] >> 4) * 4u >= TCP_HLEN)
+        hl = (l4[12] >> 4) * 4u;
+    else if (ip[9] == IP_PROTO_ICMP && l4len >= ICMP_HLEN && l4[0] == ICMP_ECHO && l4[1] == 0)
+        hl = ICMP_HLEN;
+    else
+        return other;
+    if (l4len < hl + PL_LEN || rdle32(l4 + hl + PL_OFF_MAGIC) != PL_MAGIC)
+        return other;
+    /* TCP's pseudo header (RFC 9293 s3.1); ICMP's sum is its message's. */
+    uint32_t s = tcp ? pkt_sum(ip + 12, 8, 0) + IP_PROTO_TCP + l4len : 0;
+    if (check && pkt_sum_fold(pkt_sum(l4, l4len, s)) != 0xffff)
+        return PKT_BAD_CSUM;
+    pkt_info_l4(pi, ip, l3, ihl, hl, l4len);
+    pi->sport = tcp ? rd16(l4) : 0;
+    pi->dport = tcp ? rd16(l4 + 2) : 0;
+    return PKT_STAMPED;
+}
+
 enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, struct pkt_info *pi)
 {
     if (len < ETH_HLEN)
@@ -74,7 +117,7 @@ enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, str
     if (pkt_sum_fold(pkt_sum(ip, ihl, 0)) != 0xffff)
         return PKT_BAD_CSUM;
     if (ip[9] != IP_PROTO_UDP)
-        return pi->nvlan ? PKT_OTHER : PKT_IP_OTHER; /* raw apps' lwIP is untagged */
+        return pkt_stamped(f, l3, ihl, tot, check_udp_csum, pi);
     /* Fragments: the first one has a UDP header but not the whole datagram. */
     if (rd16(ip + 6) & 0x3fff)
         return PKT_BAD_HDR;
@@ -89,14 +132,9 @@ enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, str
         if (pkt_sum_fold(pkt_sum(udp, ulen, s)) != 0xffff)
             return PKT_BAD_CSUM;
     }
-    pi->ip_off = l3;
-    pi->l4_off = l3 + ihl;
-    pi->payload_off = pi->l4_off + UDP_HLEN;
-    pi->payload_len = ulen - UDP_HLEN;
+    pkt_info_l4(pi, ip, l3, ihl, UDP_HLEN, ulen);
     pi->sport = rd16(udp);
     pi->dport = rd16(udp + 2);
-    pi->saddr = rd32(ip + 12);
-    pi->daddr = rd32(ip + 16);
     return PKT_UDP;
 }
 
@@ -105,7 +143,7 @@ const char *pkt_kind_name(enum pkt_kind k)
     static const char *const names[PKT_KINDS] = {
         [PKT_UDP] = "udp",           [PKT_ARP] = "arp",         [PKT_IP_OTHER] = "ip_other",
         [PKT_OTHER] = "other",       [PKT_BAD_LEN] = "bad_len", [PKT_BAD_HDR] = "bad_hdr",
-        [PKT_BAD_CSUM] = "bad_csum",
+        [PKT_BAD_CSUM] = "bad_csum", [PKT_STAMPED] = "stamped",
     };
     return (unsigned)k < PKT_KINDS ? names[k] : "?";
 }

@@ -25,6 +25,13 @@
 #define PKT_MIN_FRAME 60                               /* Ethernet minimum without FCS */
 #define PKT_MAX_FRAME 9014                             /* jumbo MTU 9000 + Ethernet header */
 
+/* The L4 headers of a stream's other frames (docs/streams.md). */
+#define IP_PROTO_ICMPV6 58
+#define TCP_HLEN        20  /* without options (RFC 9293 s3.1) */
+#define ICMP_HLEN       8   /* an echo request's: type, code, checksum, id, sequence */
+#define ICMP_ECHO       8   /* RFC 792 */
+#define ICMPV6_ECHO     128 /* RFC 4443 s4.1 */
+
 /* Byte offsets inside a frame built by pkt_tmpl_build (no IP options). */
 #define OFF_ETH_DST   0
 #define OFF_ETH_SRC   6
@@ -147,7 +154,9 @@ enum pkt_kind {
     PKT_OTHER,    /* another ethertype (IPv6, LLDP ...), a tagged frame but UDP: not ours */
     PKT_BAD_LEN,  /* truncated frame or inconsistent length fields */
     PKT_BAD_HDR,  /* bad IP version/IHL, fragment, ... */
-    PKT_BAD_CSUM, /* IP header or UDP checksum wrong */
+    PKT_BAD_CSUM, /* IP header or UDP checksum wrong (a stamped TCP or ICMP one's too) */
+    PKT_STAMPED,  /* valid IPv4 TCP or ICMP echo request carrying vnperf's stamp with its
+                   * magic (a stream's frame, docs/streams.md): info filled */
     PKT_KINDS
 };
 
@@ -155,16 +164,18 @@ struct pkt_info {
     uint8_t nvlan;                /* tags before the IPv4 header: 0, 1 or 2 */
     uint16_t vlan[PKT_VLANS_MAX]; /* their VLAN ids, outer first */
     uint32_t ip_off;              /* IPv4 header offset (after Ethernet and its tags) */
-    uint32_t l4_off;              /* UDP header offset */
-    uint32_t payload_off;         /* UDP payload offset */
-    uint32_t payload_len;         /* UDP payload length from the UDP header */
-    uint16_t sport, dport;
-    uint32_t saddr, daddr; /* host byte order */
+    uint32_t l4_off;              /* UDP (TCP, ICMP) header offset */
+    uint32_t payload_off;         /* UDP (TCP, ICMP) payload offset */
+    uint32_t payload_len;         /* UDP payload length from the UDP header (TCP, ICMP: IP's) */
+    uint16_t sport, dport;        /* TCP's too; ICMP: 0 */
+    uint32_t saddr, daddr;        /* host byte order */
 };
 
 /* Classifies a received frame; every length is checked against len before
  * it is used, so any byte string is safe. check_udp_csum: verify a
- * non-zero UDP checksum too (the IP header checksum is always verified). */
+ * non-zero UDP checksum too, and a stamped TCP or ICMP frame's (the IP
+ * header checksum is always verified). TCP and ICMP frames without the
+ * stamp's magic stay PKT_IP_OTHER: the stack's. */
 enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, struct pkt_info *pi);
 
 const char *pkt_kind_name(enum pkt_kind k);
@@ -173,7 +184,7 @@ const char *pkt_kind_name(enum pkt_kind k);
  * the forwarder's own stack takes instead of passing it on. */
 bool pkt_for_local(const uint8_t *f, uint32_t len, uint32_t ip);
 
-/* The vnperf payload header of a UDP frame pkt_parse() accepted: true and
+/* The vnperf payload header of a UDP (or PKT_STAMPED) frame pkt_parse() accepted: true and
  * the stream and sequence number when the payload holds one (PL_MIN bytes;
  * from PL_LEN on also the magic), else false. */
 bool pkt_payload_hdr(const uint8_t *f, const struct pkt_info *pi, uint32_t *stream, uint64_t *seq);

@@ -12,15 +12,20 @@ static void check_spec(const struct stream_spec *s)
     for (unsigned i = 0; i < s->nvlan; i++)
         FUZZ_CHECK(s->vlan[i] >= 1 && s->vlan[i] <= 4094);
     FUZZ_CHECK(s->sizes.n >= 1 && s->sizes.n <= IMIX_MAX_SIZES);
-    unsigned hdrs = 14u + 4u * s->nvlan + (s->ip == 6 ? 40u : 20u) + 8u + 18u;
+    FUZZ_CHECK(s->proto < SPROTO_PROTOS);
+    /* TCP's 20-byte header; TCP and ICMP hold the whole stamp, magic and all. */
+    unsigned hdrs = 14u + 4u * s->nvlan + (s->ip == 6 ? 40u : 20u) +
+                    (s->proto == SPROTO_TCP ? 20u : 8u) + (s->proto == SPROTO_UDP ? 18u : 24u);
     for (unsigned i = 0; i < s->sizes.n; i++)
         FUZZ_CHECK(s->sizes.size[i] >= hdrs && s->sizes.size[i] <= 9014);
     FUZZ_CHECK(!s->size_range || (s->sizes.n == 2 && s->sizes.size[0] <= s->sizes.size[1]));
     FUZZ_CHECK(s->mode < SMODE_MODES && s->flow_label < (1u << 20) && s->ttl >= 1);
     FUZZ_CHECK(s->gap_ns <= STREAM_GAP_NS_MAX && s->frames <= STREAM_FRAMES_MAX);
     FUZZ_CHECK(s->nvars <= STREAM_VARS_MAX);
+    FUZZ_CHECK(s->proto != SPROTO_ICMP || (!s->sport && !s->dport));
     for (unsigned i = 0; i < s->nvars; i++) {
         const struct stream_var *v = &s->var[i];
+        FUZZ_CHECK(s->proto != SPROTO_ICMP || (v->field != SF_SRC_PORT && v->field != SF_DST_PORT));
         FUZZ_CHECK(v->field < SF_FIELDS && v->op < SOP_OPS);
         FUZZ_CHECK(v->lo <= v->hi && v->hi - v->lo <= UINT32_MAX);
         FUZZ_CHECK(v->hi < (1ull << stream_field_bits((enum stream_field)v->field)));

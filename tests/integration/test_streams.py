@@ -338,3 +338,57 @@ def test_unpaced_streams_frames_exactly_as_counted(image, tmp_path, frames):
     if len(sent) == 4:
         # in turn: the counts differ by at most one
         assert max(s["packets"] for s in sent) - min(s["packets"] for s in sent) <= 1
+
+
+def test_tcp_and_icmp_streams_counted_per_stream_on_both_sides(image, tmp_path):
+    """examples/streams/tcp-icmp.toml over dgram: every TCP segment and
+    ICMP echo request as sent has its checksum right (TCP's over the
+    pseudo header, RFC 9293 s3.1; ICMP's over the message, RFC 792), its
+    sequence field the stamp's, and the host peer counts each stream as
+    gen sent it."""
+    dump = str(tmp_path / "tx.pcap")
+    r = run_vnperf(RUN + ["--backend", "dgram", "--duration", "2",
+                          "--qemu-arg=-object",
+                          "--qemu-arg=filter-dump,id=d0,netdev=n0,queue=rx,file=" + dump,
+                          "--streams", os.path.join(EXAMPLES, "tcp-icmp.toml")], timeout=180)
+    rep = report(r)
+    sent = rep["guests"][-1]["result"]["streams"]
+    host = rep["host"]["peer"]["streams"]
+    assert [s["id"] for s in host] == [0, 1], host
+    for g, h in zip(sent, host):
+        assert g["packets"] == h["packets"] == h["unique"] > 0, (g, h)
+        assert h["lost"] == h["dup"] == h["reorder"] == 0, h
+    assert [(s["name"], s["received"], s["lost"]) for s in rep["streams"]] == [
+        ("tcp", sent[0]["packets"], 0), ("ping", sent[1]["packets"], 0)]
+    ip4 = [f for f in pcap_frames(dump) if f[12:14] == b"\x08\x00"]
+    tcp = [f for f in ip4 if f[23] == 6]
+    icmp = [f for f in ip4 if f[23] == 1]
+    assert len(tcp) == sent[0]["packets"] >= 1000 and len(icmp) == sent[1]["packets"] >= 250
+    for f in tcp:
+        assert len(f) == 128 and ones_sum(f[14:34]) == 0xffff
+        assert ones_sum(f[34:], ones_sum(f[26:34]) + 6 + len(f) - 34) == 0xffff
+        seq = struct.unpack_from("<Q", f, 54)[0]
+        assert struct.unpack_from(">HHI", f, 34) == (40000 + seq % 100, 5001, seq)
+        assert f[46:48] == b"\x50\x18"  # 20 bytes, ACK|PSH
+    for f in icmp:
+        assert len(f) == 66 and ones_sum(f[14:34]) == 0xffff and ones_sum(f[34:]) == 0xffff
+        seq = struct.unpack_from("<Q", f, 42)[0]
+        assert struct.unpack_from(">BBxxHH", f, 34) == (8, 0, 1, seq & 0xffff)
+        assert struct.unpack_from("<II", f, 58) == (1, 0x564e5046)  # stream 1, the magic
+
+
+def test_tcp_and_icmp_streams_guest_to_guest_sink_counts_each(image):
+    """The guest sink counts TCP and ICMP streams' frames per stream (the
+    stamp after their headers) and leaves none to lwIP (no echo reply, no
+    reset)."""
+    r = run_vnperf(RUN + ["--backend", "dgram", "--topology", "guests", "--duration", "2",
+                          "--streams", os.path.join(EXAMPLES, "tcp-icmp.toml")], timeout=240)
+    rep = report(r)
+    sent = rep["guests"][-1]["result"]["streams"]
+    sink = rep["guests"][0]["result"]
+    got = {s["stream"]: s for s in sink["per_stream"]}
+    assert sorted(got) == [0, 1], sink["per_stream"]
+    for g in sent:
+        assert (got[g["id"]]["packets"], got[g["id"]]["lost"]) == (g["packets"], 0), (got, g)
+    assert sink["rx_kinds"]["stamped"] == sum(g["packets"] for g in sent)
+    assert sink["rx_kinds"]["ip_other"] == 0

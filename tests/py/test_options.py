@@ -203,7 +203,7 @@ def test_stream_files_are_a_sweep_axis(tmp_path):
     assert [p.streams for p in pts] == [a, b] and base.streams is None
     assert [p.stream_names for p in pts] == [("fast", "slow"), ("small", "medium", "large")]
     assert {p.app for p in pts} == {"gen"}
-    assert [p.stream_text.splitlines()[0] for p in pts] == ["vnperf-streams 1"] * 2
+    assert [p.stream_text.splitlines()[0] for p in pts] == ["vnperf-streams 2"] * 2
     # Each point's identity names what its guest sends.
     ids = [identity.of_run(p, identity.main_words(p), "tcg")["streams"] for p in pts]
     assert len(set(ids)) == 2

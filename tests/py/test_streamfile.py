@@ -56,7 +56,7 @@ def test_good_file_encodes(tmp_path):
     text = streamfile.encode(streamfile.load(str(p)))
     lines = text.splitlines()
     assert lines[0] == streamfile.MAGIC and text.endswith("\n")
-    assert lines[1].startswith("s id=0 ip=4 vlan=0 ")
+    assert lines[1].startswith("s id=0 ip=4 proto=udp vlan=0 ")
     assert "size=60:7/590:4/1514:1 rate=pps:900000 mode=continuous" in lines[1]
     assert lines[2] == "v f=src_ip op=inc lo=167772170 hi=167772180 step=1"
     assert "vlan=100/200" in lines[3] and "mode=multi_burst frames=10 gap_ns=100000 bursts=5" \
@@ -113,6 +113,53 @@ def test_var_errors(var, field):
     assert lines == [l for l in lines if l.startswith("f.toml: stream 0 (x) var 0: %s: " % field)], \
         lines
     assert lines
+
+
+def test_proto_encodes():
+    """proto= on each stream's line (format 2), udp where the file gives
+    none; ICMP's ports 0 (it has none)."""
+    doc = {"stream": [{"proto": "tcp", "size": 78, "src_port": 80},
+                      {"proto": "icmp", "size": 66},
+                      {"proto": "icmp", "ip": 6, "src_ip": "fd00::2", "dst_ip": "fd00::1",
+                       "size": 86, "var": [{"field": "src_ip", "min": "fd00::2",
+                                            "max": "fd00::9"}]},
+                      {"size": 60}]}
+    lines = streamfile.encode(streamfile.check(doc)).splitlines()
+    assert lines[0] == "vnperf-streams 2"
+    assert lines[1].startswith("s id=0 ip=4 proto=tcp vlan=0 ") and " sport=80 dport=0 " in lines[1]
+    assert lines[2].startswith("s id=1 ip=4 proto=icmp ") and " sport=0 dport=0 " in lines[2]
+    assert lines[3].startswith("s id=2 ip=6 proto=icmp ")
+    assert lines[5].startswith("s id=3 ip=4 proto=udp ")
+
+
+@pytest.mark.parametrize("stream,field,why", [
+    ({"proto": "sctp"}, "proto", "'sctp': one of udp, tcp, icmp"),
+    ({"proto": 6}, "proto", "6: one of udp, tcp, icmp"),
+    # TCP: 14 + 20 + 20 and the whole 24-byte stamp
+    ({"proto": "tcp", "size": 77}, "size", "frames below 78 bytes"),
+    ({"proto": "tcp", "size": 81, "vlan": [5]}, "size", "frames below 82 bytes"),
+    ({"proto": "tcp", "ip": 6, "src_ip": "fd00::2", "dst_ip": "fd00::1", "size": 97}, "size",
+     "frames below 98 bytes"),
+    ({"proto": "icmp", "size": 65}, "size", "frames below 66 bytes"),
+    ({"proto": "icmp", "size": {"min": 64, "max": 100}}, "size", "frames below 66 bytes"),
+    ({"proto": "icmp", "ip": 6, "src_ip": "fd00::2", "dst_ip": "fd00::1", "size": 85}, "size",
+     "frames below 86 bytes"),
+    ({"proto": "icmp", "size": 66, "src_port": 5}, "src_port", "an ICMP stream has no ports"),
+    ({"proto": "icmp", "size": 66, "dst_port": 5}, "dst_port", "an ICMP stream has no ports"),
+    ({"proto": "icmp", "size": 66, "var": [{"field": "dst_port", "min": 1, "max": 2}]},
+     "field", "dst_port: the stream's frames have no such field"),
+])
+def test_proto_errors(stream, field, why):
+    lines = errors(one(dict({"name": "x"}, **stream)))
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("f.toml: stream 0 (x)") and (": %s: " % field) in lines[0], lines
+    assert why in lines[0], lines
+
+
+def test_proto_smallest_frames_pass():
+    for st in ({"proto": "tcp", "size": 78}, {"proto": "icmp", "size": 66},
+               {"proto": "tcp", "size": 86, "vlan": [1, 2]}):
+        assert streamfile.check(one(st))[0].proto == st["proto"]
 
 
 def test_file_errors():

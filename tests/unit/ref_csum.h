@@ -31,4 +31,17 @@ static inline uint32_t ref_fold(uint64_t s)
     return (uint32_t)s;
 }
 
+/* A frame's L4 checksum checks out: the sum over its pseudo header (the
+ * addresses, the protocol and the L4 length: RFC 768, RFC 9293 s3.1, RFC
+ * 8200 s8.1) and the L4 bytes is 0xffff; ICMPv4's has no pseudo header
+ * (RFC 792). l3: the IP header's offset, len: the frame's length. */
+static inline int ref_l4_ok(const uint8_t *f, unsigned l3, int v6, unsigned len)
+{
+    unsigned l4 = l3 + (v6 ? 40u : 20u), proto = f[l3 + (v6 ? 6 : 9)];
+    uint64_t s = 0;
+    if (v6 || proto != 1)
+        s = ref_sum(f + l3 + (v6 ? 8 : 12), v6 ? 32 : 8, proto + (uint64_t)(len - l4));
+    return ref_fold(ref_sum(f + l4, len - l4, s)) == 0xffff;
+}
+
 #endif

@@ -13,10 +13,11 @@
 
 #include "tools/peer/peer_gen.h"
 
-#define HDR  "vnperf-streams 1\n"
+#define HDR  "vnperf-streams 2\n"
 #define TAIL "mode=continuous frames=0 gap_ns=0 bursts=0 "
 #define S(id, size, rate, dir)                                                                     \
-    "s id=" id " ip=4 vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "         \
+    "s id=" id                                                                                     \
+    " ip=4 proto=udp vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "          \
     "size=" size " rate=" rate " " TAIL "dir=" dir "\n"
 #define FILE3                                                                                      \
     HDR S("0", "60:1", "pps:1000", "tx")                                                           \
@@ -107,9 +108,10 @@ static void test_burst_done(void **st)
     (void)st;
     char why[160];
     assert_int_equal(peer_gen_load(&g,
-                                   HDR "s id=0 ip=4 vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 "
-                                       "dport=0 tos=0 ttl=64 fl=0 size=60:1 rate=pps:100 "
-                                       "mode=burst frames=7 gap_ns=0 bursts=0 dir=rx\n",
+                                   HDR
+                                   "s id=0 ip=4 proto=udp vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 "
+                                   "dport=0 tos=0 ttl=64 fl=0 size=60:1 rate=pps:100 "
+                                   "mode=burst frames=7 gap_ns=0 bursts=0 dir=rx\n",
                                    &addrs, why, sizeof(why)),
                      0);
     assert_int_equal(peer_gen_start(&g, 0, 1), 0);

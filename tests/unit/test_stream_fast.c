@@ -127,6 +127,12 @@ static void ref_frame(struct tstream *s, uint8_t *f, uint64_t now)
 /* The frame's checksums over its words, computed here. */
 static void check_sums(const uint8_t *f, const struct stream_tmpl *t, uint16_t len)
 {
+    if (t->proto != SPROTO_UDP) {
+        assert_true(ref_l4_ok(f, t->l3, t->ip == 6, len));
+        if (t->ip == 4)
+            assert_int_equal(ref_fold(ref_sum(f + t->l3, IP4_HLEN, 0)), 0xffff);
+        return;
+    }
     uint64_t s = t->ip == 6 ? ref_sum(f + t->l3 + 8, 32, 0) : ref_sum(f + t->l3 + 12, 8, 0);
     s += 17 + (uint32_t)(len - t->l4);
     assert_int_equal(ref_fold(ref_sum(f + t->l4, len - t->l4, s)), 0xffff);
@@ -347,12 +353,46 @@ static void test_streams_share_slots(void **st)
     }
 }
 
+/* TCP and ICMP streams (their frames written per frame, not carried:
+ * stream_fast.c's l4_loop) beside UDP ones in the slots: no var, a walk,
+ * several vars; the sequence fields across their wraps. */
+static void test_tcp_icmp_streams(void **st)
+{
+    (void)st;
+    static struct tstream s[NS_MAX];
+    spec_udp(&s[0].spec, 4, 78);
+    s[0].spec.proto = SPROTO_TCP;
+    one_var(&s[0].spec, SF_SRC_PORT, SOP_INC, 1024, 65535, 1);
+    spec_udp(&s[1].spec, 4, 66);
+    s[1].spec.proto = SPROTO_ICMP;
+    one_var(&s[1].spec, SF_SRC_IP, SOP_INC, 0x0a000000, 0x0a0100ff, 1);
+    spec_udp(&s[2].spec, 6, 200);
+    s[2].spec.proto = SPROTO_ICMP;
+    s[2].spec.nvlan = 1;
+    s[2].spec.vlan[0] = 10;
+    one_var(&s[2].spec, SF_DST_IP, SOP_DEC, 1, 1000, 3);
+    one_var(&s[2].spec, SF_FLOW_LABEL, SOP_RANDOM, 0, 0xfffff, 1);
+    spec_udp(&s[3].spec, 6, 128);
+    s[3].spec.proto = SPROTO_TCP;
+    one_var(&s[3].spec, SF_SRC_IP, SOP_RANDOM, 0, UINT32_MAX, 1);
+    for (unsigned j = 0; j < NS_MAX; j++) {
+        tstream_init(&s[j], j, j % 2 ? 0xff00 : 0xffffff00);
+        run_streams(&s[j], 1, 3000, 0);
+    }
+    tstream_init(&s[0], 0, 0);
+    spec_udp(&s[1].spec, 4, 64); /* a UDP stream among them */
+    for (unsigned j = 1; j < NS_MAX; j++)
+        tstream_init(&s[j], j, rnd() >> 16);
+    run_streams(s, NS_MAX, 5000, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sum_arith),          cmocka_unit_test(test_no_var),
         cmocka_unit_test(test_zero_sums_at_start), cmocka_unit_test(test_walks),
         cmocka_unit_test(test_other_vars),         cmocka_unit_test(test_streams_share_slots),
+        cmocka_unit_test(test_tcp_icmp_streams),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

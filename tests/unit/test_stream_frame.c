@@ -33,6 +33,38 @@ static void check_udp(const uint8_t *f, uint16_t l3, bool v6, uint16_t len)
     }
 }
 
+/* A TCP or ICMP frame of stream id 3 with sequence number seq: its header
+ * as RFC 9293 s3.1 (ACK|PSH, no options) or RFC 792 / RFC 4443 s4.1 (an
+ * echo request) has it, the sequence field the stamp's, every checksum
+ * against ref_csum.h's and the lengths len's. */
+static void check_l4(const uint8_t *f, uint16_t l3, bool v6, uint8_t proto, uint16_t len,
+                     uint64_t seq)
+{
+    uint16_t l4 = (uint16_t)(l3 + (v6 ? 40 : 20));
+    assert_true(ref_l4_ok(f, l3, v6, len));
+    if (proto == SPROTO_TCP) {
+        assert_int_equal(f[l3 + (v6 ? 6 : 9)], 6);
+        assert_int_equal(ref_be16(f + l4 + 4) << 16 | ref_be16(f + l4 + 6), (uint32_t)seq);
+        assert_int_equal(ref_be16(f + l4 + 8) | ref_be16(f + l4 + 10), 0);
+        assert_int_equal(f[l4 + 12], 0x50);
+        assert_int_equal(f[l4 + 13], 0x18);
+        assert_int_equal(rdle64(f + l4 + 20 + PL_OFF_SEQ), seq);
+    } else {
+        assert_int_equal(f[l3 + (v6 ? 6 : 9)], v6 ? 58 : 1);
+        assert_int_equal(f[l4], v6 ? 128 : 8);
+        assert_int_equal(f[l4 + 1], 0);
+        assert_int_equal(ref_be16(f + l4 + 4), 3);
+        assert_int_equal(ref_be16(f + l4 + 6), (uint16_t)seq);
+        assert_int_equal(rdle64(f + l4 + 8 + PL_OFF_SEQ), seq);
+    }
+    if (!v6) {
+        assert_int_equal(ref_fold(ref_sum(f + l3, 20, 0)), 0xffff);
+        assert_int_equal(ref_be16(f + l3 + 2), len - l3);
+    } else {
+        assert_int_equal(ref_be16(f + l3 + 4), len - l4);
+    }
+}
+
 /* A field's value read back from the frame at offsets this file knows. */
 static uint64_t ref_field(const uint8_t *f, unsigned nvlan, bool v6, enum stream_field fld)
 {
@@ -124,7 +156,7 @@ static void test_fe_ops(void **st)
 
 /* Frames of a template with vars: every one's checksums and fields. */
 static void run_vars(const struct stream_spec *s, uint16_t len, unsigned nvars,
-                     const struct stream_var *vars, uint16_t sizes_lo)
+                     const struct stream_var *vars, uint16_t sizes_lo, uint64_t seq0)
 {
     static uint8_t f[PKT_MAX_FRAME];
     struct stream_tmpl t;
@@ -148,9 +180,12 @@ static void run_vars(const struct stream_spec *s, uint16_t len, unsigned nvars,
                 assert_int_equal(got, want);
         }
         uint16_t n = t.size_varies ? (uint16_t)(sizes_lo + i % (len - sizes_lo + 1)) : len;
-        stream_frame_finish(f, &t, n, udp, ip, 1000 + i, 0x123456789abcdefull * i);
-        check_udp(f, t.l3, s->ip == 6, n);
-        assert_int_equal(rdle64(f + t.pl + PL_OFF_SEQ), 1000 + i);
+        stream_frame_finish(f, &t, n, udp, ip, seq0 + i, 0x123456789abcdefull * i);
+        if (s->proto == SPROTO_UDP)
+            check_udp(f, t.l3, s->ip == 6, n);
+        else
+            check_l4(f, t.l3, s->ip == 6, s->proto, n, seq0 + i);
+        assert_int_equal(rdle64(f + t.pl + PL_OFF_SEQ), seq0 + i);
         assert_int_equal(rdle32(f + t.pl + PL_OFF_STREAM) & 0xffff, 3);
         if (n >= t.pl + PL_LEN)
             assert_int_equal(rdle32(f + t.pl + PL_OFF_MAGIC), PL_MAGIC);
@@ -167,10 +202,10 @@ static void test_ipv4_vars(void **st)
                                           {SF_DST_PORT, SOP_RANDOM, 1, 65535, 1},
                                           {SF_TOS, SOP_DEC, 0, 255, 7},
                                           {SF_SRC_MAC, SOP_INC, 5, 9, 1}};
-    run_vars(&s, 64, 4, v, 64);
-    run_vars(&s, 1514, 4, v, 1514);
+    run_vars(&s, 64, 4, v, 64, 1000);
+    run_vars(&s, 1514, 4, v, 1514, 1000);
     /* The 60-byte frame's short stamp. */
-    run_vars(&s, 60, 2, v, 60);
+    run_vars(&s, 60, 2, v, 60, 1000);
     static uint8_t f[64];
     struct stream_tmpl t;
     assert_int_equal(stream_tmpl_build(f, 60, &s, &addrs, 3, 0, &t), 0);
@@ -205,7 +240,7 @@ static void test_vlan_ipv4(void **st)
     assert_int_equal(ref_be16(f + 14), 4094);
     static const struct stream_var v[] = {{SF_VLAN, SOP_INC, 1, 4094, 1},
                                           {SF_DST_IP, SOP_INC, 1, 9, 4}};
-    run_vars(&s, 68, 2, v, 68);
+    run_vars(&s, 68, 2, v, 68, 1000);
     /* Too short for the headers and the 18-byte stamp. */
     assert_int_equal(stream_tmpl_build(f, 63, &s, &addrs, 0, 0, &t), -22);
 }
@@ -248,8 +283,85 @@ static void test_qinq_ipv6(void **st)
                                           {SF_SRC_IP, SOP_RANDOM, 0, UINT32_MAX, 1},
                                           {SF_OUTER_VLAN, SOP_DEC, 1, 3, 1},
                                           {SF_TOS, SOP_INC, 0, 255, 1}};
-    run_vars(&s, 200, 0, v, 90);
-    run_vars(&s, 200, 4, v, 90);
+    run_vars(&s, 200, 0, v, 90, 1000);
+    run_vars(&s, 200, 4, v, 90, 1000);
+}
+
+/* TCP and ICMP frames (IPv4 and IPv6, tagged, of one size and of a
+ * range) with vars of every kind: their checksums against ref_csum.h's
+ * per frame, the sequence fields across their wraps (ICMP's at 2^16,
+ * TCP's at 2^32); pkt_parse takes the IPv4 ones as stamped frames of
+ * stream 3, and refuses one with a checksum off. */
+static void test_tcp_icmp_frames(void **st)
+{
+    (void)st;
+    static const struct stream_var v4[] = {{SF_SRC_IP, SOP_INC, 0x0a00000a, 0x0a000014, 1},
+                                           {SF_DST_IP, SOP_RANDOM, 0, UINT32_MAX, 1},
+                                           {SF_TOS, SOP_DEC, 0, 255, 7},
+                                           {SF_SRC_MAC, SOP_INC, 5, 9, 1}};
+    static const struct stream_var tcp_ports[] = {{SF_DST_PORT, SOP_RANDOM, 1, 65535, 1},
+                                                  {SF_SRC_PORT, SOP_DEC, 1, 3, 1}};
+    static const struct stream_var v6[] = {{SF_FLOW_LABEL, SOP_INC, 0, 0xfffff, 77777},
+                                           {SF_SRC_IP, SOP_RANDOM, 0, UINT32_MAX, 1},
+                                           {SF_DST_IP, SOP_DEC, 0, 9, 2},
+                                           {SF_TOS, SOP_INC, 0, 255, 1}};
+    struct stream_spec s;
+    for (uint8_t proto = SPROTO_TCP; proto <= SPROTO_ICMP; proto++) {
+        uint16_t min = proto == SPROTO_TCP ? 78 : 66;
+        spec4(&s, min);
+        s.proto = proto;
+        run_vars(&s, min, 4, v4, min, 0xfff0);
+        run_vars(&s, 1514, 4, v4, 1514, 0xfffffff0);
+        if (proto == SPROTO_TCP)
+            run_vars(&s, min, 2, tcp_ports, min, 5);
+        s.nvlan = 1;
+        s.vlan[0] = 7;
+        s.size_range = true;
+        s.sizes.n = 2;
+        s.sizes.size[0] = (uint16_t)(min + 4);
+        s.sizes.size[1] = 400;
+        run_vars(&s, 400, 4, v4, (uint16_t)(min + 4), 0xffffff00);
+        spec4(&s, 300);
+        s.proto = proto;
+        s.ip = 6;
+        s.nvlan = 2;
+        s.vlan[0] = s.vlan[1] = 9;
+        for (unsigned i = 0; i < 16; i++) {
+            s.sip6[i] = (uint8_t)(0xfd + i);
+            s.dip6[i] = (uint8_t)(0x20 + 3 * i);
+        }
+        run_vars(&s, 300, 4, v6, 300, 0xff80);
+        s.size_range = true;
+        s.sizes.n = 2;
+        s.sizes.size[0] = (uint16_t)(min + 20 + 8);
+        s.sizes.size[1] = 300;
+        run_vars(&s, 300, 4, v6, (uint16_t)(min + 28), 0xfffffff8);
+    }
+    /* The smallest frames hold the whole stamp: one byte less holds none. */
+    static uint8_t f[128];
+    struct stream_tmpl t;
+    struct pkt_info pi;
+    uint32_t id;
+    uint64_t seq;
+    for (uint8_t proto = SPROTO_TCP; proto <= SPROTO_ICMP; proto++) {
+        uint16_t min = proto == SPROTO_TCP ? 78 : 66;
+        spec4(&s, min);
+        s.proto = proto;
+        assert_int_equal(stream_tmpl_build(f, (uint16_t)(min - 1), &s, &addrs, 3, 0, &t), -22);
+        assert_int_equal(stream_tmpl_build(f, min, &s, &addrs, 3, 0, &t), 0);
+        stream_frame_finish(f, &t, min, t.udp_base, t.ip_base, 0x10005, 6);
+        assert_int_equal(pkt_parse(f, min, true, &pi), PKT_STAMPED);
+        assert_int_equal(pi.payload_off, t.pl);
+        assert_int_equal(pi.dport, proto == SPROTO_TCP ? 9001 : 0);
+        assert_true(pkt_payload_hdr(f, &pi, &id, &seq));
+        assert_int_equal(id, 3);
+        assert_int_equal(seq, 0x10005);
+        f[t.pl + PL_OFF_TSC] ^= 1;
+        assert_int_equal(pkt_parse(f, min, true, &pi), PKT_BAD_CSUM);
+        assert_int_equal(pkt_parse(f, min, false, &pi), PKT_STAMPED);
+        f[t.pl + PL_OFF_MAGIC] ^= 1; /* no magic: the stack's */
+        assert_int_equal(pkt_parse(f, min, true, &pi), PKT_IP_OTHER);
+    }
 }
 
 /* The config line's shorthand as a stream (stream_spec_one) sends the
@@ -294,7 +406,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fe_ops),    cmocka_unit_test(test_shorthand_frames),
         cmocka_unit_test(test_ipv4_vars), cmocka_unit_test(test_vlan_ipv4),
-        cmocka_unit_test(test_qinq_ipv6),
+        cmocka_unit_test(test_qinq_ipv6), cmocka_unit_test(test_tcp_icmp_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,16 +13,17 @@
 
 #include "apps/stream_spec.h"
 
-#define HDR "vnperf-streams 1\n"
+#define HDR "vnperf-streams 2\n"
 #define S0                                                                                         \
-    "s id=0 ip=4 vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "              \
+    "s id=0 ip=4 proto=udp vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "    \
     "size=60:7/590:4/1514:1 rate=pps:900000 mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx\n"
 #define S1                                                                                         \
-    "s id=1 ip=4 vlan=100/200 smac=020000000001 dmac=0 sip=167772162 dip=0 sport=1 dport=2 "       \
+    "s id=1 ip=4 proto=tcp vlan=100/200 smac=020000000001 dmac=0 sip=167772162 dip=0 sport=1 "     \
+    "dport=2 "                                                                                     \
     "tos=4 ttl=9 fl=0 size=128:1 rate=bps:1000000 mode=multi_burst frames=10 gap_ns=100000 "       \
     "bursts=5 dir=rx\n"
 #define S2                                                                                         \
-    "s id=2 ip=6 vlan=0 smac=0 dmac=0 sip=fd000000000000000000000000000002 "                       \
+    "s id=2 ip=6 proto=icmp vlan=0 smac=0 dmac=0 sip=fd000000000000000000000000000002 "            \
     "dip=fd000000000000000000000000000001 sport=0 dport=0 tos=0 ttl=64 fl=5 size=100-200 "         \
     "rate=max mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx\n"
 #define V0 "v f=src_ip op=inc lo=167772170 hi=167772180 step=1\n"
@@ -60,6 +61,9 @@ static void test_parse(void **st)
     assert_true(specs[2].size_range);
     assert_int_equal(specs[2].sizes.size[1], 200);
     assert_int_equal(specs[2].flow_label, 5);
+    assert_int_equal(specs[0].proto, SPROTO_UDP);
+    assert_int_equal(specs[1].proto, SPROTO_TCP);
+    assert_int_equal(specs[2].proto, SPROTO_ICMP);
 }
 
 /* One word of S0 replaced (or the line changed): refused, with a reason. */
@@ -77,7 +81,7 @@ static void test_refused(void **st)
     (void)st;
     static const char *const bad[] = {
         "",
-        "vnperf-streams 2\n" S0,
+        "vnperf-streams 1\n" S0, /* format 1: no proto= */
         HDR,
         HDR V0,
         HDR "x\n",
@@ -117,6 +121,9 @@ static void test_refused_values(void **st)
     (void)st;
     static const char *const kv[][2] = {
         {"ip", "5"},
+        {"proto", "sctp"},
+        {"proto", "UDP"},
+        {"proto", ""},
         {"vlan", "0/1"},
         {"vlan", "4095"},
         {"vlan", "1/2/3"},
@@ -149,11 +156,15 @@ static void test_refused_values(void **st)
     /* A missing key, a repeated one, an unknown one. */
     refused(HDR "s id=0\n");
     refused(HDR "s id=0 id=0 ip=4\n");
-    refused(HDR "s ip=4 id=0 vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "
-                "size=64:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx x=1\n");
+    refused(
+        HDR
+        "s ip=4 proto=udp id=0 vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "
+        "size=64:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx x=1\n");
     /* sip= before ip= (its width depends on it). */
-    refused(HDR "s id=0 sip=0 ip=4 vlan=0 smac=0 dmac=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "
-                "size=64:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx\n");
+    refused(
+        HDR
+        "s id=0 sip=0 ip=4 proto=udp vlan=0 smac=0 dmac=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "
+        "size=64:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx\n");
 }
 
 static void test_modes(void **st)
@@ -162,30 +173,99 @@ static void test_modes(void **st)
     char why[160];
     unsigned n;
     assert_int_equal(
-        stream_spec_parse(HDR "s id=0 ip=4 vlan=7 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 "
-                              "ttl=64 fl=0 size=64:1 rate=pps:10 mode=burst frames=5 gap_ns=0 "
-                              "bursts=0 dir=tx\nv f=vlan op=random lo=1 hi=9 step=1\n",
-                          specs, &n, why, sizeof(why)),
+        stream_spec_parse(
+            HDR "s id=0 ip=4 proto=udp vlan=7 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 "
+                "ttl=64 fl=0 size=64:1 rate=pps:10 mode=burst frames=5 gap_ns=0 "
+                "bursts=0 dir=tx\nv f=vlan op=random lo=1 hi=9 step=1\n",
+            specs, &n, why, sizeof(why)),
         0);
     assert_int_equal(specs[0].mode, SMODE_BURST);
     assert_int_equal(specs[0].frames, 5);
     assert_int_equal(specs[0].var[0].op, SOP_RANDOM);
     /* Poisson without a rate has no mean. */
-    refused(HDR "s id=0 ip=4 vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "
-                "size=64:1 rate=max mode=poisson frames=0 gap_ns=0 bursts=0 dir=tx\n");
+    refused(
+        HDR
+        "s id=0 ip=4 proto=udp vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 ttl=64 fl=0 "
+        "size=64:1 rate=max mode=poisson frames=0 gap_ns=0 bursts=0 dir=tx\n");
     /* A tagged 64-byte frame cannot hold its headers and the stamp. */
-    refused(HDR "s id=0 ip=6 vlan=7 smac=0 dmac=0 sip=fd000000000000000000000000000002 "
+    refused(HDR "s id=0 ip=6 proto=udp vlan=7 smac=0 dmac=0 sip=fd000000000000000000000000000002 "
                 "dip=fd000000000000000000000000000001 sport=0 dport=0 tos=0 ttl=64 fl=0 "
                 "size=64:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx\n");
+}
+
+/* proto=: each one's smallest frame (its headers and, for TCP and ICMP,
+ * the whole stamp), and ICMP's lack of ports. */
+static void test_protos(void **st)
+{
+    (void)st;
+    char why[160], text[400];
+    unsigned n;
+    static const struct {
+        const char *proto, *ip, *vlan, *ports;
+        unsigned min;
+    } p[] = {
+        {"udp", "4", "0", "sport=0 dport=0", 60},   {"tcp", "4", "0", "sport=1 dport=2", 78},
+        {"tcp", "4", "5/6", "sport=0 dport=0", 86}, {"icmp", "4", "0", "sport=0 dport=0", 66},
+        {"icmp", "4", "5", "sport=0 dport=0", 70},  {"tcp", "6", "0", "sport=0 dport=0", 98},
+        {"icmp", "6", "0", "sport=0 dport=0", 86},
+    };
+    for (unsigned i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
+        for (unsigned size = p[i].min - 1; size <= p[i].min; size++) {
+            bool v6 = p[i].ip[0] == '6';
+            snprintf(text, sizeof(text),
+                     HDR "s id=0 ip=%s proto=%s vlan=%s smac=0 dmac=0 sip=%s dip=%s %s tos=0 "
+                         "ttl=64 fl=0 size=%u:1 rate=max mode=continuous frames=0 gap_ns=0 "
+                         "bursts=0 dir=tx\n",
+                     p[i].ip, p[i].proto, p[i].vlan, v6 ? "fd000000000000000000000000000002" : "0",
+                     v6 ? "fd000000000000000000000000000001" : "0", p[i].ports, size);
+            int rc = stream_spec_parse(text, specs, &n, why, sizeof(why));
+            assert_int_equal(rc, size < p[i].min ? -EINVAL : 0);
+        }
+    }
+    /* ICMP has no ports: none given, no var on them. */
+    refused(HDR
+            "s id=0 ip=4 proto=icmp vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=5 dport=0 tos=0 "
+            "ttl=64 fl=0 size=66:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx\n");
+    refused(HDR "s id=0 ip=4 proto=icmp vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 dport=0 tos=0 "
+                "ttl=64 fl=0 size=66:1 rate=max mode=continuous frames=0 gap_ns=0 bursts=0 dir=tx\n"
+                "v f=dst_port op=inc lo=1 hi=2 step=1\n");
+    assert_int_equal(
+        stream_spec_parse(
+            HDR "s id=0 ip=4 proto=tcp vlan=0 smac=0 dmac=0 sip=0 dip=0 sport=0 "
+                "dport=0 tos=0 ttl=64 fl=0 size=78:1 rate=max mode=continuous "
+                "frames=0 gap_ns=0 bursts=0 dir=tx\nv f=dst_port op=inc lo=1 hi=2 step=1\n",
+            specs, &n, why, sizeof(why)),
+        0);
+}
+
+/* The fuzz harness's seed (tests/fuzz/seeds/fuzz_stream_spec) is text
+ * the parser takes, proto= and all: the fuzzer starts from accepted input. */
+#define FUZZ_SEED "tests/fuzz/seeds/fuzz_stream_spec/three"
+static void test_fuzz_seed(void **st)
+{
+    (void)st;
+    static char text[STREAM_TEXT_MAX];
+    char why[160] = "";
+    unsigned n;
+    FILE *f = fopen(FUZZ_SEED, "r");
+    if (!f)
+        fail_msg("cannot open %s from the repository root", FUZZ_SEED);
+    size_t len = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[len] = 0;
+    assert_int_equal(stream_spec_parse(text, specs, &n, why, sizeof(why)), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(specs[0].proto, SPROTO_UDP);
+    assert_int_equal(specs[1].proto, SPROTO_TCP);
+    assert_int_equal(specs[2].proto, SPROTO_ICMP);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),
-        cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_refused_values),
-        cmocka_unit_test(test_modes),
+        cmocka_unit_test(test_parse),          cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_refused_values), cmocka_unit_test(test_modes),
+        cmocka_unit_test(test_protos),         cmocka_unit_test(test_fuzz_seed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

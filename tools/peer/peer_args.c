@@ -193,7 +193,7 @@ void peer_args_usage(FILE *f)
           "  --payload-only       send each frame's UDP payload only (from a kernel UDP\n"
           "                       socket, whose headers make the frame --size bytes)\n"
           "  --stream-file FILE   send the rx streams of a stream file as the guest reads\n"
-          "                       it (\"vnperf-streams 1\"), each at its own rate, and count\n"
+          "                       it (\"vnperf-streams 2\"), each at its own rate, and count\n"
           "                       what arrives on --local too (a second result line, mode\n"
           "                       count); not with --size, --rate, --stream(s), --max-lag,\n"
           "                       --malformed, --payload-only\n"

@@ -10,6 +10,8 @@ int peer_frame_classify(const uint8_t *f, size_t len, bool verify_udp_csum, stru
     enum pkt_kind k = pkt_parse(f, (uint32_t)len, verify_udp_csum, &pi);
     const uint8_t *pl;
 
+    if (k == PKT_STAMPED)
+        k = PKT_UDP; /* a TCP or ICMP stream's: a vnperf frame as UDP's are */
     if (k != PKT_UDP)
         return k;
     if (pi.payload_len < PL_MIN)

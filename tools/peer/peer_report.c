@@ -103,7 +103,7 @@ static void json_rx(FILE *f, const struct peer_stats *st)
             (unsigned long long)st->kinds[PKT_UDP],
             (unsigned long long)(st->packets - st->kinds[PKT_UDP]));
     for (int k = 0, n = 0; k < PEER_KINDS; k++) {
-        if (k == PKT_UDP)
+        if (k == PKT_UDP || k == PKT_STAMPED) /* vnperf's, counted as udp */
             continue;
         fprintf(f, "%s\"%s\":%llu", n++ ? "," : "", peer_kind_name(k),
                 (unsigned long long)st->kinds[k]);

@@ -11,7 +11,7 @@ from .. import exitcodes
 from ..errors import RunnerError, printable, usage
 
 FWCFG_NAME = "opt/vnperf/streams"
-MAGIC = "vnperf-streams 1"
+MAGIC = "vnperf-streams 2"  # 2: proto=
 # The guest's limits (apps/stream_spec.h): checked here first so that a
 # file the runner passes is one the guest takes.
 STREAMS_MAX = 16
@@ -32,6 +32,9 @@ MODES = ("continuous", "burst", "multi_burst", "poisson")
 DIRECTIONS = ("tx", "rx")
 # The backends whose host end sends rx streams: the C peer's socket.
 BIDIR_BACKENDS = ("dgram", "socket")
+# proto: its header's bytes and the stamp its smallest frame holds (the
+# whole 24 bytes for TCP and ICMP: the magic tells them from the stack's)
+PROTOS = {"udp": (8, 18), "tcp": (20, 24), "icmp": (8, 24)}
 OPS = ("inc", "dec", "random")
 # field: (bits, which frames have it)
 FIELDS = {
@@ -41,7 +44,7 @@ FIELDS = {
     "flow_label": (20, "ipv6"), "tos": (8, "any"),
     "src_port": (16, "any"), "dst_port": (16, "any"),
 }
-STREAM_KEYS = {"name", "ip", "src_mac", "dst_mac", "vlan", "src_ip", "dst_ip", "src_port",
+STREAM_KEYS = {"name", "ip", "proto", "src_mac", "dst_mac", "vlan", "src_ip", "dst_ip", "src_port",
                "dst_port", "tos", "ttl", "flow_label", "size", "rate", "share", "mode", "frames",
                "gap_us", "bursts", "var", "direction"}
 VAR_KEYS = {"field", "op", "min", "max", "step"}
@@ -90,7 +93,7 @@ class _Stream:
 
     def __init__(self, idx, name):
         self.idx, self.name = idx, name
-        self.ip, self.vlan, self.macs = 4, (), ("0", "0")
+        self.ip, self.proto, self.vlan, self.macs = 4, "udp", (), ("0", "0")
         self.src = self.dst = "0"
         self.ports, self.tos, self.ttl, self.flow_label = (0, 0), 0, 64, 0
         self.sizes, self.size_max = ((64, 1),), 64
@@ -209,7 +212,8 @@ def _var(ck, where, st, i, d):
         return
     bits, needs = FIELDS[field]
     if needs == "vlan" and not st.vlan or needs == "qinq" and len(st.vlan) < 2 \
-            or needs == "ipv6" and st.ip != 6:
+            or needs == "ipv6" and st.ip != 6 \
+            or field.endswith("_port") and st.proto == "icmp":
         ck.err(w, "field", "%s: the stream's frames have no such field" % field)
         return
     op = d.get("op", "inc")
@@ -282,9 +286,14 @@ def _stream(ck, idx, d, names):
     if st.ip not in (4, 6):
         ck.err(where, "ip", "%r: 4 or 6" % (st.ip,))
         st.ip = 4
+    st.proto = d.get("proto", "udp")
+    if st.proto not in PROTOS:
+        ck.err(where, "proto", "%r: one of %s" % (st.proto, ", ".join(PROTOS)))
+        st.proto = "udp"
     _header(ck, where, st, d)
     st.sizes, st.size_max = _sizes(ck, where, d.get("size", 64))
-    hdrs = 14 + 4 * len(st.vlan) + (40 if st.ip == 6 else 20) + 8 + 18
+    l4, stamp = PROTOS[st.proto]
+    hdrs = 14 + 4 * len(st.vlan) + (40 if st.ip == 6 else 20) + l4 + stamp
     if min(s for s, _ in st.sizes) < hdrs:
         ck.err(where, "size", "frames below %d bytes cannot hold these headers and the stamp"
                % hdrs)
@@ -318,8 +327,11 @@ def _header(ck, where, st, d):
     if st.ip == 6 and (st.src == "0" or st.dst == "0"):
         ck.err(where, "src_ip" if st.src == "0" else "dst_ip",
                "an IPv6 stream gives both addresses")
-    st.ports = tuple(ck.integer(where, k, d[k], 1, 65535) or 0 if k in d else 0
-                     for k in ("src_port", "dst_port"))
+    for k in ("src_port", "dst_port"):
+        if k in d and st.proto == "icmp":
+            ck.err(where, k, "an ICMP stream has no ports")
+    st.ports = tuple(ck.integer(where, k, d[k], 1, 65535) or 0
+                     if k in d and st.proto != "icmp" else 0 for k in ("src_port", "dst_port"))
     st.tos = ck.integer(where, "tos", d.get("tos", 0), 0, 255) or 0
     st.ttl = ck.integer(where, "ttl", d.get("ttl", 64), 1, 255) or 64
     if "flow_label" in d and st.ip != 6:
@@ -411,7 +423,7 @@ def encode(streams):
         rate = "max" if st.rate is None else "%s:%d" % st.rate
         tags = "/".join(str(v) for v in st.vlan) or "0"
         lines.append(" ".join((
-            "s", "id=%d" % st.idx, "ip=%d" % st.ip, "vlan=%s" % tags,
+            "s", "id=%d" % st.idx, "ip=%d" % st.ip, "proto=%s" % st.proto, "vlan=%s" % tags,
             "smac=%s" % st.macs[0], "dmac=%s" % st.macs[1], "sip=%s" % st.src,
             "dip=%s" % st.dst, "sport=%d" % st.ports[0], "dport=%d" % st.ports[1],
             "tos=%d" % st.tos, "ttl=%d" % st.ttl, "fl=%d" % st.flow_label, _size_word(st),
