@@ -13,7 +13,7 @@ static int stream_build(struct peer_gen_stream *s, const struct stream_spec *p, 
     uint16_t len = stream_size_max(p);
     /* The template writes the whole stamp, a 60-byte frame's too (its
      * short header holds the id's low 16 bits): room for it. */
-    unsigned room = 14u + 4u * p->nvlan + (p->ip == 6 ? 40u : 20u) + 8u + PL_LEN;
+    unsigned room = stream_spec_hdr_len(p) + PL_LEN;
     uint32_t varies = 0;
     s->id = id;
     s->spec = *p;
