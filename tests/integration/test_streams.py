@@ -176,7 +176,7 @@ def test_tagged_streams_guest_to_guest_sink_counts_each(image):
     """The guest sink reads behind the tags too: its per_stream packets are
     gen's per stream."""
     r = run_vnperf(RUN + G2G + ["--duration", "2",
-                          "--streams", os.path.join(EXAMPLES, "vlan.toml")], timeout=240)
+                                "--streams", os.path.join(EXAMPLES, "vlan.toml")], timeout=240)
     rep = report(r)
     sent = rep["guests"][-1]["result"]["streams"]
     got = {s["stream"]: s for s in rep["guests"][0]["result"]["per_stream"]}
@@ -288,7 +288,7 @@ def test_two_streams_guest_to_guest_sink_counts_each(image):
     """gen -> sink over dgram: the sink's per_stream packets are gen's per
     stream, none lost."""
     r = run_vnperf(RUN + G2G + ["--duration", "3",
-                          "--streams", os.path.join(EXAMPLES, "two-rates.toml")], timeout=240)
+                                "--streams", os.path.join(EXAMPLES, "two-rates.toml")], timeout=240)
     rep = report(r)
     sent = rep["guests"][-1]["result"]["streams"]
     sink = rep["guests"][0]["result"]
@@ -386,7 +386,7 @@ def test_tcp_and_icmp_streams_guest_to_guest_sink_counts_each(image):
     stamp after their headers) and leaves none to lwIP (no echo reply, no
     reset)."""
     r = run_vnperf(RUN + G2G + ["--duration", "2",
-                          "--streams", os.path.join(EXAMPLES, "tcp-icmp.toml")], timeout=240)
+                                "--streams", os.path.join(EXAMPLES, "tcp-icmp.toml")], timeout=240)
     rep = report(r)
     sent = rep["guests"][-1]["result"]["streams"]
     sink = rep["guests"][0]["result"]
