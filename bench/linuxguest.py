@@ -106,9 +106,10 @@ def feature_names(bits):
     return [FEATURES.get(i, "bit%d" % i) for i, c in enumerate(bits or "") if c == "1"]
 
 
-def missing(initrd=INITRD):
-    """None when the kernel and initramfs are built, else one line."""
-    for p in (KERNEL, initrd):
+def missing(initrd=None):
+    """None when the kernel and initramfs (INITRD unless given) are built,
+    else one line."""
+    for p in (KERNEL, initrd or INITRD):
         if not os.path.isfile(p):
             return "Linux guest not built: %s missing (make linux-guest)" % p
     return None
@@ -309,9 +310,14 @@ class Job:
 
     mode = "ready"
     app = "none"        # what the backend's host end prepares for
-    initrd = INITRD
+    dpdk = False        # boots the DPDK initramfs
     memory_mb = MEMORY_MB
     cpu_model = []      # QEMU's default CPU model
+
+    @property
+    def initrd(self):
+        """The initramfs, read from the module's names when the job runs."""
+        return INITRD_DPDK if self.dpdk else INITRD
 
     def __init__(self, backend, machine="microvm", duration=5.0, timeout=None, pins=None,
                  nice=None, queues=1, smp=1):
@@ -716,7 +722,7 @@ class Testpmd(Pktgen):
     forwarding; its own count and what the host end received, as Pktgen."""
 
     mode = "testpmd"
-    initrd = INITRD_DPDK
+    dpdk = True
     memory_mb = DPDK_MEMORY_MB
     # Debian's DPDK needs SSE4.2 (qemu64's CPU model has none: SIGILL).
     cpu_model = ["-cpu", "max"]
