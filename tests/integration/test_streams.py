@@ -31,16 +31,27 @@ def report(r):
     return json.loads(r.stdout)
 
 
+def host_counted_each(rep, names):
+    """gen's streams against the host peer's, exact per stream, and the
+    report's rows by the file's names: returns gen's streams."""
+    sent = rep["guests"][-1]["result"]["streams"]
+    host = rep["host"]["peer"]["streams"]
+    assert [s["id"] for s in sent] == [s["id"] for s in host] == list(range(len(names))), \
+        (sent, host)
+    for g, h in zip(sent, host):
+        assert g["packets"] == h["packets"] == h["unique"] > 0, (g, h)
+        assert h["lost"] == h["dup"] == h["reorder"] == 0, h
+    assert [(s["name"], s["received"], s["lost"]) for s in rep["streams"]] == \
+        [(n, g["packets"], 0) for n, g in zip(names, sent)]
+    return sent
+
+
 def test_two_streams_at_two_rates_counted_per_stream_on_both_sides(image):
     r = run_vnperf(RUN + ["--backend", "dgram", "--duration", "3", "--streams",
                           os.path.join(EXAMPLES, "two-rates.toml")], timeout=180)
     rep = report(r)
-    sent = rep["guests"][-1]["result"]["streams"]
-    host = rep["host"]["peer"]["streams"]
-    assert [s["id"] for s in sent] == [s["id"] for s in host] == [0, 1], (sent, host)
-    for g, h in zip(sent, host):
-        assert g["packets"] == h["packets"] == h["unique"] > 0, (g, h)
-        assert h["lost"] == h["dup"] == h["reorder"] == 0, h
+    sent = host_counted_each(rep, ("fast", "slow"))
+    for g in sent:
         assert (g["rate_unit"], g["mode"]) == ("pps", "continuous")
     # 2000 and 500 pps: four frames of the first to one of the second
     assert abs(sent[0]["packets"] / sent[1]["packets"] - 4) < 0.05, sent
@@ -162,14 +173,7 @@ def test_tagged_streams_counted_per_stream_by_the_host_peer(image):
     r = run_vnperf(RUN + ["--backend", "dgram", "--duration", "2", "--streams",
                           os.path.join(EXAMPLES, "vlan.toml")], timeout=180)
     rep = report(r)
-    sent = rep["guests"][-1]["result"]["streams"]
-    host = rep["host"]["peer"]["streams"]
-    assert [s["id"] for s in host] == [0, 1], host
-    for g, h in zip(sent, host):
-        assert g["packets"] == h["packets"] == h["unique"] > 0, (g, h)
-        assert h["lost"] == h["dup"] == h["reorder"] == 0, h
-    assert [(s["name"], s["received"], s["lost"]) for s in rep["streams"]] == [
-        ("tagged", sent[0]["packets"], 0), ("qinq", sent[1]["packets"], 0)]
+    sent = host_counted_each(rep, ("tagged", "qinq"))
 
 
 def test_tagged_streams_guest_to_guest_sink_counts_each(image):
@@ -356,14 +360,7 @@ def test_tcp_and_icmp_streams_counted_per_stream_on_both_sides(image, tmp_path):
                           "--qemu-arg=filter-dump,id=d0,netdev=n0,queue=rx,file=" + dump,
                           "--streams", os.path.join(EXAMPLES, "tcp-icmp.toml")], timeout=180)
     rep = report(r)
-    sent = rep["guests"][-1]["result"]["streams"]
-    host = rep["host"]["peer"]["streams"]
-    assert [s["id"] for s in host] == [0, 1], host
-    for g, h in zip(sent, host):
-        assert g["packets"] == h["packets"] == h["unique"] > 0, (g, h)
-        assert h["lost"] == h["dup"] == h["reorder"] == 0, h
-    assert [(s["name"], s["received"], s["lost"]) for s in rep["streams"]] == [
-        ("tcp", sent[0]["packets"], 0), ("ping", sent[1]["packets"], 0)]
+    sent = host_counted_each(rep, ("tcp", "ping"))
     ip4 = [f for f in pcap_frames(dump) if f[12:14] == b"\x08\x00"]
     tcp = [f for f in ip4 if f[23] == 6]
     icmp = [f for f in ip4 if f[23] == 1]
