@@ -352,11 +352,10 @@ static void test_rx_coalesce(void **state)
     assert_non_null(strstr(stats_text(), "\"rx_coalesce\":8,\"rx_coalesce_us\":700"));
 }
 
-/* Two pairs, RX of pair 1 on CPU 1 (APIC ID 5): its queue's vector goes
- * there and only its own halt arms it; CPU 0's arms pair 0 alone. */
-static void test_queue_cpu_routes_and_arms_own_pairs(void **state)
+/* A device of two queue pairs (MQ over the control queue), TX hybrid,
+ * RX in mode rx: what the per-CPU routing tests start from. */
+static void up_two_pairs(enum vnet_notify rx)
 {
-    (void)state;
     sim = sim_new(FEATURES | VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_MQ), 64,
                   false);
     sim_set_mq(sim, 2, 40, 128, 0x3f);
@@ -364,10 +363,18 @@ static void test_queue_cpu_routes_and_arms_own_pairs(void **state)
     struct vnet_params p = {.ring_size = 64,
                             .rx_refill = 1,
                             .txfull = VNET_TXFULL_WAIT,
-                            .notify_rx = VNET_NOTIFY_HYBRID,
+                            .notify_rx = rx,
                             .notify_tx = VNET_NOTIFY_HYBRID,
                             .queues = 2};
     assert_int_equal(vnet_dev_init(dev, &sim->vdev, &p), 0);
+}
+
+/* Two pairs, RX of pair 1 on CPU 1 (APIC ID 5): its queue's vector goes
+ * there and only its own halt arms it; CPU 0's arms pair 0 alone. */
+static void test_queue_cpu_routes_and_arms_own_pairs(void **state)
+{
+    (void)state;
+    up_two_pairs(VNET_NOTIFY_HYBRID);
     assert_int_equal(vnet_queue_cpu(dev, 1, false, 1, 5), 0);
     assert_int_equal(vnet_queue_cpu(dev, 1, true, 1, 5), 0);
     assert_int_equal(vnet_queue_cpu(dev, 2, false, 1, 5), -EINVAL);
@@ -403,17 +410,7 @@ static void test_queue_cpu_routes_and_arms_own_pairs(void **state)
 static void test_queue_cpu_polls_an_apic_id_above_255(void **state)
 {
     (void)state;
-    sim = sim_new(FEATURES | VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_MQ), 64,
-                  false);
-    sim_set_mq(sim, 2, 40, 128, 0x3f);
-    dev = mem_alloc_dma(sizeof(*dev), 64);
-    struct vnet_params p = {.ring_size = 64,
-                            .rx_refill = 1,
-                            .txfull = VNET_TXFULL_WAIT,
-                            .notify_rx = VNET_NOTIFY_IRQ,
-                            .notify_tx = VNET_NOTIFY_HYBRID,
-                            .queues = 2};
-    assert_int_equal(vnet_dev_init(dev, &sim->vdev, &p), 0);
+    up_two_pairs(VNET_NOTIFY_IRQ);
     assert_int_equal(vnet_queue_cpu(dev, 0, false, 0, 255), 0);
     assert_int_equal(sim->q[0].irq_dest, 255);
     assert_int_equal(vnet_queue_cpu(dev, 0, false, 0, 0), 0);
