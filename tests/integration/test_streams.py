@@ -46,6 +46,18 @@ def host_counted_each(rep, names):
     return sent
 
 
+def sink_counted_each(rep):
+    """The guest sink's per_stream against gen's streams (the last guest),
+    exact, none lost: returns gen's streams and the sink's result."""
+    sent = rep["guests"][-1]["result"]["streams"]
+    sink = rep["guests"][0]["result"]
+    got = {s["stream"]: s for s in sink["per_stream"]}
+    assert sorted(got) == [g["id"] for g in sent], sink["per_stream"]
+    for g in sent:
+        assert (got[g["id"]]["packets"], got[g["id"]]["lost"]) == (g["packets"], 0), (got, g)
+    return sent, sink
+
+
 def test_two_streams_at_two_rates_counted_per_stream_on_both_sides(image):
     r = run_vnperf(RUN + ["--backend", "dgram", "--duration", "3", "--streams",
                           os.path.join(EXAMPLES, "two-rates.toml")], timeout=180)
@@ -182,11 +194,7 @@ def test_tagged_streams_guest_to_guest_sink_counts_each(image):
     r = run_vnperf(RUN + G2G + ["--duration", "2",
                                 "--streams", os.path.join(EXAMPLES, "vlan.toml")], timeout=240)
     rep = report(r)
-    sent = rep["guests"][-1]["result"]["streams"]
-    got = {s["stream"]: s for s in rep["guests"][0]["result"]["per_stream"]}
-    assert sorted(got) == [0, 1], got
-    for g in sent:
-        assert (got[g["id"]]["packets"], got[g["id"]]["lost"]) == (g["packets"], 0), (got, g)
+    assert len(sink_counted_each(rep)[0]) == 2
 
 
 @pytest.mark.skipif(shutil.which("dpdk-testpmd") is None, reason="no dpdk-testpmd (Debian dpdk-dev)")
@@ -198,11 +206,8 @@ def test_tagged_streams_through_testpmd_arrive_tagged_and_counted_per_stream(ima
     r = run_vnperf(RUN + ["--backend", "vhost-user", "--topology", "guests", "--duration", "2",
                           "--streams", os.path.join(EXAMPLES, "vlan.toml")], timeout=300)
     rep = report(r)
-    sent = rep["guests"][-1]["result"]["streams"]
-    got = {s["stream"]: s for s in rep["guests"][0]["result"]["per_stream"]}
-    assert sorted(got) == [0, 1], got
-    for g in sent:
-        assert (got[g["id"]]["packets"], got[g["id"]]["lost"]) == (g["packets"], 0), (got, g)
+    sent, _ = sink_counted_each(rep)
+    assert len(sent) == 2
     # testpmd's port from gen: gen's streams plus the driver's 60-byte
     # ARP frames, byte for byte (64 tagged, 128 QinQ as vlan.toml says)
     tp = rep["host"]["testpmd"]["ports"]
@@ -294,14 +299,8 @@ def test_two_streams_guest_to_guest_sink_counts_each(image):
     r = run_vnperf(RUN + G2G + ["--duration", "3",
                                 "--streams", os.path.join(EXAMPLES, "two-rates.toml")], timeout=240)
     rep = report(r)
-    sent = rep["guests"][-1]["result"]["streams"]
-    sink = rep["guests"][0]["result"]
-    assert sink["app"] == "sink"
-    got = {s["stream"]: s for s in sink["per_stream"]}
-    assert sorted(got) == [0, 1], sink["per_stream"]
-    for g in sent:
-        s = got[g["id"]]
-        assert (s["packets"], s["lost"]) == (g["packets"], 0), (s, g)
+    sent, sink = sink_counted_each(rep)
+    assert sink["app"] == "sink" and len(sent) == 2
 
 
 def check_udp4(f):
@@ -385,11 +384,7 @@ def test_tcp_and_icmp_streams_guest_to_guest_sink_counts_each(image):
     r = run_vnperf(RUN + G2G + ["--duration", "2",
                                 "--streams", os.path.join(EXAMPLES, "tcp-icmp.toml")], timeout=240)
     rep = report(r)
-    sent = rep["guests"][-1]["result"]["streams"]
-    sink = rep["guests"][0]["result"]
-    got = {s["stream"]: s for s in sink["per_stream"]}
-    assert sorted(got) == [0, 1], sink["per_stream"]
-    for g in sent:
-        assert (got[g["id"]]["packets"], got[g["id"]]["lost"]) == (g["packets"], 0), (got, g)
+    sent, sink = sink_counted_each(rep)
+    assert len(sent) == 2
     assert sink["rx_kinds"]["stamped"] == sum(g["packets"] for g in sent)
     assert sink["rx_kinds"]["ip_other"] == 0
