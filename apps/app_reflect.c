@@ -1,9 +1,11 @@
 /* app=reflect: sends every UDP frame back where it came from (testpmd
- * macswap plus IP address and UDP port swap), batched and without a copy:
- * the received buffer itself is queued for TX and released to the RX ring
- * in tx_done. Malformed frames are counted and dropped; ARP, ICMP and TCP
- * go to lwIP. Runs for duration= (default REFLECT_DEFAULT_S) or until
- * count= frames were reflected.
+ * macswap plus IP address and UDP port swap), and a stream's stamped TCP
+ * segments (ports swapped too) and ICMP echo requests (made replies),
+ * batched and without a copy: the received buffer itself is queued for TX
+ * and released to the RX ring in tx_done. Malformed frames are counted
+ * and dropped; ARP and the stack's ICMP and TCP go to lwIP. Runs for
+ * duration= (default REFLECT_DEFAULT_S) or until count= frames were
+ * reflected.
  *
  * One instance per vCPU (apps/qstats.h's plan): CPU k takes its pairs'
  * frames and sends each back on the pair it came on, with its own counts;
@@ -46,8 +48,20 @@ static struct reflect {
     bool dhcp;             /* dhcp=: frames to the DHCP client port are lwIP's */
 } reflect_state;
 
-/* UDP frames are swapped in place and sent back; malformed ones dropped;
- * the rest (ARP, ICMP, TCP, DHCP answers) go to lwIP on CPU 0. */
+/* A reflected frame's stamp, when it has one, into its stream's record
+ * (loss and reordering on the way in). */
+static void reflect_count(struct reflect_cpu *w, const uint8_t *f, const struct pkt_info *pi)
+{
+    uint32_t id = 0;
+    uint64_t seq = 0;
+    bool hdr = pkt_payload_hdr(f, pi, &id, &seq);
+    qstats_seq(w->q, hdr, id, seq);
+}
+
+/* UDP frames and streams' TCP segments and echo requests (PKT_STAMPED)
+ * are swapped in place and sent back; malformed ones dropped; the rest
+ * (ARP, the stack's ICMP and TCP, DHCP answers, stamped echo replies) go
+ * to lwIP on CPU 0. */
 static enum relay_verdict reflect_judge(void *ctx, const struct vnet_rx *rx)
 {
     struct reflect_cpu *w = ctx;
@@ -58,11 +72,12 @@ static enum relay_verdict reflect_judge(void *ctx, const struct vnet_rx *rx)
     w->rx.wire_rx++;
     w->rx.wire_rx_bytes += rx->len;
     if (k == PKT_UDP && !(reflect_state.dhcp && pi.dport == DHCP_CLIENT_PORT)) {
-        uint32_t id = 0;
-        uint64_t seq = 0;
-        bool hdr = pkt_payload_hdr(f, &pi, &id, &seq);
-        qstats_seq(w->q, hdr, id, seq);
+        reflect_count(w, f, &pi);
         pkt_udp_reflect(f, &pi, net_if_mac(reflect_state.nif));
+        return RELAY_SEND;
+    }
+    if (k == PKT_STAMPED && pkt_stamped_reflect(f, &pi, net_if_mac(reflect_state.nif))) {
+        reflect_count(w, f, &pi);
         return RELAY_SEND;
     }
     if (k == PKT_BAD_LEN || k == PKT_BAD_HDR || k == PKT_BAD_CSUM)

@@ -61,7 +61,8 @@ static void pkt_info_l4(struct pkt_info *pi, const uint8_t *ip, uint32_t l3, uin
 }
 
 /* An IPv4 datagram other than UDP (at l3 in f, its lengths checked): a
- * TCP segment (RFC 9293 s3.1) or an ICMP echo request (RFC 792) whose
+ * TCP segment (RFC 9293 s3.1) or an ICMP echo request or reply (RFC 792:
+ * a reflector's answer to a stream's request) whose
  * payload opens with vnperf's stamp and its magic is a stream's
  * (PKT_STAMPED); anything else is the stack's (raw apps' lwIP is
  * untagged: a tagged one is PKT_OTHER). */
@@ -76,7 +77,8 @@ static enum pkt_kind pkt_stamped(const uint8_t *f, uint32_t l3, uint32_t ihl, ui
         return other; /* a fragment */
     if (tcp && l4len >= TCP_HLEN && (l4[12] >> 4) * 4u >= TCP_HLEN)
         hl = (l4[12] >> 4) * 4u;
-    else if (ip[9] == IP_PROTO_ICMP && l4len >= ICMP_HLEN && l4[0] == ICMP_ECHO && l4[1] == 0)
+    else if (ip[9] == IP_PROTO_ICMP && l4len >= ICMP_HLEN &&
+             (l4[0] == ICMP_ECHO || l4[0] == ICMP_ECHO_REPLY) && l4[1] == 0)
         hl = ICMP_HLEN;
     else
         return other;
@@ -163,6 +165,34 @@ void pkt_udp_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac
     memcpy(f + OFF_ETH_SRC, my_mac, ETH_ALEN);
     swap_bytes(f + pi->ip_off + 12, f + pi->ip_off + 16, 4);
     swap_bytes(f + pi->l4_off, f + pi->l4_off + 2, 2);
+}
+
+/* The IP addresses swapped: IPv4's (RFC 791 s3.1) or IPv6's (RFC 8200 s3). */
+static void swap_addrs(uint8_t *ip)
+{
+    if (ip[0] >> 4 == 6)
+        swap_bytes(ip + 8, ip + 24, 16);
+    else
+        swap_bytes(ip + 12, ip + 16, 4);
+}
+
+bool pkt_stamped_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac[ETH_ALEN])
+{
+    uint8_t *ip = f + pi->ip_off, *l4 = f + pi->l4_off;
+    bool v6 = ip[0] >> 4 == 6;
+    if ((v6 ? ip[6] : ip[9]) == IP_PROTO_TCP) {
+        swap_bytes(l4, l4 + 2, 2);
+    } else {
+        uint8_t req = v6 ? ICMPV6_ECHO : ICMP_ECHO, rep = v6 ? ICMPV6_REPLY : ICMP_ECHO_REPLY;
+        if (l4[0] != req)
+            return false;
+        l4[0] = rep; /* the code stays 0: the word goes from req << 8 to rep << 8 */
+        wr16(l4 + 2, pkt_csum_update16(rd16(l4 + 2), (uint16_t)(req << 8), (uint16_t)(rep << 8)));
+    }
+    memcpy(f + OFF_ETH_DST, f + OFF_ETH_SRC, ETH_ALEN);
+    memcpy(f + OFF_ETH_SRC, my_mac, ETH_ALEN);
+    swap_addrs(ip);
+    return true;
 }
 
 int pkt_tmpl_build(uint8_t *f, uint16_t len, const uint8_t dst_mac[ETH_ALEN],

@@ -30,7 +30,9 @@
 #define TCP_HLEN        20  /* without options (RFC 9293 s3.1) */
 #define ICMP_HLEN       8   /* an echo request's: type, code, checksum, id, sequence */
 #define ICMP_ECHO       8   /* RFC 792 */
+#define ICMP_ECHO_REPLY 0   /* RFC 792 */
 #define ICMPV6_ECHO     128 /* RFC 4443 s4.1 */
+#define ICMPV6_REPLY    129 /* RFC 4443 s4.2 */
 
 /* Byte offsets inside a frame built by pkt_tmpl_build (no IP options). */
 #define OFF_ETH_DST   0
@@ -155,8 +157,8 @@ enum pkt_kind {
     PKT_BAD_LEN,  /* truncated frame or inconsistent length fields */
     PKT_BAD_HDR,  /* bad IP version/IHL, fragment, ... */
     PKT_BAD_CSUM, /* IP header or UDP checksum wrong (a stamped TCP or ICMP one's too) */
-    PKT_STAMPED,  /* valid IPv4 TCP or ICMP echo request carrying vnperf's stamp with its
-                   * magic (a stream's frame, docs/streams.md): info filled */
+    PKT_STAMPED,  /* valid IPv4 TCP or ICMP echo request or reply carrying vnperf's stamp
+                   * with its magic (a stream's frame, docs/streams.md): info filled */
     PKT_KINDS
 };
 
@@ -193,6 +195,15 @@ bool pkt_payload_hdr(const uint8_t *f, const struct pkt_info *pi, uint32_t *stre
  * destination <- source, source <- mine, IP addresses and UDP ports
  * swapped. Swapping 16-bit words leaves both checksums valid. */
 void pkt_udp_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac[ETH_ALEN]);
+
+/* Turns a PKT_STAMPED frame into its answer in place as pkt_udp_reflect
+ * does: a TCP segment's addresses and ports swapped (its checksum stays
+ * valid: the pseudo header's sum does not depend on the order), an ICMP
+ * echo request made a reply (RFC 792 type 0, RFC 4443 s4.2 type 129), its
+ * checksum updated for the type alone (RFC 1624 eqn. 3). False, and the
+ * frame untouched, for an echo reply: answering it would bounce it back
+ * and forth. */
+bool pkt_stamped_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac[ETH_ALEN]);
 
 /* --- the generator's template --- */
 struct pkt_flow {

@@ -5,6 +5,8 @@ for ping and iperf. Every test is a few seconds of TCG time."""
 import os
 import selectors
 import shutil
+import socket
+import struct
 import subprocess
 import time
 
@@ -337,6 +339,60 @@ def test_reflect_sends_every_frame_back_and_survives_garbage(peer):
     assert res["malformed"] == 100, res
     assert res["vnet"]["rx"]["bad_release"] == 0 and res["vnet"]["tx"]["in_flight"] == 0
     assert host["vnperf"] == n, host
+
+
+def test_reflect_answers_tcp_and_icmp_streams_counted_per_stream(peer, tmp_path):
+    """examples/streams/tcp-icmp.toml's two streams sent by the host peer
+    (its rx streams, a burst each) to the reflector: every TCP segment
+    comes back with its addresses and ports swapped and every echo request
+    as an echo reply, their checksums right as QEMU's capture of the
+    guest's frames has them, and the peer counts each stream exactly."""
+    from vnperflib.run import streamfile
+    from test_streams import ones_sum, pcap_frames
+    streams = streamfile.load(os.path.join(vnharness.ROOT, "examples", "streams", "tcp-icmp.toml"))
+    frames = (2000, 500)
+    for st, n in zip(streams, frames):
+        st.direction, st.mode, st.frames = "rx", "burst", n
+    text = tmp_path / "streams"
+    text.write_text(streamfile.encode(streams))
+    dump = str(tmp_path / "tx.pcap")
+    q, p = vnharness.free_udp_ports(2)
+    spec = qemucmd.GuestSpec(vnharness.IMAGE, accel="tcg",
+                             config=["app=reflect", "duration=30", "count=%d" % sum(frames)]
+                             + PEER_CFG, nics=[qemucmd.Nic(vnharness.dgram_netdev(q, p), MAC_A)],
+                             extra=["-object", "filter-dump,id=d0,netdev=n0,queue=rx,file=" + dump])
+    g = guest.Guest(spec, label="reflect")
+    with vnharness.Session() as s:
+        g.start(s)
+        assert wait_line(g, has_text("reflect: swapping"), 30), g.console.text()
+        vcpus_yield(g)
+        snd = vnpeer.Peer(s, peer, "send", p, q, ["--stream-file", str(text), "--dst-mac", MAC_A,
+                                                  "--dst-ip", vnpeer.GUEST_IP, "--src-mac",
+                                                  vnpeer.PEER_MAC, "--src-ip", vnpeer.PEER_IP],
+                          label="streams")
+        snd.start()
+        guest.pump([g], 60)
+        snd.finish()
+    b, res = result_of(g)
+    assert b.code == OK, b.console
+    assert (res["packets"], res["lost"], res["rx_kinds"]["stamped"]) == (sum(frames), 0, sum(frames))
+    sent, got = snd.results
+    assert [(x["id"], x["packets"]) for x in sent["streams"]] == list(enumerate(frames)), sent
+    assert [(x["id"], x["packets"], x["unique"], x["lost"], x["dup"], x["reorder"])
+            for x in got["streams"]] == [(i, n, n, 0, 0, 0) for i, n in enumerate(frames)], got
+    ip4 = [f for f in pcap_frames(dump) if f[12:14] == b"\x08\x00" and f[23] in (1, 6)]
+    assert len(ip4) == sum(frames)
+    for f in ip4:
+        assert ones_sum(f[14:34]) == 0xffff
+        assert f[26:30] == socket.inet_aton(vnpeer.GUEST_IP) and f[:6] == bytes.fromhex(
+            vnpeer.PEER_MAC.replace(":", ""))
+        seq = struct.unpack_from("<Q", f, 54 if f[23] == 6 else 42)[0]
+        if f[23] == 6:  # the segment's pseudo header (RFC 9293 s3.1), its ports swapped
+            assert ones_sum(f[34:], ones_sum(f[26:34]) + 6 + len(f) - 34) == 0xffff
+            assert struct.unpack_from(">HHI", f, 34) == (5001, 40000 + seq % 100, seq)
+        else:  # an echo reply (RFC 792 type 0), its message's sum
+            assert ones_sum(f[34:]) == 0xffff
+            assert struct.unpack_from(">BBxxHH", f, 34) == (0, 0, 1, seq & 0xffff)
 
 
 # Guest <-> guest rates stay low: each polling guest holds a host core, and

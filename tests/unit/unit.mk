@@ -33,6 +33,9 @@ test_mem_arena_SRCS := tests/unit/test_mem_arena.c kernel/mem_arena.c
 UNIT_TESTS += test_pkt
 test_pkt_SRCS := tests/unit/test_pkt.c net/pkt.c kernel/csum.c
 
+UNIT_TESTS += test_pkt_reflect
+test_pkt_reflect_SRCS := tests/unit/test_pkt_reflect.c net/pkt.c kernel/csum.c
+
 UNIT_TESTS += test_csum
 test_csum_SRCS := tests/unit/test_csum.c kernel/csum.c
 
