@@ -99,6 +99,7 @@ static struct gen {
     struct imix mix;   /* the classes' sizes and weights */
     unsigned nstreams; /* the stream engine's (apps/gen_streams.h); 0: gen's own builders */
     bool file;         /* the streams are a stream file's, not the shorthand's */
+    bool rx_only;      /* a file of rx streams only: gen receives, sends nothing */
     uint8_t imix_seq[IMIX_MAX_WEIGHT];
     unsigned imix_cycle;
     struct pkt_flow *flows;
@@ -154,19 +155,26 @@ static inline unsigned next_class(struct gen_cpu *w)
     return c;
 }
 
+/* Frames counted by the stream engine's ids (a file's, rx streams only
+ * too, or the shorthand's one), not by gen's own flows. */
+static inline bool gen_by_stream(void)
+{
+    return gen_state.nstreams || gen_state.file;
+}
+
 /* A frame that carries our own header back: a reflector's answer. */
 static void gen_account_return(const uint8_t *pl, uint32_t plen, uint32_t frame_len, uint64_t now)
 {
     uint32_t stream = plen >= PL_LEN ? rdle32(pl + PL_OFF_STREAM) : rdle16(pl + PL_OFF_STREAM);
     gen_state.rx_packets++;
     gen_state.rx_bytes += frame_len;
-    if (stream >= (gen_state.nstreams ? gen_streams_ids() : gen_state.nflows)) {
+    if (stream >= (gen_by_stream() ? gen_streams_ids() : gen_state.nflows)) {
         gen_state.rx_bad++;
         return;
     }
     seq_record(&gen_state.rx_streams[stream], rdle64(pl + PL_OFF_SEQ));
     uint64_t ts = rdle64(pl + PL_OFF_TSC);
-    if (gen_state.nstreams)
+    if (gen_by_stream())
         gen_streams_return(stream, rdle64(pl + PL_OFF_SEQ), ts, frame_len, now);
     if (ts <= now)
         hist_add(&gen_state.lat, now - ts);
@@ -378,6 +386,18 @@ static bool gen_streams_check(const struct app_config *c)
                      shorthand[k]);
     if (c->path == CFG_PATH_STACK)
         vn_fatal(VN_EXIT_CONFIG, "gen: a stream file is sent on path=raw only");
+    return true;
+}
+
+/* A file of rx streams only: gen receives them for the run's duration
+ * (count= would end a run that sends nothing: refused). */
+static bool gen_rx_only(const struct app_config *c)
+{
+    if (!gen_state.file || gen_state.nstreams)
+        return false;
+    if (c->count)
+        vn_fatal(VN_EXIT_CONFIG, "gen: count= beside a stream file of rx streams only: gen sends "
+                                 "nothing, duration= ends the run");
     return true;
 }
 
@@ -784,7 +804,7 @@ static void gen_result(const struct app_config *c, uint64_t ns, const struct rat
         json_double(j, "build_pps_capacity", cpp > 0 ? (double)time_tsc_hz / cpp : 0);
     }
     gen_queues_json(j);
-    if (gen_state.nstreams)
+    if (gen_by_stream())
         gen_streams_json(j, ns);
     json_arr_begin(j, "sizes");
     for (unsigned ci = 0; ci < gen_state.ncls; ci++) {
@@ -861,11 +881,12 @@ int app_gen_main(const struct app_config *c)
         gen_setup_pairs(0);
     } else if (streams) {
         gen_setup_streams(c, dst_mac);
+        gen_state.rx_only = gen_rx_only(c);
     } else {
         gen_setup_frames(dst_mac, c->burst);
     }
 
-    uint64_t count = c->count ? c->count : UINT64_MAX;
+    uint64_t count = gen_state.rx_only ? 0 : c->count ? c->count : UINT64_MAX;
     struct meter m;
     int burst = (int)c->burst;
     meter_start(&m, c);
@@ -878,7 +899,10 @@ int app_gen_main(const struct app_config *c)
         gen_state.ncls == 1 && gen_state.nflows == 1 && r.unit == RATE_UNLIMITED && !gen_state.drop;
     unsigned rounds = 0;
     struct gen_cpu *w = &gen_state.cpu[0];
-    if (file)
+    if (gen_state.rx_only)
+        printf("gen: raw path, receiving the stream file's %u rx streams only\n",
+               gen_streams_ids());
+    else if (file)
         printf("gen: raw path, %u streams of the stream file, burst %d\n", gen_state.nstreams,
                burst);
     else
@@ -887,7 +911,7 @@ int app_gen_main(const struct app_config *c)
                gen_state.nflows, gen_state.nflows > 1 ? "s" : "", burst,
                c->rate[0] ? c->rate : "max", gen_state.ncpu, gen_state.ncpu > 1 ? "s" : "");
     gen_state.end = end;
-    if (streams && gen_streams_start(time_tsc_hz, c->seed, start) < 0)
+    if (streams && !gen_state.rx_only && gen_streams_start(time_tsc_hz, c->seed, start) < 0)
         vn_fatal(VN_EXIT_CONFIG, "gen: a stream's rate cannot be paced with a %llu Hz TSC",
                  (unsigned long long)time_tsc_hz);
     gen_start_cpus(c, count, &r, start, &plain);
@@ -895,7 +919,7 @@ int app_gen_main(const struct app_config *c)
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;
     app_stall_start(&st);
-    while (w->sent < w->count || !gen_aps_done()) {
+    while (w->sent < w->count || !gen_aps_done() || gen_state.rx_only) {
         now = time_cycles();
         stall_round(&st, now);
         if (now >= end)

@@ -72,9 +72,6 @@ bool gen_streams_load(void)
         gs.id[gs.n] = (uint8_t)i;
         gs.spec[gs.n++] = gs.all[i];
     }
-    if (!gs.n)
-        vn_fatal(VN_EXIT_CONFIG, "gen: %s: no tx stream: gen sends the file's tx streams",
-                 GEN_STREAMS_FILE);
     return true;
 }
 

@@ -15,9 +15,10 @@
 #include "drivers/virtio/vnet.h"
 #include "kernel/json.h"
 
-/* Reads and parses the stream file: false when there is none; a bad one,
- * or one without a tx stream, ends the run (config error, the parser's
- * line). gen sends the tx streams and counts every stream's frames. */
+/* Reads and parses the stream file: false when there is none; a bad one
+ * ends the run (config error, the parser's line). gen sends the tx
+ * streams and counts every stream's frames; a file of rx streams only
+ * has it receive only (gen_streams_setup's 0). */
 bool gen_streams_load(void);
 
 /* The config line's shorthand (size=, imix=, rate=) as the one stream s
@@ -28,7 +29,7 @@ void gen_streams_one(const struct stream_spec *s);
 unsigned gen_streams_ids(void);
 
 /* Builds every tx stream's template (defaults from d); the count of
- * streams. */
+ * tx streams (0: the file's are rx streams only). */
 unsigned gen_streams_setup(const struct stream_addrs *d);
 
 /* Starts the scheduler at now: 0, or -EINVAL when a rate cannot be paced

@@ -102,6 +102,36 @@ def test_a_tx_and_an_rx_stream_counted_exactly_on_both_sides(image):
                                           sent[0]["packets"], 0)]
 
 
+def rx_counted_each(rep, names):
+    """A file of rx streams only: gen sent nothing and counted every frame
+    the host peer sent of each stream, none lost, duplicated or
+    reordered; the report's rows by the file's names. Returns the host
+    peer's send counts."""
+    res = rep["guests"][-1]["result"]
+    got = res["streams"]
+    sent = rep["host"]["peer_tx"]["streams"]
+    assert res["packets"] == 0 and [s["direction"] for s in got] == ["rx"] * len(names), got
+    assert [s["id"] for s in got] == [s["id"] for s in sent] == list(range(len(names))), sent
+    for g, h in zip(got, sent):
+        assert g["rx"]["packets"] == h["packets"] > 0, (g, h)
+        assert g["rx"]["lost"] == g["rx"]["dup"] == g["rx"]["reorder"] == 0, g
+    assert [(s["name"], s["direction"], s["packets"], s["received"], s["lost"])
+            for s in rep["streams"]] == [(n, "rx", h["packets"], h["packets"], 0)
+                                         for n, h in zip(names, sent)]
+    return sent
+
+
+def test_a_file_of_rx_streams_only_counted_exactly_by_gen(image):
+    """examples/streams/rx-only.toml over dgram: the host peer sends both
+    streams (600 and 200 pps, the second with a port var), gen sends
+    nothing and counts each exactly."""
+    r = run_vnperf(RUN + ["--backend", "dgram", "--duration", "3", "--streams",
+                          os.path.join(EXAMPLES, "rx-only.toml")], timeout=180)
+    sent = rx_counted_each(report(r), ("down", "down-ports"))
+    # the host's for 0.5 s less than the guest's 3 s
+    assert 1490 <= sent[0]["packets"] <= 1500 and 495 <= sent[1]["packets"] <= 500, sent
+
+
 def test_the_config_lines_shorthand_is_one_stream_counted_on_both_sides(image):
     """size=/imix= and rate= on the config line go through the stream
     engine as stream 0: gen's streams, the host peer's and the report's

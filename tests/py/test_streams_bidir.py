@@ -49,8 +49,21 @@ def test_direction_is_encoded_tx_by_default():
 def test_direction_errors():
     assert errors({"stream": [{"name": "a"}, {"name": "b", "direction": "down"}]}) == [
         "f.toml: stream 1 (b): direction: 'down': tx (guest to host) or rx (host peer to guest)"]
-    assert errors({"stream": [{"name": "a", "direction": "rx"}]}) == [
-        "f.toml: file: direction: every stream is rx: gen sends the tx streams, give one"]
+
+
+def test_a_file_of_rx_streams_only_is_taken(tmp_path):
+    """gen receives only: the host peer sends every stream."""
+    streams = streamfile.check({"stream": [{"name": "a", "direction": "rx"},
+                                           {"name": "b", "direction": "rx", "rate": "10"}]})
+    assert streamfile.directions(streams) == ["rx", "rx"]
+    p = tmp_path / "rx.toml"
+    p.write_text('[[stream]]\nname = "a"\ndirection = "rx"\n')
+    assert options.build(backend="dgram", streams=str(p)).stream_dirs == ("rx",)
+    # count= would end a run that sends nothing
+    with pytest.raises(RunnerError) as e:
+        options.build(backend="dgram", streams=str(p), count=100)
+    assert e.value.status == exitcodes.RUNNER_USAGE and "--count with rx streams only" in \
+        e.value.line
 
 
 def test_rx_streams_on_dgram_and_socket_only(tmp_path):
@@ -147,3 +160,14 @@ def test_json_and_table_by_direction():
         "0 reordered"
     assert line(text, "streams total rx") == "1000 sent, 998 received, 2 lost, 0 dup, " \
         "1 reordered"
+
+
+def test_table_of_rx_streams_only_has_no_tx_total():
+    gen = {"app": "gen", "packets": 0, "bytes": 0, "duration_ns": 3000000000,
+           "streams": [GEN["streams"][1]]}
+    res = dataclasses.replace(rep_of("gen", gen, HOST),
+                              streams=outcome.stream_rows(gen, HOST, [], ("up", "down")))
+    text = report.human(res)
+    assert line(text, "stream 1 (down) rx") == line(text, "streams total rx") == \
+        "1000 sent, 998 received, 2 lost, 0 dup, 1 reordered"
+    assert "streams total tx" not in text

@@ -182,6 +182,9 @@ def with_streams(o):
         why = streamfile.bidir_refusal(o.backend, topologies.topology_for(o).joins_guests)
         if why:
             raise usage(why)
+    if o.count and "tx" not in dirs:
+        raise usage("--streams %s: --count with rx streams only: gen sends nothing, --duration "
+                    "ends the run" % o.streams)
     return dataclasses.replace(o, app="gen", stream_text=streamfile.encode(streams),
                                stream_names=tuple(streamfile.names(streams)), stream_dirs=dirs)
 

@@ -236,7 +236,7 @@ def stream_lines(streams):
     received, lost, dup, reordered; latency where frames came back. With
     rx streams (host peer to guest) each row names its direction (tx: gen
     sent, the host counted; rx: the host sent, gen counted) and each
-    direction has its total."""
+    direction of the file has its total."""
     def one(packets, received, lost, dup, reorder, lat=None):
         text = "%s sent, %s received" % (fmt_count(packets), fmt_count(received))
         text += ", %s lost, %s dup, %s reordered" % (fmt_count(lost), fmt_count(dup),
@@ -257,7 +257,8 @@ def stream_lines(streams):
 
     rows = [(label(s), one(s.packets, s.received, s.lost, s.dup, s.reorder,
                            (s.p50_us, s.p99_us, s.max_us))) for s in streams]
-    for d in ("tx", "rx") if both else (None,):
+    dirs = [d for d in ("tx", "rx") if any(s.direction == d for s in streams)]
+    for d in dirs if both else (None,):
         part = [s for s in streams if d is None or s.direction == d]
         rows.append(("streams total" + (" " + d if d else ""),
                      one(*(total(part, k) for k in
