@@ -1,6 +1,7 @@
 """Stream files (docs/streams.md, issue 29) through a booted guest: two
 streams at different rates counted per stream exactly by gen and by the
-host peer; a tx and an rx stream, each counted exactly by the other side;
+host peer; a tx and an rx stream, each counted exactly by the other side
+(over dgram and over the runner's tap), and a file of rx streams only;
 a source-IP range whose every address leaves once per cycle (the
 frames as QEMU's filter-dump wrote them); 802.1Q and QinQ frames over the
 test's own tap arriving tagged at the VLAN interfaces of its namespace."""
@@ -129,6 +130,35 @@ def test_a_file_of_rx_streams_only_counted_exactly_by_gen(image):
                           os.path.join(EXAMPLES, "rx-only.toml")], timeout=180)
     sent = rx_counted_each(report(r), ("down", "down-ports"))
     # the host's for 0.5 s less than the guest's 3 s
+    assert 1490 <= sent[0]["packets"] <= 1500 and 495 <= sent[1]["packets"] <= 500, sent
+
+
+@needs_root
+def test_a_tx_and_an_rx_stream_over_tap_counted_exactly_on_both_sides(image):
+    """Both ways over the runner's tap (examples/streams/bidir.toml): the
+    host peer in the namespace writes "down" onto the tap and counts "up"
+    from it; each side counts the other's stream exactly."""
+    r = run_vnperf(RUN + ["--backend", "tap", "--duration", "3", "--streams",
+                          os.path.join(EXAMPLES, "bidir.toml")], timeout=180)
+    rep = report(r)
+    up, down = rep["guests"][-1]["result"]["streams"]
+    counted = rep["host"]["peer"]["streams"]
+    sent = rep["host"]["peer_tx"]["streams"]
+    assert [s["id"] for s in counted] == [0] and [s["id"] for s in sent] == [1], (counted, sent)
+    assert up["packets"] == counted[0]["packets"] == counted[0]["unique"] >= 2500, (up, counted)
+    assert counted[0]["lost"] == counted[0]["dup"] == counted[0]["reorder"] == 0
+    assert down["rx"]["packets"] == sent[0]["packets"] >= 990, (down, sent)
+    assert down["rx"]["lost"] == down["rx"]["dup"] == down["rx"]["reorder"] == 0, down
+    assert [(s["direction"], s["packets"], s["received"], s["lost"]) for s in rep["streams"]] \
+        == [("tx", up["packets"], up["packets"], 0),
+            ("rx", sent[0]["packets"], sent[0]["packets"], 0)]
+
+
+@needs_root
+def test_a_file_of_rx_streams_only_over_tap_counted_exactly_by_gen(image):
+    r = run_vnperf(RUN + ["--backend", "tap", "--duration", "3", "--streams",
+                          os.path.join(EXAMPLES, "rx-only.toml")], timeout=180)
+    sent = rx_counted_each(report(r), ("down", "down-ports"))
     assert 1490 <= sent[0]["packets"] <= 1500 and 495 <= sent[1]["packets"] <= 500, sent
 
 

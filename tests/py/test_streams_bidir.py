@@ -66,30 +66,36 @@ def test_a_file_of_rx_streams_only_is_taken(tmp_path):
         e.value.line
 
 
-def test_rx_streams_on_dgram_and_socket_only(tmp_path):
+def test_rx_streams_on_dgram_socket_and_tap_only(tmp_path):
     p = tmp_path / "b.toml"
     p.write_text(BIDIR)
-    for backend in ("dgram", "socket"):
+    for backend in ("dgram", "socket", "tap"):
         o = options.build(backend=backend, streams=str(p))
         assert o.stream_dirs == ("tx", "rx") and "dir=rx" in o.stream_text
-    for backend, topology in (("tap", "host"), ("hub", "host"), ("dgram", "guests")):
+    for backend, topology in (("vhost-net", "host"), ("hub", "host"), ("dgram", "guests")):
         with pytest.raises(RunnerError) as e:
             options.build(backend=backend, streams=str(p), topology=topology)
         assert e.value.status == exitcodes.RUNNER_USAGE and "\n" not in e.value.line
         assert "rx streams" in e.value.line
+    # the user's tap or bridge: the peer writes onto the runner's tap only
+    for own in ({"tap": "mytap0"}, {"bridge": "br0"}):
+        with pytest.raises(RunnerError) as e:
+            options.build(backend="tap", streams=str(p), **own)
+        assert e.value.line == "--streams: rx streams over tap need the runner's own namespace: " \
+            "the host peer writes frames onto its tap, not onto --%s %s" % next(iter(own.items()))
     # tx streams alone keep every backend
     (tmp_path / "tx.toml").write_text('[[stream]]\nname = "a"\n')
     assert options.build(backend="hub", streams=str(tmp_path / "tx.toml")).stream_dirs == ("tx",)
 
 
-def test_run_refuses_rx_streams_on_tap_before_boot(tmp_path):
+def test_run_refuses_rx_streams_on_user_before_boot(tmp_path):
     p = tmp_path / "b.toml"
     p.write_text(BIDIR)
     r = run_vnperf(["run", "--image", standin_image(tmp_path), "--backend", "user",
                     "--streams", str(p)])
     assert r.returncode == exitcodes.RUNNER_USAGE
     assert r.stderr.splitlines() == [
-        "vnperf: --streams: rx streams (host peer to guest) need --backend dgram or socket: "
+        "vnperf: --streams: rx streams (host peer to guest) need --backend dgram, socket or tap: "
         "the host peer sends them on its socket (backend user)"], r.stderr
 
 

@@ -198,6 +198,16 @@ static void test_stream_file(void **state)
                  "--stream-file does not apply to count");
     expect_error(PARSE(&o, err, "send", "--stream-file", "", "--local", "127.0.0.1:7"), err,
                  "expected a path");
+    /* Over a tap: whole frames onto the interface, what it receives counted. */
+    assert_int_equal(PARSE(&o, err, "send", "--stream-file", "/tmp/s", "--rx-if", "vntap0",
+                           "--duration", "2", "--start-on-usr1"),
+                     0);
+    assert_string_equal(o.rx_if, "vntap0");
+    expect_error(PARSE(&o, err, "send", "--stream-file", "/tmp/s", "--rx-if", "vntap0", "--local",
+                       "127.0.0.1:7"),
+                 err, "no --local/--remote");
+    expect_error(PARSE(&o, err, "send", "--rx-if", "vntap0", "--size", "60"), err,
+                 "--rx-if does not apply to send without --stream-file");
 }
 
 static void test_vhost_errors(void **state)

@@ -125,7 +125,7 @@ static const unsigned opt_modes[] = {
     [O_START_ON_USR1 - O_LOCAL] = M_SEND,
     [O_WARMUP - O_LOCAL] = M_SEND,
     [O_MAX_LAG - O_LOCAL] = M_SEND,
-    [O_RX_IF - O_LOCAL] = M_COUNT,
+    [O_RX_IF - O_LOCAL] = M_COUNT | M_SEND,
     [O_STREAM_FILE - O_LOCAL] = M_SEND,
     [O_HOLD - O_LOCAL] = M_SEND,
 };
@@ -172,7 +172,8 @@ void peer_args_usage(FILE *f)
           "                       on this host (its TSC), e.g. forwarded back by a VM\n"
           "  --rx-if IF           every frame interface IF receives (AF_PACKET, root),\n"
           "                       whatever its addresses and ports, instead of --local's\n"
-          "                       socket: a tap's host end\n"
+          "                       socket: a tap's host end (send --stream-file too: its\n"
+          "                       frames written whole onto IF, what IF receives counted)\n"
           "send:\n"
           "  --size BYTES         Ethernet frame length without FCS, 60..9014 (default 60)\n"
           "  --src-mac MAC        default 02:00:00:00:00:01\n"
@@ -194,9 +195,9 @@ void peer_args_usage(FILE *f)
           "                       socket, whose headers make the frame --size bytes)\n"
           "  --stream-file FILE   send the rx streams of a stream file as the guest reads\n"
           "                       it (\"vnperf-streams 2\"), each at its own rate, and count\n"
-          "                       what arrives on --local too (a second result line, mode\n"
-          "                       count); not with --size, --rate, --stream(s), --max-lag,\n"
-          "                       --malformed, --payload-only\n"
+          "                       what arrives on --local (or --rx-if) too (a second\n"
+          "                       result line, mode count); not with --size, --rate,\n"
+          "                       --stream(s), --max-lag, --malformed, --payload-only\n"
           "  --hold S             after the last frame keep the socket open S seconds or\n"
           "                       until stopped (SIGTERM), so what the guest sends back\n"
           "                       to it is not answered with ICMP port unreachables\n"
@@ -525,9 +526,10 @@ static int check_stream_file(const struct peer_opts *o, bool have_local, bool ha
                     "--stream(s), --max-lag, --malformed or --payload-only");
     if (o->tx_vhost || o->rx_vhost)
         return fail(err, errlen, "--stream-file is vnperf-peer's, on its UDP socket");
-    if (!have_local)
+    if (!have_local && !o->rx_if)
         return fail(err, errlen,
-                    "--stream-file needs --local IP:PORT (QEMU's remote: it counts there too)");
+                    "--stream-file needs --local IP:PORT (QEMU's remote: it counts there too) "
+                    "or --rx-if IF");
     return 0;
 }
 
@@ -540,6 +542,8 @@ static int check(const struct peer_opts *o, bool have_local, bool have_size, cha
 
     if (o->stream_file && check_stream_file(o, have_local, have_size, err, errlen))
         return -EINVAL;
+    if (o->rx_if && o->mode == PEER_MODE_SEND && !o->stream_file)
+        return fail(err, errlen, "--rx-if does not apply to send without --stream-file");
 
     /* send counts what comes back only on vnperf-peer-dpdk's --rx-vhost */
     if (o->mode == PEER_MODE_SEND && !o->rx_vhost && (o->idle_ns || o->verify_csum || o->latency))
@@ -564,7 +568,7 @@ static int check(const struct peer_opts *o, bool have_local, bool have_size, cha
         return fail(err, errlen, "--rx-if takes every frame of its interface: no --local/--remote");
     if (!vhost && !o->rx_if && o->mode != PEER_MODE_SEND && !have_local)
         return fail(err, errlen, "%s needs --local IP:PORT (the address QEMU sends to)", mode);
-    if (!vhost && o->mode != PEER_MODE_COUNT && !o->have_remote)
+    if (!vhost && !o->rx_if && o->mode != PEER_MODE_COUNT && !o->have_remote)
         return fail(err, errlen, "%s needs --remote IP:PORT (QEMU's local address)", mode);
     if ((uint64_t)o->flow.stream + o->streams - 1 > UINT32_MAX)
         return fail(err, errlen, "--stream %u with --streams %u goes past stream id %u",

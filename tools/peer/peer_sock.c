@@ -40,15 +40,16 @@ static int set_buf(int fd, int force_opt, int opt, int bytes, int *granted)
 
 /* packet(7): protocol 0 at socket() takes nothing until bind names the
  * interface and ETH_P_ALL; PACKET_IGNORE_OUTGOING (Linux 4.20) leaves out
- * what the host's own stack sends there (its ICMP errors to the guest),
- * so what is read is what the interface received. */
+ * what the host's own stack sends there (its ICMP errors to the guest)
+ * and the socket's own frames (send --stream-file writes whole frames
+ * onto the interface: bound, sendmmsg needs no address), so what is read
+ * is what the interface received. */
 static int packet_open(const struct peer_opts *o, struct peer_sock *s, char *err, size_t errlen)
 {
     struct sockaddr_ll ll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL)};
     const char *step = "socket(AF_PACKET)";
     int one = 1, rc = 0;
 
-    s->sndbuf = 0; /* it sends nothing */
     s->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
     if (s->fd < 0) {
         rc = -errno;
@@ -63,6 +64,10 @@ static int packet_open(const struct peer_opts *o, struct peer_sock *s, char *err
     if (rc == 0) {
         step = "SO_RCVBUF";
         rc = set_buf(s->fd, SO_RCVBUFFORCE, SO_RCVBUF, (int)o->sockbuf, &s->rcvbuf);
+    }
+    if (rc == 0) {
+        step = "SO_SNDBUF";
+        rc = set_buf(s->fd, SO_SNDBUFFORCE, SO_SNDBUF, (int)o->sockbuf, &s->sndbuf);
     }
     if (rc == 0 && setsockopt(s->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) != 0) {
         step = "PACKET_IGNORE_OUTGOING";

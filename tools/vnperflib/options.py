@@ -179,7 +179,8 @@ def with_streams(o):
     dirs = tuple(streamfile.directions(streams))
     if "rx" in dirs:
         from . import topologies
-        why = streamfile.bidir_refusal(o.backend, topologies.topology_for(o).joins_guests)
+        own = "--tap " + o.tap if o.tap else "--bridge " + o.bridge if o.bridge else None
+        why = streamfile.bidir_refusal(o.backend, topologies.topology_for(o).joins_guests, own)
         if why:
             raise usage(why)
     if o.count and "tx" not in dirs:

@@ -13,7 +13,7 @@ from ..errors import failed, missing, usage
 from ..run import iperf, peer, qemucmd, rrhost, vlan
 from ..run.iperf import config_value
 from ..run.proc import run_quiet
-from . import netns, udphost
+from . import netns, udphost, wire
 from .base import Backend, guest_mac, live_from_peer, nic_props
 
 # /sys/class/net/IF/tun_flags bits (linux/if_tun.h) and flags' IFF_UP.
@@ -59,6 +59,7 @@ class Tap(iperf.IperfBackend, Backend):
         self.rr = None
         self.udp = None
         self.counter = None
+        self.streams = None     # rx streams: the host peer sending them onto the tap
         self.vlan = None        # netif_vlan=: the VLAN interface on the tap, and its base
         self.vlan_base = None
 
@@ -82,7 +83,8 @@ class Tap(iperf.IperfBackend, Backend):
     def programs(self):
         if self.opts.app == "rr":
             return [("rr host server", rrhost.rrserver_binary())]
-        if self.opts.app in ("sink", "reflect") or counts_flows(self.opts):
+        if self.opts.app in ("sink", "reflect") or counts_flows(self.opts) or \
+                wire.bidir(self.opts):
             return [("host peer", peer.peer_binary())]
         return []
 
@@ -114,6 +116,8 @@ class Tap(iperf.IperfBackend, Backend):
         elif self.opts.app in ("sink", "reflect"):
             sport = netns.SENDER_PORT if (self.opts.queues or 1) > 1 else 0
             self.sender = netns.sender(session, self.opts, ns, self.dst_ip, guest_ip, sport)
+        elif wire.bidir(self.opts):
+            self.start_streams(session, guest_ip)
         elif udphost.wanted(self.opts):
             self.udp = udphost.UdpCount(session, ns, self.dst_ip, udphost.dst_port(self.opts))
             self.udp.start()
@@ -123,9 +127,22 @@ class Tap(iperf.IperfBackend, Backend):
                                      ["--rx-if", self.dev], netns=ns)
             self.counter.start()
 
+    def start_streams(self, session, guest_ip):
+        """A stream file's rx streams (docs/streams.md, "Both ways"): the
+        host peer writes their whole frames onto the tap from the tap's
+        own addresses, from the guest app's ready on, and counts every
+        frame the tap receives (gen's tx streams) by stream."""
+        args = wire.stream_args(self.opts, wire.stream_file(session, self.opts),
+                                (self.dst_mac, self.dst_ip), guest_ip)
+        self.streams = peer.Peer(session, peer.peer_binary(), "send", None, None,
+                                 args + ["--rx-if", self.dev], netns=self.netns)
+        self.streams.start()
+
     def on_guest_ready(self, index):
         if self.sender is not None and self.sender.proc is None:
             self.sender.start()
+        if self.streams is not None:
+            self.streams.go()
         self.iperf_ready()
 
     def healthy(self):
@@ -135,9 +152,8 @@ class Tap(iperf.IperfBackend, Backend):
             return self.rr.dead()
         if self.udp is not None:
             return self.udp.dead()
-        if self.counter is not None:
-            return self.counter.dead()
-        return self.sender.dead() if self.sender else None
+        pr = self.counter or self.streams or self.sender
+        return pr.dead() if pr else None
 
     def finish(self):
         if self.sender:
@@ -150,17 +166,19 @@ class Tap(iperf.IperfBackend, Backend):
             self.udp.finish()
         if self.counter is not None:
             self.counter.finish()
+        if self.streams is not None:
+            self.streams.finish()
 
     def processes(self):
         if self.iperf is not None:
             return self.iperf_processes()
         if self.rr is not None and self.rr.proc is not None:
             return [("rrserver", self.rr.proc.pid)]
-        pr = self.sender or self.counter
+        pr = self.sender or self.counter or self.streams
         return [("peer", pr.proc.pid)] if pr and pr.proc else []
 
     def live(self):
-        return live_from_peer(self.sender or self.counter)
+        return live_from_peer(self.sender or self.counter or self.streams)
 
     def _stats(self, dev=None):
         dev = dev or self.dev
@@ -226,6 +244,8 @@ class Tap(iperf.IperfBackend, Backend):
             out["udp"] = self.udp.result
         if self.counter is not None and self.counter.result is not None:
             out.update(self.counted(self.counter.result, out["rx_drops"]))
+        if self.streams is not None and len(self.streams.results) == 2:
+            out.update(self.streams_counted(*self.streams.results, out["rx_drops"]))
         if self.vlan is not None:
             out["vlan"] = self.vlan_counts()
         return out
@@ -252,6 +272,16 @@ class Tap(iperf.IperfBackend, Backend):
                 "rx_drops": drops + [counts.drop(
                     "peer", "in the host peer's packet socket buffer", full)],
                 "queues": self.flow_rx_queues(res)}
+
+    def streams_counted(self, sent, res, drops):
+        """The rx streams' send line and the count of gen's streams beside
+        the tap's own counters: app level (the tap carries the kernel's
+        ARP and ICMP too)."""
+        full = (res.get("errors") or {}).get("sock_drops", 0)
+        return {"peer": res, "peer_tx": sent, "rx_packets": res.get("vnperf", res["packets"]),
+                "tx_packets": sent["packets"],
+                "rx_drops": drops + [counts.drop(
+                    "peer", "in the host peer's packet socket buffer", full)]}
 
     def flow_rx_queues(self, res):
         """gen's frames per queue pair as the host peer counted them: each

@@ -32,14 +32,23 @@ def send_args(opts):
     return args + peer.feed_args(opts, opts.size or 60)
 
 
-def stream_args(opts, path):
+def stream_args(opts, path, src=(peer.PEER_MAC, peer.PEER_IP), dst_ip=None):
     """`vnperf-peer send --stream-file`'s options: the file's rx streams
-    from the peer's addresses to the guest's, from the guest app's ready
-    (SIGUSR1) for 0.5 s less than the run, so the guest is still counting
-    when they stop (docs/streams.md, "Both ways")."""
+    from the peer's addresses (src: MAC, IP) to the guest's (dst_ip, else
+    the wire's), from the guest app's ready (SIGUSR1) for 0.5 s less than
+    the run, so the guest is still counting when they stop
+    (docs/streams.md, "Both ways")."""
     return ["--stream-file", path, "--start-on-usr1", "--dst-mac", guest_mac(0),
-            "--src-mac", peer.PEER_MAC, "--dst-ip", guest_ip(0), "--src-ip", peer.PEER_IP,
+            "--src-mac", src[0], "--dst-ip", dst_ip or guest_ip(0), "--src-ip", src[1],
             "--duration", "%.1f" % max(0.5, (opts.duration or 5) - 0.5)]
+
+
+def stream_file(session, opts):
+    """The guest's stream text in a file of the run's for the host peer."""
+    path = os.path.join(scratch.mkdtemp(session, "streams"), "streams")
+    with open(path, "w") as f:
+        f.write(opts.stream_text)
+    return path
 
 
 def bidir(opts):
@@ -110,11 +119,8 @@ class Wire(Backend):
     def _start_bidir(self, session, p, q):
         """Both ways: one peer counts from before the boot (the guest's
         streams) and sends the rx streams from the guest app's ready."""
-        path = os.path.join(scratch.mkdtemp(session, "streams"), "streams")
-        with open(path, "w") as f:
-            f.write(self.opts.stream_text)
         pr = peer.Peer(session, peer.peer_binary(), "send", p, q,
-                       stream_args(self.opts, path))
+                       stream_args(self.opts, stream_file(session, self.opts)))
         self.peers.append(pr)
         pr.start()
 

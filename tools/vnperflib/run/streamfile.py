@@ -30,8 +30,9 @@ MODES = ("continuous", "burst", "multi_burst", "poisson")
 # Who sends a stream: the guest's gen (tx) or the host peer toward the
 # guest (rx); each side counts the other's (docs/streams.md, "Both ways").
 DIRECTIONS = ("tx", "rx")
-# The backends whose host end sends rx streams: the C peer's socket.
-BIDIR_BACKENDS = ("dgram", "socket")
+# The backends whose host end sends rx streams: the C peer's UDP socket,
+# or its packet socket on the runner's tap (whole frames onto the tap).
+BIDIR_BACKENDS = ("dgram", "socket", "tap")
 # proto: its header's bytes and the stamp its smallest frame holds (the
 # whole 24 bytes for TCP and ICMP: the magic tells them from the stack's)
 PROTOS = {"udp": (8, 18), "tcp": (20, 24), "icmp": (8, 24)}
@@ -440,12 +441,18 @@ def directions(streams):
     return [s.direction for s in streams]
 
 
-def bidir_refusal(backend, joins_guests):
+def bidir_refusal(backend, joins_guests, own_tap=None):
     """One line when a file with rx streams cannot run on this backend
-    (or topology), else None: the host peer on its UDP socket sends them."""
+    (or topology), else None: the host peer sends them, on its UDP socket
+    or onto the tap of the runner's namespace (own_tap: --tap or --bridge,
+    the user's network, is not)."""
     if backend not in BIDIR_BACKENDS:
         return ("--streams: rx streams (host peer to guest) need --backend %s: the host peer "
-                "sends them on its socket (backend %s)" % (" or ".join(BIDIR_BACKENDS), backend))
+                "sends them on its socket (backend %s)"
+                % (", ".join(BIDIR_BACKENDS[:-1]) + " or " + BIDIR_BACKENDS[-1], backend))
+    if own_tap:
+        return ("--streams: rx streams over tap need the runner's own namespace: the host peer "
+                "writes frames onto its tap, not onto %s" % own_tap)
     if joins_guests:
         return "--streams: rx streams need the host peer: not with a topology of two guests"
     return None
