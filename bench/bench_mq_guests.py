@@ -61,12 +61,13 @@ def host_counts(host, queues):
 
 def vnperf_figures(rep, queues):
     """A `vnperf run --json` report's figures: the host's counts per queue
-    over gen's duration, and CPU% per role."""
+    over gen's duration, and CPU% per role and per thread."""
     if rep.get("status"):
         return {"why": "status %s: %s" % (rep["status"], rep.get("why"))}
     secs = (rep.get("metrics") or {}).get("duration_s")
     out = host_figures(host_counts(rep.get("host") or {}, queues), secs)
     out.update(benchlib.cpu_figures(rep, ROLES))
+    out.update(benchlib.thread_figures(rep, ROLES))
     return out
 
 
@@ -78,6 +79,7 @@ def linux_figures(res, queues):
     if res.get("guest_pps") is not None:
         out["guest_pps"] = res["guest_pps"]
     out.update(benchlib.cpu_figures(res, ROLES))
+    out.update(benchlib.thread_figures(res, ROLES))
     return out
 
 
@@ -103,8 +105,9 @@ def sides(duration):
 
 def table(points, res):
     """Rows: per queue count and guest, the per-queue-pair rate, each
-    queue's rate, vnperf's ratio to that guest (medians) and CPU% by role
-    (vCPU threads together, QEMU's main loop, the host's testpmd)."""
+    queue's rate, vnperf's ratio to that guest (medians), CPU% by role
+    (vCPU threads together, QEMU's main loop, the host's testpmd) and by
+    thread (each vCPU, the main loop, each testpmd thread of 1% or more)."""
     rows = []
     for p in points:
         n = p[0]
@@ -116,11 +119,13 @@ def table(points, res):
                               for i in range(n))
             ratio = "-" if side == "vnperf" else benchlib.ratio_cell(vn, qp.median())
             rows.append((str(n), side, benchlib.cell(qp), queues, ratio,
-                         benchlib.cpu_cell(per, ROLES)))
+                         benchlib.cpu_cell(per, ROLES),
+                         benchlib.threads_cell(per, ROLES, always=("vcpu", "main"))))
     return rows
 
 
-HEADER = ("queues", "guest", "pps per pair", "per queue", "vnperf/x", "cpu% vcpu/main/testpmd")
+HEADER = ("queues", "guest", "pps per pair", "per queue", "vnperf/x", "cpu% vcpu/main/testpmd",
+          "cpu% per thread")
 
 
 def main(argv=None):

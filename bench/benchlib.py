@@ -170,6 +170,40 @@ def cpu_figures(rep, roles=("vcpu", "main", "peer", "iperf", "testpmd", "passt")
     return out
 
 
+def thread_figures(rep, roles):
+    """Each thread's CPU% in the roles as flat figures thread:ROLE:NAME,
+    from the runner's accounting (its report's or a linuxguest result's
+    cpu.per_thread, by role, name and thread id): NAME is the thread's
+    own ("CPU 0/TCG", "lcore-worker-1"), numbered #2, #3 when several of
+    a role share it."""
+    out = {}
+    for t in (rep.get("cpu") or {}).get("per_thread") or []:
+        if t["role"] not in roles:
+            continue
+        key = "thread:%s:%s" % (t["role"], t["name"])
+        n = 2
+        while key in out:
+            key = "thread:%s:%s#%d" % (t["role"], t["name"], n)
+            n += 1
+        out[key] = t["pct"]
+    return out
+
+
+def threads_cell(per_side, roles, always=(), floor=1.0):
+    """'NAME %, ...': each thread's median CPU% (thread_figures), in the
+    roles' order then by name; a thread under floor% left out unless its
+    role is in always; QEMU's main loop named main. '-' when none."""
+    rows = []
+    for key, series in per_side.items():
+        if not key.startswith("thread:"):
+            continue
+        _, role, name = key.split(":", 2)
+        m = series.median()
+        if role in roles and m is not None and (m >= floor or role in always):
+            rows.append((roles.index(role), "main" if role == "main" else name, m))
+    return ", ".join("%s %.0f" % (name, m) for _, name, m in sorted(rows)) or "-"
+
+
 def cpu_cell(per_side, roles=("vcpu", "main", "peer", "iperf")):
     """'vcpu/main/peer' medians in % ('-' for a role the side lacks)."""
     parts = []

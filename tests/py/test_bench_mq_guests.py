@@ -144,6 +144,48 @@ def test_each_guests_report_gives_the_same_figures():
     assert "why" in bench_mq_guests.linux_figures({"status": 1, "why": "boom"}, 2)
 
 
+PER_THREAD = [{"role": "main", "name": "qemu-system-x86", "tid": 10, "pct": 0.4},
+              {"role": "qemu-other", "name": "qemu-system-x86", "tid": 11, "pct": 0.1},
+              {"role": "testpmd", "name": "dpdk-testpmd", "tid": 20, "pct": 0.2},
+              {"role": "testpmd", "name": "lcore-worker-1", "tid": 21, "pct": 97.0},
+              {"role": "testpmd", "name": "rte_mp_handle", "tid": 22, "pct": 0.0},
+              {"role": "vcpu", "name": "CPU 0/TCG", "tid": 12, "pct": 99.0},
+              {"role": "vcpu", "name": "CPU 1/TCG", "tid": 13, "pct": 55.5}]
+
+
+def test_each_thread_of_the_roles_is_a_figure_of_its_own():
+    """Issue 25: CPU per thread beside every rate (each vCPU thread, QEMU's
+    main loop, each testpmd thread), from the runner's accounting
+    (cpu.per_thread) in vnperf's report and the Linux guest's result."""
+    rep = {"status": 0, "metrics": {"duration_s": 1.0}, "host": {"rx_frames": 5},
+           "cpu": {"roles": {"vcpu": {"pct": 154.5}}, "per_thread": PER_THREAD}}
+    f = bench_mq_guests.vnperf_figures(rep, 1)
+    threads = {k: v for k, v in f.items() if k.startswith("thread:")}
+    assert threads == {"thread:main:qemu-system-x86": 0.4, "thread:testpmd:dpdk-testpmd": 0.2,
+                       "thread:testpmd:lcore-worker-1": 97.0,
+                       "thread:testpmd:rte_mp_handle": 0.0,
+                       "thread:vcpu:CPU 0/TCG": 99.0, "thread:vcpu:CPU 1/TCG": 55.5}
+    res = {"status": 0, "guest_seconds": 1.0, "host": {"rx_frames": 5},
+           "cpu": {"roles": {}, "per_thread": PER_THREAD}}
+    assert {k: v for k, v in bench_mq_guests.linux_figures(res, 1).items()
+            if k.startswith("thread:")} == threads
+    # two threads of one name in a role: numbered in thread id order
+    two = [{"role": "vcpu", "name": "CPU 0/KVM", "tid": t, "pct": p} for t, p in ((7, 1), (9, 2))]
+    assert benchlib.thread_figures({"cpu": {"per_thread": two}}, ("vcpu",)) == {
+        "thread:vcpu:CPU 0/KVM": 1, "thread:vcpu:CPU 0/KVM#2": 2}
+    assert benchlib.thread_figures({"cpu": None}, ("vcpu",)) == {}
+
+
+def test_the_thread_cell_names_each_vcpu_the_main_loop_and_busy_testpmd_threads():
+    per = {"thread:vcpu:CPU 1/TCG": series(50, 60), "thread:vcpu:CPU 0/TCG": series(99, 97),
+           "thread:main:qemu-system-x86": series(0.4, 0.2),
+           "thread:testpmd:lcore-worker-1": series(97, 95),
+           "thread:testpmd:rte_mp_handle": series(0.0, 0.1), "cpu_vcpu": series(150)}
+    assert benchlib.threads_cell(per, bench_mq_guests.ROLES, always=("vcpu", "main")) == \
+        "CPU 0/TCG 98, CPU 1/TCG 55, main 0, lcore-worker-1 96"
+    assert benchlib.threads_cell({}, bench_mq_guests.ROLES) == "-"
+
+
 def series(*values):
     s = benchlib.Series()
     for v in values:
@@ -162,7 +204,10 @@ def test_table_has_a_row_per_guest_with_vnperfs_ratio_to_it():
     res = {(2,): {"vnperf": side((900e3, 1.1e6), (800e3, 1e6), (1e6, 1.2e6)),
                   "linux": side((100e3, 100e3), (100e3, 100e3), (100e3, 100e3)),
                   "dpdk": failed}}
+    res[(2,)]["vnperf"]["thread:vcpu:CPU 0/TCG"] = series(90, 100)
     rows = bench_mq_guests.table([(2,)], res)
-    assert rows[0] == ("2", "vnperf", "1M ±20%", "900k ±22%/1.1M ±18%", "-", "110/-/-")
-    assert rows[1] == ("2", "linux", "100k ±0%", "100k ±0%/100k ±0%", "10.00x", "110/-/-")
-    assert rows[2] == ("2", "dpdk", "FAIL", "-/-", "-", "-/-/-")
+    assert rows[0] == ("2", "vnperf", "1M ±20%", "900k ±22%/1.1M ±18%", "-", "110/-/-",
+                       "CPU 0/TCG 95")
+    assert rows[1] == ("2", "linux", "100k ±0%", "100k ±0%/100k ±0%", "10.00x", "110/-/-", "-")
+    assert rows[2] == ("2", "dpdk", "FAIL", "-/-", "-", "-/-/-", "-")
+    assert len(bench_mq_guests.HEADER) == len(rows[0])

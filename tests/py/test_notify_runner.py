@@ -37,6 +37,47 @@ def test_thread_cpu_time_resolves_a_few_milliseconds():
     assert abs(spent - 3 * 10 ** 6) < 10 ** 6, spent
 
 
+def test_the_meter_gives_each_threads_cpu_by_its_name():
+    """Issue 25: every thread's CPU beside its role's, named as /proc names
+    it (QEMU's "CPU 0/TCG", testpmd's lcores): a thread of this process
+    that spins 30 ms in the window is there with its own name and id."""
+    done, end = threading.Event(), threading.Event()
+    seen = {}
+
+    def spin():
+        seen["tid"] = threading.get_native_id()
+        with open("/proc/self/task/%d/comm" % seen["tid"], "w") as f:
+            f.write("vn-spinner")
+        seen["named"] = True
+        done.wait()
+        t0 = time.thread_time_ns()
+        while time.thread_time_ns() - t0 < 30 * 10 ** 6:
+            pass
+        seen["spun"] = True
+        end.wait()
+    t = threading.Thread(target=spin)
+    t.start()
+    while "named" not in seen:
+        time.sleep(0.001)
+    m = hostcpu.CpuMeter()
+    m.add_process("peer", os.getpid())
+    m.start(time.monotonic())
+    done.set()
+    while "spun" not in seen:
+        time.sleep(0.001)
+    time.sleep(0.002)
+    m.stop(time.monotonic())
+    end.set()
+    t.join()
+    c = m.result()
+    mine = [x for x in c.per_thread if x.tid == seen["tid"]]
+    assert len(mine) == 1 and (mine[0].role, mine[0].name) == ("peer", "vn-spinner"), mine
+    assert mine[0].cpu_s >= 0.029, mine
+    assert {x.role for x in c.per_thread} == {"peer"}
+    assert abs(sum(x.cpu_s for x in c.per_thread) - c.roles["peer"].cpu_s) < 1e-9
+    assert c.roles["peer"].threads == len(c.per_thread)
+
+
 def cpu(waits, pcts, cpus=2):
     roles = {k: {"pct": pcts.get(k, 0.0), "wait_pct": waits.get(k, 0.0), "cpu_s": 0.0,
                  "threads": 1} for k in set(waits) | set(pcts)}

@@ -59,12 +59,16 @@ def test_a_guests_report_is_typed_and_writes_every_member():
 def test_the_cpu_meter_gives_a_typed_cpu():
     m = hostcpu.CpuMeter()
     assert m.result() is None
-    m._a, m._ta = {1: ("vcpu", 0, 0), 2: ("main", 0, 0)}, 10.0
-    m._b, m._tb = {1: ("vcpu", 10 ** 9, 10 ** 8), 2: ("main", 0, 0)}, 12.0
+    m._a, m._ta = {(1, 2): ("vcpu", 0, 0), (1, 1): ("main", 0, 0)}, 10.0
+    m._b, m._tb = {(1, 2): ("vcpu", 10 ** 9, 10 ** 8), (1, 1): ("main", 0, 0)}, 12.0
+    m._names = {(1, 2): "CPU 0/TCG", (1, 1): "qemu-system-x86"}
     c = m.result()
     assert isinstance(c.roles["vcpu"], result.CpuRole)
     assert (c.roles["vcpu"].pct, c.roles["vcpu"].wait_pct, c.roles["main"].threads) == \
         (50.0, 5.0, 1)
+    assert [(t.role, t.name, t.tid, t.pct, t.wait_pct) for t in c.per_thread] == [
+        ("main", "qemu-system-x86", 1, 0.0, 0.0), ("vcpu", "CPU 0/TCG", 2, 50.0, 5.0)]
+    assert isinstance(c.per_thread[0], result.CpuThread)
     assert (c.total_pct, c.wait_pct, c.window_s) == (50.0, 5.0, 2.0)
     assert result.Cpu.from_dict(json.loads(json.dumps(c.to_dict()))) == c
 

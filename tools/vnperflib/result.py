@@ -217,11 +217,27 @@ class CpuRole(Record):
 
 
 @dataclass(frozen=True)
+class CpuThread(Record):
+    """One thread's CPU over the window: its role, its name (comm: "CPU
+    0/TCG", "lcore-worker-1") and thread id."""
+    role: str = None
+    name: str = None
+    tid: int = None
+    cpu_s: float = None
+    wait_s: float = None
+    pct: float = None
+    wait_pct: float = None
+    extra: Mapping = _extra()
+    keys: tuple = _keys()
+
+
+@dataclass(frozen=True)
 class Cpu(Record):
     """Host CPU over the measurement window (hostcpu.CpuMeter.result)."""
-    NESTED = {"roles": ("map", CpuRole)}
+    NESTED = {"roles": ("map", CpuRole), "per_thread": ("list", CpuThread)}
     window_s: float = None
     roles: Mapping = None           # {role: CpuRole}
+    per_thread: tuple = None        # (CpuThread, ...) by role, name, tid
     total_cpu_s: float = None
     total_pct: float = None
     wait_pct: float = None

@@ -92,6 +92,7 @@ class CpuMeter:
         self.procs = []  # (label, pid, kind, vcpu_tids)
         self._a = self._b = None
         self._last = {}
+        self._names = {}  # (pid, tid): the thread's name as last read
         self._ta = self._tb = None
 
     def add_qemu(self, label, pid, vcpu_tids=()):
@@ -116,6 +117,7 @@ class CpuMeter:
                 else:
                     key = label
                 snap[(pid, tid)] = (key, cpu_ns, wait)
+                self._names[(pid, tid)] = comm
         return snap
 
     def start(self, t):
@@ -138,25 +140,42 @@ class CpuMeter:
                 b.setdefault(k, v)
             self._b, self._tb = b, t
 
+    def _spent(self):
+        """{(pid, tid): (role, cpu_s, wait_s)} over the window."""
+        out = {}
+        for k, (role, tb, wb) in self._b.items():
+            _, ta, wa = self._a.get(k, (role, 0, 0))
+            out[k] = (role, (tb - ta) / 1e9, max(0, wb - wa) / 1e9)
+        return out
+
+    def _per_thread(self, spent, window):
+        """Each thread's result.CpuThread, by role, name and thread id."""
+        rows = sorted((role, self._names.get(k, ""), k[1], c, w)
+                      for k, (role, c, w) in spent.items())
+        return tuple(result.CpuThread(role=role, name=name, tid=tid, cpu_s=c, wait_s=w,
+                                      pct=100.0 * c / window, wait_pct=100.0 * w / window)
+                     for role, name, tid, c, w in rows)
+
     def result(self):
         """The window's result.Cpu (each role's CPU and run-queue wait,
-        the total, the wait of all roles, the threads running or waiting
-        for a CPU on average, the host's CPUs), or None."""
+        each thread's, the total, the wait of all roles, the threads
+        running or waiting for a CPU on average, the host's CPUs), or
+        None."""
         if self._a is None or self._b is None or self._tb <= self._ta:
             return None
         window = self._tb - self._ta
+        spent = self._spent()
         used = {}
-        for k, (role, tb, wb) in self._b.items():
-            _, ta, wa = self._a.get(k, (role, 0, 0))
+        for role, c, w in spent.values():
             cpu_s, wait_s, threads = used.get(role, (0.0, 0.0, 0))
-            used[role] = (cpu_s + (tb - ta) / 1e9, wait_s + max(0, wb - wa) / 1e9,
-                          threads + 1)
+            used[role] = (cpu_s + c, wait_s + w, threads + 1)
         roles = {role: result.CpuRole(cpu_s=c, wait_s=w, threads=n, pct=100.0 * c / window,
                                       wait_pct=100.0 * w / window)
                  for role, (c, w, n) in used.items()}
         total = sum(c for c, _, _ in used.values())
         wait = sum(w for _, w, _ in used.values())
         return result.Cpu.given(window_s=window, roles=types.MappingProxyType(roles),
+                                per_thread=self._per_thread(spent, window),
                                 total_cpu_s=total, total_pct=100.0 * total / window,
                                 wait_pct=100.0 * wait / window,
                                 runnable_avg=(total + wait) / window, cpus=host_cpus())
