@@ -1,7 +1,7 @@
 """Where QEMU's RSS puts a received flow (virtio 1.2 s5.1.6.4.3): the
-Toeplitz hash of its IPv4 addresses and ports with the key the guest's
-RSS_CONFIG sends (Microsoft's verification key), through the guest's
-default table (128 entries, entry i naming pair i mod N;
+Toeplitz hash of its IPv4 or IPv6 addresses and ports with the key the
+guest's RSS_CONFIG sends (Microsoft's verification key), through the
+guest's default table (128 entries, entry i naming pair i mod N;
 drivers/virtio/vnet_rss.c), so the host side can count per queue pair."""
 
 import ipaddress
@@ -22,14 +22,22 @@ def toeplitz(key, data):
     return h
 
 
+def flow_input(src, dst, sport, dport):
+    """A TCP/UDP flow's hash input: source and destination address, then
+    the ports, in network order (s5.1.6.4.3.1 for IPv4; s5.1.6.4.3.2 for
+    IPv6 without extension headers: the guest enables no _EX type)."""
+    s, d = ipaddress.ip_address(src), ipaddress.ip_address(dst)
+    if s.version != d.version:
+        raise ValueError("flow %s -> %s: IPv4 and IPv6 addresses in one flow" % (src, dst))
+    return s.packed + d.packed + sport.to_bytes(2, "big") + dport.to_bytes(2, "big")
+
+
 def flow_queue(src, dst, sport, dport, pairs):
-    """The pair an IPv4 TCP/UDP frame from src:sport to dst:dport lands
-    on with `pairs` queue pairs (0 with one)."""
+    """The pair a TCP/UDP frame from src:sport to dst:dport (IPv4 or
+    IPv6) lands on with `pairs` queue pairs (0 with one)."""
     if pairs < 2:
         return 0
-    data = (ipaddress.IPv4Address(src).packed + ipaddress.IPv4Address(dst).packed
-            + sport.to_bytes(2, "big") + dport.to_bytes(2, "big"))
-    return toeplitz(MS_KEY, data) % TABLE_LEN % pairs
+    return toeplitz(MS_KEY, flow_input(src, dst, sport, dport)) % TABLE_LEN % pairs
 
 
 def sent_pair(src, dst, sport, dport, pairs):

@@ -313,12 +313,13 @@ class Tap(iperf.IperfBackend, Backend):
     def rr_queues(self, rr):
         """The UDP rr server's answers per queue pair: each client port's
         answers land on the pair QEMU's RSS names for their flow (from the
-        server's port to the session's), app level, as flow_queues."""
+        server's port to the session's; with --ip6 between the IPv6
+        addresses), app level, as flow_queues."""
         n = self.opts.queues
+        guest = netns.GUEST_IP6 if self.opts.ip6 else netns.GUEST_IP
         out = [{"queue": i, "tx_packets": 0, "app_level": True} for i in range(n)]
         for port, answers in rr["udp_ports"]:
-            out[rss.flow_queue(self.dst_ip, netns.GUEST_IP, rr["port"], port, n)][
-                "tx_packets"] += answers
+            out[rss.flow_queue(self.dst_ip, guest, rr["port"], port, n)]["tx_packets"] += answers
         return out
 
 
