@@ -116,6 +116,8 @@ def test_udp_rr_over_ipv6_counts_each_pair_by_its_ipv6_flow(image, no_leftovers)
     # here), which the driver counts on the pair their hash names
     rx = sum(d["rx_packets"] for d in drv)
     assert rx <= host["tx_frames"] and rx - res["transactions"] <= 16, (drv, host)
+    # the frame-level count is every pair's, not pair 0's (vnet.rx)
+    assert rep["counts"]["directions"]["host->guest frames"]["received"] == rx, rep["counts"]
     # QEMU hashed each answer as the guest's own IPv6 hash does
     h = res["vnet"]["hash_report"]
     assert h["types"] == 0x3f and h["bad_type"] == h["bad_value"] == 0, h

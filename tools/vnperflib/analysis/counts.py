@@ -68,10 +68,15 @@ def guest_counts(app, res):
 def vnet_count(res, queue):
     """Every frame that crossed the wire on a queue ("tx"/"rx"): the app's
     tx_packets/rx_packets (its frames plus lwIP's), else the driver's
-    counter; None if neither is there."""
+    counter (with several pairs every pair's added up: vnet.tx and
+    vnet.rx are pair 0's); None if neither is there."""
     wire = _first(res or {}, queue + "_packets")
     if wire is not None:
         return wire
+    pairs = ((res or {}).get("vnet") or {}).get("queues") or []
+    if len(pairs) > 1:
+        each = [_first(p, queue + "_packets") if isinstance(p, dict) else None for p in pairs]
+        return None if None in each else sum(each)
     return _first(vnet_queue(res, queue), "packets")
 
 
