@@ -102,6 +102,31 @@ def test_tap_two_queues_on_q35():
     assert "queues=2" in cfg and "vcpus=2" in cfg, cfg
 
 
+def test_the_udp_rr_client_over_vhost_net_on_two_pairs():
+    """What the runner starts for the per-vCPU UDP rr client over
+    vhost-net, which needs /dev/vhost-net (no integration test boots it
+    on a host without it): the multi_queue tap with queues=2 and vhost=on,
+    -smp 2, mq=on with 6 vectors and no rss/hash (QEMU takes them from
+    vhost), the guest's queues=2 vcpus=2 beside the client's words, the
+    host's vnperf-rrserver as the one program; without the device, one
+    line (the missing status) before anything starts."""
+    o = built(backend="vhost-net", machine="q35", app="rr", queues=2,
+              config=["role=client", "proto=udp", "sessions=4"])
+    be = tap.VhostNet(o)
+    be.dst_mac = "02:00:00:00:00:01"
+    argv = runner_argv(o, be)
+    assert argv[argv.index("-smp") + 1] == "2"
+    nd, dev = netdev(argv), device(argv)
+    assert nd.startswith("tap,ifname=vntap0,") and ",queues=2" in nd and ",vhost=on" in nd, nd
+    assert ",mq=on" in dev and ",vectors=6" in dev and "rss=" not in dev and "hash=" not in dev
+    cfg = argv[argv.index("-fw_cfg") + 1].split()
+    assert {"queues=2", "vcpus=2", "role=client", "proto=udp", "sessions=4"} <= set(cfg), cfg
+    assert be.programs() == [("rr host server", rrhost.rrserver_binary())]
+    if not os.path.exists("/dev/vhost-net"):
+        with pytest.raises(Exception, match="/dev/vhost-net missing"):
+            be.check_devices()
+
+
 def test_vcpus_alone_and_four_queues():
     o = built(backend="tap", machine="q35", app="gen", queues=4, vcpus=2)
     be = tap.Tap(o)
