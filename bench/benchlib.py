@@ -174,7 +174,7 @@ def thread_figures(rep, roles):
     """Each thread's CPU% in the roles as flat figures thread:ROLE:NAME,
     from the runner's accounting (its report's or a linuxguest result's
     cpu.per_thread, by role, name and thread id): NAME is the thread's
-    own ("CPU 0/TCG", "lcore-worker-1"), numbered #2, #3 when several of
+    own ("CPU 0/TCG", "rte-worker-1"), numbered #2, #3 when several of
     a role share it."""
     out = {}
     for t in (rep.get("cpu") or {}).get("per_thread") or []:

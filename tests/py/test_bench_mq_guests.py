@@ -147,7 +147,7 @@ def test_each_guests_report_gives_the_same_figures():
 PER_THREAD = [{"role": "main", "name": "qemu-system-x86", "tid": 10, "pct": 0.4},
               {"role": "qemu-other", "name": "qemu-system-x86", "tid": 11, "pct": 0.1},
               {"role": "testpmd", "name": "dpdk-testpmd", "tid": 20, "pct": 0.2},
-              {"role": "testpmd", "name": "lcore-worker-1", "tid": 21, "pct": 97.0},
+              {"role": "testpmd", "name": "rte-worker-1", "tid": 21, "pct": 97.0},
               {"role": "testpmd", "name": "rte_mp_handle", "tid": 22, "pct": 0.0},
               {"role": "vcpu", "name": "CPU 0/TCG", "tid": 12, "pct": 99.0},
               {"role": "vcpu", "name": "CPU 1/TCG", "tid": 13, "pct": 55.5}]
@@ -162,7 +162,7 @@ def test_each_thread_of_the_roles_is_a_figure_of_its_own():
     f = bench_mq_guests.vnperf_figures(rep, 1)
     threads = {k: v for k, v in f.items() if k.startswith("thread:")}
     assert threads == {"thread:main:qemu-system-x86": 0.4, "thread:testpmd:dpdk-testpmd": 0.2,
-                       "thread:testpmd:lcore-worker-1": 97.0,
+                       "thread:testpmd:rte-worker-1": 97.0,
                        "thread:testpmd:rte_mp_handle": 0.0,
                        "thread:vcpu:CPU 0/TCG": 99.0, "thread:vcpu:CPU 1/TCG": 55.5}
     res = {"status": 0, "guest_seconds": 1.0, "host": {"rx_frames": 5},
@@ -179,10 +179,10 @@ def test_each_thread_of_the_roles_is_a_figure_of_its_own():
 def test_the_thread_cell_names_each_vcpu_the_main_loop_and_busy_testpmd_threads():
     per = {"thread:vcpu:CPU 1/TCG": series(50, 60), "thread:vcpu:CPU 0/TCG": series(99, 97),
            "thread:main:qemu-system-x86": series(0.4, 0.2),
-           "thread:testpmd:lcore-worker-1": series(97, 95),
+           "thread:testpmd:rte-worker-1": series(97, 95),
            "thread:testpmd:rte_mp_handle": series(0.0, 0.1), "cpu_vcpu": series(150)}
     assert benchlib.threads_cell(per, bench_mq_guests.ROLES, always=("vcpu", "main")) == \
-        "CPU 0/TCG 98, CPU 1/TCG 55, main 0, lcore-worker-1 96"
+        "CPU 0/TCG 98, CPU 1/TCG 55, main 0, rte-worker-1 96"
     assert benchlib.threads_cell({}, bench_mq_guests.ROLES) == "-"
 
 

@@ -219,7 +219,7 @@ class CpuRole(Record):
 @dataclass(frozen=True)
 class CpuThread(Record):
     """One thread's CPU over the window: its role, its name (comm: "CPU
-    0/TCG", "lcore-worker-1") and thread id."""
+    0/TCG", "rte-worker-1") and thread id."""
     role: str = None
     name: str = None
     tid: int = None
