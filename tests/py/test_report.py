@@ -189,3 +189,27 @@ def test_features_say_what_was_negotiated_and_switched_off():
     assert features("off", "none") == "negotiated mac mrg_rxbuf; switched off: event_idx"
     assert features("on", "-mrg_rxbuf,-csum").endswith("switched off: mrg_rxbuf csum")
     assert features("on", "none").endswith("switched off: none")
+
+
+def test_each_vcpu_thread_has_its_share_with_several():
+    """Issue 25: with several vCPUs the report names each vCPU thread's CPU
+    (cpu.per_thread), so a per-queue rate stands beside the CPU its vCPU
+    had; one vCPU: no row (the role's figure is the thread's)."""
+    threads = [{"role": "main", "name": "qemu-system-x86", "tid": 1, "pct": 1.0},
+               {"role": "vcpu", "name": "CPU 0/TCG", "tid": 2, "pct": 52.4, "wait_pct": 40.0},
+               {"role": "vcpu", "name": "CPU 1/TCG", "tid": 3, "pct": 48.6, "wait_pct": 0.2}]
+    rep = rep_of("gen", {"app": "gen", "packets": 10, "duration_ns": 10 ** 9})
+    two = dataclasses.replace(rep, cpu=dataclasses.replace(
+        rep.cpu, per_thread=tuple(result.CpuThread.from_dict(t) for t in threads)))
+    assert line(report.human(two), "vCPU threads") == \
+        "CPU 0/TCG 52% (waited 40%), CPU 1/TCG 49%"
+    one = dataclasses.replace(rep, cpu=dataclasses.replace(
+        rep.cpu, per_thread=tuple(result.CpuThread.from_dict(t) for t in threads[:2])))
+    assert "vCPU threads" not in report.human(one)
+    assert "vCPU threads" not in report.human(rep)
+    # two guests: each thread named with its guest, as the roles are
+    a_b = [dict(t, role="a:vcpu") for t in threads[1:2]] + [dict(threads[2], role="b:vcpu")]
+    ab = dataclasses.replace(rep, cpu=dataclasses.replace(
+        rep.cpu, per_thread=tuple(result.CpuThread.from_dict(t) for t in a_b)))
+    assert line(report.human(ab), "vCPU threads") == \
+        "a:CPU 0/TCG 52% (waited 40%), b:CPU 1/TCG 49%"

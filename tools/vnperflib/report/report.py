@@ -209,6 +209,9 @@ def human(res):
         parts = ["%s %.0f%%" % (k, v.pct) for k, v in roles if v.pct >= 0.5]
         rows.append(("host CPU", "%.0f%% total%s" % (cpu.total_pct,
                                                       ": " + ", ".join(parts) if parts else "")))
+        vcpus = vcpu_threads_line(cpu)
+        if vcpus:
+            rows.append(("vCPU threads", vcpus))
         waits = ["%s %.0f%%" % (k, v.wait_pct) for k, v in roles
                  if (v.wait_pct or 0.0) >= 0.5]
         if waits:
@@ -264,6 +267,19 @@ def stream_lines(streams):
                      one(*(total(part, k) for k in
                            ("packets", "received", "lost", "dup", "reorder")))))
     return rows
+
+
+def vcpu_threads_line(cpu):
+    """Each vCPU thread's CPU% (and its wait for a CPU, from 0.5%) with
+    several: 'CPU 0/TCG 52% (waited 40%), CPU 1/TCG 49%', each named with
+    its guest where the roles are (a:vcpu); None with one."""
+    threads = [t for t in cpu.per_thread or () if t.role.split(":")[-1] == "vcpu"]
+    if len(threads) < 2:
+        return None
+    return ", ".join("%s%s %.0f%%%s" % (t.role[:-len("vcpu")], t.name, t.pct,
+                                        " (waited %.0f%%)" % t.wait_pct
+                                        if (t.wait_pct or 0.0) >= 0.5 else "")
+                     for t in threads)
 
 
 def queues_line(pairs):
