@@ -17,7 +17,7 @@
 struct reneg_set {
     uint64_t features_off; /* vnet_params.features_off */
     uint8_t indirect;      /* enum vnet_indirect */
-    char text[96];         /* the set as given, for the console and the result */
+    char text[384];        /* the set as given: every switchable feature off fits */
 };
 
 /* The config table's hook: "" (no sets: not app=reneg) or a valid list;

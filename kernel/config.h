@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #define CFG_STR_MAX  128
-#define CFG_LONG_MAX 384 /* a list value: every switchable feature named in features= */
-#define CFG_KEYS_MAX 128 /* keys in one table: the bits of struct cfg_given */
+#define CFG_LONG_MAX 1024 /* a list value: features=, app=reneg's sets= (vnperf conform's) */
+#define CFG_KEYS_MAX 128  /* keys in one table: the bits of struct cfg_given */
 
 enum cfg_type {
     CFG_UINT, /* decimal (or 0x hex), k/m/g suffix allowed, within [min, max] */
