@@ -10,6 +10,7 @@ read (speed=10000, duplex=full). The comparison of
 
 import json
 import os
+import shlex
 import shutil
 
 import pytest
@@ -67,6 +68,30 @@ def test_conform_over_vhost_user(image, qemu):
         args += ["--testpmd", "next"]
     res = conform(args)
     assert set(verdicts(res, "used_len").values()) == {"pass"}
+
+
+@pytest.mark.timeout_s(600)
+def test_conform_over_dgram_runs_its_combinations_in_one_boot_per_kind(image):
+    """The four combinations differ only in features: one boot of app
+    reneg per traffic kind (small, mtu), each combination a set of it,
+    judged per set; a cell's command repeats its boot."""
+    res = conform(["--backend", "dgram"])
+    assert res["reneg_failures"] == []
+    shared = [(g["traffic"], len(g["sets"])) for g in res["boots"] if g["sets"]]
+    assert shared == [("small", 4), ("mtu", 4)], res["boots"]
+    for k, c in enumerate(res["combinations"]):
+        marks = [(b["traffic"], b["boot"], b["set"], b["status"]) for b in c["boots"]]
+        assert marks == [("small", "one boot", k + 1, 0), ("mtu", "one boot", k + 1, 0)], marks
+        for check in ("reset", "traffic", "used_len", "unavailable", "config", "suppression"):
+            assert c["checks"][check]["verdict"] == "pass", (c["name"], check, c["checks"][check])
+    cmd = res["combinations"][1]["checks"]["used_len"]["command"]
+    assert " --app reneg " in cmd and " --sets " in cmd, cmd
+    argv = shlex.split(cmd)[1:]
+    cut = argv.index("--")
+    r = run_vnperf(argv[:cut] + ["--quiet", "--json"] + argv[cut:], timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    sets = json.loads(r.stdout)["guests"][-1]["result"]["sets"]
+    assert [s["set"] for s in sets] == res["boots"][0]["sets"]
 
 
 @TAP

@@ -216,13 +216,21 @@ def test_a_vnperf_error_is_an_error_cell_and_the_exit_status():
 
 def test_table_marks_cells_and_lists_commands():
     cells = judge(broken("config"))
+    boots = [{"traffic": "small", "boot": "one boot", "id": "r1", "set": 1, "sets": ["all"]},
+             {"traffic": "stream", "boot": "fresh boot", "why": "iperf"}]
     res = {"backend": "tap", "qemu": "next", "testpmd": "system", "factors": ["mtu"],
            "wall_s": 3.0, "combinations": [{"name": "all", "row": {"mtu": True},
-                                            "checks": cells}]}
+                                            "boots": boots, "checks": cells}],
+           "boots": [{"id": "r1", "traffic": "small", "sets": ["all", "-mtu"]}],
+           "reneg_failures": [{"boot": "r1", "completed": 1, "sets": ["all", "-mtu"],
+                               "status": 4, "why": "reset"}]}
     text = cc.table(res)
     assert "VIOLATION s5.1.4.1" in text and "tools/vnperf run X" in text
     md = cc.table(res, markdown=True)
-    assert "| all | - |" in md
+    # where each traffic kind ran: a shared boot (one boot, its sets listed) or fresh
+    assert "| all | - | small r1, stream fresh |" in md
+    assert "r1: one boot, small, sets all/-mtu" in md
+    assert "r1 failed after 1 of 2 sets (status 4): reset; the rest rerun in fresh boots" in md
     # the config fields the probe read (s5.1.4), unknown where null
     res["config"] = {"mtu": 1500, "speed_mbps": 10000, "duplex": None}
     assert "config: mtu 1500, speed_mbps 10000, duplex unknown" in cc.table(res)

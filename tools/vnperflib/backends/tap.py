@@ -32,8 +32,10 @@ _seq = itertools.count(1)
 def counts_flows(opts):
     """Whether the host peer counts what the namespace's tap receives by
     flow: gen over several queue pairs (IPv4; uso= has its own UDP count),
-    so each pair is judged both sides (docs/runner-run.md, --queues)."""
-    return (opts.app == "gen" and (opts.queues or 1) > 1 and not opts.ip6
+    so each pair is judged both sides (docs/runner-run.md, --queues), and
+    app reneg, each set's stream apart (docs/apps.md)."""
+    several = opts.app == "gen" and (opts.queues or 1) > 1
+    return ((several or opts.app == "reneg") and not opts.ip6
             and not udphost.wanted(opts) and not opts.tap and not opts.bridge)
 
 
@@ -268,10 +270,12 @@ class Tap(iperf.IperfBackend, Backend):
         (app level) beside the tap's own counter (drops: the tap's), and
         per queue pair."""
         full = (res.get("errors") or {}).get("sock_drops", 0)
-        return {"peer": res, "rx_packets": res.get("vnperf", res["packets"]),
-                "rx_drops": drops + [counts.drop(
-                    "peer", "in the host peer's packet socket buffer", full)],
-                "queues": self.flow_rx_queues(res)}
+        out = {"peer": res, "rx_packets": res.get("vnperf", res["packets"]),
+               "rx_drops": drops + [counts.drop(
+                   "peer", "in the host peer's packet socket buffer", full)]}
+        if (self.opts.queues or 1) > 1:
+            out["queues"] = self.flow_rx_queues(res)
+        return out
 
     def streams_counted(self, sent, res, drops):
         """The rx streams' send line and the count of gen's streams beside

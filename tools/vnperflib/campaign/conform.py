@@ -1,8 +1,11 @@
 """`vnperf conform --backend B`: for the features the backend's device
 offers (the guest's feature table of a probe boot), the combinations of
-conform_pairs.plan, each a fresh boot per traffic kind with exact counts
-both ways, and per combination the spec's device checks (conform_checks.py)
-as a table: pass, a violation with its spec section, not offered, n/a.
+conform_pairs.plan, run per traffic kind with exact counts: those that
+differ only in features negotiated at FEATURES_OK share one boot of app
+reneg (conform_plan.py: the device reset and negotiated again per set), the
+rest a fresh boot each; per combination the spec's device checks
+(conform_checks.py, per set in a shared boot) as a table: pass, a
+violation with its spec section, not offered, n/a.
 A violation is a finding about the backend; the exit status says only
 whether vnperf itself ran every cell (docs/conform.md)."""
 
@@ -16,7 +19,7 @@ from .. import exitcodes, options, result
 from ..errors import RunnerError, usage
 from ..run import engine, runner, support
 from ..run.proc import Session
-from . import conform_checks, conform_pairs
+from . import conform_checks, conform_pairs, conform_plan, conform_reneg
 
 # Features the guest can switch off by features=-NAME (docs/config.md;
 # test_conform_logic checks this against drivers/virtio/vnet_features.c).
@@ -90,7 +93,8 @@ def offer_args(qemu, machine, given=()):
 
 @dataclasses.dataclass
 class Boot:
-    """One boot of a combination: what it ran and what came back."""
+    """One boot of a combination (or its set of a shared boot: report is
+    then that set's view, set_report): what it ran and what came back."""
     traffic: str
     command: str
     status: int
@@ -161,7 +165,7 @@ def command(cli, opts, words):
         argv += ["--placement", opts.placement]
     for a in opts.qemu_args:
         argv.append("--qemu-arg=" + a)
-    for k in ("size", "count", "rate", "duration"):
+    for k in ("size", "count", "rate", "duration", "sets"):
         v = getattr(opts, k)
         if v is not None:
             argv += ["--" + k, str(v)]
@@ -220,25 +224,55 @@ def factors(offered, negotiated, only=None):
     return [f for f in feats if f in only]
 
 
+def _run_group(cli, base, stream, plan_rows, log):
+    """run_reneg for conform_plan.execute: the group's boot and its set
+    views."""
+    def run_reneg(g):
+        row = plan_rows[g.combos[0]][1]
+        words = conform_plan.line_words(feature_words(row))
+        t = next(t for t in traffics(base, stream, row) if t[0] == g.traffic)
+        log("conform: one boot %s: %s, %d sets: %s" % (g.id, g.traffic, len(g.sets),
+                                                       "/".join(g.sets)))
+        b = boot(cli, base, conform_reneg.reneg_traffic(
+            t, g, base.count or DEFAULT_COUNT), words)
+        return conform_reneg.split(b, g, lambda rep: Boot(g.traffic, b.command, 0, "", rep))
+    return run_reneg
+
+
+def _run_fresh(cli, base, stream, plan_rows, log):
+    def run_fresh(i, kind):
+        name, row = plan_rows[i]
+        words = feature_words(row)
+        log("conform: fresh boot: %s %s %s" % (name, kind, " ".join(words) or "(all on)"))
+        t = next(t for t in traffics(base, stream, row) if t[0] == kind)
+        return boot(cli, base, t, words)
+    return run_fresh
+
+
 def run(cli, base, stream, log, only=None):
     t0 = time.monotonic()
     offered, negotiated, config = probe(cli, base, stream)
     feats = factors(offered, negotiated, only)
     plan = conform_pairs.plan(feats)
+    kinds = [[t[0] for t in traffics(base, stream, row)] for _, row in plan]
+    groups = conform_plan.plan([(n, feature_words(row)) for n, row in plan], kinds,
+                               support.why_not("reneg", base.backend, "host"))
+    boots, failures = conform_plan.execute(groups, _run_fresh(cli, base, stream, plan, log),
+                                           _run_group(cli, base, stream, plan, log))
     combos = []
     for i, (name, row) in enumerate(plan):
-        words = feature_words(row)
-        log("conform: %d/%d %s %s" % (i + 1, len(plan), name, " ".join(words) or "(all on)"))
-        boots = [boot(cli, base, t, words) for t in traffics(base, stream, row)]
-        combos.append({"name": name, "row": row, "words": words,
-                       "boots": [b.as_json() for b in boots],
-                       "checks": conform_checks.judge(row, offered, boots)})
+        mine = [boots[(i, k)] for k in kinds[i]]
+        combos.append({"name": name, "row": row, "words": feature_words(row),
+                       "boots": [dict(b.as_json(), **mark) for b, mark in mine],
+                       "checks": conform_checks.judge(row, offered, [b for b, _ in mine])})
     return {"backend": base.backend, "qemu": cli["qemu"], "testpmd": cli["testpmd"],
             "machine": base.machine, "qemu_args": list(base.qemu_args),
             "features_offered": sorted(offered), "features_negotiated": sorted(negotiated),
             "config": config,
             "factors": feats, "impossible_pairs": conform_pairs.impossible(feats),
-            "renegotiation": "fresh boot per combination and traffic",
+            "renegotiation": "one boot (app reneg) per group of combinations that differ "
+                             "only in features; fresh boots for the rest",
+            "boots": [dataclasses.asdict(g) for g in groups], "reneg_failures": failures,
             "combinations": combos, "wall_s": round(time.monotonic() - t0, 1),
             "errors": errors(combos)}
 

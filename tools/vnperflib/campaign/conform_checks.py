@@ -278,13 +278,31 @@ def _mark(cell):
     return v
 
 
+def _boots(c):
+    """Where a combination's traffic kinds ran: the shared boot's id (one
+    boot: its set) or fresh."""
+    return ", ".join("%s %s" % (b["traffic"], b["id"] if b["boot"] == "one boot" else "fresh")
+                     for b in c["boots"])
+
+
+def _shared_notes(res):
+    """The shared boots (one boot: their sets) and those that failed."""
+    notes = ["%s: one boot, %s, sets %s" % (g["id"], g["traffic"], "/".join(g["sets"]))
+             for g in res["boots"] if g["sets"]]
+    notes += ["%s failed after %d of %d sets (status %d): %s; the rest rerun in fresh boots"
+              % (f["boot"], f["completed"], len(f["sets"]), f["status"], f["why"])
+              for f in res["reneg_failures"]]
+    return notes
+
+
 def table(res, markdown=False):
     """combination x check, one row per combination."""
-    head = ["combination", "features off"] + list(CHECKS)
+    head = ["combination", "features off", "boots"] + list(CHECKS)
     rows = []
     for c in res["combinations"]:
         off = [f for f, on in c["row"].items() if not on]
-        rows.append([c["name"], ",".join(off) or "-"] + [_mark(c["checks"][k]) for k in CHECKS])
+        rows.append([c["name"], ",".join(off) or "-", _boots(c)]
+                     + [_mark(c["checks"][k]) for k in CHECKS])
     title = "conform %s (qemu %s%s): %d combinations of %d features, %.0f s" % (
         res["backend"], res["qemu"], ", testpmd " + res["testpmd"]
         if res["backend"] == "vhost-user" else "", len(rows), len(res["factors"]), res["wall_s"])
@@ -303,4 +321,6 @@ def table(res, markdown=False):
              if v["verdict"] in ("violation", "error")]
     notes = ["%s %s: %s %s: %s\n    %s" % (n, k, v["verdict"], v["section"], v["detail"],
                                           v["command"]) for n, k, v in found]
-    return "\n".join([title, ""] + lines + ([""] + notes if notes else []))
+    shared = _shared_notes(res)
+    return "\n".join([title, ""] + lines + ([""] + shared if shared else [])
+                     + ([""] + notes if notes else []))

@@ -1,0 +1,137 @@
+"""Which boots `vnperf conform` runs: combinations that differ only in
+features negotiated at FEATURES_OK share one boot of app reneg (the device
+reset and negotiated again per set, virtio 1.2 s2.4 and s3.1.1), the rest
+get a fresh boot each; and the fallback when a shared boot fails (the sets
+it did not complete rerun, each in a fresh boot). Pure: the boots are the
+caller's (docs/conform.md, "One boot per group")."""
+
+import dataclasses
+
+# The traffic kinds app reneg runs: its frames guest->host, one size a boot.
+RENEG_KINDS = ("small", "mtu")
+# apps/reneg_sets.h and kernel/config.h: sets a boot, characters a set
+# (text[384]) and characters of the whole sets= value (CFG_LONG_MAX 1024).
+SETS_MAX = 8
+SET_TEXT_MAX = 383
+SETS_LINE_MAX = 1023
+# Why a kind needs a fresh boot per combination.
+FRESH_KIND = {"uso": "USO datagrams: app reneg sends no GSO frames",
+              "stream": "the TCP stream runs app iperf, no reneg set"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Group:
+    """One boot: a reneg boot (sets, one per combination, in order) or a
+    fresh one (one combination, sets empty, why says why)."""
+    id: str
+    traffic: str
+    combos: tuple
+    sets: tuple = ()
+    why: str = ""
+
+
+def set_text(words):
+    """A combination's feature words as one reneg set (features=-a,-b and
+    indirect=X as -a,-b,indirect:X; all for none); its line words
+    (line_words) are the boot's."""
+    out = []
+    for w in words:
+        key, _, val = w.partition("=")
+        if key == "features":
+            out += [v for v in val.split(",") if v]
+        elif key == "indirect":
+            out.append("indirect:" + val)
+    return ",".join(out) or "all"
+
+
+def line_words(words):
+    """The words a boot's line carries for every set (the control
+    commands: promisc=, mac_set=, vlan=): the same in every set of a boot."""
+    return tuple(w for w in words if w.partition("=")[0] not in ("features", "indirect"))
+
+
+def _fresh(n, kind, i, why):
+    return Group("f%d" % n, kind, (i,), (), why)
+
+
+def plan(combos, kinds, reneg_refusal):
+    """The boots for combos ([(name, words)], in plan order) with their
+    traffic kinds (kinds[i]: names); reneg_refusal: why app reneg cannot
+    run over this backend, or None. Combinations of a kind reneg runs and
+    the same line words share boots, in plan order, at most SETS_MAX sets
+    and SETS_LINE_MAX characters a boot; the rest, and a combination left
+    alone, boot fresh."""
+    groups, buckets = [], {}
+    for i, (_, words) in enumerate(combos):
+        for kind in kinds[i]:
+            if kind in RENEG_KINDS and reneg_refusal is None:
+                buckets.setdefault((kind, line_words(words)), []).append(i)
+    shared = set()
+    for (kind, _), members in buckets.items():
+        for chunk in _chunks(members, [set_text(combos[i][1]) for i in members]):
+            if len(chunk) > 1:
+                groups.append(Group("r%d" % (len(groups) + 1), kind, tuple(i for i, _ in chunk),
+                                    tuple(t for _, t in chunk)))
+                shared |= {(i, kind) for i, _ in chunk}
+    n = 0
+    for i, _ in enumerate(combos):
+        for kind in kinds[i]:
+            if (i, kind) in shared:
+                continue
+            n += 1
+            groups.append(_fresh(n, kind, i, _why_fresh(kind, reneg_refusal)))
+    return groups
+
+
+def _why_fresh(kind, reneg_refusal):
+    if kind in FRESH_KIND:
+        return FRESH_KIND[kind]
+    if reneg_refusal is not None:
+        return "app reneg: " + reneg_refusal
+    return "no other combination of its control commands shares a boot with it"
+
+
+def _chunks(members, texts):
+    """members with their set texts, cut into boots within the limits (a
+    set too long for the guest is a chunk of its own: a fresh boot)."""
+    out, cur, size = [], [], 0
+    for i, t in zip(members, texts):
+        if len(t) > SET_TEXT_MAX:
+            out.append([(i, t)])
+            continue
+        add = len(t) + (1 if cur else 0)
+        if cur and (len(cur) == SETS_MAX or size + add > SETS_LINE_MAX):
+            out.append(cur)
+            cur, size, add = [], 0, len(t)
+        cur.append((i, t))
+        size += add
+    if cur:
+        out.append(cur)
+    return out
+
+
+def execute(groups, run_fresh, run_reneg):
+    """Runs the groups: run_fresh(i, kind) -> a boot; run_reneg(group) ->
+    (the boots of the sets it completed, in order; None or the failure:
+    {"status", "why"}). The sets a failed boot did not complete rerun each
+    in a fresh boot. Returns ({(i, kind): (boot, mark)}, failures)."""
+    boots, failures = {}, []
+    for g in groups:
+        if not g.sets:
+            boots[(g.combos[0], g.traffic)] = (run_fresh(g.combos[0], g.traffic),
+                                               {"boot": "fresh boot", "why": g.why})
+            continue
+        done, failure = run_reneg(g)
+        for k, (i, b) in enumerate(zip(g.combos, done)):
+            boots[(i, g.traffic)] = (b, {"boot": "one boot", "id": g.id, "set": k + 1,
+                                         "sets": list(g.sets)})
+        left = g.combos[len(done):]
+        if failure is None and not left:
+            continue
+        failures.append(dict(failure or {"status": 0, "why": "sets missing from the result"},
+                             boot=g.id, traffic=g.traffic, sets=list(g.sets),
+                             completed=len(done)))
+        for i in left:
+            boots[(i, g.traffic)] = (run_fresh(i, g.traffic), {
+                "boot": "fresh boot", "why": "rerun: one boot %s failed before its set" % g.id})
+    return boots, failures
