@@ -52,7 +52,14 @@ void vnet_notify_queue(struct vnet_dev *d, unsigned q, struct vnet_qnote *n)
         vnet_notify_poll(d, q % 2 ? "tx" : "rx", why);
         n->mode = VNET_NOTIFY_POLL;
         n->vector = -1;
+        return;
     }
+    n->irq_base = irq_count(n->vector);
+}
+
+uint64_t vnet_note_irqs(const struct vnet_qnote *n)
+{
+    return n->vector >= 0 ? irq_count(n->vector) - n->irq_base : 0;
 }
 
 void vnet_notify_start(struct vnet_dev *d)
@@ -194,7 +201,7 @@ int vnet_note_irq_cpu(const struct vnet_qnote *n)
 void vnet_notify_json(struct json *j, const struct vnet_dev *d, const struct vnet_qnote *n,
                       uint64_t packets)
 {
-    uint64_t irqs = n->vector >= 0 ? irq_count(n->vector) : 0;
+    uint64_t irqs = vnet_note_irqs(n);
     json_str(j, "notify", vnet_notify_name(n->mode));
     if (n->want != n->mode)
         json_str(j, "notify_asked", vnet_notify_name(n->want));

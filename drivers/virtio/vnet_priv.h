@@ -65,10 +65,14 @@ struct vnet_txq_stats {
 
 /* Used-buffer notifications of one queue (vnet_notify.c). */
 struct vnet_qnote {
-    uint8_t want;   /* enum vnet_notify, as asked */
-    uint8_t mode;   /* what runs: poll when the device gave no interrupt path */
-    uint8_t cpu;    /* the CPU that polls the queue (vnet_queue_cpu), 0 until then */
-    int vector;     /* -1: none */
+    uint8_t want; /* enum vnet_notify, as asked */
+    uint8_t mode; /* what runs: poll when the device gave no interrupt path */
+    uint8_t cpu;  /* the CPU that polls the queue (vnet_queue_cpu), 0 until then */
+    int vector;   /* -1: none */
+    /* the vector's count when this bring-up took it: a reset starts the
+     * queue's interrupts anew with its halts (vnet_dev_renegotiate keeps
+     * the vector, whose count runs since boot) */
+    uint64_t irq_base;
     uint64_t halts; /* halts this queue was armed for */
     uint64_t halt_cycles;
     uint64_t spurious;      /* wakes by its interrupt with nothing new on it */
@@ -293,6 +297,8 @@ bool vnet_tx_halt(struct vnet_txq *tq, uint64_t until);
 /* The CPU that took every interrupt of the queue's vector (-1: none
  * came or it has none, -2: several CPUs did). */
 int vnet_note_irq_cpu(const struct vnet_qnote *n);
+/* The queue's interrupts since its bring-up (0 without a vector). */
+uint64_t vnet_note_irqs(const struct vnet_qnote *n);
 
 /* The counters as members of the queue's open JSON object. */
 struct json;

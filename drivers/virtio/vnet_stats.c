@@ -135,9 +135,9 @@ static void vnet_json_pair_irqs(struct json *j, const struct vnet_qnote *rx,
     json_u64(j, "cpu", rx->cpu);
     json_str(j, "rx_notify", vnet_notify_name(rx->mode));
     json_str(j, "tx_notify", vnet_notify_name(tx->mode));
-    json_u64(j, "rx_interrupts", rx->vector >= 0 ? irq_count(rx->vector) : 0);
+    json_u64(j, "rx_interrupts", vnet_note_irqs(rx));
     json_i64(j, "rx_irq_cpu", vnet_note_irq_cpu(rx));
-    json_u64(j, "tx_interrupts", tx->vector >= 0 ? irq_count(tx->vector) : 0);
+    json_u64(j, "tx_interrupts", vnet_note_irqs(tx));
     json_i64(j, "tx_irq_cpu", vnet_note_irq_cpu(tx));
 }
 
