@@ -52,6 +52,10 @@ def verdicts(res, check):
 @pytest.mark.parametrize("qemu", QEMUS)
 def test_conform_over_tap(image, qemu):
     res = conform(["--backend", "tap", "--qemu", qemu])
+    # small and mtu as sets of one boot each (app reneg over tap), no failure
+    assert res["reneg_failures"] == []
+    for c in res["combinations"]:
+        assert [b["boot"] for b in c["boots"]] == ["one boot"] * 2, c["boots"]
     # QEMU's virtio-net keeps every rule these checks see
     for check in ("reset", "traffic", "used_len", "unavailable", "config"):
         assert set(verdicts(res, check).values()) == {"pass"}, (check, verdicts(res, check))
