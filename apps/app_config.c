@@ -50,10 +50,11 @@ static int ip6_pair_check(const struct app_config *c, char *err, size_t errlen)
  * lwIP only (the others build their own frames; streams tag those). */
 static int netif_vlan_check(const struct app_config *c, char *err, size_t errlen)
 {
-    if (!c->netif_vlan && !app_config_given(c, "netif_pcp"))
+    if (!c->netif_vlan && !app_config_given(c, "netif_pcp") && !c->netif_svlan)
         return 0;
     if (!c->netif_vlan) {
-        snprintf(err, errlen, "config: netif_pcp= needs netif_vlan= (1..4094)");
+        snprintf(err, errlen, "config: %s= needs netif_vlan= (1..4094)",
+                 c->netif_svlan ? "netif_svlan" : "netif_pcp");
         return -EINVAL;
     }
     if (strcmp(c->app, "iperf") != 0 && strcmp(c->app, "rr") != 0) {

@@ -65,6 +65,7 @@ struct app_config {
     uint16_t vlan;       /* 0: none */
     uint16_t netif_vlan; /* lwIP's 802.1Q tag (net/net_vlan.h); 0: untagged */
     uint8_t netif_pcp;
+    uint16_t netif_svlan; /* an 802.1ad service tag outside netif_vlan's; 0: none */
     /* NOTF_COAL / VQ_NOTF_COAL at start where given (ethtool -C's names) */
     uint32_t coal_tx_frames, coal_tx_usecs, coal_rx_frames, coal_rx_usecs;
     uint16_t vcpus;

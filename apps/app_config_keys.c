@@ -133,6 +133,9 @@ static const struct cfg_key keys[] = {
       "lwIP's frames 802.1Q-tagged with this VLAN id (1..4094), only frames of it taken; 0: "
       "untagged"),
     U("netif_pcp", netif_pcp, 0, 7, "0", "with netif_vlan=: the tag's priority (PCP)"),
+    U("netif_svlan", netif_svlan, 0, 4094, "0",
+      "with netif_vlan=: an 802.1ad service tag (QinQ) with this VLAN id (1..4094) outside "
+      "lwIP's 802.1Q tag, only frames inside it taken; 0: none"),
     U("coal_tx_frames", coal_tx_frames, 0, UINT32_MAX, "0",
       "NOTF_COAL at start: frames before a TX used-buffer notification (given: sent)"),
     U("coal_tx_usecs", coal_tx_usecs, 0, UINT32_MAX, "0",

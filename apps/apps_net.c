@@ -58,6 +58,7 @@ void apps_net_init(const struct app_config *c, unsigned min_devs, unsigned offlo
                           .mac = app_config_given(c, "mac") ? c->mac : NULL,
                           .vlan_vid = c->netif_vlan,
                           .vlan_pcp = c->netif_pcp,
+                          .svlan_vid = c->netif_svlan,
                           .device_error = apps_device_error};
     char why[320];
     if (apps_vnet_params(c, &s.vnet, why, sizeof(why)) < 0)

@@ -52,6 +52,7 @@ struct net_if {
     uint16_t mtu;              /* the device's; netif.mtu is larger with TSO */
     struct net_tso tso4, tso6; /* per family (TSO4, TSO6); zero: none */
     struct net_vlan vlan;      /* lwIP's 802.1Q tag (netif_vlan=), its drops */
+    struct net_vlan svlan;     /* the 802.1ad service tag outside it (netif_svlan=), its drops */
     /* counters of this layer (the driver keeps its own) */
     uint64_t lwip_rx, lwip_rx_bytes, lwip_rx_copied, lwip_rx_dropped;
     uint64_t lwip_rx_csum_bad, lwip_rx_csum_done, lwip_rx_big;
@@ -72,6 +73,7 @@ struct net_setup {
     const uint8_t *mac;      /* source MAC of raw frames; NULL: each NIC's own */
     uint16_t vlan_vid;       /* lwIP's frames tagged with it (1..4094), 0: untagged */
     uint8_t vlan_pcp;        /* their priority (PCP, 0..7) */
+    uint16_t svlan_vid;      /* with vlan_vid: an 802.1ad service tag outside it; 0: none */
     /* A device broke a rule (a driver call said -EIO): the appliance's
      * exit, which never returns. */
     void (*device_error)(const struct vnet_dev *d) __attribute__((noreturn));

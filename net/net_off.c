@@ -17,20 +17,28 @@ void net_off_tso(uint16_t mtu, uint16_t tcp_mss, bool v6, struct net_tso *t)
      * with a 16-bit length; IPv4's total length field counts the IP
      * header too (RFC 791), IPv6's payload length does not (RFC 8200
      * s3): the pbuf limit is the tighter one for both. */
-    uint32_t room = 0xffffu - ETH_HLEN - 4 - hdrs; /* an 802.1Q tag fits (netif_vlan=) */
+    /* QinQ's two tags fit (netif_vlan=, netif_svlan=) */
+    uint32_t room = 0xffffu - ETH_HLEN - 4 * PKT_VLANS_MAX - hdrs;
     t->mss = (uint16_t)mss;
     t->send_mss = (uint16_t)(room / mss * mss);
 }
 
-/* The Ethernet header's length: 14, or 18 with one 802.1Q tag (lwIP's
- * netif_vlan=, IEEE 802.1Q-2018 s9.5); 0 when f is too short to say. */
+/* The Ethernet header's length: 14, 18 with one 802.1Q tag (lwIP's
+ * netif_vlan=, IEEE 802.1Q-2018 s9.5), 22 with an 802.1ad service tag
+ * outside it (netif_svlan=); 0 when f is too short to say. */
 static uint32_t net_off_l2(const uint8_t *f, uint32_t head)
 {
     if (head < ETH_HLEN)
         return 0;
-    if (rd16(f + OFF_ETH_TYPE) != ETH_P_8021Q)
-        return ETH_HLEN;
-    return head < ETH_HLEN + 4 ? 0 : ETH_HLEN + 4;
+    uint32_t l2 = ETH_HLEN;
+    if (rd16(f + OFF_ETH_TYPE) == ETH_P_8021AD) {
+        if (head < l2 + 4 + 2 || rd16(f + l2 + 2) != ETH_P_8021Q)
+            return 0;
+        l2 += 4;
+    }
+    if (rd16(f + l2 - 2) != ETH_P_8021Q)
+        return l2;
+    return head < l2 + 4 ? 0 : l2 + 4;
 }
 
 /* The IP header after the Ethernet one (and its tag): 0 and the TCP

@@ -28,7 +28,7 @@ void net_off_tso(uint16_t mtu, uint16_t tcp_mss, bool v6, struct net_tso *t);
 
 /* What lwIP's frame f (head contiguous bytes, tot_len in all) asks of the
  * device: nothing, or the TCP checksum (offloads has VNET_OFF_TX_CSUM;
- * IPv4 or IPv6 without extension headers, after at most one 802.1Q tag),
+ * IPv4 or IPv6 without extension headers, after at most one 802.1Q tag, QinQ's two),
  * and segmentation with the family's mss when longer than mtu plus the
  * Ethernet header and tag. */
 struct vnet_tx_off net_off_tx(const uint8_t *f, uint32_t head, uint32_t tot_len, unsigned offloads,

@@ -153,8 +153,12 @@ void net_init(const struct net_setup *s)
     /* lwIP (ARP, ICMP, DHCP, the apps' sockets) lives on the first device. */
     struct net_if *nif = &ifs[0];
     net_vlan_set(&nif->vlan, s->vlan_vid, s->vlan_pcp);
+    net_vlan_set(&nif->svlan, s->svlan_vid, s->vlan_pcp);
     if (s->vlan_vid)
         printf("net: lwIP's frames tagged VLAN %u PCP %u (802.1Q)\n", (unsigned)s->vlan_vid,
+               (unsigned)s->vlan_pcp);
+    if (s->svlan_vid)
+        printf("net: inside service VLAN %u PCP %u (802.1ad)\n", (unsigned)s->svlan_vid,
                (unsigned)s->vlan_pcp);
     if (s->dhcp) {
         net_netif_add(nif, NULL, NULL, NULL);
@@ -185,7 +189,7 @@ int net_if_renegotiate(struct net_if *nif, const struct vnet_params *p)
     for (unsigned i = 0; i < nifs; i++)
         can_idle = can_idle && vnet_can_idle(ifs[i].dev);
     if (nif->has_netif) {
-        nif->mtu = (u16_t)vnet_mtu(nif->dev);
+        nif->mtu = net_netif_mtu(nif);
         nif->netif.mtu = nif->mtu;
         nif->netif.output = etharp_output;
         net_netif_offloads(nif);
@@ -373,7 +377,7 @@ void net_lwip_sent(uint64_t *packets, uint64_t *bytes)
 void net_stats_json(struct json *j)
 {
     uint64_t rx = 0, rxc = 0, rxd = 0, tx = 0, txc = 0, txd = 0, bad = 0, done = 0, big = 0;
-    uint64_t vlan = 0;
+    uint64_t vlan = 0, svlan = 0;
     for (unsigned i = 0; i < nifs; i++) {
         rx += ifs[i].lwip_rx;
         rxc += ifs[i].lwip_rx_copied;
@@ -382,6 +386,7 @@ void net_stats_json(struct json *j)
         done += ifs[i].lwip_rx_csum_done;
         big += ifs[i].lwip_rx_big;
         vlan += ifs[i].vlan.dropped;
+        svlan += ifs[i].svlan.dropped;
         tx += ifs[i].lwip_tx;
         txc += ifs[i].lwip_tx_copied;
         txd += ifs[i].lwip_tx_dropped;
@@ -395,6 +400,8 @@ void net_stats_json(struct json *j)
     json_u64(j, "rx_over_64k", big);
     json_u64(j, "vlan", net_vlan_vid(&ifs[0].vlan));
     json_u64(j, "rx_vlan_dropped", vlan);
+    json_u64(j, "svlan", net_vlan_vid(&ifs[0].svlan));
+    json_u64(j, "rx_svlan_dropped", svlan);
     json_u64(j, "tx", tx);
     json_u64(j, "tx_copied", txc);
     json_u64(j, "tx_dropped", txd);

@@ -1,5 +1,7 @@
-/* The netif's 802.1Q tag (see net_vlan.h). */
+/* The netif's 802.1Q tag and its 802.1ad service tag (see net_vlan.h). */
 #include "net/net_vlan.h"
+
+#include <string.h>
 
 #include "net/pkt.h"
 
@@ -32,4 +34,22 @@ bool net_vlan_rx_frame(struct net_vlan *v, const uint8_t *f, uint32_t head)
         return true;
     v->dropped++;
     return false;
+}
+
+void net_svlan_push(const struct net_vlan *s, uint8_t *f)
+{
+    memmove(f, f + NET_VLAN_HLEN, 2 * ETH_ALEN);
+    wr16(f + OFF_ETH_TYPE, ETH_P_8021AD);
+    wr16(f + ETH_HLEN, s->tci);
+}
+
+bool net_svlan_pop(struct net_vlan *s, uint8_t *f, uint32_t head)
+{
+    if (head < ETH_HLEN + NET_VLAN_HLEN || rd16(f + OFF_ETH_TYPE) != ETH_P_8021AD ||
+        (rd16(f + ETH_HLEN) & 0xfff) != net_vlan_vid(s)) {
+        s->dropped++;
+        return false;
+    }
+    memmove(f + NET_VLAN_HLEN, f, 2 * ETH_ALEN);
+    return true;
 }

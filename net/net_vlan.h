@@ -42,4 +42,20 @@ bool net_vlan_rx_tci(struct net_vlan *v, uint16_t tci);
  * (untagged, an 802.1ad outer tag, or too short to say). */
 bool net_vlan_rx_frame(struct net_vlan *v, const uint8_t *f, uint32_t head);
 
+/* QinQ (netif_svlan=; the service tag, S-TAG, TPID 0x88a8: IEEE
+ * 802.1Q-2018 s9.5, Table 9-1; the DEI bit 0): lwIP writes the 802.1Q tag only, so the netif puts a
+ * service tag s (a struct net_vlan too) outside it on every frame lwIP
+ * sends and takes it off every frame before lwIP sees it. */
+
+/* TX: the frame's MACs are at f + NET_VLAN_HLEN (the 4 bytes before them
+ * are free): moved to f, s's tag written after them. */
+void net_svlan_push(const struct net_vlan *s, uint8_t *f);
+
+/* RX, frame f of head contiguous bytes: when it opens with s's service
+ * tag (TPID 0x88a8, s's VID) the MACs are moved NET_VLAN_HLEN bytes on,
+ * over the tag (the frame then starts at f + NET_VLAN_HLEN) and true;
+ * else false, counted in s's dropped: another TPID, another VID, too
+ * short to say. */
+bool net_svlan_pop(struct net_vlan *s, uint8_t *f, uint32_t head);
+
 #endif

@@ -8,7 +8,8 @@
  *    is finished here, so lwIP's own check passes.
  * A frame over 64 KiB with its Ethernet header (pbuf lengths are 16-bit)
  * goes to ip_input without that header. With netif_vlan= only frames of
- * its VID go on (net_vlan.h). */
+ * its VID go on, with netif_svlan= only those inside its service tag,
+ * which comes off first (net_vlan.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,24 +162,35 @@ static bool net_rx_csum(struct net_if *nif, struct pbuf *p, const struct vnet_rx
     return net_rx_finish_csum(p, off);
 }
 
+/* netif_svlan=: the bytes of the service tag taken off the front of
+ * the first buffer (net_svlan_pop: the MACs moved over it), 0 without
+ * one, UINT32_MAX when the frame has not our service tag. */
+static uint32_t net_rx_strip(struct net_if *nif, const struct vnet_rx *rx)
+{
+    if (!net_vlan_vid(&nif->svlan))
+        return 0;
+    return net_svlan_pop(&nif->svlan, rx->frame, rx->len) ? NET_VLAN_HLEN : UINT32_MAX;
+}
+
 /* Over 64 KiB with its Ethernet header (and tag): an IPv4 or IPv6 frame
  * (GSO), which ip4_input or ip6_input takes without that header; a
  * tagged one only on a netif of its VID (lwIP's ethernet_input, which
- * asks the VLAN hook, is not on this way in). */
-static uint32_t net_rx_skip(struct net_if *nif, const struct vnet_rx *rx)
+ * asks the VLAN hook, is not on this way in). The frame starts strip
+ * bytes into the first buffer; the header's length after them. */
+static uint32_t net_rx_skip(struct net_if *nif, const struct vnet_rx *rx, uint32_t strip)
 {
-    if (rx->frame_len <= 0xffff)
+    if (rx->frame_len - strip <= 0xffff)
         return 0;
-    const uint8_t *f = rx->frame;
-    uint32_t l2 = ETH_HLEN;
-    if (rx->len >= ETH_HLEN + NET_VLAN_HLEN && rd16(f + OFF_ETH_TYPE) == ETH_P_8021Q) {
+    const uint8_t *f = (const uint8_t *)rx->frame + strip;
+    uint32_t l2 = ETH_HLEN, len = rx->len - strip;
+    if (len >= ETH_HLEN + NET_VLAN_HLEN && rd16(f + OFF_ETH_TYPE) == ETH_P_8021Q) {
         if (!net_vlan_rx_tci(&nif->vlan, rd16(f + ETH_HLEN)))
             return UINT32_MAX;
         l2 += NET_VLAN_HLEN;
-    } else if (!net_vlan_rx_frame(&nif->vlan, f, rx->len)) {
+    } else if (!net_vlan_rx_frame(&nif->vlan, f, len)) {
         return UINT32_MAX;
     }
-    if (rx->len < l2 || rx->frame_len - l2 > 0xffff)
+    if (len < l2 || rx->frame_len - strip - l2 > 0xffff)
         return UINT32_MAX;
     uint16_t type = rd16(f + l2 - 2);
     return type == ETH_P_IP || type == NET_OFF_ETH_P_IPV6 ? l2 : UINT32_MAX;
@@ -187,15 +199,20 @@ static uint32_t net_rx_skip(struct net_if *nif, const struct vnet_rx *rx)
 void net_input(struct net_if *nif, const struct vnet_rx *rx)
 {
     unsigned nb = rx->nbufs ? rx->nbufs : 1;
-    uint32_t skip = net_rx_skip(nif, rx);
+    uint32_t strip = nif->has_netif ? net_rx_strip(nif, rx) : 0;
+    if (strip == UINT32_MAX) { /* counted in rx_svlan_dropped */
+        net_rx_release_all(nif, rx, nb);
+        return;
+    }
+    uint32_t skip = net_rx_skip(nif, rx, strip);
     if (!nif->has_netif || skip == UINT32_MAX) {
         net_rx_release_all(nif, rx, nb);
         nif->lwip_rx_dropped++;
         return;
     }
-    uint32_t total = rx->frame_len - skip;
-    struct pbuf *p = nif->rx_nfree >= nb ? net_rx_zero_copy(nif, rx, nb, skip)
-                                         : net_rx_copy(nif, rx, nb, skip, total);
+    uint32_t total = rx->frame_len - strip - skip;
+    struct pbuf *p = nif->rx_nfree >= nb ? net_rx_zero_copy(nif, rx, nb, strip + skip)
+                                         : net_rx_copy(nif, rx, nb, strip + skip, total);
     if (!p) {
         nif->lwip_rx_dropped++;
         return;
@@ -205,7 +222,13 @@ void net_input(struct net_if *nif, const struct vnet_rx *rx)
         pbuf_free(p);
         return;
     }
-    if ((nif->offloads & VNET_OFF_RX_CSUM) && !skip && !net_rx_csum(nif, p, &rx->off)) {
+    /* a partial checksum's start counts from the frame the device wrote */
+    struct vnet_rx_off off = rx->off;
+    if (off.csum == VNET_RX_CSUM_PARTIAL && off.csum_start < strip + ETH_HLEN)
+        off.csum = VNET_RX_CSUM_NONE;
+    else if (off.csum == VNET_RX_CSUM_PARTIAL)
+        off.csum_start = (uint16_t)(off.csum_start - strip);
+    if ((nif->offloads & VNET_OFF_RX_CSUM) && !skip && !net_rx_csum(nif, p, &off)) {
         pbuf_free(p);
         nif->lwip_rx_dropped++;
         return;

@@ -25,8 +25,8 @@
  * SACK, so every segment's headers are this long. */
 #define NET_TCP_HDRS (IP4_HLEN + 20)
 
-_Static_assert(PBUF_LINK_ENCAPSULATION_HLEN >= VNET_HDR_ROOM,
-               "lwIP pbufs need room for the virtio-net header");
+_Static_assert(PBUF_LINK_ENCAPSULATION_HLEN >= VNET_HDR_ROOM + NET_VLAN_HLEN,
+               "lwIP pbufs need room for the virtio-net header and a service tag");
 
 void net_flush(struct net_if *nif)
 {
@@ -51,14 +51,16 @@ void net_flush(struct net_if *nif)
     nif->npend = 0;
 }
 
-/* Whether the device can take p as it is: headroom for the header in
- * the first pbuf's own memory, a pbuf per descriptor, and at least the
- * Ethernet minimum (shorter frames are padded in a copy, as a NIC would). */
-static bool net_tx_direct(const struct net_if *nif, const struct pbuf *p)
+/* Whether the device can take p as it is, with tag (the service tag's
+ * bytes, netif_svlan=, or 0) put in front: headroom for them and the
+ * header in the first pbuf's own memory, a pbuf per descriptor, and at
+ * least the Ethernet minimum (shorter frames are padded in a copy, as a
+ * NIC would). */
+static bool net_tx_direct(const struct net_if *nif, const struct pbuf *p, uint32_t tag)
 {
     const u8_t *mem = (const u8_t *)p + LWIP_MEM_ALIGN_SIZE(sizeof(struct pbuf));
     if (p->tot_len < ETH_MIN_FRAME || !(p->type_internal & PBUF_TYPE_FLAG_STRUCT_DATA_CONTIGUOUS) ||
-        (const u8_t *)p->payload < mem + VNET_HDR_ROOM)
+        (const u8_t *)p->payload < mem + VNET_HDR_ROOM + tag)
         return false;
     return pbuf_clen(p) - 1u <= (unsigned)vnet_tx_max_frags(nif->dev);
 }
@@ -72,20 +74,25 @@ static err_t net_linkoutput(struct netif *netif, struct pbuf *p)
     struct vnet_tx *t = &nif->pend[nif->npend];
     struct vnet_frag *fr = nif->pend_frags[nif->npend];
     struct pbuf *q = p;
-    if (net_tx_direct(nif, p)) {
-        pbuf_ref(p); /* the chain stays alive with its head until tx_done */
+    uint32_t tag = net_vlan_vid(&nif->svlan) ? NET_VLAN_HLEN : 0;
+    if (net_tx_direct(nif, p, tag)) {
+        pbuf_ref(p);             /* the chain stays alive with its head until tx_done */
+        pbuf_add_header(p, tag); /* cannot fail: net_tx_direct saw the room */
     } else {
         /* One copy, padded with zeros to the Ethernet minimum. */
-        u16_t len = p->tot_len < ETH_MIN_FRAME ? ETH_MIN_FRAME : p->tot_len;
-        q = pbuf_alloc(PBUF_RAW_TX, len, PBUF_RAM);
+        u16_t len = p->tot_len + tag < ETH_MIN_FRAME ? ETH_MIN_FRAME : (u16_t)(p->tot_len + tag);
+        q = p->tot_len + tag <= 0xffffu ? pbuf_alloc(PBUF_RAW_TX, len, PBUF_RAM) : NULL;
         if (!q) {
             nif->lwip_tx_dropped++;
             return ERR_MEM;
         }
         memset(q->payload, 0, len);
-        pbuf_copy_partial(p, q->payload, p->tot_len, 0);
+        pbuf_copy_partial(p, (u8_t *)q->payload + tag, p->tot_len, 0);
         nif->lwip_tx_copied++;
     }
+    /* netif_svlan=: the service tag in front of lwIP's 802.1Q one */
+    if (tag)
+        net_svlan_push(&nif->svlan, q->payload);
     *t = (struct vnet_tx){.frame = q->payload, .len = q->len, .cookie = q, .frags = fr};
     for (const struct pbuf *c = q->next; c; c = c->next)
         fr[t->nfrags++] = (struct vnet_frag){c->payload, c->len};
@@ -137,6 +144,11 @@ void net_netif_offloads(struct net_if *nif)
     netif->output = net_output_tso;
 }
 
+uint16_t net_netif_mtu(const struct net_if *nif)
+{
+    return (uint16_t)(vnet_mtu(nif->dev) - (net_vlan_vid(&nif->svlan) ? NET_VLAN_HLEN : 0));
+}
+
 /* low_level_init */
 static err_t net_netif_init(struct netif *netif)
 {
@@ -146,7 +158,7 @@ static err_t net_netif_init(struct netif *netif)
     netif->output = etharp_output;
     netif->output_ip6 = ethip6_output;
     netif->linkoutput = net_linkoutput;
-    nif->mtu = (u16_t)vnet_mtu(nif->dev);
+    nif->mtu = net_netif_mtu(nif);
     netif->mtu = nif->mtu;
     netif->hwaddr_len = ETH_HWADDR_LEN;
     memcpy(netif->hwaddr, nif->mac, ETH_HWADDR_LEN);

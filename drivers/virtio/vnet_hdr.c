@@ -67,10 +67,18 @@ static int vnet_parse(const uint8_t *f, uint32_t head, uint32_t len, struct vnet
         return -EINVAL;
     uint16_t type = be16(f + 12);
     o->l3off = ETH_HLEN_;
-    if (type == ETH_P_8021Q) {
-        if (head < ETH_HLEN_ + 4)
+    /* an 802.1ad service tag, then (or alone) one 802.1Q tag (IEEE
+     * 802.1Q-2018 s9.5): lwIP's netif_svlan= and netif_vlan= */
+    if (type == ETH_P_8021AD) {
+        if (head < ETH_HLEN_ + 4 || be16(f + 16) != ETH_P_8021Q)
             return -EINVAL;
         type = be16(f + 16);
+        o->l3off += 4;
+    }
+    if (type == ETH_P_8021Q) {
+        if (head < o->l3off + 4)
+            return -EINVAL;
+        type = be16(f + o->l3off + 2);
         o->l3off += 4;
     }
     if (vnet_parse_ip(f, head, len, type, o))

@@ -48,12 +48,13 @@ extern void *net_lwip_heap;
 #define PBUF_POOL_SIZE    2048
 #define PBUF_POOL_BUFSIZE 1536
 
-/* The driver writes the virtio-net header in front of every TX frame:
- * leave that room in every pbuf lwIP allocates for output, so the frame
- * goes out without a copy. TCP payload written without TCP_WRITE_FLAG_COPY
+/* The driver writes the virtio-net header in front of every TX frame,
+ * and netif_svlan= an 802.1ad tag in front of lwIP's 802.1Q one: leave
+ * that room in every pbuf lwIP allocates for output, so the frame goes
+ * out without a copy. TCP payload written without TCP_WRITE_FLAG_COPY
  * stays where the app keeps it (PBUF_ROM after the header pbuf): the
  * netif hands the device a descriptor chain (docs/lwip.md). */
-#define PBUF_LINK_ENCAPSULATION_HLEN 20 /* VNET_HDR_ROOM */
+#define PBUF_LINK_ENCAPSULATION_HLEN 24 /* VNET_HDR_ROOM, a QinQ service tag (netif_svlan=) */
 #define LWIP_NETIF_TX_SINGLE_PBUF    0
 #define LWIP_SUPPORT_CUSTOM_PBUF     1 /* zero-copy RX */
 

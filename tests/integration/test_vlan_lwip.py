@@ -115,6 +115,72 @@ def test_tcp_rr_between_two_tagged_guests(image):
         assert lw["vlan"] == 100 and lw["rx_vlan_dropped"] == 0, lw
 
 
+class QinQReflector(Reflector):
+    """The far end for a QinQ guest (netif_svlan=200 outside netif_vlan=100):
+    records each frame's two tags, answers each UDP request with another
+    service VID (201), with an 802.1Q outer tag instead of 802.1ad, then
+    as the guest's own (service 200, VLAN 100)."""
+
+    def answer(self, f):
+        ip = bytearray(f[22:])
+        ip[12:16], ip[16:20] = f[22 + 16:22 + 20], f[22 + 12:22 + 16]
+        ip[20:22], ip[22:24] = f[22 + 22:22 + 24], f[22 + 20:22 + 22]
+        eth = f[6:12] + f[0:6]
+        for outer in (b"\x88\xa8\x00\xc9", b"\x81\x00\x00\xc8", b"\x88\xa8\x00\xc8"):
+            self.sock.sendto(eth + outer + b"\x81\x00\x00\x64\x08\x00" + bytes(ip), self.guest)
+        self.answered += 1
+
+    def run(self):
+        while not self.stop.is_set():
+            try:
+                f = self.sock.recv(2048)
+            except socket.timeout:
+                continue
+            self.tags.append(struct.unpack_from(">HHHH", f, 12))
+            if f[12:14] == b"\x88\xa8" and f[20:22] == b"\x08\x00" and \
+                    f[22 + 9] == socket.IPPROTO_UDP:
+                self.answer(f)
+
+
+def test_qinq_frames_on_the_wire_tagged_and_filtered(image):
+    """netif_svlan=200 outside netif_vlan=100 netif_pcp=3: every frame lwIP
+    sent carries the 802.1ad tag (TPID 0x88a8, PCP 3, VID 200) and inside
+    it the 802.1Q one; of each answer's three copies only the one in
+    service VLAN 200 is taken, the other two dropped and counted."""
+    q, p = vnharness.free_udp_ports(2)
+    ref = QinQReflector(p, q)
+    ref.start()
+    try:
+        b = vnharness.boot(["app=rr", "role=client", "proto=udp", "duration=2", "ip=10.0.0.2",
+                            "dst_ip=10.0.0.1", "dst_mac=" + HOST_MAC, "netif_vlan=100",
+                            "netif_pcp=3", "netif_svlan=200"],
+                           netdevs=[vnharness.dgram_netdev(q, p)], timeout=60)
+    finally:
+        ref.stop.set()
+        ref.join()
+    assert b.code == OK, b.console
+    assert "net: inside service VLAN 200 PCP 3 (802.1ad)" in b.console
+    assert ref.tags and set(ref.tags) == {(0x88a8, 3 << 13 | 200, 0x8100, 3 << 13 | 100)}, \
+        set(ref.tags)
+    lw = b.one("result")["net"]["lwip"]
+    tr = b.one("result")["transactions"]
+    assert (lw["vlan"], lw["svlan"]) == (100, 200), lw
+    assert tr > 20 and 0 <= ref.answered - tr <= 1, (tr, ref.answered)
+    assert 2 * tr <= lw["rx_svlan_dropped"] <= 2 * ref.answered, (lw, tr, ref.answered)
+    assert lw["rx_vlan_dropped"] == 0, lw
+
+
+def test_tcp_rr_between_two_qinq_guests(image):
+    r, rep, g = run("--topology", "guests", "--backend", "dgram", "--app", "rr", "--duration",
+                    "2", "--", "proto=tcp", "netif_vlan=100", "netif_svlan=200", timeout=240)
+    assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
+    assert g["result"]["transactions"] > 20, g["result"]
+    for guest in rep["guests"]:
+        lw = guest["result"]["net"]["lwip"]
+        assert (lw["vlan"], lw["svlan"]) == (100, 200), lw
+        assert lw["rx_vlan_dropped"] == lw["rx_svlan_dropped"] == 0, lw
+
+
 def tagged(rep, g):
     """The VLAN interface's counts, checked against the guest's and the
     tap's: every frame the guest sent arrived tagged 100."""

@@ -94,6 +94,13 @@ def test_the_word_is_read_from_the_config_line():
     assert vlan.vid(built(backend="tap", app="iperf")) is None
 
 
+def test_a_service_tag_between_two_guests_is_taken():
+    from vnperflib import topologies
+    o = built(backend="dgram", topology="guests", app="rr",
+              config=["netif_vlan=100", "netif_svlan=200"])
+    assert vlan.refusal(o, "rr", topologies.topology_for(o)) is None
+
+
 @pytest.mark.parametrize("argv,why", [
     (["--backend", "tap", "--app", "iperf", "--", "netif_vlan=4095"],
      "netif_vlan=4095: a VLAN id is 1..4094"),
@@ -109,6 +116,14 @@ def test_the_word_is_read_from_the_config_line():
      "the host peer answers untagged frames only"),
     (["--tap", "vnnosuch0", "--app", "iperf", "--", "netif_vlan=100"],
      "no VLAN interface on your own tap"),
+    (["--backend", "tap", "--app", "rr", "--", "netif_vlan=100", "netif_svlan=200"],
+     "netif_svlan=: the runner matches a service tag between two guests only"),
+    (["--topology", "guests", "--backend", "dgram", "--app", "rr", "--", "netif_svlan=200"],
+     "netif_svlan= puts a service tag outside netif_vlan='s: give netif_vlan= too"),
+    (["--topology", "guests", "--backend", "dgram", "--app", "rr", "--", "netif_vlan=100",
+      "netif_svlan=4095"], "netif_svlan=4095: a VLAN id is 1..4094"),
+    (["--topology", "guests", "--backend", "dgram", "--app", "rr", "--", "netif_vlan=100",
+      "netif_svlan=0"], "netif_svlan=0: a VLAN id is 1..4094"),
 ])
 def test_what_cannot_be_matched_is_refused_before_anything_starts(argv, why, monkeypatch,
                                                                   capsys, tmp_path):

@@ -53,7 +53,8 @@ static void ip6_pair(void **state)
     }
 }
 
-/* netif_vlan=: a VID 1..4094 on lwIP's apps; netif_pcp= with it. */
+/* netif_vlan=: a VID 1..4094 on lwIP's apps; netif_pcp= and netif_svlan=
+ * (a VID too) with it. */
 static void netif_vlan(void **state)
 {
     (void)state;
@@ -61,6 +62,8 @@ static void netif_vlan(void **state)
     assert_int_equal(c.netif_vlan, 100);
     assert_int_equal(parse_and_check("app=rr netif_vlan=4094 netif_pcp=7"), 0);
     assert_int_equal(c.netif_pcp, 7);
+    assert_int_equal(parse_and_check("app=rr netif_vlan=100 netif_svlan=4094"), 0);
+    assert_int_equal(c.netif_svlan, 4094);
     static const struct {
         const char *line, *why;
     } bad[] = {
@@ -68,6 +71,9 @@ static void netif_vlan(void **state)
         {"app=iperf netif_vlan=100 netif_pcp=8", "netif_pcp=8"},
         {"app=iperf netif_pcp=3", "netif_pcp= needs netif_vlan="},
         {"app=gen netif_vlan=100", "app=gen builds its own frames"},
+        {"app=rr netif_svlan=200", "netif_svlan= needs netif_vlan="},
+        {"app=rr netif_vlan=100 netif_svlan=4095", "netif_svlan=4095"},
+        {"app=rr netif_vlan=100 netif_svlan=x", "netif_svlan=x"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';

@@ -171,6 +171,45 @@ static void tx_tagged(void **state)
     assert_int_equal(net_off_rx_tcp(f, 17, len, &l4off, &l4len, &v6), -1); /* tag cut off */
 }
 
+/* frame4_tagged's frame with an 802.1ad service tag (VID 200) in front
+ * of its 802.1Q one; its length. */
+static uint32_t qinq(uint32_t payload)
+{
+    uint32_t len = frame4_tagged(payload);
+    memmove(f + 16, f + 12, len - 12);
+    f[12] = 0x88, f[13] = 0xa8, f[14] = 0, f[15] = 200;
+    return len + 4;
+}
+
+/* netif_svlan=: an 802.1ad service tag (VID 200) in front of lwIP's
+ * 802.1Q one, as net_linkoutput sends it: the offsets past both, the
+ * GSO threshold with them, the driver's header the same; an 802.1ad tag
+ * without the 802.1Q one inside is not offloaded. */
+static void tx_qinq(void **state)
+{
+    (void)state;
+    struct net_tso t4, t6;
+    net_off_tso(1500, TCP_MSS_, false, &t4);
+    net_off_tso(1500, TCP_MSS_, true, &t6);
+    uint32_t len = qinq(1460); /* 1522 bytes: the MTU's packet and two tags, no GSO */
+    struct vnet_tx_off o = net_off_tx(f, len, len, ALL_TX, 1500, &t4, &t6);
+    assert_int_equal(o.flags, VNET_TX_CSUM);
+    o = net_off_tx(f, 62, len + 1, ALL_TX, 1500, &t4, &t6);
+    assert_int_equal(o.flags, VNET_TX_CSUM | VNET_TX_GSO);
+    len = qinq(t4.send_mss);
+    assert_true(len <= 0xffff);
+    o = net_off_tx(f, 62, len, ALL_TX, 1500, &t4, &t6);
+    assert_int_equal(o.flags, VNET_TX_CSUM | VNET_TX_GSO);
+    struct virtio_net_hdr h;
+    uint64_t feat = VIRTIO_BIT(VIRTIO_NET_F_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_HOST_TSO4);
+    assert_int_equal(vnet_hdr_tx_build(&h, f, 62, len, &o, feat), 0);
+    assert_int_equal(h.csum_start, 42);
+    assert_int_equal(h.hdr_len, 62);
+    assert_int_equal(net_off_tx(f, 19, len, ALL_TX, 1500, &t4, &t6).flags, 0); /* cut off */
+    f[16] = 0x08, f[17] = 0x00; /* 802.1ad, then IPv4: not lwIP's */
+    assert_int_equal(net_off_tx(f, len, len, ALL_TX, 1500, &t4, &t6).flags, 0);
+}
+
 static void rx_tcp(void **state)
 {
     (void)state;
@@ -206,7 +245,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tso_sizes),       cmocka_unit_test(tx_decision),
         cmocka_unit_test(tx_header_tcpv6), cmocka_unit_test(rx_tcp),
-        cmocka_unit_test(tx_tagged),
+        cmocka_unit_test(tx_tagged),       cmocka_unit_test(tx_qinq),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

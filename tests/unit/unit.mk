@@ -88,6 +88,9 @@ $(UNIT_LWIP_OBJS): UNIT_CFLAGS += -isystem net/include -isystem $(LWIP_SRC)/src/
 $(UNIT_LWIP_OBJS): net/include/lwipopts.h net/include/lwiphooks.h
 $(BUILD)/tests/unit-obj/$(LWIP_SRC)/src/netif/ethernet.o: UNIT_CFLAGS += -w
 
+UNIT_TESTS += test_net_svlan
+test_net_svlan_SRCS := tests/unit/test_net_svlan.c net/net_vlan.c
+
 UNIT_TESTS += test_net_rwnd
 test_net_rwnd_SRCS := tests/unit/test_net_rwnd.c
 

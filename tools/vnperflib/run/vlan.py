@@ -5,7 +5,8 @@ matches it on the host end: a VLAN interface on the namespace's tap
 (iperf, vnperf-rrserver) sits behind it. With --topology guests both
 guests get the word. Where the host end cannot be tagged, the run is
 refused in one line (status 64) before boot; a host kernel without
-802.1Q interfaces is said in one line too (kernel_refusal)."""
+802.1Q interfaces is said in one line too (kernel_refusal). netif_svlan=
+puts an 802.1ad service tag outside it (QinQ): between two guests only."""
 
 import os
 import platform
@@ -14,6 +15,7 @@ from . import identity
 from .iperf import config_value
 
 KEY = "netif_vlan"
+SKEY = "netif_svlan"    # QinQ: an 802.1ad service tag outside KEY's (docs/lwip.md, "QinQ")
 VID_MAX = 4094          # 4095 is reserved (IEEE 802.1Q-2018 Table 9-2)
 APPS = ("iperf", "rr")  # the apps whose traffic goes through lwIP
 BACKENDS = ("tap", "vhost-net")
@@ -27,10 +29,10 @@ UNTAGGED = {
 }
 
 
-def given(opts):
-    """The netif_vlan= word's value as given after -- (once: options.py),
-    or None."""
-    return config_value(identity.main_words(opts), KEY, None)
+def given(opts, key=KEY):
+    """The netif_vlan= (or key=) word's value as given after -- (once:
+    options.py), or None."""
+    return config_value(identity.main_words(opts), key, None)
 
 
 def vid(opts):
@@ -39,11 +41,29 @@ def vid(opts):
     return None if v is None else int(v)
 
 
+def svlan_refusal(opts, topo):
+    """None when netif_svlan= (if given) can run, else one line why not:
+    a VLAN id beside netif_vlan=, between two guests (no host end here
+    takes QinQ: the tap's would need 802.1ad and 802.1Q interfaces)."""
+    s = given(opts, SKEY)
+    if s is None:
+        return None
+    if not s.isdigit() or not 1 <= int(s) <= VID_MAX:
+        return "%s=%s: a VLAN id is 1..%d" % (SKEY, s, VID_MAX)
+    if given(opts) is None:
+        return "%s= puts a service tag outside %s='s: give %s= too" % (SKEY, KEY, KEY)
+    if not topo.vlan_all_guests:
+        return "%s=: the runner matches a service tag between two guests only " \
+            "(--topology guests)" % SKEY
+    return None
+
+
 def refusal(opts, app, topo):
-    """None when netif_vlan= (if given) can run, else one line why not."""
+    """None when netif_vlan= and netif_svlan= (if given) can run, else one
+    line why not."""
     v = given(opts)
     if v is None:
-        return None
+        return svlan_refusal(opts, topo)
     if not v.isdigit() or not 1 <= int(v) <= VID_MAX:
         return "%s=%s: a VLAN id is 1..%d (0, untagged, is the default)" % (KEY, v, VID_MAX)
     if app not in APPS:
@@ -51,8 +71,8 @@ def refusal(opts, app, topo):
             "a stream's vlan tags them, docs/streams.md)" % (KEY, app)
     if topo.vlan_refusal is not None:
         return "%s=: %s" % (KEY, topo.vlan_refusal)
-    if topo.vlan_all_guests:
-        return None  # each guest's lwIP matches the other's
+    if topo.vlan_all_guests or given(opts, SKEY) is not None:
+        return svlan_refusal(opts, topo)  # guests: each one's lwIP matches the other's
     if opts.tap or opts.bridge:
         return "%s=: the runner puts no VLAN interface on your own tap or bridge" % KEY
     if opts.backend not in BACKENDS:
