@@ -25,7 +25,7 @@ struct gen_stream {
     struct stream_fast fast; /* the above as the fast path's loops take them */
     struct stream_size sz;
     uint64_t seq, rng;
-    uint64_t packets, bytes, dropped;
+    uint64_t packets, bytes, dropped;      /* gen_streams_fast's: see tx_packets */
     uint64_t size_packets[IMIX_MAX_SIZES]; /* a mix's, per size */
 };
 
@@ -42,6 +42,7 @@ static struct {
     /* the tx streams in the file's order: spec[k] is stream id[k]'s */
     struct stream_spec spec[STREAMS_MAX];
     struct gen_stream s[STREAMS_MAX];
+    struct stream_fast *loops[STREAMS_MAX]; /* &s[k].fast: stream_fast_burst's */
     uint8_t id[STREAMS_MAX];
     unsigned n;
     /* every stream of the file, by id */
@@ -51,6 +52,7 @@ static struct {
     uint16_t copy;
     struct sched sc;
     bool fast;       /* every stream unpaced, continuous, one size: gen_streams_fast */
+    uint16_t flen;   /* fast: the streams' one length when they share it, else 0 */
     uint16_t maxlen; /* of every stream's frames */
 } gs;
 
@@ -120,6 +122,7 @@ unsigned gen_streams_setup(const struct stream_addrs *d)
                                        .seq = &g->seq,
                                        .rng = &g->rng};
         stream_fast_init(&g->fast);
+        gs.loops[i] = &g->fast;
         gs.maxlen = len > gs.maxlen ? len : gs.maxlen;
         if (stream_size_init(&g->sz, p) < 0)
             vn_fatal(VN_EXIT_OOM, "gen: no memory for stream %u's sizes", i);
@@ -137,6 +140,9 @@ int gen_streams_start(uint64_t tsc_hz, uint64_t seed, uint64_t now)
     gs.fast = rc == 0 && gs.sc.free_run;
     for (unsigned i = 0; i < gs.n; i++)
         gs.fast = gs.fast && !gs.s[i].t.size_varies;
+    gs.flen = gs.s[0].sz.len;
+    for (unsigned i = 1; i < gs.n; i++)
+        gs.flen = gs.s[i].sz.len == gs.flen ? gs.flen : 0;
     return rc;
 }
 
@@ -178,11 +184,24 @@ static inline struct stream_slots slots_of(const struct vnet_txslots *sl)
                                  .copy = gs.copy};
 }
 
+/* Stream g's frames sent and their bytes: gen_streams_fast counts none
+ * per burst (every sequence number of its streams is a frame sent or
+ * dropped, each of one length). */
+static uint64_t tx_packets(const struct gen_stream *g)
+{
+    return gs.fast ? g->seq - g->dropped : g->packets;
+}
+
+static uint64_t tx_bytes(const struct gen_stream *g)
+{
+    return gs.fast ? tx_packets(g) * g->sz.len : g->bytes;
+}
+
 /* gen_streams_burst when every stream is unpaced, continuous and of one
  * size (the shorthand's case, and a file of such streams): every frame is
  * due and the streams take turns (the scheduler's free run), so the burst's
  * slots are the streams' in turn and each stream writes its own in a loop
- * of its own (stream_fast_frames): no scheduler per frame, the checksums
+ * of its own (stream_fast_burst): no scheduler per frame, the checksums
  * carried from frame to frame. */
 static int gen_streams_fast(struct vnet_txslots *sl, uint16_t first, int k, int max, uint64_t left,
                             bool drop, uint64_t now, uint16_t *lens, uint64_t *bytes, int *dropped)
@@ -194,13 +213,11 @@ static int gen_streams_fast(struct vnet_txslots *sl, uint16_t first, int k, int 
     uint64_t b = 0;
     stream_burst_init(&sb, &q, first, (unsigned)n, ns, now, lens);
     /* Slot i is stream (rr + i) mod ns's, as the free run takes them. */
-    for (unsigned j = 0, i = rr; j < ns; j++, i = i + 1 == ns ? 0 : i + 1) {
-        struct gen_stream *g = &gs.s[i];
-        uint64_t sent = stream_fast_frames(&g->fast, &q, &sb, j);
-        g->packets += sent;
-        g->bytes += sent * g->sz.len;
-        b += sent * g->sz.len;
-    }
+    stream_fast_burst(gs.loops, rr, &q, &sb);
+    if (gs.flen)
+        b = (uint64_t)n * gs.flen;
+    for (unsigned j = 0, i = rr; !gs.flen && j < ns; j++, i = i + 1 == ns ? 0 : i + 1)
+        b += (uint64_t)(sb.per + (j < sb.extra)) * gs.s[i].sz.len;
     gs.sc.rr = (rr + (unsigned)n) % ns;
     *bytes = b;
     *dropped = drop ? due - n : 0;
@@ -288,7 +305,7 @@ uint64_t gen_streams_size_packets(unsigned i, unsigned k)
     const struct gen_stream *g = &gs.s[i];
     if (g->sz.seq)
         return g->size_packets[k];
-    return k == 0 && !gs.spec[i].size_range ? g->packets : 0;
+    return k == 0 && !gs.spec[i].size_range ? tx_packets(g) : 0;
 }
 
 uint64_t gen_streams_next(void)
@@ -305,12 +322,12 @@ bool gen_streams_done(void)
 static void stream_tx_json(struct json *j, unsigned k, uint64_t ns)
 {
     const struct gen_stream *g = &gs.s[k];
-    json_u64(j, "packets", g->packets);
-    json_u64(j, "bytes", g->bytes);
+    json_u64(j, "packets", tx_packets(g));
+    json_u64(j, "bytes", tx_bytes(g));
     json_u64(j, "dropped", g->dropped);
     json_u64(j, "next_seq", g->seq);
-    json_double(j, "pps", app_per_s(g->packets + g->dropped, ns));
-    json_double(j, "bps", app_per_s(g->bytes * 8, ns));
+    json_double(j, "pps", app_per_s(tx_packets(g) + g->dropped, ns));
+    json_double(j, "bps", app_per_s(tx_bytes(g) * 8, ns));
 }
 
 void gen_streams_json(struct json *j, uint64_t ns)

@@ -220,9 +220,11 @@ void stream_burst_init(struct stream_burst *b, const struct stream_slots *q, uin
 }
 
 /* The loop for s over frames slots from k (no wrap on the way), frame i
- * of b on; frames. */
-unsigned stream_fast_run(struct stream_fast *s, const struct stream_slots *q,
-                         const struct stream_burst *b, unsigned k, unsigned i, unsigned frames)
+ * of b on. */
+static inline __attribute__((always_inline)) void fast_run(struct stream_fast *s,
+                                                           const struct stream_slots *q,
+                                                           const struct stream_burst *b, unsigned k,
+                                                           unsigned i, unsigned frames)
 {
     switch (s->loop) {
     case FL_NONE:
@@ -253,7 +255,32 @@ unsigned stream_fast_run(struct stream_fast *s, const struct stream_slots *q,
         l4_loop(s, q, b, k, i, frames);
         break;
     }
+}
+
+unsigned stream_fast_run(struct stream_fast *s, const struct stream_slots *q,
+                         const struct stream_burst *b, unsigned k, unsigned i, unsigned frames)
+{
+    fast_run(s, q, b, k, i, frames);
     return frames;
+}
+
+void stream_fast_burst(struct stream_fast *const *ss, unsigned rr, const struct stream_slots *q,
+                       const struct stream_burst *b)
+{
+    const unsigned ns = b->step;
+    if (b->wrap < b->n) {
+        for (unsigned j = 0, x = rr; j < ns; j++, x = x + 1 == ns ? 0 : x + 1)
+            stream_fast_wrapped(ss[x], q, b, j);
+        return;
+    }
+    /* One call for the burst: each stream's loop entered from here, the
+     * burst's values read once. */
+    const unsigned per = b->per, extra = b->extra, first = b->first;
+    for (unsigned j = 0, x = rr; j < ns; j++, x = x + 1 == ns ? 0 : x + 1) {
+        unsigned frames = per + (j < extra);
+        if (frames)
+            fast_run(ss[x], q, b, first + j, j, frames);
+    }
 }
 
 unsigned stream_fast_wrapped(struct stream_fast *s, const struct stream_slots *q,

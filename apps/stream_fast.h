@@ -82,6 +82,13 @@ uint8_t *stream_slot(const struct stream_slots *q, unsigned k, const struct stre
 unsigned stream_fast_run(struct stream_fast *s, const struct stream_slots *q,
                          const struct stream_burst *b, unsigned k, unsigned i, unsigned frames);
 
+/* Every stream's frames of burst b: the streams ss[rr], ss[rr + 1], ...
+ * (b->step of them, wrapping) take its slots in turn, each as
+ * stream_fast_frames writes them (the frames of the j-th: b->per, one
+ * more below b->extra). */
+void stream_fast_burst(struct stream_fast *const *ss, unsigned rr, const struct stream_slots *q,
+                       const struct stream_burst *b);
+
 /* stream_fast_frames for a burst across the slots' end. */
 unsigned stream_fast_wrapped(struct stream_fast *s, const struct stream_slots *q,
                              const struct stream_burst *b, unsigned j);

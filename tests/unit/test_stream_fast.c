@@ -141,12 +141,35 @@ static void check_sums(const uint8_t *f, const struct stream_tmpl *t, uint16_t l
         assert_int_equal(ref_fold(ref_sum(f + t->l3, IP4_HLEN, 0)), 0xffff);
 }
 
+/* Burst b's frames of the ns streams from ts[rr] on: each stream's by
+ * its own call (stream_fast_frames), or, whole, the burst's by one
+ * (stream_fast_burst, as gen_streams_fast sends them). */
+static void write_burst(struct tstream *ts, unsigned ns, unsigned rr, const struct stream_slots *q,
+                        const struct stream_burst *b, bool whole)
+{
+    unsigned got = 0;
+    if (whole) {
+        struct stream_fast *ss[NS_MAX];
+        for (unsigned j = 0; j < ns; j++)
+            ss[j] = &ts[j].fast;
+        stream_fast_burst(ss, rr, q, b);
+        return;
+    }
+    for (unsigned j = 0; j < ns; j++) {
+        unsigned sent = stream_fast_frames(&ts[(rr + j) % ns].fast, q, b, j);
+        assert_int_equal(sent, (b->n - j + ns - 1) / ns);
+        got += sent;
+    }
+    assert_int_equal(got, b->n);
+}
+
 /* ns streams in turn over the slots, bursts of random sizes from random
- * starts, as gen_streams_fast sends them, until each stream sent frames
- * frames, each burst's timestamp random (or now throughout, when not 0:
- * a stream's checksums then walk through every value); every frame
- * against the per-frame path's and its own sums. */
-static void run_streams(struct tstream *ts, unsigned ns, unsigned frames, uint64_t now)
+ * starts, until each stream sent frames frames, each burst's timestamp
+ * random (or now throughout, when not 0: a stream's checksums then walk
+ * through every value), each burst written as write_burst's whole says;
+ * every frame against the per-frame path's and its own sums. */
+static void run_streams_as(struct tstream *ts, unsigned ns, unsigned frames, uint64_t now,
+                           bool whole)
 {
     static uint8_t ring[SLOTS * STRIDE], want[STRIDE];
     static uint16_t tags[SLOTS], lens[SLOTS];
@@ -180,15 +203,9 @@ static void run_streams(struct tstream *ts, unsigned ns, unsigned frames, uint64
             s->seq++;
             s->ref_seq++;
         }
-        unsigned got = 0;
         struct stream_burst b;
         stream_burst_init(&b, &q, first, n, ns, now, lens);
-        for (unsigned j = 0; j < ns; j++) {
-            unsigned sent = stream_fast_frames(&ts[(rr + j) % ns].fast, &q, &b, j);
-            assert_int_equal(sent, (n - j + ns - 1) / ns);
-            got += sent;
-        }
-        assert_int_equal(got, n);
+        write_burst(ts, ns, rr, &q, &b, whole);
         for (unsigned i = 0; i < n; i++) {
             struct tstream *s = &ts[(rr + i) % ns];
             unsigned k = (first + i) % SLOTS;
@@ -209,6 +226,12 @@ static void run_streams(struct tstream *ts, unsigned ns, unsigned frames, uint64
         first = (uint16_t)((first + n) % SLOTS);
         done += n;
     }
+}
+
+/* Each stream's loop called on its own, as the streams' tests below. */
+static void run_streams(struct tstream *ts, unsigned ns, unsigned frames, uint64_t now)
+{
+    run_streams_as(ts, ns, frames, now, false);
 }
 
 static void spec_udp(struct stream_spec *s, uint8_t ip, uint16_t size)
@@ -386,13 +409,43 @@ static void test_tcp_icmp_streams(void **st)
     run_streams(s, NS_MAX, 5000, 0);
 }
 
+/* A burst's streams written by one call (stream_fast_burst, gen's): the
+ * bytes of each stream's own calls, with every kind of loop among them
+ * (no var, walks, several vars, TCP, ICMP), 1 to 4 streams, the ring's
+ * wrap and drops between bursts. */
+static void test_one_call_per_burst(void **st)
+{
+    (void)st;
+    static struct tstream s[NS_MAX];
+    spec_udp(&s[0].spec, 4, 64);
+    one_var(&s[0].spec, SF_SRC_PORT, SOP_INC, 1024, 65535, 1);
+    spec_udp(&s[1].spec, 4, 60);
+    spec_udp(&s[2].spec, 4, 128);
+    one_var(&s[2].spec, SF_SRC_IP, SOP_DEC, 0x0a000001, 0x0a0000ff, 2);
+    one_var(&s[2].spec, SF_DST_PORT, SOP_RANDOM, 1, 9, 1);
+    spec_udp(&s[3].spec, 6, 200);
+    s[3].spec.proto = SPROTO_ICMP;
+    one_var(&s[3].spec, SF_DST_IP, SOP_INC, 1, 1000, 3);
+    for (unsigned ns = 1; ns <= NS_MAX; ns++) {
+        for (unsigned j = 0; j < ns; j++)
+            tstream_init(&s[j], j, rnd() >> 16);
+        run_streams_as(s, ns, 5000, 0, true);
+    }
+    spec_udp(&s[1].spec, 4, 78);
+    s[1].spec.proto = SPROTO_TCP;
+    one_var(&s[1].spec, SF_DST_PORT, SOP_DEC, 7, 4464, 1);
+    for (unsigned j = 0; j < NS_MAX; j++)
+        tstream_init(&s[j], j, rnd() >> 16);
+    run_streams_as(s, NS_MAX, 5000, 0, true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sum_arith),          cmocka_unit_test(test_no_var),
         cmocka_unit_test(test_zero_sums_at_start), cmocka_unit_test(test_walks),
         cmocka_unit_test(test_other_vars),         cmocka_unit_test(test_streams_share_slots),
-        cmocka_unit_test(test_tcp_icmp_streams),
+        cmocka_unit_test(test_tcp_icmp_streams),   cmocka_unit_test(test_one_call_per_burst),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
