@@ -108,6 +108,8 @@ static const struct cfg_key keys[] = {
     S("features", features, "", "feature bits to switch off, e.g. -event_idx,-mrg_rxbuf", NULL),
     S("sets", sets, "",
       "app=reneg: feature sets separated by /, e.g. all/-event_idx,-ring_packed/-mrg_rxbuf", NULL),
+    B("back", back, "0",
+      "app=reneg: the host end sends every frame back: each set's counted back, MTU frames too"),
     U("queues", queues, 1, CFG_QUEUES_MAX, "1",
       "queue pairs (VIRTIO_NET_F_MQ; QEMU: mq=on,vectors=2N+2 and a netdev with queues=N)"),
     U("vcpus", vcpus, 0, CFG_VCPUS_MAX, "0",

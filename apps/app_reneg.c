@@ -4,9 +4,14 @@
  * of the line sent again (apps_ctrl_apply), then count= frames of size=
  * bytes to dst_ip= on stream id = the set's index (from 0), so that the
  * host peer counts each set apart (docs/peer.md), and the TX ring drained
- * before the next reset, its driver's counters one sample line. The
- * result lists every set with the features it negotiated and the frames
- * it sent (docs/apps.md). */
+ * before the next reset, its driver's counters one sample line. With
+ * back=1 the host peer reflects every frame: count= frames of the MTU's
+ * size follow, the set's own count takes what comes back
+ * (apps/reneg_rx.h), at most RENEG_WINDOW of a set's frames are out and
+ * not back at once, and the set's last frames are awaited back before the
+ * reset. The result lists every set with the features it negotiated, the
+ * frames it sent (and got back), and the driver's counters of its
+ * bring-up (docs/apps.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +21,7 @@
 #include "apps/apps_common.h"
 #include "apps/apps_ctrl.h"
 #include "apps/apps_net.h"
+#include "apps/reneg_rx.h"
 #include "apps/reneg_sets.h"
 #include "kernel/exit.h"
 #include "kernel/json.h"
@@ -29,14 +35,32 @@
 #define RENEG_BURST      32
 #define RENEG_SEND_LIMIT 60   /* s: one set's frames, else VN_EXIT_TIMEOUT */
 #define RENEG_DRAIN_MS   1000 /* the device gives every frame back before the reset */
+#define RENEG_WINDOW     32   /* a set's frames out and not back: inside QEMU's socket buffer */
+#define RENEG_BACK_MS    1000 /* no frame back for this long: the ones out are lost */
 
 struct reneg_out {
     uint64_t features; /* negotiated */
     const char *ring_format;
+    uint16_t sizes[2]; /* size=, then with back=1 the MTU's frame */
+    unsigned nsizes;
     uint64_t packets, bytes, ns;
+    struct vnet_counts vnet; /* the driver's, just before the next reset */
+};
+
+/* One set's sending: its stream, its frames so far, those given up. */
+struct reneg_job {
+    struct net_if *nif;
+    struct vnet_txslots ts;
+    unsigned k;
+    bool back;     /* back=: the host end sends every frame back */
+    uint64_t seq;  /* frames sent on stream k */
+    uint64_t gone; /* of those, taken for lost: a window that did not move */
+    uint64_t start;
 };
 
 static uint8_t reneg_master[PKT_MAX_FRAME];
+static struct reneg_rx reneg_back[RENEG_SETS_MAX];
+static unsigned reneg_nsets;
 
 static int reneg_up(struct net_if *nif, const struct app_config *c, const struct reneg_set *s,
                     unsigned k)
@@ -75,12 +99,66 @@ static void reneg_fill(const struct vnet_txslots *ts, uint16_t first, int k,
     }
 }
 
-static void reneg_drain(struct net_if *nif)
+/* Every frame on the RX ring while set cur runs: counted (reneg_rx.h)
+ * or lwIP's. */
+static void reneg_poll(struct net_if *nif, unsigned cur)
+{
+    struct vnet_dev *d = net_if_dev(nif);
+    struct vnet_rx rx[NET_RX_BATCH];
+    int n;
+    while ((n = net_check(nif, vnet_rx_burst(d, rx, NET_RX_BATCH))) > 0)
+        for (int i = 0; i < n; i++) {
+            if (reneg_rx_frame(reneg_back, reneg_nsets, cur, rx[i].frame, rx[i].len) ==
+                RENEG_COUNTED)
+                vnet_rx_release(d, rx[i].buf);
+            else
+                net_input(nif, &rx[i]);
+        }
+}
+
+/* Until fewer than room of set k's frames are out and not back; when
+ * none comes back for RENEG_BACK_MS those out are taken for lost (the
+ * result's counts say so) and the set goes on. */
+static void reneg_wait_back(struct reneg_job *jb, uint64_t room)
+{
+    const struct reneg_rx *r = &reneg_back[jb->k];
+    uint64_t back = r->packets, since = time_ns();
+    if (!jb->back)
+        return;
+    /* frames given up may still come: more back than awaited ends it too */
+    while (jb->seq - jb->gone > r->packets && jb->seq - jb->gone - r->packets >= room) {
+        reneg_poll(jb->nif, jb->k);
+        net_service();
+        if (r->packets != back) {
+            back = r->packets;
+            since = time_ns();
+        } else if (time_ns() - since > RENEG_BACK_MS * 1000000ull) {
+            jb->gone = jb->seq - r->packets;
+        }
+    }
+}
+
+/* With back=1 the boot's own frames (lwIP's ARP) come back from the
+ * peer too: taken before the first reset (within RENEG_BACK_MS), so that
+ * none is lost with the ring; the bring-up's counters then. */
+static void reneg_boot_back(struct net_if *nif, bool back, struct vnet_counts *boot)
+{
+    uint64_t lp, lb, end = back ? time_ns() + RENEG_BACK_MS * 1000000ull : 0;
+    do {
+        reneg_poll(nif, 0);
+        net_service(); /* lwIP's queued frames (its answers too) out */
+        net_lwip_sent(&lp, &lb);
+        vnet_counts(net_if_dev(nif), boot);
+    } while (boot->rx_packets < lp && time_ns() < end);
+}
+
+static void reneg_drain(struct net_if *nif, unsigned k)
 {
     struct vnet_dev *d = net_if_dev(nif);
     uint64_t end = time_ns() + RENEG_DRAIN_MS * 1000000ull;
     while (vnet_tx_in_flight(d) > 0) {
         net_check(nif, vnet_tx_reclaim(d));
+        reneg_poll(nif, k);
         net_service();
         if (time_ns() > end)
             vn_fatal(VN_EXIT_DEVICE, "reneg: %s: %d TX frames not given back within %d ms",
@@ -88,40 +166,68 @@ static void reneg_drain(struct net_if *nif)
     }
 }
 
-/* count= frames on stream id k through bound slots, then the ring drained. */
+/* count= frames of size bytes on stream k through the bound slots, the
+ * sequence numbers going on from the set's last size. */
+static void reneg_send_size(struct reneg_job *jb, const struct app_config *c,
+                            const uint8_t dst_mac[6], uint16_t size, struct reneg_out *o)
+{
+    struct vnet_dev *d = net_if_dev(jb->nif);
+    struct pkt_flow fl = {net_ip(), lwip_ntohl(c->dst_ip), c->src_port, c->dst_port, jb->k};
+    struct pkt_tmpl t;
+    if (pkt_tmpl_build(reneg_master, size, dst_mac, net_if_mac(jb->nif), &fl, &t) < 0)
+        vn_fatal(VN_EXIT_INTERNAL, "reneg: no frame template for size %u", (unsigned)size);
+    uint16_t lens[RENEG_BURST];
+    uint64_t end = jb->seq + c->count;
+    while (jb->seq < end) {
+        reneg_wait_back(jb, RENEG_WINDOW);
+        uint64_t left = end - jb->seq;
+        uint16_t first;
+        int k2 = net_check(
+            jb->nif, vnet_txslots_reserve(d, left < RENEG_BURST ? (int)left : RENEG_BURST, &first));
+        reneg_fill(&jb->ts, first, k2, &t, &jb->seq, lens);
+        net_check(jb->nif, vnet_txslots_send(d, k2, lens, 0));
+        net_service();
+        if (time_ns() - jb->start > RENEG_SEND_LIMIT * 1000000000ull)
+            vn_fatal(VN_EXIT_TIMEOUT, "reneg: set %u: sent %llu of %llu within %d s", jb->k + 1,
+                     (unsigned long long)jb->seq, (unsigned long long)(o->nsizes * c->count),
+                     RENEG_SEND_LIMIT);
+    }
+    o->bytes += c->count * t.len;
+}
+
+/* The MTU's frame: the device's MTU and Ethernet's header, within the
+ * slots and the template's limit. */
+static uint16_t reneg_mtu_frame(const struct vnet_dev *d, uint32_t room)
+{
+    uint32_t len = vnet_mtu(d) + ETH_HLEN;
+    if (len > room)
+        len = room;
+    return (uint16_t)(len > PKT_MAX_FRAME ? PKT_MAX_FRAME : len);
+}
+
+/* Set k's frames of each size, then the ring drained (with back=1 every
+ * frame back, or given up), then the driver's counters of the set. */
 static void reneg_send(struct net_if *nif, const struct app_config *c, const uint8_t dst_mac[6],
                        unsigned k, struct reneg_out *o)
 {
     struct vnet_dev *d = net_if_dev(nif);
-    struct vnet_txslots ts;
-    if (net_check(nif, vnet_txslots_bind(d, 0, &ts)) < 0)
+    struct reneg_job jb = {.nif = nif, .k = k, .back = c->back};
+    if (net_check(nif, vnet_txslots_bind(d, 0, &jb.ts)) < 0)
         vn_fatal(VN_EXIT_DEVICE, "reneg: %s: TX slots not bound (frames in flight)", vnet_name(d));
-    if (c->size > ts.room || c->size > PKT_MAX_FRAME)
+    if (c->size > jb.ts.room || c->size > PKT_MAX_FRAME)
         vn_fatal(VN_EXIT_CONFIG, "config: size=%llu: larger than the device's frames (%u)",
-                 (unsigned long long)c->size, ts.room);
-    struct pkt_flow fl = {net_ip(), lwip_ntohl(c->dst_ip), c->src_port, c->dst_port, k};
-    struct pkt_tmpl t;
-    if (pkt_tmpl_build(reneg_master, (uint16_t)c->size, dst_mac, net_if_mac(nif), &fl, &t) < 0)
-        vn_fatal(VN_EXIT_INTERNAL, "reneg: no frame template for size %llu",
-                 (unsigned long long)c->size);
-    uint16_t lens[RENEG_BURST];
-    uint64_t seq = 0, start = time_ns();
-    while (seq < c->count) {
-        uint64_t left = c->count - seq;
-        uint16_t first;
-        int k2 = net_check(
-            nif, vnet_txslots_reserve(d, left < RENEG_BURST ? (int)left : RENEG_BURST, &first));
-        reneg_fill(&ts, first, k2, &t, &seq, lens);
-        net_check(nif, vnet_txslots_send(d, k2, lens, 0));
-        net_service();
-        if (time_ns() - start > RENEG_SEND_LIMIT * 1000000000ull)
-            vn_fatal(VN_EXIT_TIMEOUT, "reneg: set %u: sent %llu of count=%llu within %d s", k + 1,
-                     (unsigned long long)seq, (unsigned long long)c->count, RENEG_SEND_LIMIT);
-    }
-    reneg_drain(nif);
-    o->ns = time_ns() - start;
-    o->packets = seq;
-    o->bytes = seq * t.len;
+                 (unsigned long long)c->size, jb.ts.room);
+    o->sizes[0] = (uint16_t)c->size;
+    o->sizes[1] = reneg_mtu_frame(d, jb.ts.room);
+    o->nsizes = c->back && o->sizes[1] != o->sizes[0] ? 2 : 1;
+    jb.start = time_ns();
+    for (unsigned s = 0; s < o->nsizes; s++)
+        reneg_send_size(&jb, c, dst_mac, o->sizes[s], o);
+    reneg_drain(nif, k);
+    reneg_wait_back(&jb, 1);
+    o->ns = time_ns() - jb.start;
+    o->packets = jb.seq;
+    vnet_counts(d, &o->vnet);
 }
 
 /* One "sample" line per set as it ends, before the next reset starts the
@@ -140,10 +246,11 @@ static void reneg_sample(struct net_if *nif, unsigned k, const struct reneg_out 
     result_end();
 }
 
-/* The app's result: every set's frames added up, then each set's own;
- * vnet is the last bring-up's (a reset starts the driver's counters anew). */
+/* The app's result: every set's frames added up, then each set's own:
+ * sent, back, and the driver's counters; vnet is the last bring-up's (a
+ * reset starts the driver's counters anew). */
 static void reneg_result(const struct app_config *c, const struct reneg_set *sets,
-                         const struct reneg_out *out, unsigned n)
+                         const struct reneg_out *out, unsigned n, const struct vnet_counts *boot)
 {
     uint64_t packets = 0, bytes = 0, ns = 0;
     for (unsigned k = 0; k < n; k++) {
@@ -152,10 +259,18 @@ static void reneg_result(const struct app_config *c, const struct reneg_set *set
         ns += out[k].ns;
     }
     struct json *j = app_result_begin(c, packets, bytes, ns);
-    uint64_t lp, lb; /* lwIP's frames (ARP) left too: the host counts every frame */
+    /* lwIP's frames (ARP) too, and those the boot's bring-up took: the
+     * host counts every frame */
+    uint64_t lp, lb, rp = boot->rx_packets, rb = boot->rx_bytes;
     net_lwip_sent(&lp, &lb);
     json_u64(j, "tx_packets", packets + lp);
     json_u64(j, "tx_bytes", bytes + lb);
+    for (unsigned k = 0; k < n; k++) {
+        rp += out[k].vnet.rx_packets;
+        rb += out[k].vnet.rx_bytes;
+    }
+    json_u64(j, "rx_packets", rp); /* each reset zeroes the driver's count */
+    json_u64(j, "rx_bytes", rb);
     json_arr_begin(j, "sets");
     for (unsigned k = 0; k < n; k++) {
         json_obj_begin(j, NULL);
@@ -166,6 +281,13 @@ static void reneg_result(const struct app_config *c, const struct reneg_set *set
         json_u64(j, "packets", out[k].packets);
         json_u64(j, "bytes", out[k].bytes);
         json_u64(j, "duration_ns", out[k].ns);
+        json_arr_begin(j, "frame_sizes");
+        for (unsigned s = 0; s < out[k].nsizes; s++)
+            json_u64(j, NULL, out[k].sizes[s]);
+        json_arr_end(j);
+        if (c->back)
+            reneg_rx_json(j, "rx", &reneg_back[k]);
+        vnet_counts_json(j, "vnet", &out[k].vnet);
         json_obj_end(j);
     }
     json_arr_end(j);
@@ -181,20 +303,27 @@ int app_reneg_main(const struct app_config *c)
     if (n < 0)
         vn_fatal(VN_EXIT_CONFIG, "config: sets=%s: %s", c->sets, why);
     if (c->count == 0)
-        vn_fatal(VN_EXIT_CONFIG, "config: app=reneg: count= (frames per set) is required");
+        vn_fatal(VN_EXIT_CONFIG,
+                 "config: app=reneg: count= (frames of each size per set) is required");
+    reneg_nsets = (unsigned)n;
     apps_net_init(c, 1, 0);
     struct net_if *nif = net_if_get(0);
     uint8_t dst_mac[6];
     apps_dst_mac(c, dst_mac);
+    struct vnet_counts boot;
+    reneg_boot_back(nif, c->back, &boot);
     for (unsigned k = 0; k < (unsigned)n; k++) {
         reneg_up(nif, c, &sets[k], k);
         out[k].features = vnet_features(net_if_dev(nif));
         out[k].ring_format = vnet_ring_format(net_if_dev(nif));
         reneg_send(nif, c, dst_mac, k, &out[k]);
         reneg_sample(nif, k, &out[k]);
-        printf("reneg: set %u (%s): %llu frames sent on stream %u\n", k + 1, sets[k].text,
+        printf("reneg: set %u (%s): %llu frames sent on stream %u", k + 1, sets[k].text,
                (unsigned long long)out[k].packets, k);
+        if (c->back)
+            printf(", %llu back", (unsigned long long)reneg_back[k].packets);
+        printf("\n");
     }
-    reneg_result(c, sets, out, (unsigned)n);
+    reneg_result(c, sets, out, (unsigned)n, &boot);
     return VN_EXIT_OK;
 }

@@ -101,6 +101,10 @@ UNIT_TESTS += test_reneg_sets
 test_reneg_sets_SRCS := tests/unit/test_reneg_sets.c apps/reneg_sets.c \
     drivers/virtio/vnet_features.c
 
+UNIT_TESTS += test_reneg_rx
+test_reneg_rx_SRCS := tests/unit/test_reneg_rx.c apps/reneg_rx.c apps/seqtrack.c net/pkt.c \
+    kernel/csum.c kernel/json.c
+
 UNIT_TESTS += test_stream_spec
 test_stream_spec_SRCS := tests/unit/test_stream_spec.c apps/stream_spec.c kernel/config.c
 
@@ -143,7 +147,7 @@ VNET_SIM_SRCS := $(SIM_SRCS) $(VIRTQ_SRCS) drivers/virtio/vnet_dev.c drivers/vir
     drivers/virtio/vnet_notify.c drivers/virtio/vnet_notify_cfg.c drivers/virtio/vnet_ctrl.c \
     drivers/virtio/vnet_mq.c drivers/virtio/vnet_rss.c drivers/virtio/vnet_toeplitz.c \
     drivers/virtio/vnet_hash.c drivers/virtio/vnet_ctrl_cmds.c drivers/virtio/vnet_coal.c \
-    drivers/virtio/vnet_qreset.c kernel/csum.c kernel/json.c
+    drivers/virtio/vnet_qreset.c drivers/virtio/vnet_counts.c kernel/csum.c kernel/json.c
 
 test_vnet_SRCS := tests/unit/test_vnet.c $(VNET_SIM_SRCS)
 
