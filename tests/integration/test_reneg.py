@@ -1,8 +1,10 @@
 """App reneg (issue 27): several feature sets in one boot, each after a
 device reset and a new negotiation (virtio 1.2 s2.4, s3.1.1), each set's
-frames sent on its own stream id and counted exactly by the host peer
-over dgram; each set negotiates what it asked; a bad set is one config
-line (status 2)."""
+frames (N small, N of the MTU's size) sent on its own stream id, counted
+exactly by the host peer over dgram and reflected back to the guest,
+which counts them exactly per set too; each set negotiates what it asked
+and carries its own driver counters; a bad set is one config line
+(status 2)."""
 
 import json
 
@@ -21,14 +23,15 @@ def run_json(args, timeout=300):
     return r, json.loads(r.stdout)
 
 
-def test_three_sets_in_one_boot_each_counted_exactly_by_the_host_peer(image):
-    r, rep = run_json(PCI_PACKED + ["--count", str(N), "--sets", SETS])
+def test_three_sets_in_one_boot_each_counted_exactly_both_ways(image):
+    r, rep = run_json(PCI_PACKED + ["--count", str(N), "--sets", SETS, "--sock-rcvbuf", "4M"])
     g = rep["guests"][-1]
     assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
     res = g["result"]
     sets = res["sets"]
-    assert [(s["set"], s["stream"], s["packets"]) for s in sets] == [
-        ("all", 0, N), ("-event_idx,-ring_packed", 1, N), ("-mrg_rxbuf,indirect:off", 2, N)]
+    assert [(s["set"], s["stream"], s["packets"], s["frame_sizes"]) for s in sets] == [
+        ("all", 0, 2 * N, [64, 1514]), ("-event_idx,-ring_packed", 1, 2 * N, [64, 1514]),
+        ("-mrg_rxbuf,indirect:off", 2, 2 * N, [64, 1514])]
     on = [set(s["features"]) for s in sets]
     asked = {"event_idx", "ring_packed", "mrg_rxbuf", "indirect_desc"}
     assert asked <= on[0], on[0]
@@ -36,12 +39,32 @@ def test_three_sets_in_one_boot_each_counted_exactly_by_the_host_peer(image):
     assert not on[2] & {"mrg_rxbuf", "indirect_desc"} and "ring_packed" in on[2], on[2]
     assert [s["ring_format"] for s in sets] == ["packed", "split", "packed"]
     assert sum("reset and negotiated again" in line for line in g["console_tail"]) == 3
-    counted = rep["host"]["peer"]["streams"]
+    # guest->host: the peer counted each set's stream whole, checksums checked
+    host = rep["host"]["peer"]
+    assert host["mode"] == "reflect" and host["non_vnperf_by"]["bad_csum"] == 0, host
+    counted = host["streams"]
     assert [(s["id"], s["packets"], s["unique"], s["lost"], s["dup"], s["reorder"])
-            for s in counted] == [(k, N, N, 0, 0, 0) for k in range(3)], counted
-    assert res["packets"] == 3 * N
-    d = rep["counts"]["directions"]["guest->host"]
-    assert d["verdict"] == "agree" and d["sent"] == d["received"] == 3 * N, d
+            for s in counted] == [(k, 2 * N, 2 * N, 0, 0, 0) for k in range(3)], counted
+    # host->guest: each set's frames back, counted by the guest on that set
+    assert [(s["rx"]["packets"], s["rx"]["unique"], s["rx"]["lost"], s["rx"]["dup"],
+             s["rx"]["malformed"]) for s in sets] == [(2 * N, 2 * N, 0, 0, 0)] * 3, sets
+    assert [s["rx"]["bytes"] for s in sets] == [N * (64 + 1514)] * 3
+    # each set's own driver counters: its frames, kicks both ways, no rule broken
+    for s in sets:
+        v = s["vnet"]
+        assert v["tx"]["packets"] == 2 * N and v["rx"]["packets"] >= 2 * N, v
+        assert v["tx"]["kicks"] > 0 and v["rx"]["kicks"] > 0, v
+        assert v["rx"]["refilled"] >= 2 * N and v["tx"]["len_mismatch"] == 0, v
+        assert v["rule_breaks"] == 0 and v["broken"] is False, v
+    assert res["packets"] == 3 * 2 * N
+    dirs = rep["counts"]["directions"]
+    for k, t in enumerate(SETS.split("/")):
+        for way in ("guest->host", "host->guest"):
+            d = dirs["set %d (%s) %s" % (k + 1, t, way)]
+            assert d["verdict"] == "agree" and d["sent"] == d["received"] == 2 * N, d
+    for name in ("guest->host", "guest->host frames", "host->guest frames"):
+        assert dirs[name]["verdict"] == "agree", dirs[name]
+    assert dirs["guest->host"]["sent"] == 3 * 2 * N
 
 
 def test_a_bad_set_is_one_config_line(image):

@@ -8,6 +8,8 @@ object the backends make (drop())."""
 
 import types
 
+from . import renegsets
+
 TX_APPS = ("gen", "replay", "reneg")
 RX_APPS = ("sink",)
 # rr's "packets" counts both directions: only explicit tx_/rx_ members.
@@ -234,6 +236,9 @@ def merge(app, res, host, lossless=False):
             _direction("host->guest frames", host["tx_frames"], vrx, where, lossless), where)
     if app == "rr":
         dirs.update(_rr_direction(res, _first(host.get("rr") or {}, "transactions")))
+    if app == "reneg":
+        for name, sent, got, where in renegsets.directions(res, host.get("peer")):
+            dirs[name] = _direction(name, sent, got, [drop(*w) for w in where], lossless)
     return _counts(dirs, _agree(dirs), guest={"tx_packets": txp, "tx_bytes": txb,
                                               "rx_packets": rxp, "rx_bytes": rxb},
                    host=dict(host))

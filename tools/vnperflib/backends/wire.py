@@ -125,7 +125,10 @@ class Wire(Backend):
         pr.start()
 
     def _peer_args(self, mode):
-        return send_args(self.opts) if mode == "send" else []
+        if mode == "send":
+            return send_args(self.opts)
+        # reneg's frames checked whole (its sets' guest->host counts)
+        return ["--verify-csum"] if self.opts.app == "reneg" else []
 
     def on_guest_ready(self, index):
         for pr in self.peers:
@@ -144,7 +147,9 @@ class Wire(Backend):
             other = 1 - index
             return ["ip=" + guest_ip(index), "dst_ip=" + guest_ip(other),
                     "dst_mac=" + guest_mac(other)]
-        return ["ip=" + guest_ip(0), "dst_ip=" + peer.PEER_IP, "dst_mac=" + peer.PEER_MAC]
+        # app reneg: the peer reflects, each set's frames come back (docs/apps.md)
+        back = ["back=1"] if self.opts.app == "reneg" else []
+        return ["ip=" + guest_ip(0), "dst_ip=" + peer.PEER_IP, "dst_mac=" + peer.PEER_MAC] + back
 
     def nics(self, index):
         if self.fwd:

@@ -5,6 +5,7 @@ import csv
 import io
 
 from .. import exitcodes
+from ..analysis import renegsets
 from ..analysis.stats import number as _num
 from ..run import iperf
 from .tables import fmt_count, fmt_num, kv_table
@@ -184,6 +185,8 @@ def human(res):
             rows.append(("idle queues", line))
     if res.streams:
         rows += stream_lines(res.streams)
+    if res.app == "reneg":
+        rows += reneg_lines(res.sender_result)
     c = res.counts
     if c:
         for name, d in (c.directions or {}).items():
@@ -280,6 +283,31 @@ def vcpu_threads_line(cpu):
                                         " (waited %.0f%%)" % t.wait_pct
                                         if (t.wait_pct or 0.0) >= 0.5 else "")
                      for t in threads)
+
+
+def reneg_lines(result):
+    """app=reneg: a row per feature set, its ring, frame sizes and the
+    driver's counters of its bring-up (docs/apps.md, reneg); its frames
+    each way are the counts rows."""
+    def get(obj, *keys):
+        for k in keys:
+            obj = obj.get(k) if isinstance(obj, dict) else None
+        return "-" if obj is None or isinstance(obj, (dict, list)) else obj
+
+    rows = []
+    sets = result.get("sets")
+    for k, s in enumerate(sets if isinstance(sets, list) else ()):
+        sizes = s.get("frame_sizes") if isinstance(s, dict) else None
+        rows.append((renegsets.set_label(k, s), (
+            "%s ring, frames of %s B; driver tx %s kicks (%s suppressed), %s ring full; "
+            "rx %s kicks (%s suppressed), %s length errors, %s bad headers; %s rule breaks") % (
+                get(s, "ring_format"),
+                " and ".join(map(str, sizes)) if isinstance(sizes, list) else "-",
+                get(s, "vnet", "tx", "kicks"), get(s, "vnet", "tx", "kicks_suppressed"),
+                get(s, "vnet", "tx", "ring_full"), get(s, "vnet", "rx", "kicks"),
+                get(s, "vnet", "rx", "kicks_suppressed"), get(s, "vnet", "rx", "len_errors"),
+                get(s, "vnet", "rx", "bad_hdr"), get(s, "vnet", "rule_breaks"))))
+    return rows
 
 
 def queues_line(pairs):

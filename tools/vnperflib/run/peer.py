@@ -196,8 +196,10 @@ def feed_args(opts, size):
 
 
 def mode_for_app(app):
-    """Peer mode by guest app: it does the opposite half."""
-    return {"gen": "count", "sink": "send", "rr": "reflect", "reflect": "send"}.get(app, "count")
+    """Peer mode by guest app: it does the opposite half (reneg: each set's
+    frames counted and sent back, docs/apps.md)."""
+    return {"gen": "count", "sink": "send", "rr": "reflect", "reflect": "send",
+            "reneg": "reflect"}.get(app, "count")
 
 
 class Peer:
@@ -307,9 +309,12 @@ def host_counts(res):
     elif res["mode"] == "send":
         out.update(tx_packets=res["packets"], tx_bytes=res["bytes"])
     elif res["mode"] == "reflect":
-        # Request/response frames are not vnperf frames: frame level only.
+        # Request/response frames are not vnperf frames: frame level, and
+        # the vnperf frames (reneg's) where there are any.
         out.update(rx_frames=res["packets"], rx_bytes=res["bytes"], rx_drops=drops,
                    tx_frames=res.get("tx_packets"), tx_bytes=res.get("tx_bytes"))
+        if res.get("vnperf"):
+            out.update(rx_packets=res["vnperf"], rx_seq_lost=res.get("lost"))
     if res["mode"] == "send":
         out["tx_frames"] = res["packets"]
     return out
