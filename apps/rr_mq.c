@@ -84,12 +84,14 @@ static int rr_mq_burst(unsigned k, unsigned p, uint64_t now)
         struct pkt_info pi;
         enum pkt_kind kind = pkt_parse(rx[i].frame, rx[i].len, true, &pi);
         uint32_t len = 0;
-        if (kind == PKT_UDP && pi.dport == rr_mq.port)
+        /* IPv4 only (rr_mq_wanted): IPv6 UDP is lwIP's */
+        bool udp4 = kind == PKT_UDP && pi.ipv == 4;
+        if (udp4 && pi.dport == rr_mq.port)
             len = rr_mq_answer(rx[i].frame, &pi);
         if (len) {
             tx[nt++] = (struct vnet_tx){
                 .frame = rx[i].frame, .len = len, .cookie = net_cookie_rx(rr_mq.nif, rx[i].buf)};
-        } else if (k == 0 && kind != PKT_UDP) {
+        } else if (k == 0 && !udp4) {
             net_input(rr_mq.nif, &rx[i]);
         } else {
             q->not_ours++;

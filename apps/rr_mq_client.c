@@ -142,12 +142,13 @@ static int rrc_burst(unsigned k, unsigned p)
         struct pkt_info pi;
         struct rr_req_answer a = {.session = -1};
         enum pkt_kind kind = pkt_parse(rx[i].frame, rx[i].len, true, &pi);
-        if (kind == PKT_UDP)
+        bool udp4 = kind == PKT_UDP && pi.ipv == 4; /* IPv6 UDP is lwIP's */
+        if (udp4)
             rr_req_classify(rx[i].frame, &pi, rc.server, rc.port, rc.base, rc.n, rc.resp, rc.id_len,
                             &a);
         if (a.session >= 0) {
             rrc_answer(k, p, &a, now, next, &nn);
-        } else if (k == 0 && kind != PKT_UDP) {
+        } else if (k == 0 && !udp4) {
             net_input(rc.nif, &rx[i]);
             continue;
         } else {

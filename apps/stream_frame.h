@@ -14,8 +14,6 @@
 #include "apps/stream_spec.h"
 #include "net/pkt.h"
 
-#define IP6_HLEN 40
-
 /* The addresses a stream takes from the config line where its file gave
  * none (host order). */
 struct stream_addrs {

@@ -49,49 +49,149 @@ static uint32_t pkt_tags(const uint8_t *f, uint32_t len, struct pkt_info *pi, ui
     return off + 2;
 }
 
-static void pkt_info_l4(struct pkt_info *pi, const uint8_t *ip, uint32_t l3, uint32_t ihl,
-                        uint32_t hl, uint32_t l4len)
+/* What the L3 step found for the L4 one: the datagram's place and its
+ * protocol. */
+struct pkt_l3 {
+    uint32_t off;   /* the IP header's offset */
+    uint32_t hlen;  /* its length: IPv4's IHL, IPv6's fixed header */
+    uint32_t l4len; /* IPv4's total length less the header, IPv6's payload length */
+    uint8_t proto;  /* IPv4's protocol, IPv6's next header */
+    uint8_t ipv;    /* 4 or 6 */
+    bool frag;      /* an IPv4 fragment */
+};
+
+/* The L3 step's answer when the L4 step goes on. */
+#define PKT_L3_ON PKT_KINDS
+
+/* An IPv4 header at l->off: version, IHL, total length against the frame
+ * (Ethernet padding may follow the datagram, nothing may be missing),
+ * header checksum (RFC 791 s3.1). */
+static enum pkt_kind pkt_ip4(const uint8_t *f, uint32_t len, struct pkt_l3 *l)
 {
-    pi->ip_off = l3;
-    pi->l4_off = l3 + ihl;
-    pi->payload_off = pi->l4_off + hl;
-    pi->payload_len = l4len - hl;
-    pi->saddr = rd32(ip + 12);
-    pi->daddr = rd32(ip + 16);
+    if (len < l->off + IP4_HLEN)
+        return PKT_BAD_LEN;
+    const uint8_t *ip = f + l->off;
+    l->hlen = (uint32_t)(ip[0] & 0xf) * 4;
+    if ((ip[0] >> 4) != 4 || l->hlen < IP4_HLEN)
+        return PKT_BAD_HDR;
+    uint32_t tot = rd16(ip + 2);
+    if (tot < l->hlen || len < l->off + l->hlen || l->off + tot > len)
+        return PKT_BAD_LEN;
+    if (pkt_sum_fold(pkt_sum(ip, l->hlen, 0)) != 0xffff)
+        return PKT_BAD_CSUM;
+    l->l4len = tot - l->hlen;
+    l->proto = ip[9];
+    l->ipv = 4;
+    l->frag = rd16(ip + 6) & 0x3fff;
+    return PKT_L3_ON;
 }
 
-/* An IPv4 datagram other than UDP (at l3 in f, its lengths checked): a
- * TCP segment (RFC 9293 s3.1) or an ICMP echo request or reply (RFC 792:
- * a reflector's answer to a stream's request) whose
+/* An IPv6 header at l->off (RFC 8200 s3): version, payload length against
+ * the frame (padding may follow); no header checksum. Extension headers
+ * are not parsed: a next header other than UDP, TCP or ICMPv6 (hop-by-hop
+ * for MLD, a fragment, routing ...) is not a stream's frame, and the L4
+ * step leaves it to the stack. A payload length of 0 (a jumbogram's,
+ * RFC 2675, behind hop-by-hop) leaves no room for an L4 header. */
+static enum pkt_kind pkt_ip6(const uint8_t *f, uint32_t len, struct pkt_l3 *l)
+{
+    if (len < l->off + IP6_HLEN)
+        return PKT_BAD_LEN;
+    const uint8_t *ip = f + l->off;
+    if ((ip[0] >> 4) != 6)
+        return PKT_BAD_HDR;
+    l->hlen = IP6_HLEN;
+    l->l4len = rd16(ip + 4);
+    if (l->off + IP6_HLEN + l->l4len > len)
+        return PKT_BAD_LEN;
+    l->proto = ip[6];
+    l->ipv = 6;
+    l->frag = false;
+    return PKT_L3_ON;
+}
+
+/* The pseudo header's sum for an L4 datagram of l4len bytes: the
+ * addresses, the protocol (IPv6: the upper-layer one) and the length
+ * (RFC 768, RFC 9293 s3.1, RFC 8200 s8.1). */
+static uint32_t pkt_pseudo(const uint8_t *f, const struct pkt_l3 *l, uint32_t l4len)
+{
+    const uint8_t *ip = f + l->off;
+    uint32_t s = l->ipv == 6 ? pkt_sum(ip + 8, 32, 0) : pkt_sum(ip + 12, 8, 0);
+    return s + l->proto + l4len;
+}
+
+static void pkt_info_l4(struct pkt_info *pi, const uint8_t *f, const struct pkt_l3 *l, uint32_t hl,
+                        uint32_t l4len)
+{
+    pi->ipv = l->ipv;
+    pi->ip_off = l->off;
+    pi->l4_off = l->off + l->hlen;
+    pi->payload_off = pi->l4_off + hl;
+    pi->payload_len = l4len - hl;
+    pi->saddr = l->ipv == 4 ? rd32(f + l->off + 12) : 0;
+    pi->daddr = l->ipv == 4 ? rd32(f + l->off + 16) : 0;
+}
+
+/* An IP datagram other than UDP (its lengths checked): a TCP segment
+ * (RFC 9293 s3.1) or an ICMP echo request or reply (RFC 792, RFC 4443
+ * s4.1, s4.2: a reflector's answer to a stream's request) whose
  * payload opens with vnperf's stamp and its magic is a stream's
  * (PKT_STAMPED); anything else is the stack's (raw apps' lwIP is
  * untagged: a tagged one is PKT_OTHER). */
-static enum pkt_kind pkt_stamped(const uint8_t *f, uint32_t l3, uint32_t ihl, uint32_t tot,
-                                 bool check, struct pkt_info *pi)
+static enum pkt_kind pkt_stamped(const uint8_t *f, const struct pkt_l3 *l, bool check,
+                                 struct pkt_info *pi)
 {
     enum pkt_kind other = pi->nvlan ? PKT_OTHER : PKT_IP_OTHER;
-    const uint8_t *ip = f + l3, *l4 = ip + ihl;
-    uint32_t l4len = tot - ihl, hl;
-    bool tcp = ip[9] == IP_PROTO_TCP;
-    if (rd16(ip + 6) & 0x3fff)
-        return other; /* a fragment */
-    if (tcp && l4len >= TCP_HLEN && (l4[12] >> 4) * 4u >= TCP_HLEN)
+    const uint8_t *l4 = f + l->off + l->hlen;
+    uint32_t hl;
+    bool tcp = l->proto == IP_PROTO_TCP, v6 = l->ipv == 6;
+    bool icmp = l->proto == (v6 ? IP_PROTO_ICMPV6 : IP_PROTO_ICMP);
+    if (l->frag)
+        return other;
+    if (tcp && l->l4len >= TCP_HLEN && (l4[12] >> 4) * 4u >= TCP_HLEN)
         hl = (l4[12] >> 4) * 4u;
-    else if (ip[9] == IP_PROTO_ICMP && l4len >= ICMP_HLEN &&
-             (l4[0] == ICMP_ECHO || l4[0] == ICMP_ECHO_REPLY) && l4[1] == 0)
+    else if (icmp && l->l4len >= ICMP_HLEN && l4[1] == 0 &&
+             (v6 ? l4[0] == ICMPV6_ECHO || l4[0] == ICMPV6_REPLY
+                 : l4[0] == ICMP_ECHO || l4[0] == ICMP_ECHO_REPLY))
         hl = ICMP_HLEN;
     else
         return other;
-    if (l4len < hl + PL_LEN || rdle32(l4 + hl + PL_OFF_MAGIC) != PL_MAGIC)
+    if (l->l4len < hl + PL_LEN || rdle32(l4 + hl + PL_OFF_MAGIC) != PL_MAGIC)
         return other;
-    /* TCP's pseudo header (RFC 9293 s3.1); ICMP's sum is its message's. */
-    uint32_t s = tcp ? pkt_sum(ip + 12, 8, 0) + IP_PROTO_TCP + l4len : 0;
-    if (check && pkt_sum_fold(pkt_sum(l4, l4len, s)) != 0xffff)
+    /* TCP's pseudo header (RFC 9293 s3.1), ICMPv6's (RFC 4443 s2.3);
+     * ICMPv4's sum is its message's. */
+    uint32_t s = tcp || v6 ? pkt_pseudo(f, l, l->l4len) : 0;
+    if (check && pkt_sum_fold(pkt_sum(l4, l->l4len, s)) != 0xffff)
         return PKT_BAD_CSUM;
-    pkt_info_l4(pi, ip, l3, ihl, hl, l4len);
+    pkt_info_l4(pi, f, l, hl, l->l4len);
     pi->sport = tcp ? rd16(l4) : 0;
     pi->dport = tcp ? rd16(l4 + 2) : 0;
     return PKT_STAMPED;
+}
+
+/* A UDP datagram (RFC 768): its length inside the IP one's, its checksum
+ * over the pseudo header when asked; IPv6 has no "no checksum" (RFC 8200
+ * s8.1: 0 is refused as a wrong one). */
+static enum pkt_kind pkt_udp(const uint8_t *f, const struct pkt_l3 *l, bool check,
+                             struct pkt_info *pi)
+{
+    /* Fragments: the first one has a UDP header but not the whole datagram. */
+    if (l->frag)
+        return PKT_BAD_HDR;
+    if (l->l4len < UDP_HLEN)
+        return PKT_BAD_LEN;
+    const uint8_t *udp = f + l->off + l->hlen;
+    uint32_t ulen = rd16(udp + 4);
+    if (ulen < UDP_HLEN || ulen > l->l4len)
+        return PKT_BAD_LEN;
+    if (check && (rd16(udp + 6) != 0 || l->ipv == 6)) {
+        if (rd16(udp + 6) == 0 ||
+            pkt_sum_fold(pkt_sum(udp, ulen, pkt_pseudo(f, l, ulen))) != 0xffff)
+            return PKT_BAD_CSUM;
+    }
+    pkt_info_l4(pi, f, l, UDP_HLEN, ulen);
+    pi->sport = rd16(udp);
+    pi->dport = rd16(udp + 2);
+    return PKT_UDP;
 }
 
 enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, struct pkt_info *pi)
@@ -99,45 +199,19 @@ enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, str
     if (len < ETH_HLEN)
         return PKT_BAD_LEN;
     uint16_t type;
-    uint32_t l3 = pkt_tags(f, len, pi, &type);
-    if (!l3)
+    struct pkt_l3 l = {.off = pkt_tags(f, len, pi, &type)};
+    if (!l.off)
         return PKT_BAD_LEN;
     if (type == ETH_P_ARP && !pi->nvlan)
         return PKT_ARP;
-    if (type != ETH_P_IP)
-        return PKT_OTHER;
-    if (len < l3 + IP4_HLEN)
-        return PKT_BAD_LEN;
-    const uint8_t *ip = f + l3;
-    uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
-    if ((ip[0] >> 4) != 4 || ihl < IP4_HLEN)
-        return PKT_BAD_HDR;
-    uint32_t tot = rd16(ip + 2);
-    /* Ethernet padding may follow the datagram, nothing may be missing. */
-    if (tot < ihl || len < l3 + ihl || l3 + tot > len)
-        return PKT_BAD_LEN;
-    if (pkt_sum_fold(pkt_sum(ip, ihl, 0)) != 0xffff)
-        return PKT_BAD_CSUM;
-    if (ip[9] != IP_PROTO_UDP)
-        return pkt_stamped(f, l3, ihl, tot, check_udp_csum, pi);
-    /* Fragments: the first one has a UDP header but not the whole datagram. */
-    if (rd16(ip + 6) & 0x3fff)
-        return PKT_BAD_HDR;
-    if (tot < ihl + UDP_HLEN)
-        return PKT_BAD_LEN;
-    const uint8_t *udp = ip + ihl;
-    uint32_t ulen = rd16(udp + 4);
-    if (ulen < UDP_HLEN || ulen > tot - ihl)
-        return PKT_BAD_LEN;
-    if (check_udp_csum && rd16(udp + 6) != 0) {
-        uint32_t s = pkt_sum(ip + 12, 8, 0) + IP_PROTO_UDP + ulen;
-        if (pkt_sum_fold(pkt_sum(udp, ulen, s)) != 0xffff)
-            return PKT_BAD_CSUM;
-    }
-    pkt_info_l4(pi, ip, l3, ihl, UDP_HLEN, ulen);
-    pi->sport = rd16(udp);
-    pi->dport = rd16(udp + 2);
-    return PKT_UDP;
+    enum pkt_kind k = type == ETH_P_IP     ? pkt_ip4(f, len, &l)
+                      : type == ETH_P_IPV6 ? pkt_ip6(f, len, &l)
+                                           : PKT_OTHER;
+    if (k != PKT_L3_ON)
+        return k;
+    if (l.proto == IP_PROTO_UDP)
+        return pkt_udp(f, &l, check_udp_csum, pi);
+    return pkt_stamped(f, &l, check_udp_csum, pi);
 }
 
 const char *pkt_kind_name(enum pkt_kind k)
@@ -159,14 +233,6 @@ static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
     }
 }
 
-void pkt_udp_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac[ETH_ALEN])
-{
-    memcpy(f + OFF_ETH_DST, f + OFF_ETH_SRC, ETH_ALEN);
-    memcpy(f + OFF_ETH_SRC, my_mac, ETH_ALEN);
-    swap_bytes(f + pi->ip_off + 12, f + pi->ip_off + 16, 4);
-    swap_bytes(f + pi->l4_off, f + pi->l4_off + 2, 2);
-}
-
 /* The IP addresses swapped: IPv4's (RFC 791 s3.1) or IPv6's (RFC 8200 s3). */
 static void swap_addrs(uint8_t *ip)
 {
@@ -174,6 +240,14 @@ static void swap_addrs(uint8_t *ip)
         swap_bytes(ip + 8, ip + 24, 16);
     else
         swap_bytes(ip + 12, ip + 16, 4);
+}
+
+void pkt_udp_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac[ETH_ALEN])
+{
+    memcpy(f + OFF_ETH_DST, f + OFF_ETH_SRC, ETH_ALEN);
+    memcpy(f + OFF_ETH_SRC, my_mac, ETH_ALEN);
+    swap_addrs(f + pi->ip_off);
+    swap_bytes(f + pi->l4_off, f + pi->l4_off + 2, 2);
 }
 
 bool pkt_stamped_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac[ETH_ALEN])

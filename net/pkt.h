@@ -1,6 +1,6 @@
-/* Ethernet / IPv4 / UDP frames for the raw fast path: parsing with every
- * length and checksum checked, the generator's frame template and its
- * per-packet patch. Pure functions on byte buffers (host unit tested). */
+/* Ethernet / IPv4 / UDP frames for the raw fast path: parsing (IPv4 and
+ * IPv6) with every length and checksum checked, the generator's frame
+ * template and its per-packet patch. Pure functions on byte buffers (host unit tested). */
 #ifndef VN_PKT_H
 #define VN_PKT_H
 
@@ -17,6 +17,7 @@
 #define ETH_P_8021AD  0x88a8 /* IEEE 802.1ad service tag (QinQ's outer) */
 #define PKT_VLANS_MAX 2      /* 802.1Q, or QinQ: 802.1ad outer, 802.1Q inner */
 #define IP4_HLEN      20
+#define IP6_HLEN      40 /* the fixed header (RFC 8200 s3) */
 #define IP_PROTO_ICMP 1
 #define IP_PROTO_TCP  6
 #define IP_PROTO_UDP  17
@@ -150,34 +151,35 @@ uint16_t pkt_udp_csum(const uint8_t *frame);
 
 /* --- parsing --- */
 enum pkt_kind {
-    PKT_UDP,      /* valid IPv4/UDP, untagged or under one or two tags: info filled */
+    PKT_UDP,      /* valid IPv4 or IPv6 UDP, untagged or under one or two tags: info filled */
     PKT_ARP,      /* ARP (for lwIP), untagged */
-    PKT_IP_OTHER, /* valid IPv4, not UDP (ICMP, TCP: for lwIP), untagged */
-    PKT_OTHER,    /* another ethertype (IPv6, LLDP ...), a tagged frame but UDP: not ours */
+    PKT_IP_OTHER, /* valid IPv4 or IPv6, not UDP (ICMP, TCP, extension headers: lwIP's), untagged */
+    PKT_OTHER,    /* another ethertype (LLDP ...), a tagged frame but UDP: not ours */
     PKT_BAD_LEN,  /* truncated frame or inconsistent length fields */
     PKT_BAD_HDR,  /* bad IP version/IHL, fragment, ... */
-    PKT_BAD_CSUM, /* IP header or UDP checksum wrong (a stamped TCP or ICMP one's too) */
-    PKT_STAMPED,  /* valid IPv4 TCP or ICMP echo request or reply carrying vnperf's stamp
-                   * with its magic (a stream's frame, docs/streams.md): info filled */
+    PKT_BAD_CSUM, /* IPv4 header or UDP checksum wrong (a stamped TCP or ICMP one's too) */
+    PKT_STAMPED,  /* valid IPv4 or IPv6 TCP or ICMP echo request or reply carrying vnperf's
+                   * stamp with its magic (a stream's frame, docs/streams.md): info filled */
     PKT_KINDS
 };
 
 struct pkt_info {
-    uint8_t nvlan;                /* tags before the IPv4 header: 0, 1 or 2 */
+    uint8_t nvlan;                /* tags before the IP header: 0, 1 or 2 */
+    uint8_t ipv;                  /* 4 or 6 */
     uint16_t vlan[PKT_VLANS_MAX]; /* their VLAN ids, outer first */
-    uint32_t ip_off;              /* IPv4 header offset (after Ethernet and its tags) */
+    uint32_t ip_off;              /* IP header offset (after Ethernet and its tags) */
     uint32_t l4_off;              /* UDP (TCP, ICMP) header offset */
     uint32_t payload_off;         /* UDP (TCP, ICMP) payload offset */
     uint32_t payload_len;         /* UDP payload length from the UDP header (TCP, ICMP: IP's) */
     uint16_t sport, dport;        /* TCP's too; ICMP: 0 */
-    uint32_t saddr, daddr;        /* host byte order */
+    uint32_t saddr, daddr;        /* IPv4's, host byte order; IPv6: 0 (at ip_off + 8, + 24) */
 };
 
 /* Classifies a received frame; every length is checked against len before
  * it is used, so any byte string is safe. check_udp_csum: verify a
- * non-zero UDP checksum too, and a stamped TCP or ICMP frame's (the IP
- * header checksum is always verified). TCP and ICMP frames without the
- * stamp's magic stay PKT_IP_OTHER: the stack's. */
+ * non-zero UDP checksum too (IPv6's, 0 included), and a stamped TCP or
+ * ICMP frame's (the IPv4 header checksum is always verified). TCP and
+ * ICMP frames without the stamp's magic stay PKT_IP_OTHER: the stack's. */
 enum pkt_kind pkt_parse(const uint8_t *f, uint32_t len, bool check_udp_csum, struct pkt_info *pi);
 
 const char *pkt_kind_name(enum pkt_kind k);
@@ -192,8 +194,8 @@ bool pkt_for_local(const uint8_t *f, uint32_t len, uint32_t ip);
 bool pkt_payload_hdr(const uint8_t *f, const struct pkt_info *pi, uint32_t *stream, uint64_t *seq);
 
 /* Turns a received UDP frame into its answer in place: Ethernet
- * destination <- source, source <- mine, IP addresses and UDP ports
- * swapped. Swapping 16-bit words leaves both checksums valid. */
+ * destination <- source, source <- mine, IP addresses (IPv4 or IPv6) and
+ * UDP ports swapped. Swapping 16-bit words leaves both checksums valid. */
 void pkt_udp_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac[ETH_ALEN]);
 
 /* Turns a PKT_STAMPED frame into its answer in place as pkt_udp_reflect

@@ -12,6 +12,7 @@
 
 #include "net/pkt.h"
 #include "ref_csum.h"
+#include "ref_frame6.h"
 
 static const uint8_t dmac[6] = {0x52, 0x54, 0, 0, 0, 2};
 static const uint8_t smac[6] = {0x52, 0x54, 0, 0, 0, 1};
@@ -160,7 +161,9 @@ static void test_parse_malformed(void **st)
     g[OFF_IP] = 0x65; /* version 6 */
     assert_int_equal(pkt_parse(g, 128, false, &pi), PKT_BAD_HDR);
     memcpy(g, f, 128);
-    wr16(g + OFF_ETH_TYPE, 0x86dd);
+    wr16(g + OFF_ETH_TYPE, ETH_P_IPV6); /* an IPv4 header is no IPv6 one */
+    assert_int_equal(pkt_parse(g, 128, false, &pi), PKT_BAD_HDR);
+    wr16(g + OFF_ETH_TYPE, 0x88cc); /* LLDP */
     assert_int_equal(pkt_parse(g, 128, false, &pi), PKT_OTHER);
     wr16(g + OFF_ETH_TYPE, ETH_P_ARP);
     assert_int_equal(pkt_parse(g, 128, false, &pi), PKT_ARP);
@@ -276,6 +279,154 @@ static void test_parse_tagged(void **st)
     }
 }
 
+/* --- IPv6 (RFC 8200) --- */
+
+static const uint8_t v6_protos[] = {IP_PROTO_UDP, IP_PROTO_TCP, IP_PROTO_ICMPV6};
+
+/* IPv6 UDP parses as UDP, a stamped TCP segment or ICMPv6 echo request
+ * as PKT_STAMPED, untagged and behind one or two tags, Ethernet padding
+ * after the datagram allowed: the offsets, ports and stamp as built. */
+static void test_parse_ipv6(void **st)
+{
+    (void)st;
+    for (unsigned i = 0; i < sizeof(v6_protos); i++) {
+        uint8_t proto = v6_protos[i];
+        for (unsigned n = 0; n <= 2; n++) {
+            uint8_t f[200];
+            struct pkt_info pi;
+            uint32_t id;
+            uint64_t seq;
+            ref6_frame(f, 120, proto, 7, 9);
+            f[120] = f[121] = 0; /* padding */
+            uint32_t len = tag_frame(f, 122, n);
+            enum pkt_kind want = proto == IP_PROTO_UDP ? PKT_UDP : PKT_STAMPED;
+            assert_int_equal(pkt_parse(f, len, true, &pi), want);
+            assert_int_equal(pi.ipv, 6);
+            assert_int_equal(pi.nvlan, n);
+            assert_int_equal(pi.ip_off, ETH_HLEN + 4 * n);
+            assert_int_equal(pi.l4_off, ETH_HLEN + IP6_HLEN + 4 * n);
+            assert_int_equal(pi.payload_off, pi.l4_off + ref6_l4_hlen(proto));
+            assert_int_equal(pi.payload_len, 120 - ETH_HLEN - IP6_HLEN - ref6_l4_hlen(proto));
+            assert_int_equal(pi.sport, proto == IP_PROTO_ICMPV6 ? 0 : 1234);
+            assert_int_equal(pi.dport, proto == IP_PROTO_ICMPV6 ? 0 : 5678);
+            assert_true(pkt_payload_hdr(f, &pi, &id, &seq));
+            assert_int_equal(id, 7);
+            assert_int_equal(seq, 9);
+        }
+    }
+}
+
+/* Every length and checksum of an IPv6 frame is checked: a flipped bit
+ * (UDP's zero checksum too: IPv6 has no "none", RFC 8200 s8.1), every
+ * truncation, a payload length past the frame's end or short of the UDP
+ * length, a version other than 6; a stamped frame's payload length cut
+ * changes its pseudo header. */
+static void test_parse_ipv6_malformed(void **st)
+{
+    (void)st;
+    const unsigned plen_at = ETH_HLEN + 4;
+    for (unsigned i = 0; i < sizeof(v6_protos); i++) {
+        uint8_t proto = v6_protos[i];
+        enum pkt_kind want = proto == IP_PROTO_UDP ? PKT_UDP : PKT_STAMPED;
+        uint8_t f[120], g[120];
+        struct pkt_info pi;
+        ref6_frame(f, 120, proto, 7, 9);
+        for (uint32_t n = 0; n < 120; n++)
+            assert_int_equal(pkt_parse(f, n, true, &pi), PKT_BAD_LEN);
+        memcpy(g, f, 120);
+        g[110] ^= 0x40;
+        assert_int_equal(pkt_parse(g, 120, true, &pi), PKT_BAD_CSUM);
+        assert_int_equal(pkt_parse(g, 120, false, &pi), want);
+        memcpy(g, f, 120);
+        g[ETH_HLEN + 8] ^= 1; /* the source address: in the pseudo header */
+        assert_int_equal(pkt_parse(g, 120, true, &pi), PKT_BAD_CSUM);
+        memcpy(g, f, 120);
+        wr16(g + plen_at, 120 - ETH_HLEN - IP6_HLEN + 1); /* past the frame */
+        assert_int_equal(pkt_parse(g, 120, true, &pi), PKT_BAD_LEN);
+        wr16(g + plen_at, 0xffff);
+        assert_int_equal(pkt_parse(g, 120, true, &pi), PKT_BAD_LEN);
+        wr16(g + plen_at, 120 - ETH_HLEN - IP6_HLEN - 1); /* short of the datagram */
+        assert_int_equal(pkt_parse(g, 120, true, &pi),
+                         proto == IP_PROTO_UDP ? PKT_BAD_LEN : PKT_BAD_CSUM);
+        memcpy(g, f, 120);
+        g[ETH_HLEN] = 0x40 | (g[ETH_HLEN] & 0xf); /* version 4 */
+        assert_int_equal(pkt_parse(g, 120, true, &pi), PKT_BAD_HDR);
+    }
+    uint8_t f[120];
+    struct pkt_info pi;
+    ref6_frame(f, 120, IP_PROTO_UDP, 7, 9);
+    wr16(f + ETH_HLEN + IP6_HLEN + 6, 0);
+    assert_int_equal(pkt_parse(f, 120, true, &pi), PKT_BAD_CSUM);
+    assert_int_equal(pkt_parse(f, 120, false, &pi), PKT_UDP);
+}
+
+/* What is not a stream's stays the stack's (PKT_IP_OTHER; tagged:
+ * PKT_OTHER): a hop-by-hop header before UDP (extension headers are not
+ * parsed: MLD's reports carry one), a neighbour solicitation, an echo
+ * request or a segment without the magic, ICMPv4's echo type under
+ * next header 58. */
+static void test_parse_ipv6_not_ours(void **st)
+{
+    (void)st;
+    const unsigned l4 = ETH_HLEN + IP6_HLEN;
+    uint8_t f[160];
+    struct pkt_info pi;
+    ref6_frame(f, 120, IP_PROTO_UDP, 7, 9);
+    f[ETH_HLEN + 6] = 0; /* hop-by-hop */
+    assert_int_equal(pkt_parse(f, 120, true, &pi), PKT_IP_OTHER);
+    assert_int_equal(pkt_parse(f, tag_frame(f, 120, 1), true, &pi), PKT_OTHER);
+    ref6_frame(f, 120, IP_PROTO_ICMPV6, 7, 9);
+    f[l4] = 135;
+    ref6_fix_csum(f, 120);
+    assert_int_equal(pkt_parse(f, 120, true, &pi), PKT_IP_OTHER);
+    ref6_frame(f, 120, IP_PROTO_ICMPV6, 7, 9);
+    f[l4] = ICMP_ECHO;
+    ref6_fix_csum(f, 120);
+    assert_int_equal(pkt_parse(f, 120, true, &pi), PKT_IP_OTHER);
+    for (unsigned i = 1; i < sizeof(v6_protos); i++) {
+        ref6_frame(f, 120, v6_protos[i], 7, 9);
+        f[l4 + ref6_l4_hlen(v6_protos[i]) + PL_OFF_MAGIC] ^= 1;
+        ref6_fix_csum(f, 120);
+        assert_int_equal(pkt_parse(f, 120, true, &pi), PKT_IP_OTHER);
+    }
+}
+
+/* A reflected IPv6 UDP frame has its addresses and ports swapped, its
+ * checksum still right; so has a stamped one. */
+static void test_reflect_ipv6(void **st)
+{
+    (void)st;
+    const uint8_t me[6] = {2, 0, 0, 0, 0, 9};
+    uint8_t f[120];
+    struct pkt_info pi;
+    ref6_frame(f, 120, IP_PROTO_UDP, 7, 9);
+    assert_int_equal(pkt_parse(f, 120, true, &pi), PKT_UDP);
+    pkt_udp_reflect(f, &pi, me);
+    assert_memory_equal(f + ETH_HLEN + 8, ref6_dip, 16);
+    assert_memory_equal(f + ETH_HLEN + 24, ref6_sip, 16);
+    assert_int_equal(pkt_parse(f, 120, true, &pi), PKT_UDP);
+    assert_int_equal(pi.sport, 5678);
+    assert_int_equal(pi.dport, 1234);
+    assert_true(ref_l4_ok(f, ETH_HLEN, 1, 120));
+    /* The reflector's answer to a stamped IPv6 TCP segment (addresses and
+     * ports swapped) and ICMPv6 echo request (an echo reply, RFC 4443
+     * s4.2) parses as stamped, its checksum right; the reply is never
+     * answered. */
+    ref6_frame(f, 120, IP_PROTO_TCP, 7, 9);
+    assert_int_equal(pkt_parse(f, 120, true, &pi), PKT_STAMPED);
+    assert_true(pkt_stamped_reflect(f, &pi, me));
+    assert_int_equal(pkt_parse(f, 120, true, &pi), PKT_STAMPED);
+    assert_int_equal(pi.sport, 5678);
+    assert_memory_equal(f + ETH_HLEN + 8, ref6_dip, 16);
+    ref6_frame(f, 120, IP_PROTO_ICMPV6, 7, 9);
+    assert_int_equal(pkt_parse(f, 120, true, &pi), PKT_STAMPED);
+    assert_true(pkt_stamped_reflect(f, &pi, me));
+    assert_int_equal(f[ETH_HLEN + IP6_HLEN], ICMPV6_REPLY);
+    assert_true(ref_l4_ok(f, ETH_HLEN, 1, 120));
+    assert_int_equal(pkt_parse(f, 120, true, &pi), PKT_STAMPED);
+    assert_false(pkt_stamped_reflect(f, &pi, me));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +438,10 @@ int main(void)
         cmocka_unit_test(test_parse_garbage),
         cmocka_unit_test(test_reflect),
         cmocka_unit_test(test_parse_tagged),
+        cmocka_unit_test(test_parse_ipv6),
+        cmocka_unit_test(test_parse_ipv6_malformed),
+        cmocka_unit_test(test_parse_ipv6_not_ours),
+        cmocka_unit_test(test_reflect_ipv6),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

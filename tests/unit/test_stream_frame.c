@@ -364,6 +364,57 @@ static void test_tcp_icmp_frames(void **st)
     }
 }
 
+/* The engine's IPv6 frames (UDP, TCP, ICMPv6; untagged and QinQ; the
+ * smallest and a larger size) are the receivers': pkt_parse takes them
+ * (UDP as PKT_UDP, the others as stamped) with the stamp where the
+ * engine wrote it, refuses one with its checksum off, and leaves TCP and
+ * ICMPv6 without the magic to the stack. */
+static void test_ipv6_frames_parse(void **st)
+{
+    (void)st;
+    static uint8_t f[320];
+    struct stream_spec s;
+    struct stream_tmpl t;
+    struct pkt_info pi;
+    uint32_t id;
+    uint64_t seq;
+    for (uint8_t proto = SPROTO_UDP; proto <= SPROTO_ICMP; proto++) {
+        for (unsigned nvlan = 0; nvlan <= 2; nvlan += 2) {
+            uint16_t min = (uint16_t)(4 * nvlan + (proto == SPROTO_UDP   ? 80
+                                                   : proto == SPROTO_TCP ? 98
+                                                                         : 86));
+            for (uint16_t len = min; len <= 300; len = (uint16_t)(len + 300 - min)) {
+                spec4(&s, len);
+                s.ip = 6;
+                s.proto = proto;
+                s.nvlan = (uint8_t)nvlan;
+                s.vlan[0] = 200;
+                s.vlan[1] = 100;
+                s.sip6[0] = s.dip6[0] = 0xfd;
+                s.sip6[15] = 2;
+                s.dip6[15] = 1;
+                assert_int_equal(stream_tmpl_build(f, len, &s, &addrs, 3, 0, &t), 0);
+                stream_frame_finish(f, &t, len, t.udp_base, t.ip_base, 0x10005, 6);
+                assert_int_equal(pkt_parse(f, len, true, &pi),
+                                 proto == SPROTO_UDP ? PKT_UDP : PKT_STAMPED);
+                assert_int_equal(pi.ipv, 6);
+                assert_int_equal(pi.nvlan, nvlan);
+                assert_int_equal(pi.payload_off, t.pl);
+                assert_int_equal(pi.payload_len, len - t.pl);
+                assert_true(pkt_payload_hdr(f, &pi, &id, &seq));
+                assert_int_equal(id, 3);
+                assert_int_equal(seq, 0x10005);
+                f[t.pl + PL_OFF_TSC] ^= 1;
+                assert_int_equal(pkt_parse(f, len, true, &pi), PKT_BAD_CSUM);
+                if (proto == SPROTO_UDP)
+                    continue;
+                f[t.pl + PL_OFF_MAGIC] ^= 1; /* no magic: the stack's */
+                assert_int_equal(pkt_parse(f, len, false, &pi), nvlan ? PKT_OTHER : PKT_IP_OTHER);
+            }
+        }
+    }
+}
+
 /* The config line's shorthand as a stream (stream_spec_one) sends the
  * frames gen's fixed-frame builder (pkt_tmpl_build, pkt_patch) sent, byte
  * for byte: one size, and each size of a mix. */
@@ -404,9 +455,13 @@ static void test_shorthand_frames(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fe_ops),    cmocka_unit_test(test_shorthand_frames),
-        cmocka_unit_test(test_ipv4_vars), cmocka_unit_test(test_vlan_ipv4),
-        cmocka_unit_test(test_qinq_ipv6), cmocka_unit_test(test_tcp_icmp_frames),
+        cmocka_unit_test(test_fe_ops),
+        cmocka_unit_test(test_shorthand_frames),
+        cmocka_unit_test(test_ipv4_vars),
+        cmocka_unit_test(test_vlan_ipv4),
+        cmocka_unit_test(test_qinq_ipv6),
+        cmocka_unit_test(test_tcp_icmp_frames),
+        cmocka_unit_test(test_ipv6_frames_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
