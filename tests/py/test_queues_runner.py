@@ -749,8 +749,11 @@ def test_a_peer_results_flows_are_checked():
     from vnperflib.errors import RunnerError
     from vnperflib.run import peer
     peer.check_flows(GEN_FLOWS)
+    # an IPv6 stream's flow (docs/peer.md)
+    peer.check_flows([{"src": "fd00::2", "sport": 1234, "dst": "fd00::1", "dport": 5678,
+                       "packets": 3, "bytes": 300}])
     for bad, why in (({"src": "10.0.0.2", "sport": 1, "dst": "x", "dport": 2, "packets": 1,
-                       "bytes": 60}, "flows[0].dst 'x' is not an IPv4 address"),
+                       "bytes": 60}, "flows[0].dst 'x' is not an IP address"),
                      ({"src": "10.0.0.2", "sport": 70000, "dst": "10.0.0.1", "dport": 2,
                        "packets": 1, "bytes": 60}, "flows[0].sport 70000 is not a port"),
                      ({"src": "10.0.0.2", "sport": 1, "dst": "10.0.0.1", "dport": 2,

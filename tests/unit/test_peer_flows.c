@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "ref_frame6.h"
 #include "tools/peer/peer_stats.h"
 
 static const uint8_t MAC_A[ETH_ALEN] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
@@ -51,10 +52,8 @@ static void test_frames_counted_by_flow(void **state)
     assert_int_equal(peer_flows_sorted(&st->flows, sorted), 10);
     for (uint32_t i = 0, s = 0; s < 4; s++) {
         for (uint32_t d = 0; d <= s; d++, i++) {
-            assert_int_equal(sorted[i]->key.saddr, 0x0a000002);
-            assert_int_equal(sorted[i]->key.daddr, 0x0a000001);
-            assert_int_equal(sorted[i]->key.sport, 5000 + s);
-            assert_int_equal(sorted[i]->key.dport, 9000 + d);
+            struct peer_flow_key k = peer_flow_key4(0x0a000002, 0x0a000001, 5000 + s, 9000 + d);
+            assert_memory_equal(&sorted[i]->key, &k, sizeof(k));
             assert_int_equal(sorted[i]->packets, 10);
             assert_int_equal(sorted[i]->bytes, 10 * (60 + s));
         }
@@ -66,8 +65,8 @@ static void test_frames_counted_by_flow(void **state)
 
 static struct peer_flow_key key(uint32_t i)
 {
-    return (struct peer_flow_key){0x0a000002, 0x0a000001, (uint16_t)(1000 + i % 60000),
-                                  (uint16_t)(9000 + i / 60000)};
+    return peer_flow_key4(0x0a000002, 0x0a000001, (uint16_t)(1000 + i % 60000),
+                          (uint16_t)(9000 + i / 60000));
 }
 
 /* More flows than the table holds: the frames of the ones beyond it are
@@ -100,8 +99,8 @@ static void test_overflow(void **state)
 static void test_json(void **state)
 {
     struct peer_flows fl;
-    struct peer_flow_key a = {0x0a000002, 0x0a000001, 5001, 9000};
-    struct peer_flow_key b = {0x0a000002, 0x0a000001, 5000, 9003};
+    struct peer_flow_key a = peer_flow_key4(0x0a000002, 0x0a000001, 5001, 9000);
+    struct peer_flow_key b = peer_flow_key4(0x0a000002, 0x0a000001, 5000, 9003);
     char *buf = NULL;
     size_t len = 0;
     FILE *out;
@@ -129,12 +128,53 @@ static void test_json(void **state)
     peer_flows_free(&fl);
 }
 
+/* IPv6 stream frames (UDP, TCP, ICMPv6) count by their IPv6 flow beside
+ * an IPv4 one, each stream's frames as IPv4 ones are; the result line
+ * gives IPv6 addresses in their text form, IPv4 ones dotted. */
+static void test_ipv6_flows(void **state)
+{
+    static const uint8_t protos[] = {IP_PROTO_UDP, IP_PROTO_TCP, IP_PROTO_ICMPV6};
+    struct peer_stats *st = peer_stats_new();
+    uint8_t f[128];
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out;
+
+    (void)state;
+    assert_non_null(st);
+    for (uint64_t seq = 0; seq < 5; seq++) {
+        for (uint32_t i = 0; i < sizeof(protos); i++) {
+            ref6_frame(f, 100, protos[i], i, seq);
+            peer_stats_rx(st, f, 100, true);
+        }
+        build(f, 64, 5000, 9000, seq);
+        peer_stats_rx(st, f, 64, true);
+    }
+    assert_int_equal(st->kinds[PKT_UDP], 20);
+    assert_int_equal(st->flows.n, 3); /* UDP's and TCP's 1234 -> 5678, ICMPv6's 0 -> 0 */
+    out = open_memstream(&buf, &len);
+    assert_non_null(out);
+    peer_flows_json(out, &st->flows);
+    fclose(out);
+    assert_string_equal(buf, ",\"flows\":["
+                             "{\"src\":\"10.0.0.2\",\"sport\":5000,\"dst\":\"10.0.0.1\","
+                             "\"dport\":9000,\"packets\":5,\"bytes\":320},"
+                             "{\"src\":\"fd00::2\",\"sport\":0,\"dst\":\"fd00::1\","
+                             "\"dport\":0,\"packets\":5,\"bytes\":500},"
+                             "{\"src\":\"fd00::2\",\"sport\":1234,\"dst\":\"fd00::1\","
+                             "\"dport\":5678,\"packets\":10,\"bytes\":1000}],"
+                             "\"flows_overflow\":0");
+    free(buf);
+    peer_stats_free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_frames_counted_by_flow),
         cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_ipv6_flows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

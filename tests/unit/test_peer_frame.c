@@ -12,6 +12,7 @@
 
 #include "tools/peer/peer_frame.h"
 #include "tools/peer/peer_malform.h"
+#include "ref_frame6.h"
 
 static const uint8_t MAC_A[ETH_ALEN] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
 static const uint8_t MAC_B[ETH_ALEN] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
@@ -92,15 +93,50 @@ static void test_reflect(void **state)
     assert_int_equal(peer_frame_classify(f, 200, true, &v), PKT_UDP);
     assert_int_equal(v.seq, 5);
 
-    /* not IPv4: only the MACs turn around */
+    /* not IP (LLDP): only the MACs turn around */
     memcpy(f, orig, sizeof(f));
-    wr16(f + OFF_ETH_TYPE, 0x86dd);
+    wr16(f + OFF_ETH_TYPE, 0x88cc);
     assert_int_equal(peer_frame_reflect(f, 200), 0);
     assert_memory_equal(f + OFF_ETH_DST, MAC_B, ETH_ALEN);
     assert_memory_equal(f + OFF_ETH_SRC, MAC_A, ETH_ALEN);
     assert_memory_equal(f + ETH_HLEN, orig + ETH_HLEN, sizeof(f) - ETH_HLEN);
 
     assert_int_equal(peer_frame_reflect(f, ETH_HLEN - 1), -EINVAL);
+}
+
+/* IPv6 UDP, TCP and ICMPv6 stream frames are vnperf's as IPv4 ones are:
+ * the stamp read, the flow's IPv6 addresses and ports; one with its
+ * checksum off is not; a reflected IPv6 UDP frame has its addresses and
+ * ports swapped, its checksum still right. */
+static void test_ipv6_frames(void **state)
+{
+    static const uint8_t protos[] = {IP_PROTO_UDP, IP_PROTO_TCP, IP_PROTO_ICMPV6};
+    uint8_t f[150];
+    struct peer_vnpf v;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(protos); i++) {
+        bool icmp = protos[i] == IP_PROTO_ICMPV6;
+
+        ref6_frame(f, 150, protos[i], 0x10002, 33);
+        memset(&v, 0, sizeof(v));
+        assert_int_equal(peer_frame_classify(f, 150, true, &v), PKT_UDP);
+        assert_int_equal(v.stream, 0x10002);
+        assert_int_equal(v.seq, 33);
+        assert_memory_equal(v.flow.saddr, ref6_sip, 16);
+        assert_memory_equal(v.flow.daddr, ref6_dip, 16);
+        assert_int_equal(v.flow.sport, icmp ? 0 : 1234);
+        assert_int_equal(v.flow.dport, icmp ? 0 : 5678);
+        f[140] ^= 1;
+        assert_int_equal(peer_frame_classify(f, 150, true, &v), PKT_BAD_CSUM);
+    }
+    ref6_frame(f, 150, IP_PROTO_UDP, 1, 2);
+    assert_int_equal(peer_frame_reflect(f, 150), 0);
+    assert_int_equal(peer_frame_classify(f, 150, true, &v), PKT_UDP);
+    assert_memory_equal(v.flow.saddr, ref6_dip, 16);
+    assert_memory_equal(v.flow.daddr, ref6_sip, 16);
+    assert_int_equal(v.flow.sport, 5678);
+    assert_int_equal(v.flow.dport, 1234);
 }
 
 /* Every malformed mode must be caught by the strict parser, as the kind
@@ -166,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_full_and_short_headers),
         cmocka_unit_test(test_foreign_frames),
         cmocka_unit_test(test_reflect),
+        cmocka_unit_test(test_ipv6_frames),
         cmocka_unit_test(test_malformed_kinds),
         cmocka_unit_test(test_malformed_garbage_and_names),
     };

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NSLOTS (2 * PEER_MAX_FLOWS) /* at most half full: probes stay short */
 
@@ -22,18 +23,25 @@ void peer_flows_free(struct peer_flows *f)
     free(f->slot);
 }
 
+static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
 static bool same(const struct peer_flow_key *a, const struct peer_flow_key *b)
 {
-    return a->saddr == b->saddr && a->daddr == b->daddr && a->sport == b->sport &&
-           a->dport == b->dport;
+    return memcmp(a->saddr, b->saddr, 16) == 0 && memcmp(a->daddr, b->daddr, 16) == 0 &&
+           a->sport == b->sport && a->dport == b->dport;
 }
 
 static uint32_t slot_of(const struct peer_flow_key *k)
 {
-    uint32_t h = k->saddr * 2654435761u;
+    uint32_t h = 0, w;
 
     /* Fibonacci hashing of each word spreads consecutive ports */
-    h = (h ^ k->daddr) * 2654435761u;
+    for (unsigned i = 0; i < 16; i += 4) {
+        memcpy(&w, k->saddr + i, 4);
+        h = (h ^ w) * 2654435761u;
+        memcpy(&w, k->daddr + i, 4);
+        h = (h ^ w) * 2654435761u;
+    }
     h = (h ^ ((uint32_t)k->sport << 16 | k->dport)) * 2654435761u;
     return h % NSLOTS;
 }
@@ -72,10 +80,21 @@ static int cmp_flow(const void *a, const void *b)
 {
     const struct peer_flow_key *x = &(*(const struct peer_flow *const *)a)->key;
     const struct peer_flow_key *y = &(*(const struct peer_flow *const *)b)->key;
-    int c = cmp_u64((uint64_t)x->saddr << 32 | x->daddr, (uint64_t)y->saddr << 32 | y->daddr);
+    int c = memcmp(x->saddr, y->saddr, 16);
 
+    if (!c)
+        c = memcmp(x->daddr, y->daddr, 16);
     return c ? c
              : cmp_u64((uint64_t)x->sport << 16 | x->dport, (uint64_t)y->sport << 16 | y->dport);
+}
+
+/* An address as text: dotted for a mapped IPv4 one, else IPv6's form. */
+static void addr_text(const uint8_t a[16], char out[INET6_ADDRSTRLEN])
+{
+    if (memcmp(a, v4_mapped, 12) == 0)
+        inet_ntop(AF_INET, a + 12, out, INET6_ADDRSTRLEN);
+    else
+        inet_ntop(AF_INET6, a, out, INET6_ADDRSTRLEN);
 }
 
 uint32_t peer_flows_sorted(const struct peer_flows *f, const struct peer_flow **out)
@@ -98,11 +117,10 @@ void peer_flows_json(FILE *out, const struct peer_flows *f)
     fputs(",\"flows\":[", out);
     for (uint32_t i = 0; i < n; i++) {
         const struct peer_flow_key *k = &sorted[i]->key;
-        struct in_addr s = {htonl(k->saddr)}, d = {htonl(k->daddr)};
-        char src[INET_ADDRSTRLEN], dst[INET_ADDRSTRLEN];
+        char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
 
-        inet_ntop(AF_INET, &s, src, sizeof(src));
-        inet_ntop(AF_INET, &d, dst, sizeof(dst));
+        addr_text(k->saddr, src);
+        addr_text(k->daddr, dst);
         fprintf(out,
                 "%s{\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,\"packets\":%llu,"
                 "\"bytes\":%llu}",

@@ -26,7 +26,13 @@ int peer_frame_classify(const uint8_t *f, size_t len, bool verify_udp_csum, stru
     }
     v->seq = rdle64(pl + PL_OFF_SEQ);
     v->tsc = rdle64(pl + PL_OFF_TSC);
-    v->flow = (struct peer_flow_key){pi.saddr, pi.daddr, pi.sport, pi.dport};
+    if (pi.ipv == 6) {
+        v->flow = (struct peer_flow_key){.sport = pi.sport, .dport = pi.dport};
+        memcpy(v->flow.saddr, f + pi.ip_off + 8, 16);
+        memcpy(v->flow.daddr, f + pi.ip_off + 24, 16);
+    } else {
+        v->flow = peer_flow_key4(pi.saddr, pi.daddr, pi.sport, pi.dport);
+    }
     return PKT_UDP;
 }
 

@@ -128,8 +128,8 @@ FLOW_COUNTS = ("sport", "dport", "packets", "bytes")
 
 def check_flows(flows, label="peer"):
     """A receiving result's flows (docs/peer.md): each an object with
-    IPv4 src and dst, ports 0..65535 and whole counts. Raises failed()
-    with one line."""
+    IPv4 or IPv6 src and dst, ports 0..65535 and whole counts. Raises
+    failed() with one line."""
     if not isinstance(flows, list):
         raise failed("%s: result flows %s is not a list" % (label, _short(flows)))
     for i, f in enumerate(flows):
@@ -139,9 +139,9 @@ def check_flows(flows, label="peer"):
         check_counts(f, label, FLOW_COUNTS, where=where)
         for k in ("src", "dst"):
             try:
-                ipaddress.IPv4Address(f.get(k) if isinstance(f.get(k), str) else "")
+                ipaddress.ip_address(f.get(k) if isinstance(f.get(k), str) else "")
             except ValueError:
-                raise failed("%s: result %s%s %s is not an IPv4 address"
+                raise failed("%s: result %s%s %s is not an IP address"
                              % (label, where, k, _short(f.get(k))))
         for k in ("sport", "dport"):
             if f[k] > 65535:
