@@ -3,8 +3,10 @@ streams at different rates counted per stream exactly by gen and by the
 host peer; a tx and an rx stream, each counted exactly by the other side
 (over dgram and over the runner's tap), and a file of rx streams only;
 a source-IP range whose every address leaves once per cycle (the
-frames as QEMU's filter-dump wrote them); 802.1Q and QinQ frames over the
-test's own tap arriving tagged at the VLAN interfaces of its namespace."""
+frames as QEMU's filter-dump wrote them); IPv6 UDP, TCP and ICMPv6
+streams counted per stream by the host peer and the sink; 802.1Q and
+QinQ frames over the test's own tap arriving tagged at the VLAN
+interfaces of its namespace."""
 
 import json
 import os
@@ -305,6 +307,36 @@ def test_ipv6_frames_on_the_wire(image, tmp_path):
         assert ones_sum(f[54:54 + ulen], ones_sum(f[22:54]) + 17 + ulen) == 0xffff
         seq = struct.unpack_from("<Q", f, 62)[0]
         assert struct.unpack_from(">I", f, 14)[0] & 0xfffff == 1 + seq % 64
+
+
+def test_ipv6_streams_counted_per_stream_on_both_sides(image):
+    """examples/streams/ipv6-tcp-icmp.toml over dgram: IPv6 UDP, TCP and
+    ICMPv6 streams, each counted exactly per stream by the host peer
+    (pkt_parse's IPv6 path: the checksums over the IPv6 pseudo header),
+    its flows IPv6's."""
+    r = run_vnperf(RUN + ["--backend", "dgram", "--sock-rcvbuf", "4M", "--duration", "2",
+                          "--streams", os.path.join(EXAMPLES, "ipv6-tcp-icmp.toml")], timeout=180)
+    rep = report(r)
+    sent = host_counted_each(rep, ("udp6", "tcp6", "ping6"))
+    assert sent[2]["packets"] >= 250, sent
+    host = rep["host"]["peer"]
+    bad = {k: n for k, n in host["non_vnperf_by"].items() if k.startswith("bad") and n}
+    assert not bad, host["non_vnperf_by"]
+    flows = {(f["src"], f["dst"]) for f in host["flows"]}
+    assert ("fd00::2", "fd00::1") in flows, host["flows"]
+
+
+def test_ipv6_streams_guest_to_guest_sink_counts_each(image):
+    """The guest sink counts IPv6 UDP, TCP and ICMPv6 streams per stream,
+    the TCP and ICMPv6 ones stamped, none left to lwIP."""
+    r = run_vnperf(RUN + G2G + ["--duration", "2",
+                                "--streams", os.path.join(EXAMPLES, "ipv6-tcp-icmp.toml")],
+                   timeout=240)
+    rep = report(r)
+    sent, sink = sink_counted_each(rep)
+    assert len(sent) == 3
+    assert sink["rx_kinds"]["stamped"] == sent[1]["packets"] + sent[2]["packets"]
+    assert sink["rx_kinds"]["ip_other"] == 0
 
 
 TAP = "vnstap0"
