@@ -395,6 +395,61 @@ def test_reflect_answers_tcp_and_icmp_streams_counted_per_stream(peer, tmp_path)
             assert struct.unpack_from(">BBxxHH", f, 34) == (0, 0, 1, seq & 0xffff)
 
 
+def test_reflect_answers_ipv6_streams_counted_per_stream(peer, tmp_path):
+    """examples/streams/ipv6-tcp-icmp.toml's IPv6 UDP, TCP and ICMPv6
+    streams sent by the host peer (a burst each) to the reflector: each
+    frame comes back with its IPv6 addresses swapped (UDP and TCP: the
+    ports too; an echo request as an echo reply, RFC 4443 s4.2), its
+    checksum right over the IPv6 pseudo header (RFC 8200 s8.1) as QEMU's
+    capture has it, and the peer counts each stream exactly."""
+    from vnperflib.run import streamfile
+    from test_streams import ones_sum, pcap_frames
+    streams = streamfile.load(os.path.join(vnharness.ROOT, "examples", "streams",
+                                           "ipv6-tcp-icmp.toml"))
+    frames = (1000, 1000, 500)
+    for st, n in zip(streams, frames):
+        st.direction, st.mode, st.frames = "rx", "burst", n
+    text = tmp_path / "streams"
+    text.write_text(streamfile.encode(streams))
+    dump = str(tmp_path / "tx.pcap")
+    q, p = vnharness.free_udp_ports(2)
+    spec = qemucmd.GuestSpec(vnharness.IMAGE, accel="tcg",
+                             config=["app=reflect", "duration=30", "count=%d" % sum(frames)]
+                             + PEER_CFG, nics=[qemucmd.Nic(vnharness.dgram_netdev(q, p), MAC_A)],
+                             extra=["-object", "filter-dump,id=d0,netdev=n0,queue=rx,file=" + dump])
+    g = guest.Guest(spec, label="reflect")
+    with vnharness.Session() as s:
+        g.start(s)
+        assert wait_line(g, has_text("reflect: swapping"), 30), g.console.text()
+        vcpus_yield(g)
+        snd = vnpeer.Peer(s, peer, "send", p, q, ["--stream-file", str(text), "--dst-mac", MAC_A,
+                                                  "--dst-ip", vnpeer.GUEST_IP, "--src-mac",
+                                                  vnpeer.PEER_MAC, "--src-ip", vnpeer.PEER_IP],
+                          label="streams")
+        snd.start()
+        guest.pump([g], 60)
+        snd.finish()
+    b, res = result_of(g)
+    assert b.code == OK, b.console
+    assert (res["packets"], res["lost"]) == (sum(frames), 0), res
+    assert (res["rx_kinds"]["udp"], res["rx_kinds"]["stamped"]) == (frames[0], sum(frames[1:]))
+    sent, got = snd.results
+    assert [(x["id"], x["packets"]) for x in sent["streams"]] == list(enumerate(frames)), sent
+    assert [(x["id"], x["packets"], x["unique"], x["lost"], x["dup"], x["reorder"])
+            for x in got["streams"]] == [(i, n, n, 0, 0, 0) for i, n in enumerate(frames)], got
+    ip6 = [f for f in pcap_frames(dump) if f[12:14] == b"\x86\xdd" and f[20] in (6, 17, 58)]
+    assert len(ip6) == sum(frames)
+    guest6, peer6 = bytes.fromhex("fd00" + "00" * 13 + "01"), bytes.fromhex("fd00" + "00" * 13 + "02")
+    for f in ip6:
+        assert f[22:38] == guest6 and f[38:54] == peer6
+        assert ones_sum(f[54:], ones_sum(f[22:54]) + f[20] + len(f) - 54) == 0xffff
+        if f[20] == 58:
+            assert f[54:56] == b"\x81\x00"  # echo reply, code 0
+        elif f[20] == 6:  # the ports swapped: 5001 from the source-port walk
+            sport, dport = struct.unpack_from(">HH", f, 54)
+            assert sport == 5001 and 40000 <= dport <= 40099, (sport, dport)
+
+
 # Guest <-> guest rates stay low: each polling guest holds a host core, and
 # on a busy 2-core CI host a descheduled QEMU overflows its dgram socket's
 # default receive buffer (~270 small frames) within ~100 ms at 2 kpps.
