@@ -76,3 +76,16 @@ def test_icount_leaves_the_wall_clock_host_column_out_and_failed_runs_say_why():
     assert got["target"]["host_pct"] is None and got["target"]["taken"]
     assert bench_paced.judge({"status": 69, "why": "no backend"}, 10000, False) == \
         {"why": "status 69: no backend"}
+
+
+def test_a_host_that_counts_only_the_total_judges_the_point_by_it():
+    # vhost-user: testpmd counts every stream together, the run judges it.
+    lost = rep(3000000, 300000)
+    lost["counts"] = {"directions": {"guest->host frames": {
+        "sent": 3300000, "received": 3299000, "lost": 1000}}}
+    got = bench_paced.judge(lost, 1000000, False)
+    assert not got["target"]["taken"] and not got["side"]["taken"]
+    assert got["target"]["why"] == "host counted 3299000 of 3300000 (all streams)"
+    assert not bench_paced.summary([got["target"]])["within_goal"]
+    lost["counts"]["directions"]["guest->host frames"].update(received=3300000, lost=0)
+    assert bench_paced.judge(lost, 1000000, False)["target"]["taken"]
