@@ -164,6 +164,20 @@ def test_a_file_of_rx_streams_only_over_tap_counted_exactly_by_gen(image):
     assert 1490 <= sent[0]["packets"] <= 1500 and 495 <= sent[1]["packets"] <= 500, sent
 
 
+@needs_root
+@pytest.mark.parametrize("backend", ["tap", "vhost-net"])
+def test_rx_tcp_icmp_and_ipv6_streams_over_tap_counted_exactly_by_gen(image, backend):
+    """examples/streams/rx-protocols.toml: the host peer writes TCP, ICMP,
+    IPv6 UDP and ICMPv6 streams onto the tap (QEMU's, or vhost-net's),
+    gen counts each exactly."""
+    if backend == "vhost-net" and not os.path.exists("/dev/vhost-net"):
+        pytest.skip("vhost-net: /dev/vhost-net missing on this host")
+    r = run_vnperf(RUN + ["--backend", backend, "--duration", "3", "--streams",
+                          os.path.join(EXAMPLES, "rx-protocols.toml")], timeout=180)
+    sent = rx_counted_each(report(r), ("tcp-down", "ping-down", "udp6-down", "ping6-down"))
+    assert [s["packets"] >= n for s, n in zip(sent, (1490, 495, 495, 245))] == [True] * 4, sent
+
+
 def test_the_config_lines_shorthand_is_one_stream_counted_on_both_sides(image):
     """size=/imix= and rate= on the config line go through the stream
     engine as stream 0: gen's streams, the host peer's and the report's

@@ -66,21 +66,22 @@ def test_a_file_of_rx_streams_only_is_taken(tmp_path):
         e.value.line
 
 
-def test_rx_streams_on_dgram_socket_and_tap_only(tmp_path):
+def test_rx_streams_on_dgram_socket_tap_and_vhost_net_only(tmp_path):
     p = tmp_path / "b.toml"
     p.write_text(BIDIR)
-    for backend in ("dgram", "socket", "tap"):
+    for backend in ("dgram", "socket", "tap", "vhost-net"):
         o = options.build(backend=backend, streams=str(p))
         assert o.stream_dirs == ("tx", "rx") and "dir=rx" in o.stream_text
-    for backend, topology in (("vhost-net", "host"), ("hub", "host"), ("dgram", "guests")):
+    for backend, topology in (("user", "host"), ("hub", "host"), ("dgram", "guests")):
         with pytest.raises(RunnerError) as e:
             options.build(backend=backend, streams=str(p), topology=topology)
         assert e.value.status == exitcodes.RUNNER_USAGE and "\n" not in e.value.line
         assert "rx streams" in e.value.line
     # the user's tap or bridge: the peer writes onto the runner's tap only
-    for own in ({"tap": "mytap0"}, {"bridge": "br0"}):
+    for backend, own in ((b, o) for b in ("tap", "vhost-net")
+                         for o in ({"tap": "mytap0"}, {"bridge": "br0"})):
         with pytest.raises(RunnerError) as e:
-            options.build(backend="tap", streams=str(p), **own)
+            options.build(backend=backend, streams=str(p), **own)
         assert e.value.line == "--streams: rx streams over tap need the runner's own namespace: " \
             "the host peer writes frames onto its tap, not onto --%s %s" % next(iter(own.items()))
     # tx streams alone keep every backend
@@ -95,7 +96,8 @@ def test_run_refuses_rx_streams_on_user_before_boot(tmp_path):
                     "--streams", str(p)])
     assert r.returncode == exitcodes.RUNNER_USAGE
     assert r.stderr.splitlines() == [
-        "vnperf: --streams: rx streams (host peer to guest) need --backend dgram, socket or tap: "
+        "vnperf: --streams: rx streams (host peer to guest) need --backend dgram, socket, tap or "
+        "vhost-net: "
         "the host peer sends them on its socket (backend user)"], r.stderr
 
 

@@ -31,8 +31,9 @@ MODES = ("continuous", "burst", "multi_burst", "poisson")
 # guest (rx); each side counts the other's (docs/streams.md, "Both ways").
 DIRECTIONS = ("tx", "rx")
 # The backends whose host end sends rx streams: the C peer's UDP socket,
-# or its packet socket on the runner's tap (whole frames onto the tap).
-BIDIR_BACKENDS = ("dgram", "socket", "tap")
+# or its packet socket on the runner's tap (whole frames onto the tap;
+# vhost-net's host end is the same tap, only the datapath to it differs).
+BIDIR_BACKENDS = ("dgram", "socket", "tap", "vhost-net")
 # proto: its header's bytes and the stamp its smallest frame holds (the
 # whole 24 bytes for TCP and ICMP: the magic tells them from the stack's)
 PROTOS = {"udp": (8, 18), "tcp": (20, 24), "icmp": (8, 24)}
