@@ -170,7 +170,9 @@ def check_alike(diffs, ab):
                                   for n in unnamed), ",".join(unnamed)))
 
 
-def _index(points, names, label):
+def index(points, names, label):
+    """The points by their row key (str values, "-" where a point lacks the
+    parameter): compare's rows and anything that pairs runs with them."""
     idx = {}
     for p in points:
         k = tuple(str(p.params.get(n, "-")) for n in names)
@@ -255,7 +257,7 @@ def compare(a, b, by=None, ab=(), method="welch", alpha=stats.ALPHA):
     names = key_names(a, b, by)
     diffs = differences(a, b, names)
     check_alike(diffs, ab)
-    ia, ib = _index(a, names, "A"), _index(b, names, "B")
+    ia, ib = index(a, names, "A"), index(b, names, "B")
     keys = sorted((k for k in ia if k in ib), key=_sortkey)
     if not keys:
         raise usage("A and B share no point (A: %s; B: %s)" % (

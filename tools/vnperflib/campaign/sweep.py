@@ -505,8 +505,7 @@ def resplit_pools(cmp, a, b):
     arm b values); a, b: the arms' result.Points. A row's metrics come from
     the same runs: calibration re-splits runs, not values."""
     key = cmp.key
-    ia = {tuple(p.params.get(n) for n in key): p for p in a}
-    ib = {tuple(p.params.get(n) for n in key): p for p in b}
+    ia, ib = compare.index(a, key, "A"), compare.index(b, key, "B")
     rows = []
     for r in cmp.rows:
         k = tuple(r.params[n] for n in key)
