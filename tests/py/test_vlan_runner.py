@@ -106,6 +106,9 @@ def test_a_service_tag_between_two_guests_is_taken():
      "netif_vlan=4095: a VLAN id is 1..4094"),
     (["--backend", "tap", "--app", "iperf", "--", "netif_vlan=0"], "a VLAN id is 1..4094"),
     (["--backend", "tap", "--app", "iperf", "--", "netif_vlan=x"], "a VLAN id is 1..4094"),
+    # a digit to str.isdigit() but not to int(): a traceback before
+    (["--backend", "tap", "--app", "iperf", "--", "netif_vlan=\u00b2"],
+     "netif_vlan=\u00b2: a VLAN id is 1..4094"),
     (["--backend", "tap", "--app", "gen", "--", "netif_vlan=100"],
      "app iperf or rr only (app gen builds its own frames"),
     (["--backend", "user", "--app", "iperf", "--", "netif_vlan=100"],
@@ -124,6 +127,8 @@ def test_a_service_tag_between_two_guests_is_taken():
       "netif_svlan=4095"], "netif_svlan=4095: a VLAN id is 1..4094"),
     (["--topology", "guests", "--backend", "dgram", "--app", "rr", "--", "netif_vlan=100",
       "netif_svlan=0"], "netif_svlan=0: a VLAN id is 1..4094"),
+    (["--topology", "guests", "--backend", "dgram", "--app", "rr", "--", "netif_vlan=100",
+      "netif_svlan=\u00b2"], "netif_svlan=\u00b2: a VLAN id is 1..4094"),
 ])
 def test_what_cannot_be_matched_is_refused_before_anything_starts(argv, why, monkeypatch,
                                                                   capsys, tmp_path):

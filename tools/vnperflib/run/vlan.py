@@ -41,6 +41,15 @@ def vid(opts):
     return None if v is None else int(v)
 
 
+def vid_refusal(key, v, note=""):
+    """One line when a word's value v is not a VLAN id (1..VID_MAX in
+    ASCII digits: str.isdigit() also takes "\u00b2", which int() refuses),
+    else None."""
+    if v.isascii() and v.isdigit() and 1 <= int(v) <= VID_MAX:
+        return None
+    return "%s=%s: a VLAN id is 1..%d%s" % (key, v, VID_MAX, note)
+
+
 def svlan_refusal(opts, topo):
     """None when netif_svlan= (if given) can run, else one line why not:
     a VLAN id beside netif_vlan=, between two guests (no host end here
@@ -48,8 +57,9 @@ def svlan_refusal(opts, topo):
     s = given(opts, SKEY)
     if s is None:
         return None
-    if not s.isdigit() or not 1 <= int(s) <= VID_MAX:
-        return "%s=%s: a VLAN id is 1..%d" % (SKEY, s, VID_MAX)
+    why = vid_refusal(SKEY, s)
+    if why:
+        return why
     if given(opts) is None:
         return "%s= puts a service tag outside %s='s: give %s= too" % (SKEY, KEY, KEY)
     if not topo.vlan_all_guests:
@@ -64,8 +74,9 @@ def refusal(opts, app, topo):
     v = given(opts)
     if v is None:
         return svlan_refusal(opts, topo)
-    if not v.isdigit() or not 1 <= int(v) <= VID_MAX:
-        return "%s=%s: a VLAN id is 1..%d (0, untagged, is the default)" % (KEY, v, VID_MAX)
+    why = vid_refusal(KEY, v, " (0, untagged, is the default)")
+    if why:
+        return why
     if app not in APPS:
         return "%s= tags lwIP's frames: app iperf or rr only (app %s builds its own frames; " \
             "a stream's vlan tags them, docs/streams.md)" % (KEY, app)
