@@ -12,18 +12,35 @@ uint32_t pkt_sum(const uint8_t *data, size_t len, uint32_t partial)
     return csum_add(partial, csum_swap(csum_partial(data, len, 0)));
 }
 
-/* RFC 768 pseudo header: addresses, protocol, UDP length. */
-static uint32_t udp_pseudo_sum(const uint8_t *ip, uint16_t udp_len)
+/* What the L3 step found for the L4 one: the datagram's place and its
+ * protocol. */
+struct pkt_l3 {
+    uint32_t off;   /* the IP header's offset */
+    uint32_t hlen;  /* its length: IPv4's IHL, IPv6's fixed header */
+    uint32_t l4len; /* IPv4's total length less the header, IPv6's payload length */
+    uint8_t proto;  /* IPv4's protocol, IPv6's next header */
+    uint8_t ipv;    /* 4 or 6 */
+    bool frag;      /* an IPv4 fragment */
+};
+
+/* The pseudo header's sum for an L4 datagram of l4len bytes: the
+ * addresses, the protocol (IPv6: the upper-layer one) and the length
+ * (RFC 768, RFC 9293 s3.1, RFC 8200 s8.1). */
+static uint32_t pkt_pseudo(const uint8_t *f, const struct pkt_l3 *l, uint32_t l4len)
 {
-    uint32_t s = pkt_sum(ip + 12, 8, 0);
-    return s + IP_PROTO_UDP + udp_len;
+    const uint8_t *ip = f + l->off;
+    uint32_t s = l->ipv == 6 ? pkt_sum(ip + 8, 32, 0) : pkt_sum(ip + 12, 8, 0);
+    return s + l->proto + l4len;
 }
+
+/* pkt_tmpl_build's datagram: IPv4 UDP, no options. */
+static const struct pkt_l3 pkt_tmpl_l3 = {
+    .off = OFF_IP, .hlen = IP4_HLEN, .proto = IP_PROTO_UDP, .ipv = 4};
 
 uint16_t pkt_udp_csum(const uint8_t *frame)
 {
-    const uint8_t *ip = frame + OFF_IP;
     uint16_t ulen = rd16(frame + OFF_UDP_LEN);
-    uint32_t s = udp_pseudo_sum(ip, ulen);
+    uint32_t s = pkt_pseudo(frame, &pkt_tmpl_l3, ulen);
     s = pkt_sum(frame + OFF_UDP, 6, s); /* header without the checksum field */
     s = pkt_sum(frame + OFF_PAYLOAD, (size_t)ulen - UDP_HLEN, s);
     uint16_t c = pkt_csum_fold(s);
@@ -48,17 +65,6 @@ static uint32_t pkt_tags(const uint8_t *f, uint32_t len, struct pkt_info *pi, ui
     }
     return off + 2;
 }
-
-/* What the L3 step found for the L4 one: the datagram's place and its
- * protocol. */
-struct pkt_l3 {
-    uint32_t off;   /* the IP header's offset */
-    uint32_t hlen;  /* its length: IPv4's IHL, IPv6's fixed header */
-    uint32_t l4len; /* IPv4's total length less the header, IPv6's payload length */
-    uint8_t proto;  /* IPv4's protocol, IPv6's next header */
-    uint8_t ipv;    /* 4 or 6 */
-    bool frag;      /* an IPv4 fragment */
-};
 
 /* The L3 step's answer when the L4 step goes on. */
 #define PKT_L3_ON PKT_KINDS
@@ -107,16 +113,6 @@ static enum pkt_kind pkt_ip6(const uint8_t *f, uint32_t len, struct pkt_l3 *l)
     l->ipv = 6;
     l->frag = false;
     return PKT_L3_ON;
-}
-
-/* The pseudo header's sum for an L4 datagram of l4len bytes: the
- * addresses, the protocol (IPv6: the upper-layer one) and the length
- * (RFC 768, RFC 9293 s3.1, RFC 8200 s8.1). */
-static uint32_t pkt_pseudo(const uint8_t *f, const struct pkt_l3 *l, uint32_t l4len)
-{
-    const uint8_t *ip = f + l->off;
-    uint32_t s = l->ipv == 6 ? pkt_sum(ip + 8, 32, 0) : pkt_sum(ip + 12, 8, 0);
-    return s + l->proto + l4len;
 }
 
 static void pkt_info_l4(struct pkt_info *pi, const uint8_t *f, const struct pkt_l3 *l, uint32_t hl,
@@ -234,9 +230,10 @@ static void swap_bytes(uint8_t *a, uint8_t *b, size_t n)
 }
 
 /* The IP addresses swapped: IPv4's (RFC 791 s3.1) or IPv6's (RFC 8200 s3). */
-static void swap_addrs(uint8_t *ip)
+static void swap_addrs(uint8_t *f, const struct pkt_info *pi)
 {
-    if (ip[0] >> 4 == 6)
+    uint8_t *ip = f + pi->ip_off;
+    if (pi->ipv == 6)
         swap_bytes(ip + 8, ip + 24, 16);
     else
         swap_bytes(ip + 12, ip + 16, 4);
@@ -246,14 +243,14 @@ void pkt_udp_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac
 {
     memcpy(f + OFF_ETH_DST, f + OFF_ETH_SRC, ETH_ALEN);
     memcpy(f + OFF_ETH_SRC, my_mac, ETH_ALEN);
-    swap_addrs(f + pi->ip_off);
+    swap_addrs(f, pi);
     swap_bytes(f + pi->l4_off, f + pi->l4_off + 2, 2);
 }
 
 bool pkt_stamped_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac[ETH_ALEN])
 {
     uint8_t *ip = f + pi->ip_off, *l4 = f + pi->l4_off;
-    bool v6 = ip[0] >> 4 == 6;
+    bool v6 = pi->ipv == 6;
     if ((v6 ? ip[6] : ip[9]) == IP_PROTO_TCP) {
         swap_bytes(l4, l4 + 2, 2);
     } else {
@@ -265,8 +262,28 @@ bool pkt_stamped_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my
     }
     memcpy(f + OFF_ETH_DST, f + OFF_ETH_SRC, ETH_ALEN);
     memcpy(f + OFF_ETH_SRC, my_mac, ETH_ALEN);
-    swap_addrs(ip);
+    swap_addrs(f, pi);
     return true;
+}
+
+/* An IPv4 address as an IPv6 one: ::ffff:a.b.c.d (RFC 4291 s2.5.5.2). */
+static void pkt_addr_mapped(const uint8_t *ip4, uint8_t out[16])
+{
+    static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    memcpy(out, prefix, sizeof(prefix));
+    memcpy(out + sizeof(prefix), ip4, 4);
+}
+
+void pkt_ip_addrs(const uint8_t *f, const struct pkt_info *pi, uint8_t src[16], uint8_t dst[16])
+{
+    const uint8_t *ip = f + pi->ip_off;
+    if (pi->ipv == 6) {
+        memcpy(src, ip + 8, 16);
+        memcpy(dst, ip + 24, 16);
+    } else {
+        pkt_addr_mapped(ip + 12, src);
+        pkt_addr_mapped(ip + 16, dst);
+    }
 }
 
 int pkt_tmpl_build(uint8_t *f, uint16_t len, const uint8_t dst_mac[ETH_ALEN],
@@ -300,7 +317,7 @@ int pkt_tmpl_build(uint8_t *f, uint16_t len, const uint8_t dst_mac[ETH_ALEN],
     }
     /* seq, tsc and the checksum field are 0 here, so the sum of the
      * whole datagram is the part that stays. */
-    uint32_t s = udp_pseudo_sum(ip, ulen);
+    uint32_t s = pkt_pseudo(f, &pkt_tmpl_l3, ulen);
     s = pkt_sum(f + OFF_UDP, ulen, s);
     t->udp_partial = pkt_sum_fold(s);
     t->len = len;

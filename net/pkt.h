@@ -172,7 +172,7 @@ struct pkt_info {
     uint32_t payload_off;         /* UDP (TCP, ICMP) payload offset */
     uint32_t payload_len;         /* UDP payload length from the UDP header (TCP, ICMP: IP's) */
     uint16_t sport, dport;        /* TCP's too; ICMP: 0 */
-    uint32_t saddr, daddr;        /* IPv4's, host byte order; IPv6: 0 (at ip_off + 8, + 24) */
+    uint32_t saddr, daddr;        /* IPv4's, host byte order; IPv6: 0 (pkt_ip_addrs) */
 };
 
 /* Classifies a received frame; every length is checked against len before
@@ -206,6 +206,12 @@ void pkt_udp_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac
  * frame untouched, for an echo reply: answering it would bounce it back
  * and forth. */
 bool pkt_stamped_reflect(uint8_t *f, const struct pkt_info *pi, const uint8_t my_mac[ETH_ALEN]);
+
+/* A parsed frame's (PKT_UDP, PKT_STAMPED) source and destination
+ * addresses as on the wire, 16 bytes each: IPv6's (RFC 8200 s3), an IPv4
+ * one mapped (::ffff:a.b.c.d, RFC 4291 s2.5.5.2), so both families key
+ * one table. */
+void pkt_ip_addrs(const uint8_t *f, const struct pkt_info *pi, uint8_t src[16], uint8_t dst[16]);
 
 /* --- the generator's template --- */
 struct pkt_flow {

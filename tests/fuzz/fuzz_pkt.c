@@ -28,8 +28,8 @@ static void check_udp(uint8_t *f, uint32_t len, bool csum, const struct pkt_info
 {
     check_info(f, len, pi, UDP_HLEN);
     FUZZ_CHECK(pi->payload_off == pi->l4_off + UDP_HLEN);
-    uint8_t addrs[32];
-    memcpy(addrs, f + pi->ip_off + 8, sizeof(addrs));
+    uint8_t src[16], dst[16], bsrc[16], bdst[16];
+    pkt_ip_addrs(f, pi, src, dst);
     /* The reflector's answer parses as the same datagram, turned round. */
     static const uint8_t me[ETH_ALEN] = {0x52, 0x54, 0, 0, 0, 1};
     struct pkt_info back;
@@ -37,10 +37,8 @@ static void check_udp(uint8_t *f, uint32_t len, bool csum, const struct pkt_info
     FUZZ_CHECK(pkt_parse(f, len, csum, &back) == PKT_UDP);
     FUZZ_CHECK(back.sport == pi->dport && back.dport == pi->sport);
     FUZZ_CHECK(back.saddr == pi->daddr && back.daddr == pi->saddr);
-    if (pi->ipv == 6) {
-        FUZZ_CHECK(memcmp(f + pi->ip_off + 8, addrs + 16, 16) == 0);
-        FUZZ_CHECK(memcmp(f + pi->ip_off + 24, addrs, 16) == 0);
-    }
+    pkt_ip_addrs(f, &back, bsrc, bdst);
+    FUZZ_CHECK(memcmp(bsrc, dst, 16) == 0 && memcmp(bdst, src, 16) == 0);
     FUZZ_CHECK(back.payload_off == pi->payload_off && back.payload_len == pi->payload_len);
     FUZZ_CHECK(memcmp(f + OFF_ETH_SRC, me, ETH_ALEN) == 0);
 }

@@ -341,16 +341,14 @@ def test_reflect_sends_every_frame_back_and_survives_garbage(peer):
     assert host["vnperf"] == n, host
 
 
-def test_reflect_answers_tcp_and_icmp_streams_counted_per_stream(peer, tmp_path):
-    """examples/streams/tcp-icmp.toml's two streams sent by the host peer
-    (its rx streams, a burst each) to the reflector: every TCP segment
-    comes back with its addresses and ports swapped and every echo request
-    as an echo reply, their checksums right as QEMU's capture of the
-    guest's frames has them, and the peer counts each stream exactly."""
+def reflect_streams(peer, tmp_path, name, frames):
+    """examples/streams/NAME's streams sent by the host peer (its rx
+    streams, a burst of frames[i] for stream i) to the reflector, QEMU's
+    capture of the guest's frames kept: the peer sent and counted back
+    each stream exactly. The guest's result and the capture's frames."""
     from vnperflib.run import streamfile
-    from test_streams import ones_sum, pcap_frames
-    streams = streamfile.load(os.path.join(vnharness.ROOT, "examples", "streams", "tcp-icmp.toml"))
-    frames = (2000, 500)
+    from test_streams import pcap_frames
+    streams = streamfile.load(os.path.join(vnharness.ROOT, "examples", "streams", name))
     for st, n in zip(streams, frames):
         st.direction, st.mode, st.frames = "rx", "burst", n
     text = tmp_path / "streams"
@@ -375,12 +373,25 @@ def test_reflect_answers_tcp_and_icmp_streams_counted_per_stream(peer, tmp_path)
         snd.finish()
     b, res = result_of(g)
     assert b.code == OK, b.console
-    assert (res["packets"], res["lost"], res["rx_kinds"]["stamped"]) == (sum(frames), 0, sum(frames))
     sent, got = snd.results
     assert [(x["id"], x["packets"]) for x in sent["streams"]] == list(enumerate(frames)), sent
     assert [(x["id"], x["packets"], x["unique"], x["lost"], x["dup"], x["reorder"])
             for x in got["streams"]] == [(i, n, n, 0, 0, 0) for i, n in enumerate(frames)], got
-    ip4 = [f for f in pcap_frames(dump) if f[12:14] == b"\x08\x00" and f[23] in (1, 6)]
+    return res, pcap_frames(dump)
+
+
+def test_reflect_answers_tcp_and_icmp_streams_counted_per_stream(peer, tmp_path):
+    """examples/streams/tcp-icmp.toml's two streams sent by the host peer
+    (its rx streams, a burst each) to the reflector: every TCP segment
+    comes back with its addresses and ports swapped and every echo request
+    as an echo reply, their checksums right as QEMU's capture of the
+    guest's frames has them, and the peer counts each stream exactly."""
+    from test_streams import ones_sum
+    frames = (2000, 500)
+    res, captured = reflect_streams(peer, tmp_path, "tcp-icmp.toml", frames)
+    assert (res["packets"], res["lost"], res["rx_kinds"]["stamped"]) == (
+        sum(frames), 0, sum(frames))
+    ip4 = [f for f in captured if f[12:14] == b"\x08\x00" and f[23] in (1, 6)]
     assert len(ip4) == sum(frames)
     for f in ip4:
         assert ones_sum(f[14:34]) == 0xffff
@@ -402,44 +413,14 @@ def test_reflect_answers_ipv6_streams_counted_per_stream(peer, tmp_path):
     ports too; an echo request as an echo reply, RFC 4443 s4.2), its
     checksum right over the IPv6 pseudo header (RFC 8200 s8.1) as QEMU's
     capture has it, and the peer counts each stream exactly."""
-    from vnperflib.run import streamfile
-    from test_streams import ones_sum, pcap_frames
-    streams = streamfile.load(os.path.join(vnharness.ROOT, "examples", "streams",
-                                           "ipv6-tcp-icmp.toml"))
+    from test_streams import ones_sum
     frames = (1000, 1000, 500)
-    for st, n in zip(streams, frames):
-        st.direction, st.mode, st.frames = "rx", "burst", n
-    text = tmp_path / "streams"
-    text.write_text(streamfile.encode(streams))
-    dump = str(tmp_path / "tx.pcap")
-    q, p = vnharness.free_udp_ports(2)
-    spec = qemucmd.GuestSpec(vnharness.IMAGE, accel="tcg",
-                             config=["app=reflect", "duration=30", "count=%d" % sum(frames)]
-                             + PEER_CFG, nics=[qemucmd.Nic(vnharness.dgram_netdev(q, p), MAC_A)],
-                             extra=["-object", "filter-dump,id=d0,netdev=n0,queue=rx,file=" + dump])
-    g = guest.Guest(spec, label="reflect")
-    with vnharness.Session() as s:
-        g.start(s)
-        assert wait_line(g, has_text("reflect: swapping"), 30), g.console.text()
-        vcpus_yield(g)
-        snd = vnpeer.Peer(s, peer, "send", p, q, ["--stream-file", str(text), "--dst-mac", MAC_A,
-                                                  "--dst-ip", vnpeer.GUEST_IP, "--src-mac",
-                                                  vnpeer.PEER_MAC, "--src-ip", vnpeer.PEER_IP],
-                          label="streams")
-        snd.start()
-        guest.pump([g], 60)
-        snd.finish()
-    b, res = result_of(g)
-    assert b.code == OK, b.console
+    res, captured = reflect_streams(peer, tmp_path, "ipv6-tcp-icmp.toml", frames)
     assert (res["packets"], res["lost"]) == (sum(frames), 0), res
     assert (res["rx_kinds"]["udp"], res["rx_kinds"]["stamped"]) == (frames[0], sum(frames[1:]))
-    sent, got = snd.results
-    assert [(x["id"], x["packets"]) for x in sent["streams"]] == list(enumerate(frames)), sent
-    assert [(x["id"], x["packets"], x["unique"], x["lost"], x["dup"], x["reorder"])
-            for x in got["streams"]] == [(i, n, n, 0, 0, 0) for i, n in enumerate(frames)], got
-    ip6 = [f for f in pcap_frames(dump) if f[12:14] == b"\x86\xdd" and f[20] in (6, 17, 58)]
+    ip6 = [f for f in captured if f[12:14] == b"\x86\xdd" and f[20] in (6, 17, 58)]
     assert len(ip6) == sum(frames)
-    guest6, peer6 = bytes.fromhex("fd00" + "00" * 13 + "01"), bytes.fromhex("fd00" + "00" * 13 + "02")
+    guest6, peer6 = (bytes.fromhex("fd00" + "00" * 13 + end) for end in ("01", "02"))
     for f in ip6:
         assert f[22:38] == guest6 and f[38:54] == peer6
         assert ones_sum(f[54:], ones_sum(f[22:54]) + f[20] + len(f) - 54) == 0xffff

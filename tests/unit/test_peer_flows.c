@@ -19,6 +19,21 @@ static const uint8_t MAC_A[ETH_ALEN] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
 static const uint8_t MAC_B[ETH_ALEN] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
 static const struct peer_flow *sorted[PEER_MAX_FLOWS];
 
+/* The key of an IPv4 flow (addresses in host byte order): mapped,
+ * ::ffff:a.b.c.d (RFC 4291 s2.5.5.2). */
+static struct peer_flow_key peer_flow_key4(uint32_t saddr, uint32_t daddr, uint16_t sport,
+                                           uint16_t dport)
+{
+    struct peer_flow_key k = {.sport = sport, .dport = dport};
+
+    k.saddr[10] = k.saddr[11] = k.daddr[10] = k.daddr[11] = 0xff;
+    for (unsigned i = 0; i < 4; i++) {
+        k.saddr[12 + i] = (uint8_t)(saddr >> (24 - 8 * i));
+        k.daddr[12 + i] = (uint8_t)(daddr >> (24 - 8 * i));
+    }
+    return k;
+}
+
 static void build(uint8_t *f, uint16_t len, uint16_t sport, uint16_t dport, uint64_t seq)
 {
     struct pkt_flow fl = {.saddr = 0x0a000002, .daddr = 0x0a000001, .sport = sport, .dport = dport};

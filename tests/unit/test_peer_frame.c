@@ -104,6 +104,20 @@ static void test_reflect(void **state)
     assert_int_equal(peer_frame_reflect(f, ETH_HLEN - 1), -EINVAL);
 }
 
+/* f, ref6_frame's 150 bytes of proto, reflected by the peer: a vnperf
+ * frame again (its checksum right) in v, its addresses and ports swapped. */
+static void turned_round6(uint8_t *f, uint8_t proto, struct peer_vnpf *v)
+{
+    bool icmp = proto == IP_PROTO_ICMPV6;
+
+    assert_int_equal(peer_frame_reflect(f, 150), 0);
+    assert_int_equal(peer_frame_classify(f, 150, true, v), PKT_UDP);
+    assert_memory_equal(v->flow.saddr, ref6_dip, 16);
+    assert_memory_equal(v->flow.daddr, ref6_sip, 16);
+    assert_int_equal(v->flow.sport, icmp ? 0 : 5678);
+    assert_int_equal(v->flow.dport, icmp ? 0 : 1234);
+}
+
 /* IPv6 UDP, TCP and ICMPv6 stream frames are vnperf's as IPv4 ones are:
  * the stamp read, the flow's IPv6 addresses and ports; one with its
  * checksum off is not; a reflected IPv6 UDP frame has its addresses and
@@ -131,12 +145,30 @@ static void test_ipv6_frames(void **state)
         assert_int_equal(peer_frame_classify(f, 150, true, &v), PKT_BAD_CSUM);
     }
     ref6_frame(f, 150, IP_PROTO_UDP, 1, 2);
+    turned_round6(f, IP_PROTO_UDP, &v);
+}
+
+/* A stream's TCP segment and ICMPv6 echo request come back as the guest's
+ * reflector sends them (pkt_stamped_reflect): addresses (and ports)
+ * swapped, the request made a reply, each checksum still right; an echo
+ * reply has only its MACs turned round. Before, every stamped frame had
+ * only its MACs turned round. */
+static void test_reflect_stamped(void **state)
+{
+    uint8_t f[150], orig[150];
+    struct peer_vnpf v;
+
+    (void)state;
+    ref6_frame(f, 150, IP_PROTO_TCP, 3, 4);
+    turned_round6(f, IP_PROTO_TCP, &v);
+    ref6_frame(f, 150, IP_PROTO_ICMPV6, 3, 4);
+    turned_round6(f, IP_PROTO_ICMPV6, &v);
+    assert_int_equal(f[ETH_HLEN + IP6_HLEN], ICMPV6_REPLY);
+    assert_int_equal(v.seq, 4);
+    memcpy(orig, f, sizeof(f));
     assert_int_equal(peer_frame_reflect(f, 150), 0);
-    assert_int_equal(peer_frame_classify(f, 150, true, &v), PKT_UDP);
-    assert_memory_equal(v.flow.saddr, ref6_dip, 16);
-    assert_memory_equal(v.flow.daddr, ref6_sip, 16);
-    assert_int_equal(v.flow.sport, 5678);
-    assert_int_equal(v.flow.dport, 1234);
+    assert_memory_equal(f + OFF_ETH_DST, orig + OFF_ETH_SRC, ETH_ALEN);
+    assert_memory_equal(f + ETH_HLEN, orig + ETH_HLEN, sizeof(f) - ETH_HLEN);
 }
 
 /* Every malformed mode must be caught by the strict parser, as the kind
@@ -203,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_foreign_frames),
         cmocka_unit_test(test_reflect),
         cmocka_unit_test(test_ipv6_frames),
+        cmocka_unit_test(test_reflect_stamped),
         cmocka_unit_test(test_malformed_kinds),
         cmocka_unit_test(test_malformed_garbage_and_names),
     };

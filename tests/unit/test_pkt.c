@@ -427,6 +427,28 @@ static void test_reflect_ipv6(void **st)
     assert_false(pkt_stamped_reflect(f, &pi, me));
 }
 
+/* pkt_ip_addrs: IPv4's addresses mapped (::ffff:10.0.0.1, RFC 4291
+ * s2.5.5.2) after a tag, IPv6's as on the wire. */
+static void test_ip_addrs(void **st)
+{
+    (void)st;
+    static const uint8_t s4[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
+    static const uint8_t d4[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 2};
+    uint8_t f[200], src[16], dst[16];
+    struct pkt_tmpl t;
+    struct pkt_info pi;
+    pkt_tmpl_build(f, 100, dmac, smac, &flow0, &t);
+    assert_int_equal(pkt_parse(f, tag_frame(f, 100, 1), true, &pi), PKT_UDP);
+    pkt_ip_addrs(f, &pi, src, dst);
+    assert_memory_equal(src, s4, 16);
+    assert_memory_equal(dst, d4, 16);
+    ref6_frame(f, 120, IP_PROTO_TCP, 7, 9);
+    assert_int_equal(pkt_parse(f, 120, true, &pi), PKT_STAMPED);
+    pkt_ip_addrs(f, &pi, src, dst);
+    assert_memory_equal(src, ref6_sip, 16);
+    assert_memory_equal(dst, ref6_dip, 16);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_parse_ipv6_malformed),
         cmocka_unit_test(test_parse_ipv6_not_ours),
         cmocka_unit_test(test_reflect_ipv6),
+        cmocka_unit_test(test_ip_addrs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

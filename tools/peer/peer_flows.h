@@ -13,26 +13,12 @@
 
 #define PEER_MAX_FLOWS 1024
 
-/* IPv6 addresses as on the wire; an IPv4 one mapped (::ffff:a.b.c.d,
- * RFC 4291 s2.5.5.2), so both families share one table. */
+/* IPv6 addresses as on the wire; an IPv4 one mapped (pkt_ip_addrs), so
+ * both families share one table. */
 struct peer_flow_key {
     uint8_t saddr[16], daddr[16];
     uint16_t sport, dport;
 };
-
-/* The key of an IPv4 flow (addresses in host byte order). */
-static inline struct peer_flow_key peer_flow_key4(uint32_t saddr, uint32_t daddr, uint16_t sport,
-                                                  uint16_t dport)
-{
-    struct peer_flow_key k = {.sport = sport, .dport = dport};
-
-    k.saddr[10] = k.saddr[11] = k.daddr[10] = k.daddr[11] = 0xff;
-    for (unsigned i = 0; i < 4; i++) {
-        k.saddr[12 + i] = (uint8_t)(saddr >> (24 - 8 * i));
-        k.daddr[12 + i] = (uint8_t)(daddr >> (24 - 8 * i));
-    }
-    return k;
-}
 
 struct peer_flow {
     bool used;

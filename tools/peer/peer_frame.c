@@ -26,13 +26,8 @@ int peer_frame_classify(const uint8_t *f, size_t len, bool verify_udp_csum, stru
     }
     v->seq = rdle64(pl + PL_OFF_SEQ);
     v->tsc = rdle64(pl + PL_OFF_TSC);
-    if (pi.ipv == 6) {
-        v->flow = (struct peer_flow_key){.sport = pi.sport, .dport = pi.dport};
-        memcpy(v->flow.saddr, f + pi.ip_off + 8, 16);
-        memcpy(v->flow.daddr, f + pi.ip_off + 24, 16);
-    } else {
-        v->flow = peer_flow_key4(pi.saddr, pi.daddr, pi.sport, pi.dport);
-    }
+    v->flow = (struct peer_flow_key){.sport = pi.sport, .dport = pi.dport};
+    pkt_ip_addrs(f, &pi, v->flow.saddr, v->flow.daddr);
     return PKT_UDP;
 }
 
@@ -49,14 +44,20 @@ int peer_frame_reflect(uint8_t *f, size_t len)
 {
     uint8_t old_dst[ETH_ALEN];
     struct pkt_info pi;
+    enum pkt_kind k;
 
     if (len < ETH_HLEN)
         return -EINVAL;
     memcpy(old_dst, f + OFF_ETH_DST, ETH_ALEN);
-    if (pkt_parse(f, (uint32_t)len, false, &pi) == PKT_UDP) {
+    k = pkt_parse(f, (uint32_t)len, false, &pi);
+    if (k == PKT_UDP) {
         pkt_udp_reflect(f, &pi, old_dst);
         return 0;
     }
+    /* a stream's TCP segment or echo request answered as the guest's
+     * reflector answers it (an echo reply only turned round) */
+    if (k == PKT_STAMPED && pkt_stamped_reflect(f, &pi, old_dst))
+        return 0;
     memcpy(f + OFF_ETH_DST, f + OFF_ETH_SRC, ETH_ALEN);
     memcpy(f + OFF_ETH_SRC, old_dst, ETH_ALEN);
     return 0;

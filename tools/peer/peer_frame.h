@@ -31,8 +31,10 @@ int peer_frame_classify(const uint8_t *f, size_t len, bool verify_udp_csum, stru
 const char *peer_kind_name(int kind);
 
 /* Turns a received frame around in place: MACs swapped; for a valid UDP
- * frame also the IPv4 addresses and UDP ports (checksums stay valid).
- * -EINVAL for a frame shorter than an Ethernet header. */
+ * frame also the IP addresses (IPv4 or IPv6) and UDP ports (checksums
+ * stay valid), a stream's TCP segment or ICMP echo request as the guest's
+ * reflector answers it (pkt_stamped_reflect). -EINVAL for a frame shorter
+ * than an Ethernet header. */
 int peer_frame_reflect(uint8_t *f, size_t len);
 
 #endif
