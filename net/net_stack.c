@@ -108,16 +108,11 @@ void net_device_error(const struct net_if *nif)
     device_error(nif->dev);
 }
 
-void net_init(const struct net_setup *s)
+/* The virtio-net devices, at least s->min_devs of them, or the
+ * appliance's exit with what is missing. */
+static unsigned net_probe(struct vnet_dev **devs, const struct net_setup *s)
 {
-    struct vnet_dev *devs[VNET_MAX_DEVS];
     const unsigned min_devs = s->min_devs;
-    char a[16], b[16], c[16];
-
-    device_error = s->device_error;
-    rand_state = s->seed ^ time_cycles() ^ 0x9e3779b97f4a7c15ull;
-    if (rand_state == 0)
-        rand_state = 1;
     int n = vnet_probe(devs, VNET_MAX_DEVS, &s->vnet, s->cmdline);
     if (n == -ERANGE)
         vn_fatal(VN_EXIT_CONFIG,
@@ -133,10 +128,37 @@ void net_init(const struct net_setup *s)
     if ((unsigned)n < min_devs)
         vn_fatal(VN_EXIT_NO_DEVICE, "net: %s needs %u virtio-net device%s, found %d", s->who,
                  min_devs, min_devs > 1 ? "s" : "", n);
+    return (unsigned)n;
+}
+
+/* lwIP's 802.1Q tag (netif_vlan=) and the 802.1ad service tag outside it
+ * (netif_svlan=), said on the console. */
+static void net_lwip_tags(struct net_if *nif, const struct net_setup *s)
+{
+    net_vlan_set(&nif->vlan, s->vlan_vid, s->vlan_pcp);
+    net_vlan_set(&nif->svlan, s->svlan_vid, s->vlan_pcp);
+    if (s->vlan_vid)
+        printf("net: lwIP's frames tagged VLAN %u PCP %u (802.1Q)\n", (unsigned)s->vlan_vid,
+               (unsigned)s->vlan_pcp);
+    if (s->svlan_vid)
+        printf("net: inside service VLAN %u PCP %u (802.1ad)\n", (unsigned)s->svlan_vid,
+               (unsigned)s->vlan_pcp);
+}
+
+void net_init(const struct net_setup *s)
+{
+    struct vnet_dev *devs[VNET_MAX_DEVS];
+    char a[16], b[16], c[16];
+
+    device_error = s->device_error;
+    rand_state = s->seed ^ time_cycles() ^ 0x9e3779b97f4a7c15ull;
+    if (rand_state == 0)
+        rand_state = 1;
+    unsigned n = net_probe(devs, s);
     net_lwip_heap = mem_alloc_dma(NET_LWIP_HEAP_BYTES, 64);
     lwip_init();
     net_tlp_init();
-    nifs = (unsigned)n;
+    nifs = n;
     for (unsigned i = 0; i < nifs; i++) {
         struct net_if *nif = &ifs[i];
         nif->dev = devs[i];
@@ -152,14 +174,7 @@ void net_init(const struct net_setup *s)
         can_idle = can_idle && vnet_can_idle(devs[i]);
     /* lwIP (ARP, ICMP, DHCP, the apps' sockets) lives on the first device. */
     struct net_if *nif = &ifs[0];
-    net_vlan_set(&nif->vlan, s->vlan_vid, s->vlan_pcp);
-    net_vlan_set(&nif->svlan, s->svlan_vid, s->vlan_pcp);
-    if (s->vlan_vid)
-        printf("net: lwIP's frames tagged VLAN %u PCP %u (802.1Q)\n", (unsigned)s->vlan_vid,
-               (unsigned)s->vlan_pcp);
-    if (s->svlan_vid)
-        printf("net: inside service VLAN %u PCP %u (802.1ad)\n", (unsigned)s->svlan_vid,
-               (unsigned)s->vlan_pcp);
+    net_lwip_tags(nif, s);
     if (s->dhcp) {
         net_netif_add(nif, NULL, NULL, NULL);
         net_dhcp(nif);
