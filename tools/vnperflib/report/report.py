@@ -195,6 +195,25 @@ def human(res):
             rows.append(("counts", _guest_only(c.guest or {}, res.backend)))
     for label, line in (res.waits or {}).items():
         rows.append(("waited in " + label, line))
+    rows += notification_rows(res, m) + cpu_rows(res, m)
+    rows += bottleneck_rows(res.verdict)
+    return kv_table(rows)
+
+
+def bottleneck_rows(v):
+    """The verdict's row: which side bound the rate, and why."""
+    if v and v.side in ("guest", "backend"):
+        return [("bottleneck", "%s-bound: %s" % (v.side, v.why))]
+    if v and v.side == "host":
+        return [("bottleneck", "host CPU-bound: %s" % v.why)]
+    if v and v.side == "neither":
+        return [("bottleneck", "none: %s" % v.why)]
+    return []
+
+
+def notification_rows(res, m):
+    """The notifications row: kicks per frame, the share the device
+    suppressed, the backend's burst (metrics m)."""
     notify = [fmt % m[k] for k, fmt in (("kicks_per_packet", "%.3g kicks per frame"),
                                          ("suppressed_pct", "%.1f%% of notifications "
                                                             "suppressed by the device"),
@@ -204,37 +223,36 @@ def human(res):
     if m.get("backend_batch") is None and rng:
         notify.append("backend %.1f..%.0f frames per burst (testpmd gives its burst shares in "
                       "whole percents)" % tuple(rng))
-    if notify:
-        rows.append(("notifications", ", ".join(notify)))
+    return [("notifications", ", ".join(notify))] if notify else []
+
+
+def cpu_rows(res, m):
+    """The host CPU rows (res.cpu): each role's share, each vCPU thread's,
+    the waits for a CPU, the guest's notifications and the service demand
+    (metrics m); none without a host end."""
     cpu = res.cpu
-    if cpu and res.backend != "none":
-        roles = sorted((cpu.roles or {}).items())
-        parts = ["%s %.0f%%" % (k, v.pct) for k, v in roles if v.pct >= 0.5]
-        rows.append(("host CPU", "%.0f%% total%s" % (cpu.total_pct,
-                                                      ": " + ", ".join(parts) if parts else "")))
-        vcpus = vcpu_threads_line(cpu)
-        if vcpus:
-            rows.append(("vCPU threads", vcpus))
-        waits = ["%s %.0f%%" % (k, v.wait_pct) for k, v in roles
-                 if (v.wait_pct or 0.0) >= 0.5]
-        if waits:
-            rows.append(("waited for a CPU", "%s (%.1f threads runnable on average, %d CPUs)"
-                         % (", ".join(waits), cpu.runnable_avg or 0.0, cpu.cpus or 0)))
-        guest = guest_notify_line(res)
-        if guest:
-            rows.append(("guest", guest))
-        sd = [fmt % m[k] for k, fmt in SERVICE_DEMAND[app_kind(res.app)]
-              if m.get(k) is not None]
-        if sd:
-            rows.append(("service demand", ", ".join(sd)))
-    v = res.verdict
-    if v and v.side in ("guest", "backend"):
-        rows.append(("bottleneck", "%s-bound: %s" % (v.side, v.why)))
-    elif v and v.side == "host":
-        rows.append(("bottleneck", "host CPU-bound: %s" % v.why))
-    elif v and v.side == "neither":
-        rows.append(("bottleneck", "none: %s" % v.why))
-    return kv_table(rows)
+    if not cpu or res.backend == "none":
+        return []
+    roles = sorted((cpu.roles or {}).items())
+    parts = ["%s %.0f%%" % (k, v.pct) for k, v in roles if v.pct >= 0.5]
+    rows = [("host CPU", "%.0f%% total%s" % (cpu.total_pct,
+                                              ": " + ", ".join(parts) if parts else ""))]
+    vcpus = vcpu_threads_line(cpu)
+    if vcpus:
+        rows.append(("vCPU threads", vcpus))
+    waits = ["%s %.0f%%" % (k, v.wait_pct) for k, v in roles
+             if (v.wait_pct or 0.0) >= 0.5]
+    if waits:
+        rows.append(("waited for a CPU", "%s (%.1f threads runnable on average, %d CPUs)"
+                     % (", ".join(waits), cpu.runnable_avg or 0.0, cpu.cpus or 0)))
+    guest = guest_notify_line(res)
+    if guest:
+        rows.append(("guest", guest))
+    sd = [fmt % m[k] for k, fmt in SERVICE_DEMAND[app_kind(res.app)]
+          if m.get(k) is not None]
+    if sd:
+        rows.append(("service demand", ", ".join(sd)))
+    return rows
 
 
 def stream_lines(streams):
