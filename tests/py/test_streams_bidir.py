@@ -131,6 +131,21 @@ def test_host_counts_of_both_lines():
     assert (host["rx_packets"], host["tx_packets"], host["tx_frames"]) == (2993, 1000, 1000)
 
 
+def test_tap_host_counts_of_both_lines():
+    """Over tap the peer's count is of its packet socket on the tap: gen's
+    streams app level, the tap's drops and the socket buffer's beside."""
+    from vnperflib.backends import tap
+    be = tap.Tap(options.build(backend="tap", app="gen"))
+    tap_drop = {"at": "backend", "what": "tap", "frames": 3}
+    host = be.streams_counted(TwoLines.SEND, dict(TwoLines.COUNT, errors={"sock_drops": 2}),
+                              [tap_drop])
+    assert host["peer"]["vnperf"] == 2993 and host["peer_tx"] is TwoLines.SEND
+    assert (host["rx_packets"], host["tx_packets"]) == (2993, 1000)
+    assert host["rx_drops"] == [tap_drop, {"at": "peer", "frames": 2, "what":
+                                           "in the host peer's packet socket buffer"}]
+    assert "queues" not in host
+
+
 GEN = {"app": "gen", "packets": 2993, "bytes": 191552, "duration_ns": 3000000000,
        "streams": [{"id": 0, "direction": "tx", "mode": "continuous", "packets": 2993,
                     "bytes": 191552},

@@ -39,6 +39,16 @@ def counts_flows(opts):
             and not udphost.wanted(opts) and not opts.tap and not opts.bridge)
 
 
+def packet_count(res, drops):
+    """The host peer's count of what the tap received on its packet
+    socket: the vnperf frames (app level), the drops (the tap's) and the
+    frames its socket buffer lost."""
+    full = (res.get("errors") or {}).get("sock_drops", 0)
+    return {"peer": res, "rx_packets": res.get("vnperf", res["packets"]),
+            "rx_drops": drops + [counts.drop(
+                "peer", "in the host peer's packet socket buffer", full)]}
+
+
 class Tap(iperf.IperfBackend, Backend):
     """A tap inside a network namespace the runner creates (no route out);
     QEMU runs inside the namespace. Host-side counts are the tap's own
@@ -269,10 +279,7 @@ class Tap(iperf.IperfBackend, Backend):
         """The host peer's count on the tap (counts_flows): gen's frames
         (app level) beside the tap's own counter (drops: the tap's), and
         per queue pair."""
-        full = (res.get("errors") or {}).get("sock_drops", 0)
-        out = {"peer": res, "rx_packets": res.get("vnperf", res["packets"]),
-               "rx_drops": drops + [counts.drop(
-                   "peer", "in the host peer's packet socket buffer", full)]}
+        out = packet_count(res, drops)
         if (self.opts.queues or 1) > 1:
             out["queues"] = self.flow_rx_queues(res)
         return out
@@ -281,11 +288,7 @@ class Tap(iperf.IperfBackend, Backend):
         """The rx streams' send line and the count of gen's streams beside
         the tap's own counters: app level (the tap carries the kernel's
         ARP and ICMP too)."""
-        full = (res.get("errors") or {}).get("sock_drops", 0)
-        return {"peer": res, "peer_tx": sent, "rx_packets": res.get("vnperf", res["packets"]),
-                "tx_packets": sent["packets"],
-                "rx_drops": drops + [counts.drop(
-                    "peer", "in the host peer's packet socket buffer", full)]}
+        return dict(packet_count(res, drops), peer_tx=sent, tx_packets=sent["packets"])
 
     def flow_rx_queues(self, res):
         """gen's frames per queue pair as the host peer counted them: each
