@@ -624,33 +624,23 @@ def test_rrserver_counts_its_udp_answers_per_client_port(tmp_path):
         c.close()
 
 
-def test_tap_counts_the_rr_servers_answers_on_the_pair_of_their_flow():
+@pytest.mark.parametrize("ip6,host,guest", [(False, netns.HOST_IP, netns.GUEST_IP),
+                                             (True, netns.HOST_IP6, netns.GUEST_IP6)])
+def test_tap_counts_the_rr_servers_answers_on_the_pair_of_their_flow(ip6, host, guest):
     """--queues 2, a UDP rr client over tap: each client port's answers
     count on the pair QEMU's RSS gives their flow (server port to client
-    port), app level (the guest's per-pair transactions meet them)."""
+    port), app level (the guest's per-pair transactions meet them). With
+    --ip6 the server answers from the namespace's IPv6 address to the
+    guest's, so each port's answers count on the pair of that IPv6 flow
+    (QEMU's UDPv6 hash)."""
     from vnperflib.analysis import rss
-    be = tap.Tap(built(backend="tap", machine="q35", app="rr", queues=2))
+    be = tap.Tap(built(backend="tap", machine="q35", app="rr", queues=2, ip6=ip6))
+    be.dst_ip = host        # as start() sets it
     ports = [[49152 + i, 10 + i] for i in range(16)]
     got = be.rr_queues({"port": 9000, "udp_ports": ports})
     want = [0, 0]
     for port, n in ports:
-        want[rss.flow_queue(netns.HOST_IP, netns.GUEST_IP, 9000, port, 2)] += n
-    assert min(want) > 0 and sum(want) == sum(n for _, n in ports)
-    assert got == [{"queue": q, "tx_packets": want[q], "app_level": True} for q in (0, 1)]
-
-
-def test_tap_counts_the_rr_servers_ipv6_answers_on_the_pair_of_their_flow():
-    """--ip6 --queues 2, the UDP rr client over tap: the server answers
-    from the namespace's IPv6 address to the guest's, so each port's
-    answers count on the pair of that IPv6 flow (QEMU's UDPv6 hash)."""
-    from vnperflib.analysis import rss
-    be = tap.Tap(built(backend="tap", machine="q35", app="rr", queues=2, ip6=True))
-    be.dst_ip = netns.HOST_IP6      # as start() sets it with --ip6
-    ports = [[49152 + i, 10 + i] for i in range(16)]
-    got = be.rr_queues({"port": 9000, "udp_ports": ports})
-    want = [0, 0]
-    for port, n in ports:
-        want[rss.flow_queue(netns.HOST_IP6, netns.GUEST_IP6, 9000, port, 2)] += n
+        want[rss.flow_queue(host, guest, 9000, port, 2)] += n
     assert min(want) > 0 and sum(want) == sum(n for _, n in ports)
     assert got == [{"queue": q, "tx_packets": want[q], "app_level": True} for q in (0, 1)]
 
