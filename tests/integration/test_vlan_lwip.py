@@ -51,6 +51,9 @@ class Reflector(threading.Thread):
     """The far end of the guest's dgram wire: records each frame's first
     tag, answers each UDP request (addresses and ports swapped: both
     checksums stay right) tagged 200, untagged, then tagged 100."""
+    TAGS = 1            # the tags on lwIP's frames, recorded
+    OUTER = b"\x81\x00"  # the first one's TPID: a request's
+    COPIES = (b"\x81\x00\x00\xc8", b"", b"\x81\x00\x00\x64")  # each answer's tags
 
     def __init__(self, port, guest_port):
         super().__init__(daemon=True)
@@ -60,38 +63,47 @@ class Reflector(threading.Thread):
         self.guest = ("127.0.0.1", guest_port)
         self.tags, self.answered, self.stop = [], 0, threading.Event()
 
-    def answer(self, f):
-        ip = bytearray(f[18:])
-        ip[12:16], ip[16:20] = f[18 + 16:18 + 20], f[18 + 12:18 + 16]
-        ip[20:22], ip[22:24] = f[18 + 22:18 + 24], f[18 + 20:18 + 22]
+    def answer(self, f, l3):
+        ip = bytearray(f[l3:])
+        ip[12:16], ip[16:20] = f[l3 + 16:l3 + 20], f[l3 + 12:l3 + 16]
+        ip[20:22], ip[22:24] = f[l3 + 22:l3 + 24], f[l3 + 20:l3 + 22]
         eth = f[6:12] + f[0:6]
-        for tag in (b"\x81\x00\x00\xc8", b"", b"\x81\x00\x00\x64"):
-            self.sock.sendto(eth + tag + b"\x08\x00" + bytes(ip), self.guest)
+        for tags in self.COPIES:
+            self.sock.sendto(eth + tags + b"\x08\x00" + bytes(ip), self.guest)
         self.answered += 1
 
     def run(self):
+        l3 = 14 + 4 * self.TAGS
         while not self.stop.is_set():
             try:
                 f = self.sock.recv(2048)
             except socket.timeout:
                 continue
-            tpid, tci = struct.unpack_from(">HH", f, 12)
-            self.tags.append((tpid, tci))
-            if tpid == 0x8100 and f[16:18] == b"\x08\x00" and f[18 + 9] == socket.IPPROTO_UDP:
-                self.answer(f)
+            self.tags.append(struct.unpack_from(">" + "HH" * self.TAGS, f, 12))
+            if f[12:14] == self.OUTER and f[l3 - 2:l3] == b"\x08\x00" and \
+                    f[l3 + 9] == socket.IPPROTO_UDP:
+                self.answer(f, l3)
 
 
-def test_lwips_frames_on_the_wire_tagged_and_filtered(image):
+def rr_client_against(reflector, words):
+    """lwIP's UDP rr client, tagged VLAN 100 PCP 3 and words, against a
+    reflector class's instance on its dgram wire: its boot, the reflector."""
     q, p = vnharness.free_udp_ports(2)
-    ref = Reflector(p, q)
+    ref = reflector(p, q)
     ref.start()
     try:
         b = vnharness.boot(["app=rr", "role=client", "proto=udp", "duration=2", "ip=10.0.0.2",
                             "dst_ip=10.0.0.1", "dst_mac=" + HOST_MAC, "netif_vlan=100",
-                            "netif_pcp=3"], netdevs=[vnharness.dgram_netdev(q, p)], timeout=60)
+                            "netif_pcp=3"] + words, netdevs=[vnharness.dgram_netdev(q, p)],
+                           timeout=60)
     finally:
         ref.stop.set()
         ref.join()
+    return b, ref
+
+
+def test_lwips_frames_on_the_wire_tagged_and_filtered(image):
+    b, ref = rr_client_against(Reflector, [])
     assert b.code == OK, b.console
     assert "net: lwIP's frames tagged VLAN 100 PCP 3 (802.1Q)" in b.console
     # every frame lwIP sent (requests, MLD reports) tagged PCP 3, VID 100
@@ -120,26 +132,10 @@ class QinQReflector(Reflector):
     records each frame's two tags, answers each UDP request with another
     service VID (201), with an 802.1Q outer tag instead of 802.1ad, then
     as the guest's own (service 200, VLAN 100)."""
-
-    def answer(self, f):
-        ip = bytearray(f[22:])
-        ip[12:16], ip[16:20] = f[22 + 16:22 + 20], f[22 + 12:22 + 16]
-        ip[20:22], ip[22:24] = f[22 + 22:22 + 24], f[22 + 20:22 + 22]
-        eth = f[6:12] + f[0:6]
-        for outer in (b"\x88\xa8\x00\xc9", b"\x81\x00\x00\xc8", b"\x88\xa8\x00\xc8"):
-            self.sock.sendto(eth + outer + b"\x81\x00\x00\x64\x08\x00" + bytes(ip), self.guest)
-        self.answered += 1
-
-    def run(self):
-        while not self.stop.is_set():
-            try:
-                f = self.sock.recv(2048)
-            except socket.timeout:
-                continue
-            self.tags.append(struct.unpack_from(">HHHH", f, 12))
-            if f[12:14] == b"\x88\xa8" and f[20:22] == b"\x08\x00" and \
-                    f[22 + 9] == socket.IPPROTO_UDP:
-                self.answer(f)
+    TAGS = 2
+    OUTER = b"\x88\xa8"
+    COPIES = tuple(outer + b"\x81\x00\x00\x64" for outer in (
+        b"\x88\xa8\x00\xc9", b"\x81\x00\x00\xc8", b"\x88\xa8\x00\xc8"))
 
 
 def test_qinq_frames_on_the_wire_tagged_and_filtered(image):
@@ -147,17 +143,7 @@ def test_qinq_frames_on_the_wire_tagged_and_filtered(image):
     sent carries the 802.1ad tag (TPID 0x88a8, PCP 3, VID 200) and inside
     it the 802.1Q one; of each answer's three copies only the one in
     service VLAN 200 is taken, the other two dropped and counted."""
-    q, p = vnharness.free_udp_ports(2)
-    ref = QinQReflector(p, q)
-    ref.start()
-    try:
-        b = vnharness.boot(["app=rr", "role=client", "proto=udp", "duration=2", "ip=10.0.0.2",
-                            "dst_ip=10.0.0.1", "dst_mac=" + HOST_MAC, "netif_vlan=100",
-                            "netif_pcp=3", "netif_svlan=200"],
-                           netdevs=[vnharness.dgram_netdev(q, p)], timeout=60)
-    finally:
-        ref.stop.set()
-        ref.join()
+    b, ref = rr_client_against(QinQReflector, ["netif_svlan=200"])
     assert b.code == OK, b.console
     assert "net: inside service VLAN 200 PCP 3 (802.1ad)" in b.console
     assert ref.tags and set(ref.tags) == {(0x88a8, 3 << 13 | 200, 0x8100, 3 << 13 | 100)}, \
