@@ -9,9 +9,10 @@
  * size follow, the set's own count takes what comes back
  * (apps/reneg_rx.h), at most RENEG_WINDOW of a set's frames are out and
  * not back at once, and the set's last frames are awaited back before the
- * reset. The result lists every set with the features it negotiated, the
- * frames it sent (and got back), and the driver's counters of its
- * bring-up (docs/apps.md). */
+ * reset. The result lists every set with the features it negotiated and
+ * the frames it sent (and got back); the driver's counters of a set's
+ * bring-up are its sample line only (the runner puts them in the set's
+ * entry, docs/apps.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,7 +45,7 @@ struct reneg_out {
     uint16_t sizes[2]; /* size=, then with back=1 the MTU's frame */
     unsigned nsizes;
     uint64_t packets, bytes, ns;
-    struct vnet_counts vnet; /* the driver's, just before the next reset */
+    struct vnet_counts took; /* the frames the driver took, just before the next reset */
 };
 
 /* One set's sending: its stream, its frames so far, those given up. */
@@ -227,7 +228,7 @@ static void reneg_send(struct net_if *nif, const struct app_config *c, const uin
     reneg_wait_back(&jb, 1);
     o->ns = time_ns() - jb.start;
     o->packets = jb.seq;
-    vnet_counts(d, &o->vnet);
+    vnet_counts(d, &o->took);
 }
 
 /* One "sample" line per set as it ends, before the next reset starts the
@@ -247,8 +248,8 @@ static void reneg_sample(struct net_if *nif, unsigned k, const struct reneg_out 
 }
 
 /* The app's result: every set's frames added up, then each set's own:
- * sent, back, and the driver's counters; vnet is the last bring-up's (a
- * reset starts the driver's counters anew). */
+ * sent and back (its driver's counters are its sample line's); vnet is
+ * the last bring-up's (a reset starts the driver's counters anew). */
 static void reneg_result(const struct app_config *c, const struct reneg_set *sets,
                          const struct reneg_out *out, unsigned n, const struct vnet_counts *boot)
 {
@@ -266,8 +267,8 @@ static void reneg_result(const struct app_config *c, const struct reneg_set *set
     json_u64(j, "tx_packets", packets + lp);
     json_u64(j, "tx_bytes", bytes + lb);
     for (unsigned k = 0; k < n; k++) {
-        rp += out[k].vnet.rx_packets;
-        rb += out[k].vnet.rx_bytes;
+        rp += out[k].took.rx_packets;
+        rb += out[k].took.rx_bytes;
     }
     json_u64(j, "rx_packets", rp); /* each reset zeroes the driver's count */
     json_u64(j, "rx_bytes", rb);
@@ -287,7 +288,6 @@ static void reneg_result(const struct app_config *c, const struct reneg_set *set
         json_arr_end(j);
         if (c->back)
             reneg_rx_json(j, "rx", &reneg_back[k]);
-        vnet_counts_json(j, "vnet", &out[k].vnet);
         json_obj_end(j);
     }
     json_arr_end(j);

@@ -364,19 +364,13 @@ struct json;
  * currently open object; on a broken device also the violation. */
 void vnet_stats_json(const struct vnet_dev *d, struct json *j);
 
-/* The driver's counters since the last bring-up (vnet_dev_init, or
- * vnet_dev_renegotiate, which starts them anew), every pair in use added
- * up: what app=reneg keeps of each feature set (docs/apps.md, reneg). */
+/* The frames the driver took since the last bring-up (vnet_dev_init, or
+ * vnet_dev_renegotiate, which starts the counters anew), every pair in use
+ * added up: app=reneg adds them over its sets (docs/apps.md, reneg). */
 struct vnet_counts {
-    uint64_t tx_packets, tx_bytes, tx_kicks, tx_kicks_suppressed, tx_ring_full, tx_len_mismatch;
-    uint64_t rx_packets, rx_bytes, rx_kicks, rx_kicks_suppressed, rx_refilled, rx_len_errors;
-    uint64_t rx_bad_hdr;  /* frames dropped for their virtio-net header */
-    uint64_t rule_breaks; /* both ways, every kind (virtq_stats.bad) */
-    bool broken;
+    uint64_t rx_packets, rx_bytes;
 };
 void vnet_counts(const struct vnet_dev *d, struct vnet_counts *c);
-/* c as the object key: "tx" and "rx" objects, rule_breaks, broken. */
-void vnet_counts_json(struct json *j, const char *key, const struct vnet_counts *c);
 /* The features negotiated, and a feature set as an array of names under
  * key (virtio's names, bitN for bits without one). */
 uint64_t vnet_features(const struct vnet_dev *d);

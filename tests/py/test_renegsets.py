@@ -20,20 +20,43 @@ N = 4000
 SETS = ("all", "-event_idx,-ring_packed", "-mrg_rxbuf,indirect:off")
 
 
+def set_sample(k, back=N, malformed=0):
+    """Set k's sample line as the guest prints it when the set ends: its
+    driver counters (vnet_stats_json's shape) once, nowhere else."""
+    breaks = {"unavailable": 0, "used_len": 0, "in_order": 0, "device": 0}
+    return {"type": "sample", "app": "reneg", "set": k, "packets": N, "bytes": N * 789,
+            "vnet": {"tx": {"packets": N, "kicks": 100 + k, "kicks_suppressed": 7,
+                            "ring_full": 0, "rule_breaks": dict(breaks)},
+                     "rx": {"packets": back + malformed, "kicks": 2, "kicks_suppressed": 60,
+                            "len_errors": 0, "bad_hdr": 0, "rule_breaks": dict(breaks)}}}
+
+
 def guest_result(back=(N, N, N), malformed=(0, 0, 0)):
+    """The guest's result as the runner keeps it: each set's driver
+    counters from its sample line (renegsets.with_set_counters)."""
     sets = [{"set": t, "stream": k, "ring_format": "packed", "packets": N, "bytes": N * 789,
              "frame_sizes": [64, 1514],
              "rx": {"packets": back[k], "bytes": back[k] * 789, "unique": back[k], "lost": 0,
-                    "dup": 0, "reorder": 0, "malformed": malformed[k]},
-             "vnet": {"tx": {"packets": N, "kicks": 100 + k, "kicks_suppressed": 7,
-                             "ring_full": 0},
-                      "rx": {"packets": back[k] + malformed[k], "kicks": 2, "kicks_suppressed": 60,
-                             "len_errors": 0, "bad_hdr": 0},
-                      "rule_breaks": 0, "broken": False}}
+                    "dup": 0, "reorder": 0, "malformed": malformed[k]}}
             for k, t in enumerate(SETS)]
-    total = sum(s["vnet"]["rx"]["packets"] for s in sets)
-    return {"type": "result", "app": "reneg", "packets": 3 * N, "bytes": 3 * N * 789,
-            "tx_packets": 3 * N, "rx_packets": total, "sets": sets}
+    total = sum(back) + sum(malformed)
+    res = {"type": "result", "app": "reneg", "packets": 3 * N, "bytes": 3 * N * 789,
+           "tx_packets": 3 * N, "rx_packets": total, "sets": sets}
+    return renegsets.with_set_counters(res, [set_sample(k, back[k], malformed[k])
+                                             for k in range(len(SETS))])
+
+
+def test_each_set_s_driver_counters_come_from_its_sample_line_only():
+    res = guest_result()
+    assert [s["vnet"]["tx"]["kicks"] for s in res["sets"]] == [100, 101, 102]
+    bare = {"app": "reneg", "sets": [{"set": "all"}, {"set": "-mtu"}]}
+    got = renegsets.with_set_counters(bare, [set_sample(1), {"app": "reneg", "set": 7},
+                                             {"app": "gen", "set": 0}])
+    assert got["sets"] == [{"set": "all"}, dict(bare["sets"][1], vnet=set_sample(1)["vnet"])]
+    assert "vnet" not in bare["sets"][1]   # the guest's result itself is left alone
+    gen = {"app": "gen", "sets": [{}]}
+    assert renegsets.with_set_counters(gen, [set_sample(0)]) is gen
+    assert renegsets.with_set_counters(None, [set_sample(0)]) is None
 
 
 def peer_result(streams=(N, N, N)):

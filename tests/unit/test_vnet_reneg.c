@@ -4,7 +4,7 @@
  * status never reads 0 after the reset (one line, FAILED, no hang, the old
  * queues' memory left alone); and many resets in a row taking no new
  * memory once every set has been up (dma_pool.h); each bring-up's own
- * counters (vnet_counts). */
+ * frames taken (vnet_counts). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +17,6 @@
 #include <cmocka.h>
 
 #include "drivers/virtio/vnet_priv.h"
-#include "kernel/json.h"
 #include "kernel/mem.h"
 #include "sim_virtio.h"
 
@@ -145,9 +144,8 @@ static void test_reset_cycles_reuse_memory(void **state)
     assert_int_equal(sim_dma_bytes, settled);
 }
 
-/* vnet_counts: each bring-up's own counters, both ways, kicks included;
- * a renegotiation starts them anew (what app=reneg keeps per set), and a
- * device that breaks a rule shows in rule_breaks and broken. */
+/* vnet_counts: the frames each bring-up took, a renegotiation starts
+ * them anew (what app=reneg adds over its sets). */
 static void test_counts_per_bring_up(void **state)
 {
     (void)state;
@@ -156,40 +154,15 @@ static void test_counts_per_bring_up(void **state)
     traffic(s, d, 100);
     struct vnet_counts c;
     vnet_counts(d, &c);
-    assert_int_equal(c.tx_packets, 100);
-    assert_int_equal(c.tx_bytes, 6000);
     assert_int_equal(c.rx_packets, 100);
     assert_int_equal(c.rx_bytes, 6000);
-    assert_true(c.tx_kicks > 0);
-    assert_true(c.rx_kicks > 0);
-    assert_true(c.rx_refilled >= 100);
-    assert_int_equal(c.tx_ring_full + c.tx_len_mismatch + c.rx_len_errors + c.rx_bad_hdr, 0);
-    assert_int_equal(c.rule_breaks, 0);
-    assert_false(c.broken);
     assert_int_equal(reneg(d, sets[1]), 0);
     vnet_counts(d, &c);
-    assert_int_equal(c.tx_packets + c.rx_packets + c.tx_kicks + c.tx_bytes, 0);
+    assert_int_equal(c.rx_packets + c.rx_bytes, 0);
     traffic(s, d, 40);
     vnet_counts(d, &c);
-    assert_int_equal(c.tx_packets, 40);
     assert_int_equal(c.rx_packets, 40);
-    sim_take(s, 0, 1);
-    sim_put_used(s, 0, s->q[0].held[0].id, d->rx_post_len + 1);
-    struct vnet_rx rx[4];
-    assert_int_equal(vnet_rx_burst(d, rx, 4), -EIO);
-    vnet_counts(d, &c);
-    assert_int_equal(c.rule_breaks, 1);
-    assert_true(c.broken);
-    char buf[512];
-    struct json j;
-    json_init(&j, buf, sizeof(buf));
-    json_obj_begin(&j, NULL);
-    vnet_counts_json(&j, "vnet", &c);
-    json_obj_end(&j);
-    const char *out = json_finish(&j);
-    assert_non_null(strstr(out, "{\"vnet\":{\"tx\":{\"packets\":40,"));
-    assert_non_null(strstr(out, "\"rx\":{\"packets\":40,"));
-    assert_non_null(strstr(out, "\"rule_breaks\":1,\"broken\":true}}"));
+    assert_int_equal(c.rx_bytes, 2400);
 }
 
 int main(void)

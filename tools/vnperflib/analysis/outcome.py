@@ -6,13 +6,14 @@ part of the run's result.RunResult (result.py), read by attribute."""
 from .. import exitcodes, result
 from ..errors import printable
 from ..run import iperf
-from . import counts, hostcpu
+from . import counts, hostcpu, renegsets
 from .stats import number as _num
 
 
 def guest_report(g):
     """Guest g's result.GuestReport: every member written, None too."""
     c = g.console
+    samples = tuple(c.all("sample"))
     return result.GuestReport.given(
         label=g.label, argv=tuple(g.argv), qemu_status=g.qemu_status, guest_code=g.guest_code,
         status=g.status(), status_name=exitcodes.status_name(g.status()),
@@ -20,7 +21,8 @@ def guest_report(g):
         why_no_exit=g.why_no_exit() if g.guest_code is None else None,
         stderr_tail=g.stderr_text()[-2000:], console_tail=tuple(l.text for l in c.lines[-40:]),
         wall_s=g.wall_s, ready_s=g.t_ready, boot=c.first("boot"), config=c.last("config"),
-        ready=c.first("ready"), samples=tuple(c.all("sample")), result=c.last("result"),
+        ready=c.first("ready"), samples=samples,
+        result=renegsets.with_set_counters(c.last("result"), samples),
         error=c.last("error"), exit=c.last("exit"), problems=tuple(c.problems(g.guest_code)))
 
 

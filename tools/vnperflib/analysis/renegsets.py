@@ -5,7 +5,8 @@ guest->host (the set's frames sent against the peer's count of its
 stream) and, where the peer reflected (back=1: dgram, socket),
 host->guest (the peer's count of the stream, each frame sent back,
 against what the guest counted back on it). A loss names its set
-and its way."""
+and its way. The driver's counters of each set's bring-up come once, in
+the set's sample line; with_set_counters puts them in the set's entry."""
 
 
 def set_label(k, s):
@@ -17,6 +18,19 @@ def set_label(k, s):
 def _count(obj, key):
     v = obj.get(key) if isinstance(obj, dict) else None
     return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def with_set_counters(res, samples):
+    """The guest's result (a dict, or None) of app reneg with each set's
+    driver counters from its sample line as sets[k]["vnet"] (a sample of
+    no set left out); any other result as it is."""
+    if not isinstance(res, dict) or res.get("app") != "reneg" \
+            or not isinstance(res.get("sets"), list):
+        return res
+    vnet = {s.get("set"): s.get("vnet") for s in samples or ()
+            if isinstance(s, dict) and s.get("app") == "reneg"}
+    return dict(res, sets=[dict(s, vnet=vnet[k]) if isinstance(s, dict) and vnet.get(k)
+                           is not None else s for k, s in enumerate(res["sets"])])
 
 
 def peer_streams(peer):

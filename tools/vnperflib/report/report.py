@@ -303,13 +303,27 @@ def vcpu_threads_line(cpu):
                      for t in threads)
 
 
+def _dig(obj, *keys):
+    """obj[k1][k2]... where each is a dict, else None."""
+    for k in keys:
+        obj = obj.get(k) if isinstance(obj, dict) else None
+    return obj
+
+
+def _rule_breaks(vnet):
+    """Both ways' rule breaks of a vnet object, every kind ('-': none)."""
+    qs = [_dig(vnet, q, "rule_breaks") for q in ("tx", "rx")]
+    if not all(isinstance(q, dict) for q in qs):
+        return "-"
+    return sum(v for q in qs for v in q.values() if isinstance(v, int))
+
+
 def reneg_lines(result):
     """app=reneg: a row per feature set, its ring, frame sizes and the
-    driver's counters of its bring-up (docs/apps.md, reneg); its frames
-    each way are the counts rows."""
+    driver's counters of its bring-up (its sample line's, docs/apps.md,
+    reneg); its frames each way are the counts rows."""
     def get(obj, *keys):
-        for k in keys:
-            obj = obj.get(k) if isinstance(obj, dict) else None
+        obj = _dig(obj, *keys)
         return "-" if obj is None or isinstance(obj, (dict, list)) else obj
 
     rows = []
@@ -324,7 +338,7 @@ def reneg_lines(result):
                 get(s, "vnet", "tx", "kicks"), get(s, "vnet", "tx", "kicks_suppressed"),
                 get(s, "vnet", "tx", "ring_full"), get(s, "vnet", "rx", "kicks"),
                 get(s, "vnet", "rx", "kicks_suppressed"), get(s, "vnet", "rx", "len_errors"),
-                get(s, "vnet", "rx", "bad_hdr"), get(s, "vnet", "rule_breaks"))))
+                get(s, "vnet", "rx", "bad_hdr"), _rule_breaks(_dig(s, "vnet")))))
     return rows
 
 
