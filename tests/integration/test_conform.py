@@ -75,17 +75,24 @@ def test_conform_over_vhost_user(image, qemu):
 
 
 @pytest.mark.timeout_s(600)
-def test_conform_over_dgram_runs_its_combinations_in_one_boot_per_kind(image):
+def test_conform_over_dgram_counts_each_set_both_ways_in_one_boot(image):
     """The four combinations differ only in features: one boot of app
-    reneg per traffic kind (small, mtu), each combination a set of it,
-    judged per set; a cell's command repeats its boot."""
+    reneg runs them as its sets, each set's small frames then the MTU's,
+    the host peer reflecting each; every cell is judged by its own set's
+    counters and its frames counted exactly both ways; a cell's command
+    repeats its boot."""
     res = conform(["--backend", "dgram"])
     assert res["reneg_failures"] == []
     shared = [(g["traffic"], len(g["sets"])) for g in res["boots"] if g["sets"]]
-    assert shared == [("small", 4), ("mtu", 4)], res["boots"]
+    assert shared == [("small+mtu", 4)], res["boots"]
     for k, c in enumerate(res["combinations"]):
         marks = [(b["traffic"], b["boot"], b["set"], b["status"]) for b in c["boots"]]
-        assert marks == [("small", "one boot", k + 1, 0), ("mtu", "one boot", k + 1, 0)], marks
+        assert marks == [("small+mtu", "one boot", k + 1, 0)], marks
+        label = "set %d (%s)" % (k + 1, res["boots"][0]["sets"][k])
+        # 300 small and 300 MTU frames each way, exact
+        assert c["boots"][0]["counts"] == {
+            label + " guest->host": {"verdict": "agree", "sent": 600, "received": 600},
+            label + " host->guest": {"verdict": "agree", "sent": 600, "received": 600}}
         for check in ("reset", "traffic", "used_len", "unavailable", "config", "suppression"):
             assert c["checks"][check]["verdict"] == "pass", (c["name"], check, c["checks"][check])
     cmd = res["combinations"][1]["checks"]["used_len"]["command"]
@@ -96,6 +103,8 @@ def test_conform_over_dgram_runs_its_combinations_in_one_boot_per_kind(image):
     assert r.returncode == 0, r.stderr[-2000:]
     sets = json.loads(r.stdout)["guests"][-1]["result"]["sets"]
     assert [s["set"] for s in sets] == res["boots"][0]["sets"]
+    # each set's driver counters: its sample line's, in its entry
+    assert all(s["vnet"]["tx"]["kicks"] > 0 and "rule_breaks" in s["vnet"]["rx"] for s in sets)
 
 
 @TAP

@@ -277,11 +277,16 @@ def test_switchable_features_are_the_guests():
 
 
 def test_a_boot_in_the_json_is_what_ran_and_its_status():
-    """conform's JSON names each boot's command and status, without its
-    report (a result.RunResult)."""
-    b = boot(report(status=4, why="device error"))
+    """conform's JSON names each boot's command, status and count
+    directions, without its report (a result.RunResult)."""
+    b = boot(report(status=4, why="device error", dirs={
+        "set 2 (-mtu) guest->host": {"verdict": "agree", "sent": 9, "received": 9},
+        "set 2 (-mtu) host->guest": {"verdict": "disagree", "sent": 9, "received": 7}}))
     assert json.loads(json.dumps(b.as_json())) == {
-        "traffic": "small", "command": "tools/vnperf run X", "status": 4, "why": "device error"}
+        "traffic": "small", "command": "tools/vnperf run X", "status": 4, "why": "device error",
+        "counts": {"set 2 (-mtu) guest->host": {"verdict": "agree", "sent": 9, "received": 9},
+                   "set 2 (-mtu) host->guest": {"verdict": "disagree", "sent": 9,
+                                                "received": 7}}}
 
 
 def test_judge_does_not_change_the_reports():

@@ -16,6 +16,7 @@ import subprocess
 import time
 
 from .. import exitcodes, options, result
+from ..backends import wire
 from ..errors import RunnerError, usage
 from ..run import engine, runner, support
 from ..run.proc import Session
@@ -102,10 +103,14 @@ class Boot:
     report: result.RunResult
 
     def as_json(self):
-        """The boot in conform's JSON: what ran and its status, not its
-        report."""
+        """The boot in conform's JSON: what ran, its status and its count
+        directions (a set's: that set's each way), not its report."""
+        c = self.report.counts
+        dirs = (c.directions if c is not None else None) or {}
         return {"traffic": self.traffic, "command": self.command, "status": self.status,
-                "why": self.why}
+                "why": self.why,
+                "counts": {k: {"verdict": d.verdict, "sent": d.sent, "received": d.received}
+                           for k, d in dirs.items()}}
 
 
 def traffics(base, stream, row=None):
@@ -226,17 +231,30 @@ def factors(offered, negotiated, only=None):
 
 def _run_group(cli, base, stream, plan_rows, log):
     """run_reneg for conform_plan.execute: the group's boot and its set
-    views."""
+    views (each way its sets ran: both where the host peer reflects)."""
+    back = base.backend in wire.RENEG_BACK
+
     def run_reneg(g):
         row = plan_rows[g.combos[0]][1]
         words = conform_plan.line_words(feature_words(row))
-        t = next(t for t in traffics(base, stream, row) if t[0] == g.traffic)
+        t = next(t for t in traffics(base, stream, row) if t[0] == g.kinds[0])
         log("conform: one boot %s: %s, %d sets: %s" % (g.id, g.traffic, len(g.sets),
                                                        "/".join(g.sets)))
         b = boot(cli, base, conform_reneg.reneg_traffic(
             t, g, base.count or DEFAULT_COUNT), words)
-        return conform_reneg.split(b, g, lambda rep: Boot(g.traffic, b.command, 0, "", rep))
+        return conform_reneg.split(b, g, lambda rep: Boot(g.traffic, b.command, 0, "", rep), back)
     return run_reneg
+
+
+def _alone(cli, base, stream, row, words):
+    """A combination's small and mtu frames both ways in a fresh boot of
+    its own (conform_plan.BOTH): app reneg with its one set, the host peer
+    reflecting; the set's view, or where it did not complete the boot's."""
+    g = conform_plan.Group("fresh", conform_plan.BOTH, (0,), (conform_plan.set_text(words),))
+    t = next(t for t in traffics(base, stream, row) if t[0] == g.kinds[0])
+    b = boot(cli, base, conform_reneg.reneg_traffic(t, g, base.count or DEFAULT_COUNT), words)
+    done, _ = conform_reneg.split(b, g, lambda rep: dataclasses.replace(b, report=rep), True)
+    return done[0] if done else dataclasses.replace(b, report=conform_reneg.boot_view(b.report))
 
 
 def _run_fresh(cli, base, stream, plan_rows, log):
@@ -244,6 +262,8 @@ def _run_fresh(cli, base, stream, plan_rows, log):
         name, row = plan_rows[i]
         words = feature_words(row)
         log("conform: fresh boot: %s %s %s" % (name, kind, " ".join(words) or "(all on)"))
+        if kind == conform_plan.BOTH:
+            return _alone(cli, base, stream, row, words)
         t = next(t for t in traffics(base, stream, row) if t[0] == kind)
         return boot(cli, base, t, words)
     return run_fresh
@@ -256,12 +276,13 @@ def run(cli, base, stream, log, only=None):
     plan = conform_pairs.plan(feats)
     kinds = [[t[0] for t in traffics(base, stream, row)] for _, row in plan]
     groups = conform_plan.plan([(n, feature_words(row)) for n, row in plan], kinds,
-                               support.why_not("reneg", base.backend, "host"))
+                               support.why_not("reneg", base.backend, "host"),
+                               base.backend in wire.RENEG_BACK)
     boots, failures = conform_plan.execute(groups, _run_fresh(cli, base, stream, plan, log),
                                            _run_group(cli, base, stream, plan, log))
     combos = []
     for i, (name, row) in enumerate(plan):
-        mine = [boots[(i, k)] for k in kinds[i]]
+        mine = [v for (j, _), v in boots.items() if j == i]
         combos.append({"name": name, "row": row, "words": feature_words(row),
                        "boots": [dict(b.as_json(), **mark) for b, mark in mine],
                        "checks": conform_checks.judge(row, offered, [b for b, _ in mine])})
@@ -271,7 +292,8 @@ def run(cli, base, stream, log, only=None):
             "config": config,
             "factors": feats, "impossible_pairs": conform_pairs.impossible(feats),
             "renegotiation": "one boot (app reneg) per group of combinations that differ "
-                             "only in features; fresh boots for the rest",
+                             "only in features, each set counted both ways where the host "
+                             "peer reflects; fresh boots for the rest",
             "boots": [dataclasses.asdict(g) for g in groups], "reneg_failures": failures,
             "combinations": combos, "wall_s": round(time.monotonic() - t0, 1),
             "errors": errors(combos)}

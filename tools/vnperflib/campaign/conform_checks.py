@@ -138,7 +138,7 @@ def _traffic(boot):
     # also count the host kernel's frames (IPv6 neighbour discovery) sent
     # before DRIVER_OK, which a device may drop (s3.1.1: not live yet).
     app = {k: v for k, v in dirs.items() if not k.endswith(" frames")} or dirs
-    bad = ["%s: %s" % (k, v.why if v.why is not None else v.verdict)
+    bad = [v.why if (v.why or "").startswith(k + ":") else "%s: %s" % (k, v.why or v.verdict)
            for k, v in sorted(app.items())
            if v.verdict == "disagree" or any(w.get("at") == "unexplained" for w in v.where or ())]
     res = boot.report.sender_result

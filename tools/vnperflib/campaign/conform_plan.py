@@ -7,8 +7,11 @@ caller's (docs/conform.md, "One boot per group")."""
 
 import dataclasses
 
-# The traffic kinds app reneg runs: its frames guest->host, one size a boot.
+# The traffic kinds app reneg runs: one size a boot guest->host; where the
+# host peer reflects (back=1) every set sends both, so one boot runs both
+# kinds (BOTH) and each set is counted both ways (docs/apps.md, reneg).
 RENEG_KINDS = ("small", "mtu")
+BOTH = "+".join(RENEG_KINDS)
 # apps/reneg_sets.h and kernel/config.h: sets a boot, characters a set
 # (text[384]) and characters of the whole sets= value (CFG_LONG_MAX 1024).
 SETS_MAX = 8
@@ -22,12 +25,19 @@ FRESH_KIND = {"uso": "USO datagrams: app reneg sends no GSO frames",
 @dataclasses.dataclass(frozen=True)
 class Group:
     """One boot: a reneg boot (sets, one per combination, in order) or a
-    fresh one (one combination, sets empty, why says why)."""
+    fresh one (one combination, sets empty, why says why); traffic is a
+    kind, or BOTH for a boot of app reneg whose sets (a fresh one: the
+    combination's one) send both kinds, each counted both ways."""
     id: str
     traffic: str
     combos: tuple
     sets: tuple = ()
     why: str = ""
+
+    @property
+    def kinds(self):
+        """The traffic kinds the boot runs (BOTH: each of RENEG_KINDS)."""
+        return RENEG_KINDS if self.traffic == BOTH else (self.traffic,)
 
 
 def set_text(words):
@@ -54,33 +64,46 @@ def _fresh(n, kind, i, why):
     return Group("f%d" % n, kind, (i,), (), why)
 
 
-def plan(combos, kinds, reneg_refusal):
+def plan(combos, kinds, reneg_refusal, back=False):
     """The boots for combos ([(name, words)], in plan order) with their
     traffic kinds (kinds[i]: names); reneg_refusal: why app reneg cannot
-    run over this backend, or None. Combinations of a kind reneg runs and
-    the same line words share boots, in plan order, at most SETS_MAX sets
-    and SETS_LINE_MAX characters a boot; the rest, and a combination left
-    alone, boot fresh."""
+    run over this backend, or None; back: its host peer reflects (a boot
+    runs both kinds, BOTH, each set counted both ways). Combinations of a
+    kind reneg runs and the same line words share boots, in plan order, at
+    most SETS_MAX sets and SETS_LINE_MAX characters a boot; the rest, and
+    a combination left alone, boot fresh (with back its small and mtu in
+    one boot: a reneg boot of its one set)."""
     groups, buckets = [], {}
     for i, (_, words) in enumerate(combos):
         for kind in kinds[i]:
             if kind in RENEG_KINDS and reneg_refusal is None:
-                buckets.setdefault((kind, line_words(words)), []).append(i)
+                key = BOTH if back and set(RENEG_KINDS) <= set(kinds[i]) else kind
+                members = buckets.setdefault((key, line_words(words)), [])
+                if i not in members:
+                    members.append(i)
     shared = set()
-    for (kind, _), members in buckets.items():
+    for (traffic, _), members in buckets.items():
         for chunk in _chunks(members, [set_text(combos[i][1]) for i in members]):
             if len(chunk) > 1:
-                groups.append(Group("r%d" % (len(groups) + 1), kind, tuple(i for i, _ in chunk),
-                                    tuple(t for _, t in chunk)))
-                shared |= {(i, kind) for i, _ in chunk}
+                g = Group("r%d" % (len(groups) + 1), traffic, tuple(i for i, _ in chunk),
+                          tuple(t for _, t in chunk))
+                groups.append(g)
+                shared |= {(i, kind) for i, _ in chunk for kind in g.kinds}
     n = 0
-    for i, _ in enumerate(combos):
-        for kind in kinds[i]:
-            if (i, kind) in shared:
-                continue
+    for i, (_, words) in enumerate(combos):
+        fits = back and len(set_text(words)) <= SET_TEXT_MAX
+        for kind in _fresh_kinds([k for k in kinds[i] if (i, k) not in shared], fits):
             n += 1
             groups.append(_fresh(n, kind, i, _why_fresh(kind, reneg_refusal)))
     return groups
+
+
+def _fresh_kinds(kinds, back):
+    """The fresh boots of a combination's kinds left: small and mtu one
+    boot (BOTH) where the host peer reflects and its set fits the guest."""
+    if back and set(RENEG_KINDS) <= set(kinds):
+        return [BOTH] + [k for k in kinds if k not in RENEG_KINDS]
+    return kinds
 
 
 def _why_fresh(kind, reneg_refusal):
@@ -114,7 +137,8 @@ def execute(groups, run_fresh, run_reneg):
     """Runs the groups: run_fresh(i, kind) -> a boot; run_reneg(group) ->
     (the boots of the sets it completed, in order; None or the failure:
     {"status", "why"}). The sets a failed boot did not complete rerun each
-    in a fresh boot. Returns ({(i, kind): (boot, mark)}, failures)."""
+    in a fresh boot (of BOTH too). Returns ({(i, traffic): (boot, mark)},
+    in the order run; failures)."""
     boots, failures = {}, []
     for g in groups:
         if not g.sets:

@@ -2,69 +2,108 @@
 reneg runs each combination as one set (the device reset and negotiated
 again, virtio 1.2 s2.4, s3.1.1), and the boot is cut into one view per set
 for conform_checks.judge: the set's driver counters (its sample line,
-docs/apps.md) and its frames as the host peer counted its stream. A set
-completes when its sample came and its stream was counted exactly; the
-first that did not ends what the boot decides (conform_plan.execute
-reruns it and the rest fresh)."""
+docs/apps.md) and its count directions (analysis/renegsets.py): its
+frames guest->host as the host peer counted its stream and, where the
+peer reflects (back), host->guest as the guest counted them back. A set
+completes when its sample came and each of its directions was counted;
+a loss there is judged (conform_checks' traffic check names the set and
+the way), unless the boot's own direction of that way located frames
+lost at the host (flow control: the set reruns fresh). The first set that
+did not complete ends what the boot decides (conform_plan.execute reruns
+it and the rest fresh)."""
 
 import dataclasses
 
 from .. import result
+from ..analysis import renegsets
+
+WAYS = ("guest->host", "host->guest")
 
 
 def reneg_traffic(traffic, group, count):
     """The traffic tuple (name, option changes, words) of a group's boot:
-    app reneg with the kind's frame size, the group's sets and line words."""
-    name, change, extra = traffic
-    return (name, dict(app="reneg", size=change["size"], count=count, rate=None, duration=None,
+    app reneg with the kind's frame size (a BOTH group's: the small
+    frames, the MTU's follow), the group's sets and line words."""
+    _, change, extra = traffic
+    return (group.traffic, dict(app="reneg", size=change["size"], count=count, rate=None, duration=None,
                        sets="/".join(group.sets)), tuple(extra))
 
 
-def _stream_bad(stream, sent):
-    """Why a set's stream was not counted exactly (None when it was)."""
-    if stream is None:
-        return "the host peer counted no frame of its stream"
-    got = (stream.get("unique"), stream.get("lost"), stream.get("dup"))
-    if got != (sent, 0, 0):
-        return "%d sent, the host peer counted %s unique, %s lost, %s duplicated" % (
-            (sent,) + got)
-    return None
+def _host_located(whole):
+    """Frames the boot's own direction (a result.Direction or None)
+    located lost on the host's side of the device."""
+    return sum(w["frames"] for w in (whole.where if whole is not None else None) or ()
+               if w["at"] not in ("unexplained", "guest"))
 
 
-def set_report(rep, sample):
+def set_directions(dirs, k, text, back):
+    """({name: result.Direction} of set k (text) in the boot's count
+    directions, each way it ran; None) or (None, why the set is not judged
+    here: a way not counted, or lost where the host located the boot's
+    loss)."""
+    label = renegsets.set_label(k, {"set": text})
+    out = {}
+    for way in WAYS[:2 if back else 1]:
+        name = "%s %s" % (label, way)
+        d = dirs.get(name)
+        if d is None or d.verdict == "unknown":
+            return None, "%s: no count (%s)" % (way, d.why if d is not None else
+                                                "the guest's result or the host peer's missing")
+        located = _host_located(dirs.get(way))
+        if (d.lost or 0) > 0 and located:
+            return None, "%s: %d sent, %d received; the boot's %s lost %d frames at the " \
+                "host (flow control)" % (way, d.sent, d.received, way, located)
+        out[name] = d
+    return out, None
+
+
+def set_report(rep, sample, dirs):
     """The boot's report as one set saw it: the sender's result holds the
-    set's driver counters, no console (another set's lines are not its),
-    and the one direction its stream was counted exactly."""
+    set's driver counters and the frames that came back malformed, no
+    console (another set's lines are not its), and the set's directions."""
+    sets = rep.sender_result.get("sets") or ()
+    k = sample["set"]
+    back = (sets[k] if k < len(sets) else {}).get("rx") or {}
     guest = dataclasses.replace(rep.sender, result={"vnet": sample["vnet"],
-                                                    "packets": sample["packets"]},
+                                                    "packets": sample["packets"],
+                                                    "malformed": back.get("malformed", 0)},
                                 console_tail=(), samples=(sample,))
-    n = sample["packets"]
-    d = result.Direction(verdict="agree", sent=n, received=n, lost=0,
-                         why="guest->host: set %d's stream: %d sent, %d received, none lost"
-                         % (sample["set"] + 1, n, n))
+    agree = all(d.verdict == "agree" for d in dirs.values())
     return dataclasses.replace(rep, guests=rep.guests[:-1] + (guest,),
-                               counts=result.Counts(directions={"guest->host": d}, agree=True))
+                               counts=result.Counts(directions=dirs, agree=agree))
 
 
-def split(boot, group, make_boot):
+def boot_view(rep):
+    """The whole boot's report without its sets' directions: a fresh boot
+    of one set that did not complete, judged as any fresh boot (its
+    loss located by the boot's own directions)."""
+    c = rep.counts
+    if c is None:
+        return rep
+    dirs = {k: d for k, d in (c.directions or {}).items() if not k.startswith("set ")}
+    return dataclasses.replace(rep, counts=dataclasses.replace(c, directions=dirs))
+
+
+def split(boot, group, make_boot, back):
     """(the set views of the sets the boot completed, in order; the
-    failure {"status", "why"} or None). make_boot(report) -> a boot."""
+    failure {"status", "why"} or None). make_boot(report) -> a boot; back:
+    the host peer reflected (each set counted both ways)."""
     rep = boot.report
     g = rep.sender
     samples = {s.get("set"): s for s in ((g.samples if g is not None else None) or ())
                if s.get("app") == "reneg"}
-    peer = (rep.host or {}).get("peer") or {}
-    streams = {s.get("id"): s for s in peer.get("streams") or ()}
+    dirs = (rep.counts.directions if rep.counts is not None else None) or {}
     done = []
     for k, text in enumerate(group.sets):
         s = samples.get(k)
         if s is None:
             break
-        bad = _stream_bad(streams.get(k), s["packets"])
+        mine, bad = set_directions(dirs, k, text, back)
+        if bad is not None and boot.status != 0:
+            break   # the guest's end is the failure (its result, if any, is partial)
         if bad is not None:
-            return done, {"status": boot.status,
-                          "why": "set %d (%s): %s" % (k + 1, text, bad)}
-        done.append(make_boot(set_report(rep, s)))
+            return done, {"status": boot.status, "why": "set %d (%s) %s" % (k + 1, text, bad)}
+        done.append(make_boot(set_report(rep, s, mine)))
     if boot.status != 0 or len(done) < len(group.sets):
         return done, {"status": boot.status, "why": boot.why or "the guest ended after %d of "
                       "%d sets" % (len(done), len(group.sets))}
