@@ -229,7 +229,7 @@ def test_a_set_s_loss_the_host_located_reruns_it_fresh():
 
 
 def test_one_way_sets_are_judged_one_way():
-    """Over tap the peer only counts: a set's guest->host alone."""
+    """Where the peer only counts (your own --tap): a set's guest->host alone."""
     done, failure = split(reneg_report([sample(k) for k in range(3)], back=None), back=False)
     assert failure is None
     assert list(done[0].report.counts.directions) == ["set 1 (all) guest->host"]

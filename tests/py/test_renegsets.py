@@ -11,7 +11,7 @@ import re
 
 import vnpy  # noqa: F401 (the runner's library on sys.path)
 from vnperflib.analysis import counts, outcome, renegsets
-from vnperflib.backends import wire
+from vnperflib.backends import tap, wire
 from vnperflib.report import report
 from vnperflib.run import peer
 from vnperflib import result
@@ -118,8 +118,8 @@ def test_a_set_the_peer_never_saw_was_received_nowhere():
 
 
 def test_one_way_sets_have_one_direction_each():
-    """Without back=1 (over tap: the peer counts, sends nothing back) a set
-    has no rx and only its guest->host direction."""
+    """Without back=1 (where the peer only counts) a set has no rx and
+    only its guest->host direction."""
     res = guest_result()
     for s in res["sets"]:
         del s["rx"]
@@ -140,6 +140,17 @@ def test_the_peer_reflects_reneg_and_its_vnperf_frames_are_counted():
     assert (host["rx_packets"], host["rx_frames"], host["tx_frames"]) == (3 * N, 3 * N, 3 * N)
     rr = dict(peer_result(streams=()), vnperf=0, packets=10, tx_packets=10)
     assert "rx_packets" not in peer.host_counts(rr)
+
+
+def test_over_tap_the_peer_reflects_reneg_onto_the_tap():
+    """The namespace's tap: the peer that counts reneg's streams on the
+    tap (--rx-if) sends each frame back, so the guest gets back=1; not
+    where it counts nothing (IPv6, your own tap) nor for gen."""
+    assert tap.reneg_back(vnpy.run_opts(backend="tap", app="reneg", sets="all", count=10))
+    assert not tap.reneg_back(vnpy.run_opts(backend="tap", app="gen"))
+    assert not tap.reneg_back(vnpy.run_opts(backend="tap", app="reneg", sets="all", count=10,
+                                            tap="mytap0"))
+    assert "tap" in wire.RENEG_BACK
 
 
 def test_report_rows_per_set():

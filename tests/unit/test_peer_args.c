@@ -144,8 +144,9 @@ static void test_vhost_ports(void **state)
     assert_int_equal(o.max_lag_ns, 500000ull);
 }
 
-/* count --rx-if: every frame of an interface (a tap's host end), no
- * socket address; the name is checked, it goes into the result line. */
+/* count or reflect --rx-if: every frame of an interface (a tap's host
+ * end), no socket address; the name is checked, it goes into the result
+ * line. */
 static void test_rx_if(void **state)
 {
     struct peer_opts o;
@@ -155,6 +156,9 @@ static void test_rx_if(void **state)
     assert_int_equal(PARSE(&o, err, "count", "--local", "127.0.0.1:1"), 0);
     assert_null(o.rx_if);
     assert_int_equal(PARSE(&o, err, "count", "--rx-if", "vntap0", "--idle", "1"), 0);
+    assert_string_equal(o.rx_if, "vntap0");
+    /* reflect: each frame back onto the interface (app reneg over tap) */
+    assert_int_equal(PARSE(&o, err, "reflect", "--rx-if", "vntap0", "--verify-csum"), 0);
     assert_string_equal(o.rx_if, "vntap0");
     expect_error(PARSE(&o, err, "count", "--rx-if", "vntap0", "--local", "127.0.0.1:1"), err,
                  "no --local/--remote");

@@ -125,7 +125,7 @@ static const unsigned opt_modes[] = {
     [O_START_ON_USR1 - O_LOCAL] = M_SEND,
     [O_WARMUP - O_LOCAL] = M_SEND,
     [O_MAX_LAG - O_LOCAL] = M_SEND,
-    [O_RX_IF - O_LOCAL] = M_COUNT | M_SEND,
+    [O_RX_IF - O_LOCAL] = M_ALL,
     [O_STREAM_FILE - O_LOCAL] = M_SEND,
     [O_HOLD - O_LOCAL] = M_SEND,
 };
@@ -167,13 +167,14 @@ void peer_args_usage(FILE *f)
           "count, reflect:\n"
           "  --idle S             stop after S seconds without frames, once one came\n"
           "  --verify-csum        also check UDP checksums (IPv4 ones always are)\n"
+          "  --rx-if IF           every frame interface IF receives (AF_PACKET, root),\n"
+          "                       whatever its addresses and ports, instead of --local's\n"
+          "                       socket: a tap's host end (reflect: each frame back onto\n"
+          "                       IF; send --stream-file too: its frames written whole\n"
+          "                       onto IF, what IF receives counted)\n"
           "count:\n"
           "  --latency            one-way latency of frames stamped by a vnperf-peer send\n"
           "                       on this host (its TSC), e.g. forwarded back by a VM\n"
-          "  --rx-if IF           every frame interface IF receives (AF_PACKET, root),\n"
-          "                       whatever its addresses and ports, instead of --local's\n"
-          "                       socket: a tap's host end (send --stream-file too: its\n"
-          "                       frames written whole onto IF, what IF receives counted)\n"
           "send:\n"
           "  --size BYTES         Ethernet frame length without FCS, 60..9014 (default 60)\n"
           "  --src-mac MAC        default 02:00:00:00:00:01\n"

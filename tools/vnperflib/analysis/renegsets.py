@@ -2,7 +2,7 @@
 sends each set's frames on the set's stream id and the host peer counts
 and reflects each one, so every set has two directions of its own:
 guest->host (the set's frames sent against the peer's count of its
-stream) and, where the peer reflected (back=1: dgram, socket),
+stream) and, where the peer reflected (back=1: dgram, socket, tap),
 host->guest (the peer's count of the stream, each frame sent back,
 against what the guest counted back on it). A loss names its set
 and its way. The driver's counters of each set's bring-up come once, in

@@ -49,6 +49,13 @@ def packet_count(res, drops):
                 "peer", "in the host peer's packet socket buffer", full)]}
 
 
+def reneg_back(opts):
+    """Whether the host peer sends app reneg's frames back (back=1, each
+    set counted both ways: docs/apps.md, reneg): where it counts them on
+    the namespace's tap."""
+    return opts.app == "reneg" and counts_flows(opts)
+
+
 class Tap(iperf.IperfBackend, Backend):
     """A tap inside a network namespace the runner creates (no route out);
     QEMU runs inside the namespace. Host-side counts are the tap's own
@@ -134,9 +141,12 @@ class Tap(iperf.IperfBackend, Backend):
             self.udp = udphost.UdpCount(session, ns, self.dst_ip, udphost.dst_port(self.opts))
             self.udp.start()
         elif counts_flows(self.opts):
-            # gen's flows go to any port: every frame the tap receives
-            self.counter = peer.Peer(session, peer.peer_binary(), "count", None, None,
-                                     ["--rx-if", self.dev], netns=ns)
+            # gen's flows go to any port: every frame the tap receives;
+            # reneg's each sent back onto the tap, checksums checked
+            back = reneg_back(self.opts)
+            self.counter = peer.Peer(session, peer.peer_binary(), "reflect" if back else "count",
+                                     None, None, ["--rx-if", self.dev]
+                                     + (["--verify-csum"] if back else []), netns=ns)
             self.counter.start()
 
     def start_streams(self, session, guest_ip):
@@ -224,7 +234,8 @@ class Tap(iperf.IperfBackend, Backend):
             # The guest finds the host's MAC by neighbour discovery.
             return ["ip=" + netns.GUEST_IP, "dst_ip=" + netns.HOST_IP, "dst_mac=" + self.dst_mac,
                     "ip6=" + netns.GUEST_IP6, "dst_ip6=" + netns.HOST_IP6]
-        return ["ip=" + netns.GUEST_IP, "dst_ip=" + self.dst_ip, "dst_mac=" + self.dst_mac]
+        return ["ip=" + netns.GUEST_IP, "dst_ip=" + self.dst_ip, "dst_mac=" + self.dst_mac] + (
+            ["back=1"] if reneg_back(self.opts) else [])
 
     def collect(self):
         if self.base is None:
