@@ -28,6 +28,10 @@ def vnperf(*args):
     (["sweep", "--size", "64", "--backend", "hub", "--image", VNPERF, "--out", "/proc/x"],
      "cannot create the results directory"),
     (["sweep", "--size", "64", "--", "rate=1k", "rate=2k"], "rate given twice"),
+    # a whole-number word the guest would refuse: a traceback (status 70) before
+    (["run", "--", "queues=x"], "config word queues=x is not a whole number"),
+    (["run", "--", "duration=1.5"], "config word duration=1.5 is not a whole number"),
+    (["run", "--", "count=\u00b2"], "config word count=\u00b2 is not a whole number"),
 ])
 def test_bad_options_one_line_status_64(args, needle):
     r = vnperf(*args)
@@ -44,3 +48,7 @@ def test_config_word_stands_for_an_option_not_given():
     from vnperflib import options
     o = options.build(size=64, config=["app=rr", "duration=30", "size=64"])
     assert (o.app, o.duration, o.size) == ("rr", 30, 64)
+    # the guest's own number forms (kernel/config.c): they crashed the runner before
+    o = options.build(count=10000, config=["count=10k", "size=0x40", "duration=0x1e"])
+    assert (o.count, o.size, o.duration) == (10000, 64, 30)
+    assert options.build(config=["count=2Ki", "queues=2"]).count == 2048

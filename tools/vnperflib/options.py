@@ -226,10 +226,29 @@ def config_stands(o):
     for k in CONFIG_OPTIONS:
         if k not in seen:
             continue
-        opt = getattr(o, k)
+        opt, v = getattr(o, k), seen[k]
+        val = whole_word(k, v) if k in WHOLE_OPTIONS else v
         if opt is None:
-            v = seen[k]
-            stands[k] = int(v) if k in WHOLE_OPTIONS and v.isdigit() else v
-        elif str(opt) != seen[k]:
-            raise usage("--%s %s and the config word %s=%s disagree" % (k, opt, k, seen[k]))
+            stands[k] = val
+        elif opt != val and str(opt) != v:
+            raise usage("--%s %s and the config word %s=%s disagree" % (k, opt, k, v))
     return stands
+
+
+_SUFFIX = {"k": 10 ** 3, "m": 10 ** 6, "g": 10 ** 9, "ki": 1 << 10, "mi": 1 << 20, "gi": 1 << 30}
+
+
+def whole_word(key, v):
+    """A whole-number config word's value as the guest reads it
+    (kernel/config.c parse_uint: decimal with k/m/g, 1000s, or ki/mi/gi,
+    1024s; or 0x hex), so -- count=10k stands for --count 10000; else one
+    line (64): the runner used to carry the text on and fail inside."""
+    t = v.lower()
+    if t.startswith("0x") and len(t) > 2 and all(c in "0123456789abcdef" for c in t[2:]):
+        return int(t[2:], 16)
+    digits = t.rstrip("kmgi")
+    if digits and digits.isascii() and digits.isdigit() and \
+            (t == digits or t[len(digits):] in _SUFFIX):
+        return int(digits) * _SUFFIX.get(t[len(digits):], 1)
+    raise usage("config word %s=%s is not a whole number (e.g. 64, 0x40, 10k: docs/config.md)"
+                % (key, v))
