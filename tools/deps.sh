@@ -34,7 +34,8 @@ libvirt-daemon-system:libvirtd for --engine libvirt and vnperf fleet
 libvirt-clients:virsh
 python3-libvirt:the runner's libvirt engine
 clang-format:format check
-clang:libFuzzer harnesses (make fuzz)
+clang:libFuzzer harnesses (make fuzz); the tc-bpf VLAN host end (tools/vlantc)
+libbpf-dev:bpf_helpers.h for the tc-bpf VLAN host end
 libfuzzer-14-dev:libFuzzer harnesses (make fuzz)
 "
 

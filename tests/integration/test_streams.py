@@ -6,7 +6,8 @@ a source-IP range whose every address leaves once per cycle (the
 frames as QEMU's filter-dump wrote them); IPv6 UDP, TCP and ICMPv6
 streams counted per stream by the host peer and the sink; 802.1Q and
 QinQ frames over the test's own tap arriving tagged at the VLAN
-interfaces of its namespace."""
+interfaces of its namespace, or where the kernel has none, at the
+runner's tc-bpf end on the tap."""
 
 import json
 import os
@@ -18,6 +19,7 @@ import pytest
 
 from test_own_tap import in_ns, ip
 from vnharness import ROOT, run_vnperf
+from vnperflib.backends import vlantc
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="tap/netns need root")
 EXAMPLES = os.path.join(ROOT, "examples", "streams")
@@ -397,6 +399,40 @@ def test_vlan_and_qinq_frames_arrive_tagged_at_vlan_interfaces(image, vlanns):
     assert sent[0]["packets"] >= 1000 and sent[1]["packets"] >= 100, sent
     assert rx(vlanns, "v100") - before["v100"] == sent[0]["packets"]
     assert rx(vlanns, "q200.100") - before["q200.100"] == sent[1]["packets"]
+
+
+@pytest.fixture
+def tcbpfns(no_leftovers, tmp_path):
+    """A namespace with the test's own tap, the runner's tc-bpf end for
+    802.1ad 200 outside 802.1Q 100 (QinQ) on it."""
+    ns = "vnstreams-%s" % no_leftovers
+    ip("netns", "add", ns)
+    try:
+        ip("-n", ns, "tuntap", "add", "dev", TAP, "mode", "tap", "vnet_hdr")
+        vlantc.attach(ns, TAP, vlantc.build(str(tmp_path), 100, 200))
+        ip("-n", ns, "link", "set", TAP, "up")
+        yield ns
+    finally:
+        subprocess.run(["ip", "netns", "del", ns])
+
+
+@needs_root
+@pytest.mark.skipif(vlantc.refusal() is not None, reason="needs the tc-bpf end: %s"
+                    % vlantc.refusal())
+def test_vlan_and_qinq_frames_arrive_tagged_at_the_tc_bpf_end(image, tcbpfns):
+    """Every QinQ frame passes the program (its two tags as the end's),
+    every 802.1Q-100 frame is one it drops as another tag; untagged only
+    the guest's ARP."""
+    r = in_ns(tcbpfns, RUN + ["--tap", TAP, "--duration", "2", "--streams",
+                              os.path.join(EXAMPLES, "vlan.toml")], timeout=180)
+    sent = report(r)["guests"][-1]["result"]["streams"]
+    assert sent[0]["packets"] >= 1000 and sent[1]["packets"] >= 100, sent
+    c = vlantc.counts(tcbpfns, TAP)
+    assert c["rx_passed"]["frames"] == sent[1]["packets"], (c, sent)
+    assert c["rx_other"]["frames"] == sent[0]["packets"], (c, sent)
+    assert c["rx_untagged"]["frames"] <= 2 and c["failed"]["frames"] == 0, c
+    # the stack's bytes of a passed frame: its 128 less the two tags
+    assert c["rx_passed"]["bytes"] == 120 * sent[1]["packets"], c
 
 
 def test_two_streams_guest_to_guest_sink_counts_each(image):

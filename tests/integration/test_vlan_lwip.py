@@ -8,12 +8,17 @@ the guest takes only the last (one transaction each) and counts the
 other two (rx_vlan_dropped).
 
 Through the runner: TCP rr between two guests over dgram, both tagged; iperf
-and TCP rr over tap, where the runner puts the host's address on a VLAN
-interface vntap0.100 on the namespace's tap (the kernel hands it only
-frames tagged 100: its receive count is the guest's tagged frames, and
-both ends count the same bytes). Those need 802.1Q in the host's kernel:
-where it has none, the run is refused in one line, and so is a backend
-whose host end cannot be tagged, before boot."""
+and TCP rr over tap, each with both host ends (--vlan-end): the host's
+address on a VLAN interface vntap0.100 on the namespace's tap (the kernel
+hands it only frames tagged 100: its receive count is the guest's tagged
+frames), which needs 802.1Q in the host's kernel, or on the tap itself
+with the runner's tc-bpf program untagging and tagging (its count of
+frames passed is the guest's tagged frames, none dropped), which needs
+clang; both ends count the same bytes. QinQ TCP rr over tap through the
+tc-bpf end, every frame both ways in QEMU's dump of the tap netdev
+carrying both tags. A kernel without 802.1Q asked for VLAN interfaces is
+refused in one line, and so is a backend whose host end cannot be
+tagged, before boot."""
 
 import json
 import os
@@ -27,15 +32,22 @@ import pytest
 import vnharness
 from test_stream import IPERF_FLAGS_WORD
 from vnharness import run_vnperf
+from test_streams import pcap_frames
 from vnperflib import exitcodes
+from vnperflib.backends import vlantc
 from vnperflib.run import vlan
 
 OK = 0
 GUEST_MAC, HOST_MAC = "52:54:00:00:01:00", "02:00:00:00:00:01"
+VNET_HDR = 12  # struct virtio_net_hdr_v1 (VIRTIO 1.2 s5.1.6) before each frame of a tap's dump
 kernel_vlan = vlan.kernel_refusal()
-needs_tap = pytest.mark.skipif(os.geteuid() != 0 or kernel_vlan is not None,
-                               reason="needs root (tap in a namespace) and 802.1Q in the "
-                                      "kernel: %s" % kernel_vlan)
+tc_bpf = vlantc.refusal()
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (tap in a namespace)")
+# Each host end over tap (--vlan-end), skipped where this host has not got it.
+ENDS = [pytest.param("interface", marks=pytest.mark.skipif(
+            kernel_vlan is not None, reason="needs 802.1Q in the kernel: %s" % kernel_vlan)),
+        pytest.param("tc-bpf", marks=pytest.mark.skipif(
+            tc_bpf is not None, reason="needs the tc-bpf end: %s" % tc_bpf))]
 needs_iperf = pytest.mark.skipif(shutil.which("iperf") is None,
                                  reason="needs iperf 2 (Debian iperf)")
 
@@ -167,30 +179,36 @@ def test_tcp_rr_between_two_qinq_guests(image):
         assert lw["rx_vlan_dropped"] == lw["rx_svlan_dropped"] == 0, lw
 
 
-def tagged(rep, g):
-    """The VLAN interface's counts, checked against the guest's and the
-    tap's: every frame the guest sent arrived tagged 100."""
+def tagged(rep, g, end, svid=None):
+    """The host end's counts, checked against the guest's and the tap's:
+    every frame the guest sent arrived tagged 100 (inside svid)."""
     lw, v, host = g["result"]["net"]["lwip"], rep["host"]["vlan"], rep["host"]
     assert lw["vlan"] == 100 and lw["rx_vlan_dropped"] == 0, lw
-    assert v["dev"] == "vntap0.100" and v["id"] == 100, v
+    assert lw.get("svlan", 0) == (svid or 0) and lw.get("rx_svlan_dropped", 0) == 0, lw
+    dev = "vntap0" if end == "tc-bpf" else "vnq%d.100" % svid if svid else "vntap0.100"
+    assert (v["host_end"], v["dev"], v["id"], v.get("svid")) == (end, dev, 100, svid), v
     # each frame the tap took from QEMU (the guest's, none untagged) is
-    # one the VLAN interface received
+    # one the host end received
     assert v["rx_frames"] > 100 and v["rx_frames"] == host["rx_frames"], (v, host)
     assert v["tx_frames"] > 100, v
+    if end == "tc-bpf":
+        assert v["rx_other_tags"] == v["rx_untagged"] == v["failed"] == 0, v
     return v
 
 
-@needs_tap
+@needs_root
 @needs_iperf
-def test_iperf_over_a_tagged_tap(image, no_leftovers):
-    r, rep, g = run("--backend", "tap", "--app", "iperf", "--duration", "2", "--",
-                    "netif_vlan=100")
+@pytest.mark.parametrize("end", ENDS)
+def test_iperf_over_a_tagged_tap(image, no_leftovers, end):
+    r, rep, g = run("--backend", "tap", "--app", "iperf", "--duration", "2", "--vlan-end", end,
+                    "--", "netif_vlan=100")
     assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
+    assert "tap: netif_vlan=: host end: " in r.stderr, r.stderr
     res, host = g["result"], rep["host"]["iperf"]
     assert len(res["sessions"]) == 1 and res["sessions"][0]["ok"], res
     assert host["bytes"] > 1000000, host
     assert res["bytes"] - host["bytes"] == IPERF_FLAGS_WORD, (res["bytes"], host["bytes"])
-    v = tagged(rep, g)
+    v = tagged(rep, g, end)
     assert v["rx_bytes"] > host["bytes"], (v, host)
     lw, tx = res["net"]["lwip"], res["vnet"]["tx"]
     # TSO through the tag: the device cut lwIP's large segments
@@ -198,22 +216,52 @@ def test_iperf_over_a_tagged_tap(image, no_leftovers):
         lw, tx)
 
 
-@needs_tap
-def test_tcp_rr_over_a_tagged_tap(image, no_leftovers):
-    r, rep, g = run("--backend", "tap", "--app", "rr", "--duration", "2", "--",
-                    "proto=tcp", "netif_vlan=100", "netif_pcp=3", timeout=120)
+@needs_root
+@pytest.mark.parametrize("end", ENDS)
+def test_tcp_rr_over_a_tagged_tap(image, no_leftovers, end):
+    r, rep, g = run("--backend", "tap", "--app", "rr", "--duration", "2", "--vlan-end", end,
+                    "--", "proto=tcp", "netif_vlan=100", "netif_pcp=3", timeout=120)
     assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
     res, hrr = g["result"], rep["host"]["rr"]
     assert res["transactions"] > 50, res
     assert 0 <= hrr["transactions"] - res["transactions"] <= 2, (hrr, res)
-    tagged(rep, g)
+    tagged(rep, g, end)
+
+
+@needs_root
+@pytest.mark.parametrize("end", ENDS)
+def test_qinq_tcp_rr_over_a_tap(image, no_leftovers, end, tmp_path):
+    """netif_svlan=200 outside netif_vlan=100 netif_pcp=3 against the
+    host's stack: QEMU's dump of the tap netdev holds the guest's frames
+    and the host's (each after its virtio-net header), every one 802.1ad
+    PCP 3 VID 200 outside 802.1Q VID 100 (PCP 3 both ways with the tc-bpf end, which tags the host's
+    frames with the guest's priority), none untagged."""
+    dump = str(tmp_path / "tap.pcap")
+    r, rep, g = run("--backend", "tap", "--app", "rr", "--duration", "2", "--vlan-end", end,
+                    "--qemu-arg=-object",
+                    "--qemu-arg=filter-dump,id=d0,netdev=n0,queue=all,file=" + dump,
+                    "--", "proto=tcp", "netif_vlan=100", "netif_svlan=200", "netif_pcp=3",
+                    timeout=120)
+    assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
+    res, hrr = g["result"], rep["host"]["rr"]
+    assert res["transactions"] > 50, res
+    assert 0 <= hrr["transactions"] - res["transactions"] <= 2, (hrr, res)
+    v = tagged(rep, g, end, svid=200)
+    guest = ("88a8", "60c8", "8100", "6064")
+    host = guest if end == "tc-bpf" else ("88a8", "00c8", "8100", "0064")
+    # the tap's netdev takes virtio-net headers: QEMU's dump keeps them
+    frames = [f[VNET_HDR:] for f in pcap_frames(dump)]
+    tags = [(f[12:14].hex(), f[14:16].hex(), f[16:18].hex(), f[18:20].hex()) for f in frames]
+    assert set(tags) <= {guest, host} and guest in tags, set(tags)
+    # both ways: the guest's frames (the host end's rx) and the host's (its tx)
+    assert len(frames) == v["rx_frames"] + v["tx_frames"], (len(frames), v)
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or kernel_vlan is None,
                     reason="for a root runner on a kernel without 802.1Q")
-def test_a_kernel_without_vlans_is_said_in_one_line(image):
-    r = run_vnperf(["run", "--accel", "tcg", "--backend", "tap", "--app", "iperf", "--",
-                    "netif_vlan=100"], timeout=60)
+def test_a_kernel_without_vlans_asked_for_interfaces_is_said_in_one_line(image):
+    r = run_vnperf(["run", "--accel", "tcg", "--backend", "tap", "--app", "iperf",
+                    "--vlan-end", "interface", "--", "netif_vlan=100"], timeout=60)
     lines = r.stderr.strip().splitlines()
     assert r.returncode == exitcodes.RUNNER_BACKEND_MISSING and len(lines) == 1, (
         r.returncode, r.stderr)

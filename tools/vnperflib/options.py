@@ -44,6 +44,7 @@ class RunOptions:
     vcpus: int = None             # build: --queues when not given
     sock_rcvbuf: int = None
     ip6: bool = False             # lwIP's apps (iperf, rr) over IPv6 (tap, vhost-net, user)
+    vlan_end: str = "auto"        # netif_vlan='s host end on the tap (run/vlan.py ENDS)
     fwd_mode: str = None
     feeder: str = None
     pmd_burst: int = None

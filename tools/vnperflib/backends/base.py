@@ -76,6 +76,12 @@ class Backend:
         """None, or one line saying which backend process died."""
         return None
 
+    def notes(self):
+        """Lines the runner says before boot: how the backend was set up
+        where this host decided it (hash_note among them)."""
+        note = self.hash_note()
+        return [note] if note else []
+
     def hash_note(self):
         """One line where --queues > 1 runs without QEMU's rss=on,hash=on
         (the hash reports the guest checks); None where they are wired or

@@ -74,12 +74,19 @@ def face_guest(ns, dev, mac):
     ip("-n", ns, "neigh", "replace", GUEST_IP, "lladdr", mac, "dev", dev, "nud", "permanent")
 
 
-def vlan_link(ns, tap, vlan_id):
+def vlan_link(ns, tap, vlan_id, svlan_id=None):
     """netif_vlan= (run/vlan.py): a VLAN interface TAP.ID on tap in
-    namespace ns, tap brought up (untagged frames reach tap alone); its
-    name, for the caller to address as it would the tap."""
-    dev = "%s.%d" % (tap, vlan_id)
-    ip("-n", ns, "link", "add", "link", tap, "name", dev, "type", "vlan", "id", str(vlan_id))
+    namespace ns, tap brought up (untagged frames reach tap alone); with
+    netif_svlan= (QinQ) an 802.1ad interface TAP.SID and on it an 802.1Q
+    one vnqSID.ID (IFNAMSIZ: 15 characters at most). The name of the
+    innermost, for the caller to address as it would the tap."""
+    lower, dev = tap, "%s.%d" % (tap, vlan_id)
+    if svlan_id:
+        lower, dev = "%s.%d" % (tap, svlan_id), "vnq%d.%d" % (svlan_id, vlan_id)
+        ip("-n", ns, "link", "add", "link", tap, "name", lower, "type", "vlan", "proto",
+           "802.1ad", "id", str(svlan_id))
+        ip("-n", ns, "link", "set", lower, "up")
+    ip("-n", ns, "link", "add", "link", lower, "name", dev, "type", "vlan", "id", str(vlan_id))
     ip("-n", ns, "link", "set", tap, "up")
     return dev
 

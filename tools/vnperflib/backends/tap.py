@@ -10,10 +10,10 @@ import re
 
 from ..analysis import counts, rss
 from ..errors import failed, missing, usage
-from ..run import iperf, peer, qemucmd, rrhost, vlan
+from ..run import iperf, peer, qemucmd, rrhost, scratch, vlan
 from ..run.iperf import config_value
 from ..run.proc import run_quiet
-from . import netns, udphost, wire
+from . import netns, udphost, vlantc, wire
 from .base import Backend, guest_mac, live_from_peer, nic_props
 
 # /sys/class/net/IF/tun_flags bits (linux/if_tun.h) and flags' IFF_UP.
@@ -81,6 +81,8 @@ class Tap(iperf.IperfBackend, Backend):
         self.streams = None     # rx streams: the host peer sending them onto the tap
         self.vlan = None        # netif_vlan=: the VLAN interface on the tap, and its base
         self.vlan_base = None
+        self.vlan_end = None    # and the host end chosen, with the line that says so
+        self.vlan_note = None
 
     def check(self):
         if os.geteuid() != 0:
@@ -88,9 +90,21 @@ class Tap(iperf.IperfBackend, Backend):
                           % self.name)
         self.check_devices()
         if vlan.vid(self.opts):
-            why = vlan.kernel_refusal()
-            if why:
-                raise missing("%s: %s" % (self.name, why))
+            self.choose_vlan_end()
+
+    def choose_vlan_end(self):
+        """netif_vlan=: the host end this host has (run/vlan.py
+        choose_end), or the one line why none."""
+        if self.vlan_end is None:
+            end, line = vlan.choose_end(self.opts.vlan_end, vlan.kernel_refusal(),
+                                        vlantc.refusal())
+            if end is None:
+                raise missing("%s: %s" % (self.name, line))
+            self.vlan_end, self.vlan_note = end, "%s: %s" % (self.name, line)
+        return self.vlan_end
+
+    def notes(self):
+        return super().notes() + ([self.vlan_note] if self.vlan_note else [])
 
     def check_devices(self):
         if not os.path.exists("/dev/net/tun"):
@@ -113,15 +127,25 @@ class Tap(iperf.IperfBackend, Backend):
         mq = ["multi_queue"] if (self.opts.queues or 1) > 1 else []
         netns.ip("-n", ns, "tuntap", "add", "dev", self.TAP, "mode", "tap", "vnet_hdr", *mq)
         vid = vlan.vid(self.opts)
-        # netif_vlan=: the host end's addresses on TAP.ID, so it speaks tagged
-        end = netns.vlan_link(ns, self.TAP, vid) if vid else self.TAP
+        end = self.TAP
+        if vid and self.choose_vlan_end() == "interface":
+            # the host end's addresses on TAP.ID, so it speaks tagged
+            end = netns.vlan_link(ns, self.TAP, vid, vlan.svid(self.opts))
+        elif vid:
+            # the tap's own addresses: its tc programs untag and tag
+            obj = vlantc.build(scratch.mkdtemp(session, "vlantc"), vid, vlan.svid(self.opts),
+                               vlan.pcp(self.opts))
+            vlantc.attach(ns, self.TAP, obj)
         if self.opts.ip6:
             netns.face_guest6(ns, end, guest_mac(0))
             self.dst_ip = netns.HOST_IP6
         netns.face_guest(ns, end, guest_mac(0))
         self.dst_mac, self.base = self._stats()
         if vid:
-            self.vlan, self.vlan_base = end, self._stats(end)[1]
+            # read with the tap's base: frames before it count on neither
+            self.vlan = end
+            self.vlan_base = vlantc.counts(ns, end) if self.vlan_end == "tc-bpf" else \
+                self._stats(end)[1]
         self.start_host_end(session, netns.GUEST_IP6 if self.opts.ip6 else netns.GUEST_IP)
 
     def start_host_end(self, session, guest_ip, bind=None):
@@ -274,17 +298,29 @@ class Tap(iperf.IperfBackend, Backend):
         return out
 
     def vlan_counts(self):
-        """netif_vlan=: the VLAN interface's own counts over the run (the
-        kernel hands it only frames tagged with its id: rx_frames are the
-        guest's tagged frames; the tap's counts hold every frame)."""
+        """netif_vlan=: the host end's own counts over the run: the VLAN
+        interface's (the kernel hands it only frames with its tags), or
+        the tc-bpf programs' (frames with the run's tags passed, others
+        dropped by kind); rx_frames are the guest's tagged frames, the
+        tap's counts hold every frame."""
+        out = {"host_end": self.vlan_end, "dev": self.vlan, "id": vlan.vid(self.opts)}
+        if vlan.svid(self.opts):
+            out["svid"] = vlan.svid(self.opts)
+        if self.vlan_end == "tc-bpf":
+            c = vlantc.since(self.vlan_base, vlantc.counts(self.netns, self.vlan))
+            out.update(rx_frames=c["rx_passed"]["frames"], rx_bytes=c["rx_passed"]["bytes"],
+                       tx_frames=c["tx_tagged"]["frames"], tx_bytes=c["tx_tagged"]["bytes"],
+                       rx_other_tags=c["rx_other"]["frames"],
+                       rx_untagged=c["rx_untagged"]["frames"], failed=c["failed"]["frames"])
+            return out
         now = self._stats(self.vlan)[1]
         rx, tx = now.get("rx", {}), now.get("tx", {})
         brx, btx = self.vlan_base.get("rx", {}), self.vlan_base.get("tx", {})
-        return {"dev": self.vlan, "id": vlan.vid(self.opts),
-                "rx_frames": rx.get("packets", 0) - brx.get("packets", 0),
-                "rx_bytes": rx.get("bytes", 0) - brx.get("bytes", 0),
-                "tx_frames": tx.get("packets", 0) - btx.get("packets", 0),
-                "tx_bytes": tx.get("bytes", 0) - btx.get("bytes", 0)}
+        out.update(rx_frames=rx.get("packets", 0) - brx.get("packets", 0),
+                   rx_bytes=rx.get("bytes", 0) - brx.get("bytes", 0),
+                   tx_frames=tx.get("packets", 0) - btx.get("packets", 0),
+                   tx_bytes=tx.get("bytes", 0) - btx.get("bytes", 0))
+        return out
 
     def counted(self, res, drops):
         """The host peer's count on the tap (counts_flows): gen's frames

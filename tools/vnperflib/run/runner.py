@@ -135,8 +135,7 @@ class Run:
                                      extra=be.qemu_extra(i) + list(opts.qemu_args)
                                      + (replay if i == len(self.roles) - 1 else []))
             self.guests.append(self.engine.guest(spec, label))
-        note = be.hash_note()
-        if note:
+        for note in be.notes():
             log(opts, note)
         # The sender's own NIC is watched too: the backend's host senders
         # start once it is up (on_guest_ready).
