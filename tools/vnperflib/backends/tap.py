@@ -79,8 +79,8 @@ class Tap(iperf.IperfBackend, Backend):
         self.udp = None
         self.counter = None
         self.streams = None     # rx streams: the host peer sending them onto the tap
-        self.vlan = None        # netif_vlan=: the VLAN interface on the tap, and its base
-        self.vlan_base = None
+        self.vlan = None        # netif_vlan=: the host end's device (TAP.ID, or the tap with
+        self.vlan_base = None   # tc-bpf) and its counts at the tap's base
         self.vlan_end = None    # and the host end chosen, with the line that says so
         self.vlan_note = None
 
