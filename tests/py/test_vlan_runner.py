@@ -250,6 +250,8 @@ def test_a_service_tag_between_two_guests_or_over_tap_is_taken(backend, topology
      "no VLAN interface on your own tap"),
     (["--backend", "tap", "--app", "rr", "--", "netif_vlan=100", "netif_pcp=8"],
      "netif_pcp=8: a priority is 0..7"),
+    (["--backend", "tap", "--app", "rr", "--", "netif_vlan=100", "netif_pcp=\u00b3"],
+     "netif_pcp=\u00b3: a priority is 0..7"),
     (["--backend", "tap", "--app", "rr", "--vlan-end", "tc-bpf"],
      "--vlan-end tc-bpf: chooses the host end of netif_vlan=: give it"),
     (["--topology", "guests", "--backend", "dgram", "--app", "rr", "--vlan-end", "interface",
