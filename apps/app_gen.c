@@ -1,26 +1,23 @@
 /* app=gen: UDP packet generator.
  *
- * path=raw (default): a stream file, and the config line's shorthand of
- * one flow (size=, imix=, rate=: one stream), go through the stream engine
- * (apps/gen_streams.h, docs/streams.md). Several flows= and uso= keep the
- * builders here: frames are written straight into the driver's bound
- * TX slots (vnet_txslots_*), which keep what was last written to them: a
- * slot gets a size class's template only when it last held another, and
- * per packet only the sequence number, the timestamp and the UDP checksum
- * (incrementally, from the template's partial sum) are written, plus the
- * addresses and ports when flows= varies them. Frames go out in bursts of
- * burst= with the TSC pacer holding rate=. With queues= above 1 each flow
+ * path=raw (default): a stream file, and the config line's shorthand
+ * (size=, imix=, rate=, flows=, uso=: one stream, flows= its flow var),
+ * go through the stream engine (apps/gen_streams.h, docs/streams.md),
+ * which writes the frames straight into the driver's bound TX slots
+ * (vnet_txslots_*), in bursts of burst=. With queues= above 1 each flow
  * goes out on the pair its replies come back on (vnet_flow_pair: the
  * device's RSS hash of the reply), a burst per pair in turn from that
- * pair's flows, each pair with its own bound slots. With vcpus= above 1
- * the pairs are shared out over the CPUs (pair k with flows to CPU k mod
- * the CPUs sending; with queues= equal to vcpus= the pair index is the CPU
- * index): each CPU sends its share of count= on its own pairs with its
- * own slots, burst buffer, flow cursor, pacer (its share of rate=) and
- * counts (struct gen_cpu), no lock anywhere; CPU 0 also receives, runs lwIP and prints the samples,
- * and the per-CPU counts are added up at the end.
+ * pair's flows (its walk), each pair with its own bound slots. With vcpus=
+ * above 1 the pairs are shared out over the CPUs (pair k with flows to
+ * CPU k mod the CPUs sending; with queues= equal to vcpus= the pair index
+ * is the CPU index): each CPU sends its share of count= on its own pairs
+ * with its own slots, burst buffer, walks, copy of the stream (its share
+ * of rate=) and counts (struct gen_cpu), no lock anywhere; CPU 0 also
+ * receives, runs lwIP and prints the samples, and the per-CPU counts are
+ * added up at the end.
  * path=stack: the same payload through lwIP's udp_sendto, to measure what
- * the stack costs.
+ * the stack costs: lwIP builds those frames, not the engine (docs/apps.md),
+ * so the sizes, flows and the TSC pacer here are its.
  *
  * Frames that come back, on any NIC (a reflector swapping addresses and
  * ports, or a forwarder passing them on unchanged: PVP with a second NIC)
@@ -60,9 +57,10 @@
 #define GEN_DRAIN_MS      1000
 #define SERVICE_US        500 /* lwIP timers and TX reclaim while paced */
 
-/* A TX pair and the flows it carries: order[base .. base+n); its counts. */
+/* A TX pair, the flows it carries (its walk over them) and its counts. */
 struct gen_pair {
-    unsigned q, base, n, pos;
+    unsigned q;
+    struct stream_flow_walk walk;
     struct vnet_txslots slots;
     uint64_t packets, bytes, dropped;
 };
@@ -77,27 +75,19 @@ struct gen_cpu {
     struct gen_pair *cur;      /* the pair of the burst being built */
     struct vnet_txslots slots; /* cur's */
     uint16_t *lens;            /* per frame of a burst */
-    unsigned imix_pos;
-    uint64_t rng;
-    struct pacer pc;
+    unsigned imix_pos;         /* path=stack's */
+    struct pacer pc;           /* path=stack's */
     uint64_t count, sent, packets, bytes, dropped;
-    uint64_t build_cycles; /* spent building frames (raw path) */
-    uint64_t cls_packets[IMIX_MAX_SIZES];
-    uint32_t done; /* an AP's last store (release) */
+    uint64_t build_cycles;                /* spent building frames (raw path) */
+    uint64_t cls_packets[IMIX_MAX_SIZES]; /* path=stack's */
+    uint32_t done;                        /* an AP's last store (release) */
 } __attribute__((aligned(64)));
-
-struct gen_class {
-    uint16_t len;
-    uint16_t copy;   /* template bytes that differ between classes */
-    uint8_t *master; /* the frame for flow 0 */
-};
 
 static struct gen {
     struct net_if *nif;
-    struct gen_class cls[IMIX_MAX_SIZES];
     unsigned ncls;
-    struct imix mix;   /* the classes' sizes and weights */
-    unsigned nstreams; /* the stream engine's (apps/gen_streams.h); 0: gen's own builders */
+    struct imix mix;   /* the sizes (classes) and weights */
+    unsigned nstreams; /* the stream engine's (apps/gen_streams.h); 0: path=stack */
     bool file;         /* the streams are a stream file's, not the shorthand's */
     bool rx_only;      /* a file of rx streams only: gen receives, sends nothing */
     uint8_t imix_seq[IMIX_MAX_WEIGHT];
@@ -105,12 +95,12 @@ static struct gen {
     struct pkt_flow *flows;
     unsigned nflows;
     bool random;
-    struct pkt_tmpl *tmpl; /* [flow * ncls + class] */
+    uint64_t seed;
     struct gen_cpu cpu[SMP_MAX_CPUS];
     unsigned ncpu;   /* CPUs sending: 1 .. smp_cpus_up() */
     uint16_t *order; /* flow indices by pair */
-    uint16_t maxlen; /* of all classes */
-    uint64_t *seq;   /* next sequence number per flow: a flow is one CPU's */
+    uint16_t maxlen; /* of all frames */
+    uint64_t *seq;   /* path=stack: next sequence number per flow */
     bool drop;       /* txfull=drop: frames the ring cannot take are counted, not waited for */
     uint16_t uso;    /* uso=: the device cuts each frame, finishing its checksum */
     int burst;
@@ -127,24 +117,7 @@ static struct gen {
     uint64_t wire_rx, wire_rx_bytes; /* every frame received on the first NIC */
 } gen_state;
 
-/* The next flow of the current pair's (all of them with one pair). */
-static inline unsigned next_flow(struct gen_cpu *w)
-{
-    if (gen_state.nflows == 1)
-        return 0;
-    struct gen_pair *p = w->cur;
-    if (gen_state.random) {
-        w->rng ^= w->rng << 13;
-        w->rng ^= w->rng >> 7;
-        w->rng ^= w->rng << 17;
-        return gen_state.order[p->base + (unsigned)(((w->rng >> 32) * p->n) >> 32)];
-    }
-    unsigned f = p->pos++;
-    if (p->pos == p->n)
-        p->pos = 0;
-    return gen_state.order[p->base + f];
-}
-
+/* path=stack's next size. */
 static inline unsigned next_class(struct gen_cpu *w)
 {
     if (gen_state.ncls == 1)
@@ -156,10 +129,11 @@ static inline unsigned next_class(struct gen_cpu *w)
 }
 
 /* Frames counted by the stream engine's ids (a file's, rx streams only
- * too, or the shorthand's one), not by gen's own flows. */
+ * too, or the shorthand's one flow), not by the flows (the flow var's
+ * stream ids, path=stack's). */
 static inline bool gen_by_stream(void)
 {
-    return gen_state.nstreams || gen_state.file;
+    return (gen_state.nstreams && gen_state.nflows == 1) || gen_state.file;
 }
 
 /* A frame that carries our own header back: a reflector's answer. */
@@ -267,8 +241,6 @@ static void gen_setup_sizes(const struct app_config *c)
             vn_fatal(VN_EXIT_CONFIG, "gen: %s (device MTU %u)", why,
                      (unsigned)vnet_mtu(net_if_dev(gen_state.nif)));
         gen_state.ncls = m.n;
-        for (unsigned i = 0; i < m.n; i++)
-            gen_state.cls[i].len = m.size[i];
         imix_sequence(&m, gen_state.imix_seq);
         gen_state.imix_cycle = m.cycle;
         gen_state.mix = m;
@@ -278,7 +250,6 @@ static void gen_setup_sizes(const struct app_config *c)
                      (unsigned long long)c->size, PKT_MIN_FRAME, (unsigned)max_frame,
                      c->uso ? "uso=: the template's largest" : "MTU + 14");
         gen_state.ncls = 1;
-        gen_state.cls[0].len = (uint16_t)c->size;
         gen_state.mix =
             (struct imix){.n = 1, .size = {(uint16_t)c->size}, .weight = {1}, .cycle = 1};
     }
@@ -302,8 +273,7 @@ static void gen_setup_flows(const struct app_config *c, bool stack)
         vn_fatal(VN_EXIT_OOM, "gen: no memory for %d flows", FLOWS_MAX);
     gen_state.nflows = flows_expand(&fs, &base, gen_state.flows);
     gen_state.random = fs.random;
-    for (unsigned k = 0; k < SMP_MAX_CPUS; k++)
-        gen_state.cpu[k].rng = (c->seed + k) * 0x9e3779b97f4a7c15ull + 1;
+    gen_state.seed = c->seed;
 }
 
 /* Pair k (of those with flows) to CPU k mod the CPUs sending, which are
@@ -354,19 +324,23 @@ static void gen_setup_pairs(uint32_t room)
     unsigned k = 0;
     for (unsigned q = 0; q < (room ? vnet_pairs(dev) : 1u); q++) {
         struct gen_pair *p = &all[npairs];
-        *p = (struct gen_pair){.q = q, .base = k};
+        unsigned base = k;
+        *p = (struct gen_pair){.q = q};
         for (unsigned fi = 0; fi < gen_state.nflows; fi++)
             if (pair[fi] == q)
                 gen_state.order[k++] = (uint16_t)fi;
-        p->n = k - p->base;
-        if (!p->n)
+        if (k == base)
             continue;
+        stream_flow_walk_init(&p->walk, gen_state.order + base, k - base, gen_state.random,
+                              gen_state.seed + q);
         if (room && net_check(gen_state.nif, vnet_txslots_bind_q(dev, q, room, &p->slots)) < 0)
             vn_fatal(VN_EXIT_DEVICE,
                      "gen: cannot bind TX ring %u: frames in flight did not come back", q);
-        if (room && gen_state.uso)
-            gen_uso_bind(gen_state.nif, q, gen_state.cls[0].master, gen_state.cls[0].len,
-                         gen_state.uso);
+        if (room && gen_state.uso) {
+            uint16_t len;
+            uint8_t *master = gen_streams_l4_dev(&len);
+            gen_uso_bind(gen_state.nif, q, master, len, gen_state.uso);
+        }
         npairs++;
     }
     free(pair);
@@ -417,28 +391,30 @@ static void gen_setup_streams(const struct app_config *c, const uint8_t dst_mac[
 
 /* The config line's shorthand as one stream through the stream engine
  * (docs/streams.md): its sizes, its rate, the config line's addresses and
- * ports. What the engine does not cover keeps gen's own builders: several
- * flows (each its own stream id, its queue pair by RSS, docs/apps.md),
- * uso= (the device sums each segment) and path=stack. */
-static bool gen_shorthand(const struct rate *r, bool stack)
+ * ports, flows= above one its flow var (each flow its own stream id, its
+ * queue pair by RSS, docs/apps.md), uso= its checksum the device's (set
+ * once the pairs are bound). path=stack sends through lwIP instead. */
+static void gen_shorthand(const struct rate *r)
 {
-    if (stack || gen_state.uso || gen_state.nflows != 1)
-        return false;
     struct stream_spec s;
     stream_spec_one(&gen_state.mix, r, &s);
-    gen_streams_one(&s);
-    return true;
+    gen_streams_one(&s, gen_state.flows, gen_state.nflows);
+}
+
+static inline unsigned gen_cpu_index(const struct gen_cpu *w)
+{
+    return (unsigned)(w - gen_state.cpu);
 }
 
 /* Whether the CPU's next frame is due, and when it is. */
 static inline bool gen_due(struct gen_cpu *w, uint64_t now)
 {
-    return gen_state.nstreams ? gen_streams_next() <= now : pacer_due(&w->pc, now);
+    return gen_state.nstreams ? gen_streams_next(gen_cpu_index(w)) <= now : pacer_due(&w->pc, now);
 }
 
 static inline uint64_t gen_next_due(const struct gen_cpu *w)
 {
-    return gen_state.nstreams ? gen_streams_next() : pacer_next(&w->pc);
+    return gen_state.nstreams ? gen_streams_next(gen_cpu_index(w)) : pacer_next(&w->pc);
 }
 
 /* The pair of the next burst: each of the CPU's in turn. */
@@ -461,129 +437,20 @@ static int gen_reclaim(struct gen_cpu *w)
     return busy;
 }
 
-static void gen_setup_frames(const uint8_t dst_mac[6], uint64_t burst)
-{
-    gen_state.tmpl = calloc((size_t)gen_state.nflows * gen_state.ncls, sizeof(*gen_state.tmpl));
-    if (!gen_state.tmpl)
-        vn_fatal(VN_EXIT_OOM, "gen: no memory for templates");
-    for (unsigned c = 0; c < gen_state.ncls; c++) {
-        struct gen_class *cl = &gen_state.cls[c];
-        cl->master = malloc(cl->len);
-        if (!cl->master)
-            vn_fatal(VN_EXIT_OOM, "gen: no memory for templates");
-        for (unsigned fi = 0; fi < gen_state.nflows; fi++)
-            if (pkt_tmpl_build(cl->master, cl->len, dst_mac, net_if_mac(gen_state.nif),
-                               &gen_state.flows[fi], &gen_state.tmpl[fi * gen_state.ncls + c]) < 0)
-                vn_fatal(VN_EXIT_INTERNAL, "gen: no frame template for size %u", cl->len);
-        /* The master now holds the last flow: rebuild flow 0. */
-        if (pkt_tmpl_build(cl->master, cl->len, dst_mac, net_if_mac(gen_state.nif),
-                           &gen_state.flows[0], &gen_state.tmpl[c]) < 0)
-            vn_fatal(VN_EXIT_INTERNAL, "gen: no frame template for size %u", cl->len);
-        /* Past the headers and payload header every template is zero. */
-        cl->copy = cl->len < PKT_HDRS_LEN + PL_LEN ? cl->len : PKT_HDRS_LEN + PL_LEN;
-        if (cl->len > gen_state.maxlen)
-            gen_state.maxlen = cl->len;
-    }
-    gen_state.burst = (int)burst;
-    gen_setup_pairs(gen_state.maxlen > GEN_SLOT_ROOM ? gen_state.maxlen : GEN_SLOT_ROOM);
-}
-
-/* Slot s should hold class c's frame. A slot that held another class
- * differs only in the first bytes (the rest is zero in every template);
- * one the driver copied a frame of its own into (tag 0) is cleared. */
-static void gen_fill_slot(struct gen_cpu *w, uint8_t *f, uint16_t s, unsigned c)
-{
-    if (!w->slots.tag[s])
-        memset(f, 0, gen_state.maxlen);
-    memcpy(f, gen_state.cls[c].master, gen_state.cls[c].copy);
-    w->slots.tag[s] = (uint16_t)(c + 1);
-}
-
-/* The i-th reserved slot from first, holding class c's template. */
-static inline uint8_t *gen_slot(struct gen_cpu *w, uint16_t first, int i, unsigned c)
-{
-    const struct vnet_txslots *sl = &w->slots;
-    uint16_t s = (uint16_t)(first + i) & (uint16_t)(sl->num - 1);
-    uint8_t *f = sl->frame0 + (size_t)s * sl->stride;
-    if (sl->tag[s] != c + 1)
-        gen_fill_slot(w, f, s, c);
-    return f;
-}
-
-/* gen_build_burst for the plain case (one size, one flow, no rate= and
- * txfull=wait): the timestamp's share of the checksum once per burst, the
- * sequence number in a register, no per-frame class, flow or pacer steps. */
-static int gen_build_plain(struct gen_cpu *w, uint16_t first, int k, int max, uint64_t now,
-                           uint64_t left, uint64_t *bytes)
-{
-    const struct pkt_tmpl *t = &gen_state.tmpl[0];
-    int n = k < max ? k : max;
-    if ((uint64_t)n > left)
-        n = (int)left;
-    uint32_t partial = pkt_sum_add_le64(t->udp_partial, now);
-    uint64_t seq = gen_state.seq[0];
-    for (int i = 0; i < n; i++) {
-        uint8_t *f = gen_slot(w, first, i, 0);
-        if (gen_state.uso)
-            pkt_patch_stamp(f, seq + (uint64_t)i, now); /* the device sums each segment */
-        else
-            pkt_patch_sum(f, partial, seq + (uint64_t)i, now);
-        w->lens[i] = t->len;
-    }
-    gen_state.seq[0] = seq + (uint64_t)n;
-    w->cls_packets[0] += (uint64_t)n;
-    *bytes = (uint64_t)n * t->len;
-    return n;
-}
-
-/* Writes the frames that are due, at most max, into the k reserved slots
- * from first on. Under txfull=drop the due frames beyond k are counted in
- * *dropped (they take their sequence numbers: the receiver sees the loss).
- * Returns how many were written, with their bytes in *bytes. */
-static int gen_build_burst(struct gen_cpu *w, uint16_t first, int k, int max, uint64_t now,
-                           uint64_t left, uint64_t *bytes, int *dropped)
-{
-    const bool drop = gen_state.drop;
-    int n = 0, nd = 0;
-    uint64_t b = 0;
-    while (n + nd < max && (uint64_t)(n + nd) < left && pacer_due(&w->pc, now)) {
-        if (n == k && !drop)
-            break;
-        unsigned c = next_class(w);
-        unsigned fi = next_flow(w);
-        const struct pkt_tmpl *t = &gen_state.tmpl[fi * gen_state.ncls + c];
-        uint64_t seq = gen_state.seq[fi]++;
-        pacer_sent(&w->pc, t->len);
-        if (n == k) {
-            nd++;
-            continue;
-        }
-        uint8_t *f = gen_slot(w, first, n, c);
-        if (gen_state.nflows > 1)
-            pkt_set_flow(f, &gen_state.flows[fi], t);
-        if (gen_state.uso)
-            pkt_patch_stamp(f, seq, now);
-        else
-            pkt_patch(f, t, seq, now);
-        w->lens[n] = t->len;
-        w->cls_packets[c]++;
-        b += t->len;
-        n++;
-    }
-    *bytes = b;
-    *dropped = nd;
-    return n;
-}
-
-/* gen_build_burst for a stream file: the scheduler says whose frames go
- * (apps/gen_streams.h). A file of bursts only ends the CPU's share once
- * every burst is out. */
+/* The frames that are due, at most max (and left), into the k reserved
+ * slots from first on: the scheduler says whose frames go, the pair's walk
+ * which flows (apps/gen_streams.h). Under txfull=drop the due frames
+ * beyond k are counted in *dropped (they take their sequence numbers: the
+ * receiver sees the loss). A file of bursts only ends the CPU's share
+ * once every burst is out. Returns how many were written, with their
+ * bytes in *bytes. */
 static int gen_build_streams(struct gen_cpu *w, uint16_t first, int k, int max, uint64_t now,
                              uint64_t left, uint64_t *bytes, int *dropped)
 {
-    int n = gen_streams_burst(&w->slots, first, k, max, left, gen_state.drop, now, w->lens, bytes,
-                              dropped);
-    if (gen_streams_done())
+    unsigned cpu = gen_cpu_index(w);
+    int n = gen_streams_burst(cpu, &w->cur->walk, &w->slots, first, k, max, left, gen_state.drop,
+                              now, w->lens, bytes, dropped);
+    if (gen_streams_done(cpu))
         w->count = w->sent + (uint64_t)(n + *dropped);
     return n;
 }
@@ -595,14 +462,14 @@ static int gen_stack_burst(struct gen_cpu *w, struct udp_pcb *pcb, int max, uint
     int n = 0;
     while (n < max && (uint64_t)n < left && pacer_due(&w->pc, now)) {
         unsigned c = gen_state.ncls == 1 ? 0 : gen_state.imix_seq[w->imix_pos];
-        uint16_t len = gen_state.cls[c].len, plen = (uint16_t)(len - PKT_HDRS_LEN);
+        uint16_t len = gen_state.mix.size[c], plen = (uint16_t)(len - PKT_HDRS_LEN);
         struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, plen, PBUF_RAM);
         if (!p) {
             gen_state.nomem++;
             break;
         }
         next_class(w);
-        unsigned fi = next_flow(w);
+        unsigned fi = stream_flow_walk_next(&w->cur->walk);
         uint8_t *pl = p->payload;
         memset(pl, 0, plen);
         wrle64(pl + PL_OFF_SEQ, gen_state.seq[fi]++);
@@ -641,7 +508,7 @@ static uint64_t gen_wake(uint64_t a, uint64_t b, uint64_t c)
 
 /* One burst on the CPU's next pair (raw path): reserve, build, send.
  * Returns the frames it took (sent and dropped). */
-static int gen_send_round(struct gen_cpu *w, uint64_t now, bool plain)
+static int gen_send_round(struct gen_cpu *w, uint64_t now)
 {
     if (!gen_due(w, now))
         return 0;
@@ -654,10 +521,7 @@ static int gen_send_round(struct gen_cpu *w, uint64_t now, bool plain)
         vn_fatal(VN_EXIT_INTERNAL, "gen: TX slots: error %d", k);
     uint64_t t0 = time_cycles(), bytes, left = w->count - w->sent;
     int dropped = 0;
-    int q = gen_state.nstreams
-                ? gen_build_streams(w, first, k, gen_state.burst, now, left, &bytes, &dropped)
-            : plain ? gen_build_plain(w, first, k, gen_state.burst, now, left, &bytes)
-                    : gen_build_burst(w, first, k, gen_state.burst, now, left, &bytes, &dropped);
+    int q = gen_build_streams(w, first, k, gen_state.burst, now, left, &bytes, &dropped);
     int n = q + dropped;
     if (!n)
         return 0;
@@ -683,12 +547,12 @@ static int gen_send_round(struct gen_cpu *w, uint64_t now, bool plain)
 static int gen_ap(unsigned cpu, void *arg)
 {
     struct gen_cpu *w = &gen_state.cpu[cpu];
-    const bool plain = *(const bool *)arg;
+    (void)arg;
     while (w->sent < w->count) {
         uint64_t now = time_cycles();
         if (now >= gen_state.end)
             break;
-        if (gen_send_round(w, now, plain) != 0)
+        if (gen_send_round(w, now) != 0)
             continue;
         gen_reclaim(w);
         if (gen_state.halt && !gen_due(w, now)) {
@@ -720,11 +584,13 @@ static bool gen_aps_done(void)
     return true;
 }
 
-/* Every CPU's pacer with its share of rate= and its share of count= (the
- * first rate % N CPUs a packet or bit a second more, CPU 0 the count's
- * remainder: both add up exactly), and the APs' start. */
+/* Every CPU's share of rate= (the first rate % N CPUs a packet or bit a
+ * second more) and of count= (CPU 0 the count's remainder: both add up
+ * exactly): its copy of the shorthand's stream at its share, or
+ * path=stack's pacer (a stream file's streams keep their rates: one CPU
+ * sends them). Then the APs' start. */
 static void gen_start_cpus(const struct app_config *c, uint64_t count, const struct rate *r,
-                           uint64_t start, bool *plain)
+                           uint64_t start)
 {
     for (unsigned k = 0; k < gen_state.ncpu; k++) {
         struct gen_cpu *w = &gen_state.cpu[k];
@@ -734,12 +600,20 @@ static void gen_start_cpus(const struct app_config *c, uint64_t count, const str
         if (rate_share(r, gen_state.ncpu, k, &share) < 0)
             vn_fatal(VN_EXIT_CONFIG, "gen: rate=%s is less than one a second for each of %u CPUs",
                      c->rate, gen_state.ncpu);
-        if (pacer_init(&w->pc, &share, time_tsc_hz, start) < 0)
-            vn_fatal(VN_EXIT_CONFIG, "gen: rate=%s cannot be paced with a %llu Hz TSC", c->rate,
+        if (!gen_state.nstreams) {
+            if (pacer_init(&w->pc, &share, time_tsc_hz, start) < 0)
+                vn_fatal(VN_EXIT_CONFIG, "gen: rate=%s cannot be paced with a %llu Hz TSC", c->rate,
+                         (unsigned long long)time_tsc_hz);
+            continue;
+        }
+        if (!gen_state.file)
+            gen_streams_share(k, &share);
+        if (gen_streams_start(k, time_tsc_hz, c->seed, start) < 0)
+            vn_fatal(VN_EXIT_CONFIG, "gen: a stream's rate cannot be paced with a %llu Hz TSC",
                      (unsigned long long)time_tsc_hz);
     }
     for (unsigned k = 1; k < gen_state.ncpu; k++)
-        if (smp_run(k, gen_ap, plain) < 0)
+        if (smp_run(k, gen_ap, NULL) < 0)
             vn_fatal(VN_EXIT_INTERNAL, "gen: CPU %u is not idle", k);
 }
 
@@ -770,7 +644,7 @@ static void gen_queues_json(struct json *j)
             json_obj_begin(j, NULL);
             json_u64(j, "queue", p->q);
             json_u64(j, "cpu", k);
-            json_u64(j, "flows", p->n);
+            json_u64(j, "flows", p->walk.n);
             json_u64(j, "packets", p->packets);
             json_u64(j, "bytes", p->bytes);
             json_u64(j, "dropped", p->dropped);
@@ -809,12 +683,12 @@ static void gen_result(const struct app_config *c, uint64_t ns, const struct rat
     json_arr_begin(j, "sizes");
     for (unsigned ci = 0; ci < gen_state.ncls; ci++) {
         json_obj_begin(j, NULL);
-        json_u64(j, "size", gen_state.cls[ci].len);
+        json_u64(j, "size", gen_state.mix.size[ci]);
         json_u64(j, "packets", gen_state.cls_packets[ci]);
         json_obj_end(j);
     }
     json_arr_end(j);
-    gen_uso_json(j, gen_state.uso, gen_state.cls[0].len, gen_state.packets);
+    gen_uso_json(j, gen_state.uso, gen_state.mix.size[0], gen_state.packets);
     if (r->unit != RATE_UNLIMITED) {
         bool pps = r->unit == RATE_PPS;
         double achieved = pps ? app_per_s(gen_state.packets + gen_state.dropped, ns)
@@ -868,7 +742,8 @@ int app_gen_main(const struct app_config *c)
         gen_setup_sizes(c);
     gen_setup_flows(c, stack);
     gen_uso_check(c, gen_state.nif, gen_state.ncls, gen_state.nflows);
-    bool streams = file || gen_shorthand(&r, stack);
+    if (!file && !stack)
+        gen_shorthand(&r);
 
     uint8_t dst_mac[6];
     apps_dst_mac(c, dst_mac); /* also for path=stack: a clear error instead of silent ARP drops */
@@ -879,11 +754,9 @@ int app_gen_main(const struct app_config *c)
             vn_fatal(VN_EXIT_INTERNAL, "gen: cannot bind UDP port %u", (unsigned)c->src_port);
         udp_recv(pcb, stack_recv, NULL);
         gen_setup_pairs(0);
-    } else if (streams) {
+    } else {
         gen_setup_streams(c, dst_mac);
         gen_state.rx_only = gen_rx_only(c);
-    } else {
-        gen_setup_frames(dst_mac, c->burst);
     }
 
     uint64_t count = gen_state.rx_only ? 0 : c->count ? c->count : UINT64_MAX;
@@ -895,8 +768,6 @@ int app_gen_main(const struct app_config *c)
     bool limit_is_timeout = c->count && !c->duration_s;
     uint64_t service_every = time_ns_to_cycles(SERVICE_US * 1000u), next_service = start;
     uint64_t now = start;
-    bool plain =
-        gen_state.ncls == 1 && gen_state.nflows == 1 && r.unit == RATE_UNLIMITED && !gen_state.drop;
     unsigned rounds = 0;
     struct gen_cpu *w = &gen_state.cpu[0];
     if (gen_state.rx_only)
@@ -911,10 +782,7 @@ int app_gen_main(const struct app_config *c)
                gen_state.nflows, gen_state.nflows > 1 ? "s" : "", burst,
                c->rate[0] ? c->rate : "max", gen_state.ncpu, gen_state.ncpu > 1 ? "s" : "");
     gen_state.end = end;
-    if (streams && !gen_state.rx_only && gen_streams_start(time_tsc_hz, c->seed, start) < 0)
-        vn_fatal(VN_EXIT_CONFIG, "gen: a stream's rate cannot be paced with a %llu Hz TSC",
-                 (unsigned long long)time_tsc_hz);
-    gen_start_cpus(c, count, &r, start, &plain);
+    gen_start_cpus(c, count, &r, start);
 
     /* Stalls from here: the console line above was the app's own time. */
     struct stall st;
@@ -936,7 +804,7 @@ int app_gen_main(const struct app_config *c)
                 gen_state.qreset_done = true;
             }
         } else {
-            n = gen_send_round(w, now, plain);
+            n = gen_send_round(w, now);
             if (n && c->qreset_at && !gen_state.qreset_done && w->sent >= c->qreset_at) {
                 apps_qreset(c, gen_state.nif, w->cur->q, true);
                 gen_state.qreset_done = true;

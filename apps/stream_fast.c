@@ -158,6 +158,91 @@ static __attribute__((noinline)) void l4_loop(const struct stream_fast *s,
         s->fe[j].cur = fe[j].cur;
 }
 
+/* The flow var's frames (the shorthand's flows=): each the next flow of
+ * the burst's walk (random a constant of each caller: a loop of its own),
+ * its fields and its own sequence number. One size: the flow's IPv4
+ * header checksum as it stands, its UDP sum with the template's taken
+ * once (stream_flows_init, modulo 0xffff and swapped as the carried
+ * sums are), so a frame adds the timestamp's and its sequence number's.
+ * Everything the loop reads is a local (the frame's stores alias none
+ * of it), the walk's place and draws written back at the end. */
+static inline __attribute__((always_inline)) void flow_run(struct stream_fast *s,
+                                                           const struct stream_slots *q,
+                                                           const struct stream_burst *b, unsigned k,
+                                                           unsigned i, unsigned frames, bool random)
+{
+    const struct stream_tmpl *t = s->t;
+    struct stream_flow_walk *w = b->walk;
+    struct stream_flow *const flows = s->flows;
+    const uint16_t *const order = w->order;
+    const unsigned n = w->n, step = b->step;
+    const uintptr_t addrs = t->l3 + 12u, ipc = t->l3 + 10u, l4 = t->l4;
+    const uint16_t want = s->tag, len = s->len, now_sum = b->now_sum;
+    const uint64_t now = b->now;
+    const size_t pstep = b->pstep;
+    uint8_t *p = q->frame0 + (size_t)k * q->stride;
+    const uint16_t *tag = q->tag + k;
+    uint16_t *ln = b->lens + i;
+    unsigned pos = w->pos;
+    uint64_t rng = w->rng;
+    for (unsigned f = 0; f < frames; f++, p += pstep, tag += step, ln += step) {
+        if (__builtin_expect(*tag != want, 0))
+            slot_fill(q, (unsigned)(tag - q->tag), s);
+        unsigned fi;
+        if (random) {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            fi = order[(unsigned)(((rng >> 32) * n) >> 32)];
+        } else {
+            fi = order[pos];
+            pos = pos + 1 == n ? 0 : pos + 1;
+        }
+        struct stream_flow *fl = &flows[fi];
+        uint64_t seq = fl->seq;
+        fl->seq = seq + 1;
+        __builtin_memcpy(p + addrs, fl->addrs, 8);
+        __builtin_memcpy(p + l4, fl->ports, 4);
+        wrle16(p + l4 + UDP_HLEN + PL_OFF_STREAM, fl->id);
+        wrle64(p + l4 + AT_SEQ, seq);
+        wrle64(p + l4 + AT_TSC, now);
+        /* Below 3 x 0xffff: its complement is never 0 (RFC 768's -0). */
+        wrle16(p + l4 + AT_UDP_CSUM, (uint16_t)~sum_mod((uint32_t)fl->cs + now_sum + seq % 0xffff));
+        wr16(p + ipc, fl->ipc);
+        *ln = len;
+    }
+    w->pos = pos;
+    w->rng = rng;
+    *s->seq += frames; /* the stream's frames: each flow numbers its own */
+}
+
+static __attribute__((noinline)) void flow_loop(struct stream_fast *s, const struct stream_slots *q,
+                                                const struct stream_burst *b, unsigned k,
+                                                unsigned i, unsigned frames)
+{
+    if (b->walk->random)
+        flow_run(s, q, b, k, i, frames, true);
+    else
+        flow_run(s, q, b, k, i, frames, false);
+}
+
+/* Frames whose UDP checksum the device finishes (stream_tmpl_l4_dev):
+ * the stamp alone, as gen's uso= builder wrote it. */
+static __attribute__((noinline)) void stamp_loop(const struct stream_fast *s,
+                                                 const struct stream_slots *q,
+                                                 const struct stream_burst *b, unsigned k,
+                                                 unsigned i, unsigned frames)
+{
+    uint64_t seq = *s->seq;
+    for (unsigned f = 0; f < frames; f++, k += b->step, i += b->step) {
+        uint8_t *p = stream_slot(q, k, s) + s->l4;
+        wrle64(p + AT_SEQ, seq++);
+        wrle64(p + AT_TSC, b->now);
+        b->lens[i] = s->len;
+    }
+    *s->seq = seq;
+}
+
 enum fast_loop {
     FL_NONE,
     FL_INC2,
@@ -167,7 +252,9 @@ enum fast_loop {
     FL_INC4_IP,
     FL_DEC4_IP,
     FL_ANY,
-    FL_L4
+    FL_L4,
+    FL_FLOWS,
+    FL_STAMP
 };
 
 void stream_fast_init(struct stream_fast *s)
@@ -175,11 +262,13 @@ void stream_fast_init(struct stream_fast *s)
     const struct stream_fe *v = s->fe;
     bool walk = s->nvars == 1 && !v->generic && v->v.op != SOP_RANDOM;
     bool dec = walk && v->v.op == SOP_DEC, udp = walk && (v->sums & 1), ip4 = walk && (v->sums & 2);
-    s->loop = s->t->proto != SPROTO_UDP ? FL_L4
-              : s->nvars == 0           ? FL_NONE
-              : walk && v->nbytes == 2  ? (dec ? FL_DEC2 : FL_INC2)
-              : walk && v->nbytes == 4  ? (dec ? FL_DEC4 : FL_INC4) + (ip4 ? 2 : 0)
-                                        : FL_ANY;
+    s->loop = s->t->l4_dev                ? FL_STAMP
+              : s->flows                  ? FL_FLOWS
+              : s->t->proto != SPROTO_UDP ? FL_L4
+              : s->nvars == 0             ? FL_NONE
+              : walk && v->nbytes == 2    ? (dec ? FL_DEC2 : FL_INC2)
+              : walk && v->nbytes == 4    ? (dec ? FL_DEC4 : FL_INC4) + (ip4 ? 2 : 0)
+                                          : FL_ANY;
     s->l4 = s->t->l4;
     s->voff = (int16_t)(walk ? v->off - s->t->l4 : 0);
     s->var_udp = udp;
@@ -217,6 +306,7 @@ void stream_burst_init(struct stream_burst *b, const struct stream_slots *q, uin
     b->now = now;
     b->now_sum = (uint16_t)sum_mod(now);
     b->lens = lens;
+    b->walk = NULL;
 }
 
 /* The loop for s over frames slots from k (no wrap on the way), frame i
@@ -250,6 +340,12 @@ static inline __attribute__((always_inline)) void fast_run(struct stream_fast *s
         break;
     case FL_ANY:
         any_loop(s, q, b, k, i, frames);
+        break;
+    case FL_FLOWS:
+        flow_loop(s, q, b, k, i, frames);
+        break;
+    case FL_STAMP:
+        stamp_loop(s, q, b, k, i, frames);
         break;
     default:
         l4_loop(s, q, b, k, i, frames);

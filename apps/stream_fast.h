@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "apps/stream_flows.h"
 #include "apps/stream_frame.h"
 
 /* The TX slots, as the driver binds them (struct vnet_txslots). */
@@ -36,6 +37,8 @@ struct stream_fast {
     unsigned nvars;
     struct stream_fe *fe; /* nvars vars, their walks advanced */
     uint64_t *seq, *rng;  /* advanced */
+    /* the flow var's values (the shorthand's flows=), or NULL */
+    struct stream_flow *flows;
     /* stream_fast_init's */
     uint8_t loop;       /* which loop writes the frames */
     bool var_udp;       /* the walk's field is in the UDP sum */
@@ -67,9 +70,12 @@ struct stream_burst {
     uint64_t now;        /* the frames' timestamp */
     uint16_t now_sum;    /* its sum, modulo 0xffff (swapped) */
     uint16_t *lens;      /* per frame, its length */
+    /* the flows the burst's pair sends (NULL: none) */
+    struct stream_flow_walk *walk;
 };
 
-/* The burst of n frames from slot first, ns streams in turn, stamped now. */
+/* The burst of n frames from slot first, ns streams in turn, stamped now
+ * (no walk: set walk for a stream with flows). */
 void stream_burst_init(struct stream_burst *b, const struct stream_slots *q, uint16_t first,
                        unsigned n, unsigned ns, uint64_t now, uint16_t *lens);
 

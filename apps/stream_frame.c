@@ -172,6 +172,12 @@ int stream_tmpl_build(uint8_t *f, uint16_t len, const struct stream_spec *s,
     return 0;
 }
 
+void stream_tmpl_l4_dev(struct stream_tmpl *t)
+{
+    t->l4_dev = true;
+    t->finish_more = true;
+}
+
 void stream_field_set(uint8_t *f, const struct stream_tmpl *t, enum stream_field fld, uint64_t v)
 {
     uint8_t *ip = f + t->l3;

@@ -34,6 +34,8 @@ struct stream_tmpl {
                          * stamp and checksum per frame */
     bool pseudo;        /* the L4 sum has the pseudo header's addresses (all but ICMPv4) */
     bool ip_fixed;      /* IPv4 header and its checksum as the template has them */
+    bool l4_dev;        /* the device finishes the UDP checksum (gen's uso=, the
+                         * template's field seeded): per frame the stamp only */
     uint32_t varies;    /* a bit per enum stream_field the field engine writes */
     uint32_t udp_base;  /* the L4 sum (pseudo header too), varying parts at zero */
     uint32_t ip_base;   /* IPv4 header sum, likewise */
@@ -46,6 +48,11 @@ struct stream_tmpl {
 int stream_tmpl_build(uint8_t *f, uint16_t len, const struct stream_spec *s,
                       const struct stream_addrs *d, uint32_t id, uint32_t varies,
                       struct stream_tmpl *t);
+
+/* Has the device finish t's frames' UDP checksum (virtio 1.2 s5.1.6.2,
+ * NEEDS_CSUM; gen's uso=, one size, no var): the caller has the driver
+ * seed the template's field with the pseudo header's sum. */
+void stream_tmpl_l4_dev(struct stream_tmpl *t);
 
 /* Writes field fld's value v into a frame built from t. */
 void stream_field_set(uint8_t *f, const struct stream_tmpl *t, enum stream_field fld, uint64_t v);
@@ -72,6 +79,11 @@ static inline void stream_frame_finish_sum(uint8_t *f, const struct stream_tmpl 
     uint8_t *l3 = f + t->l3;
     /* One test for UDP of one size, as before TCP and ICMP. */
     if (t->finish_more) {
+        if (t->l4_dev) {
+            wrle64(f + t->pl + PL_OFF_SEQ, seq);
+            wrle64(f + t->pl + PL_OFF_TSC, tsc);
+            return;
+        }
         if (t->proto != SPROTO_UDP) {
             stream_frame_finish_l4(f, t, len, udp, ip, seq, tsc);
             return;

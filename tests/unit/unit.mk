@@ -116,6 +116,11 @@ UNIT_TESTS += test_stream_fast
 test_stream_fast_SRCS := tests/unit/test_stream_fast.c apps/stream_fast.c apps/stream_frame.c \
     net/pkt.c kernel/csum.c
 
+UNIT_TESTS += test_stream_flows
+test_stream_flows_SRCS := tests/unit/test_stream_flows.c apps/stream_flows.c apps/stream_fast.c \
+    apps/stream_frame.c apps/stream_spec.c apps/stream_size.c apps/flows.c apps/imix.c \
+    kernel/config.c net/pkt.c kernel/csum.c
+
 UNIT_TESTS += test_stream_sched
 test_stream_sched_SRCS := tests/unit/test_stream_sched.c apps/stream_sched.c
 
