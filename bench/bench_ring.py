@@ -21,6 +21,10 @@ hits all alike):
            against one (under --icount the instructions per frame, whose
            inverse is the rate)
 
+--word KEY=VALUE (repeatable) gives every side's guest a config word
+besides, e.g. --word flows=sport:1000-1015 to compare gen's flows= (the
+shorthand's flow var) between images.
+
 Figures per run: the guest's Mpps, its TSC cycles per frame (run time
 over frames) and its own cycles per frame (the run less the time it waited
 on a full TX ring: what the guest itself costs). Ratios are taken per
@@ -38,7 +42,8 @@ run cycles under -icount are virtual and not shown.
     flock /tmp/vnperf-qemu.lock /usr/bin/python3 bench/bench_ring.py \\
         [--before build-old/vnperf.elf] [--points hub:64,vhost-user:64,...] \\
         [--duration 3] [--repeat 3] [--machine pc] [--icount] [--json] \\
-        [--streams bench/streams/one-var.toml --streams2 bench/streams/four-var.toml]
+        [--streams bench/streams/one-var.toml --streams2 bench/streams/four-var.toml] \\
+        [--word flows=sport:1000-1015]
 """
 
 import argparse
@@ -98,8 +103,10 @@ def figures(rep, ring, icount=False):
 
 
 class Side:
-    def __init__(self, name, opts, image, ring):
+    def __init__(self, name, opts, image, ring, words=()):
+        """words: guest config words every run of the side gets (--word)."""
         self.name, self.opts, self.image, self.ring = name, opts, image, ring
+        self.words = list(words)
 
     def __call__(self, point):
         backend, size = point
@@ -113,8 +120,9 @@ class Side:
             args += packed_args(self.opts.machine)
         if self.opts.icount:
             args += ICOUNT_ARGS
-        if self.name in SIDE_WORDS:
-            args += ["--"] + SIDE_WORDS[self.name]
+        words = self.words + SIDE_WORDS.get(self.name, [])
+        if words:
+            args += ["--"] + words
         return figures(benchlib.vnperf_run(args, timeout=self.opts.duration + 90), self.ring,
                        self.opts.icount)
 
@@ -201,8 +209,14 @@ def main():
                     help="the stream side's stream file (docs/streams.md)")
     ap.add_argument("--streams2", metavar="FILE",
                     help="the stream2 side's stream file")
+    ap.add_argument("--word", action="append", default=[], metavar="KEY=VALUE",
+                    help="a guest config word for every side, e.g. flows=sport:1000-1015 "
+                    "(repeatable)")
     ap.add_argument("--json", action="store_true")
     opts = ap.parse_args()
+    for w in opts.word:
+        if not w.partition("=")[0] or "=" not in w:
+            ap.error("--word: KEY=VALUE, not %r" % w)
     try:
         points = parse_points(opts.points)
     except ValueError as e:
@@ -226,7 +240,7 @@ def main():
     for side, path in (("stream", opts.streams), ("stream2", opts.streams2)):
         if side in wanted and not os.path.isfile(path):
             ap.error("no stream file %s" % path)
-    sides = [Side(n, opts, opts.before if n == "before" else opts.image, rings[n])
+    sides = [Side(n, opts, opts.before if n == "before" else opts.image, rings[n], opts.word)
              for n in wanted]
     keys = figure_keys(opts.icount)
     per, ratios = run(points, sides, opts.repeat, keys)

@@ -111,3 +111,23 @@ def test_stream_sides_send_their_files_and_compare_with_the_shorthand(monkeypatc
     r = ratios[("hub", 64)]
     assert r["stream/split"]["own_insn"].values == [147.0 / 140.0]
     assert r["stream2/stream"]["own_insn"].values == [150.0 / 147.0]
+
+
+def test_words_go_to_every_side_before_its_own(monkeypatch):
+    """--word flows=...: every side's guest gets it (before and after
+    images alike), a side's own word after it."""
+    seen = []
+
+    def run(args, timeout):
+        seen.append((args[args.index("--image") + 1], args[args.index("--"):]))
+        return fake_rep("x", 1000, 135000, 0)
+    monkeypatch.setattr(benchlib, "vnperf_run", run)
+    opts = types.SimpleNamespace(machine="pc", duration=2, icount=True)
+    words = ["flows=sport:1000-1015"]
+    sides = [bench_ring.Side("before", opts, "old.elf", "split", words),
+             bench_ring.Side("split", opts, "new.elf", "split", words),
+             bench_ring.Side("direct", opts, "new.elf", "split", words)]
+    bench_ring.run([("hub", 64)], sides, 1, bench_ring.figure_keys(True))
+    assert seen == [("old.elf", ["--", "flows=sport:1000-1015"]),
+                    ("new.elf", ["--", "flows=sport:1000-1015"]),
+                    ("new.elf", ["--", "flows=sport:1000-1015", "indirect=off"])]
