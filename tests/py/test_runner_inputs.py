@@ -64,6 +64,8 @@ def test_finite_refuses_what_is_not_a_finite_number(v):
 
 
 def test_finite_takes_numbers():
+    assert [optypes.digits(s) for s in ("0", "4096", "", "\u00b2", "1\u0663", "-1", "1 ")] == \
+        [True, True, False, False, False, False, False]
     assert optypes.finite("2.5") == 2.5 and optypes.finite_float("-1e3") == -1000.0
 
 

@@ -142,6 +142,10 @@ def test_pin_parse():
         pinning.parse("vcpu=4096")
     with pytest.raises(ValueError, match="not a CPU"):
         pinning.parse("vcpu=x")
+    # a digit int() refuses is no CPU either ("invalid literal" before)
+    for bad in ("vcpu=\u00b2", "vcpu=0-\u00b2"):
+        with pytest.raises(ValueError, match="not a CPU"):
+            pinning.parse(bad)
 
 
 def test_pin_one_guest_over_all_guests():

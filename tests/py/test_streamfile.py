@@ -76,6 +76,7 @@ def test_rates(rate, want):
     ({"size": 10}, "size"), ({"size": 9015}, "size"), ({"size": "64:0"}, "size"),
     ({"size": {"min": 100, "max": 90}}, "size"), ({"size": {"lo": 1}}, "size"),
     ({"size": True}, "size"), ({"size": "64:1,60:1"}, "size"),
+    ({"size": "6\u00b2:1"}, "size"), ({"size": "64:\u00b2"}, "size"),
     ({"rate": "fast"}, "rate"), ({"rate": "0.5"}, "rate"), ({"rate": "2gpps"}, "rate"),
     ({"rate": "1k", "share": 0.5}, "rate"), ({"share": 0}, "share"), ({"share": 0.5}, "share"),
     ({"mode": "bursty"}, "mode"), ({"mode": "burst"}, "frames"),

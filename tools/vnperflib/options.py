@@ -7,6 +7,7 @@ tests from Python (build)."""
 import dataclasses
 from dataclasses import dataclass, field
 
+from . import optypes
 from .analysis import hostcount
 from .errors import usage
 from .run import nextroot, placement, qemucmd
@@ -248,7 +249,7 @@ def whole_word(key, v):
     if t.startswith("0x") and len(t) > 2 and all(c in "0123456789abcdef" for c in t[2:]):
         return int(t[2:], 16)
     digits = t.rstrip("kmgi")
-    if digits and digits.isascii() and digits.isdigit() and \
+    if optypes.digits(digits) and \
             (t == digits or t[len(digits):] in _SUFFIX):
         return int(digits) * _SUFFIX.get(t[len(digits):], 1)
     raise usage("config word %s=%s is not a whole number (e.g. 64, 0x40, 10k: docs/config.md)"

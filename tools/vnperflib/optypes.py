@@ -6,6 +6,13 @@ import argparse
 import math
 
 
+def digits(s):
+    """s is one or more ASCII decimal digits: str.isdigit() also takes
+    "\u00b2" and other digits that int() refuses (a traceback where a
+    line was due)."""
+    return bool(s) and s.isascii() and s.isdigit()
+
+
 def finite(v, what="a number"):
     """float(v), refusing what is not a finite number: float() takes
     "nan" and "inf", and a NaN passes every comparison's else branch

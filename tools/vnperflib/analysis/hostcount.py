@@ -21,6 +21,7 @@ import time
 from collections import namedtuple
 
 from ..errors import RunnerError, failed, missing
+from ..optypes import digits
 from ..run.proc import run_quiet
 from . import counts
 
@@ -145,7 +146,7 @@ def ovs_refresh_s():
     rc, out = run_quiet(["ovs-vsctl", "get", "Open_vSwitch", ".",
                          "other_config:stats-update-interval"])
     ms = out.strip().strip('"')
-    return max(int(ms), 5000) / 1000.0 if rc == 0 and ms.isdigit() else 5.0
+    return max(int(ms), 5000) / 1000.0 if rc == 0 and digits(ms) else 5.0
 
 
 def _kernel_style(stats, what):

@@ -8,6 +8,7 @@ import dataclasses
 from .. import exitcodes, topologies
 from ..analysis import stats
 from ..errors import RunnerError
+from ..optypes import digits
 from ..report.tables import fmt_num
 from . import search, sweep
 
@@ -46,7 +47,7 @@ def trial_config(words):
 
 def rfc2544_label(size):
     """The RFC 2544 name of a guest frame size (with the FCS)."""
-    return str(int(size) + FCS) if str(size).isdigit() else str(size)
+    return str(int(size) + FCS) if digits(str(size)) else str(size)
 
 
 def num(v):

@@ -8,6 +8,7 @@ import json
 import os
 
 from ..analysis import stats
+from ..optypes import digits
 from ..report import resultsdir
 from .ndr_trial import LATENCY_MAIN, best_unverified, num, point_status
 
@@ -33,7 +34,7 @@ def search_metrics(result, size):
     if rate is not None:
         key = result["mode"]
         m[key + "_pps"] = float(rate)
-        if str(size).isdigit():
+        if digits(str(size)):
             m[key + "_bps"] = float(rate) * int(size) * 8
     for e in result.get("latency") or ():
         if e["pct"] == LATENCY_MAIN and e["latency"]:

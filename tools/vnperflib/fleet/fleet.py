@@ -99,7 +99,7 @@ def _duration(spec, i):
         return []
     if i.partner is not None and not i.sender:
         sd = _word(i.partner.group.config, "duration")
-        return ["duration=%d" % ((int(sd) if sd and sd.isdigit() else spec.duration)
+        return ["duration=%d" % ((int(sd) if optypes.digits(sd) else spec.duration)
                                  + RX_EXTRA_S)]
     return ["duration=%d" % spec.duration]
 
@@ -330,7 +330,7 @@ class Fleet:
         if self.spec.timeout:
             return self.spec.timeout
         longest = max(int(w.partition("=")[2]) for i in self.insts for w in i.words
-                      if w.startswith("duration=") and w.partition("=")[2].isdigit())
+                      if w.startswith("duration=") and optypes.digits(w.partition("=")[2]))
         return STARTUP_BASE_S + STARTUP_PER_DOMAIN_S * len(self.insts) / self.spec.parallel \
             + longest + RUN_EXTRA_S
 

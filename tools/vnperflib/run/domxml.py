@@ -9,6 +9,7 @@ cannot express."""
 import xml.etree.ElementTree as ET
 
 from ..errors import usage
+from ..optypes import digits
 from . import qemucmd
 
 QEMU_NS = "http://libvirt.org/schemas/domain/qemu/1.0"
@@ -133,7 +134,7 @@ def qemu_opts(text):
 
 def _hostport(text, what):
     host, _, port = text.rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not digits(port):
         raise usage("libvirt: %s %r is not HOST:PORT" % (what, text))
     return host, int(port)
 
@@ -152,7 +153,7 @@ def iface_from_nic(nic, chardevs):
         return Iface("udp", nic.mac, nic.props, local=_hostport(o["localaddr"], "localaddr"),
                      remote=_hostport(o["udp"], "udp"))
     if kind == "vhost-user" and o.get("chardev") in chardevs:
-        queues = int(o["queues"]) if o.get("queues", "").isdigit() else 1
+        queues = int(o["queues"]) if digits(o.get("queues", "")) else 1
         return Iface("vhostuser", nic.mac, nic.props, queues=queues,
                      path=chardevs[o["chardev"]], mode="client")
     raise usage("libvirt: -netdev %s has no libvirt 9 interface (%s)" % (

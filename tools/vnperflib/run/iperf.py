@@ -12,6 +12,7 @@ import subprocess
 import time
 
 from ..errors import failed, missing
+from ..optypes import digits
 from . import scratch
 
 PORT = 5001
@@ -31,7 +32,7 @@ def parse_csv_reports(text):
     out = []
     for line in text.splitlines():
         f = line.strip().split(",")
-        if len(f) < 9 or not f[7].isdigit() or f[5] == "-1":
+        if len(f) < 9 or not digits(f[7]) or f[5] == "-1":
             continue
         out.append({"id": int(f[5]), "interval": f[6], "bytes": int(f[7]), "bps": int(f[8])})
     return out

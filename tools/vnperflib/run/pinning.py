@@ -4,6 +4,8 @@ can name one guest (vcpu@fwd1=0): that guest's threads only."""
 import os
 import re
 
+from ..optypes import digits
+
 ROLES = ("vcpu", "main", "qemu", "backend")
 # The roles of one guest's QEMU (role@label).
 GUEST_ROLES = ("vcpu", "main", "qemu")
@@ -34,7 +36,7 @@ def parse(spec):
         s = set()
         for c in cpus.split("+"):
             a, dash, b = c.partition("-")
-            if not a.isdigit() or (dash and not b.isdigit()):
+            if not digits(a) or (dash and not digits(b)):
                 raise ValueError("--pin %s: %r is not a CPU number or range" % (role, c))
             lo, hi = int(a), int(b) if dash else int(a)
             if lo > hi or hi >= ncpu:

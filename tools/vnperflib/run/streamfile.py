@@ -9,6 +9,7 @@ import tomllib
 
 from .. import exitcodes
 from ..errors import RunnerError, printable, usage
+from ..optypes import digits
 
 FWCFG_NAME = "opt/vnperf/streams"
 MAGIC = "vnperf-streams 2"  # 2: proto=
@@ -160,7 +161,7 @@ def _sizes(ck, where, v):
         out = []
         for item in text.split(","):
             s, colon, w = item.partition(":")
-            if not colon or not s.isdigit() or not w.isdigit():
+            if not colon or not digits(s) or not digits(w):
                 ck.err(where, "size", "%r: imix, SIZE:WEIGHT,... or a number" % v)
                 return ((64, 1),), 64
             size, weight = int(s) - IMIX_FCS, int(w)

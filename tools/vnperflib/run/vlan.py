@@ -14,6 +14,7 @@ on it, or the tc-bpf end)."""
 import os
 import platform
 
+from ..optypes import digits
 from . import identity
 from .iperf import config_value
 
@@ -51,9 +52,8 @@ def vid(opts):
 
 def vid_refusal(key, v, note=""):
     """One line when a word's value v is not a VLAN id (1..VID_MAX in
-    ASCII digits: str.isdigit() also takes "\u00b2", which int() refuses),
-    else None."""
-    if v.isascii() and v.isdigit() and 1 <= int(v) <= VID_MAX:
+    ASCII digits), else None."""
+    if digits(v) and 1 <= int(v) <= VID_MAX:
         return None
     return "%s=%s: a VLAN id is 1..%d%s" % (key, v, VID_MAX, note)
 
@@ -74,7 +74,7 @@ def svlan_refusal(opts):
     """None when netif_svlan= and netif_pcp= (if given) can run, else one
     line why not: a VLAN id beside netif_vlan=, a priority 0..7."""
     p = given(opts, PKEY)
-    if p is not None and not (p.isascii() and p.isdigit() and int(p) <= PCP_MAX):
+    if p is not None and not (digits(p) and int(p) <= PCP_MAX):
         return "%s=%s: a priority is 0..%d" % (PKEY, p, PCP_MAX)
     s = given(opts, SKEY)
     if s is None:
