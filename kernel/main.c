@@ -48,21 +48,24 @@ void kmain(const struct boot_info *bi)
     mem_init(bi);
     /* Unbuffered: a fault or exit must not lose what was printed before. */
     setvbuf(stdout, NULL, _IONBF, 0);
+    int acpi = acpi_init(bi->rsdp);
+    /* A calibration's window runs from here through the work below. */
+    time_init(acpi == 0 ? acpi_pm_timer_port() : 0);
+    time_tsc_start = bi->tsc_boot ? bi->tsc_boot : rdtsc();
     prime_number_cache();
     printf("vnperf: booted via %s, %u memory regions\n", path_name(bi->path), bi->nmem);
 
-    int acpi = acpi_init(bi->rsdp);
-    uint16_t pm = acpi == 0 ? acpi_pm_timer_port() : 0;
-    const char *method = time_init(pm);
-    time_tsc_start = bi->tsc_boot ? bi->tsc_boot : rdtsc();
-    printf("vnperf: TSC %llu.%03llu MHz (%s)\n", (unsigned long long)(time_tsc_hz / 1000000u),
-           (unsigned long long)(time_tsc_hz / 1000u % 1000u), method);
+    const char *method = time_finish();
+    printf("vnperf: TSC %llu.%03llu MHz (%s, within %u ppm)\n",
+           (unsigned long long)(time_tsc_hz / 1000000u),
+           (unsigned long long)(time_tsc_hz / 1000u % 1000u), method, (unsigned)time_tsc_ppm);
 
     mem_get_stats(&ms);
     struct json *j = result_begin("boot");
     json_str(j, "boot_path", path_name(bi->path));
     json_u64(j, "tsc_hz", time_tsc_hz);
     json_str(j, "tsc_method", method);
+    json_u64(j, "tsc_ppm", time_tsc_ppm);
     json_bool(j, "acpi", acpi == 0);
     json_u64(j, "ram_bytes", ms.ram_total);
     json_u64(j, "arena_free_bytes", ms.free);

@@ -221,6 +221,9 @@ test_smp_SRCS := tests/unit/test_smp.c kernel/smp_plan.c
 UNIT_TESTS += test_tsc_freq
 test_tsc_freq_SRCS := tests/unit/test_tsc_freq.c kernel/tsc_freq.c kernel/pvclock.c
 
+UNIT_TESTS += test_tsc_cal
+test_tsc_cal_SRCS := tests/unit/test_tsc_cal.c kernel/tsc_cal.c
+
 UNIT_TESTS += test_peer_args
 test_peer_args_SRCS := tests/unit/test_peer_args.c tools/peer/peer_args.c tools/peer/peer_malform.c \
     net/pkt.c kernel/csum.c

@@ -38,7 +38,7 @@ COUNTER_GROUPS = ("vnet", "mem")
 SIGNED_COUNTERS = ("irq_vector", "irq_cpu", "rx_irq_cpu", "tx_irq_cpu")  # -1: none, -2: several
 RATE_COUNTERS = ("interrupts_per_1000",)
 FIELDS = {
-    "boot": dict(boot_path="str", tsc_hz="u64", tsc_method="str", acpi="bool",
+    "boot": dict(boot_path="str", tsc_hz="u64", tsc_method="str", tsc_ppm="u64", acpi="bool",
                  ram_bytes="u64", arena_free_bytes="u64"),
     "config": dict(source="str", line="str"),
     "ready": dict(app="str", t_ns="u64"),
