@@ -43,6 +43,7 @@ static void smp_report(unsigned listed, unsigned up)
         json_u64(j, "apic_id", smp_apic_id(i));
         json_u64(j, "start_cycles", smp_start_cycles(i));
         json_u64(j, "start_ns", time_cycles_to_ns(smp_start_cycles(i)));
+        json_u64(j, "kick_ns", time_cycles_to_ns(smp_kick_cycles(i)));
         json_obj_end(j);
     }
     json_arr_end(j);

@@ -4,8 +4,9 @@
  * (kernel/smp.c picks and checks it). It only switches to protected mode
  * and jumps to smp_ap_entry32 in the kernel image, which enters long mode
  * on the boot CPU's page tables (smp_boot_cr3, below 4 GiB) and calls
- * smp_ap_main on the stack in smp_boot_stack. The boot CPU starts one AP
- * at a time, so one set of these variables serves all. */
+ * smp_ap_main on a stack of its own. The boot CPU starts every AP at once:
+ * they share the page tables, and each takes the next stack top with one
+ * lock xadd (smp_boot_stack, moved on by smp_boot_stack_step). */
 
 #define CR0_PE   (1 << 0)
 #define CR0_MP   (1 << 1)
@@ -65,7 +66,8 @@ smp_ap_entry64:
     xorw %ax, %ax
     movw %ax, %fs
     movw %ax, %gs
-    movq smp_boot_stack(%rip), %rsp
+    movq smp_boot_stack_step(%rip), %rsp
+    lock xaddq %rsp, smp_boot_stack(%rip)
     xorl %ebp, %ebp
     fninit
     call smp_ap_main   /* kernel/smp.c, does not return */

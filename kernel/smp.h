@@ -1,6 +1,6 @@
 /* Application processors (Intel SDM vol 3 8.4): the CPUs the ACPI MADT
- * lists, started with INIT-SIPI-SIPI through the local APIC, one at a
- * time, each on its own stack, GDT and TSS, with its own per-CPU area
+ * lists, started with INIT-SIPI-SIPI through the local APIC, all at
+ * once, each on its own stack, GDT and TSS, with its own per-CPU area
  * (struct smp_cpu, reached through GS). An AP that is up halts until the
  * boot CPU hands it one function (smp_run); what the function touches is
  * its own until smp_wait returns its value, so nothing here takes a lock.
@@ -29,6 +29,7 @@ struct smp_cpu {
     uint32_t apic_id;
     uint32_t up;           /* the AP's first store (release) */
     uint64_t start_cycles; /* TSC from its INIT to that store; 0 on the boot CPU */
+    uint64_t kick_cycles;  /* TSC from the first AP's INIT to its own */
     smp_fn fn;             /* handed over by smp_run, cleared by the AP when done */
     void *arg;
     int rc;
@@ -67,6 +68,7 @@ void smp_start(unsigned n, unsigned flags);
 unsigned smp_cpus_up(void);
 uint32_t smp_apic_id(unsigned cpu);
 uint64_t smp_start_cycles(unsigned cpu);
+uint64_t smp_kick_cycles(unsigned cpu);
 uint64_t smp_tramp_addr(void); /* the trampoline page, 0 before smp_start */
 
 /* Runs fn(cpu, arg) on AP cpu (1..smp_cpus_up()-1), which must be idle;

@@ -44,6 +44,17 @@ def test_default_is_every_listed_cpu_capped_by_queues():
     check_up(boot("app=selftest queues=4", machine="q35", smp=3), 3, 3)
 
 
+def test_aps_started_at_once():
+    """Every AP's INIT goes out before any AP is waited for: each kick_ns
+    (first INIT to its own) is under the first AP's start, which holds
+    the two SIPI gaps (2 x 200 us)."""
+    b = boot("app=selftest vcpus=4", smp=4)
+    check_up(b, 4, 4)
+    cpus = b.one("smp")["cpus"]
+    assert cpus[1]["kick_ns"] == 0
+    assert all(c["kick_ns"] < min(c["start_ns"] for c in cpus[1:]) for c in cpus[1:]), cpus
+
+
 def test_more_vcpus_than_the_machine_has_is_refused():
     b = boot("app=selftest vcpus=3", smp=2)
     assert b.code == CONFIG, b.console
