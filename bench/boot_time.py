@@ -16,7 +16,11 @@ it prints "ready" at its first instruction. Its cases and vnperf's
 -smp: what our boot adds to QEMU's (issue 25's goal: 10 ms with 1 vCPU,
 20 ms with 4, under KVM).
 
-    /usr/bin/python3 bench/boot_time.py [--boots 5] [--json]
+--before IMG adds an older image's microvm cases (1 and 4 vCPUs) to the
+same interleaved run, and a table of both images' "over floor" side by
+side: an A/B of a boot change, on one host at one time.
+
+    /usr/bin/python3 bench/boot_time.py [--boots 5] [--before IMG] [--json]
 """
 
 import argparse
@@ -45,6 +49,15 @@ CASES = [("pvh microvm", IMAGE, "pvh", "microvm", 1), ("pvh q35", IMAGE, "pvh", 
          ("uefi q35", IMAGE, "uefi", "q35", 1), ("floor microvm", FLOOR, "pvh", "microvm", 1),
          ("pvh microvm x4", IMAGE, "pvh", "microvm", 4),
          ("floor microvm x4", FLOOR, "pvh", "microvm", 4)]
+BEFORE_LABEL = "before microvm"
+
+
+def cases(before):
+    """CASES, and with an older image its microvm rows."""
+    if before is None:
+        return CASES
+    return CASES + [(BEFORE_LABEL, before, "pvh", "microvm", 1),
+                    (BEFORE_LABEL + " x4", before, "pvh", "microvm", 4)]
 
 
 def one_boot(image, path, machine, smp, timeout):
@@ -70,41 +83,70 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boots", type=int, default=5, help="boots per path (default 5)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per boot")
+    ap.add_argument("--before", metavar="IMG",
+                    help="an older vnperf.elf booted in the same run (microvm, 1 and 4 vCPUs)")
     ap.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     opts = ap.parse_args()
     if opts.boots < 1:
         ap.error("--boots must be at least 1")
-    for f in (IMAGE, ESP, OVMF, FLOOR):
+    for f in (IMAGE, ESP, OVMF, FLOOR) + ((opts.before,) if opts.before else ()):
         if not os.path.isfile(f):
             ap.exit(2, "boot_time: %s missing (run make)\n" % f)
+    all_cases = cases(opts.before)
 
     # interleaved: boot k of every case before boot k + 1 of any, so a
     # host that slows down mid-run slows the floor and vnperf alike
-    boots = {c[0]: [] for c in CASES}
+    boots = {c[0]: [] for c in all_cases}
+    load = os.getloadavg()[0]
     for _ in range(opts.boots):
-        for label, image, path, machine, smp in CASES:
+        for label, image, path, machine, smp in all_cases:
             boots[label].append(one_boot(image, path, machine, smp, opts.timeout))
     rows = []
-    for label, image, path, machine, smp in CASES:
+    for label, image, path, machine, smp in all_cases:
         host, guest_s = zip(*boots[label])
         rows.append({"case": label, "boots": opts.boots, "vcpus": smp,
+                     "before": label.startswith(BEFORE_LABEL),
                      "floor": image == FLOOR,
                      "pvh_microvm": (path, machine) == ("pvh", "microvm"),
                      "median_ms": statistics.median(host) * 1e3,
                      "min_ms": min(host) * 1e3, "max_ms": max(host) * 1e3,
                      "guest_ready_ms": statistics.median(guest_s) * 1e3})
     over_floor(rows)
+    load = (load, os.getloadavg()[0])
     if opts.json:
-        print(json.dumps({"type": "boot_time", "accel": "tcg", "rows": rows}))
+        print(json.dumps({"type": "boot_time", "accel": "tcg", "rows": rows,
+                          "ab": before_after(rows), "loadavg": load}))
         return 0
-    print("QEMU start -> ready, app=selftest, TCG, %d boots each, interleaved" % opts.boots)
+    print("QEMU start -> ready, app=selftest, TCG, %d boots each, interleaved; "
+          "1-minute load average %.2f at the start, %.2f at the end" % ((opts.boots,) + load))
     print("%-14s %10s %10s %10s %16s %14s" % ("case", "median ms", "min ms", "max ms",
                                               "guest ready ms", "over floor ms"))
     for r in rows:
         over = "" if r.get("over_floor_ms") is None else "%+.1f" % r["over_floor_ms"]
         print("%-14s %10.1f %10.1f %10.1f %16.1f %14s" % (
             r["case"], r["median_ms"], r["min_ms"], r["max_ms"], r["guest_ready_ms"], over))
+    ab = before_after(rows)
+    if ab:
+        print("\nover floor, ms    before      after   after-before   guest ready ms before/after")
+        for a in ab:
+            print("%-14s %9.1f %10.1f %14.1f %14.1f / %.1f" % (
+                "%d vCPU%s" % (a["vcpus"], "s" if a["vcpus"] > 1 else ""), a["before_ms"],
+                a["after_ms"], a["after_ms"] - a["before_ms"], a["before_ready_ms"],
+                a["after_ready_ms"]))
     return 0
+
+
+def before_after(rows):
+    """Per vCPU count, the --before image's and this one's over_floor_ms
+    (and guest ready) side by side; empty without --before."""
+    out = []
+    for old in (r for r in rows if r.get("before")):
+        new = next(r for r in rows if r.get("over_floor_ms") is not None and not r.get("before")
+                   and r["vcpus"] == old["vcpus"])
+        out.append({"vcpus": old["vcpus"], "before_ms": old["over_floor_ms"],
+                    "after_ms": new["over_floor_ms"], "before_ready_ms": old["guest_ready_ms"],
+                    "after_ready_ms": new["guest_ready_ms"]})
+    return out
 
 
 def over_floor(rows):

@@ -173,3 +173,25 @@ def test_boot_time_reads_each_microvm_row_against_the_floor_with_its_vcpus():
             row("floor microvm x4", True, True, 4, 70.0)]
     boot_time.over_floor(rows)
     assert [r.get("over_floor_ms") for r in rows] == [15.0, None, None, 25.0, None]
+
+
+def test_boot_time_sets_the_before_image_beside_this_one_per_vcpus():
+    import boot_time
+
+    def row(case, floor, vcpus, ms, ready, before=False):
+        return {"case": case, "floor": floor, "pvh_microvm": True, "vcpus": vcpus,
+                "median_ms": ms, "guest_ready_ms": ready, "before": before}
+    rows = [row("pvh microvm", False, 1, 75.0, 14.0), row("floor microvm", True, 1, 60.0, 0.0),
+            row("pvh microvm x4", False, 4, 95.0, 20.0), row("floor microvm x4", True, 4, 70.0, 0.0),
+            row("before microvm", False, 1, 100.0, 40.0, True),
+            row("before microvm x4", False, 4, 120.0, 46.0, True)]
+    assert [c[0] for c in boot_time.cases("old.elf")[-2:]] == ["before microvm",
+                                                               "before microvm x4"]
+    assert boot_time.cases(None) == boot_time.CASES
+    boot_time.over_floor(rows)
+    assert boot_time.before_after(rows) == [
+        {"vcpus": 1, "before_ms": 40.0, "after_ms": 15.0, "before_ready_ms": 40.0,
+         "after_ready_ms": 14.0},
+        {"vcpus": 4, "before_ms": 50.0, "after_ms": 25.0, "before_ready_ms": 46.0,
+         "after_ready_ms": 20.0}]
+    assert boot_time.before_after(rows[:4]) == []
