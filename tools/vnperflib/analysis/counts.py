@@ -237,7 +237,8 @@ def merge(app, res, host, lossless=False):
     if app == "rr":
         dirs.update(_rr_direction(res, _first(host.get("rr") or {}, "transactions")))
     if app == "reneg":
-        for name, sent, got, where in renegsets.directions(res, host.get("peer")):
+        peer = renegsets.echo_peer(res, host) if host.get("echoes") else host.get("peer")
+        for name, sent, got, where in renegsets.directions(res, peer):
             dirs[name] = _direction(name, sent, got, [drop(*w) for w in where], lossless)
     return _counts(dirs, _agree(dirs), guest={"tx_packets": txp, "tx_bytes": txb,
                                               "rx_packets": rxp, "rx_bytes": rxb},

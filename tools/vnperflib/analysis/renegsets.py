@@ -4,7 +4,9 @@ and reflects each one, so every set has two directions of its own:
 guest->host (the set's frames sent against the peer's count of its
 stream) and, where the peer reflected (back=1: dgram, socket, tap),
 host->guest (the peer's count of the stream, each frame sent back,
-against what the guest counted back on it). A loss names its set
+against what the guest counted back on it). testpmd 5tswap (vhost-user)
+sends every frame back and counts none per set: its port totals stand in
+for the peer's count (echo_peer). A loss names its set
 and its way. The driver's counters of each set's bring-up come once, in
 the set's sample line; with_set_counters puts them in the set's entry."""
 
@@ -42,6 +44,34 @@ def peer_streams(peer):
         if _count(s, "id") is not None and _count(s, "packets") is not None:
             out[s["id"]] = s["packets"]
     return out
+
+
+def echo_peer(res, host):
+    """The per-stream counts ({"streams": [{"id", "packets"}]}, as the host
+    peer's) of a host end that sends every frame back on its port and
+    counts only its port's totals (host: rx_frames, tx_frames; testpmd
+    5tswap): where every frame the guest sent reached it (rx_frames the
+    guest's tx_packets, lwIP's included) each set's frames did, and the
+    way back is the guest's count per set; else where every frame it
+    received came back to the guest (tx_frames and rx_frames its
+    rx_packets) each set's count is what the guest got back on it, the
+    loss guest->host. None where the totals lost frames both ways or
+    counts are missing: which sets lost them is not known."""
+    res, host = res or {}, host or {}
+    sets = res.get("sets")
+    got, back = _count(host, "rx_frames"), _count(host, "tx_frames")
+    if not isinstance(sets, list) or None in (got, back) or not all(
+            isinstance(s, dict) and _count(s, "stream") is not None for s in sets):
+        return None
+    if got == _count(res, "tx_packets"):
+        way = [_count(s, "packets") for s in sets]
+    elif got == back == _count(res, "rx_packets"):
+        way = [_count(s.get("rx"), "packets") for s in sets]
+    else:
+        return None
+    if None in way:
+        return None
+    return {"streams": [{"id": s["stream"], "packets": n} for s, n in zip(sets, way)]}
 
 
 def directions(res, peer):

@@ -3,7 +3,8 @@ per guest, driven through its interactive prompt (start, show fwd stats
 all, stop, show port stats all, quit) so its own statistics can be read
 when the guest's app ends and at the end.
 
-Forward modes (plan()): rxonly counts a gen; txonly sends to a sink flat
+Forward modes (plan()): rxonly counts a gen; 5tswap sends app reneg's
+frames back (back=1, each set counted both ways); txonly sends to a sink flat
 out; a sink with --rate or --count, and reflect, are fed by the host peer
 through a second, tap port (net_tap in a namespace of the runner) with io
 forwarding between the two ports, so the peer's rate and count reach the
@@ -22,8 +23,11 @@ from ..run import peer, qemucmd, scratch
 from . import netns, vhostpeer
 from .base import Backend, guest_ip, guest_mac, live_from_peer
 
-# The forward mode for one guest by app (docs/runner-run.md).
-FWD_MODE = {"gen": "rxonly", "sink": "txonly"}
+# The forward mode for one guest by app (docs/runner-run.md). reneg's
+# frames go back as the host peer's reflect sends them (MACs, IP addresses
+# and UDP ports swapped, the checksum still valid: 22.11 5tswap.c); the
+# guest counts them per set (back=1, docs/apps.md reneg).
+FWD_MODE = {"gen": "rxonly", "sink": "txonly", "reneg": "5tswap"}
 # dpdk-testpmd 22.11's --forward-mode values: it falls back to io for any
 # other word, so a typo must not reach it.
 FWD_MODES = ("io", "mac", "macswap", "flowgen", "rxonly", "txonly", "csum", "icmpecho", "noisy",
@@ -391,7 +395,8 @@ class VhostUser(Backend):
         if self.feed:
             return ["ip=" + netns.GUEST_IP, "dst_ip=" + netns.HOST_IP,
                     "dst_mac=" + self.feed_mac]
-        return ["ip=" + guest_ip(0), "dst_ip=10.0.2.2", "dst_mac=02:00:00:00:00:01"]
+        return ["ip=" + guest_ip(0), "dst_ip=10.0.2.2", "dst_mac=02:00:00:00:00:01"] + (
+            ["back=1"] if self.mode == "5tswap" and self.opts.app == "reneg" else [])
 
     def placed(self):
         lcores = self.plan.lcores() if self.plan is not None else None
@@ -462,7 +467,9 @@ class VhostUser(Backend):
                    # txonly sends until stopped; behind the feeder the kernel
                    # answers reflections that come back after the peer closed
                    # its socket (ICMP port unreachable) until QEMU is gone.
-                   sender_outlives_guest=self.mode == "txonly" or self.feed)
+                   sender_outlives_guest=self.mode == "txonly" or self.feed,
+                   # every frame sent back on its port, none counted per set
+                   echoes=self.mode == "5tswap")
         if self.queues > 1 and self.streams:
             # Per queue pair: the streams' counts at the end (stop's).
             out["queues"] = queue_counts(self.streams[-1], 0, self.queues)

@@ -13,10 +13,11 @@ from ..run import peer, ports, qemucmd, scratch, udpsock
 from .base import Backend, guest_ip, guest_mac, live_from_peer, nic_props
 
 FWD_DST_IP = "10.0.2.99"
-# The backends whose host peer reflects app reneg's frames (back=1: each
-# set counted both ways, docs/apps.md reneg); tap's on its tap where it
-# counts them (tap.reneg_back).
-RENEG_BACK = ("dgram", "socket", "tap")
+# The backends whose host end sends app reneg's frames back (back=1: each
+# set counted both ways, docs/apps.md reneg): the host peer (tap's on its
+# tap where it counts them, tap.reneg_back) or testpmd 5tswap (vhost-user,
+# its port totals: renegsets.echo_peer).
+RENEG_BACK = ("dgram", "socket", "tap", "vhost-user")
 
 
 def check_rate(opts):
