@@ -162,6 +162,59 @@ static uint64_t apic_calibrate(unsigned cal_ms)
     return apic_hz_from(APIC_TICKS_MAX - cur, c1 - c0, time_tsc_hz);
 }
 
+/* The count at a TSC instant: the read bracketed by the TSC, the narrowest
+ * of APIC_WINDOW_TRIES, its middle. */
+#define APIC_WINDOW_TRIES 4
+static uint32_t window_read(uint64_t *tsc)
+{
+    uint64_t best = UINT64_MAX;
+    uint32_t count = 0;
+    for (unsigned i = 0; i < APIC_WINDOW_TRIES; i++) {
+        uint64_t a = rdtsc();
+        uint32_t v = apic_read(APIC_REG_TMR_CUR);
+        uint64_t b = rdtsc();
+        if (b - a < best) {
+            best = b - a;
+            *tsc = a + (b - a) / 2;
+            count = v;
+        }
+    }
+    return count;
+}
+
+static struct {
+    bool on;
+    uint64_t c0;
+    uint32_t t0;
+    uint64_t hz; /* the window's rate, 0 until it ended */
+} window;
+
+void apic_timer_window_start(void)
+{
+    uint32_t r[4];
+    cpuid(1, 0, r);
+    if (r[2] & CPUID1_ECX_TSCDL)
+        return; /* TSC-deadline: no rate to measure */
+    apic_write(APIC_REG_TMR_DIV, APIC_TMR_DIV_1);
+    apic_write(APIC_REG_LVT_TMR, APIC_LVT_MASKED);
+    apic_write(APIC_REG_TMR_INI, APIC_TICKS_MAX);
+    window.t0 = window_read(&window.c0);
+    window.on = true;
+}
+
+void apic_timer_window_end(void)
+{
+    uint64_t c1;
+    if (!window.on)
+        return;
+    window.on = false;
+    uint32_t t1 = window_read(&c1);
+    apic_write(APIC_REG_TMR_INI, 0);
+    /* A counter that ran out (over 4 s at 1 GHz) or never ran: no rate. */
+    if (t1 && t1 < window.t0)
+        window.hz = apic_hz_from(window.t0 - t1, c1 - window.c0, time_tsc_hz);
+}
+
 int apic_timer_init(uint8_t vector, unsigned cal_ms)
 {
     uint32_t r[4];
@@ -174,7 +227,7 @@ int apic_timer_init(uint8_t vector, unsigned cal_ms)
         barrier_mfence();
         return 0;
     }
-    timer_hz = apic_calibrate(cal_ms);
+    timer_hz = window.hz ? window.hz : apic_calibrate(cal_ms);
     if (!timer_hz)
         return -EIO;
     apic_write(APIC_REG_LVT_TMR, vector); /* one-shot, unmasked; stopped while INI is 0 */
@@ -198,6 +251,11 @@ void apic_timer_init_ap(void)
 const char *apic_timer_mode(void)
 {
     return timer_tscdl ? "tsc_deadline" : "oneshot";
+}
+
+const char *apic_timer_source(void)
+{
+    return timer_tscdl ? "the TSC" : window.hz ? "the boot's TSC window" : "a TSC wait";
 }
 
 uint64_t apic_timer_hz(void)

@@ -49,15 +49,24 @@ static inline void apic_eoi(void)
         msr_write(APIC_X2APIC_MSR + (APIC_REG_EOI >> 4), 0);
 }
 
-/* Timer on vector. TSC-deadline needs nothing more; one-shot is
- * calibrated against the TSC for cal_ms. Returns 0 or -EIO when the
- * one-shot counter does not count. */
+/* The one-shot timer's rate over the TSC calibration's window, with no
+ * wait of its own (kmain, after apic_init): start counts down from
+ * APIC_TICKS_MAX, masked, end reads the count against the final TSC
+ * rate; each end is one read bracketed by the TSC (the narrowest of 4).
+ * Nothing on a TSC-deadline CPU. */
+void apic_timer_window_start(void);
+void apic_timer_window_end(void);
+
+/* Timer on vector. TSC-deadline needs nothing more; one-shot takes the
+ * boot window's rate, else is calibrated against the TSC for cal_ms.
+ * Returns 0 or -EIO when the one-shot counter does not count. */
 int apic_timer_init(uint8_t vector, unsigned cal_ms);
 /* This AP's timer in the boot CPU's mode and calibration, after
  * apic_timer_init succeeded there. */
 void apic_timer_init_ap(void);
-const char *apic_timer_mode(void); /* "tsc_deadline" or "oneshot" */
-uint64_t apic_timer_hz(void);      /* one-shot ticks per second (0 for TSC-deadline) */
+const char *apic_timer_mode(void);   /* "tsc_deadline" or "oneshot" */
+const char *apic_timer_source(void); /* where its rate came from, for the irq line */
+uint64_t apic_timer_hz(void);        /* one-shot ticks per second (0 for TSC-deadline) */
 
 /* One interrupt once the TSC reaches deadline (one-shot: at most
  * APIC_TICKS_MAX ticks from now; waking earlier is the caller's to

@@ -189,7 +189,8 @@ int irq_timer_init(void)
     if (result)
         printf("irq: the local APIC timer does not count: waits spin\n");
     else
-        printf("irq: timer %s %llu Hz\n", apic_timer_mode(), (unsigned long long)apic_timer_hz());
+        printf("irq: timer %s %llu Hz (from %s)\n", apic_timer_mode(),
+               (unsigned long long)apic_timer_hz(), apic_timer_source());
     timer_result = result;
     cpu_state[0].timer_ready = !result;
     return result;
