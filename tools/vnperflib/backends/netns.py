@@ -97,17 +97,23 @@ def face_guest6(ns, dev, mac):
     and the guest does none either), no router solicitations or
     advertisements taken, and a static neighbour entry for the guest;
     call before dev is up."""
+    sysctl6(ns, dev, disable_ipv6=0, accept_dad=0, dad_transmits=0, router_solicitations=0,
+            accept_ra=0)
+    ip("-n", ns, "addr", "add", HOST_IP6 + "/64", "dev", dev, "nodad")
+    ip("-n", ns, "neigh", "replace", GUEST_IP6, "lladdr", mac, "dev", dev, "nud", "permanent")
+
+
+def sysctl6(ns, dev, **keys):
+    """Sets net.ipv6.conf.DEV.KEY=VALUE in namespace ns for each of keys;
+    a failure is the backend's."""
     # sysctl's separator is '.': a VLAN interface's dot (vntap0.100) is '/'
     conf = dev.replace(".", "/")
-    for key, val in (("disable_ipv6", 0), ("accept_dad", 0), ("dad_transmits", 0),
-                     ("router_solicitations", 0), ("accept_ra", 0)):
+    for key, val in keys.items():
         rc, out = run_quiet(["ip", "netns", "exec", ns, "sysctl", "-qw",
                              "net.ipv6.conf.%s.%s=%d" % (conf, key, val)])
         if rc != 0:
             raise failed("--ip6: sysctl net.ipv6.conf.%s.%s=%d: %s" % (dev, key, val,
                                                                         out.strip()))
-    ip("-n", ns, "addr", "add", HOST_IP6 + "/64", "dev", dev, "nodad")
-    ip("-n", ns, "neigh", "replace", GUEST_IP6, "lladdr", mac, "dev", dev, "nud", "permanent")
 
 
 def link(ns, dev):

@@ -8,7 +8,16 @@ app=iperf: the host's iperf 2 on 127.0.0.1, as over slirp (iperf.py): a
 guest client connects to the gateway address, which passt maps to the
 host's loopback; a guest server is reached through a TCP port passt
 forwards from 127.0.0.1. Only a passt newer than bookworm's carries the
-stream (support.py refuses it otherwise).
+stream (support.py refuses it otherwise). app=rr: vnperf-rrserver on the
+host's loopback answers the guest's client at the gateway address.
+
+--ip6: passt IPv6 only (-6), in a namespace of the runner's that gives it
+its IPv6 template (passtns.py), with the host's iperf -V or rrserver on
+that namespace's ::1, where passt maps the guest's gateway GW_IP6; a
+guest server is reached through a TCP port passt forwards from ::1. NDP
+stays on: the guest finds the gateway by neighbour discovery, and passt
+answers every solicitation with its own MAC (ndp.c, ndp()); router
+advertisements and DHCPv6 stay off (the guest's address is static).
 
 passt-vhost-user: the same passt in its vhost-user mode (`--vhost-user`,
 where the binary has one: passtbin.has_vhost_user). QEMU hands the guest's
@@ -29,7 +38,8 @@ import time
 from ..analysis import counts
 from ..errors import failed, missing
 from ..run import iperf, passtbin, peer, ports, qemucmd, scratch
-from . import vhostpeer
+from ..run import rrhost
+from . import passtns, vhostpeer
 from .base import Backend, guest_mac, live_from_peer, nic_props
 
 GUEST_IP = "10.0.2.15"
@@ -50,6 +60,15 @@ def argv(sock, tcp=None, udp=None, vhost_user=False):
         (["--vhost-user", "-M", VU_MAC] if vhost_user else [])
 
 
+def argv6(ns, sock, tcp=None):
+    """--ip6: passt's command line in namespace ns, IPv6 only; tcp: (port
+    on ::1, guest port) forwarded to the guest, or None."""
+    return ["ip", "netns", "exec", ns, passtbin.path(), "-f", "-1", "-q", "-s", sock, "-6",
+            "-a", passtns.GUEST_IP6, "-g", passtns.GW_IP6,
+            "-t", ("::1/%d:%d" % tcp) if tcp else "none", "-u", "none",
+            "--no-dhcpv6", "--no-ra"]
+
+
 class Passt(iperf.IperfBackend, Backend):
     name = "passt"
     lossless = False
@@ -63,12 +82,16 @@ class Passt(iperf.IperfBackend, Backend):
         self.port = None
         self.ports = None
         self.session = None
+        self.netns = None
+        self.rr = None
 
     def check(self):
         if passtbin.path() is None:
             raise missing("passt: not found (Debian package passt, or make passt)")
 
     def programs(self):
+        if self.opts.app == "rr":
+            return [("rr host server", rrhost.rrserver_binary())]
         return [] if self.opts.app == "iperf" else [("host peer", peer.peer_binary())]
 
     def spawn(self, session, tcp=None, udp=None):
@@ -76,7 +99,9 @@ class Passt(iperf.IperfBackend, Backend):
         self.session = session
         # passt drops root for nobody before binding: the socket lives in /tmp.
         self.sock = scratch.path(session, "passt", "%d.sock" % int(time.monotonic() * 1000))
-        self.proc = session.spawn(argv(self.sock, tcp, udp, self.vhost_user), name="passt",
+        cmd = argv6(self.netns, self.sock, tcp) if self.netns else \
+            argv(self.sock, tcp, udp, self.vhost_user)
+        self.proc = session.spawn(cmd, name="passt",
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                   watch=session.DAEMON)
         deadline = time.monotonic() + 5
@@ -88,11 +113,21 @@ class Passt(iperf.IperfBackend, Backend):
             time.sleep(0.02)
 
     def start(self, session, nguests=1):
+        if self.opts.ip6:
+            self.netns = passtns.create(session)
+        loopback = "::1" if self.opts.ip6 else "127.0.0.1"
         if self.opts.app == "iperf":
             self.ports = ports.free_tcp_ports(2)  # the host's server; forwarded to the guest's
             client = iperf.config_value(self.opts.config, "role", "client") == "client"
             self.spawn(session, tcp=None if client else (self.ports[1], iperf.PORT))
-            self.iperf_start(session, None, "127.0.0.1", self.ports[0 if client else 1])
+            self.iperf_start(session, self.netns, loopback, self.ports[0 if client else 1],
+                             bind=loopback)
+            return
+        if self.opts.app == "rr":
+            self.spawn(session)
+            self.port = self.rr_port()
+            self.rr = rrhost.HostRr(session, self.netns, loopback, self.opts, self.port)
+            self.rr.start()
             return
         self.port = ports.free_udp_ports(1)[0]
         sink = self.opts.app in ("sink", "reflect")
@@ -114,6 +149,15 @@ class Passt(iperf.IperfBackend, Backend):
             self.peer = peer.Peer(session, peer.peer_binary(), "count", self.port, None)
             self.peer.start()
 
+    def rr_port(self):
+        """The rr server's port: the guest's dst_port= when given, else
+        one free on the host's loopback for its proto=."""
+        given = iperf.config_value(self.opts.config, "dst_port", None)
+        if given is not None:
+            return int(given)
+        tcp = iperf.config_value(self.opts.config, "proto", "udp") == "tcp"
+        return (ports.free_tcp_ports if tcp else ports.free_udp_ports)(1)[0]
+
     def on_guest_ready(self, index):
         if self.peer is not None and self.peer.proc is None:
             self.peer.start()
@@ -125,6 +169,10 @@ class Passt(iperf.IperfBackend, Backend):
 
     def guest_config(self, index):
         words = ["ip=" + GUEST_IP, "gw=" + GW_IP, "dst_ip=" + GW_IP]
+        if self.opts.ip6:
+            words += ["ip6=" + passtns.GUEST_IP6, "dst_ip6=" + passtns.GW_IP6]
+        if self.rr is not None:
+            return words + ["dst_port=%d" % self.port]
         if self.iperf is not None:
             # A guest server listens on iperf's port, where passt forwards.
             return words + (["dst_port=%d" % self.ports[0]] if self.iperf.role == "client"
@@ -136,23 +184,31 @@ class Passt(iperf.IperfBackend, Backend):
         out = [("passt", self.proc.pid)] if self.proc else []
         if self.peer and self.peer.proc:
             out.append(("peer", self.peer.proc.pid))
+        if self.rr is not None and self.rr.proc is not None:
+            out.append(("rrserver", self.rr.proc.pid))
         return out + self.iperf_processes()
 
     def live(self):
         return live_from_peer(self.peer)
 
     def healthy(self):
+        if self.rr is not None:
+            return self.rr.dead()
         if self.iperf is not None:
             return self.iperf.dead()
         return self.peer.dead() if self.peer else None
 
     def finish(self):
+        if self.rr is not None:
+            self.rr.finish()
         if self.peer:
             self.peer.finish()
         if self.iperf is not None:
             self.iperf.finish()
 
     def collect(self):
+        if self.rr is not None:
+            return {"rr": self.rr.result} if self.rr.result is not None else {}
         if self.iperf is not None:
             return self.iperf_collect()
         res = self.peer.result if self.peer else None

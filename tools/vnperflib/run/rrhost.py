@@ -40,9 +40,9 @@ def rrserver_binary():
 
 class HostRr:
     """The server for a guest client, inside netns (or on the host when
-    None), bound to bind."""
+    None), bound to bind, on port (default: the guest's dst_port=)."""
 
-    def __init__(self, session, netns, bind, opts):
+    def __init__(self, session, netns, bind, opts, port=None):
         self.session = session
         words = list(opts.config)
         tmp = self.tmp = scratch.mkdtemp(session, "rrserver")
@@ -53,7 +53,7 @@ class HostRr:
         session.on_close(self.err.close, what="close rrserver errors")
         self.argv = (["ip", "netns", "exec", netns] if netns else []) + [
             rrserver_binary(), "--proto", config_value(words, "proto", "udp"),
-            "--bind", bind, "--port", config_value(words, "dst_port", "9000"),
+            "--bind", bind, "--port", str(port or config_value(words, "dst_port", "9000")),
             "--req", config_value(words, "req_size", "1"),
             "--resp", config_value(words, "resp_size", "1"), "--ready-file", self.ready_file]
         self.proc = None

@@ -25,13 +25,14 @@ RR_PEER_RULES = (
      "the host peer sends each request back as it is: resp_size must equal req_size"),
 )
 
-# Over a tap the host's own stack serves (vnperf-rrserver, UDP and TCP).
+# Over a tap or passt the host's own stack serves (vnperf-rrserver, UDP
+# and TCP).
 RR_TAP_RULES = (
     (lambda p: p["role"] != "client", "the host serves (vnperf-rrserver) and has no rr "
                                       "client: role=server needs --topology guests"),
 )
 RR_RULES = {"dgram": RR_PEER_RULES, "socket": RR_PEER_RULES, "tap": RR_TAP_RULES,
-            "vhost-net": RR_TAP_RULES}
+            "vhost-net": RR_TAP_RULES, "passt": RR_TAP_RULES}
 
 
 class Host(Topology):
@@ -51,11 +52,10 @@ class Host(Topology):
                         **{"passt-vhost-user": PASST_VU_RX, "*": NO_HOST_END}),
         "fwd": {"dgram": None, "socket": None,
                 "*": "fwd needs two NICs; the runner wires them over dgram and socket only"},
-        "rr": {"dgram": None, "socket": None, "tap": None, "vhost-net": None,
+        "rr": {"dgram": None, "socket": None, "tap": None, "vhost-net": None, "passt": None,
                "vhost-user": "testpmd macswap returns the requests with their IP "
                              "addresses unswapped; use --topology guests (testpmd io)",
-               **{b: "no rr server behind passt; use dgram (the host peer reflects) "
-                     "or --topology guests" for b in PASST},
+               "passt-vhost-user": PASST_VU_RX,
                "*": NO_HOST_END},
         "iperf": {"tap": None, "vhost-net": None, "user": None, "passt": None,
                   "passt-vhost-user": PASST_VU_RX,
