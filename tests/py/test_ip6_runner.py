@@ -14,6 +14,7 @@ import pytest
 from test_queues_runner import FakeSession, device, netdev, runner_argv  # noqa: F401
 from test_support import load_cli
 from vnperflib import exitcodes, options, topologies
+from vnperflib.errors import RunnerError
 from vnperflib.run import identity, iperf, rrhost
 from vnperflib.backends import netns, passt, passtns, qemuonly, tap
 from vnperflib.run import support
@@ -122,6 +123,14 @@ def test_rr_over_passt_answers_on_its_loopback(monkeypatch, tmp_path):
         p = identity.guest_params(identity.main_words(opts))
         assert support.ip6_refusal(opts, p, topo) is None, app
     s.close()
+
+
+@pytest.mark.parametrize("port", ["9x", "0", "70000", "\u00b2"])
+def test_rr_over_passt_refuses_a_dst_port_that_is_no_port(port):
+    be = passt.Passt(built(backend="passt", app="rr", config=["dst_port=" + port]))
+    with pytest.raises(RunnerError) as e:
+        be.rr_port()
+    assert e.value.status == exitcodes.RUNNER_USAGE and "a port, 1..65535" in e.value.line
 
 
 @pytest.mark.parametrize("ip6,size,refused", [

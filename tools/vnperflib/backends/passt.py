@@ -36,7 +36,8 @@ import subprocess
 import time
 
 from ..analysis import counts
-from ..errors import failed, missing
+from .. import optypes
+from ..errors import failed, missing, usage
 from ..run import iperf, passtbin, peer, ports, qemucmd, scratch
 from ..run import rrhost
 from . import passtns, vhostpeer
@@ -154,6 +155,8 @@ class Passt(iperf.IperfBackend, Backend):
         one free on the host's loopback for its proto=."""
         given = iperf.config_value(self.opts.config, "dst_port", None)
         if given is not None:
+            if not (optypes.digits(given) and 1 <= int(given) <= 65535):
+                raise usage("dst_port=%s: a port, 1..65535" % given)
             return int(given)
         tcp = iperf.config_value(self.opts.config, "proto", "udp") == "tcp"
         return (ports.free_tcp_ports if tcp else ports.free_udp_ports)(1)[0]

@@ -4,7 +4,7 @@ combination with that line and status 64 before anything starts (no QEMU,
 no backend, no KVM probe); docs/runner-run.md's table is `vnperf support
 --markdown` (tests/py checks the two agree)."""
 
-from .. import backends, topologies
+from .. import backends, optypes, topologies
 from ..backends import testpmd, vhostpeer
 from ..topologies.host import PASST
 from ..errors import usage
@@ -190,7 +190,7 @@ def passt_refusal(opts, p):
         return None
     most = PASST_UDP_MOST[opts.ip6]
     for key in ("req_size", "resp_size"):
-        if p[key].isdigit() and int(p[key]) > most:
+        if optypes.digits(p[key]) and int(p[key]) > most:
             return "proto=udp %s=%s: over %d bytes (IPv%d) a message is more than one frame " \
                 "at the guest's 1500-byte MTU, and passt neither fragments the datagrams it " \
                 "sends nor reassembles the guest's (proto=tcp, or %s=%d at most)" % (
