@@ -729,7 +729,7 @@ int app_gen_main(const struct app_config *c)
     struct rate r;
     bool stack = c->path == CFG_PATH_STACK;
     if (rate_parse(c->rate, &r, why, sizeof(why)) < 0)
-        vn_fatal(VN_EXIT_CONFIG, "gen: flows=%s: %s", c->flows, why);
+        vn_fatal(VN_EXIT_CONFIG, "gen: rate=%s: %s", c->rate, why);
     bool file = gen_streams_check(c);
     gen_state.file = file;
 
