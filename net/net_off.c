@@ -23,6 +23,11 @@ void net_off_tso(uint16_t mtu, uint16_t tcp_mss, bool v6, struct net_tso *t)
     t->send_mss = (uint16_t)(room / mss * mss);
 }
 
+uint16_t net_off_send_mss(const struct net_tso *t, uint16_t mss)
+{
+    return t->mss && mss >= t->mss ? t->send_mss : mss;
+}
+
 /* The Ethernet header's length: 14, 18 with one 802.1Q tag (lwIP's
  * netif_vlan=, IEEE 802.1Q-2018 s9.5), 22 with an 802.1ad service tag
  * outside it (netif_svlan=); 0 when f is too short to say. */

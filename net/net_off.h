@@ -26,6 +26,14 @@ struct net_tso {
  * IPv6. An MTU too small for the headers gives no TSO. */
 void net_off_tso(uint16_t mtu, uint16_t tcp_mss, bool v6, struct net_tso *t);
 
+/* The send MSS for a connection whose MSS is mss (the peer's, within
+ * lwIP's TCP_MSS and the netif's MTU) with the family's TSO sizes t:
+ * t->send_mss when TSO is on and mss is at least what the device cuts to
+ * (a peer that allows more still gets t->mss on the wire: with QinQ's
+ * tag off lwIP's MTU t->mss is 4 below the 1460 the host asks for), else
+ * mss (a peer that asked for less keeps its segments as they are). */
+uint16_t net_off_send_mss(const struct net_tso *t, uint16_t mss);
+
 /* What lwIP's frame f (head contiguous bytes, tot_len in all) asks of the
  * device: nothing, or the TCP checksum (offloads has VNET_OFF_TX_CSUM;
  * IPv4 or IPv6 without extension headers, after at most one 802.1Q tag, QinQ's two),

@@ -20,18 +20,17 @@
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
 #include "net/net.h"
+#include "net/net_off.h"
 
 void net_tcp_offload(struct tcp_pcb *pcb)
 {
     const struct net_if *nif = net_if_get(0); /* lwIP lives on the first device */
     if (!nif)
         return;
-    const struct net_tso *t = net_if_tso(nif, IP_IS_V6_VAL(pcb->remote_ip));
-    /* Only when the connection's MSS is the one the device cuts to: a
-     * peer that asked for less keeps its segments as they are. */
-    if (!t->mss || pcb->mss != t->mss)
+    uint16_t mss = net_off_send_mss(net_if_tso(nif, IP_IS_V6_VAL(pcb->remote_ip)), pcb->mss);
+    if (mss == pcb->mss)
         return;
-    pcb->mss = t->send_mss;
+    pcb->mss = mss;
     if (pcb->cwnd < pcb->mss)
         pcb->cwnd = pcb->mss;
 }

@@ -257,6 +257,30 @@ def test_qinq_tcp_rr_over_a_tap(image, no_leftovers, end, tmp_path):
     assert len(frames) == v["rx_frames"] + v["tx_frames"], (len(frames), v)
 
 
+@needs_root
+@needs_iperf
+@pytest.mark.parametrize("end", ENDS)
+def test_qinq_iperf_over_a_tap_with_tso(image, no_leftovers, end):
+    """netif_svlan=200 outside netif_vlan=100: lwIP's MTU is 1496 (MSS
+    1456) while the host asks for 1460; TSO stays on (net_off_send_mss)
+    and the host's kernel takes the device's large frames with both tags
+    (docs/lwip.md, "QinQ"): every byte arrives, none dropped."""
+    r, rep, g = run("--backend", "tap", "--app", "iperf", "--duration", "2", "--vlan-end", end,
+                    "--", "netif_vlan=100", "netif_svlan=200")
+    assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
+    res, host = g["result"], rep["host"]["iperf"]
+    assert len(res["sessions"]) == 1 and res["sessions"][0]["ok"], res
+    assert host["bytes"] > 1000000, host
+    assert res["bytes"] - host["bytes"] == IPERF_FLAGS_WORD, (res["bytes"], host["bytes"])
+    v = tagged(rep, g, end, svid=200)
+    lw, tx = res["net"]["lwip"], res["vnet"]["tx"]
+    assert lw["tso_mss"] == 1456 and tx["offload_refused"] == 0, (lw, tx)
+    # the host end sees the inner tag in the frame: at most 1518 bytes a
+    # frame without TSO (1513 on average before); TSO's are up to 64 KiB
+    assert v["rx_bytes"] > 10 * 1518 * v["rx_frames"], v
+    assert tx["gso_frames"] > 10 and tx["gso_bytes"] > 10 * 1518 * tx["gso_frames"], tx
+
+
 @pytest.mark.skipif(os.geteuid() != 0 or kernel_vlan is None,
                     reason="for a root runner on a kernel without 802.1Q")
 def test_a_kernel_without_vlans_asked_for_interfaces_is_said_in_one_line(image):

@@ -210,6 +210,27 @@ static void tx_qinq(void **state)
     assert_int_equal(net_off_tx(f, len, len, ALL_TX, 1500, &t4, &t6).flags, 0);
 }
 
+/* QinQ's tag comes off lwIP's MTU (1496: MSS 1456) while the host asks
+ * for 1460: TSO still goes on, cutting to 1456, and every segment the
+ * device cuts fits the MTU with both tags; a peer asking for less keeps
+ * its MSS, and so does every connection without TSO. */
+static void send_mss(void **state)
+{
+    (void)state;
+    struct net_tso t, none = {0, 0};
+    net_off_tso(1496, TCP_MSS_, false, &t);
+    assert_int_equal(t.mss, 1456);
+    assert_int_equal(net_off_send_mss(&t, 1460), t.send_mss);
+    assert_int_equal(net_off_send_mss(&t, 1456), t.send_mss);
+    assert_int_equal(net_off_send_mss(&t, 1400), 1400);
+    assert_int_equal(net_off_send_mss(&none, 1460), 1460);
+    uint32_t len = qinq(t.send_mss);
+    struct vnet_tx_off o = net_off_tx(f, 62, len, ALL_TX, 1496, &t, &none);
+    assert_int_equal(o.flags, VNET_TX_CSUM | VNET_TX_GSO);
+    assert_int_equal(o.gso_size, 1456);
+    assert_int_equal(22u + 40 + o.gso_size, 1496u + 22);
+}
+
 static void rx_tcp(void **state)
 {
     (void)state;
@@ -246,6 +267,7 @@ int main(void)
         cmocka_unit_test(tso_sizes),       cmocka_unit_test(tx_decision),
         cmocka_unit_test(tx_header_tcpv6), cmocka_unit_test(rx_tcp),
         cmocka_unit_test(tx_tagged),       cmocka_unit_test(tx_qinq),
+        cmocka_unit_test(send_mss),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
