@@ -3,6 +3,7 @@ unattached port (the device model as a null sink), slirp, and a NIC of the
 user's own command line."""
 
 from ..run import iperf, peer, ports, qemucmd
+from . import udphost
 from .base import Backend, guest_ip, guest_mac, nic_props
 
 
@@ -43,7 +44,10 @@ class User(iperf.IperfBackend, Backend):
     with the guest as the client: the guest's gateway address is the
     host's loopback, where the host's iperf server listens (restrict=on
     would refuse that connection); the guest as server is reached through
-    a port forwarded from the host's loopback."""
+    a port forwarded from the host's loopback. app=reneg: its frames to the
+    gateway reach a UDP socket on the host's loopback that sends each back
+    to its source (slirp's NAT) and counts each set's stream, so both ways
+    are counted per set (back=1, docs/apps.md, reneg)."""
 
     name = "user"
     GUEST_IP = "10.0.2.15"
@@ -57,8 +61,13 @@ class User(iperf.IperfBackend, Backend):
     def __init__(self, opts):
         super().__init__(opts)
         self.ports = None
+        self.echo = None
 
     def start(self, session, nguests=1):
+        if self.opts.app == "reneg":
+            self.ports = ports.free_udp_ports(1)
+            self.echo = udphost.UdpCount(session, None, "127.0.0.1", self.ports[0], echo=True)
+            self.echo.start()
         if self.opts.app == "iperf":
             self.ports = ports.free_tcp_ports(2)  # the host's server; forwarded to the guest's
             client = iperf.config_value(self.opts.config, "role", "client") == "client"
@@ -72,7 +81,8 @@ class User(iperf.IperfBackend, Backend):
         if self.opts.ip6:
             # both named: naming one family alone turns the other off (QEMU 7.2)
             nd += ",ipv4=on,ipv6=on,ipv6-net=%s,ipv6-host=%s" % (self.NET6, self.GW_IP6)
-        if self.iperf is None or self.iperf.role != "client":
+        # restrict=on would drop the guest's connections to the host's loopback
+        if self.echo is None and (self.iperf is None or self.iperf.role != "client"):
             nd += ",restrict=on"
         if self.iperf is not None and self.iperf.role == "server":
             nd += ",hostfwd=tcp:127.0.0.1:%d-%s:%d" % (self.ports[1], self.GUEST_IP, iperf.PORT)
@@ -84,17 +94,28 @@ class User(iperf.IperfBackend, Backend):
             words += ["ip6=" + self.GUEST_IP6, "dst_ip6=" + self.GW_IP6]
         if self.iperf is not None and self.iperf.role == "client":
             words.append("dst_port=%d" % self.ports[0])
+        if self.echo is not None:
+            words += ["dst_port=%d" % self.ports[0], "back=1"]
         return words
 
     def healthy(self):
+        if self.echo is not None:
+            return self.echo.dead()
         return self.iperf.dead() if self.iperf is not None else None
 
     def finish(self):
+        if self.echo is not None:
+            self.echo.finish()
         if self.iperf is not None:
             self.iperf.finish()
 
     def processes(self):
+        if self.echo is not None and self.echo.proc is not None:
+            return [("udpecho", self.echo.proc.pid)]
         return self.iperf_processes()
 
     def collect(self):
+        if self.echo is not None and self.echo.result is not None:
+            # the echo's per-stream counts stand for the host peer's
+            return {"udp": self.echo.result, "peer": self.echo.result}
         return self.iperf_collect()

@@ -34,7 +34,9 @@ def dst_port(opts):
 class UdpCount:
     label = "udpcount"
 
-    def __init__(self, session, ns, host, port):
+    def __init__(self, session, ns, host, port, echo=False):
+        """ns None: the host's own namespace; echo: each datagram sent back
+        (udpcount.py --echo)."""
         self.session = session
         self.tmp = scratch.mkdtemp(session, "udpcount")
         self.ready = os.path.join(self.tmp, "ready")
@@ -42,8 +44,9 @@ class UdpCount:
         self.err = open(os.path.join(self.tmp, "err"), "w+b")
         session.on_close(self.out.close, what="close udpcount output")
         session.on_close(self.err.close, what="close udpcount errors")
-        self.argv = ["ip", "netns", "exec", ns, sys.executable, SCRIPT, "--bind",
-                     "%s:%s" % (host, port), "--ready-file", self.ready]
+        self.argv = (["ip", "netns", "exec", ns] if ns else []) + [
+            sys.executable, SCRIPT, "--bind", "%s:%s" % (host, port), "--ready-file",
+            self.ready] + (["--echo"] if echo else [])
         self.proc = None
         self.result = None
 

@@ -16,8 +16,9 @@ FWD_DST_IP = "10.0.2.99"
 # The backends whose host end sends app reneg's frames back (back=1: each
 # set counted both ways, docs/apps.md reneg): the host peer (tap's on its
 # tap where it counts them, tap.reneg_back) or testpmd 5tswap (vhost-user,
-# its port totals: renegsets.echo_peer).
-RENEG_BACK = ("dgram", "socket", "tap", "vhost-user")
+# its port totals: renegsets.echo_peer) or a UDP socket on the host's
+# loopback behind slirp's NAT (user, udpcount.py --echo).
+RENEG_BACK = ("dgram", "socket", "tap", "vhost-user", "user")
 
 
 def check_rate(opts):

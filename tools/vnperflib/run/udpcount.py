@@ -7,7 +7,12 @@ NS python3 udpcount.py --bind IP:PORT --ready-file F`); on SIGTERM it
 drains its socket and prints one JSON line: datagrams, bytes, the payload
 sizes with their counts, and the namespace's UDP RcvbufErrors over the run
 (segments the socket had no room for) and InCsumErrors (segments whose UDP
-checksum the stack found wrong). Standard library only."""
+checksum the stack found wrong). With --echo (app reneg over slirp, whose
+host end is a UDP socket on the host's loopback) it also sends each
+datagram back to its source and counts the vnperf payload header's streams
+(docs/peer.md: stream id at 16, u16 below 24 bytes, u32 with the magic at
+20 from 24 on): "streams" [{"id", "packets"}] as the host peer's, "echoed"
+the datagrams sent back. Standard library only."""
 
 import argparse
 import json
@@ -15,11 +20,13 @@ import os
 import select
 import signal
 import socket
+import struct
 import sys
 
 SO_RCVBUFFORCE = 33          # <asm-generic/socket.h>
 RCVBUF = 64 << 20
 MAX_SIZES = 64               # distinct payload sizes kept (the rest: "other")
+PL_MIN, PL_LEN, PL_MAGIC = 18, 24, 0x564e5046   # net/pkt.h's payload header
 _stop = False
 
 
@@ -30,18 +37,36 @@ def snmp_udp(path="/proc/net/snmp"):
     return dict(zip(rows[0][1:], (int(v) for v in rows[1][1:]))) if len(rows) >= 2 else {}
 
 
-def count(sock, sizes, tally):
-    """Reads every datagram waiting; adds to tally [datagrams, bytes]."""
+def stream_id(payload):
+    """The vnperf payload header's stream id, or None (too short, or from
+    PL_LEN bytes on without the magic)."""
+    if len(payload) < PL_MIN:
+        return None
+    if len(payload) < PL_LEN:
+        return struct.unpack_from("<H", payload, 16)[0]
+    sid, magic = struct.unpack_from("<II", payload, 16)
+    return sid if magic == PL_MAGIC else None
+
+
+def count(sock, sizes, tally, streams=None):
+    """Reads every datagram waiting; adds to tally [datagrams, bytes,
+    echoed]; with streams ({id: packets}) sends each back to its source
+    and counts its stream."""
     buf = bytearray(65536)
     while True:
         try:
-            n = sock.recv_into(buf, len(buf), socket.MSG_DONTWAIT)
+            n, src = sock.recvfrom_into(buf, len(buf), socket.MSG_DONTWAIT)
         except BlockingIOError:
             return
         tally[0] += 1
         tally[1] += n
         key = str(n) if str(n) in sizes or len(sizes) < MAX_SIZES else "other"
         sizes[key] = sizes.get(key, 0) + 1
+        if streams is not None:
+            sid = stream_id(bytes(buf[:n]))
+            if sid is not None:
+                streams[sid] = streams.get(sid, 0) + 1
+            tally[2] += sock.sendto(memoryview(buf)[:n], src) == n
 
 
 def _on_term(signum, frame):
@@ -53,6 +78,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bind", required=True, metavar="IP:PORT")
     ap.add_argument("--ready-file", required=True)
+    ap.add_argument("--echo", action="store_true",
+                    help="send each datagram back to its source, count vnperf streams")
     a = ap.parse_args(argv)
     host, _, port = a.bind.rpartition(":")
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -67,19 +94,23 @@ def main(argv=None):
     with open(a.ready_file + ".tmp", "w") as f:
         f.write(json.dumps({"pid": os.getpid()}))
     os.rename(a.ready_file + ".tmp", a.ready_file)
-    sizes, tally = {}, [0, 0]
+    sizes, tally, streams = {}, [0, 0, 0], {} if a.echo else None
     while not _stop:
         try:
             select.select([sock], [], [], 0.2)
         except InterruptedError:
             pass
-        count(sock, sizes, tally)
-    count(sock, sizes, tally)
+        count(sock, sizes, tally, streams)
+    count(sock, sizes, tally, streams)
     now = snmp_udp()
-    print(json.dumps({"mode": "udpcount", "datagrams": tally[0], "bytes": tally[1],
-                      "sizes": sizes, "rcvbuf_errors": now.get("RcvbufErrors", 0)
-                      - base.get("RcvbufErrors", 0), "csum_errors": now.get("InCsumErrors", 0)
-                      - base.get("InCsumErrors", 0)}), flush=True)
+    out = {"mode": "udpcount", "datagrams": tally[0], "bytes": tally[1],
+           "sizes": sizes, "rcvbuf_errors": now.get("RcvbufErrors", 0)
+           - base.get("RcvbufErrors", 0), "csum_errors": now.get("InCsumErrors", 0)
+           - base.get("InCsumErrors", 0)}
+    if a.echo:
+        out.update(echoed=tally[2], streams=[{"id": k, "packets": v}
+                                             for k, v in sorted(streams.items())])
+    print(json.dumps(out), flush=True)
     return 0
 
 

@@ -42,9 +42,10 @@ class Host(Topology):
     vlan_refusal = None
     rows = {
         "gen": {"*": None},
-        "reneg": {"dgram": None, "socket": None, "tap": None, "vhost-user": None,
+        "reneg": {"dgram": None, "socket": None, "tap": None, "vhost-user": None, "user": None,
                   "*": "app reneg's sets are counted per stream by the host peer (dgram, "
-                       "socket, tap) or sent back by testpmd 5tswap (vhost-user)"},
+                       "socket, tap), sent back by testpmd 5tswap (vhost-user) or by a "
+                       "UDP socket behind slirp (user)"},
         "replay": {"tap": None, "vhost-net": None, "hub": None, "*": REPLAY_ENDS},
         "sink": dict({b: None for b in HOST_SENDERS},
                      **{"passt-vhost-user": PASST_VU_RX, "*": NO_HOST_END}),

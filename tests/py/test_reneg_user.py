@@ -1,0 +1,120 @@
+"""app=reneg over user (slirp) both ways (issue 27): the guest's frames to
+the gateway reach a UDP socket on the host's loopback through slirp's NAT
+(udpcount.py --echo), which sends each back to its source and counts each
+set's stream id, so each set is counted both ways (back=1) and conform's
+user cells run as shared reneg boots counted both ways."""
+
+import dataclasses
+import socket
+import struct
+
+import vnpy  # noqa: F401 (puts tools/ on the path)
+from vnperflib import result
+from vnperflib.analysis import counts
+from vnperflib.backends import qemuonly, wire
+from vnperflib.campaign import conform, conform_checks, conform_plan as cp, conform_reneg
+from vnperflib.run import support, udpcount
+
+N = 500
+SETS = ("all", "-event_idx", "indirect:off")
+
+
+def reneg_opts(**kw):
+    return vnpy.run_opts(backend="user", app="reneg", sets="/".join(SETS), count=N, **kw)
+
+
+class Echo:
+    """udphost.UdpCount --echo after a run: its result line."""
+
+    def __init__(self, streams):
+        self.proc = None
+        self.result = {"mode": "udpcount", "datagrams": sum(streams), "echoed": sum(streams),
+                       "streams": [{"id": k, "packets": n} for k, n in enumerate(streams)]}
+
+
+def test_reneg_over_user_counts_back_through_a_loopback_echo_not_restricted():
+    assert support.why_not("reneg", "user", "host") is None
+    assert "user" in wire.RENEG_BACK
+    be = qemuonly.User(reneg_opts())
+    be.ports, be.echo = [40001], Echo(())
+    words = be.guest_config(0)
+    assert "back=1" in words and "dst_port=40001" in words and "dst_ip=10.0.2.2" in words
+    assert "restrict=on" not in be.nics(0)[0].netdev
+    gen = qemuonly.User(vnpy.run_opts(backend="user", app="gen"))
+    assert "restrict=on" in gen.nics(0)[0].netdev
+    assert not any(w.startswith("back=") for w in gen.guest_config(0))
+
+
+def test_the_echo_sends_each_datagram_back_and_counts_its_stream():
+    echo = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    guest = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        echo.bind(("127.0.0.1", 0))
+        guest.bind(("127.0.0.1", 0))
+        guest.settimeout(2)
+        small = struct.pack("<QQH", 0, 0, 1) + b"\0\0\0\0"       # 22 bytes: u16 stream
+        mtu = struct.pack("<QQII", 1, 0, 2, udpcount.PL_MAGIC).ljust(1472, b"x")
+        other = struct.pack("<QQII", 1, 0, 2, 0).ljust(1472, b"x")  # no magic
+        for d in (small, mtu, other):
+            guest.sendto(d, echo.getsockname())
+        sizes, tally, streams = {}, [0, 0, 0], {}
+        udpcount.count(echo, sizes, tally, streams)  # loopback: queued at sendto
+        assert tally == [3, 22 + 2 * 1472, 3] and streams == {1: 1, 2: 1}
+        assert [guest.recv(2048) for _ in range(3)] == [small, mtu, other]
+    finally:
+        echo.close()
+        guest.close()
+
+
+def report(back=(N, N, N), host=(N, N, N)):
+    """A reneg boot over user: each set N frames out, host[k] counted by
+    the echo on its stream, back[k] counted back by the guest."""
+    sets = [{"set": t, "stream": k, "packets": N,
+             "rx": {"packets": back[k], "unique": back[k], "lost": 0, "dup": 0,
+                    "malformed": 0}} for k, t in enumerate(SETS)]
+    samples = [{"app": "reneg", "set": k, "packets": N, "vnet": {}} for k in range(len(SETS))]
+    res = {"type": "result", "app": "reneg", "packets": len(SETS) * N,
+           "tx_packets": len(SETS) * N, "rx_packets": sum(back), "sets": sets}
+    be = qemuonly.User(reneg_opts())
+    be.echo = Echo(host)
+    out = be.collect()
+    rep = result.RunResult.from_dict({
+        "status": 0, "why": "ok", "host": out,
+        "guests": [{"samples": samples, "result": res, "console_tail": []}]})
+    return dataclasses.replace(rep, counts=counts.merge("reneg", res, out, True))
+
+
+def traffic(rep):
+    group = cp.Group("r1", cp.BOTH, (0, 1, 2), SETS)
+    b = conform.Boot(cp.BOTH, "tools/vnperf run X", rep.status, rep.why, rep)
+    done, failure = conform_reneg.split(
+        b, group, lambda r: conform.Boot(cp.BOTH, b.command, 0, "", r),
+        "user" in wire.RENEG_BACK)
+    assert failure is None
+    return [conform_checks.judge({"event_idx": True}, {"event_idx"}, [d])["traffic"]
+            for d in done]
+
+
+def test_each_set_counted_both_ways_and_a_loss_names_its_set_and_way():
+    dirs = report().counts.directions
+    for k, t in enumerate(SETS):
+        for way in ("guest->host", "host->guest"):
+            d = dirs["set %d (%s) %s" % (k + 1, t, way)]
+            assert (d.verdict, d.sent, d.received) == ("agree", N, N)
+    assert [c["verdict"] for c in traffic(report())] == ["pass"] * 3
+    cells = traffic(report(back=(N, N - 7, N)))
+    assert [c["verdict"] for c in cells] == ["pass", "violation", "pass"]
+    assert cells[1]["detail"].startswith("small+mtu: set 2 (-event_idx) host->guest: %d sent, "
+                                         "%d received, 7 lost" % (N, N - 7))
+    cells = traffic(report(host=(N, N, N - 4), back=(N, N, N - 4)))
+    assert cells[2]["detail"].startswith("small+mtu: set 3 (indirect:off) guest->host: %d sent, "
+                                         "%d received, 4 lost" % (N, N - 4))
+
+
+def test_conform_runs_user_as_shared_reneg_boots_both_ways():
+    combos = [("all", []), ("-event_idx", ["features=-event_idx"]),
+              ("-mrg_rxbuf", ["features=-mrg_rxbuf"])]
+    groups = cp.plan(combos, [["small", "mtu"]] * 3, support.why_not("reneg", "user", "host"),
+                     "user" in wire.RENEG_BACK)
+    assert [(g.traffic, g.combos, g.sets) for g in groups] == [
+        (cp.BOTH, (0, 1, 2), ("all", "-event_idx", "-mrg_rxbuf"))]
