@@ -98,14 +98,18 @@ def test_over_vhost_user_testpmd_sends_each_set_back_exactly(image):
             assert d["verdict"] == "agree" and d["sent"] == d["received"] == 2 * n, d
 
 
-def test_over_user_slirp_sends_each_set_back_exactly(image):
-    """slirp carries the guest's frames to the gateway onto a UDP socket
-    on the host's loopback that sends each back to its source and counts
-    each set's stream: slirp's frames back (addresses rewritten, checksums
-    its own) are counted whole by the guest on their set, 1472-byte
-    payloads included, so each set is counted exactly both ways."""
+@pytest.mark.parametrize("backend", ["user", "passt"])
+def test_over_user_and_passt_each_set_comes_back_exactly(image, backend):
+    """slirp (and passt) carries the guest's frames to the gateway onto a
+    UDP socket on the host's loopback that sends each back to its source
+    and counts each set's stream: the frames back (addresses rewritten,
+    checksums slirp's or passt's own) are counted whole by the guest on
+    their set, 1472-byte payloads included, so each set is counted
+    exactly both ways."""
+    if backend == "passt" and shutil.which("passt") is None:
+        pytest.skip("no passt")
     n, sets = 1000, "all/-event_idx,-mrg_rxbuf/indirect:off"
-    r, rep = run_json(["--count", str(n), "--sets", sets], backend="user")
+    r, rep = run_json(["--count", str(n), "--sets", sets], backend=backend)
     g = rep["guests"][-1]
     assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
     res = g["result"]

@@ -2,7 +2,9 @@
 the gateway reach a UDP socket on the host's loopback through slirp's NAT
 (udpcount.py --echo), which sends each back to its source and counts each
 set's stream id, so each set is counted both ways (back=1) and conform's
-user cells run as shared reneg boots counted both ways."""
+user cells run as shared reneg boots counted both ways. passt the same
+way (it maps the gateway to the host's loopback too), judged lossy: a
+loss there still names its set and way."""
 
 import dataclasses
 import socket
@@ -11,7 +13,7 @@ import struct
 import vnpy  # noqa: F401 (puts tools/ on the path)
 from vnperflib import result
 from vnperflib.analysis import counts
-from vnperflib.backends import qemuonly, wire
+from vnperflib.backends import passt, qemuonly, wire
 from vnperflib.campaign import conform, conform_checks, conform_plan as cp, conform_reneg
 from vnperflib.run import support, udpcount
 
@@ -66,22 +68,35 @@ def test_the_echo_sends_each_datagram_back_and_counts_its_stream():
         guest.close()
 
 
-def report(back=(N, N, N), host=(N, N, N)):
-    """A reneg boot over user: each set N frames out, host[k] counted by
-    the echo on its stream, back[k] counted back by the guest."""
+def test_reneg_over_passt_counts_back_through_the_same_echo():
+    assert support.why_not("reneg", "passt", "host") is None
+    assert "passt" in wire.RENEG_BACK
+    assert support.why_not("reneg", "passt-vhost-user", "host") is not None
+    be = passt.Passt(vnpy.run_opts(backend="passt", app="reneg", sets="all", count=N))
+    be.port, be.echo = 40002, Echo(())
+    words = be.guest_config(0)
+    assert "back=1" in words and "dst_port=40002" in words
+    gen = passt.Passt(vnpy.run_opts(backend="passt", app="gen"))
+    gen.port = 40003
+    assert "back=1" not in gen.guest_config(0)
+
+
+def report(back=(N, N, N), host=(N, N, N), backend=qemuonly.User, lossless=True):
+    """A reneg boot over user (or passt): each set N frames out, host[k]
+    counted by the echo on its stream, back[k] counted back by the guest."""
     sets = [{"set": t, "stream": k, "packets": N,
              "rx": {"packets": back[k], "unique": back[k], "lost": 0, "dup": 0,
                     "malformed": 0}} for k, t in enumerate(SETS)]
     samples = [{"app": "reneg", "set": k, "packets": N, "vnet": {}} for k in range(len(SETS))]
     res = {"type": "result", "app": "reneg", "packets": len(SETS) * N,
            "tx_packets": len(SETS) * N, "rx_packets": sum(back), "sets": sets}
-    be = qemuonly.User(reneg_opts())
+    be = backend(reneg_opts())
     be.echo = Echo(host)
     out = be.collect()
     rep = result.RunResult.from_dict({
         "status": 0, "why": "ok", "host": out,
         "guests": [{"samples": samples, "result": res, "console_tail": []}]})
-    return dataclasses.replace(rep, counts=counts.merge("reneg", res, out, True))
+    return dataclasses.replace(rep, counts=counts.merge("reneg", res, out, lossless))
 
 
 def traffic(rep):
@@ -109,6 +124,19 @@ def test_each_set_counted_both_ways_and_a_loss_names_its_set_and_way():
     cells = traffic(report(host=(N, N, N - 4), back=(N, N, N - 4)))
     assert cells[2]["detail"].startswith("small+mtu: set 3 (indirect:off) guest->host: %d sent, "
                                          "%d received, 4 lost" % (N, N - 4))
+
+
+def test_passt_is_lossy_and_a_loss_still_names_its_set_and_way():
+    """passt copies between sockets (Passt.lossless False): an exact set
+    passes, a loss no count locates is the traffic check's violation, as
+    passt's fresh boots were judged (docs/conform.md)."""
+    assert not passt.Passt.lossless
+    rep = report(backend=passt.Passt, lossless=False)
+    assert [c["verdict"] for c in traffic(rep)] == ["pass"] * 3
+    cells = traffic(report(back=(N - 5, N, N), backend=passt.Passt, lossless=False))
+    assert [c["verdict"] for c in cells] == ["violation", "pass", "pass"]
+    assert cells[0]["detail"].startswith("small+mtu: set 1 (all) host->guest: %d sent, "
+                                         "%d received, 5 lost" % (N, N - 5))
 
 
 def test_conform_runs_user_as_shared_reneg_boots_both_ways():

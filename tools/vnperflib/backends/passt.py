@@ -4,6 +4,9 @@ built it, else the machine's (passtbin.py). The guest's UDP to the gateway
 address lands on the host's loopback (passt maps the gateway to the host),
 where the C peer counts datagrams; host->guest goes through a forwarded UDP
 port. passt copies between sockets and can drop, so the path is lossy.
+app=reneg: the loopback socket is udpcount.py --echo, sending each
+datagram back to its source through passt and counting each set's
+stream, so both ways are counted per set (back=1), as over slirp.
 app=iperf: the host's iperf 2 on 127.0.0.1, as over slirp (iperf.py): a
 guest client connects to the gateway address, which passt maps to the
 host's loopback; a guest server is reached through a TCP port passt
@@ -40,7 +43,7 @@ from .. import optypes
 from ..errors import failed, missing, usage
 from ..run import iperf, passtbin, peer, ports, qemucmd, scratch
 from ..run import rrhost
-from . import passtns, vhostpeer
+from . import passtns, udphost, vhostpeer
 from .base import Backend, guest_mac, live_from_peer, nic_props
 
 GUEST_IP = "10.0.2.15"
@@ -85,6 +88,7 @@ class Passt(iperf.IperfBackend, Backend):
         self.session = None
         self.netns = None
         self.rr = None
+        self.echo = None
 
     def check(self):
         if passtbin.path() is None:
@@ -131,6 +135,12 @@ class Passt(iperf.IperfBackend, Backend):
             self.rr.start()
             return
         self.port = ports.free_udp_ports(1)[0]
+        if self.opts.app == "reneg":
+            # each datagram back to passt's socket, each set's stream counted
+            self.spawn(session)
+            self.echo = udphost.UdpCount(session, None, "127.0.0.1", self.port, echo=True)
+            self.echo.start()
+            return
         sink = self.opts.app in ("sink", "reflect")
         self.spawn(session, udp=(self.port, PORT) if sink else None)
         if sink:
@@ -181,7 +191,8 @@ class Passt(iperf.IperfBackend, Backend):
             return words + (["dst_port=%d" % self.ports[0]] if self.iperf.role == "client"
                             else [])
         sink = self.opts.app in ("sink", "reflect")
-        return words + ["dst_port=%d" % (PORT if sink else self.port)]
+        back = ["back=1"] if self.echo is not None else []
+        return words + ["dst_port=%d" % (PORT if sink else self.port)] + back
 
     def processes(self):
         out = [("passt", self.proc.pid)] if self.proc else []
@@ -189,6 +200,8 @@ class Passt(iperf.IperfBackend, Backend):
             out.append(("peer", self.peer.proc.pid))
         if self.rr is not None and self.rr.proc is not None:
             out.append(("rrserver", self.rr.proc.pid))
+        if self.echo is not None and self.echo.proc is not None:
+            out.append(("udpecho", self.echo.proc.pid))
         return out + self.iperf_processes()
 
     def live(self):
@@ -199,6 +212,8 @@ class Passt(iperf.IperfBackend, Backend):
             return self.rr.dead()
         if self.iperf is not None:
             return self.iperf.dead()
+        if self.echo is not None:
+            return self.echo.dead()
         return self.peer.dead() if self.peer else None
 
     def finish(self):
@@ -206,6 +221,8 @@ class Passt(iperf.IperfBackend, Backend):
             self.rr.finish()
         if self.peer:
             self.peer.finish()
+        if self.echo is not None:
+            self.echo.finish()
         if self.iperf is not None:
             self.iperf.finish()
 
@@ -214,6 +231,10 @@ class Passt(iperf.IperfBackend, Backend):
             return {"rr": self.rr.result} if self.rr.result is not None else {}
         if self.iperf is not None:
             return self.iperf_collect()
+        if self.echo is not None:
+            # the echo's per-stream counts stand for the host peer's
+            return {"udp": self.echo.result, "peer": self.echo.result} \
+                if self.echo.result is not None else {}
         res = self.peer.result if self.peer else None
         if res is None:
             return {}

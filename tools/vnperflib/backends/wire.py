@@ -18,7 +18,7 @@ FWD_DST_IP = "10.0.2.99"
 # tap where it counts them, tap.reneg_back) or testpmd 5tswap (vhost-user,
 # its port totals: renegsets.echo_peer) or a UDP socket on the host's
 # loopback behind slirp's NAT (user, udpcount.py --echo).
-RENEG_BACK = ("dgram", "socket", "tap", "vhost-user", "user")
+RENEG_BACK = ("dgram", "socket", "tap", "vhost-user", "user", "passt")
 
 
 def check_rate(opts):

@@ -43,6 +43,7 @@ class Host(Topology):
     rows = {
         "gen": {"*": None},
         "reneg": {"dgram": None, "socket": None, "tap": None, "vhost-user": None, "user": None,
+                  "passt": None,
                   "*": "app reneg's sets are counted per stream by the host peer (dgram, "
                        "socket, tap), sent back by testpmd 5tswap (vhost-user) or by a "
                        "UDP socket behind slirp (user)"},
