@@ -25,6 +25,7 @@ int apps_vnet_params(const struct app_config *c, struct vnet_params *p, char *wh
     p->queues = c->queues;
     p->txfull = c->txfull == CFG_TXFULL_DROP ? VNET_TXFULL_DROP : VNET_TXFULL_WAIT;
     p->vlan_filter = c->vlan != 0 || c->netif_vlan != 0;
+    p->qinq = c->netif_svlan != 0;
     p->indirect = c->indirect == CFG_INDIRECT_ON    ? VNET_INDIRECT_ON
                   : c->indirect == CFG_INDIRECT_OFF ? VNET_INDIRECT_OFF
                                                     : VNET_INDIRECT_AUTO;

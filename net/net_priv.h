@@ -18,8 +18,8 @@ void net_netif_ip6(struct net_if *nif, const uint8_t *ip6);
 void net_netif_offloads(struct net_if *nif);
 
 /* lwIP's MTU on the device: the device's, less a service tag's 4 bytes
- * with netif_svlan= (the device's buffers hold an MTU-sized packet and
- * one tag). */
+ * with netif_svlan=, so that what we send fits a peer whose buffers hold
+ * an MTU-sized packet and one tag (ours hold two: vnet_params.qinq). */
 uint16_t net_netif_mtu(const struct net_if *nif);
 
 /* Sends the delayed ACKs that have waited NET_ACK_DELAY_US (net_ack.c);

@@ -96,6 +96,7 @@ struct vnet_params {
     uint16_t queues;         /* queue pairs asked for (queues=); 0, 1: one */
     uint8_t indirect;        /* enum vnet_indirect (indirect=) */
     bool vlan_filter;        /* negotiate CTRL_VLAN (vlan=, netif_vlan=): others dropped */
+    bool qinq;               /* frames carry an 802.1ad tag outside the 802.1Q one (netif_svlan=) */
 };
 
 /* indirect=: VIRTIO_F_INDIRECT_DESC where offered (auto), required (on:

@@ -189,10 +189,15 @@ static int vnet_read_config(struct vnet_dev *d)
     return vnet_read_link(d);
 }
 
-/* Sizes shared by every RX queue: slot stride and the length posted. */
+/* Sizes shared by every RX queue: slot stride and the length posted.
+ * A frame is the MTU's packet with the tags the caller's frames carry,
+ * as Linux's virtio_net sizes its buffers (VLAN_ETH_HLEN + MTU): with
+ * qinq the peer's MTU-sized packet comes in 1522 bytes, above virtio 1.2
+ * s5.1.6.3.1's 1514 (its 1526 less the 12-byte header) for buffers
+ * without MRG_RXBUF, and a device drops what a buffer cannot hold. */
 static void vnet_rx_layout(struct vnet_dev *d)
 {
-    d->max_frame = d->mtu + VNET_FRAME_EXTRA;
+    d->max_frame = d->mtu + VNET_FRAME_EXTRA + (d->params.qinq ? VNET_SVLAN_HLEN : 0);
     d->rx_chains = !!(d->features &
                       (VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_TSO6) |
                        VIRTIO_BIT(VIRTIO_NET_F_GUEST_USO4) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_USO6)));

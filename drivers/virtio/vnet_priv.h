@@ -30,6 +30,7 @@
 #define VNET_DUPLEX_UNKNOWN   0xff
 #define VNET_ETH_HLEN         14
 #define VNET_FRAME_EXTRA      18         /* Ethernet header + one VLAN tag */
+#define VNET_SVLAN_HLEN       4          /* qinq: the 802.1ad tag outside it */
 #define VNET_RX_IDLE_CHECK    (1u << 20) /* empty RX polls between status reads */
 #define VNET_RX_STALL_POLLS   (1u << 14) /* empty RX polls before a forced kick */
 #define VNET_TX_STALL_US      50000      /* TX buffers out, none used: forced kick */
