@@ -6,19 +6,16 @@ user cells run as shared reneg boots counted both ways. passt the same
 way (it maps the gateway to the host's loopback too), judged lossy: a
 loss there still names its set and way."""
 
-import dataclasses
 import socket
 import struct
 
 import vnpy  # noqa: F401 (puts tools/ on the path)
-from vnperflib import result
-from vnperflib.analysis import counts
 from vnperflib.backends import passt, qemuonly, wire
-from vnperflib.campaign import conform, conform_checks, conform_plan as cp, conform_reneg
+from vnperflib.campaign import conform_plan as cp
 from vnperflib.run import support, udpcount
 
-N = 500
-SETS = ("all", "-event_idx", "indirect:off")
+import renegrep  # noqa: E402
+from renegrep import N, SETS  # noqa: E402
 
 
 def reneg_opts(**kw):
@@ -84,30 +81,16 @@ def test_reneg_over_passt_counts_back_through_the_same_echo():
 def report(back=(N, N, N), host=(N, N, N), backend=qemuonly.User, lossless=True):
     """A reneg boot over user (or passt): each set N frames out, host[k]
     counted by the echo on its stream, back[k] counted back by the guest."""
-    sets = [{"set": t, "stream": k, "packets": N,
-             "rx": {"packets": back[k], "unique": back[k], "lost": 0, "dup": 0,
-                    "malformed": 0}} for k, t in enumerate(SETS)]
-    samples = [{"app": "reneg", "set": k, "packets": N, "vnet": {}} for k in range(len(SETS))]
-    res = {"type": "result", "app": "reneg", "packets": len(SETS) * N,
-           "tx_packets": len(SETS) * N, "rx_packets": sum(back), "sets": sets}
+    samples, res = renegrep.guest(back)
     be = backend(reneg_opts())
     be.echo = Echo(host)
-    out = be.collect()
-    rep = result.RunResult.from_dict({
-        "status": 0, "why": "ok", "host": out,
-        "guests": [{"samples": samples, "result": res, "console_tail": []}]})
-    return dataclasses.replace(rep, counts=counts.merge("reneg", res, out, lossless))
+    return renegrep.report(samples, res, be.collect(), lossless)
 
 
 def traffic(rep):
-    group = cp.Group("r1", cp.BOTH, (0, 1, 2), SETS)
-    b = conform.Boot(cp.BOTH, "tools/vnperf run X", rep.status, rep.why, rep)
-    done, failure = conform_reneg.split(
-        b, group, lambda r: conform.Boot(cp.BOTH, b.command, 0, "", r),
-        "user" in wire.RENEG_BACK)
+    done, failure = renegrep.split(rep, "user" in wire.RENEG_BACK)
     assert failure is None
-    return [conform_checks.judge({"event_idx": True}, {"event_idx"}, [d])["traffic"]
-            for d in done]
+    return renegrep.traffic(done)
 
 
 def test_each_set_counted_both_ways_and_a_loss_names_its_set_and_way():

@@ -6,17 +6,15 @@ from the guest's per-set counts where testpmd's port totals show one way
 lossless (renegsets.echo_peer), and conform's vhost-user cells run as
 shared reneg boots counted both ways."""
 
-import dataclasses
 
 import vnpy  # noqa: F401 (puts tools/ on the path)
-from vnperflib import result
-from vnperflib.analysis import counts
 from vnperflib.backends import testpmd, wire
-from vnperflib.campaign import conform, conform_checks, conform_plan as cp, conform_reneg
+from vnperflib.campaign import conform_plan as cp
 from vnperflib.run import support
 
-N = 500
-SETS = ("all", "-event_idx", "indirect:off")
+import renegrep  # noqa: E402
+from renegrep import N, SETS  # noqa: E402
+
 LWIP = 2   # the boot's own frames (lwIP's ARP), sent back too
 
 
@@ -52,32 +50,18 @@ def report(back=(N, N, N), rx_frames=None, tx_frames=None):
     """A reneg boot over vhost-user: the guest's samples and result (each
     set N frames out, back[k] counted back) and testpmd's totals (by
     default every frame out reached it, and it sent every one back)."""
-    sets = [{"set": t, "stream": k, "packets": N,
-             "rx": {"packets": back[k], "unique": back[k], "lost": 0, "dup": 0,
-                    "malformed": 0}} for k, t in enumerate(SETS)]
-    tx = len(SETS) * N + LWIP
-    rx = sum(back) + LWIP
-    samples = [{"app": "reneg", "set": k, "packets": N, "vnet": {}} for k in range(len(SETS))]
-    res = {"type": "result", "app": "reneg", "packets": len(SETS) * N, "tx_packets": tx,
-           "rx_packets": rx, "sets": sets}
+    samples, res = renegrep.guest(back, LWIP)
+    tx, rx = res["tx_packets"], res["rx_packets"]
     host = host_of(tx if rx_frames is None else rx_frames,
                    rx if tx_frames is None else tx_frames)
-    rep = result.RunResult.from_dict({
-        "status": 0, "why": "ok", "host": host,
-        "guests": [{"samples": samples, "result": res, "console_tail": []}]})
-    return dataclasses.replace(rep, counts=counts.merge("reneg", res, host, True))
+    return renegrep.report(samples, res, host, True)
 
 
 def split(rep):
-    group = cp.Group("r1", cp.BOTH, (0, 1, 2), SETS)
-    b = conform.Boot(cp.BOTH, "tools/vnperf run X", rep.status, rep.why, rep)
-    return conform_reneg.split(b, group, lambda r: conform.Boot(cp.BOTH, b.command, 0, "", r),
-                               "vhost-user" in wire.RENEG_BACK)
+    return renegrep.split(rep, "vhost-user" in wire.RENEG_BACK)
 
 
-def traffic(done):
-    return [conform_checks.judge({"event_idx": True}, {"event_idx"}, [b])["traffic"]
-            for b in done]
+traffic = renegrep.traffic
 
 
 def test_each_set_counted_both_ways_from_testpmd_s_totals():
