@@ -60,6 +60,7 @@ struct app_config {
     uint64_t qreset_at;      /* gen: TX, sink: RX queue reset after this many frames; 0: none */
     char sets[CFG_LONG_MAX]; /* app=reneg: feature sets (apps/reneg_sets.h) */
     uint8_t back;            /* app=reneg: the host end sends each frame back (docs/apps.md) */
+    uint16_t stream_s;       /* app=reneg: seconds of TCP stream per set (apps/reneg_stream.h) */
     uint16_t uso;            /* gen: payload bytes per segment the device cuts (HOST_USO); 0: off */
     /* control queue commands at start (apps/apps_ctrl.c) */
     uint8_t promisc, allmulti, mac_set;

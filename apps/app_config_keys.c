@@ -110,6 +110,9 @@ static const struct cfg_key keys[] = {
       "app=reneg: feature sets separated by /, e.g. all/-event_idx,-ring_packed/-mrg_rxbuf", NULL),
     B("back", back, "0",
       "app=reneg: the host end sends every frame back: each set's counted back, MTU frames too"),
+    U("stream_s", stream_s, 0, 60, "0",
+      "app=reneg: seconds of one TCP stream per set (iperf 2 client to dst_ip= port 5001) after "
+      "its frames; 0: none"),
     U("queues", queues, 1, CFG_QUEUES_MAX, "1",
       "queue pairs (VIRTIO_NET_F_MQ; QEMU: mq=on,vectors=2N+2 and a netdev with queues=N)"),
     U("vcpus", vcpus, 0, CFG_VCPUS_MAX, "0",

@@ -11,6 +11,7 @@
  *   with what the streams still open got, and fails.
  * Reports Gbit/s per session and in total. */
 #include <stdio.h>
+#include <string.h>
 
 #include "apps/app_config.h"
 #include "apps/app_list.h"
@@ -23,11 +24,9 @@
 #include "lwip/tcp.h"
 #include "net/net.h"
 
-#define IPERF_CLIENT_S  10
-#define IPERF_SERVER_S  60 /* server without duration=: the longest wait */
-#define IPERF_GRACE_S   10
-#define IPERF_DRAIN_MS  2000 /* client: acknowledgements after the close */
-#define IPERF_LINGER_MS 200  /* FINs and last ACKs out before the result */
+#define IPERF_CLIENT_S 10
+#define IPERF_SERVER_S 60 /* server without duration=: the longest wait */
+#define IPERF_GRACE_S  10
 
 struct iperf iperf_state;
 
@@ -41,13 +40,24 @@ static unsigned iperf_nsess(bool server)
     return server ? iperf_state.accepted : iperf_state.n;
 }
 
-static uint64_t sess_ns(const struct iperf_sess *s)
+void iperf_setup(unsigned n, uint32_t msg, const ip_addr_t *dst, uint16_t port)
+{
+    memset(iperf_state.s, 0, sizeof(iperf_state.s));
+    iperf_state.n = n;
+    iperf_state.msg = msg;
+    iperf_state.dst = *dst;
+    iperf_state.port = port;
+    iperf_state.accepted = 0;
+    iperf_state.ended = (struct iperf_tally){0};
+    iperf_state.stop = false;
+}
+
+uint64_t iperf_sess_ns(const struct iperf_sess *s)
 {
     return s->t_start ? time_cycles_to_ns(s->t_end - s->t_start) : 0;
 }
 
-/* A stream that moved nothing did not work, whatever lwIP said. */
-static bool iperf_sess_ok(const struct iperf_sess *s)
+bool iperf_sess_ok(const struct iperf_sess *s)
 {
     return !s->failed && s->bytes > 0;
 }
@@ -59,8 +69,8 @@ static void iperf_result(const struct app_config *c, uint64_t ns, bool server, u
     for (unsigned i = 0; i < n; i++) {
         total += iperf_state.s[i].bytes;
         unacked += server ? 0 : iperf_sess_unacked(&iperf_state.s[i]);
-        if (sess_ns(&iperf_state.s[i]) > total_ns)
-            total_ns = sess_ns(&iperf_state.s[i]);
+        if (iperf_sess_ns(&iperf_state.s[i]) > total_ns)
+            total_ns = iperf_sess_ns(&iperf_state.s[i]);
     }
     if (total_ns == 0)
         total_ns = ns;
@@ -91,8 +101,8 @@ static void iperf_result(const struct app_config *c, uint64_t ns, bool server, u
         const struct iperf_sess *s = &iperf_state.s[i];
         json_obj_begin(j, NULL);
         json_u64(j, "bytes", s->bytes);
-        json_u64(j, "duration_ns", sess_ns(s));
-        json_double(j, "gbps", gbps(s->bytes, sess_ns(s)));
+        json_u64(j, "duration_ns", iperf_sess_ns(s));
+        json_double(j, "gbps", gbps(s->bytes, iperf_sess_ns(s)));
         json_bool(j, "ok", iperf_sess_ok(s));
         if (server)
             json_str(j, "end", iperf_end_name(s->end));
@@ -107,7 +117,7 @@ static void iperf_result(const struct app_config *c, uint64_t ns, bool server, u
     app_result_end(j);
 }
 
-static void iperf_poll_for(uint64_t ms, bool (*more)(void))
+void iperf_poll_for(uint64_t ms, bool (*more)(void))
 {
     uint64_t end = time_cycles() + time_ns_to_cycles(ms * 1000000u);
     while (time_cycles() < end && (!more || more()))
@@ -173,12 +183,12 @@ static uint64_t iperf_run(const struct app_config *c, bool server)
 int app_iperf_main(const struct app_config *c)
 {
     bool server = c->role == CFG_ROLE_SERVER;
-    iperf_state.n = (unsigned)c->sessions;
-    iperf_state.msg = (uint32_t)c->msg_size;
-    iperf_state.window = (uint32_t)c->window;
+    ip_addr_t dst;
     _Static_assert(IPERF_MAX_SESS >= 128, "sessions= allows 128");
-    iperf_state.port = app_config_given(c, "dst_port") ? c->dst_port : IPERF_PORT;
-    apps_peer_addr(c, &iperf_state.dst);
+    apps_peer_addr(c, &dst);
+    iperf_setup((unsigned)c->sessions, (uint32_t)c->msg_size, &dst,
+                app_config_given(c, "dst_port") ? c->dst_port : IPERF_PORT);
+    iperf_state.window = (uint32_t)c->window;
     apps_net_init(c, 1, VNET_OFF_ALL);
     if (server) {
         iperf_server_start();

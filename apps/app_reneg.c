@@ -9,8 +9,10 @@
  * size follow, the set's own count takes what comes back
  * (apps/reneg_rx.h), at most RENEG_WINDOW of a set's frames are out and
  * not back at once, and the set's last frames are awaited back before the
- * reset. The result lists every set with the features it negotiated and
- * the frames it sent (and got back); the driver's counters of a set's
+ * reset. With stream_s= a TCP stream follows (apps/reneg_stream.h), the
+ * driver's offloads then app iperf's for every set. The result lists every
+ * set with the features it negotiated and the frames it sent (and got
+ * back, and its stream's bytes); the driver's counters of a set's
  * bring-up are its sample line only (the runner puts them in the set's
  * entry, docs/apps.md). */
 #include <errno.h>
@@ -24,6 +26,7 @@
 #include "apps/apps_net.h"
 #include "apps/reneg_rx.h"
 #include "apps/reneg_sets.h"
+#include "apps/reneg_stream.h"
 #include "kernel/exit.h"
 #include "kernel/json.h"
 #include "kernel/kernel.h"
@@ -45,7 +48,8 @@ struct reneg_out {
     uint16_t sizes[2]; /* size=, then with back=1 the MTU's frame */
     unsigned nsizes;
     uint64_t packets, bytes, ns;
-    struct vnet_counts took; /* the frames the driver took, just before the next reset */
+    struct reneg_stream stream; /* stream_s= */
+    struct vnet_counts took;    /* the frames the driver took, just before the next reset */
 };
 
 /* One set's sending: its stream, its frames so far, those given up. */
@@ -70,6 +74,7 @@ static int reneg_up(struct net_if *nif, const struct app_config *c, const struct
     char why[320];
     if (apps_vnet_params(c, &p, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "config: %s", why);
+    p.offloads = (uint8_t)reneg_stream_offloads(c);
     p.features_off = s->features_off;
     p.indirect = s->indirect;
     int r = net_if_renegotiate(nif, &p);
@@ -228,7 +233,6 @@ static void reneg_send(struct net_if *nif, const struct app_config *c, const uin
     reneg_wait_back(&jb, 1);
     o->ns = time_ns() - jb.start;
     o->packets = jb.seq;
-    vnet_counts(d, &o->took);
 }
 
 /* One "sample" line per set as it ends, before the next reset starts the
@@ -288,10 +292,27 @@ static void reneg_result(const struct app_config *c, const struct reneg_set *set
         json_arr_end(j);
         if (c->back)
             reneg_rx_json(j, "rx", &reneg_back[k]);
+        if (c->stream_s)
+            reneg_stream_json(j, &out[k].stream);
         json_obj_end(j);
     }
     json_arr_end(j);
     app_result_end(j);
+}
+
+/* The set's console line: its frames (and back), its stream. */
+static void reneg_set_line(const struct app_config *c, const struct reneg_set *s, unsigned k,
+                           const struct reneg_out *o)
+{
+    printf("reneg: set %u (%s): %llu frames sent on stream %u", k + 1, s->text,
+           (unsigned long long)o->packets, k);
+    if (c->back)
+        printf(", %llu back", (unsigned long long)reneg_back[k].packets);
+    if (c->stream_s)
+        printf(", TCP stream %llu bytes in %.3f s (%.3f Gbit/s)%s",
+               (unsigned long long)o->stream.bytes, (double)o->stream.ns / 1e9,
+               app_per_s(o->stream.bytes * 8, o->stream.ns) / 1e9, o->stream.ok ? "" : ", failed");
+    printf("\n");
 }
 
 int app_reneg_main(const struct app_config *c)
@@ -306,7 +327,8 @@ int app_reneg_main(const struct app_config *c)
         vn_fatal(VN_EXIT_CONFIG,
                  "config: app=reneg: count= (frames of each size per set) is required");
     reneg_nsets = (unsigned)n;
-    apps_net_init(c, 1, 0);
+    unsigned failed = 0;
+    apps_net_init(c, 1, reneg_stream_offloads(c));
     struct net_if *nif = net_if_get(0);
     uint8_t dst_mac[6];
     apps_dst_mac(c, dst_mac);
@@ -317,13 +339,17 @@ int app_reneg_main(const struct app_config *c)
         out[k].features = vnet_features(net_if_dev(nif));
         out[k].ring_format = vnet_ring_format(net_if_dev(nif));
         reneg_send(nif, c, dst_mac, k, &out[k]);
+        if (c->stream_s)
+            reneg_stream_run(c, &out[k].stream);
+        vnet_counts(net_if_dev(nif), &out[k].took);
         reneg_sample(nif, k, &out[k]);
-        printf("reneg: set %u (%s): %llu frames sent on stream %u", k + 1, sets[k].text,
-               (unsigned long long)out[k].packets, k);
-        if (c->back)
-            printf(", %llu back", (unsigned long long)reneg_back[k].packets);
-        printf("\n");
+        reneg_set_line(c, &sets[k], k, &out[k]);
+        failed += c->stream_s && !out[k].stream.ok;
     }
     reneg_result(c, sets, out, (unsigned)n, &boot);
+    if (failed) {
+        printf("reneg: %u of %d sets' TCP streams failed\n", failed, n);
+        return VN_EXIT_NETWORK;
+    }
     return VN_EXIT_OK;
 }

@@ -17,6 +17,7 @@ _Static_assert(CFG_WINDOW_MIN >= 0xffff, "window= covers what a handshake offere
 
 int apps_vnet_params(const struct app_config *c, struct vnet_params *p, char *why, size_t whylen)
 {
+    *p = (struct vnet_params){0}; /* offloads: the caller's to ask */
     p->ring_size = c->ring;
     p->kick_batch = c->kick_batch;
     p->rx_refill = c->rx_refill;

@@ -12,7 +12,9 @@
 
 #define IPERF_PORT      5001
 #define IPERF_MAX_SESS  128
-#define IPERF_CONNECT_S 5 /* client: refused connects are retried this long */
+#define IPERF_CONNECT_S 5    /* client: refused connects are retried this long */
+#define IPERF_DRAIN_MS  2000 /* client: acknowledgements after the close */
+#define IPERF_LINGER_MS 200  /* FINs and last ACKs out before the result */
 
 /* The client's payload: zeros (to an iperf 2 server, a header of zero
  * words means "no options"), handed to lwIP by reference, never copied.
@@ -35,6 +37,9 @@ struct iperf {
 
 extern struct iperf iperf_state;
 
+/* n sessions (a client's msg bytes per write to dst) on port, every
+ * earlier session's state cleared (app=reneg runs a stream per set). */
+void iperf_setup(unsigned n, uint32_t msg, const ip_addr_t *dst, uint16_t port);
 /* Client: connects every session (retrying refused connects until
  * connect_end), keeps each send buffer full, then at stop closes and
  * counts what the host acknowledges. */
@@ -46,6 +51,26 @@ bool iperf_client_retrying(void);
 void iperf_client_stop(void);
 /* True while a closed session still has unacknowledged data. */
 bool iperf_client_draining(void);
+
+/* Client session i as it ended: bytes the host acknowledged, its time
+ * from connect to the last acknowledgement, what lwIP still held
+ * unacknowledged, and whether it worked (connected, moved bytes, not lost). */
+struct iperf_client_count {
+    uint64_t bytes, ns, unacked;
+    bool ok;
+};
+void iperf_client_count(unsigned i, struct iperf_client_count *out);
+/* True while a session the client closed waits for the host's FIN. */
+bool iperf_client_closing(void);
+/* Every session let go of, so that iperf_setup may reuse its state. */
+void iperf_client_release(void);
+
+/* Polls the stack for ms, or until more() says false. */
+void iperf_poll_for(uint64_t ms, bool (*more)(void));
+/* A session's time: from its start (connect, accept) to its last byte. */
+uint64_t iperf_sess_ns(const struct iperf_sess *s);
+/* A stream that moved nothing did not work, whatever lwIP said. */
+bool iperf_sess_ok(const struct iperf_sess *s);
 
 /* Server: listens on iperf_state.port; every accepted stream is a session. */
 void iperf_server_start(void);

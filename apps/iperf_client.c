@@ -129,11 +129,14 @@ static void client_connect(struct iperf_sess *s)
 
 void iperf_client_start(void)
 {
-    /* Zeros that never change: lwIP references them until acknowledged. */
-    uint8_t *z = calloc(1, IPERF_ZBUF);
-    if (!z)
-        vn_fatal(VN_EXIT_OOM, "iperf: no memory for the %d KiB payload", IPERF_ZBUF / 1024);
-    iperf_state.zbuf = z;
+    /* Zeros that never change: lwIP references them until acknowledged;
+     * one buffer for every run of the boot. */
+    if (!iperf_state.zbuf) {
+        uint8_t *z = calloc(1, IPERF_ZBUF);
+        if (!z)
+            vn_fatal(VN_EXIT_OOM, "iperf: no memory for the %d KiB payload", IPERF_ZBUF / 1024);
+        iperf_state.zbuf = z;
+    }
     for (unsigned i = 0; i < iperf_state.n; i++) {
         iperf_state.s[i].idx = i;
         client_connect(&iperf_state.s[i]);
@@ -202,4 +205,41 @@ bool iperf_client_draining(void)
             return true;
     }
     return false;
+}
+
+void iperf_client_count(unsigned i, struct iperf_client_count *out)
+{
+    const struct iperf_sess *s = &iperf_state.s[i];
+    out->bytes = s->bytes;
+    out->ns = iperf_sess_ns(s);
+    out->unacked = iperf_sess_unacked(s);
+    out->ok = iperf_sess_ok(s);
+}
+
+bool iperf_client_closing(void)
+{
+    for (unsigned i = 0; i < iperf_state.n; i++)
+        if (iperf_state.s[i].pcb && !iperf_state.s[i].done)
+            return true;
+    return false;
+}
+
+/* A session the host has closed too calls back no more: lwIP keeps its
+ * pcb in TIME_WAIT or LAST_ACK, and after tcp_close (TF_RXCLOSED) reports
+ * neither end to the app (lwIP 2.1 tcp_in.c). One the host has not closed
+ * is still lwIP's, alive (FIN_WAIT_1/2): cut loose and aborted, its late
+ * callbacks would write into a session reused by the next run. */
+void iperf_client_release(void)
+{
+    for (unsigned i = 0; i < iperf_state.n; i++) {
+        struct iperf_sess *s = &iperf_state.s[i];
+        if (s->pcb && !s->done) {
+            tcp_arg(s->pcb, NULL);
+            tcp_sent(s->pcb, NULL);
+            tcp_recv(s->pcb, NULL);
+            tcp_err(s->pcb, NULL);
+            tcp_abort(s->pcb);
+        }
+        s->pcb = NULL;
+    }
 }

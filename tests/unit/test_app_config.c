@@ -31,8 +31,19 @@ static void defaults_pass(void **state)
                      0);
 }
 
-/* vnperf conform's combination with every switchable feature off
- * (docs/conform.md): longer than the 127 characters of other values. */
+/* stream_s=: app=reneg's TCP stream per set, at most a minute (the
+ * unit tests' app table has no reneg: the keys alone). */
+static void reneg_stream_s(void **state)
+{
+    (void)state;
+    if (parse_and_check("sets=all/-event_idx count=10 stream_s=60") != 0)
+        fail_msg("%s", err);
+    assert_int_equal(c.stream_s, 60);
+    err[0] = '\0';
+    assert_int_equal(parse_and_check("sets=all count=10 stream_s=61"), -EINVAL);
+    assert_non_null(strstr(err, "stream_s"));
+}
+
 /* dst_ip6= is on-link through ip6='s /64, and not ip6= itself. */
 static void ip6_pair(void **state)
 {
@@ -82,6 +93,8 @@ static void netif_vlan(void **state)
     }
 }
 
+/* vnperf conform's combination with every switchable feature off
+ * (docs/conform.md): longer than the 127 characters of other values. */
 static void every_feature_off_fits(void **state)
 {
     (void)state;
@@ -126,11 +139,9 @@ static void errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(defaults_pass),
-        cmocka_unit_test(errors),
-        cmocka_unit_test(every_feature_off_fits),
-        cmocka_unit_test(ip6_pair),
-        cmocka_unit_test(netif_vlan),
+        cmocka_unit_test(defaults_pass),          cmocka_unit_test(errors),
+        cmocka_unit_test(every_feature_off_fits), cmocka_unit_test(ip6_pair),
+        cmocka_unit_test(reneg_stream_s),         cmocka_unit_test(netif_vlan),
     };
     return cmocka_run_group_tests_name("app_config", tests, NULL, NULL);
 }
