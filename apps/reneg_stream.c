@@ -51,7 +51,7 @@ void reneg_stream_run(const struct app_config *c, struct reneg_stream *out)
 
 void reneg_stream_json(struct json *j, const struct reneg_stream *out)
 {
-    json_obj_begin(j, "stream");
+    json_obj_begin(j, "tcp");
     json_u64(j, "bytes", out->bytes);
     json_u64(j, "duration_ns", out->ns);
     json_double(j, "gbps", app_per_s(out->bytes * 8, out->ns) / 1e9);

@@ -26,7 +26,7 @@ unsigned reneg_stream_offloads(const struct app_config *c);
  * connect refused for IPERF_CONNECT_S ends the run (exit 9). */
 void reneg_stream_run(const struct app_config *c, struct reneg_stream *out);
 
-/* out as the set's "stream" object in j. */
+/* out as the set's "tcp" object in j ("stream" is its frames' stream id). */
 void reneg_stream_json(struct json *j, const struct reneg_stream *out);
 
 #endif
