@@ -654,6 +654,58 @@ static void gen_queues_json(struct json *j)
     json_arr_end(j);
 }
 
+/* "sizes": the frames sent of each size (class). */
+static void gen_sizes_json(struct json *j)
+{
+    json_arr_begin(j, "sizes");
+    for (unsigned ci = 0; ci < gen_state.ncls; ci++) {
+        json_obj_begin(j, NULL);
+        json_u64(j, "size", gen_state.mix.size[ci]);
+        json_u64(j, "packets", gen_state.cls_packets[ci]);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+/* rate=: its target and what was achieved, in its unit. */
+static void gen_rate_json(struct json *j, const struct rate *r, uint64_t ns)
+{
+    if (r->unit == RATE_UNLIMITED)
+        return;
+    bool pps = r->unit == RATE_PPS;
+    double achieved = pps ? app_per_s(gen_state.packets + gen_state.dropped, ns)
+                          : app_per_s(gen_state.bytes * 8, ns);
+    json_str(j, "rate_unit", pps ? "pps" : "bps");
+    json_u64(j, "rate_target", r->per_s);
+    json_double(j, "rate_achieved", achieved);
+    json_double(j, "rate_error", (achieved - (double)r->per_s) / (double)r->per_s);
+}
+
+/* "rx": the reflected frames, their sequence checks and latency. */
+static void gen_rx_json(struct json *j)
+{
+    if (!gen_state.rx_packets && !gen_state.rx_bad)
+        return;
+    struct seq_totals t;
+    seq_sum(gen_state.rx_streams, gen_state.nflows, &t);
+    json_obj_begin(j, "rx");
+    json_u64(j, "packets", gen_state.rx_packets);
+    json_u64(j, "bytes", gen_state.rx_bytes);
+    json_u64(j, "lost", t.lost);
+    json_u64(j, "dup", t.dup);
+    json_u64(j, "reorder", t.reorder);
+    json_u64(j, "stale", t.stale);
+    json_u64(j, "malformed", gen_state.rx_bad);
+    json_u64(j, "future_ts", gen_state.rx_future_ts);
+    json_double(j, "p50_us", (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.5)) / 1e3);
+    json_double(j, "p90_us", (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.9)) / 1e3);
+    json_double(j, "p99_us", (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.99)) / 1e3);
+    json_double(j, "p999_us", (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.999)) / 1e3);
+    json_double(j, "max_us",
+                (double)app_cycles_ns(gen_state.lat.count ? gen_state.lat.max : 0) / 1e3);
+    json_obj_end(j);
+}
+
 static void gen_result(const struct app_config *c, uint64_t ns, const struct rate *r, bool stack,
                        const struct stall *st)
 {
@@ -680,55 +732,33 @@ static void gen_result(const struct app_config *c, uint64_t ns, const struct rat
     gen_queues_json(j);
     if (gen_by_stream())
         gen_streams_json(j, ns);
-    json_arr_begin(j, "sizes");
-    for (unsigned ci = 0; ci < gen_state.ncls; ci++) {
-        json_obj_begin(j, NULL);
-        json_u64(j, "size", gen_state.mix.size[ci]);
-        json_u64(j, "packets", gen_state.cls_packets[ci]);
-        json_obj_end(j);
-    }
-    json_arr_end(j);
+    gen_sizes_json(j);
     gen_uso_json(j, gen_state.uso, gen_state.mix.size[0], gen_state.packets);
-    if (r->unit != RATE_UNLIMITED) {
-        bool pps = r->unit == RATE_PPS;
-        double achieved = pps ? app_per_s(gen_state.packets + gen_state.dropped, ns)
-                              : app_per_s(gen_state.bytes * 8, ns);
-        json_str(j, "rate_unit", pps ? "pps" : "bps");
-        json_u64(j, "rate_target", r->per_s);
-        json_double(j, "rate_achieved", achieved);
-        json_double(j, "rate_error", (achieved - (double)r->per_s) / (double)r->per_s);
-    }
-    if (gen_state.rx_packets || gen_state.rx_bad) {
-        struct seq_totals t;
-        seq_sum(gen_state.rx_streams, gen_state.nflows, &t);
-        json_obj_begin(j, "rx");
-        json_u64(j, "packets", gen_state.rx_packets);
-        json_u64(j, "bytes", gen_state.rx_bytes);
-        json_u64(j, "lost", t.lost);
-        json_u64(j, "dup", t.dup);
-        json_u64(j, "reorder", t.reorder);
-        json_u64(j, "stale", t.stale);
-        json_u64(j, "malformed", gen_state.rx_bad);
-        json_u64(j, "future_ts", gen_state.rx_future_ts);
-        json_double(j, "p50_us", (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.5)) / 1e3);
-        json_double(j, "p90_us", (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.9)) / 1e3);
-        json_double(j, "p99_us", (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.99)) / 1e3);
-        json_double(j, "p999_us",
-                    (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.999)) / 1e3);
-        json_double(j, "max_us",
-                    (double)app_cycles_ns(gen_state.lat.count ? gen_state.lat.max : 0) / 1e3);
-        json_obj_end(j);
-    }
+    gen_rate_json(j, r, ns);
+    gen_rx_json(j);
     stall_json(j, st, time_tsc_hz);
     app_result_end(j);
 }
 
-int app_gen_main(const struct app_config *c)
+/* CPU 0's run, from the setup to the result: what the phases of
+ * app_gen_main hand on. */
+struct gen_run {
+    struct rate r;
+    bool stack;          /* path=stack */
+    struct udp_pcb *pcb; /* path=stack's */
+    uint64_t count;      /* count= (UINT64_MAX: none; 0: rx streams only) */
+    struct meter m;
+    struct stall st;
+    uint64_t start, end; /* cycles */
+    uint64_t now;        /* the last round's */
+};
+
+/* The config checked, the network up, the sizes and flows set, then the
+ * path's own: lwIP's PCB (path=stack) or the streams and their pairs. */
+static void gen_setup(const struct app_config *c, struct gen_run *run)
 {
     char why[160];
-    struct rate r;
-    bool stack = c->path == CFG_PATH_STACK;
-    if (rate_parse(c->rate, &r, why, sizeof(why)) < 0)
+    if (rate_parse(c->rate, &run->r, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "gen: rate=%s: %s", c->rate, why);
     bool file = gen_streams_check(c);
     gen_state.file = file;
@@ -740,40 +770,33 @@ int app_gen_main(const struct app_config *c)
     hist_init(&gen_state.lat);
     if (!file)
         gen_setup_sizes(c);
-    gen_setup_flows(c, stack);
+    gen_setup_flows(c, run->stack);
     gen_uso_check(c, gen_state.nif, gen_state.ncls, gen_state.nflows);
-    if (!file && !stack)
-        gen_shorthand(&r);
+    if (!file && !run->stack)
+        gen_shorthand(&run->r);
 
     uint8_t dst_mac[6];
     apps_dst_mac(c, dst_mac); /* also for path=stack: a clear error instead of silent ARP drops */
-    struct udp_pcb *pcb = NULL;
-    if (stack) {
-        pcb = udp_new();
-        if (!pcb || udp_bind(pcb, IP_ADDR_ANY, c->src_port) != ERR_OK)
-            vn_fatal(VN_EXIT_INTERNAL, "gen: cannot bind UDP port %u", (unsigned)c->src_port);
-        udp_recv(pcb, stack_recv, NULL);
-        gen_setup_pairs(0);
-    } else {
+    if (!run->stack) {
         gen_setup_streams(c, dst_mac);
         gen_state.rx_only = gen_rx_only(c);
+        return;
     }
+    run->pcb = udp_new();
+    if (!run->pcb || udp_bind(run->pcb, IP_ADDR_ANY, c->src_port) != ERR_OK)
+        vn_fatal(VN_EXIT_INTERNAL, "gen: cannot bind UDP port %u", (unsigned)c->src_port);
+    udp_recv(run->pcb, stack_recv, NULL);
+    gen_setup_pairs(0);
+}
 
-    uint64_t count = gen_state.rx_only ? 0 : c->count ? c->count : UINT64_MAX;
-    struct meter m;
+/* The console line that says what is sent. */
+static void gen_banner(const struct app_config *c, bool stack)
+{
     int burst = (int)c->burst;
-    meter_start(&m, c);
-    uint64_t start = m.t0;
-    uint64_t end = app_deadline(c, start, c->count ? GEN_COUNT_LIMIT_S : GEN_DEFAULT_S);
-    bool limit_is_timeout = c->count && !c->duration_s;
-    uint64_t service_every = time_ns_to_cycles(SERVICE_US * 1000u), next_service = start;
-    uint64_t now = start;
-    unsigned rounds = 0;
-    struct gen_cpu *w = &gen_state.cpu[0];
     if (gen_state.rx_only)
         printf("gen: raw path, receiving the stream file's %u rx streams only\n",
                gen_streams_ids());
-    else if (file)
+    else if (gen_state.file)
         printf("gen: raw path, %u streams of the stream file, burst %d\n", gen_state.nstreams,
                burst);
     else
@@ -781,34 +804,70 @@ int app_gen_main(const struct app_config *c)
                stack ? "stack" : "raw", gen_state.ncls, gen_state.ncls > 1 ? "s" : "",
                gen_state.nflows, gen_state.nflows > 1 ? "s" : "", burst,
                c->rate[0] ? c->rate : "max", gen_state.ncpu, gen_state.ncpu > 1 ? "s" : "");
-    gen_state.end = end;
-    gen_start_cpus(c, count, &r, start);
+}
 
-    /* Stalls from here: the console line above was the app's own time. */
-    struct stall st;
-    app_stall_start(&st);
+/* The clock starts: the meter and the deadline, the banner, then every
+ * CPU's share and the APs. */
+static void gen_start(const struct app_config *c, struct gen_run *run)
+{
+    run->count = gen_state.rx_only ? 0 : c->count ? c->count : UINT64_MAX;
+    meter_start(&run->m, c);
+    run->start = run->m.t0;
+    run->end = app_deadline(c, run->start, c->count ? GEN_COUNT_LIMIT_S : GEN_DEFAULT_S);
+    gen_banner(c, run->stack);
+    gen_state.end = run->end;
+    gen_start_cpus(c, run->count, &run->r, run->start);
+}
+
+/* qreset_at=: the pair's reset, once. */
+static void gen_qreset(const struct app_config *c, unsigned q, bool flush)
+{
+    if (flush)
+        net_flush(gen_state.nif);
+    apps_qreset(c, gen_state.nif, q, true);
+    gen_state.qreset_done = true;
+}
+
+/* A "sample" line: every CPU's counts so far and the frames returned. */
+static void gen_sample(struct gen_run *run, uint64_t now)
+{
+    uint64_t sp, sb, sd;
+    gen_sent_now(&sp, &sb, &sd);
+    struct json *j = meter_sample(&run->m, now, sp, sb);
+    json_u64(j, "tx_dropped", sd);
+    json_u64(j, "returned", gen_state.rx_packets);
+    meter_end(&run->m, &run->st);
+}
+
+/* CPU 0's sending, receiving and samples until every share is out or the
+ * deadline: the hot path, each round's work here, its state in locals. */
+static void gen_send_loop(const struct app_config *c, struct gen_run *run)
+{
+    const bool stack = run->stack;
+    const int burst = (int)c->burst;
+    const uint64_t end = run->end, service_every = time_ns_to_cycles(SERVICE_US * 1000u);
+    uint64_t now = run->start, next_service = run->start;
+    unsigned rounds = 0;
+    struct gen_cpu *w = &gen_state.cpu[0];
+    /* Stalls from here: the console line before was the app's own time. */
+    app_stall_start(&run->st);
     while (w->sent < w->count || !gen_aps_done() || gen_state.rx_only) {
         now = time_cycles();
-        stall_round(&st, now);
+        stall_round(&run->st, now);
         if (now >= end)
             break;
         int n = 0;
         if (w->sent >= w->count) {
             /* CPU 0's share is out: it receives and serves while the APs send. */
         } else if (stack) {
-            n = gen_stack_burst(w, pcb, burst, now, w->count - w->sent);
+            n = gen_stack_burst(w, run->pcb, burst, now, w->count - w->sent);
             w->sent += (uint64_t)n;
-            if (c->qreset_at && !gen_state.qreset_done && w->sent >= c->qreset_at) {
-                net_flush(gen_state.nif);
-                apps_qreset(c, gen_state.nif, 0, true);
-                gen_state.qreset_done = true;
-            }
+            if (c->qreset_at && !gen_state.qreset_done && w->sent >= c->qreset_at)
+                gen_qreset(c, 0, true);
         } else {
             n = gen_send_round(w, now);
-            if (n && c->qreset_at && !gen_state.qreset_done && w->sent >= c->qreset_at) {
-                apps_qreset(c, gen_state.nif, w->cur->q, true);
-                gen_state.qreset_done = true;
-            }
+            if (n && c->qreset_at && !gen_state.qreset_done && w->sent >= c->qreset_at)
+                gen_qreset(c, w->cur->q, false);
             /* vnet_txslots_reserve reclaims when the ring runs short; here
              * only while idle (paced), so slots come back between bursts. */
             if (n == 0)
@@ -827,24 +886,18 @@ int app_gen_main(const struct app_config *c)
          * wake when it is done, the next sample or the end. */
         bool own_left = w->sent < w->count;
         if (n == 0 && (!own_left || !gen_due(w, now)))
-            stall_skip(&st, net_idle(gen_wake(own_left ? gen_next_due(w) : end, m.next, end)));
-        if (meter_due(&m, now)) {
-            uint64_t sp, sb, sd;
-            gen_sent_now(&sp, &sb, &sd);
-            struct json *j = meter_sample(&m, now, sp, sb);
-            json_u64(j, "tx_dropped", sd);
-            json_u64(j, "returned", gen_state.rx_packets);
-            meter_end(&m, &st);
-        }
+            stall_skip(&run->st,
+                       net_idle(gen_wake(own_left ? gen_next_due(w) : end, run->m.next, end)));
+        if (meter_due(&run->m, now))
+            gen_sample(run, now);
     }
-    for (unsigned k = 1; k < gen_state.ncpu; k++)
-        smp_wait(k);
-    gen_add_up();
-    uint64_t sent = gen_state.packets + gen_state.dropped;
-    uint64_t ns = time_cycles_to_ns(now - start);
+    run->now = now;
+}
 
-    /* Let the ring drain so every frame is accounted and reflected ones
-     * have a chance to come back. */
+/* Let the ring drain so every frame is accounted and reflected ones
+ * have a chance to come back. */
+static void gen_drain(bool stack)
+{
     uint64_t drain_end = time_cycles() + time_ns_to_cycles(GEN_DRAIN_MS * 1000000ull);
     uint64_t quiet = time_cycles(), last_rx = gen_state.rx_packets;
     while (time_cycles() < drain_end) {
@@ -860,12 +913,27 @@ int app_gen_main(const struct app_config *c)
         if (idle && time_cycles() - quiet > time_ns_to_cycles(100000000ull))
             break;
     }
-    if (stack)
-        udp_remove(pcb);
-    gen_result(c, ns, &r, stack, &st);
-    if (limit_is_timeout && sent < count) {
+}
+
+int app_gen_main(const struct app_config *c)
+{
+    struct gen_run run = {.stack = c->path == CFG_PATH_STACK};
+    gen_setup(c, &run);
+    gen_start(c, &run);
+    gen_send_loop(c, &run);
+    for (unsigned k = 1; k < gen_state.ncpu; k++)
+        smp_wait(k);
+    gen_add_up();
+    uint64_t sent = gen_state.packets + gen_state.dropped;
+    uint64_t ns = time_cycles_to_ns(run.now - run.start);
+    gen_drain(run.stack);
+    if (run.stack)
+        udp_remove(run.pcb);
+    gen_result(c, ns, &run.r, run.stack, &run.st);
+    bool limit_is_timeout = c->count && !c->duration_s;
+    if (limit_is_timeout && sent < run.count) {
         printf("gen: sent %llu of count=%llu within %d s\n", (unsigned long long)sent,
-               (unsigned long long)count, GEN_COUNT_LIMIT_S);
+               (unsigned long long)run.count, GEN_COUNT_LIMIT_S);
         return VN_EXIT_TIMEOUT;
     }
     return VN_EXIT_OK;
