@@ -385,6 +385,144 @@ static void rr_setup(const struct app_config *c)
     apps_peer_addr(c, &rr_state.dst);
 }
 
+/* The server's socket: UDP bound or TCP listening on dst_port=. */
+static void rr_listen(bool tcp)
+{
+    if (!tcp) {
+        struct udp_pcb *pcb = udp_new();
+        if (!pcb || udp_bind(pcb, IP_ANY_TYPE, rr_state.port) != ERR_OK)
+            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot bind UDP port %u", (unsigned)rr_state.port);
+        udp_recv(pcb, udp_server_recv, NULL);
+        return;
+    }
+    struct tcp_pcb *l = tcp_new();
+    if (!l || tcp_bind(l, IP_ANY_TYPE, rr_state.port) != ERR_OK || !(l = tcp_listen(l)))
+        vn_fatal(VN_EXIT_INTERNAL, "rr: cannot listen on TCP port %u", (unsigned)rr_state.port);
+    tcp_accept(l, tcp_accept_cb);
+}
+
+/* The client's sessions: each connects (TCP) or sends its first request
+ * (UDP). */
+static void rr_open_sessions(bool tcp)
+{
+    for (unsigned i = 0; i < rr_state.n; i++) {
+        struct rr_sess *s = &rr_state.s[i];
+        s->idx = i;
+        if (tcp) {
+            tcp_client_connect(s);
+            continue;
+        }
+        s->upcb = udp_new();
+        if (!s->upcb || udp_bind(s->upcb, IP_ANY_TYPE, 0) != ERR_OK)
+            vn_fatal(VN_EXIT_INTERNAL, "rr: no UDP PCB for session %u", i);
+        udp_recv(s->upcb, udp_client_recv, s);
+        udp_client_send(s);
+    }
+}
+
+/* The client's sessions once a round: TCP connect retries until
+ * connect_end, queued TCP bytes pushed, lost UDP transactions sent again.
+ * Returns whether a session still runs. */
+static bool rr_client_round(bool tcp, uint64_t now, uint64_t connect_end, uint64_t udp_timeout)
+{
+    unsigned failed = 0;
+    for (unsigned i = 0; i < rr_state.n; i++) {
+        struct rr_sess *s = &rr_state.s[i];
+        if (tcp && !s->connected && !s->failed && s->retry_at && now >= s->retry_at) {
+            if (now >= connect_end)
+                vn_fatal(VN_EXIT_NETWORK, "rr: TCP connect to port %u refused for %d s",
+                         (unsigned)rr_state.port, RR_CONNECT_S);
+            tcp_client_connect(s);
+        }
+        if (tcp && s->connected)
+            tcp_push_msg(s);
+        if (!tcp && now - s->t_send > udp_timeout) {
+            rr_state.timeouts++;
+            udp_client_send(s);
+        }
+        failed += s->failed;
+    }
+    return failed != rr_state.n;
+}
+
+/* A "sample" line; returns the transactions so far (the next one's base). */
+static uint64_t rr_sample(struct meter *m, uint64_t now, uint64_t tr_last)
+{
+    uint64_t tr = rr_state.transactions;
+    struct json *j = meter_sample(m, now, rr_state.msgs, rr_state.bytes);
+    json_u64(j, "transactions", tr);
+    json_double(j, "tps", app_per_s(tr - tr_last, m->span_ns));
+    json_double(j, "p99_us", (double)hist_quantile(&rr_state.lat, 0.99) / 1e3);
+    result_end();
+    return tr;
+}
+
+/* The transactions until count=, the deadline, a server's idle end or
+ * every client session failed. Returns the run's length in ns: a
+ * server's from its first transaction to its last request. */
+static uint64_t rr_run(const struct app_config *c, bool tcp)
+{
+    bool server = rr_state.server;
+    struct meter m;
+    meter_start(&m, c);
+    uint64_t start = m.t0, now = start, first = 0, tr_last = 0;
+    uint64_t end = app_deadline(c, start, RR_DEFAULT_S);
+    uint64_t udp_timeout = time_ns_to_cycles(RR_UDP_TIMEOUT_MS * 1000000ull);
+    uint64_t connect_end = start + RR_CONNECT_S * time_tsc_hz;
+    uint64_t idle = RR_SERVER_IDLE_S * time_tsc_hz;
+    if (!server)
+        rr_open_sessions(tcp);
+    while (rr_state.transactions < rr_state.count) {
+        net_poll();
+        /* Read after net_poll: its callbacks stamp t_send and last_req. */
+        now = time_cycles();
+        if (now >= end)
+            break;
+        if (rr_state.transactions && !first)
+            first = now;
+        if (server && rr_state.transactions && now - rr_state.last_req > idle)
+            break;
+        if (!server && !rr_client_round(tcp, now, connect_end, udp_timeout))
+            break;
+        if (meter_due(&m, now))
+            tr_last = rr_sample(&m, now, tr_last);
+    }
+    uint64_t stop =
+        server && rr_state.transactions && rr_state.last_req < now ? rr_state.last_req : now;
+    return time_cycles_to_ns(stop - (server && first ? first : start));
+}
+
+/* Close TCP sessions so the peer sees an orderly end, and let lwIP send
+ * what that takes. */
+static void rr_close(void)
+{
+    for (unsigned i = 0; i < rr_state.n; i++)
+        if (rr_state.s[i].tpcb) {
+            tcp_arg(rr_state.s[i].tpcb, NULL);
+            tcp_err(rr_state.s[i].tpcb, NULL);
+            tcp_recv(rr_state.s[i].tpcb, NULL);
+            tcp_sent(rr_state.s[i].tpcb, NULL);
+            if (tcp_close(rr_state.s[i].tpcb) != ERR_OK)
+                tcp_abort(rr_state.s[i].tpcb);
+        }
+    uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
+    while (time_cycles() < drain_end)
+        net_poll();
+}
+
+/* How the run ended: no transaction, a client session failed, or ok. */
+static int rr_exit(bool server)
+{
+    if (rr_state.transactions == 0) {
+        printf("rr: no transaction completed\n");
+        return server ? VN_EXIT_TEST_FAILED : VN_EXIT_NETWORK;
+    }
+    for (unsigned i = 0; i < rr_state.n && !server; i++)
+        if (rr_state.s[i].failed)
+            return VN_EXIT_NETWORK;
+    return VN_EXIT_OK;
+}
+
 int app_rr_main(const struct app_config *c)
 {
     bool tcp = c->proto == CFG_PROTO_TCP, server = c->role == CFG_ROLE_SERVER;
@@ -398,110 +536,13 @@ int app_rr_main(const struct app_config *c)
      * ARP (it was ignored: every answer waited for ARP and was lost). */
     if (!server || app_config_given(c, "dst_mac"))
         apps_peer_mac(c, mac);
-
-    if (server && !tcp) {
-        struct udp_pcb *pcb = udp_new();
-        if (!pcb || udp_bind(pcb, IP_ANY_TYPE, rr_state.port) != ERR_OK)
-            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot bind UDP port %u", (unsigned)rr_state.port);
-        udp_recv(pcb, udp_server_recv, NULL);
-    } else if (server) {
-        struct tcp_pcb *l = tcp_new();
-        if (!l || tcp_bind(l, IP_ANY_TYPE, rr_state.port) != ERR_OK || !(l = tcp_listen(l)))
-            vn_fatal(VN_EXIT_INTERNAL, "rr: cannot listen on TCP port %u", (unsigned)rr_state.port);
-        tcp_accept(l, tcp_accept_cb);
-    }
+    if (server)
+        rr_listen(tcp);
     printf("rr: %s %s on port %u, %llu session(s), request %u B, response %u B\n",
            tcp ? "tcp" : "udp", server ? "server" : "client", (unsigned)rr_state.port,
            (unsigned long long)c->sessions, rr_state.req, rr_state.resp);
-
-    struct meter m;
-    meter_start(&m, c);
-    uint64_t start = m.t0, now = start, first = 0, tr_last = 0;
-    uint64_t end = app_deadline(c, start, RR_DEFAULT_S);
-    uint64_t udp_timeout = time_ns_to_cycles(RR_UDP_TIMEOUT_MS * 1000000ull);
-    uint64_t connect_end = start + RR_CONNECT_S * time_tsc_hz;
-    uint64_t idle = RR_SERVER_IDLE_S * time_tsc_hz;
-
-    if (!server) {
-        for (unsigned i = 0; i < rr_state.n; i++) {
-            struct rr_sess *s = &rr_state.s[i];
-            s->idx = i;
-            if (tcp) {
-                tcp_client_connect(s);
-            } else {
-                s->upcb = udp_new();
-                if (!s->upcb || udp_bind(s->upcb, IP_ANY_TYPE, 0) != ERR_OK)
-                    vn_fatal(VN_EXIT_INTERNAL, "rr: no UDP PCB for session %u", i);
-                udp_recv(s->upcb, udp_client_recv, s);
-                udp_client_send(s);
-            }
-        }
-    }
-
-    while (rr_state.transactions < rr_state.count) {
-        net_poll();
-        /* Read after net_poll: its callbacks stamp t_send and last_req. */
-        now = time_cycles();
-        if (now >= end)
-            break;
-        if (rr_state.transactions && !first)
-            first = now;
-        if (server && rr_state.transactions && now - rr_state.last_req > idle)
-            break;
-        if (!server) {
-            unsigned failed = 0;
-            for (unsigned i = 0; i < rr_state.n; i++) {
-                struct rr_sess *s = &rr_state.s[i];
-                if (tcp && !s->connected && !s->failed && s->retry_at && now >= s->retry_at) {
-                    if (now >= connect_end)
-                        vn_fatal(VN_EXIT_NETWORK, "rr: TCP connect to port %u refused for %d s",
-                                 (unsigned)rr_state.port, RR_CONNECT_S);
-                    tcp_client_connect(s);
-                }
-                if (tcp && s->connected)
-                    tcp_push_msg(s);
-                if (!tcp && now - s->t_send > udp_timeout) {
-                    rr_state.timeouts++;
-                    udp_client_send(s);
-                }
-                failed += s->failed;
-            }
-            if (failed == rr_state.n)
-                break;
-        }
-        if (meter_due(&m, now)) {
-            uint64_t tr = rr_state.transactions;
-            struct json *j = meter_sample(&m, now, rr_state.msgs, rr_state.bytes);
-            json_u64(j, "transactions", tr);
-            json_double(j, "tps", app_per_s(tr - tr_last, m.span_ns));
-            tr_last = tr;
-            json_double(j, "p99_us", (double)hist_quantile(&rr_state.lat, 0.99) / 1e3);
-            result_end();
-        }
-    }
-    uint64_t stop =
-        server && rr_state.transactions && rr_state.last_req < now ? rr_state.last_req : now;
-    uint64_t ns = time_cycles_to_ns(stop - (server && first ? first : start));
-    /* Close TCP sessions so the peer sees an orderly end. */
-    for (unsigned i = 0; i < rr_state.n; i++)
-        if (rr_state.s[i].tpcb) {
-            tcp_arg(rr_state.s[i].tpcb, NULL);
-            tcp_err(rr_state.s[i].tpcb, NULL);
-            tcp_recv(rr_state.s[i].tpcb, NULL);
-            tcp_sent(rr_state.s[i].tpcb, NULL);
-            if (tcp_close(rr_state.s[i].tpcb) != ERR_OK)
-                tcp_abort(rr_state.s[i].tpcb);
-        }
-    uint64_t drain_end = time_cycles() + time_ns_to_cycles(100000000ull);
-    while (time_cycles() < drain_end)
-        net_poll();
+    uint64_t ns = rr_run(c, tcp);
+    rr_close();
     rr_result(c, ns);
-    if (rr_state.transactions == 0) {
-        printf("rr: no transaction completed\n");
-        return server ? VN_EXIT_TEST_FAILED : VN_EXIT_NETWORK;
-    }
-    for (unsigned i = 0; i < rr_state.n && !server; i++)
-        if (rr_state.s[i].failed)
-            return VN_EXIT_NETWORK;
-    return VN_EXIT_OK;
+    return rr_exit(server);
 }
