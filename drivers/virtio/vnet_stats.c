@@ -96,8 +96,6 @@ static void vnet_json_virtq(struct json *j, const struct virtq *vq)
     json_obj_end(j);
 }
 
-/* Every queue pair's own counts: "queues", one object per pair in use
- * (the "tx" and "rx" objects above are pair 0's in full). */
 /* The control queue's commands and how they were answered. */
 static void vnet_json_ctrl(struct json *j, const struct vnet_dev *d, const struct vnet_ctrl *c)
 {
@@ -141,6 +139,9 @@ static void vnet_json_pair_irqs(struct json *j, const struct vnet_qnote *rx,
     json_i64(j, "tx_irq_cpu", vnet_note_irq_cpu(tx));
 }
 
+/* Every queue pair's own counts: "queues", one object per pair in use
+ * (the "tx" and "rx" objects are pair 0's in full), after the pairs'
+ * hash reports, control queue and RSS. */
 static void vnet_json_queues(struct json *j, const struct vnet_dev *d)
 {
     vnet_json_hash(j, d);
@@ -185,7 +186,8 @@ static void vnet_json_link(struct json *j, const struct vnet_dev *d)
         json_str(j, "duplex", d->duplex == VNET_DUPLEX_FULL ? "full" : "half");
 }
 
-void vnet_stats_json(const struct vnet_dev *d, struct json *j)
+/* The device: its name, MAC, MTU, features and the driver's parameters. */
+static void vnet_json_dev(struct json *j, const struct vnet_dev *d)
 {
     char mac[18];
     snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", d->mac[0], d->mac[1], d->mac[2],
@@ -207,7 +209,11 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_str(j, "txfull", d->txfull == VNET_TXFULL_DROP ? "drop" : "wait");
     json_bool(j, "tx_slots", virtq_bound(d->txq[0].vq));
     json_bool(j, "rx_chains", d->rx_chains);
+}
 
+/* "tx": pair 0's TX queue in full. */
+static void vnet_json_tx(struct json *j, const struct vnet_dev *d)
+{
     const struct vnet_txq *tq = &d->txq[0];
     const struct vnet_txq_stats *t = &tq->st;
     json_obj_begin(j, "tx");
@@ -231,7 +237,23 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "offload_refused", t->offload_refused);
     vnet_notify_json(j, d, &tq->note, t->packets);
     json_obj_end(j);
+}
 
+/* The RX headers refused: "bad_hdr" in all, then each reason's count. */
+static void vnet_json_bad_hdr(struct json *j, const struct vnet_rxq_stats *r)
+{
+    uint64_t bad = 0;
+    for (unsigned i = 1; i < VNET_HDR_NBAD; i++)
+        bad += r->bad_hdr[i];
+    json_u64(j, "bad_hdr", bad);
+    for (unsigned i = 1; i < VNET_HDR_NBAD; i++)
+        if (i != VNET_HDR_BAD_LEN) /* counted in len_errors */
+            json_u64(j, vnet_hdr_bad_name[i], r->bad_hdr[i]);
+}
+
+/* "rx": pair 0's RX queue in full. */
+static void vnet_json_rx(struct json *j, const struct vnet_dev *d)
+{
     const struct vnet_rxq *rq = &d->rxq[0];
     const struct vnet_rxq_stats *r = &rq->st;
     json_obj_begin(j, "rx");
@@ -249,16 +271,16 @@ void vnet_stats_json(const struct vnet_dev *d, struct json *j)
     json_u64(j, "csum_ok", r->csum_ok);
     json_u64(j, "gso_frames", r->gso_frames);
     json_u64(j, "gso_bytes", r->gso_bytes);
-    uint64_t bad = 0;
-    for (unsigned i = 1; i < VNET_HDR_NBAD; i++)
-        bad += r->bad_hdr[i];
-    json_u64(j, "bad_hdr", bad);
-    for (unsigned i = 1; i < VNET_HDR_NBAD; i++)
-        if (i != VNET_HDR_BAD_LEN) /* counted in len_errors */
-            json_u64(j, vnet_hdr_bad_name[i], r->bad_hdr[i]);
+    vnet_json_bad_hdr(j, r);
     vnet_notify_json(j, d, &rq->note, r->packets);
     json_obj_end(j);
+}
 
+void vnet_stats_json(const struct vnet_dev *d, struct json *j)
+{
+    vnet_json_dev(j, d);
+    vnet_json_tx(j, d);
+    vnet_json_rx(j, d);
     vnet_json_queues(j, d);
     json_u64(j, "config_out_of_range", d->config_bad);
     json_bool(j, "broken", vnet_broken(d));
