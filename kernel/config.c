@@ -238,54 +238,56 @@ int config_parse_ip6(const char *s, uint8_t out[16])
     return 0;
 }
 
-static int set_key(void *obj, const struct cfg_key *k, const char *val, char *err, size_t errlen)
+/* CFG_UINT: a number within the key's range, stored at its field's size. */
+static int set_uint(void *dst, const struct cfg_key *k, const char *val, char *err, size_t errlen)
 {
-    void *dst = (char *)obj + k->offset;
-    char why[160] = "";
-
-    switch (k->type) {
-    case CFG_UINT: {
-        uint64_t v;
-        int rc = config_parse_uint(val, &v);
-        if (rc == -ERANGE || (rc == 0 && (v < k->min || v > k->max)))
-            return fail(err, errlen, "config: %s=%s is out of range (allowed %llu..%llu)", k->name,
-                        val, (unsigned long long)k->min, (unsigned long long)k->max);
-        if (rc < 0)
-            return fail(err, errlen,
-                        "config: %s=%s is not a number (allowed %llu..%llu, e.g. 64, 0x40, 10k)",
-                        k->name, val, (unsigned long long)k->min, (unsigned long long)k->max);
-        switch (k->size) {
-        case 1:
-            *(uint8_t *)dst = (uint8_t)v;
-            break;
-        case 2:
-            *(uint16_t *)dst = (uint16_t)v;
-            break;
-        case 4:
-            *(uint32_t *)dst = (uint32_t)v;
-            break;
-        default:
-            *(uint64_t *)dst = v;
-            break;
-        }
+    uint64_t v;
+    int rc = config_parse_uint(val, &v);
+    if (rc == -ERANGE || (rc == 0 && (v < k->min || v > k->max)))
+        return fail(err, errlen, "config: %s=%s is out of range (allowed %llu..%llu)", k->name, val,
+                    (unsigned long long)k->min, (unsigned long long)k->max);
+    if (rc < 0)
+        return fail(err, errlen,
+                    "config: %s=%s is not a number (allowed %llu..%llu, e.g. 64, 0x40, 10k)",
+                    k->name, val, (unsigned long long)k->min, (unsigned long long)k->max);
+    switch (k->size) {
+    case 1:
+        *(uint8_t *)dst = (uint8_t)v;
+        break;
+    case 2:
+        *(uint16_t *)dst = (uint16_t)v;
+        break;
+    case 4:
+        *(uint32_t *)dst = (uint32_t)v;
+        break;
+    default:
+        *(uint64_t *)dst = v;
         break;
     }
-    case CFG_BOOL: {
-        bool b;
+    return 0;
+}
+
+/* The value by the key's type into dst; a string is only measured here
+ * (copied once its check passed). */
+static int set_value(void *dst, const struct cfg_key *k, const char *val, char *err, size_t errlen)
+{
+    bool b;
+    unsigned idx;
+    switch (k->type) {
+    case CFG_UINT:
+        return set_uint(dst, k, val, err, errlen);
+    case CFG_BOOL:
         if (parse_bool(val, &b) < 0)
             return fail(err, errlen, "config: %s=%s is not a boolean (allowed 0|1|on|off|yes|no)",
                         k->name, val);
         *(uint8_t *)dst = b;
         break;
-    }
-    case CFG_ENUM: {
-        unsigned idx;
+    case CFG_ENUM:
         if (parse_enum(val, k->choices, &idx) < 0)
             return fail(err, errlen, "config: %s=%s is not allowed (allowed %s)", k->name, val,
                         k->choices);
         *(uint8_t *)dst = (uint8_t)idx;
         break;
-    }
     case CFG_IP4:
         if (parse_ip4(val, (uint32_t *)dst) < 0)
             return fail(err, errlen, "config: %s=%s is not an IPv4 address (e.g. 10.0.0.2)",
@@ -308,6 +310,16 @@ static int set_key(void *obj, const struct cfg_key *k, const char *val, char *er
                         k->name, strlen(val), k->size - 1);
         break;
     }
+    return 0;
+}
+
+static int set_key(void *obj, const struct cfg_key *k, const char *val, char *err, size_t errlen)
+{
+    void *dst = (char *)obj + k->offset;
+    char why[160] = "";
+
+    if (set_value(dst, k, val, err, errlen) < 0)
+        return -EINVAL;
     if (k->check && k->check(val, why, sizeof(why)) < 0)
         return fail(err, errlen, "config: %s=%s: %s", k->name, val, why);
     if (k->type == CFG_STR)
