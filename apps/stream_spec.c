@@ -176,32 +176,16 @@ static int addr(const char *v, struct stream_spec *s, bool src)
     return 0;
 }
 
-/* One key of an "s" line; id is the stream's index. */
-static int s_value(int k, const char *v, struct stream_spec *s, unsigned id)
+/* A key of an "s" line whose value is a number narrowed into its field. */
+static int s_number(int k, const char *v, struct stream_spec *s)
 {
     uint64_t x = 0;
-    int rc = 0;
+    int rc;
     switch (k) {
-    case K_ID:
-        return num(v, id, id, &x);
     case K_IP:
         rc = num(v, 4, 6, &x);
         s->ip = (uint8_t)x;
         return rc || x == 5 ? -EINVAL : 0;
-    case K_PROTO:
-        rc = name_index(v, proto_names, SPROTO_PROTOS);
-        s->proto = (uint8_t)rc;
-        return rc < 0 ? -EINVAL : 0;
-    case K_VLAN:
-        return vlans(v, s);
-    case K_SMAC:
-        return hex_bytes(v, s->smac, 6, &s->has_smac);
-    case K_DMAC:
-        return hex_bytes(v, s->dmac, 6, &s->has_dmac);
-    case K_SIP:
-        return addr(v, s, true);
-    case K_DIP:
-        return addr(v, s, false);
     case K_SPORT:
         rc = num(v, 0, 65535, &x);
         s->sport = (uint16_t)x;
@@ -218,28 +202,70 @@ static int s_value(int k, const char *v, struct stream_spec *s, unsigned id)
         rc = num(v, 1, 255, &x);
         s->ttl = (uint8_t)x;
         return rc;
-    case K_FL:
+    default: /* K_FL */
         rc = num(v, 0, (1u << 20) - 1, &x);
         s->flow_label = (uint32_t)x;
         return rc;
+    }
+}
+
+/* A key of an "s" line whose value is one of its names. */
+static int s_name(int k, const char *v, struct stream_spec *s)
+{
+    int rc;
+    switch (k) {
+    case K_PROTO:
+        rc = name_index(v, proto_names, SPROTO_PROTOS);
+        s->proto = (uint8_t)rc;
+        break;
+    case K_MODE:
+        rc = name_index(v, mode_names, SMODE_MODES);
+        s->mode = (uint8_t)rc;
+        break;
+    default: /* K_DIR */
+        rc = name_index(v, dir_names, SDIR_DIRS);
+        s->dir = (uint8_t)rc;
+        break;
+    }
+    return rc < 0 ? -EINVAL : 0;
+}
+
+/* One key of an "s" line; id is the stream's index. */
+static int s_value(int k, const char *v, struct stream_spec *s, unsigned id)
+{
+    uint64_t x = 0;
+    switch (k) {
+    case K_ID:
+        return num(v, id, id, &x);
+    case K_IP:
+    case K_SPORT:
+    case K_DPORT:
+    case K_TOS:
+    case K_TTL:
+    case K_FL:
+        return s_number(k, v, s);
+    case K_VLAN:
+        return vlans(v, s);
+    case K_SMAC:
+        return hex_bytes(v, s->smac, 6, &s->has_smac);
+    case K_DMAC:
+        return hex_bytes(v, s->dmac, 6, &s->has_dmac);
+    case K_SIP:
+        return addr(v, s, true);
+    case K_DIP:
+        return addr(v, s, false);
     case K_SIZE:
         return sizes(v, s);
     case K_RATE:
         return rate_word(v, &s->rate);
-    case K_MODE:
-        rc = name_index(v, mode_names, SMODE_MODES);
-        s->mode = (uint8_t)rc;
-        return rc < 0 ? -EINVAL : 0;
     case K_FRAMES:
         return num(v, 0, STREAM_FRAMES_MAX, &s->frames);
     case K_GAP:
         return num(v, 0, STREAM_GAP_NS_MAX, &s->gap_ns);
     case K_BURSTS:
         return num(v, 0, STREAM_FRAMES_MAX, &s->bursts);
-    default:
-        rc = name_index(v, dir_names, SDIR_DIRS);
-        s->dir = (uint8_t)rc;
-        return rc < 0 ? -EINVAL : 0;
+    default: /* K_PROTO, K_MODE, K_DIR */
+        return s_name(k, v, s);
     }
 }
 
