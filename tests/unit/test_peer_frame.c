@@ -104,6 +104,17 @@ static void test_reflect(void **state)
     assert_int_equal(peer_frame_reflect(f, ETH_HLEN - 1), -EINVAL);
 }
 
+/* reflect sends every frame back on a wire of its own, vnperf's only on
+ * an interface the host's stack shares (--rx-if). */
+static void test_turns_round(void **state)
+{
+    (void)state;
+    for (int k = 0; k < PEER_KINDS; k++) {
+        assert_true(peer_frame_turns_round(k, false));
+        assert_int_equal(peer_frame_turns_round(k, true), k == PKT_UDP);
+    }
+}
+
 /* f, ref6_frame's 150 bytes of proto, reflected by the peer: a vnperf
  * frame again (its checksum right) in v, its addresses and ports swapped. */
 static void turned_round6(uint8_t *f, uint8_t proto, struct peer_vnpf *v)
@@ -234,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_full_and_short_headers),
         cmocka_unit_test(test_foreign_frames),
         cmocka_unit_test(test_reflect),
+        cmocka_unit_test(test_turns_round),
         cmocka_unit_test(test_ipv6_frames),
         cmocka_unit_test(test_reflect_stamped),
         cmocka_unit_test(test_malformed_kinds),

@@ -31,6 +31,11 @@ int peer_frame_classify(const uint8_t *f, size_t len, bool verify_udp_csum, stru
     return PKT_UDP;
 }
 
+bool peer_frame_turns_round(int kind, bool shared_if)
+{
+    return !shared_if || kind == PKT_UDP;
+}
+
 const char *peer_kind_name(int kind)
 {
     if (kind == PEER_KIND_UDP_SHORT)

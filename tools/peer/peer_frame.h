@@ -37,4 +37,11 @@ const char *peer_kind_name(int kind);
  * than an Ethernet header. */
 int peer_frame_reflect(uint8_t *f, size_t len);
 
+/* Whether reflect sends a frame of kind (peer_frame_classify's) back:
+ * every frame on a wire of its own (dgram, socket, vhost), only vnperf's
+ * on an interface it shares with the host's stack (--rx-if), which gets
+ * every frame too: the guest's ARP or its TCP to the host's iperf turned
+ * round would reach the guest as noise (a TSO frame cut to a runt). */
+bool peer_frame_turns_round(int kind, bool shared_if);
+
 #endif

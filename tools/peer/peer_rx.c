@@ -103,9 +103,13 @@ static int rx_batch(struct peer_run *r, struct rx_ring *q, uint32_t n, uint64_t 
         uint8_t *f = q->rx_iov[i].iov_base;
         size_t len = q->rx[i].msg_len;
 
-        peer_stats_rx(st, f, len, o->verify_csum);
+        int kind = peer_stats_rx(st, f, len, o->verify_csum);
         if (o->mode != PEER_MODE_REFLECT)
             continue;
+        if (!peer_frame_turns_round(kind, o->rx_if != NULL)) {
+            st->reflect_left++;
+            continue;
+        }
         if (peer_frame_reflect(f, len) != 0) {
             st->reflect_runts++;
             continue;

@@ -37,7 +37,7 @@ void peer_stats_free(struct peer_stats *st)
     free(st);
 }
 
-void peer_stats_rx(struct peer_stats *st, const uint8_t *f, size_t len, bool verify_udp_csum)
+int peer_stats_rx(struct peer_stats *st, const uint8_t *f, size_t len, bool verify_udp_csum)
 {
     struct peer_vnpf v;
     int kind;
@@ -48,11 +48,12 @@ void peer_stats_rx(struct peer_stats *st, const uint8_t *f, size_t len, bool ver
     kind = peer_frame_classify(f, len, verify_udp_csum, &v);
     st->kinds[kind]++;
     if (kind != PKT_UDP)
-        return;
+        return kind;
     peer_streams_add(&st->streams, v.stream, v.seq, len);
     peer_flows_add(&st->flows, &v.flow, len);
     if (st->lat)
         peer_lat_add(st->lat, v.tsc, st->rx_tsc);
+    return kind;
 }
 
 void peer_stats_error(struct peer_stats *st, uint64_t *counter, int err)

@@ -26,6 +26,7 @@ struct peer_stats {
     uint64_t tx_errors;     /* failed sendmmsg calls other than EINTR/ECONNREFUSED */
     uint64_t refused;       /* ECONNREFUSED: nobody listened at the remote address */
     uint64_t reflect_runts; /* reflect: frames too short to turn around, dropped */
+    uint64_t reflect_left;  /* reflect --rx-if: not vnperf's, left to the host's stack */
     uint64_t sock_drops;    /* frames the kernel dropped on our full socket buffer */
     uint64_t ring_full;     /* send over vhost: frames the guest's full RX ring refused */
     uint64_t behind_max;    /* send --rate: most frames due at once (the sender's own lag) */
@@ -46,7 +47,8 @@ void peer_stats_free(struct peer_stats *st);
 int peer_stats_latency(struct peer_stats *st, uint64_t tsc, uint64_t ns);
 
 /* Accounts one received frame of len (<= PEER_SIZE_MAX) bytes. */
-void peer_stats_rx(struct peer_stats *st, const uint8_t *f, size_t len, bool verify_udp_csum);
+/* Counts one received frame; returns its kind (peer_frame_classify's). */
+int peer_stats_rx(struct peer_stats *st, const uint8_t *f, size_t len, bool verify_udp_csum);
 
 /* Counts n frames of one size in the histogram. */
 static inline void peer_stats_size(struct peer_stats *st, size_t len, uint64_t n)
