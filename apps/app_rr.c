@@ -306,8 +306,10 @@ static void tcp_client_connect(struct rr_sess *s)
     tcp_recv(s->tpcb, tcp_recv_cb);
     tcp_sent(s->tpcb, tcp_sent_cb);
     tcp_err(s->tpcb, tcp_err_cb);
-    if (tcp_connect(s->tpcb, &rr_state.dst, rr_state.port, tcp_connected_cb) != ERR_OK)
-        vn_fatal(VN_EXIT_NETWORK, "rr: tcp_connect failed for session %u", s->idx);
+    err_t e = tcp_connect(s->tpcb, &rr_state.dst, rr_state.port, tcp_connected_cb);
+    if (e != ERR_OK)
+        vn_fatal(VN_EXIT_NETWORK, "rr: tcp_connect failed for session %u: lwIP error %d", s->idx,
+                 e);
 }
 
 static err_t tcp_accept_cb(void *arg, struct tcp_pcb *pcb, err_t err)

@@ -123,8 +123,18 @@ static void client_connect(struct iperf_sess *s)
     tcp_sent(s->pcb, client_sent);
     tcp_err(s->pcb, client_err);
     tcp_recv(s->pcb, client_recv);
-    if (tcp_connect(s->pcb, &iperf_state.dst, iperf_state.port, client_connected) != ERR_OK)
-        vn_fatal(VN_EXIT_NETWORK, "iperf: tcp_connect failed for session %u", s->idx);
+    err_t e = tcp_connect(s->pcb, &iperf_state.dst, iperf_state.port, client_connected);
+    s->connect_err = e;
+    if (e == ERR_OK)
+        return;
+    /* No SYN segment (ERR_MEM: lwIP's pools held by frames not yet sent
+     * or freed), no route or no port for now:
+     * lwIP keeps the closed pcb, freed here; tried again as a refused
+     * connect is, within IPERF_CONNECT_S (lwIP 2.1 tcp.c, tcp_connect). */
+    tcp_arg(s->pcb, NULL);
+    tcp_close(s->pcb);
+    s->pcb = NULL;
+    s->retry_at = time_cycles() + time_ns_to_cycles(IPERF_RETRY_NS);
 }
 
 void iperf_client_start(void)
@@ -148,6 +158,11 @@ void iperf_client_poll(uint64_t now, uint64_t connect_end)
     for (unsigned i = 0; i < iperf_state.n; i++) {
         struct iperf_sess *s = &iperf_state.s[i];
         if (!s->connected && !s->failed && s->retry_at && now >= s->retry_at) {
+            if (now >= connect_end && s->connect_err)
+                vn_fatal(VN_EXIT_NETWORK,
+                         "iperf: tcp_connect failed for session %u for %d s: "
+                         "lwIP error %d",
+                         s->idx, IPERF_CONNECT_S, s->connect_err);
             if (now >= connect_end)
                 vn_fatal(VN_EXIT_NETWORK, "iperf: TCP connect to port %u refused for %d s",
                          iperf_state.port, IPERF_CONNECT_S);
