@@ -111,7 +111,7 @@ static const struct cfg_key keys[] = {
     B("back", back, "0",
       "app=reneg: the host end sends every frame back: each set's counted back, MTU frames too"),
     U("stream_s", stream_s, 0, 60, "0",
-      "app=reneg: seconds of one TCP stream per set (iperf 2 client to dst_ip= port 5001) after "
+      "app=reneg: seconds of one TCP stream per set (iperf 2 client to dst_ip= port 5001) before "
       "its frames; 0: none"),
     U("queues", queues, 1, CFG_QUEUES_MAX, "1",
       "queue pairs (VIRTIO_NET_F_MQ; QEMU: mq=on,vectors=2N+2 and a netdev with queues=N)"),

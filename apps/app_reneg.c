@@ -9,7 +9,7 @@
  * size follow, the set's own count takes what comes back
  * (apps/reneg_rx.h), at most RENEG_WINDOW of a set's frames are out and
  * not back at once, and the set's last frames are awaited back before the
- * reset. With stream_s= a TCP stream follows (apps/reneg_stream.h), the
+ * reset. With stream_s= a TCP stream comes first (apps/reneg_stream.h), the
  * driver's offloads then app iperf's for every set. The result lists every
  * set with the features it negotiated and the frames it sent (and got
  * back, and its stream's bytes); the driver's counters of a set's
@@ -338,9 +338,11 @@ int app_reneg_main(const struct app_config *c)
         reneg_up(nif, c, &sets[k], k);
         out[k].features = vnet_features(net_if_dev(nif));
         out[k].ring_format = vnet_ring_format(net_if_dev(nif));
-        reneg_send(nif, c, dst_mac, k, &out[k]);
+        /* the stream first: its offloaded frames go on the queue before
+         * reneg_send binds its TX slots, which take none (vnet.h) */
         if (c->stream_s)
             reneg_stream_run(c, &out[k].stream);
+        reneg_send(nif, c, dst_mac, k, &out[k]);
         vnet_counts(net_if_dev(nif), &out[k].took);
         reneg_sample(nif, k, &out[k]);
         reneg_set_line(c, &sets[k], k, &out[k]);

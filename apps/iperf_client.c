@@ -200,7 +200,8 @@ void iperf_client_stop(void)
             continue;
         if (!s->connected) {
             tcp_arg(s->pcb, NULL);
-            tcp_abort(s->pcb); /* a connect still in progress */
+            tcp_err(s->pcb, NULL); /* tcp_abort calls it, with the arg just cleared */
+            tcp_abort(s->pcb);     /* a connect still in progress */
             s->pcb = NULL;
             continue;
         }

@@ -1,4 +1,4 @@
-/* app=reneg's stream_s=: after each set's frames, one TCP stream of app
+/* app=reneg's stream_s=: before each set's frames, one TCP stream of app
  * iperf's client (one session, msg_size=) to dst_ip= port 5001 for
  * stream_s seconds, closed, and what the host acknowledged counted: the
  * set's lwIP traffic with the offloads it negotiated (docs/apps.md). */
