@@ -57,6 +57,7 @@ bool iperf_client_draining(void);
  * unacknowledged, and whether it worked (connected, moved bytes, not lost). */
 struct iperf_client_count {
     uint64_t bytes, ns, unacked;
+    uint16_t lport; /* the connection's local port, 0 if it never connected */
     bool ok;
 };
 void iperf_client_count(unsigned i, struct iperf_client_count *out);

@@ -102,6 +102,7 @@ static err_t client_connected(void *arg, struct tcp_pcb *pcb, err_t err)
     if (err != ERR_OK)
         return err;
     s->connected = true;
+    s->lport = pcb->local_port;
     s->t_start = s->t_end = time_cycles();
     net_tcp_offload(pcb);
     s->cap = client_cap(pcb);
@@ -229,6 +230,7 @@ void iperf_client_count(unsigned i, struct iperf_client_count *out)
     out->bytes = s->bytes;
     out->ns = iperf_sess_ns(s);
     out->unacked = iperf_sess_unacked(s);
+    out->lport = s->lport;
     out->ok = iperf_sess_ok(s);
 }
 

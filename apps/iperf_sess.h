@@ -27,6 +27,7 @@ struct iperf_sess {
     uint64_t cap;         /* client: most bytes in lwIP's queues at once */
     uint64_t retry_at;    /* client: connect retry */
     int connect_err;      /* client: lwIP's error of the last tcp_connect that failed, or 0 */
+    uint16_t lport;       /* client: the connection's local port (the host names it by it) */
     uint32_t rto_ms;      /* client: lwIP's retransmit timeout at the last ACK */
     uint32_t probes;      /* client: tail-loss probes sent, at the last ACK */
     struct net_rwnd rwnd; /* server: the window= kept to */

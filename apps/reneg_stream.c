@@ -46,7 +46,7 @@ void reneg_stream_run(const struct app_config *c, struct reneg_stream *out)
     struct iperf_client_count n;
     iperf_client_count(0, &n);
     iperf_client_release();
-    *out = (struct reneg_stream){n.bytes, n.ns, n.unacked, n.ok};
+    *out = (struct reneg_stream){n.bytes, n.ns, n.unacked, n.lport, n.ok};
 }
 
 void reneg_stream_json(struct json *j, const struct reneg_stream *out)
@@ -56,6 +56,7 @@ void reneg_stream_json(struct json *j, const struct reneg_stream *out)
     json_u64(j, "duration_ns", out->ns);
     json_double(j, "gbps", app_per_s(out->bytes * 8, out->ns) / 1e9);
     json_u64(j, "unacked", out->unacked);
+    json_u64(j, "local_port", out->lport);
     json_bool(j, "ok", out->ok);
     json_obj_end(j);
 }

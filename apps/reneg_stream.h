@@ -15,6 +15,7 @@ struct reneg_stream {
     uint64_t bytes;   /* acknowledged by the host */
     uint64_t ns;      /* connect to the last acknowledgement */
     uint64_t unacked; /* still lwIP's after the drain: the host may have any part */
+    uint16_t lport;   /* its local port: the host's iperf reports each stream by it */
     bool ok;          /* connected, moved bytes, not lost */
 };
 
