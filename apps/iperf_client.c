@@ -114,6 +114,20 @@ static err_t client_connected(void *arg, struct tcp_pcb *pcb, err_t err)
     return ERR_OK;
 }
 
+/* s's pcb taken from it: every callback cleared first (tcp_abort calls
+ * the error one; a pcb lwIP keeps after this must not reach s, which the
+ * next run may reuse), then aborted: a CLOSED pcb (a connect that failed
+ * or never completed) is freed without a reset (lwIP 2.1 tcp_abandon). */
+static void client_cut(struct iperf_sess *s)
+{
+    tcp_arg(s->pcb, NULL);
+    tcp_sent(s->pcb, NULL);
+    tcp_recv(s->pcb, NULL);
+    tcp_err(s->pcb, NULL);
+    tcp_abort(s->pcb);
+    s->pcb = NULL;
+}
+
 static void client_connect(struct iperf_sess *s)
 {
     s->retry_at = 0;
@@ -132,9 +146,7 @@ static void client_connect(struct iperf_sess *s)
      * or freed), no route or no port for now:
      * lwIP keeps the closed pcb, freed here; tried again as a refused
      * connect is, within IPERF_CONNECT_S (lwIP 2.1 tcp.c, tcp_connect). */
-    tcp_arg(s->pcb, NULL);
-    tcp_close(s->pcb);
-    s->pcb = NULL;
+    client_cut(s);
     s->retry_at = time_cycles() + time_ns_to_cycles(IPERF_RETRY_NS);
 }
 
@@ -200,10 +212,7 @@ void iperf_client_stop(void)
         if (!s->pcb)
             continue;
         if (!s->connected) {
-            tcp_arg(s->pcb, NULL);
-            tcp_err(s->pcb, NULL); /* tcp_abort calls it, with the arg just cleared */
-            tcp_abort(s->pcb);     /* a connect still in progress */
-            s->pcb = NULL;
+            client_cut(s); /* a connect still in progress */
             continue;
         }
         if (tcp_close(s->pcb) != ERR_OK) {
@@ -251,13 +260,8 @@ void iperf_client_release(void)
 {
     for (unsigned i = 0; i < iperf_state.n; i++) {
         struct iperf_sess *s = &iperf_state.s[i];
-        if (s->pcb && !s->done) {
-            tcp_arg(s->pcb, NULL);
-            tcp_sent(s->pcb, NULL);
-            tcp_recv(s->pcb, NULL);
-            tcp_err(s->pcb, NULL);
-            tcp_abort(s->pcb);
-        }
+        if (s->pcb && !s->done)
+            client_cut(s);
         s->pcb = NULL;
     }
 }
