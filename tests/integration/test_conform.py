@@ -21,11 +21,12 @@ from vnperflib.run import nextroot
 NEXT = nextroot.stamp() is not None
 QEMUS = ["system"] + (["next"] if NEXT else [])
 TAP = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (tap in a namespace)")
-BASE = ["conform", "--accel", "tcg", "--quiet", "--json", "--no-stream", "--count", "300"]
+BASE = ["conform", "--accel", "tcg", "--quiet", "--json", "--count", "300"]
 
 
-def conform(args, timeout=600, feats=("event_idx", "indirect_desc")):
-    r = run_vnperf(BASE + ["--features", ",".join(feats)] + args, timeout=timeout)
+def conform(args, timeout=600, feats=("event_idx", "indirect_desc"), stream=False):
+    r = run_vnperf(BASE + ([] if stream else ["--no-stream"]) + ["--features", ",".join(feats)]
+                   + args, timeout=timeout)
     assert r.stdout, "no result (status %d): %s" % (r.returncode, r.stderr[-3000:])
     res = json.loads(r.stdout)
     assert r.returncode == 0, (r.returncode, res["errors"], r.stderr[-3000:])
@@ -51,17 +52,22 @@ def verdicts(res, check):
 @pytest.mark.timeout_s(600)
 @pytest.mark.parametrize("qemu", QEMUS)
 def test_conform_over_tap(image, qemu):
-    res = conform(["--backend", "tap", "--qemu", qemu])
-    # small and mtu as sets of one boot (app reneg over tap, the host peer
-    # reflecting onto the tap), each set counted exactly both ways
+    res = conform(["--backend", "tap", "--qemu", qemu], stream=True)
+    # small, mtu and the TCP stream as sets of one boot (app reneg over tap,
+    # the host peer reflecting onto the tap, the host's iperf server taking
+    # each set's stream), each set's frames counted exactly both ways and
+    # its stream's bytes exactly
     assert res["reneg_failures"] == []
     for c in res["combinations"]:
-        assert [(b["traffic"], b["boot"]) for b in c["boots"]] == [("small+mtu", "one boot")], \
-            c["boots"]
+        assert [(b["traffic"], b["boot"]) for b in c["boots"]] == [
+            ("small+mtu+stream", "one boot")], c["boots"]
         counts = c["boots"][0]["counts"]
-        assert sorted(k.rsplit(" ", 1)[1] for k in counts) == ["guest->host", "host->guest"]
-        assert all((d["verdict"], d["sent"], d["received"]) == ("agree", 600, 600)
-                   for d in counts.values()), counts
+        ways = {k.split(") ", 1)[1]: d for k, d in counts.items()}
+        assert sorted(ways) == ["guest->host", "host->guest", "stream guest->host"], counts
+        assert all((ways[w]["verdict"], ways[w]["sent"], ways[w]["received"]) ==
+                   ("agree", 600, 600) for w in ("guest->host", "host->guest")), counts
+        tcp = ways["stream guest->host"]
+        assert tcp["verdict"] == "agree" and tcp["sent"] == tcp["received"] > 0, tcp
     # QEMU's virtio-net keeps every rule these checks see
     for check in ("reset", "traffic", "used_len", "unavailable", "config"):
         assert set(verdicts(res, check).values()) == {"pass"}, (check, verdicts(res, check))
@@ -128,7 +134,8 @@ def test_a_device_mtu_below_68_is_a_config_violation_not_an_error(image):
 @pytest.mark.timeout_s(600)
 @pytest.mark.skipif(not NEXT, reason="build/next not installed: make next")
 def test_uso_and_the_control_commands_over_tap_on_qemu_10(image):
-    res = conform(["--backend", "tap", "--qemu", "next"], feats=("host_uso", "ctrl_vlan"))
+    res = conform(["--backend", "tap", "--qemu", "next"], feats=("host_uso", "ctrl_vlan"),
+                  stream=True)
     assert res["config"] == {"mtu": 1500, "speed_mbps": 10000, "duplex": "full"}, res["config"]
     assert "speed_duplex" in res["features_negotiated"]
     uso = verdicts(res, "uso")
@@ -136,8 +143,9 @@ def test_uso_and_the_control_commands_over_tap_on_qemu_10(image):
     assert set(verdicts(res, "ctrl").values()) == {"pass"}, verdicts(res, "ctrl")
     for c in res["combinations"]:
         kinds = [b["traffic"] for b in c["boots"]]
-        # small and mtu share the one reneg boot; the USO kind boots fresh
-        assert kinds == (["small+mtu", "uso"] if c["row"]["host_uso"] else ["small+mtu"]), kinds
+        # small, mtu and the stream share the one reneg boot; the USO kind boots fresh
+        both = "small+mtu+stream"
+        assert kinds == ([both, "uso"] if c["row"]["host_uso"] else [both]), kinds
         assert ("vlan=5" in c["words"]) == c["row"]["ctrl_vlan"], c
         for check in ("reset", "traffic", "used_len", "unavailable", "config"):
             assert c["checks"][check]["verdict"] == "pass", (c["name"], check, c["checks"][check])

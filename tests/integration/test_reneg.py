@@ -7,6 +7,7 @@ and carries its own driver counters; a bad set is one config line
 (status 2)."""
 
 import json
+import os
 import shutil
 
 import pytest
@@ -123,6 +124,47 @@ def test_over_user_and_passt_each_set_comes_back_exactly(image, backend):
         for way in ("guest->host", "host->guest"):
             d = dirs["set %d (%s) %s" % (k + 1, t, way)]
             assert d["verdict"] == "agree" and d["sent"] == d["received"] == 2 * n, d
+
+
+@pytest.mark.parametrize("backend", ["tap", "user"])
+def test_each_set_s_tcp_stream_is_counted_exactly(image, backend):
+    """stream_s=1: after its frames each set runs one TCP stream (app
+    iperf's client, the offloads on) to the host's iperf 2 server the
+    backend starts (in tap's namespace, on the loopback behind slirp):
+    each set's acknowledged bytes, less iperf's 4-byte flags word, are
+    exactly the server's stream of that set, in order, and the set's
+    frames are still counted exactly both ways."""
+    if backend == "tap" and os.geteuid() != 0:
+        pytest.skip("needs root (tap in a namespace)")
+    n, sets = 300, "all/-event_idx"
+    r, rep = run_json(["--count", str(n), "--sets", sets, "--", "back=1", "stream_s=1"],
+                      backend=backend)
+    g = rep["guests"][-1]
+    assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
+    streams = [s["stream"] for s in g["result"]["sets"]]
+    assert [(st["ok"], st["unacked"]) for st in streams] == [(True, 0)] * 2, streams
+    assert all(st["bytes"] > 4 for st in streams), streams
+    server = rep["host"]["iperf"]["streams"]
+    assert [s["bytes"] for s in server] == [st["bytes"] - 4 for st in streams], (server, streams)
+    dirs = rep["counts"]["directions"]
+    for k, t in enumerate(sets.split("/")):
+        for way in ("guest->host", "host->guest"):
+            d = dirs["set %d (%s) %s" % (k + 1, t, way)]
+            assert d["verdict"] == "agree" and d["sent"] == d["received"] == 2 * n, d
+        d = dirs["set %d (%s) stream guest->host" % (k + 1, t)]
+        assert (d["verdict"], d["sent"], d["received"]) == (
+            "agree", streams[k]["bytes"] - 4, streams[k]["bytes"] - 4), d
+    said = [line for line in g["console_tail"] if line.startswith("reneg: set ")
+            and " stream " in line and " bytes in " in line]
+    assert len(said) == 2, g["console_tail"][-8:]
+
+
+def test_a_stream_without_the_host_s_iperf_is_refused(image):
+    r = run_vnperf(["run", "--accel", "tcg", "--backend", "dgram", "--app", "reneg",
+                    "--count", "10", "--sets", "all", "--", "stream_s=1"], timeout=60)
+    assert r.returncode == 64 and r.stderr.strip().startswith(
+        "vnperf: reneg over dgram: stream_s=1: each set's TCP stream needs the host's iperf 2 "
+        "server"), r.stderr
 
 
 def test_a_bad_set_is_one_config_line(image):

@@ -240,6 +240,10 @@ def merge(app, res, host, lossless=False):
         peer = renegsets.echo_peer(res, host) if host.get("echoes") else host.get("peer")
         for name, sent, got, where in renegsets.directions(res, peer):
             dirs[name] = _direction(name, sent, got, [drop(*w) for w in where], lossless)
+        # TCP: bytes acknowledged and never delivered are the backend's
+        # disagreement on any path
+        for name, sent, got, where in renegsets.stream_directions(res, host.get("iperf")):
+            dirs[name] = _direction(name, sent, got, [drop(*w) for w in where], True)
     return _counts(dirs, _agree(dirs), guest={"tx_packets": txp, "tx_bytes": txb,
                                               "rx_packets": rxp, "rx_bytes": rxb},
                    host=dict(host))
@@ -396,7 +400,7 @@ def merge_fwd(res, host, lossless=True):
 
 # iperf 2's flags word, the first 4 bytes of a client's stream: the host's
 # server reads it as the header and does not count it (docs/runner-run.md).
-IPERF_FLAGS_BYTES = 4
+IPERF_FLAGS_BYTES = renegsets.IPERF_FLAGS_BYTES
 
 
 def _iperf_to_host(name, res, host):

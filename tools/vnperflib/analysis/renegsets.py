@@ -7,8 +7,16 @@ host->guest (the peer's count of the stream, each frame sent back,
 against what the guest counted back on it). testpmd 5tswap (vhost-user)
 sends every frame back and counts none per set: its port totals stand in
 for the peer's count (echo_peer). A loss names its set
-and its way. The driver's counters of each set's bring-up come once, in
-the set's sample line; with_set_counters puts them in the set's entry."""
+and its way. With stream_s= each set also runs a TCP stream to the host's
+iperf 2 server, one connection a set, in order: stream_directions counts
+its bytes (the guest's acknowledged against the server's stream). The
+driver's counters of each set's bring-up come once, in the set's sample
+line; with_set_counters puts them in the set's entry."""
+
+# iperf 2's flags word, the first 4 bytes of a client's stream: the
+# host's server reads it as the header and does not count it (app iperf's
+# too: counts.py).
+IPERF_FLAGS_BYTES = 4
 
 
 def set_label(k, s):
@@ -20,6 +28,20 @@ def set_label(k, s):
 def _count(obj, key):
     v = obj.get(key) if isinstance(obj, dict) else None
     return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def frames_stream(k, s):
+    """Set k's frames' stream id: its "stream" (the set's index); with
+    stream_s= the guest writes "stream" again as the set's TCP stream
+    (tcp_stream), the later key the one read, so the id is then k."""
+    return k if tcp_stream(s) is not None else _count(s, "stream")
+
+
+def tcp_stream(s):
+    """Set s's TCP stream ({"bytes", "duration_ns", "gbps", "unacked",
+    "ok"}, stream_s=), or None."""
+    st = s.get("stream") if isinstance(s, dict) else None
+    return st if isinstance(st, dict) else None
 
 
 def with_set_counters(res, samples):
@@ -61,7 +83,7 @@ def echo_peer(res, host):
     sets = res.get("sets")
     got, back = _count(host, "rx_frames"), _count(host, "tx_frames")
     if not isinstance(sets, list) or None in (got, back) or not all(
-            isinstance(s, dict) and _count(s, "stream") is not None for s in sets):
+            isinstance(s, dict) and frames_stream(k, s) is not None for k, s in enumerate(sets)):
         return None
     if got == _count(res, "tx_packets"):
         way = [_count(s, "packets") for s in sets]
@@ -71,7 +93,8 @@ def echo_peer(res, host):
         return None
     if None in way:
         return None
-    return {"streams": [{"id": s["stream"], "packets": n} for s, n in zip(sets, way)]}
+    return {"streams": [{"id": frames_stream(k, s), "packets": n}
+                        for k, (s, n) in enumerate(zip(sets, way))]}
 
 
 def directions(res, peer):
@@ -87,7 +110,7 @@ def directions(res, peer):
     for k, s in enumerate(sets):
         if not isinstance(s, dict):
             continue
-        stream = _count(s, "stream")
+        stream = frames_stream(k, s)
         host = None if got is None or stream is None else got.get(stream, 0)
         name = set_label(k, s)
         out.append((name + " guest->host", _count(s, "packets"), host, []))
@@ -97,4 +120,39 @@ def directions(res, peer):
             out.append((name + " host->guest", host, _count(back, "packets"),
                         [("guest", "malformed (length, header or checksum), dropped by the "
                           "guest", bad)]))
+    return out
+
+
+def host_streams(iperf):
+    """The byte counts of the host iperf server's streams, in the order
+    they ended (one a set); None without its result."""
+    streams = iperf.get("streams") if isinstance(iperf, dict) else None
+    if not isinstance(streams, list):
+        return None
+    return [_count(s, "bytes") for s in streams if isinstance(s, dict)]
+
+
+def stream_directions(res, iperf):
+    """[(name, sent, received, where)] in bytes, one per set with a TCP
+    stream (stream_s=): the bytes the host acknowledged, less iperf's
+    flags word, plus what the guest still held unacknowledged at its stop
+    (the host may have read any part of it: its ACKs lost on the way
+    back; located at the guest), against the host iperf server's stream of
+    the set (the sets' streams in order; a stream the server never
+    reported was received 0; None: no server result)."""
+    sets = (res or {}).get("sets")
+    got = host_streams(iperf)
+    out, j = [], 0
+    for k, s in enumerate(sets if isinstance(sets, list) else ()):
+        st = tcp_stream(s)
+        if st is None:
+            continue
+        acked, unacked = _count(st, "bytes"), _count(st, "unacked") or 0
+        sent = None if acked is None else max(0, acked - IPERF_FLAGS_BYTES) + unacked
+        host = None if got is None else got[j] if j < len(got) else 0
+        j += 1
+        out.append((set_label(k, s) + " stream guest->host", sent, host,
+                    [("guest", "bytes unacknowledged at the guest's stop (the host's iperf "
+                      "may have read any part of them: its ACKs lost on the way back)",
+                      unacked)]))
     return out

@@ -6,7 +6,9 @@ where the C peer counts datagrams; host->guest goes through a forwarded UDP
 port. passt copies between sockets and can drop, so the path is lossy.
 app=reneg: the loopback socket is udpcount.py --echo, sending each
 datagram back to its source through passt and counting each set's
-stream, so both ways are counted per set (back=1), as over slirp.
+stream, so both ways are counted per set (back=1), as over slirp; with
+stream_s= each set's TCP stream reaches the host's iperf 2 server on the
+loopback's iperf port (as a guest client's).
 app=iperf: the host's iperf 2 on 127.0.0.1, as over slirp (iperf.py): a
 guest client connects to the gateway address, which passt maps to the
 host's loopback; a guest server is reached through a TCP port passt
@@ -140,6 +142,8 @@ class Passt(iperf.IperfBackend, Backend):
             self.spawn(session)
             self.echo = udphost.UdpCount(session, None, "127.0.0.1", self.port, echo=True)
             self.echo.start()
+            if iperf.reneg_stream_s(self.opts):
+                self.iperf_start(session, self.netns, loopback, iperf.PORT, bind=loopback)
             return
         sink = self.opts.app in ("sink", "reflect")
         self.spawn(session, udp=(self.port, PORT) if sink else None)
@@ -184,15 +188,15 @@ class Passt(iperf.IperfBackend, Backend):
         words = ["ip=" + GUEST_IP, "gw=" + GW_IP, "dst_ip=" + GW_IP]
         if self.opts.ip6:
             words += ["ip6=" + passtns.GUEST_IP6, "dst_ip6=" + passtns.GW_IP6]
-        if self.rr is not None:
-            return words + ["dst_port=%d" % self.port]
+        if self.rr is not None or self.echo is not None:
+            # app reneg: the frames' port (its streams go to iperf's own)
+            return words + ["dst_port=%d" % self.port] + (["back=1"] if self.echo else [])
         if self.iperf is not None:
             # A guest server listens on iperf's port, where passt forwards.
             return words + (["dst_port=%d" % self.ports[0]] if self.iperf.role == "client"
                             else [])
         sink = self.opts.app in ("sink", "reflect")
-        back = ["back=1"] if self.echo is not None else []
-        return words + ["dst_port=%d" % (PORT if sink else self.port)] + back
+        return words + ["dst_port=%d" % (PORT if sink else self.port)]
 
     def processes(self):
         out = [("passt", self.proc.pid)] if self.proc else []
@@ -210,10 +214,11 @@ class Passt(iperf.IperfBackend, Backend):
     def healthy(self):
         if self.rr is not None:
             return self.rr.dead()
+        if self.echo is not None:
+            # app reneg: its streams' iperf server too
+            return self.echo.dead() or (self.iperf.dead() if self.iperf is not None else None)
         if self.iperf is not None:
             return self.iperf.dead()
-        if self.echo is not None:
-            return self.echo.dead()
         return self.peer.dead() if self.peer else None
 
     def finish(self):
@@ -229,12 +234,14 @@ class Passt(iperf.IperfBackend, Backend):
     def collect(self):
         if self.rr is not None:
             return {"rr": self.rr.result} if self.rr.result is not None else {}
-        if self.iperf is not None:
-            return self.iperf_collect()
         if self.echo is not None:
             # the echo's per-stream counts stand for the host peer's
-            return {"udp": self.echo.result, "peer": self.echo.result} \
-                if self.echo.result is not None else {}
+            out = self.iperf_collect()
+            if self.echo.result is not None:
+                out.update(udp=self.echo.result, peer=self.echo.result)
+            return out
+        if self.iperf is not None:
+            return self.iperf_collect()
         res = self.peer.result if self.peer else None
         if res is None:
             return {}

@@ -47,7 +47,9 @@ class User(iperf.IperfBackend, Backend):
     a port forwarded from the host's loopback. app=reneg: its frames to the
     gateway reach a UDP socket on the host's loopback that sends each back
     to its source (slirp's NAT) and counts each set's stream, so both ways
-    are counted per set (back=1, docs/apps.md, reneg)."""
+    are counted per set (back=1, docs/apps.md, reneg); with stream_s= each
+    set's TCP stream reaches the host's iperf server on the loopback's
+    iperf port, as a guest client's does."""
 
     name = "user"
     GUEST_IP = "10.0.2.15"
@@ -68,6 +70,8 @@ class User(iperf.IperfBackend, Backend):
             self.ports = ports.free_udp_ports(1)
             self.echo = udphost.UdpCount(session, None, "127.0.0.1", self.ports[0], echo=True)
             self.echo.start()
+            if iperf.reneg_stream_s(self.opts):
+                self.iperf_start(session, None, "127.0.0.1", iperf.PORT)
         if self.opts.app == "iperf":
             self.ports = ports.free_tcp_ports(2)  # the host's server; forwarded to the guest's
             client = iperf.config_value(self.opts.config, "role", "client") == "client"
@@ -92,16 +96,16 @@ class User(iperf.IperfBackend, Backend):
         words = ["ip=" + guest_ip(index), "gw=" + self.GW_IP, "dst_ip=" + self.GW_IP]
         if self.opts.ip6:
             words += ["ip6=" + self.GUEST_IP6, "dst_ip6=" + self.GW_IP6]
-        if self.iperf is not None and self.iperf.role == "client":
-            words.append("dst_port=%d" % self.ports[0])
         if self.echo is not None:
+            # app reneg: the frames' port (its streams go to iperf's own)
             words += ["dst_port=%d" % self.ports[0], "back=1"]
+        elif self.iperf is not None and self.iperf.role == "client":
+            words.append("dst_port=%d" % self.ports[0])
         return words
 
     def healthy(self):
-        if self.echo is not None:
-            return self.echo.dead()
-        return self.iperf.dead() if self.iperf is not None else None
+        return (self.echo.dead() if self.echo is not None else None) or \
+            (self.iperf.dead() if self.iperf is not None else None)
 
     def finish(self):
         if self.echo is not None:
@@ -110,12 +114,13 @@ class User(iperf.IperfBackend, Backend):
             self.iperf.finish()
 
     def processes(self):
-        if self.echo is not None and self.echo.proc is not None:
-            return [("udpecho", self.echo.proc.pid)]
-        return self.iperf_processes()
+        echo = [("udpecho", self.echo.proc.pid)] if self.echo is not None and \
+            self.echo.proc is not None else []
+        return echo + self.iperf_processes()
 
     def collect(self):
+        out = self.iperf_collect()
         if self.echo is not None and self.echo.result is not None:
             # the echo's per-stream counts stand for the host peer's
-            return {"udp": self.echo.result, "peer": self.echo.result}
-        return self.iperf_collect()
+            out.update(udp=self.echo.result, peer=self.echo.result)
+        return out

@@ -172,6 +172,9 @@ class Tap(iperf.IperfBackend, Backend):
                                      None, None, ["--rx-if", self.dev]
                                      + (["--verify-csum"] if back else []), netns=ns)
             self.counter.start()
+        if iperf.reneg_stream_s(self.opts):
+            # app reneg's TCP stream per set: iperf's port, not dst_port= (the frames')
+            self.iperf_start(session, ns, guest_ip, port=iperf.PORT, bind=bind)
 
     def start_streams(self, session, guest_ip):
         """A stream file's rx streams (docs/streams.md, "Both ways"): the
@@ -192,14 +195,14 @@ class Tap(iperf.IperfBackend, Backend):
         self.iperf_ready()
 
     def healthy(self):
-        if self.iperf is not None:
-            return self.iperf.dead()
         if self.rr is not None:
             return self.rr.dead()
         if self.udp is not None:
             return self.udp.dead()
         pr = self.counter or self.streams or self.sender
-        return pr.dead() if pr else None
+        # app reneg's streams: the host peer and the iperf server
+        return (self.iperf.dead() if self.iperf is not None else None) or \
+            (pr.dead() if pr else None)
 
     def finish(self):
         if self.sender:
@@ -216,12 +219,10 @@ class Tap(iperf.IperfBackend, Backend):
             self.streams.finish()
 
     def processes(self):
-        if self.iperf is not None:
-            return self.iperf_processes()
         if self.rr is not None and self.rr.proc is not None:
             return [("rrserver", self.rr.proc.pid)]
         pr = self.sender or self.counter or self.streams
-        return [("peer", pr.proc.pid)] if pr and pr.proc else []
+        return ([("peer", pr.proc.pid)] if pr and pr.proc else []) + self.iperf_processes()
 
     def live(self):
         return live_from_peer(self.sender or self.counter or self.streams)

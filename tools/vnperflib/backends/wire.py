@@ -19,6 +19,16 @@ FWD_DST_IP = "10.0.2.99"
 # its port totals: renegsets.echo_peer) or a UDP socket on the host's
 # loopback behind slirp's NAT (user, udpcount.py --echo).
 RENEG_BACK = ("dgram", "socket", "tap", "vhost-user", "user", "passt")
+# The backends that start the host's iperf 2 server for app reneg's TCP
+# stream per set (stream_s=, docs/apps.md reneg): in tap's namespace (not
+# your own --tap or --bridge), on the host's loopback behind slirp and passt.
+RENEG_STREAM = ("tap", "user", "passt")
+
+
+def reneg_stream_end(opts):
+    """Whether the backend of opts has a host iperf end for app reneg's
+    streams (RENEG_STREAM)."""
+    return opts.backend in RENEG_STREAM and not opts.tap and not opts.bridge
 
 
 def check_rate(opts):

@@ -130,8 +130,9 @@ def _traffic(boot):
     """Violations of exact counts: a direction of the app's frames whose
     ends disagree or lost frames no count locates (counts.py: more
     received than sent, TCP bytes acknowledged but not delivered), and
-    malformed frames the guest saw. Loss a host-side count locates (a
-    socket or tap queue the host overflowed) is flow control, no finding."""
+    malformed frames the guest saw, a reneg set's TCP stream that failed.
+    Loss a host-side count locates (a socket or tap queue the host
+    overflowed) is flow control, no finding."""
     c = boot.report.counts
     dirs = (c.directions if c is not None else None) or {}
     # The app's own counts where there are: the '... frames' directions
@@ -144,6 +145,10 @@ def _traffic(boot):
     res = boot.report.sender_result
     if res.get("malformed"):
         bad.append("%d malformed frames reached the guest" % res["malformed"])
+    stream = res.get("stream")
+    if isinstance(stream, dict) and stream.get("ok") is False:
+        # a set's TCP stream that failed midway (its boot went on)
+        bad.append("the set's TCP stream failed after %s bytes acknowledged" % stream.get("bytes"))
     if boot.status != 0:
         bad.append("the guest ended with status %d (%s): %s" % (
             boot.status, exitcodes.status_name(boot.status), boot.why))

@@ -12,6 +12,10 @@ import dataclasses
 # kinds (BOTH) and each set is counted both ways (docs/apps.md, reneg).
 RENEG_KINDS = ("small", "mtu")
 BOTH = "+".join(RENEG_KINDS)
+# Where the host end also serves app reneg's TCP stream per set (stream_s=:
+# tap, user, passt, wire.RENEG_STREAM) the stream kind joins BOTH's boot.
+STREAM_KINDS = RENEG_KINDS + ("stream",)
+BOTH_STREAM = "+".join(STREAM_KINDS)
 # apps/reneg_sets.h and kernel/config.h: sets a boot, characters a set
 # (text[384]) and characters of the whole sets= value (CFG_LONG_MAX 1024).
 SETS_MAX = 8
@@ -19,7 +23,8 @@ SET_TEXT_MAX = 383
 SETS_LINE_MAX = 1023
 # Why a kind needs a fresh boot per combination.
 FRESH_KIND = {"uso": "USO datagrams: app reneg sends no GSO frames",
-              "stream": "the TCP stream runs app iperf, no reneg set"}
+              "stream": "the TCP stream runs app iperf: app reneg's stream needs a host end "
+                        "that reflects its frames and serves it (tap, user, passt)"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,8 +41,9 @@ class Group:
 
     @property
     def kinds(self):
-        """The traffic kinds the boot runs (BOTH: each of RENEG_KINDS)."""
-        return RENEG_KINDS if self.traffic == BOTH else (self.traffic,)
+        """The traffic kinds the boot runs (BOTH: each of RENEG_KINDS,
+        BOTH_STREAM each of STREAM_KINDS)."""
+        return tuple(self.traffic.split("+"))
 
 
 def set_text(words):
@@ -64,20 +70,21 @@ def _fresh(n, kind, i, why):
     return Group("f%d" % n, kind, (i,), (), why)
 
 
-def plan(combos, kinds, reneg_refusal, back=False):
+def plan(combos, kinds, reneg_refusal, back=False, stream=False):
     """The boots for combos ([(name, words)], in plan order) with their
     traffic kinds (kinds[i]: names); reneg_refusal: why app reneg cannot
     run over this backend, or None; back: its host peer reflects (a boot
-    runs both kinds, BOTH, each set counted both ways). Combinations of a
+    runs both kinds, BOTH, each set counted both ways); stream: it serves
+    reneg's TCP stream too (with back: BOTH_STREAM). Combinations of a
     kind reneg runs and the same line words share boots, in plan order, at
     most SETS_MAX sets and SETS_LINE_MAX characters a boot; the rest, and
-    a combination left alone, boot fresh (with back its small and mtu in
-    one boot: a reneg boot of its one set)."""
+    a combination left alone, boot fresh (with back its small and mtu,
+    and stream, in one boot: a reneg boot of its one set)."""
     groups, buckets = [], {}
     for i, (_, words) in enumerate(combos):
         for kind in kinds[i]:
             if kind in RENEG_KINDS and reneg_refusal is None:
-                key = BOTH if back and set(RENEG_KINDS) <= set(kinds[i]) else kind
+                key = _joined(kinds[i], back, stream) or kind
                 members = buckets.setdefault((key, line_words(words)), [])
                 if i not in members:
                     members.append(i)
@@ -92,17 +99,30 @@ def plan(combos, kinds, reneg_refusal, back=False):
     n = 0
     for i, (_, words) in enumerate(combos):
         fits = back and len(set_text(words)) <= SET_TEXT_MAX
-        for kind in _fresh_kinds([k for k in kinds[i] if (i, k) not in shared], fits):
+        for kind in _fresh_kinds([k for k in kinds[i] if (i, k) not in shared], fits, stream):
             n += 1
             groups.append(_fresh(n, kind, i, _why_fresh(kind, reneg_refusal)))
     return groups
 
 
-def _fresh_kinds(kinds, back):
-    """The fresh boots of a combination's kinds left: small and mtu one
-    boot (BOTH) where the host peer reflects and its set fits the guest."""
+def _joined(kinds, back, stream):
+    """The kinds of a combination that one reneg boot runs together:
+    BOTH_STREAM where the host end reflects (back) and serves the stream,
+    BOTH where it reflects; None: each kind apart."""
+    if back and stream and set(STREAM_KINDS) <= set(kinds):
+        return BOTH_STREAM
     if back and set(RENEG_KINDS) <= set(kinds):
-        return [BOTH] + [k for k in kinds if k not in RENEG_KINDS]
+        return BOTH
+    return None
+
+
+def _fresh_kinds(kinds, back, stream):
+    """The fresh boots of a combination's kinds left: small and mtu (and
+    the stream where the host end serves it) one boot (_joined) where the
+    host peer reflects and its set fits the guest."""
+    joined = _joined(kinds, back, stream)
+    if joined:
+        return [joined] + [k for k in kinds if k not in joined.split("+")]
     return kinds
 
 

@@ -4,8 +4,10 @@ again, virtio 1.2 s2.4, s3.1.1), and the boot is cut into one view per set
 for conform_checks.judge: the set's driver counters (its sample line,
 docs/apps.md) and its count directions (analysis/renegsets.py): its
 frames guest->host as the host peer counted its stream and, where the
-peer reflects (back), host->guest as the guest counted them back. A set
-completes when its sample came and each of its directions was counted;
+peer reflects (back), host->guest as the guest counted them back, and
+with the stream kind its TCP stream's bytes against the host's iperf
+server's stream of the set. A set completes when its sample came and
+each of its directions was counted;
 a loss there is judged (conform_checks' traffic check names the set and
 the way), unless the boot's own direction of that way located frames
 lost at the host (flow control: the set reruns fresh). The first set that
@@ -20,13 +22,15 @@ from ..analysis import renegsets
 WAYS = ("guest->host", "host->guest")
 
 
-def reneg_traffic(traffic, group, count):
+def reneg_traffic(traffic, group, count, stream_s):
     """The traffic tuple (name, option changes, words) of a group's boot:
     app reneg with the kind's frame size (a BOTH group's: the small
-    frames, the MTU's follow), the group's sets and line words."""
+    frames, the MTU's follow), the group's sets and line words; with the
+    stream kind each set's TCP stream of stream_s seconds."""
     _, change, extra = traffic
+    stream = ("stream_s=%d" % stream_s,) if "stream" in group.kinds else ()
     return (group.traffic, dict(app="reneg", size=change["size"], count=count, rate=None, duration=None,
-                       sets="/".join(group.sets)), tuple(extra))
+                       sets="/".join(group.sets)), tuple(extra) + stream)
 
 
 def _host_located(whole):
@@ -36,14 +40,14 @@ def _host_located(whole):
                if w["at"] not in ("unexplained", "guest"))
 
 
-def set_directions(dirs, k, text, back):
+def set_directions(dirs, k, text, back, stream=False):
     """({name: result.Direction} of set k (text) in the boot's count
-    directions, each way it ran; None) or (None, why the set is not judged
-    here: a way not counted, or lost where the host located the boot's
-    loss)."""
+    directions, each way it ran (stream: its TCP stream's too); None) or
+    (None, why the set is not judged here: a way not counted, or lost
+    where the host located the boot's loss)."""
     label = renegsets.set_label(k, {"set": text})
     out = {}
-    for way in WAYS[:2 if back else 1]:
+    for way in WAYS[:2 if back else 1] + (("stream guest->host",) if stream else ()):
         name = "%s %s" % (label, way)
         d = dirs.get(name)
         if d is None or d.verdict == "unknown":
@@ -64,10 +68,12 @@ def set_report(rep, sample, dirs):
     sets = rep.sender_result.get("sets") or ()
     k = sample["set"]
     back = (sets[k] if k < len(sets) else {}).get("rx") or {}
-    guest = dataclasses.replace(rep.sender, result={"vnet": sample["vnet"],
-                                                    "packets": sample["packets"],
-                                                    "malformed": back.get("malformed", 0)},
-                                console_tail=(), samples=(sample,))
+    mine = {"vnet": sample["vnet"], "packets": sample["packets"],
+            "malformed": back.get("malformed", 0)}
+    stream = renegsets.tcp_stream(sets[k]) if k < len(sets) else None
+    if stream is not None:
+        mine["stream"] = stream   # its ok: conform_checks' traffic
+    guest = dataclasses.replace(rep.sender, result=mine, console_tail=(), samples=(sample,))
     agree = all(d.verdict == "agree" for d in dirs.values())
     return dataclasses.replace(rep, guests=rep.guests[:-1] + (guest,),
                                counts=result.Counts(directions=dirs, agree=agree))
@@ -98,7 +104,7 @@ def split(boot, group, make_boot, back):
         s = samples.get(k)
         if s is None:
             break
-        mine, bad = set_directions(dirs, k, text, back)
+        mine, bad = set_directions(dirs, k, text, back, "stream" in group.kinds)
         if bad is not None and boot.status != 0:
             break   # the guest's end is the failure (its result, if any, is partial)
         if bad is not None:

@@ -321,7 +321,8 @@ def _rule_breaks(vnet):
 def reneg_lines(result):
     """app=reneg: a row per feature set, its ring, frame sizes and the
     driver's counters of its bring-up (its sample line's, docs/apps.md,
-    reneg); its frames each way are the counts rows."""
+    reneg), its TCP stream (stream_s=); its frames each way and its
+    stream's bytes are the counts rows."""
     def get(obj, *keys):
         obj = _dig(obj, *keys)
         return "-" if obj is None or isinstance(obj, (dict, list)) else obj
@@ -338,8 +339,19 @@ def reneg_lines(result):
                 get(s, "vnet", "tx", "kicks"), get(s, "vnet", "tx", "kicks_suppressed"),
                 get(s, "vnet", "tx", "ring_full"), get(s, "vnet", "rx", "kicks"),
                 get(s, "vnet", "rx", "kicks_suppressed"), get(s, "vnet", "rx", "len_errors"),
-                get(s, "vnet", "rx", "bad_hdr"), _rule_breaks(_dig(s, "vnet")))))
+                get(s, "vnet", "rx", "bad_hdr"), _rule_breaks(_dig(s, "vnet"))) +
+            _tcp_stream_text(renegsets.tcp_stream(s))))
     return rows
+
+
+def _tcp_stream_text(st):
+    """A reneg set's TCP stream (stream_s=) for its row; "" without one."""
+    if st is None:
+        return ""
+    return "; TCP stream %s bytes acknowledged in %s s (%s Gbit/s)%s" % (
+        st.get("bytes"), "%.3f" % (st["duration_ns"] / 1e9) if isinstance(
+            st.get("duration_ns"), int) else "-", st.get("gbps"),
+        "" if st.get("ok") else ", failed")
 
 
 def queues_line(pairs):

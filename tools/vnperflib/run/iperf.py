@@ -16,6 +16,9 @@ from ..optypes import digits
 from . import scratch
 
 PORT = 5001
+# app reneg's stream_s= (docs/apps.md, reneg): seconds of one TCP stream
+# per set, at most (apps/app_reneg.c checks it too).
+RENEG_STREAM_MAX_S = 60
 
 
 def config_value(words, key, default):
@@ -24,6 +27,16 @@ def config_value(words, key, default):
         if k == key:
             return v
     return default
+
+
+def reneg_stream_s(opts):
+    """App reneg's stream_s=: the seconds of the TCP stream each set runs
+    to the host's iperf 2 server on PORT (0: none, and for any other app);
+    None when the word is no number of seconds 0..RENEG_STREAM_MAX_S."""
+    if opts.app != "reneg":
+        return 0
+    v = config_value(opts.config, "stream_s", "0")
+    return int(v) if digits(v) and int(v) <= RENEG_STREAM_MAX_S else None
 
 
 def parse_csv_reports(text):

@@ -8,7 +8,7 @@ import os
 from .. import topologies
 from ..backends import tap, testpmd, vhostpeer
 from ..topologies.host import PASST
-from . import placement
+from . import iperf, placement
 
 # The guest config word the plan may choose (docs/config.md).
 NOTIFY = "notify"
@@ -47,6 +47,11 @@ def notify_given(opts):
 
 
 def _peers(opts):
+    # app reneg's TCP streams (stream_s=): the host's iperf server beside its peer
+    return _app_peers(opts) + (["iperf"] if iperf.reneg_stream_s(opts) else [])
+
+
+def _app_peers(opts):
     app = opts.app
     if app == "iperf":
         return ["iperf"]

@@ -5,10 +5,10 @@ no backend, no KVM probe); docs/runner-run.md's table is `vnperf support
 --markdown` (tests/py checks the two agree)."""
 
 from .. import backends, optypes, topologies
-from ..backends import testpmd, vhostpeer
+from ..backends import testpmd, vhostpeer, wire
 from ..topologies.host import PASST
 from ..errors import usage
-from . import identity, passtbin, qemucmd, vlan
+from . import identity, iperf, passtbin, qemucmd, vlan
 
 NET_APPS = ("gen", "sink", "reflect", "fwd", "rr", "iperf", "replay", "reneg")
 TOPOLOGIES = topologies.NAMES
@@ -137,9 +137,22 @@ def check(opts):
 
 
 def reneg_refusal(opts):
-    """App reneg without its sets or frames per set: one line; else None."""
-    if opts.app == "reneg" and (opts.sets is None or opts.count is None):
+    """App reneg without its sets or frames per set, or with a stream_s=
+    no host iperf end serves: one line; else None."""
+    if opts.app != "reneg":
+        return None
+    if opts.sets is None or opts.count is None:
         return "needs --sets (e.g. all/-event_idx,-ring_packed) and --count (frames per set)"
+    secs = iperf.reneg_stream_s(opts)
+    if secs is None:
+        return "stream_s=%s: the seconds of each set's TCP stream, 0..%d" % (
+            iperf.config_value(opts.config, "stream_s", ""), iperf.RENEG_STREAM_MAX_S)
+    if secs and not wire.reneg_stream_end(opts):
+        return "stream_s=%d: each set's TCP stream needs the host's iperf 2 server, which " \
+            "the runner starts over %s or %s (in its own namespace's tap, not your own --tap " \
+            "or --bridge)" % (secs, ", ".join(wire.RENEG_STREAM[:-1]), wire.RENEG_STREAM[-1])
+    if secs and opts.backend in PASST:
+        return passtbin.stream_refusal(passtbin.path(), PASST_STREAM)
     return None
 
 
