@@ -141,7 +141,7 @@ def test_each_set_s_tcp_stream_is_counted_exactly(image, backend):
                       backend=backend)
     g = rep["guests"][-1]
     assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
-    streams = [s["stream"] for s in g["result"]["sets"]]
+    streams = [s["tcp"] for s in g["result"]["sets"]]
     assert [(st["ok"], st["unacked"]) for st in streams] == [(True, 0)] * 2, streams
     assert all(st["bytes"] > 4 for st in streams), streams
     server = rep["host"]["iperf"]["streams"]

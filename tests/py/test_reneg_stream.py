@@ -138,15 +138,15 @@ def test_your_own_tap_and_a_bad_stream_s_are_refused(monkeypatch):
 
 
 def guest_result(streams, back=(N, N, N)):
-    """The guest's result: each set's frames (counted back) and its stream
-    ({"bytes", "unacked", "ok"}, or None for a set without one)."""
+    """The guest's result: each set's frames (counted back) and its TCP
+    stream ("tcp": {"bytes", "unacked", "ok"}; None: a set without one)."""
     sets = []
     for k, t in enumerate(SETS):
         s = {"set": t, "stream": k, "packets": N,
              "rx": {"packets": back[k], "unique": back[k], "lost": 0, "dup": 0, "malformed": 0}}
         if streams[k] is not None:
-            s["stream"] = dict({"duration_ns": 10 ** 9, "gbps": 0.008, "ok": True,
-                                "unacked": 0}, **streams[k])
+            s["tcp"] = dict({"duration_ns": 10 ** 9, "gbps": 0.008, "ok": True,
+                             "unacked": 0}, **streams[k])
         sets.append(s)
     return {"type": "result", "app": "reneg", "packets": 3 * N, "tx_packets": 3 * N,
             "rx_packets": sum(back), "sets": sets}

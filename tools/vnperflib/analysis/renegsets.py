@@ -30,17 +30,10 @@ def _count(obj, key):
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def frames_stream(k, s):
-    """Set k's frames' stream id: its "stream" (the set's index); with
-    stream_s= the guest writes "stream" again as the set's TCP stream
-    (tcp_stream), the later key the one read, so the id is then k."""
-    return k if tcp_stream(s) is not None else _count(s, "stream")
-
-
 def tcp_stream(s):
-    """Set s's TCP stream ({"bytes", "duration_ns", "gbps", "unacked",
-    "ok"}, stream_s=), or None."""
-    st = s.get("stream") if isinstance(s, dict) else None
+    """Set s's TCP stream (its "tcp": {"bytes", "duration_ns", "gbps",
+    "unacked", "ok"}, stream_s=), or None."""
+    st = s.get("tcp") if isinstance(s, dict) else None
     return st if isinstance(st, dict) else None
 
 
@@ -83,7 +76,7 @@ def echo_peer(res, host):
     sets = res.get("sets")
     got, back = _count(host, "rx_frames"), _count(host, "tx_frames")
     if not isinstance(sets, list) or None in (got, back) or not all(
-            isinstance(s, dict) and frames_stream(k, s) is not None for k, s in enumerate(sets)):
+            isinstance(s, dict) and _count(s, "stream") is not None for s in sets):
         return None
     if got == _count(res, "tx_packets"):
         way = [_count(s, "packets") for s in sets]
@@ -93,8 +86,7 @@ def echo_peer(res, host):
         return None
     if None in way:
         return None
-    return {"streams": [{"id": frames_stream(k, s), "packets": n}
-                        for k, (s, n) in enumerate(zip(sets, way))]}
+    return {"streams": [{"id": s["stream"], "packets": n} for s, n in zip(sets, way)]}
 
 
 def directions(res, peer):
@@ -110,7 +102,7 @@ def directions(res, peer):
     for k, s in enumerate(sets):
         if not isinstance(s, dict):
             continue
-        stream = frames_stream(k, s)
+        stream = _count(s, "stream")
         host = None if got is None or stream is None else got.get(stream, 0)
         name = set_label(k, s)
         out.append((name + " guest->host", _count(s, "packets"), host, []))

@@ -145,7 +145,7 @@ def _traffic(boot):
     res = boot.report.sender_result
     if res.get("malformed"):
         bad.append("%d malformed frames reached the guest" % res["malformed"])
-    stream = res.get("stream")
+    stream = res.get("tcp")
     if isinstance(stream, dict) and stream.get("ok") is False:
         # a set's TCP stream that failed midway (its boot went on)
         bad.append("the set's TCP stream failed after %s bytes acknowledged" % stream.get("bytes"))

@@ -72,7 +72,7 @@ def set_report(rep, sample, dirs):
             "malformed": back.get("malformed", 0)}
     stream = renegsets.tcp_stream(sets[k]) if k < len(sets) else None
     if stream is not None:
-        mine["stream"] = stream   # its ok: conform_checks' traffic
+        mine["tcp"] = stream   # its ok: conform_checks' traffic
     guest = dataclasses.replace(rep.sender, result=mine, console_tail=(), samples=(sample,))
     agree = all(d.verdict == "agree" for d in dirs.values())
     return dataclasses.replace(rep, guests=rep.guests[:-1] + (guest,),

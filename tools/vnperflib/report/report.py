@@ -348,9 +348,10 @@ def _tcp_stream_text(st):
     """A reneg set's TCP stream (stream_s=) for its row; "" without one."""
     if st is None:
         return ""
+    ns, gbps = st.get("duration_ns"), st.get("gbps")
     return "; TCP stream %s bytes acknowledged in %s s (%s Gbit/s)%s" % (
-        st.get("bytes"), "%.3f" % (st["duration_ns"] / 1e9) if isinstance(
-            st.get("duration_ns"), int) else "-", st.get("gbps"),
+        st.get("bytes"), "%.3f" % (ns / 1e9) if isinstance(ns, int) else "-",
+        "%.3f" % gbps if isinstance(gbps, (int, float)) else "-",
         "" if st.get("ok") else ", failed")
 
 
