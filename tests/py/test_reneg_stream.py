@@ -14,7 +14,7 @@ import re
 import pytest
 
 import vnpy  # noqa: F401 (puts tools/ on the path)
-from vnperflib import exitcodes, result
+from vnperflib import exitcodes, options, result
 from vnperflib.analysis import counts, outcome, renegsets
 from vnperflib.backends import passt, qemuonly, tap, udphost, wire
 from vnperflib.campaign import conform, conform_checks, conform_plan as cp, conform_reneg
@@ -334,3 +334,13 @@ def test_vnperf_run_s_report_shows_each_set_s_stream_and_its_count():
         "agree: %d sent, %d received, none lost" % (ACKED - 4, ACKED - 4)
     assert rows["counts set 3 (indirect:off) stream guest->host"].startswith(
         "lossy: %d sent, %d received, 60 lost" % (ACKED + 96, ACKED + 36))
+
+
+def test_the_default_timeout_holds_every_set_s_stream():
+    def timeout(*words, sets="all/-mtu/-event_idx"):
+        return options.build(backend="user", app="reneg", sets=sets, count=N,
+                             config=words).timeout
+    assert timeout() == timeout("stream_s=0") == 60.0
+    assert timeout("stream_s=20") == 120.0 and timeout("stream_s=20", sets="all") == 80.0
+    assert options.build(backend="user", app="reneg", sets="all", count=N, config=(
+        "stream_s=20",), timeout=10).timeout == 10

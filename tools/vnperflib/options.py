@@ -147,8 +147,16 @@ def build(**fields):
         o = dataclasses.replace(o, app="selftest" if o.backend == "none" and not own
                                 else topo.default_app())
     if o.timeout is None:
-        o = dataclasses.replace(o, timeout=(o.duration + 30.0) if o.duration else 60.0)
+        o = dataclasses.replace(o, timeout=default_timeout(o))
     return nextroot.binaries(o)
+
+
+def default_timeout(o):
+    """--timeout unless given: the duration and 30 s, else 60 s; app
+    reneg's TCP streams (stream_s= seconds a set) on top."""
+    from .run import iperf
+    streams = (iperf.reneg_stream_s(o) or 0) * len(o.sets.split("/")) if o.sets else 0
+    return ((o.duration + 30.0) if o.duration else 60.0) + streams
 
 
 def with_vcpus(o):
