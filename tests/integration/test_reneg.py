@@ -126,16 +126,19 @@ def test_over_user_and_passt_each_set_comes_back_exactly(image, backend):
             assert d["verdict"] == "agree" and d["sent"] == d["received"] == 2 * n, d
 
 
-@pytest.mark.parametrize("backend", ["tap", "user"])
+@pytest.mark.parametrize("backend", ["tap", "user", "passt"])
 def test_each_set_s_tcp_stream_is_counted_exactly(image, backend):
     """stream_s=1: after its frames each set runs one TCP stream (app
     iperf's client, the offloads on) to the host's iperf 2 server the
-    backend starts (in tap's namespace, on the loopback behind slirp):
+    backend starts (in tap's namespace, on the loopback behind slirp and
+    passt):
     each set's acknowledged bytes, less iperf's 4-byte flags word, are
     exactly the server's stream of that set, in order, and the set's
     frames are still counted exactly both ways."""
     if backend == "tap" and os.geteuid() != 0:
         pytest.skip("needs root (tap in a namespace)")
+    if backend == "passt" and shutil.which("passt") is None:
+        pytest.skip("no passt")
     n, sets = 300, "all/-event_idx"
     r, rep = run_json(["--count", str(n), "--sets", sets, "--", "back=1", "stream_s=1"],
                       backend=backend)
