@@ -3,7 +3,8 @@
 server on iperf's port beside the frames' host end and collects its
 streams; elsewhere stream_s= is refused in one line (status 64). Each set
 with a stream has a direction of its own in bytes, the guest's
-acknowledged bytes against the server's stream of the set (in order),
+acknowledged bytes against the server's stream of the set (by the set's
+local port over tap, in order behind slirp's and passt's NAT),
 judged like the sets' frames by `vnperf run`'s counts and conform's
 traffic check; conform runs its stream kind as the sets' streams in the
 shared reneg boot where the host end reflects and serves them."""
@@ -35,8 +36,9 @@ def reneg_opts(backend, *words, **kw):
 class FakeIperf:
     """iperf.HostIperf, not started: what the backend asked of it."""
 
-    def __init__(self, session, netns, target, opts, port=None, bind=None):
+    def __init__(self, session, netns, target, opts, port=None, bind=None, nat=True):
         self.where = (netns, target, port, bind)
+        self.nat = nat
         self.role = iperf.config_value(opts.config, "role", "client")
         self.proc = None
         self.started = False
@@ -80,6 +82,7 @@ def test_over_tap_the_host_iperf_server_joins_the_reflecting_peer(fakes):
     assert be.counter is not None   # the frames' reflector on the tap, as without streams
     assert be.iperf.where == ("vnns-test", "10.0.0.2", iperf.PORT, None) and be.iperf.started
     assert be.iperf.role == "client"   # the guest's: the host's end is the server
+    assert be.iperf.nat is False       # the guest's own ports reach the server
     assert tap_end().iperf is None and tap_end("stream_s=0").iperf is None
 
 
@@ -87,7 +90,7 @@ def test_over_user_and_passt_the_server_listens_on_the_loopback(fakes, monkeypat
     be = qemuonly.User(reneg_opts("user", "stream_s=2"))
     be.start(None)
     assert be.echo is not None and be.iperf.where == (None, "127.0.0.1", iperf.PORT, None)
-    assert be.iperf.started
+    assert be.iperf.started and be.iperf.nat
     host = be.collect()
     assert host["iperf"] is be.iperf.result and host["peer"] is be.echo.result
     # the frames' port is the echo's, once: the streams go to iperf's own
@@ -100,7 +103,7 @@ def test_over_user_and_passt_the_server_listens_on_the_loopback(fakes, monkeypat
     pt = passt.Passt(reneg_opts("passt", "stream_s=1"))
     pt.start(None)
     assert pt.echo is not None
-    assert pt.iperf.where == (None, "127.0.0.1", iperf.PORT, "127.0.0.1")
+    assert pt.iperf.where == (None, "127.0.0.1", iperf.PORT, "127.0.0.1") and pt.iperf.nat
     assert set(pt.collect()) == {"iperf", "udp", "peer"}
     assert [w for w in pt.guest_config(0) if w.startswith(("dst_port=", "back="))] == [
         "dst_port=%d" % pt.port, "back=1"]
@@ -152,9 +155,10 @@ def guest_result(streams, back=(N, N, N)):
             "rx_packets": sum(back), "sets": sets}
 
 
-def host(server_bytes, frames=(N, N, N)):
+def host(server_bytes, frames=(N, N, N), ports=None):
     """The host's collect(): the reflecting peer's streams and the iperf
-    server's, one a set in order (None: no server result)."""
+    server's, one a set in order (None: no server result); with ports (the
+    client ports of the server's streams) no NAT stood between."""
     pr = {"type": "peer", "mode": "reflect", "packets": sum(frames), "bytes": sum(frames) * 64,
           "vnperf": sum(frames), "lost": 0, "tx_packets": sum(frames),
           "errors": {"sock_drops": 0},
@@ -162,8 +166,10 @@ def host(server_bytes, frames=(N, N, N)):
     out = peer.host_counts(pr)
     if server_bytes is not None:
         out["iperf"] = {"host_role": "server", "bytes": sum(server_bytes),
-                        "streams": [{"id": 3 + j, "interval": "0.0-1.0", "bytes": b, "bps": 8 * b}
-                                    for j, b in enumerate(server_bytes)]}
+                        "streams": [{"id": 3 + j, "interval": "0.0-1.0", "bytes": b, "bps": 8 * b,
+                                     "client_port": 40000 + j if ports is None else ports[j]}
+                                    for j, b in enumerate(server_bytes)],
+                        "nat": ports is None}
     return out
 
 
@@ -219,6 +225,29 @@ def test_sets_without_a_stream_have_no_stream_direction():
     assert [(n, s, g) for n, s, g, _ in d] == [
         ("set 1 (all) stream guest->host", ACKED - 4, ACKED - 4),
         ("set 3 (indirect:off) stream guest->host", ACKED + 4, ACKED + 4)]
+
+
+def test_without_a_nat_each_set_meets_the_server_s_stream_of_its_local_port():
+    # tap: set 2's stream failed (no connection, nothing at the server);
+    # sets 1 and 3 still meet their own streams, whatever their order
+    res = guest_result([acked(local_port=49153), acked(0, ok=False, local_port=49154),
+                        acked(ACKED + 8, local_port=49155)])
+    d = renegsets.stream_directions(res, host([ACKED + 4, ACKED - 4],
+                                              ports=[49155, 49153])["iperf"])
+    assert [(n, s, g) for n, s, g, _ in d] == [
+        ("set 1 (all) stream guest->host", ACKED - 4, ACKED - 4),
+        ("set 2 (-event_idx) stream guest->host", 0, 0),
+        ("set 3 (indirect:off) stream guest->host", ACKED + 4, ACKED + 4)]
+    # behind a NAT the ports are the NAT's: the same streams in order
+    nat = renegsets.stream_directions(res, host([ACKED - 4, ACKED + 4])["iperf"])
+    assert [(s, g) for _, s, g, _ in nat] == [(ACKED - 4, ACKED - 4), (0, ACKED + 4),
+                                              (ACKED + 4, 0)]
+
+
+def test_iperf_csv_names_each_stream_s_client_port():
+    text = ("19700101000000,10.0.0.2,49153,10.0.0.1,5001,4,0.0-1.0,1004,8032\n"
+            "19700101000000,10.0.0.2,x,10.0.0.1,5001,5,0.0-1.0,8,64\n")
+    assert [s["client_port"] for s in iperf.parse_csv_reports(text)] == [49153, None]
 
 
 GROUP = cp.Group("r1", "small+mtu+stream", (0, 1, 2), SETS)

@@ -8,8 +8,9 @@ against what the guest counted back on it). testpmd 5tswap (vhost-user)
 sends every frame back and counts none per set: its port totals stand in
 for the peer's count (echo_peer). A loss names its set
 and its way. With stream_s= each set also runs a TCP stream to the host's
-iperf 2 server, one connection a set, in order: stream_directions counts
-its bytes (the guest's acknowledged against the server's stream). The
+iperf 2 server, one connection a set: stream_directions counts its bytes
+(the guest's acknowledged against the server's stream of the set's local
+port, or of its place in order behind a NAT). The
 driver's counters of each set's bring-up come once, in the set's sample
 line; with_set_counters puts them in the set's entry."""
 
@@ -116,12 +117,36 @@ def directions(res, peer):
 
 
 def host_streams(iperf):
-    """The byte counts of the host iperf server's streams, in the order
-    they ended (one a set); None without its result."""
+    """The host iperf server's streams as [(client_port, bytes)], in the
+    order they ended (one a set); None without its result."""
     streams = iperf.get("streams") if isinstance(iperf, dict) else None
     if not isinstance(streams, list):
         return None
-    return [_count(s, "bytes") for s in streams if isinstance(s, dict)]
+    return [(_count(s, "client_port"), _count(s, "bytes")) for s in streams if isinstance(s, dict)]
+
+
+def _set_streams(sets, iperf):
+    """[(k, set, stream, host bytes or None)] for each set with a TCP
+    stream: the server's stream from the set's local port where no NAT
+    stood between (tap: a failed set shifts no other), else the sets'
+    streams in order; a stream the server never reported got 0."""
+    got = host_streams(iperf)
+    by_port = got is not None and iperf.get("nat") is False
+    ports = {p: n for p, n in got or () if p is not None}
+    out, j = [], 0
+    for k, s in enumerate(sets if isinstance(sets, list) else ()):
+        st = tcp_stream(s)
+        if st is None:
+            continue
+        if got is None:
+            host = None
+        elif by_port:
+            host = ports.get(_count(st, "local_port"), 0)
+        else:
+            host = got[j][1] if j < len(got) else 0
+        j += 1
+        out.append((k, s, st, host))
+    return out
 
 
 def stream_directions(res, iperf):
@@ -130,19 +155,11 @@ def stream_directions(res, iperf):
     flags word, plus what the guest still held unacknowledged at its stop
     (the host may have read any part of it: its ACKs lost on the way
     back; located at the guest), against the host iperf server's stream of
-    the set (the sets' streams in order; a stream the server never
-    reported was received 0; None: no server result)."""
-    sets = (res or {}).get("sets")
-    got = host_streams(iperf)
-    out, j = [], 0
-    for k, s in enumerate(sets if isinstance(sets, list) else ()):
-        st = tcp_stream(s)
-        if st is None:
-            continue
+    the set (_set_streams; None: no server result)."""
+    out = []
+    for k, s, st, host in _set_streams((res or {}).get("sets"), iperf):
         acked, unacked = _count(st, "bytes"), _count(st, "unacked") or 0
         sent = None if acked is None else max(0, acked - IPERF_FLAGS_BYTES) + unacked
-        host = None if got is None else got[j] if j < len(got) else 0
-        j += 1
         out.append((set_label(k, s) + " stream guest->host", sent, host,
                     [("guest", "bytes unacknowledged at the guest's stop (the host's iperf "
                       "may have read any part of them: its ACKs lost on the way back)",

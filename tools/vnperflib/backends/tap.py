@@ -152,7 +152,7 @@ class Tap(iperf.IperfBackend, Backend):
         """The app's host end in the backend's namespace, at dst_ip."""
         ns = self.netns
         if self.opts.app == "iperf":
-            self.iperf_start(session, ns, guest_ip, bind=bind)
+            self.iperf_start(session, ns, guest_ip, bind=bind, nat=False)
         elif self.opts.app == "rr":
             self.rr = rrhost.HostRr(session, ns, self.dst_ip, self.opts)
             self.rr.start()
@@ -174,7 +174,7 @@ class Tap(iperf.IperfBackend, Backend):
             self.counter.start()
         if iperf.reneg_stream_s(self.opts):
             # app reneg's TCP stream per set: iperf's port, not dst_port= (the frames')
-            self.iperf_start(session, ns, guest_ip, port=iperf.PORT, bind=bind)
+            self.iperf_start(session, ns, guest_ip, port=iperf.PORT, bind=bind, nat=False)
 
     def start_streams(self, session, guest_ip):
         """A stream file's rx streams (docs/streams.md, "Both ways"): the

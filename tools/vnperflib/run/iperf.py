@@ -41,13 +41,16 @@ def reneg_stream_s(opts):
 
 def parse_csv_reports(text):
     """Per-stream reports of `iperf -y C` (the -1 id lines are client SUMs):
-    [{"id", "interval", "bytes", "bps"}]."""
+    [{"id", "interval", "bytes", "bps", "client_port"}]; iperf 2 writes the
+    client's address and port first on both ends (client_port None where
+    that field is no number)."""
     out = []
     for line in text.splitlines():
         f = line.strip().split(",")
         if len(f) < 9 or not digits(f[7]) or f[5] == "-1":
             continue
-        out.append({"id": int(f[5]), "interval": f[6], "bytes": int(f[7]), "bps": int(f[8])})
+        out.append({"id": int(f[5]), "interval": f[6], "bytes": int(f[7]), "bps": int(f[8]),
+                    "client_port": int(f[2]) if digits(f[2]) else None})
     return out
 
 
@@ -90,9 +93,12 @@ class HostIperf:
     where the host's client connects; port: the host's port (its server's,
     or the one its client connects to), by default the guest's dst_port=;
     bind: the host server's address (default: every address of the
-    namespace, or the host's loopback)."""
+    namespace, or the host's loopback); nat: whether the guest's
+    connections reach it through a NAT (slirp, passt) that gives them ports
+    of its own (the result's "nat": a stream's client_port is the guest's
+    local port only without)."""
 
-    def __init__(self, session, netns, target, opts, port=None, bind=None):
+    def __init__(self, session, netns, target, opts, port=None, bind=None, nat=True):
         if not any(os.access(os.path.join(d, "iperf"), os.X_OK)
                    for d in os.environ.get("PATH", "/usr/bin").split(os.pathsep)):
             raise missing("iperf: host iperf 2 not found (Debian package iperf)")
@@ -124,6 +130,7 @@ class HostIperf:
         self.proc = None
         self.result = None
         self.finished = False
+        self.nat = nat
 
     def start(self):
         # The host's server (guest client) runs until stopped; its client
@@ -166,7 +173,7 @@ class HostIperf:
         streams = parse_csv_reports(text)
         self.result = {"host_role": "server" if self.role == "client" else "client",
                        "streams": streams, "bytes": sum(s["bytes"] for s in streams),
-                       "streams_reset": count_resets(text)}
+                       "streams_reset": count_resets(text), "nat": self.nat}
 
 
 class IperfBackend:
@@ -177,8 +184,8 @@ class IperfBackend:
 
     iperf = None
 
-    def iperf_start(self, session, netns, target, port=None, bind=None):
-        self.iperf = HostIperf(session, netns, target, self.opts, port, bind)
+    def iperf_start(self, session, netns, target, port=None, bind=None, nat=True):
+        self.iperf = HostIperf(session, netns, target, self.opts, port, bind, nat)
         if self.iperf.role == "client":
             self.iperf.start()
 
