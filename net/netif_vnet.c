@@ -124,6 +124,10 @@ void net_netif_offloads(struct net_if *nif)
 {
     struct netif *netif = &nif->netif;
     nif->offloads = vnet_offloads(nif->dev);
+    /* a renegotiation may have taken TSO away: no segment sizes of the
+     * last features, or lwIP sends segments the device will not cut */
+    nif->tso4 = (struct net_tso){0};
+    nif->tso6 = (struct net_tso){0};
     u16_t ctrl = NETIF_CHECKSUM_ENABLE_ALL;
     /* TCP only: a UDP datagram may leave in IP fragments, which carry no
      * offloadable checksum, and may arrive so, which the device cannot

@@ -134,18 +134,21 @@ def test_each_set_s_tcp_stream_is_counted_exactly(image, backend):
     passt):
     each set's acknowledged bytes, less iperf's 4-byte flags word, are
     exactly the server's stream of that set, in order, and the set's
-    frames are still counted exactly both ways."""
+    frames are still counted exactly both ways. The second set takes TSO
+    away with the checksum offload left on: lwIP's segments fit the MTU
+    again (the first set's TSO sizes once stayed, and the stream's IP
+    fragments with offloaded checksums were never acknowledged over tap)."""
     if backend == "tap" and os.geteuid() != 0:
         pytest.skip("needs root (tap in a namespace)")
     if backend == "passt" and shutil.which("passt") is None:
         pytest.skip("no passt")
-    n, sets = 300, "all/-event_idx"
+    n, sets = 300, "all/-host_tso4,-host_tso6/-event_idx"
     r, rep = run_json(["--count", str(n), "--sets", sets, "--", "back=1", "stream_s=1"],
                       backend=backend)
     g = rep["guests"][-1]
     assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
     streams = [s["tcp"] for s in g["result"]["sets"]]
-    assert [(st["ok"], st["unacked"]) for st in streams] == [(True, 0)] * 2, streams
+    assert [(st["ok"], st["unacked"]) for st in streams] == [(True, 0)] * 3, streams
     assert all(st["bytes"] > 4 for st in streams), streams
     server = rep["host"]["iperf"]["streams"]
     assert [s["bytes"] for s in server] == [st["bytes"] - 4 for st in streams], (server, streams)
@@ -159,7 +162,7 @@ def test_each_set_s_tcp_stream_is_counted_exactly(image, backend):
             "agree", streams[k]["bytes"] - 4, streams[k]["bytes"] - 4), d
     said = [line for line in g["console_tail"] if line.startswith("reneg: set ")
             and " stream " in line and " bytes in " in line]
-    assert len(said) == 2, g["console_tail"][-8:]
+    assert len(said) == 3, g["console_tail"][-8:]
 
 
 def test_a_stream_without_the_host_s_iperf_is_refused(image):
