@@ -134,6 +134,18 @@ static uint64_t iperf_stream_bytes(bool server)
     return total;
 }
 
+/* One round of the server's loop: true once every stream ended, else
+ * on an empty ring a halt (notify=irq|hybrid) until a frame or wake. */
+static bool iperf_server_round(uint64_t wake)
+{
+    unsigned got = net_poll();
+    if (iperf_tally_all_ended(&iperf_state.ended, iperf_state.n))
+        return true;
+    if (got == 0)
+        net_idle(wake);
+    return false;
+}
+
 /* The run: until the deadline, every stream finished (server) or
  * failed (client). Samples count frames and bytes at the netif, and
  * the streams' goodput over the interval. */
@@ -153,19 +165,13 @@ static uint64_t iperf_run(const struct app_config *c, bool server)
         now = time_cycles();
         if (now >= end)
             break;
-        unsigned got = net_poll();
-        if (server && iperf_tally_all_ended(&iperf_state.ended, iperf_state.n))
-            break;
+        uint64_t wake = m.next < end ? m.next : end; /* the next sample or the end */
         if (!server) {
-            iperf_client_poll(now, connect_end);
-            if (iperf_client_failed() == iperf_state.n)
+            if (iperf_client_round(now, connect_end, wake) == iperf_state.n)
                 break;
+        } else if (iperf_server_round(wake)) {
+            break;
         }
-        /* An empty ring: halt (notify=irq|hybrid) until a frame (data,
-         * or the ACKs that let the client write), lwIP's next timer, the
-         * next sample or the end; not while a connect waits to be retried. */
-        if (got == 0 && (server || !iperf_client_retrying()))
-            net_idle(m.next < end ? m.next : end);
         if (meter_due(&m, now)) {
             net_if_lwip_wire(nif0, &segs, &wire);
             struct json *j = meter_sample(&m, now, segs - segs0, wire - wire0);

@@ -44,10 +44,11 @@ void iperf_setup(unsigned n, uint32_t msg, const ip_addr_t *dst, uint16_t port);
  * connect_end), keeps each send buffer full, then at stop closes and
  * counts what the host acknowledges. */
 void iperf_client_start(void);
-void iperf_client_poll(uint64_t now, uint64_t connect_end);
 unsigned iperf_client_failed(void);
-/* True while a refused connect waits for its retry (a timer, not a frame). */
-bool iperf_client_retrying(void);
+/* One round of the client's loop (app iperf's and reneg's): the stack
+ * polled, refused connects retried, every send buffer filled, then on an
+ * empty ring a halt until wake. Returns the sessions failed. */
+unsigned iperf_client_round(uint64_t now, uint64_t connect_end, uint64_t wake);
 void iperf_client_stop(void);
 /* True while a closed session still has unacknowledged data. */
 bool iperf_client_draining(void);

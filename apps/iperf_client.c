@@ -166,7 +166,7 @@ void iperf_client_start(void)
     }
 }
 
-void iperf_client_poll(uint64_t now, uint64_t connect_end)
+static void client_poll(uint64_t now, uint64_t connect_end)
 {
     for (unsigned i = 0; i < iperf_state.n; i++) {
         struct iperf_sess *s = &iperf_state.s[i];
@@ -185,7 +185,7 @@ void iperf_client_poll(uint64_t now, uint64_t connect_end)
     }
 }
 
-bool iperf_client_retrying(void)
+static bool client_retrying(void)
 {
     for (unsigned i = 0; i < iperf_state.n; i++)
         if (iperf_state.s[i].retry_at)
@@ -199,6 +199,19 @@ unsigned iperf_client_failed(void)
     for (unsigned i = 0; i < iperf_state.n; i++)
         n += iperf_state.s[i].failed;
     return n;
+}
+
+unsigned iperf_client_round(uint64_t now, uint64_t connect_end, uint64_t wake)
+{
+    unsigned got = net_poll();
+    client_poll(now, connect_end);
+    unsigned failed = iperf_client_failed();
+    /* an empty ring: halt (notify=irq|hybrid) until a frame (the ACKs
+     * that let the client write), lwIP's next timer or wake; not while a
+     * refused connect waits for its retry (a timer, not a frame) */
+    if (got == 0 && failed < iperf_state.n && !client_retrying())
+        net_idle(wake);
+    return failed;
 }
 
 /* Stop writing and close: the FIN goes after what is queued, and the

@@ -22,15 +22,9 @@ static void reneg_stream_send(const struct app_config *c)
     uint64_t start = time_cycles();
     uint64_t end = start + (uint64_t)c->stream_s * time_tsc_hz;
     uint64_t connect_end = start + IPERF_CONNECT_S * time_tsc_hz;
-    for (uint64_t now = start; now < end && iperf_client_failed() == 0; now = time_cycles()) {
-        unsigned got = net_poll();
-        iperf_client_poll(now, connect_end);
-        /* an empty ring: halt (notify=irq|hybrid) until a frame (the ACKs
-         * that let the client write), lwIP's next timer or the end; not
-         * while a refused connect waits for its retry */
-        if (got == 0 && !iperf_client_retrying())
-            net_idle(end);
-    }
+    for (uint64_t now = start; now < end; now = time_cycles())
+        if (iperf_client_round(now, connect_end, end) > 0)
+            return;
 }
 
 void reneg_stream_run(const struct app_config *c, struct reneg_stream *out)
