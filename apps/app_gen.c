@@ -38,6 +38,7 @@
 #include "apps/hist.h"
 #include "apps/imix.h"
 #include "apps/percpu.h"
+#include "apps/qstats.h"
 #include "apps/rate.h"
 #include "apps/seqtrack.h"
 #include "apps/stall.h"
@@ -691,10 +692,7 @@ static void gen_rx_json(struct json *j)
     json_obj_begin(j, "rx");
     json_u64(j, "packets", gen_state.rx_packets);
     json_u64(j, "bytes", gen_state.rx_bytes);
-    json_u64(j, "lost", t.lost);
-    json_u64(j, "dup", t.dup);
-    json_u64(j, "reorder", t.reorder);
-    json_u64(j, "stale", t.stale);
+    qstats_seq_json(j, &t);
     json_u64(j, "malformed", gen_state.rx_bad);
     json_u64(j, "future_ts", gen_state.rx_future_ts);
     json_double(j, "p50_us", (double)app_cycles_ns(hist_quantile(&gen_state.lat, 0.5)) / 1e3);

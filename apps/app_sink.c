@@ -180,10 +180,7 @@ static void sink_result(const struct app_config *c, uint64_t ns, bool complete,
     }
     json_u64(j, "streams", t.seq.streams);
     json_u64(j, "unique", t.seq.unique);
-    json_u64(j, "lost", t.seq.lost);
-    json_u64(j, "dup", t.seq.dup);
-    json_u64(j, "reorder", t.seq.reorder);
-    json_u64(j, "stale", t.seq.stale);
+    qstats_seq_json(j, &t.seq);
     json_u64(j, "no_header", t.no_header);
     json_u64(j, "bad_stream", t.bad_stream);
     json_u64(j, "not_ours", t.not_ours);
@@ -222,10 +219,7 @@ static void sink_sample(struct meter *m, uint64_t now, struct stall *st)
     if (sink_state.plan.ncpu == 1) {
         struct qstats_total t;
         qstats_sum(sink_state.q, sink_state.plan.npairs, &t);
-        json_u64(j, "lost", t.seq.lost);
-        json_u64(j, "dup", t.seq.dup);
-        json_u64(j, "reorder", t.seq.reorder);
-        json_u64(j, "stale", t.seq.stale);
+        qstats_seq_json(j, &t.seq);
         json_u64(j, "malformed", qstats_rx_malformed(&sink_state.cpu[0].rx));
     }
     meter_end(m, st);

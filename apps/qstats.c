@@ -85,6 +85,14 @@ void qstats_sum(const struct qstats *q, unsigned n, struct qstats_total *t)
     }
 }
 
+void qstats_seq_json(struct json *j, const struct seq_totals *t)
+{
+    json_u64(j, "lost", t->lost);
+    json_u64(j, "dup", t->dup);
+    json_u64(j, "reorder", t->reorder);
+    json_u64(j, "stale", t->stale);
+}
+
 void qstats_json(struct json *j, const struct qstats *q, unsigned n, qstats_more_fn more, void *ctx)
 {
     json_arr_begin(j, "queues");
@@ -98,10 +106,7 @@ void qstats_json(struct json *j, const struct qstats *q, unsigned n, qstats_more
         json_u64(j, "bytes", q[i].bytes);
         json_u64(j, "streams", s.streams);
         json_u64(j, "unique", s.unique);
-        json_u64(j, "lost", s.lost);
-        json_u64(j, "dup", s.dup);
-        json_u64(j, "reorder", s.reorder);
-        json_u64(j, "stale", s.stale);
+        qstats_seq_json(j, &s);
         json_u64(j, "no_header", q[i].no_header);
         json_u64(j, "bad_stream", q[i].bad_stream);
         json_u64(j, "not_ours", q[i].not_ours);

@@ -88,6 +88,10 @@ uint64_t qstats_packets_now(const struct qstats *q, unsigned n, uint64_t *bytes)
 /* The n pairs added up (after their CPUs are done). */
 void qstats_sum(const struct qstats *q, unsigned n, struct qstats_total *t);
 
+/* Sequence totals' "lost", "dup", "reorder" and "stale" members, in that
+ * order (the results and samples that count sequences). */
+void qstats_seq_json(struct json *j, const struct seq_totals *t);
+
 /* The result's "queues": one object per pair with queue, cpu, its counts
  * and its streams' loss, dup, reorder and stale; more(j, q, ctx), when
  * not NULL, adds the app's members to each. */
