@@ -8,16 +8,29 @@ import os
 import pytest
 
 from vnharness import run_vnperf
+from vnperflib import exitcodes
 
 
-def ndr(tmp_path, args, timeout=170):
-    out = str(tmp_path / "ndr")
+def ndr_once(out, args, timeout):
     r = run_vnperf(["ndr", "--accel", "tcg", "--size", "60", "--duration", "1", "--json",
                     "--out", out] + args, timeout=timeout)
     assert r.stdout, "no results (status %d): %s" % (r.returncode, r.stderr)
     res = json.loads(r.stdout)
     (point,) = res["points"]
     (found,) = point["searches"]
+    return r, res, point, found
+
+
+def ndr(tmp_path, args, timeout=170):
+    """One search; a second where the first's verification lost frames at
+    every rate it tried (status 71, "not repeatable"): the honest answer
+    when another job took the two CPUs for those seconds (CI once lost
+    3-10% in each 1 s trial), and no answer about the search."""
+    out = str(tmp_path / "ndr")
+    r, res, point, found = ndr_once(out, args, timeout)
+    if r.returncode == exitcodes.RUNNER_NO_RATE and "not repeatable" in found["why"]:
+        out = str(tmp_path / "ndr-again")
+        r, res, point, found = ndr_once(out, args, timeout)
     assert r.returncode == 0 and found["status"] == "ok", "%s\n%s" % (found["why"], r.stderr)
     return out, res, point, found
 
@@ -35,7 +48,7 @@ def agree(rep, names):
     return dirs
 
 
-@pytest.mark.timeout_s(200)
+@pytest.mark.timeout_s(380)
 def test_ndr_of_the_sink_over_dgram_converges_and_verifies(tmp_path, image, peer):
     # QEMU's own 208 KiB socket overflows whenever its main loop waits for
     # a CPU: a quiet CI's 1 s trials lost 48-3942 frames at a rate the one
@@ -69,7 +82,7 @@ def test_ndr_of_the_sink_over_dgram_converges_and_verifies(tmp_path, image, peer
     assert all(os.path.isfile(os.path.join(out, t["run"])) for t in trials)
 
 
-@pytest.mark.timeout_s(200)
+@pytest.mark.timeout_s(380)
 def test_pvp_over_dgram_counts_exactly_below_ndr(tmp_path, image, peer):
     # QEMU's own UDP socket (208 KiB) overflows when its main loop waits a
     # few ms for a CPU: CI lost 465 of 9241 frames at half the NDR so.
