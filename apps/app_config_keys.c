@@ -124,8 +124,8 @@ static const struct cfg_key keys[] = {
     U("qreset_at", qreset_at, 0, 1000000000000000ull, "0",
       "VIRTIO_F_RING_RESET: gen resets its TX queue, sink its RX queue after this many frames"),
     U("uso", uso, 0, 65535, "0",
-      "gen: UDP segmentation by the device (VIRTIO_NET_F_HOST_USO), payload bytes per segment; "
-      "0: off"),
+      "gen, reneg: UDP segmentation by the device (VIRTIO_NET_F_HOST_USO), payload bytes per "
+      "segment; 0: off"),
     B("promisc", promisc, "0",
       "VIRTIO_NET_CTRL_RX_PROMISC at start, on or off (given: the command is sent)"),
     B("allmulti", allmulti, "0", "VIRTIO_NET_CTRL_RX_ALLMULTI at start, on or off (given: sent)"),

@@ -10,11 +10,14 @@
  * (apps/reneg_rx.h), at most RENEG_WINDOW of a set's frames are out and
  * not back at once, and the set's last frames are awaited back before the
  * reset. With stream_s= a TCP stream comes first (apps/reneg_stream.h), the
- * driver's offloads then app iperf's for every set. The result lists every
- * set with the features it negotiated and the frames it sent (and got
- * back, and its stream's bytes); the driver's counters of a set's
- * bring-up are its sample line only (the runner puts them in the set's
- * entry, docs/apps.md). */
+ * driver's offloads then app iperf's for every set. With uso= a set that
+ * negotiated HOST_USO sends count= USO datagrams after its frames, each
+ * segment stamped on stream id the set's index + RENEG_USO_STREAM
+ * (apps/reneg_uso.h). The result lists every set with the features it
+ * negotiated and the frames it sent (and got back, its stream's bytes,
+ * its USO segments); the driver's counters of a set's bring-up are its
+ * sample line only (the runner puts them in the set's entry,
+ * docs/apps.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,9 +27,11 @@
 #include "apps/apps_common.h"
 #include "apps/apps_ctrl.h"
 #include "apps/apps_net.h"
+#include "apps/gen_uso.h"
 #include "apps/reneg_rx.h"
 #include "apps/reneg_sets.h"
 #include "apps/reneg_stream.h"
+#include "apps/reneg_uso.h"
 #include "kernel/exit.h"
 #include "kernel/json.h"
 #include "kernel/kernel.h"
@@ -49,7 +54,10 @@ struct reneg_out {
     unsigned nsizes;
     uint64_t packets, bytes, ns;
     struct reneg_stream stream; /* stream_s= */
-    struct vnet_counts took;    /* the frames the driver took, just before the next reset */
+    bool uso;                   /* uso= and HOST_USO negotiated: USO datagrams sent */
+    uint16_t uso_len;           /* their frame's length */
+    uint64_t uso_datagrams;
+    struct vnet_counts took; /* the frames the driver took, just before the next reset */
 };
 
 /* One set's sending: its stream, its frames so far, those given up. */
@@ -67,6 +75,13 @@ static uint8_t reneg_master[PKT_MAX_FRAME];
 static struct reneg_rx reneg_back[RENEG_SETS_MAX];
 static unsigned reneg_nsets;
 
+/* The driver's offloads: app iperf's with stream_s=, checksum and UDP
+ * segmentation with uso= (gen's). */
+static unsigned reneg_offloads(const struct app_config *c)
+{
+    return reneg_stream_offloads(c) | gen_uso_offloads(c);
+}
+
 static int reneg_up(struct net_if *nif, const struct app_config *c, const struct reneg_set *s,
                     unsigned k)
 {
@@ -74,7 +89,7 @@ static int reneg_up(struct net_if *nif, const struct app_config *c, const struct
     char why[320];
     if (apps_vnet_params(c, &p, why, sizeof(why)) < 0)
         vn_fatal(VN_EXIT_CONFIG, "config: %s", why);
-    p.offloads = (uint8_t)reneg_stream_offloads(c);
+    p.offloads = (uint8_t)reneg_offloads(c);
     p.features_off = s->features_off;
     p.indirect = s->indirect;
     int r = net_if_renegotiate(nif, &p);
@@ -201,6 +216,46 @@ static void reneg_send_size(struct reneg_job *jb, const struct app_config *c,
     o->bytes += c->count * t.len;
 }
 
+/* Set k's count= USO datagrams (reneg_uso.h) through the bound slots,
+ * which carry the USO header from here on (gen_uso_bind): the set's
+ * frames before them went without. Not awaited back: the host peer
+ * leaves them to the host's stack, which gets each segment. */
+static void reneg_send_uso(struct reneg_job *jb, const struct app_config *c,
+                           const uint8_t dst_mac[6], struct reneg_out *o)
+{
+    struct vnet_dev *d = net_if_dev(jb->nif);
+    uint32_t payload = reneg_uso_payload(c->uso);
+    struct pkt_flow fl = {net_ip(), lwip_ntohl(c->dst_ip), c->src_port, c->dst_port,
+                          jb->k + RENEG_USO_STREAM};
+    struct pkt_tmpl t;
+    o->uso_len = (uint16_t)(PKT_HDRS_LEN + payload);
+    if (pkt_tmpl_build(reneg_master, o->uso_len, dst_mac, net_if_mac(jb->nif), &fl, &t) < 0)
+        vn_fatal(VN_EXIT_INTERNAL, "reneg: no frame template for uso=%u", (unsigned)c->uso);
+    gen_uso_bind(jb->nif, 0, reneg_master, o->uso_len, c->uso);
+    uint16_t lens[RENEG_BURST];
+    uint64_t seq = 0, start = time_ns();
+    while (o->uso_datagrams < c->count) {
+        uint64_t left = c->count - o->uso_datagrams;
+        uint16_t first;
+        int n = net_check(
+            jb->nif, vnet_txslots_reserve(d, left < RENEG_BURST ? (int)left : RENEG_BURST, &first));
+        uint64_t tsc = time_cycles();
+        for (int j = 0; j < n; j++) {
+            uint8_t *f = jb->ts.frame0 + (size_t)((first + j) % jb->ts.num) * jb->ts.stride;
+            memcpy(f, reneg_master, o->uso_len);
+            seq += reneg_uso_stamp(f + OFF_PAYLOAD, payload, c->uso, fl.stream, seq, tsc);
+            lens[j] = o->uso_len;
+        }
+        net_check(jb->nif, vnet_txslots_send(d, n, lens, 0));
+        net_service();
+        o->uso_datagrams += (uint64_t)n;
+        if (time_ns() - start > RENEG_SEND_LIMIT * 1000000000ull)
+            vn_fatal(VN_EXIT_TIMEOUT, "reneg: set %u: sent %llu of %llu USO datagrams within %d s",
+                     jb->k + 1, (unsigned long long)o->uso_datagrams, (unsigned long long)c->count,
+                     RENEG_SEND_LIMIT);
+    }
+}
+
 /* The MTU's frame: the device's MTU and Ethernet's header, within the
  * slots and the template's limit. */
 static uint16_t reneg_mtu_frame(const struct vnet_dev *d, uint32_t room)
@@ -218,13 +273,14 @@ static void reneg_send(struct net_if *nif, const struct app_config *c, const uin
 {
     struct vnet_dev *d = net_if_dev(nif);
     struct reneg_job jb = {.nif = nif, .k = k, .back = c->back};
-    if (net_check(nif, vnet_txslots_bind(d, 0, &jb.ts)) < 0)
+    /* USO datagrams need slots past the MTU's frame */
+    if (net_check(nif, vnet_txslots_bind(d, o->uso ? PKT_MAX_FRAME : 0, &jb.ts)) < 0)
         vn_fatal(VN_EXIT_DEVICE, "reneg: %s: TX slots not bound (frames in flight)", vnet_name(d));
-    if (c->size > jb.ts.room || c->size > PKT_MAX_FRAME)
-        vn_fatal(VN_EXIT_CONFIG, "config: size=%llu: larger than the device's frames (%u)",
-                 (unsigned long long)c->size, jb.ts.room);
     o->sizes[0] = (uint16_t)c->size;
     o->sizes[1] = reneg_mtu_frame(d, jb.ts.room);
+    if (c->size > o->sizes[1])
+        vn_fatal(VN_EXIT_CONFIG, "config: size=%llu: larger than the MTU's frame (%u)",
+                 (unsigned long long)c->size, (unsigned)o->sizes[1]);
     o->nsizes = c->back && o->sizes[1] != o->sizes[0] ? 2 : 1;
     jb.start = time_ns();
     for (unsigned s = 0; s < o->nsizes; s++)
@@ -233,6 +289,10 @@ static void reneg_send(struct net_if *nif, const struct app_config *c, const uin
     reneg_wait_back(&jb, 1);
     o->ns = time_ns() - jb.start;
     o->packets = jb.seq;
+    if (o->uso) {
+        reneg_send_uso(&jb, c, dst_mac, o);
+        reneg_drain(nif, k);
+    }
 }
 
 /* One "sample" line per set as it ends, before the next reset starts the
@@ -251,25 +311,41 @@ static void reneg_sample(struct net_if *nif, unsigned k, const struct reneg_out 
     result_end();
 }
 
+/* Set k's "uso" object: the datagrams' shape (gen's keys), how many it
+ * sent and their segments, their stream id, and whether the set
+ * negotiated HOST_USO (false: none sent). */
+static void reneg_uso_json(struct json *j, uint16_t uso, unsigned k, const struct reneg_out *o)
+{
+    json_obj_begin(j, "uso");
+    uint32_t segs = gen_uso_shape_json(j, uso, (uint16_t)(PKT_HDRS_LEN + reneg_uso_payload(uso)));
+    json_u64(j, "datagrams", o->uso_datagrams);
+    json_u64(j, "segments", o->uso_datagrams * segs);
+    json_u64(j, "stream", k + RENEG_USO_STREAM);
+    json_bool(j, "host_uso", o->uso);
+    json_obj_end(j);
+}
+
 /* The app's result: every set's frames added up, then each set's own:
  * sent and back (its driver's counters are its sample line's); vnet is
  * the last bring-up's (a reset starts the driver's counters anew). */
 static void reneg_result(const struct app_config *c, const struct reneg_set *sets,
                          const struct reneg_out *out, unsigned n, const struct vnet_counts *boot)
 {
-    uint64_t packets = 0, bytes = 0, ns = 0;
+    uint64_t packets = 0, bytes = 0, ns = 0, up = 0, ub = 0;
     for (unsigned k = 0; k < n; k++) {
         packets += out[k].packets;
         bytes += out[k].bytes;
         ns += out[k].ns;
+        up += out[k].uso_datagrams;
+        ub += out[k].uso_datagrams * out[k].uso_len;
     }
     struct json *j = app_result_begin(c, packets, bytes, ns);
-    /* lwIP's frames (ARP) too, and those the boot's bring-up took: the
-     * host counts every frame */
+    /* lwIP's frames (ARP) too, each USO datagram one frame, and those the
+     * boot's bring-up took: the host counts every frame */
     uint64_t lp, lb, rp = boot->rx_packets, rb = boot->rx_bytes;
     net_lwip_sent(&lp, &lb);
-    json_u64(j, "tx_packets", packets + lp);
-    json_u64(j, "tx_bytes", bytes + lb);
+    json_u64(j, "tx_packets", packets + up + lp);
+    json_u64(j, "tx_bytes", bytes + ub + lb);
     for (unsigned k = 0; k < n; k++) {
         rp += out[k].took.rx_packets;
         rb += out[k].took.rx_bytes;
@@ -294,6 +370,8 @@ static void reneg_result(const struct app_config *c, const struct reneg_set *set
             reneg_rx_json(j, "rx", &reneg_back[k]);
         if (c->stream_s)
             reneg_stream_json(j, &out[k].stream);
+        if (c->uso)
+            reneg_uso_json(j, c->uso, k, &out[k]);
         json_obj_end(j);
     }
     json_arr_end(j);
@@ -312,6 +390,11 @@ static void reneg_set_line(const struct app_config *c, const struct reneg_set *s
         printf(", TCP stream %llu bytes in %.3f s (%.3f Gbit/s)%s",
                (unsigned long long)o->stream.bytes, (double)o->stream.ns / 1e9,
                app_per_s(o->stream.bytes * 8, o->stream.ns) / 1e9, o->stream.ok ? "" : ", failed");
+    if (c->uso && o->uso)
+        printf(", %llu USO datagrams on stream %u", (unsigned long long)o->uso_datagrams,
+               k + RENEG_USO_STREAM);
+    else if (c->uso)
+        printf(", no USO datagrams (HOST_USO not negotiated)");
     printf("\n");
 }
 
@@ -326,9 +409,14 @@ int app_reneg_main(const struct app_config *c)
     if (c->count == 0)
         vn_fatal(VN_EXIT_CONFIG,
                  "config: app=reneg: count= (frames of each size per set) is required");
+    if (c->uso && reneg_uso_payload(c->uso) == 0)
+        vn_fatal(VN_EXIT_CONFIG,
+                 "config: uso=%u: app=reneg takes %u to %u (each segment of its %u-byte datagrams "
+                 "starts with the %u-byte payload header, two segments at least)",
+                 (unsigned)c->uso, PL_LEN, RENEG_USO_PAYLOAD - PL_LEN, RENEG_USO_PAYLOAD, PL_LEN);
     reneg_nsets = (unsigned)n;
     unsigned failed = 0;
-    apps_net_init(c, 1, reneg_stream_offloads(c));
+    apps_net_init(c, 1, reneg_offloads(c));
     struct net_if *nif = net_if_get(0);
     uint8_t dst_mac[6];
     apps_dst_mac(c, dst_mac);
@@ -338,6 +426,9 @@ int app_reneg_main(const struct app_config *c)
         reneg_up(nif, c, &sets[k], k);
         out[k].features = vnet_features(net_if_dev(nif));
         out[k].ring_format = vnet_ring_format(net_if_dev(nif));
+        out[k].uso = c->uso && (vnet_offloads(net_if_dev(nif)) & VNET_OFF_TX_USO);
+        if (c->uso)
+            gen_uso_mtu_check(c, nif);
         /* the stream first: its offloaded frames go on the queue before
          * reneg_send binds its TX slots, which take none (vnet.h) */
         if (c->stream_s)

@@ -20,21 +20,26 @@ uint32_t gen_uso_max_frame(const struct app_config *c, uint32_t mtu_frame)
     return c->uso ? PKT_MAX_FRAME : mtu_frame;
 }
 
+void gen_uso_mtu_check(const struct app_config *c, struct net_if *nif)
+{
+    struct vnet_dev *dev = net_if_dev(nif);
+    uint32_t seg_max = vnet_mtu(dev) - GEN_USO_SEG_HDRS; /* MTU >= 68: no wrap */
+    if (c->uso > seg_max)
+        vn_fatal(VN_EXIT_CONFIG, "config: uso=%u: a segment's payload is at most %u (MTU %u)",
+                 (unsigned)c->uso, (unsigned)seg_max, (unsigned)vnet_mtu(dev));
+}
+
 void gen_uso_check(const struct app_config *c, struct net_if *nif, unsigned nsizes, unsigned nflows)
 {
     if (!c->uso)
         return;
-    struct vnet_dev *dev = net_if_dev(nif);
-    if (!(vnet_offloads(dev) & VNET_OFF_TX_USO))
+    if (!(vnet_offloads(net_if_dev(nif)) & VNET_OFF_TX_USO))
         vn_fatal(VN_EXIT_CONFIG,
                  "config: uso=%u: the device does not offer VIRTIO_NET_F_HOST_USO (QEMU 8.2 or "
                  "later with a vnet_hdr tap on Linux 6.2 or later; not features=-host_uso or "
                  "-csum)",
                  (unsigned)c->uso);
-    uint32_t seg_max = vnet_mtu(dev) - GEN_USO_SEG_HDRS; /* MTU >= 68: no wrap */
-    if (c->uso > seg_max)
-        vn_fatal(VN_EXIT_CONFIG, "config: uso=%u: a segment's payload is at most %u (MTU %u)",
-                 (unsigned)c->uso, (unsigned)seg_max, (unsigned)vnet_mtu(dev));
+    gen_uso_mtu_check(c, nif);
     if (nsizes != 1 || nflows != 1 || c->path != CFG_PATH_RAW)
         vn_fatal(VN_EXIT_CONFIG, "config: uso=%u takes one size=, one flow and path=raw",
                  (unsigned)c->uso);
@@ -45,7 +50,7 @@ void gen_uso_bind(struct net_if *nif, unsigned q, uint8_t *frame, uint16_t len, 
     struct vnet_tx_off off = {VNET_TX_CSUM | VNET_TX_GSO, uso};
     int r = vnet_txslots_offload_q(net_if_dev(nif), q, frame, len, &off);
     if (r < 0)
-        vn_fatal(VN_EXIT_INTERNAL, "gen: uso=%u: no USO header for a %u-byte frame: error %d",
+        vn_fatal(VN_EXIT_INTERNAL, "uso=%u: no USO header for a %u-byte frame: error %d",
                  (unsigned)uso, (unsigned)len, r);
 }
 
@@ -57,15 +62,21 @@ uint32_t gen_uso_segments(uint16_t len, uint16_t uso)
     return (payload + uso - 1u) / uso;
 }
 
+uint32_t gen_uso_shape_json(struct json *j, uint16_t uso, uint16_t len)
+{
+    uint32_t segs = gen_uso_segments(len, uso);
+    json_u64(j, "gso_size", uso);
+    json_u64(j, "segments_per_datagram", segs);
+    json_u64(j, "last_segment", len - PKT_HDRS_LEN - (segs - 1u) * uso);
+    return segs;
+}
+
 void gen_uso_json(struct json *j, uint16_t uso, uint16_t len, uint64_t packets)
 {
     if (!uso)
         return;
-    uint32_t segs = gen_uso_segments(len, uso);
     json_obj_begin(j, "uso");
-    json_u64(j, "gso_size", uso);
-    json_u64(j, "segments_per_datagram", segs);
-    json_u64(j, "last_segment", len - PKT_HDRS_LEN - (segs - 1u) * uso);
+    uint32_t segs = gen_uso_shape_json(j, uso, len);
     json_u64(j, "segments", packets * segs);
     json_obj_end(j);
 }

@@ -25,6 +25,11 @@ uint32_t gen_uso_max_frame(const struct app_config *c, uint32_t mtu_frame);
 void gen_uso_check(const struct app_config *c, struct net_if *nif, unsigned nsizes,
                    unsigned nflows);
 
+/* Exits with VN_EXIT_CONFIG (one line) when a segment of uso= payload
+ * bytes is more than nif's MTU takes (gen_uso_check's part app reneg
+ * shares, per set). */
+void gen_uso_mtu_check(const struct app_config *c, struct net_if *nif);
+
 /* Every bound pair q of nif sends with the USO header made for frame (the
  * template, its checksum field seeded here); exits on failure. */
 void gen_uso_bind(struct net_if *nif, unsigned q, uint8_t *frame, uint16_t len, uint16_t uso);
@@ -32,6 +37,11 @@ void gen_uso_bind(struct net_if *nif, unsigned q, uint8_t *frame, uint16_t len, 
 /* Segments one datagram of a len-byte frame becomes: its UDP payload cut
  * into uso-byte pieces (1 without uso=). */
 uint32_t gen_uso_segments(uint16_t len, uint16_t uso);
+
+/* A datagram's shape as the open object's keys gso_size,
+ * segments_per_datagram and last_segment (a len-byte frame cut at uso
+ * bytes); returns the segments per datagram. */
+uint32_t gen_uso_shape_json(struct json *j, uint16_t uso, uint16_t len);
 
 /* The result's "uso" object: gso_size, segments per datagram, in all. */
 void gen_uso_json(struct json *j, uint16_t uso, uint16_t len, uint64_t packets);

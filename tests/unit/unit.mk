@@ -105,6 +105,9 @@ UNIT_TESTS += test_reneg_rx
 test_reneg_rx_SRCS := tests/unit/test_reneg_rx.c apps/reneg_rx.c apps/seqtrack.c net/pkt.c \
     kernel/csum.c kernel/json.c
 
+UNIT_TESTS += test_reneg_uso
+test_reneg_uso_SRCS := tests/unit/test_reneg_uso.c apps/reneg_uso.c net/pkt.c kernel/csum.c
+
 UNIT_TESTS += test_stream_spec
 test_stream_spec_SRCS := tests/unit/test_stream_spec.c apps/stream_spec.c kernel/config.c
 
