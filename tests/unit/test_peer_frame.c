@@ -115,6 +115,19 @@ static void test_turns_round(void **state)
     }
 }
 
+/* On an interface (--rx-if) a frame past its MTU's (1500 + 14 + two
+ * tags) is a GSO frame the host's stack cuts: reflect leaves it; on a
+ * wire of its own (frame_max 0) every length is a frame. */
+static void test_gso_frames(void **state)
+{
+    (void)state;
+    assert_true(peer_frame_gso(8234, 1522));
+    assert_true(peer_frame_gso(1523, 1522));
+    assert_false(peer_frame_gso(1522, 1522));
+    assert_false(peer_frame_gso(1514, 1522));
+    assert_false(peer_frame_gso(8234, 0));
+}
+
 /* f, ref6_frame's 150 bytes of proto, reflected by the peer: a vnperf
  * frame again (its checksum right) in v, its addresses and ports swapped. */
 static void turned_round6(uint8_t *f, uint8_t proto, struct peer_vnpf *v)
@@ -246,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_foreign_frames),
         cmocka_unit_test(test_reflect),
         cmocka_unit_test(test_turns_round),
+        cmocka_unit_test(test_gso_frames),
         cmocka_unit_test(test_ipv6_frames),
         cmocka_unit_test(test_reflect_stamped),
         cmocka_unit_test(test_malformed_kinds),

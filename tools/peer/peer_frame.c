@@ -36,6 +36,11 @@ bool peer_frame_turns_round(int kind, bool shared_if)
     return !shared_if || kind == PKT_UDP;
 }
 
+bool peer_frame_gso(size_t len, uint32_t frame_max)
+{
+    return frame_max != 0 && len > frame_max;
+}
+
 const char *peer_kind_name(int kind)
 {
     if (kind == PEER_KIND_UDP_SHORT)

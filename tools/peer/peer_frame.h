@@ -44,4 +44,12 @@ int peer_frame_reflect(uint8_t *f, size_t len);
  * round would reach the guest as noise (a TSO frame cut to a runt). */
 bool peer_frame_turns_round(int kind, bool shared_if);
 
+/* Whether a len-byte frame read on an interface whose frames are at most
+ * frame_max bytes (peer_sock.frame_max; 0: not an interface) is a GSO
+ * frame: the packet socket sees a tap's offloaded datagram (the guest's
+ * uso=, VIRTIO_NET_F_HOST_USO) whole, before the host's stack cuts it,
+ * its checksum unfinished. reflect leaves it to the stack, which delivers
+ * the segments; it cannot go back (the interface's MTU refuses it). */
+bool peer_frame_gso(size_t len, uint32_t frame_max);
+
 #endif

@@ -167,9 +167,11 @@ int peer_report_json(FILE *f, const struct peer_run *r)
     if (st->lat)
         peer_lat_json(f, st->lat, __rdtsc(), peer_now_ns(CLOCK_MONOTONIC_RAW));
     if (o->mode == PEER_MODE_REFLECT)
-        fprintf(f, ",\"tx_packets\":%llu,\"tx_bytes\":%llu,\"reflect_left\":%llu",
+        fprintf(f,
+                ",\"tx_packets\":%llu,\"tx_bytes\":%llu,\"reflect_left\":%llu,"
+                "\"reflect_gso\":%llu",
                 (unsigned long long)st->tx_packets, (unsigned long long)st->tx_bytes,
-                (unsigned long long)st->reflect_left);
+                (unsigned long long)st->reflect_left, (unsigned long long)st->reflect_gso);
     json_sizes(f, st);
     if (r->warmup)
         fprintf(f, ",\"warmup\":{\"sent\":%llu,\"ring_full\":%llu,\"returned\":%llu,\"ns\":%llu}",

@@ -103,6 +103,10 @@ static int rx_batch(struct peer_run *r, struct rx_ring *q, uint32_t n, uint64_t 
         uint8_t *f = q->rx_iov[i].iov_base;
         size_t len = q->rx[i].msg_len;
 
+        if (o->mode == PEER_MODE_REFLECT && peer_frame_gso(len, r->sock->frame_max)) {
+            st->reflect_gso++;
+            continue;
+        }
         int kind = peer_stats_rx(st, f, len, o->verify_csum);
         if (o->mode != PEER_MODE_REFLECT)
             continue;

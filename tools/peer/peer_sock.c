@@ -13,6 +13,7 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,6 +36,19 @@ static int set_buf(int fd, int force_opt, int opt, int bytes, int *granted)
         return -errno;
     if (getsockopt(fd, SOL_SOCKET, opt, granted, &len) != 0)
         return -errno;
+    return 0;
+}
+
+/* The longest frame that is not a GSO frame on interface name: its MTU,
+ * Ethernet's header and two VLAN tags (QinQ). */
+static int frame_max(struct peer_sock *s, const char *name)
+{
+    struct ifreq ifr = {0};
+
+    snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+    if (ioctl(s->fd, SIOCGIFMTU, &ifr) != 0)
+        return -errno;
+    s->frame_max = (uint32_t)ifr.ifr_mtu + ETH_HLEN + 4u * PKT_VLANS_MAX;
     return 0;
 }
 
@@ -76,6 +90,10 @@ static int packet_open(const struct peer_opts *o, struct peer_sock *s, char *err
     if (rc == 0 && bind(s->fd, (const struct sockaddr *)&ll, sizeof(ll)) != 0) {
         step = "bind";
         rc = -errno;
+    }
+    if (rc == 0) {
+        step = "SIOCGIFMTU";
+        rc = frame_max(s, o->rx_if);
     }
     if (rc != 0) {
         snprintf(err, errlen, "--rx-if %s: %s: %s", o->rx_if, step, strerror(-rc));

@@ -13,6 +13,7 @@ struct peer_sock {
     int fd;
     struct sockaddr_in local; /* as bound (the real port when 0 was asked for) */
     int rcvbuf, sndbuf;       /* what the kernel granted */
+    uint32_t frame_max;       /* --rx-if: its MTU's frame (peer_frame_gso); else 0 */
 };
 
 /* Opens, sizes, binds and (with a remote) connects the socket; with

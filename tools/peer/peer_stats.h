@@ -27,6 +27,8 @@ struct peer_stats {
     uint64_t refused;       /* ECONNREFUSED: nobody listened at the remote address */
     uint64_t reflect_runts; /* reflect: frames too short to turn around, dropped */
     uint64_t reflect_left;  /* reflect --rx-if: not vnperf's, left to the host's stack */
+    uint64_t reflect_gso;   /* reflect --rx-if: GSO frames (peer_frame_gso), left to the stack,
+                             * in no other count */
     uint64_t sock_drops;    /* frames the kernel dropped on our full socket buffer */
     uint64_t ring_full;     /* send over vhost: frames the guest's full RX ring refused */
     uint64_t behind_max;    /* send --rate: most frames due at once (the sender's own lag) */
