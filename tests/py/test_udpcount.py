@@ -2,12 +2,14 @@
 backends/udphost.py): the namespace's Udp counters parsed from
 /proc/net/snmp, every datagram waiting counted with its payload size (the
 64 distinct sizes kept, the rest as "other"), the script's result line on
-SIGTERM, and when the tap backend starts it (gen with a uso= word)."""
+SIGTERM with the vnperf streams (app reneg's uso= segments, each set on
+its own), and when the tap backend starts it (gen with a uso= word)."""
 
 import json
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -43,7 +45,7 @@ def test_count_sizes_and_other():
         tx.sendto(b"x" * n, rx.getsockname())
     sizes, tally = {}, [0, 0]
     time.sleep(0.1)
-    udpcount.count(rx, sizes, tally)
+    udpcount.count(rx, sizes, tally, {})
     assert tally == [len(sent), sum(sent)]
     assert sizes["1400"] == 5 and sizes["1192"] == 1
     assert len(sizes) == udpcount.MAX_SIZES + 1 and sum(sizes.values()) == len(sent)
@@ -52,7 +54,8 @@ def test_count_sizes_and_other():
     tx.close()
 
 
-def test_script_result_line_on_sigterm(tmp_path):
+def script_result(tmp_path, datagrams):
+    """The script's result line (no --echo) after datagrams reached it."""
     port = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     port.bind(("127.0.0.1", 0))
     addr = port.getsockname()
@@ -64,16 +67,32 @@ def test_script_result_line_on_sigterm(tmp_path):
     while not os.path.exists(ready) and time.monotonic() < deadline:
         time.sleep(0.02)
     tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    for n in (1400, 1400, 1192):
-        tx.sendto(b"y" * n, addr)
+    for d in datagrams:
+        tx.sendto(d, addr)
+    tx.close()
     time.sleep(0.3)
     p.send_signal(signal.SIGTERM)
     out, _ = p.communicate(timeout=10)
-    r = json.loads(out.strip().splitlines()[-1])
     assert p.returncode == 0
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_script_result_line_on_sigterm(tmp_path):
+    r = script_result(tmp_path, [b"y" * n for n in (1400, 1400, 1192)])
     assert r["mode"] == "udpcount" and r["datagrams"] == 3 and r["bytes"] == 3992
     assert r["sizes"] == {"1400": 2, "1192": 1} and r["rcvbuf_errors"] >= 0
-    assert r["csum_errors"] == 0
+    assert r["csum_errors"] == 0 and r["streams"] == [] and "echoed" not in r
+
+
+def test_script_counts_vnperf_streams_without_echo(tmp_path):
+    """app reneg's uso= over tap: each segment a stamped datagram, a set's
+    on stream 0x100 + its index; datagrams without the header on none."""
+    def seg(stream, seq, n):
+        return struct.pack("<QQII", seq, 0, stream, udpcount.PL_MAGIC).ljust(n, b"z")
+    r = script_result(tmp_path, [seg(0x100, 0, 1400), seg(0x100, 1, 1192), seg(0x101, 0, 1400),
+                                 b"y" * 100])
+    assert r["datagrams"] == 4 and "echoed" not in r
+    assert r["streams"] == [{"id": 0x100, "packets": 2}, {"id": 0x101, "packets": 1}]
 
 
 def test_bad_bind_is_one_line(tmp_path):

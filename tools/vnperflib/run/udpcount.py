@@ -7,12 +7,13 @@ NS python3 udpcount.py --bind IP:PORT --ready-file F`); on SIGTERM it
 drains its socket and prints one JSON line: datagrams, bytes, the payload
 sizes with their counts, and the namespace's UDP RcvbufErrors over the run
 (segments the socket had no room for) and InCsumErrors (segments whose UDP
-checksum the stack found wrong). With --echo (app reneg over slirp, whose
-host end is a UDP socket on the host's loopback) it also sends each
-datagram back to its source and counts the vnperf payload header's streams
+checksum the stack found wrong), and the vnperf payload header's streams
 (docs/peer.md: stream id at 16, u16 below 24 bytes, u32 with the magic at
-20 from 24 on): "streams" [{"id", "packets"}] as the host peer's, "echoed"
-the datagrams sent back. Standard library only."""
+20 from 24 on): "streams" [{"id", "packets"}] as the host peer's (app
+reneg's uso=: each set's segments on its own stream, docs/apps.md). With
+--echo (app reneg over slirp, whose host end is a UDP socket on the host's
+loopback) it also sends each datagram back to its source: "echoed" the
+datagrams sent back. Standard library only."""
 
 import argparse
 import json
@@ -48,10 +49,10 @@ def stream_id(payload):
     return sid if magic == PL_MAGIC else None
 
 
-def count(sock, sizes, tally, streams=None):
+def count(sock, sizes, tally, streams, echo=False):
     """Reads every datagram waiting; adds to tally [datagrams, bytes,
-    echoed]; with streams ({id: packets}) sends each back to its source
-    and counts its stream."""
+    echoed] and to streams ({id: packets}) its stream; with echo sends each
+    back to its source."""
     buf = bytearray(65536)
     while True:
         try:
@@ -62,10 +63,10 @@ def count(sock, sizes, tally, streams=None):
         tally[1] += n
         key = str(n) if str(n) in sizes or len(sizes) < MAX_SIZES else "other"
         sizes[key] = sizes.get(key, 0) + 1
-        if streams is not None:
-            sid = stream_id(bytes(buf[:n]))
-            if sid is not None:
-                streams[sid] = streams.get(sid, 0) + 1
+        sid = stream_id(bytes(buf[:n]))
+        if sid is not None:
+            streams[sid] = streams.get(sid, 0) + 1
+        if echo:
             tally[2] += sock.sendto(memoryview(buf)[:n], src) == n
 
 
@@ -79,7 +80,7 @@ def main(argv=None):
     ap.add_argument("--bind", required=True, metavar="IP:PORT")
     ap.add_argument("--ready-file", required=True)
     ap.add_argument("--echo", action="store_true",
-                    help="send each datagram back to its source, count vnperf streams")
+                    help="send each datagram back to its source")
     a = ap.parse_args(argv)
     host, _, port = a.bind.rpartition(":")
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -94,22 +95,22 @@ def main(argv=None):
     with open(a.ready_file + ".tmp", "w") as f:
         f.write(json.dumps({"pid": os.getpid()}))
     os.rename(a.ready_file + ".tmp", a.ready_file)
-    sizes, tally, streams = {}, [0, 0, 0], {} if a.echo else None
+    sizes, tally, streams = {}, [0, 0, 0], {}
     while not _stop:
         try:
             select.select([sock], [], [], 0.2)
         except InterruptedError:
             pass
-        count(sock, sizes, tally, streams)
-    count(sock, sizes, tally, streams)
+        count(sock, sizes, tally, streams, a.echo)
+    count(sock, sizes, tally, streams, a.echo)
     now = snmp_udp()
     out = {"mode": "udpcount", "datagrams": tally[0], "bytes": tally[1],
            "sizes": sizes, "rcvbuf_errors": now.get("RcvbufErrors", 0)
            - base.get("RcvbufErrors", 0), "csum_errors": now.get("InCsumErrors", 0)
-           - base.get("InCsumErrors", 0)}
+           - base.get("InCsumErrors", 0),
+           "streams": [{"id": k, "packets": v} for k, v in sorted(streams.items())]}
     if a.echo:
-        out.update(echoed=tally[2], streams=[{"id": k, "packets": v}
-                                             for k, v in sorted(streams.items())])
+        out["echoed"] = tally[2]
     print(json.dumps(out), flush=True)
     return 0
 
