@@ -58,7 +58,7 @@ def test_the_echo_sends_each_datagram_back_and_counts_its_stream():
             guest.sendto(d, echo.getsockname())
         sizes, tally, streams = {}, [0, 0, 0], {}
         udpcount.count(echo, sizes, tally, streams, echo=True)  # loopback: queued at sendto
-        assert tally == [3, 22 + 2 * 1472, 3] and streams == {1: 1, 2: 1}
+        assert tally == [3, 22 + 2 * 1472, 3] and streams == {1: {"22": 1}, 2: {"1472": 1}}
         assert [guest.recv(2048) for _ in range(3)] == [small, mtu, other]
     finally:
         echo.close()

@@ -86,13 +86,15 @@ def test_script_result_line_on_sigterm(tmp_path):
 
 def test_script_counts_vnperf_streams_without_echo(tmp_path):
     """app reneg's uso= over tap: each segment a stamped datagram, a set's
-    on stream 0x100 + its index; datagrams without the header on none."""
+    on stream 0x100 + its index, with its sizes; datagrams without the
+    header on none."""
     def seg(stream, seq, n):
         return struct.pack("<QQII", seq, 0, stream, udpcount.PL_MAGIC).ljust(n, b"z")
     r = script_result(tmp_path, [seg(0x100, 0, 1400), seg(0x100, 1, 1192), seg(0x101, 0, 1400),
                                  b"y" * 100])
     assert r["datagrams"] == 4 and "echoed" not in r
-    assert r["streams"] == [{"id": 0x100, "packets": 2}, {"id": 0x101, "packets": 1}]
+    assert r["streams"] == [{"id": 0x100, "packets": 2, "sizes": {"1400": 1, "1192": 1}},
+                            {"id": 0x101, "packets": 1, "sizes": {"1400": 1}}]
 
 
 def test_bad_bind_is_one_line(tmp_path):

@@ -1,7 +1,8 @@
 """The host's UDP count of gen's datagrams in a backend's namespace (the
 guest's uso=: the segments the device cut, as the host's stack delivers
-them): starts tools/vnperflib/run/udpcount.py there, bound before the guest
-boots, and reads its result line at the end (docs/runner-run.md)."""
+them; app reneg's too, each set's on a stream of its own): starts
+tools/vnperflib/run/udpcount.py there, bound before the guest boots, and
+reads its result line at the end (docs/runner-run.md)."""
 
 import os
 import sys
@@ -21,8 +22,17 @@ def wanted(opts):
     return opts.app == "gen" and any(w.startswith("uso=") for w in opts.config)
 
 
+def reneg_uso(opts):
+    """Whether app reneg sends USO datagrams (a uso= word other than 0):
+    the host's stack gets each set's segments, a stream each (docs/apps.md,
+    reneg), counted here beside the host peer that reflects its frames."""
+    words = [w.partition("=")[2] for w in opts.config if w.startswith("uso=")]
+    return opts.app == "reneg" and bool(words) and words[-1].strip("0") != ""
+
+
 def dst_port(opts):
-    """gen's destination port: the config's dst_port=, else its default."""
+    """gen's (and reneg's) destination port: the config's dst_port=, else
+    its default."""
     port = "9000"
     for w in opts.config:
         k, _, v = w.partition("=")

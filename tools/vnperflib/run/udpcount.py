@@ -9,8 +9,9 @@ sizes with their counts, and the namespace's UDP RcvbufErrors over the run
 (segments the socket had no room for) and InCsumErrors (segments whose UDP
 checksum the stack found wrong), and the vnperf payload header's streams
 (docs/peer.md: stream id at 16, u16 below 24 bytes, u32 with the magic at
-20 from 24 on): "streams" [{"id", "packets"}] as the host peer's (app
-reneg's uso=: each set's segments on its own stream, docs/apps.md). With
+20 from 24 on): "streams" [{"id", "packets", "sizes"}] as the host peer's,
+with each stream's payload sizes (app reneg's uso=: each set's segments on
+a stream of its own, docs/apps.md). With
 --echo (app reneg over slirp, whose host end is a UDP socket on the host's
 loopback) it also sends each datagram back to its source: "echoed" the
 datagrams sent back. Standard library only."""
@@ -49,10 +50,17 @@ def stream_id(payload):
     return sid if magic == PL_MAGIC else None
 
 
+def _add_size(sizes, n):
+    """One datagram of n payload bytes in sizes ({size: count}, MAX_SIZES
+    sizes kept, the rest "other")."""
+    key = str(n) if str(n) in sizes or len(sizes) < MAX_SIZES else "other"
+    sizes[key] = sizes.get(key, 0) + 1
+
+
 def count(sock, sizes, tally, streams, echo=False):
     """Reads every datagram waiting; adds to tally [datagrams, bytes,
-    echoed] and to streams ({id: packets}) its stream; with echo sends each
-    back to its source."""
+    echoed], to sizes and to streams ({id: {size: count}}) its stream's;
+    with echo sends each back to its source."""
     buf = bytearray(65536)
     while True:
         try:
@@ -61,11 +69,10 @@ def count(sock, sizes, tally, streams, echo=False):
             return
         tally[0] += 1
         tally[1] += n
-        key = str(n) if str(n) in sizes or len(sizes) < MAX_SIZES else "other"
-        sizes[key] = sizes.get(key, 0) + 1
+        _add_size(sizes, n)
         sid = stream_id(bytes(buf[:n]))
         if sid is not None:
-            streams[sid] = streams.get(sid, 0) + 1
+            _add_size(streams.setdefault(sid, {}), n)
         if echo:
             tally[2] += sock.sendto(memoryview(buf)[:n], src) == n
 
@@ -108,7 +115,8 @@ def main(argv=None):
            "sizes": sizes, "rcvbuf_errors": now.get("RcvbufErrors", 0)
            - base.get("RcvbufErrors", 0), "csum_errors": now.get("InCsumErrors", 0)
            - base.get("InCsumErrors", 0),
-           "streams": [{"id": k, "packets": v} for k, v in sorted(streams.items())]}
+           "streams": [{"id": k, "packets": sum(v.values()), "sizes": v}
+                       for k, v in sorted(streams.items())]}
     if a.echo:
         out["echoed"] = tally[2]
     print(json.dumps(out), flush=True)
