@@ -325,11 +325,12 @@ def test_the_stream_kind_joins_the_reneg_boot_where_the_host_end_serves_it():
 def test_the_group_s_boot_runs_app_reneg_with_each_set_s_stream(monkeypatch):
     base = vnpy.run_opts(backend="tap")
     small = conform.traffics(base, True)[0]
-    name, change, words = conform_reneg.reneg_traffic(small, GROUP, N, conform.STREAM_S)
+    name, change, words = conform_reneg.reneg_traffic(small, GROUP, N, conform.STREAM_S,
+                                                      conform.USO_SEG)
     assert (name, change["app"], change["sets"], words) == (
         "small+mtu+stream", "reneg", "/".join(SETS), ("notify=hybrid", "stream_s=1"))
     assert conform_reneg.reneg_traffic(small, cp.Group("r2", cp.BOTH, (0,), ("all",)), N,
-                                       conform.STREAM_S)[2] == ("notify=hybrid",)
+                                       conform.STREAM_S, conform.USO_SEG)[2] == ("notify=hybrid",)
     ran = []
 
     def fake_boot(cli, base, traffic, words):

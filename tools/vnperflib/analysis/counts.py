@@ -244,6 +244,8 @@ def merge(app, res, host, lossless=False):
         # disagreement on any path
         for name, sent, got, where in renegsets.stream_directions(res, host.get("iperf")):
             dirs[name] = _direction(name, sent, got, [drop(*w) for w in where], True)
+        for name, sent, got, where in renegsets.uso_directions(res, host.get("udp")):
+            dirs[name] = _direction(name, sent, got, [drop(*w) for w in where], lossless)
     return _counts(dirs, _agree(dirs), guest={"tx_packets": txp, "tx_bytes": txb,
                                               "rx_packets": rxp, "rx_bytes": rxb},
                    host=dict(host))

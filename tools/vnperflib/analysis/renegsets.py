@@ -10,7 +10,10 @@ for the peer's count (echo_peer). A loss names its set
 and its way. With stream_s= each set also runs a TCP stream to the host's
 iperf 2 server, one connection a set: stream_directions counts its bytes
 (the guest's acknowledged against the server's stream of the set's local
-port, or of its place in order behind a NAT). The
+port, or of its place in order behind a NAT). With uso= each set that
+negotiated HOST_USO sends USO datagrams, every segment stamped on stream
+id 0x100 + the set's index: uso_directions counts its segments against
+the host UDP socket's count of that stream (run/udpcount.py, tap). The
 driver's counters of each set's bring-up come once, in the set's sample
 line; with_set_counters puts them in the set's entry."""
 
@@ -164,4 +167,51 @@ def stream_directions(res, iperf):
                     [("guest", "bytes unacknowledged at the guest's stop (the host's iperf "
                       "may have read any part of them: its ACKs lost on the way back)",
                       unacked)]))
+    return out
+
+
+# apps/reneg_uso.h's RENEG_USO_STREAM: a set's USO segments' stream id is
+# its index plus this (uso=).
+USO_STREAM = 0x100
+
+
+def uso_of(s):
+    """Set s's USO datagrams (its "uso" object: gso_size,
+    segments_per_datagram, last_segment, datagrams, segments, stream,
+    host_uso) where it negotiated HOST_USO and sent them, or None."""
+    u = s.get("uso") if isinstance(s, dict) else None
+    return u if isinstance(u, dict) and u.get("host_uso") is True else None
+
+
+def udp_streams(udp):
+    """{stream id: {"packets", "sizes"}} of the host's udpcount result
+    (None: no result)."""
+    if not isinstance(udp, dict):
+        return None
+    return {s["id"]: s for s in udp.get("streams") or ()
+            if _count(s, "id") is not None and _count(s, "packets") is not None}
+
+
+def uso_directions(res, udp):
+    """[(name, sent, received, where)] in segments, one per set that sent
+    USO datagrams (uso=: uso_of): the segments the device was to cut
+    against the host UDP socket's count of the set's stream (0: none came;
+    None: no udpcount result), and "uso guest->host" for them all. Where:
+    the segments the socket had no room for (its namespace's
+    RcvbufErrors over the run, any set's: the sets are not told apart)."""
+    got = udp_streams(udp)
+    full = _count(udp, "rcvbuf_errors") or 0
+    where = [("peer", "segments the host's UDP socket had no room for (RcvbufErrors over the "
+              "run, any set's)", full)]
+    out, sent, received = [], 0, 0
+    for k, s in enumerate((res or {}).get("sets") or ()):
+        u = uso_of(s)
+        if u is None:
+            continue
+        host = None if got is None else _count(got.get(_count(u, "stream")), "packets") or 0
+        out.append((set_label(k, s) + " uso guest->host", _count(u, "segments"), host, where))
+        sent += _count(u, "segments") or 0
+        received = None if host is None else received + host
+    if out:
+        out.append(("uso guest->host", sent, received, where))
     return out

@@ -49,6 +49,14 @@ def packet_count(res, drops):
                 "peer", "in the host peer's packet socket buffer", full)]}
 
 
+def reneg_uso_count(opts):
+    """Whether the namespace's UDP socket counts app reneg's USO segments
+    (uso=, each set's on a stream of its own: run/udpcount.py) beside the
+    host peer that reflects its frames (reneg_back), which leaves the GSO
+    frames to the host's stack (docs/peer.md, --rx-if)."""
+    return reneg_back(opts) and udphost.reneg_uso(opts)
+
+
 def reneg_back(opts):
     """Whether the host peer sends app reneg's frames back (back=1, each
     set counted both ways: docs/apps.md, reneg): where it counts them on
@@ -172,6 +180,10 @@ class Tap(iperf.IperfBackend, Backend):
                                      None, None, ["--rx-if", self.dev]
                                      + (["--verify-csum"] if back else []), netns=ns)
             self.counter.start()
+        if reneg_uso_count(self.opts):
+            # where reneg's frames go: the host's stack gets every segment
+            self.udp = udphost.UdpCount(session, ns, self.dst_ip, udphost.dst_port(self.opts))
+            self.udp.start()
         if iperf.reneg_stream_s(self.opts):
             # app reneg's TCP stream per set: iperf's port, not dst_port= (the frames')
             self.iperf_start(session, ns, guest_ip, port=iperf.PORT, bind=bind, nat=False)
@@ -197,12 +209,9 @@ class Tap(iperf.IperfBackend, Backend):
     def healthy(self):
         if self.rr is not None:
             return self.rr.dead()
-        if self.udp is not None:
-            return self.udp.dead()
-        pr = self.counter or self.streams or self.sender
-        # app reneg's streams: the host peer and the iperf server
-        return (self.iperf.dead() if self.iperf is not None else None) or \
-            (pr.dead() if pr else None)
+        # app reneg's host ends: the host peer, the iperf server, the UDP count
+        ends = (self.udp, self.iperf, self.counter or self.streams or self.sender)
+        return next((d for d in (e.dead() for e in ends if e is not None) if d), None)
 
     def finish(self):
         if self.sender:

@@ -23,12 +23,22 @@ RENEG_BACK = ("dgram", "socket", "tap", "vhost-user", "user", "passt")
 # stream per set (stream_s=, docs/apps.md reneg): in tap's namespace (not
 # your own --tap or --bridge), on the host's loopback behind slirp and passt.
 RENEG_STREAM = ("tap", "user", "passt")
+# The backends that count app reneg's USO segments per set (uso=, docs/apps.md
+# reneg): a UDP socket in tap's namespace (not your own --tap or --bridge)
+# gets each segment the host's stack cut (backends/udphost.py).
+RENEG_USO = ("tap",)
 
 
 def reneg_stream_end(opts):
     """Whether the backend of opts has a host iperf end for app reneg's
     streams (RENEG_STREAM)."""
     return opts.backend in RENEG_STREAM and not opts.tap and not opts.bridge
+
+
+def reneg_uso_end(opts):
+    """Whether the backend of opts counts app reneg's USO segments
+    (RENEG_USO; IPv4: reneg's frames)."""
+    return opts.backend in RENEG_USO and not opts.tap and not opts.bridge and not opts.ip6
 
 
 def check_rate(opts):

@@ -241,20 +241,20 @@ def _run_group(cli, base, stream, plan_rows, log):
         log("conform: one boot %s: %s, %d sets: %s" % (g.id, g.traffic, len(g.sets),
                                                        "/".join(g.sets)))
         b = boot(cli, base, conform_reneg.reneg_traffic(
-            t, g, base.count or DEFAULT_COUNT, STREAM_S), words)
+            t, g, base.count or DEFAULT_COUNT, STREAM_S, USO_SEG), words)
         return conform_reneg.split(b, g, lambda rep: Boot(g.traffic, b.command, 0, "", rep), back)
     return run_reneg
 
 
 def _alone(cli, base, stream, row, words, kind=conform_plan.BOTH):
     """A combination's small and mtu frames both ways (kind BOTH_STREAM:
-    and its TCP stream) in a fresh boot of its own: app reneg with its one
-    set, the host peer reflecting; the set's view, or where it did not
-    complete the boot's."""
+    and its TCP stream; "+uso": its USO datagrams) in a fresh boot of its
+    own: app reneg with its one set, the host peer reflecting; the set's
+    view, or where it did not complete the boot's."""
     g = conform_plan.Group("fresh", kind, (0,), (conform_plan.set_text(words),))
     t = next(t for t in traffics(base, stream, row) if t[0] == g.kinds[0])
     b = boot(cli, base, conform_reneg.reneg_traffic(t, g, base.count or DEFAULT_COUNT,
-                                                    STREAM_S), words)
+                                                    STREAM_S, USO_SEG), words)
     done, _ = conform_reneg.split(b, g, lambda rep: dataclasses.replace(b, report=rep), True)
     return done[0] if done else dataclasses.replace(b, report=conform_reneg.boot_view(b.report))
 
@@ -264,7 +264,7 @@ def _run_fresh(cli, base, stream, plan_rows, log):
         name, row = plan_rows[i]
         words = feature_words(row)
         log("conform: fresh boot: %s %s %s" % (name, kind, " ".join(words) or "(all on)"))
-        if kind in (conform_plan.BOTH, conform_plan.BOTH_STREAM):
+        if conform_plan.reneg_kind(kind):
             return _alone(cli, base, stream, row, words, kind)
         t = next(t for t in traffics(base, stream, row) if t[0] == kind)
         return boot(cli, base, t, words)
@@ -279,7 +279,8 @@ def run(cli, base, stream, log, only=None):
     kinds = [[t[0] for t in traffics(base, stream, row)] for _, row in plan]
     groups = conform_plan.plan([(n, feature_words(row)) for n, row in plan], kinds,
                                support.why_not("reneg", base.backend, "host"),
-                               base.backend in wire.RENEG_BACK, wire.reneg_stream_end(base))
+                               base.backend in wire.RENEG_BACK, wire.reneg_stream_end(base),
+                               wire.reneg_uso_end(base))
     boots, failures = conform_plan.execute(groups, _run_fresh(cli, base, stream, plan, log),
                                            _run_group(cli, base, stream, plan, log))
     combos = []
@@ -295,8 +296,9 @@ def run(cli, base, stream, log, only=None):
             "factors": feats, "impossible_pairs": conform_pairs.impossible(feats),
             "renegotiation": "one boot (app reneg) per group of combinations that differ "
                              "only in features, each set counted both ways where the host "
-                             "peer reflects, its TCP stream too where the host serves it; "
-                             "fresh boots for the rest",
+                             "peer reflects, its TCP stream too where the host serves it, "
+                             "its USO segments where the host counts them; fresh boots for "
+                             "the rest",
             "boots": [dataclasses.asdict(g) for g in groups], "reneg_failures": failures,
             "combinations": combos, "wall_s": round(time.monotonic() - t0, 1),
             "errors": errors(combos)}

@@ -16,13 +16,18 @@ BOTH = "+".join(RENEG_KINDS)
 # tap, user, passt, wire.RENEG_STREAM) the stream kind joins BOTH's boot.
 STREAM_KINDS = RENEG_KINDS + ("stream",)
 BOTH_STREAM = "+".join(STREAM_KINDS)
+# Where the host end also counts app reneg's USO segments per set (uso=:
+# tap, wire.RENEG_USO) the uso kind joins those boots too: a boot with a
+# combination of it gets uso= (its sets that negotiate HOST_USO send USO
+# datagrams, the rest none; docs/apps.md, reneg), "+uso" in its traffic.
+USO = "uso"
 # apps/reneg_sets.h and kernel/config.h: sets a boot, characters a set
 # (text[384]) and characters of the whole sets= value (CFG_LONG_MAX 1024).
 SETS_MAX = 8
 SET_TEXT_MAX = 383
 SETS_LINE_MAX = 1023
 # Why a kind needs a fresh boot per combination.
-FRESH_KIND = {"uso": "USO datagrams: app reneg sends no GSO frames",
+FRESH_KIND = {"uso": "USO datagrams: app reneg's segments are counted per set over tap only",
               "stream": "the TCP stream runs app iperf: app reneg's stream needs a host end "
                         "that reflects its frames and serves it (tap, user, passt)"}
 
@@ -70,12 +75,14 @@ def _fresh(n, kind, i, why):
     return Group("f%d" % n, kind, (i,), (), why)
 
 
-def plan(combos, kinds, reneg_refusal, back=False, stream=False):
+def plan(combos, kinds, reneg_refusal, back=False, stream=False, uso=False):
     """The boots for combos ([(name, words)], in plan order) with their
     traffic kinds (kinds[i]: names); reneg_refusal: why app reneg cannot
     run over this backend, or None; back: its host peer reflects (a boot
     runs both kinds, BOTH, each set counted both ways); stream: it serves
-    reneg's TCP stream too (with back: BOTH_STREAM). Combinations of a
+    reneg's TCP stream too (with back: BOTH_STREAM); uso: it counts
+    reneg's USO segments (with back: a boot of a combination with the uso
+    kind runs it, USO). Combinations of a
     kind reneg runs and the same line words share boots, in plan order, at
     most SETS_MAX sets and SETS_LINE_MAX characters a boot; the rest, and
     a combination left alone, boot fresh (with back its small and mtu,
@@ -92,14 +99,17 @@ def plan(combos, kinds, reneg_refusal, back=False, stream=False):
     for (traffic, _), members in buckets.items():
         for chunk in _chunks(members, [set_text(combos[i][1]) for i in members]):
             if len(chunk) > 1:
-                g = Group("r%d" % (len(groups) + 1), traffic, tuple(i for i, _ in chunk),
-                          tuple(t for _, t in chunk))
+                kinds_in = [k for i, _ in chunk for k in kinds[i]]
+                g = Group("r%d" % (len(groups) + 1),
+                          _with_uso(traffic, kinds_in, back and uso),
+                          tuple(i for i, _ in chunk), tuple(t for _, t in chunk))
                 groups.append(g)
                 shared |= {(i, kind) for i, _ in chunk for kind in g.kinds}
     n = 0
     for i, (_, words) in enumerate(combos):
         fits = back and len(set_text(words)) <= SET_TEXT_MAX
-        for kind in _fresh_kinds([k for k in kinds[i] if (i, k) not in shared], fits, stream):
+        left = [k for k in kinds[i] if (i, k) not in shared]
+        for kind in _fresh_kinds(left, fits, stream, uso):
             n += 1
             groups.append(_fresh(n, kind, i, _why_fresh(kind, reneg_refusal)))
     return groups
@@ -116,14 +126,29 @@ def _joined(kinds, back, stream):
     return None
 
 
-def _fresh_kinds(kinds, back, stream):
+def _with_uso(traffic, kinds, uso):
+    """A joined boot's traffic with the uso kind where the host end counts
+    reneg's USO segments (uso) and one of its combinations has the kind
+    (kinds: theirs)."""
+    return traffic + "+" + USO if uso and "+" in traffic and USO in kinds else traffic
+
+
+def _fresh_kinds(kinds, back, stream, uso):
     """The fresh boots of a combination's kinds left: small and mtu (and
-    the stream where the host end serves it) one boot (_joined) where the
-    host peer reflects and its set fits the guest."""
+    the stream where the host end serves it, the uso kind where it counts
+    reneg's USO segments) one boot (_joined) where the host peer reflects
+    and its set fits the guest."""
     joined = _joined(kinds, back, stream)
     if joined:
+        joined = _with_uso(joined, kinds, uso)
         return [joined] + [k for k in kinds if k not in joined.split("+")]
     return kinds
+
+
+def reneg_kind(traffic):
+    """Whether a boot of traffic is a joined app reneg boot (small and mtu
+    both ways, and what joins them)."""
+    return set(RENEG_KINDS) <= set(traffic.split("+"))
 
 
 def _why_fresh(kind, reneg_refusal):

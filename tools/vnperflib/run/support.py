@@ -5,7 +5,7 @@ no backend, no KVM probe); docs/runner-run.md's table is `vnperf support
 --markdown` (tests/py checks the two agree)."""
 
 from .. import backends, optypes, topologies
-from ..backends import testpmd, vhostpeer, wire
+from ..backends import testpmd, udphost, vhostpeer, wire
 from ..topologies.host import PASST
 from ..errors import usage
 from . import identity, iperf, passtbin, qemucmd, vlan
@@ -137,8 +137,9 @@ def check(opts):
 
 
 def reneg_refusal(opts):
-    """App reneg without its sets or frames per set, or with a stream_s=
-    no host iperf end serves: one line; else None."""
+    """App reneg without its sets or frames per set, with a stream_s= no
+    host iperf end serves, or a uso= whose segments no host end counts: one
+    line; else None."""
     if opts.app != "reneg":
         return None
     if opts.sets is None or opts.count is None:
@@ -153,6 +154,10 @@ def reneg_refusal(opts):
             "or --bridge)" % (secs, ", ".join(wire.RENEG_STREAM[:-1]), wire.RENEG_STREAM[-1])
     if secs and opts.backend in PASST:
         return passtbin.stream_refusal(passtbin.path(), PASST_STREAM)
+    if udphost.reneg_uso(opts) and not wire.reneg_uso_end(opts):
+        return "uso=%s: each set's USO segments are counted by a UDP socket the runner starts " \
+            "over %s only (in its own namespace's tap, not your own --tap or --bridge; IPv4)" \
+            % (iperf.config_value(opts.config, "uso", ""), " and ".join(wire.RENEG_USO))
     return None
 
 
