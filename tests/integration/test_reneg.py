@@ -13,6 +13,7 @@ import shutil
 import pytest
 
 from vnharness import run_vnperf
+from vnperflib.run import nextroot
 
 N = 2000
 SETS = "all/-event_idx,-ring_packed/-mrg_rxbuf,indirect:off"
@@ -187,3 +188,56 @@ def test_sets_belong_to_app_reneg():
     assert r.stderr == "vnperf: --sets: app reneg runs feature sets, not app gen\n"
     r = run_vnperf(["run", "--backend", "dgram", "--app", "reneg", "--sets", "all"], timeout=10)
     assert r.returncode == 64 and "needs --sets" in r.stderr and "--count" in r.stderr, r.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (tap in a namespace)")
+@pytest.mark.skipif(nextroot.stamp() is None, reason="build/next not installed: make next")
+def test_each_set_s_uso_segments_are_counted_exactly_over_tap_on_qemu_10(image):
+    """uso=1400 over a vnet_hdr tap on QEMU 10.0 (HOST_USO offered): each
+    set that negotiated it sends N datagrams of 8192 payload bytes after
+    its frames, every segment the host's stack cuts (5 x 1400 + 1192)
+    stamped on stream 0x100 + the set's index: the namespace's UDP socket
+    gets exactly 6 N a set, of those sizes; a set without HOST_USO sends
+    none; the host peer leaves the GSO frames to the stack (reflect_gso)
+    and still counts and reflects each set's frames exactly."""
+    n, sets = 300, "all/-host_uso/-event_idx"
+    r, rep = run_json(["--machine", "q35", "--qemu", "next", "--count", str(n), "--sets", sets,
+                       "--", "uso=1400"], backend="tap")
+    g = rep["guests"][-1]
+    assert r.returncode == 0, (rep["why"], g["console_tail"][-8:])
+    got = [s["uso"] for s in g["result"]["sets"]]
+    assert got == [{"gso_size": 1400, "segments_per_datagram": 6, "last_segment": 1192,
+                    "datagrams": n if on else 0, "segments": 6 * n if on else 0,
+                    "stream": 0x100 + k, "host_uso": on}
+                   for k, on in enumerate((True, False, True))], got
+    udp = {s["id"]: s for s in rep["host"]["udp"]["streams"]}
+    for k in (0, 2):
+        assert udp[0x100 + k]["sizes"] == {"1400": 5 * n, "1192": n}, udp
+    assert 0x101 not in udp and rep["host"]["udp"]["csum_errors"] == 0
+    assert rep["host"]["peer"]["reflect_gso"] == 2 * n, rep["host"]["peer"]
+    dirs = rep["counts"]["directions"]
+    for k, t in enumerate(sets.split("/")):
+        for way in ("guest->host", "host->guest"):
+            d = dirs["set %d (%s) %s" % (k + 1, t, way)]
+            assert d["verdict"] == "agree" and d["sent"] == d["received"] == 2 * n, d
+        d = dirs.get("set %d (%s) uso guest->host" % (k + 1, t))
+        assert (d is None) == (k == 1), (k, d)
+        assert d is None or (d["verdict"], d["sent"], d["received"]) == ("agree", 6 * n, 6 * n)
+    for name in ("guest->host", "guest->host frames", "uso guest->host"):
+        assert dirs[name]["verdict"] == "agree", dirs[name]
+    said = [line for line in g["console_tail"] if "USO datagrams" in line]
+    assert len(said) == 3 and "no USO datagrams (HOST_USO not negotiated)" in said[1], said
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (tap in a namespace)")
+@pytest.mark.parametrize("uso, line", [
+    ("10", "config: uso=10: app=reneg takes 24 to 8168 (each segment of its 8192-byte datagrams "
+     "starts with the 24-byte payload header, two segments at least)"),
+    ("1473", "config: uso=1473: a segment's payload is at most 1472 (MTU 1500)")])
+def test_a_uso_out_of_range_is_one_config_line(image, uso, line):
+    r, rep = run_json(["--count", "10", "--sets", "all", "--", "uso=" + uso], backend="tap",
+                      timeout=180)
+    assert r.returncode == 2, rep["why"]
+    tail = rep["guests"][-1]["console_tail"]
+    lines = [x for x in tail if "config: uso=" in x and not x.startswith("@vnperf")]
+    assert len(lines) == 1 and lines[0].endswith(line), tail[-4:]
