@@ -142,8 +142,12 @@ def test_compare_page(image, peer, tmp_path):
 @pytest.mark.timeout_s(300)
 def test_ndr_page(image, peer, tmp_path):
     out = str(tmp_path / "ndr")
+    # QEMU's own 208 KiB UDP socket overflows whenever its main loop waits
+    # for a CPU: CI's verification trials lost 0.4-17% at rates the search
+    # had passed ("not repeatable", status 71). The 4 MiB socket, as
+    # test_ndr's, holds those waits.
     r = run_vnperf(["ndr"] + BASE + ["--size", "60", "--resolution", "50%", "--latency-at",
-                                     "none", "--out", out], timeout=240)
+                                     "none", "--sock-rcvbuf", "4M", "--out", out], timeout=240)
     assert r.returncode == 0, r.stderr
     got = rendered(out, tmp_path, 4, "1 of 1 searches passed")
     assert "NDR pps median" in got.text["tables"] and "verify" in got.text["tables"]
