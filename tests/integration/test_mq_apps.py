@@ -244,8 +244,11 @@ def test_microvm_hybrid_on_two_cpus_is_one_config_line(image, mqtap):
 
 @pytest.fixture
 def mqtap2(mqtap):
-    """A second multiqueue tap beside mqtap (fwd's b)."""
-    name = mqtap[:-1] + "b"
+    """A second multiqueue tap beside mqtap (fwd's b): mqtap's name and
+    one letter more (replacing its last, a random hex digit, gave mqtap's
+    own name once in 16: CI's `ip tuntap add` failed on it)."""
+    name = mqtap + "b"
+    assert len(name) < 16   # IFNAMSIZ
     subprocess.run(["ip", "tuntap", "add", "dev", name, "mode", "tap", "multi_queue",
                     "vnet_hdr"], check=True)
     try:
