@@ -126,12 +126,13 @@ def traffics(base, stream, row=None):
         out.append((name, dict(app=app, size=size, count=base.count or DEFAULT_COUNT,
                                rate=base.rate or DEFAULT_RATE, duration=None), ("notify=hybrid",)))
     if (row or {}).get("host_uso"):
-        out.append(("uso", dict(app="gen", size=USO_FRAME, count=USO_COUNT,
-                                rate=base.rate or DEFAULT_RATE, duration=None),
+        out.append((conform_plan.USO, dict(app="gen", size=USO_FRAME, count=USO_COUNT,
+                                           rate=base.rate or DEFAULT_RATE, duration=None),
                     ("notify=hybrid", "uso=%d" % USO_SEG)))
     if stream and support.why_not("iperf", base.backend, "host") is None:
-        out.append(("stream", dict(app="iperf", size=None, count=None, rate=None,
-                                   duration=STREAM_S), ("role=client", "notify=hybrid")))
+        out.append((conform_plan.STREAM, dict(app="iperf", size=None, count=None, rate=None,
+                                              duration=STREAM_S),
+                    ("role=client", "notify=hybrid")))
     return out
 
 

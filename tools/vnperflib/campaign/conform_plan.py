@@ -14,7 +14,8 @@ RENEG_KINDS = ("small", "mtu")
 BOTH = "+".join(RENEG_KINDS)
 # Where the host end also serves app reneg's TCP stream per set (stream_s=:
 # tap, user, passt, wire.RENEG_STREAM) the stream kind joins BOTH's boot.
-STREAM_KINDS = RENEG_KINDS + ("stream",)
+STREAM = "stream"
+STREAM_KINDS = RENEG_KINDS + (STREAM,)
 BOTH_STREAM = "+".join(STREAM_KINDS)
 # Where the host end also counts app reneg's USO segments per set (uso=:
 # tap, wire.RENEG_USO) the uso kind joins those boots too: a boot with a
@@ -27,8 +28,8 @@ SETS_MAX = 8
 SET_TEXT_MAX = 383
 SETS_LINE_MAX = 1023
 # Why a kind needs a fresh boot per combination.
-FRESH_KIND = {"uso": "USO datagrams: app reneg's segments are counted per set over tap only",
-              "stream": "the TCP stream runs app iperf: app reneg's stream needs a host end "
+FRESH_KIND = {USO: "USO datagrams: app reneg's segments are counted per set over tap only",
+              STREAM: "the TCP stream runs app iperf: app reneg's stream needs a host end "
                         "that reflects its frames and serves it (tap, user, passt)"}
 
 

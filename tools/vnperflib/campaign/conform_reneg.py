@@ -33,7 +33,7 @@ def reneg_traffic(traffic, group, count, stream_s, uso_seg):
     kind count USO datagrams per set that negotiates HOST_USO, cut at
     uso_seg bytes."""
     _, change, extra = traffic
-    stream = ("stream_s=%d" % stream_s,) if "stream" in group.kinds else ()
+    stream = ("stream_s=%d" % stream_s,) if conform_plan.STREAM in group.kinds else ()
     uso = ("uso=%d" % uso_seg,) if conform_plan.USO in group.kinds else ()
     return (group.traffic, dict(app="reneg", size=change["size"], count=count, rate=None, duration=None,
                        sets="/".join(group.sets)), tuple(extra) + stream + uso)
@@ -133,7 +133,8 @@ def split(boot, group, make_boot, back):
             break
         # a set sent USO datagrams where it negotiated HOST_USO
         uso = k < len(sets) and renegsets.uso_of(sets[k]) is not None
-        mine, bad = set_directions(dirs, k, text, back, "stream" in group.kinds, uso)
+        mine, bad = set_directions(dirs, k, text, back,
+                                   conform_plan.STREAM in group.kinds, uso)
         if bad is not None and boot.status != 0:
             break   # the guest's end is the failure (its result, if any, is partial)
         if bad is not None:
